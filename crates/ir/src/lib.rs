@@ -1,0 +1,1 @@
+//! The shared IR of isabridge (filled by the IR issue).
