@@ -1,0 +1,39 @@
+//! The `isabridge` command.
+
+mod disasm;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Translate GPU shader and kernel machine code between ISAs.
+#[derive(Parser)]
+#[command(name = "isabridge", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Disassemble AMD code objects (ELF) or raw instruction dumps.
+    ///
+    /// ELF code objects name their processor in the header; raw dumps need --isa. The text is
+    /// LLVM's syntax (llvm-objdump-22) with the offset and encoding beside each instruction.
+    /// A word that decodes to no instruction is printed as `.long 0x...` and decoding goes on;
+    /// an instruction cut off at the end of the input is an error (exit status 2).
+    Disasm(disasm::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.command {
+        Command::Disasm(a) => disasm::run(&a),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("isabridge: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

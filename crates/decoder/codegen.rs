@@ -1,0 +1,452 @@
+//! Reads isa-specs XML (AMD's machine-readable ISA schema, the subset in isa-specs/SCHEMA.md) and
+//! writes the Rust tables a decoder plugin is built from. Used by build.rs and by tests.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// A parsed spec file.
+#[derive(Debug, Default)]
+pub struct Spec {
+    pub arch: String,
+    pub encodings: Vec<Encoding>,
+    pub instructions: Vec<Instruction>,
+    pub operand_types: Vec<OperandType>,
+}
+
+/// One encoding (instruction format).
+#[derive(Debug, Default)]
+pub struct Encoding {
+    pub name: String,
+    pub bits: u32,
+    pub mask: u128,
+    pub idents: Vec<u128>,
+    pub fields: Vec<Field>,
+}
+
+/// A bit field of an encoding: ranges from least to most significant part.
+#[derive(Debug, Default, Clone)]
+pub struct Field {
+    pub name: String,
+    pub ranges: Vec<(u32, u32)>,
+}
+
+/// One instruction with every encoding it has.
+#[derive(Debug, Default)]
+pub struct Instruction {
+    pub name: String,
+    pub flags: u8,
+    pub encs: Vec<InstEnc>,
+}
+
+/// An instruction in one encoding.
+#[derive(Debug, Default)]
+pub struct InstEnc {
+    pub enc: String,
+    pub cond: String,
+    pub opcode: u64,
+    pub operands: Vec<Operand>,
+}
+
+/// One operand of an instruction encoding.
+#[derive(Debug, Default)]
+pub struct Operand {
+    pub field: String,
+    pub fmt: String,
+    pub ty: String,
+    pub size: u32,
+    pub input: bool,
+    pub output: bool,
+    pub implicit: bool,
+}
+
+/// An operand type with its predefined values.
+#[derive(Debug, Default)]
+pub struct OperandType {
+    pub name: String,
+    pub values: Vec<(i64, String)>,
+}
+
+/// Instruction flag bits (InstructionFlags).
+pub const FLAG_BRANCH: u8 = 1;
+pub const FLAG_COND_BRANCH: u8 = 2;
+pub const FLAG_INDIRECT_BRANCH: u8 = 4;
+pub const FLAG_TERMINATOR: u8 = 8;
+
+fn child<'a, 'i>(n: roxmltree::Node<'a, 'i>, name: &str) -> Option<roxmltree::Node<'a, 'i>> {
+    n.children().find(|c| c.has_tag_name(name))
+}
+
+fn children<'a, 'i>(
+    n: roxmltree::Node<'a, 'i>,
+    name: &'static str,
+) -> impl Iterator<Item = roxmltree::Node<'a, 'i>> {
+    n.children().filter(move |c| c.has_tag_name(name))
+}
+
+fn text(n: roxmltree::Node, name: &str) -> String {
+    child(n, name)
+        .and_then(|c| c.text())
+        .map(|t| t.trim().to_string())
+        .unwrap_or_default()
+}
+
+fn parse_num(n: roxmltree::Node) -> Result<u128, String> {
+    let t = n.text().unwrap_or("").trim();
+    let radix = n.attribute("Radix").unwrap_or("10").parse::<u32>().map_err(|e| e.to_string())?;
+    let t = t.trim_start_matches("0x");
+    u128::from_str_radix(t, radix).map_err(|e| format!("bad number {t:?}: {e}"))
+}
+
+fn is_true(s: Option<&str>) -> bool {
+    matches!(s, Some(v) if v.eq_ignore_ascii_case("true"))
+}
+
+fn parse_field(f: roxmltree::Node) -> Result<Field, String> {
+    let mut ranges = Vec::new();
+    if let Some(bl) = child(f, "BitLayout") {
+        let mut rs: Vec<(u32, u32, u32)> = Vec::new();
+        for (i, r) in children(bl, "Range").enumerate() {
+            let order = r.attribute("Order").and_then(|o| o.parse().ok()).unwrap_or(i as u32);
+            let count = text(r, "BitCount").parse::<u32>().map_err(|e| e.to_string())?;
+            let off = text(r, "BitOffset").parse::<u32>().map_err(|e| e.to_string())?;
+            rs.push((order, off, count));
+        }
+        rs.sort();
+        ranges = rs.into_iter().map(|(_, o, c)| (o, c)).collect();
+    }
+    Ok(Field { name: text(f, "FieldName"), ranges })
+}
+
+/// Parses a spec; tolerant of elements outside the subset (AMD's own files parse too).
+pub fn parse_spec(xml: &str) -> Result<Spec, String> {
+    let doc = roxmltree::Document::parse(xml).map_err(|e| e.to_string())?;
+    let root = doc.root_element();
+    let isa = if root.has_tag_name("ISA") { root } else { child(root, "ISA").ok_or("no <ISA>")? };
+    let mut spec = Spec::default();
+    if let Some(a) = child(isa, "Architecture") {
+        spec.arch = text(a, "ArchitectureName");
+    }
+    if let Some(encs) = child(isa, "Encodings") {
+        for e in children(encs, "Encoding") {
+            let mut enc = Encoding {
+                name: text(e, "EncodingName"),
+                bits: text(e, "BitCount").parse().unwrap_or(32),
+                ..Default::default()
+            };
+            if let Some(m) = child(e, "EncodingIdentifierMask") {
+                enc.mask = parse_num(m)?;
+            }
+            if let Some(ids) = child(e, "EncodingIdentifiers") {
+                for id in children(ids, "EncodingIdentifier") {
+                    enc.idents.push(parse_num(id)?);
+                }
+            }
+            if let Some(bm) = child(e, "MicrocodeFormat").and_then(|m| child(m, "BitMap")) {
+                for f in children(bm, "Field") {
+                    enc.fields.push(parse_field(f)?);
+                }
+            }
+            spec.encodings.push(enc);
+        }
+    }
+    if let Some(insts) = child(isa, "Instructions") {
+        for i in children(insts, "Instruction") {
+            let mut inst = Instruction { name: text(i, "InstructionName"), ..Default::default() };
+            if let Some(fl) = child(i, "InstructionFlags") {
+                for (tag, bit) in [
+                    ("IsBranch", FLAG_BRANCH),
+                    ("IsConditionalBranch", FLAG_COND_BRANCH),
+                    ("IsIndirectBranch", FLAG_INDIRECT_BRANCH),
+                    ("IsProgramTerminator", FLAG_TERMINATOR),
+                ] {
+                    if text(fl, tag).eq_ignore_ascii_case("true") {
+                        inst.flags |= bit;
+                    }
+                }
+            }
+            if let Some(ies) = child(i, "InstructionEncodings") {
+                for ie in children(ies, "InstructionEncoding") {
+                    let mut x = InstEnc {
+                        enc: text(ie, "EncodingName"),
+                        cond: text(ie, "EncodingCondition"),
+                        opcode: child(ie, "Opcode").map(parse_num).transpose()?.unwrap_or(0) as u64,
+                        ..Default::default()
+                    };
+                    if let Some(ops) = child(ie, "Operands") {
+                        let mut v: Vec<(u32, Operand)> = Vec::new();
+                        for (k, o) in children(ops, "Operand").enumerate() {
+                            let order =
+                                o.attribute("Order").and_then(|s| s.parse().ok()).unwrap_or(k as u32);
+                            v.push((
+                                order,
+                                Operand {
+                                    field: text(o, "FieldName"),
+                                    fmt: text(o, "DataFormatName"),
+                                    ty: text(o, "OperandType"),
+                                    size: text(o, "OperandSize").parse().unwrap_or(0),
+                                    input: is_true(o.attribute("Input")),
+                                    output: is_true(o.attribute("Output")),
+                                    implicit: is_true(o.attribute("IsImplicit")),
+                                },
+                            ));
+                        }
+                        v.sort_by_key(|(k, _)| *k);
+                        x.operands = v.into_iter().map(|(_, o)| o).collect();
+                    }
+                    inst.encs.push(x);
+                }
+            }
+            spec.instructions.push(inst);
+        }
+    }
+    if let Some(ots) = child(isa, "OperandTypes") {
+        for t in children(ots, "OperandType") {
+            let mut ot = OperandType { name: text(t, "OperandTypeName"), ..Default::default() };
+            if let Some(pv) = child(t, "OperandPredefinedValues") {
+                for v in children(pv, "PredefinedValue") {
+                    let val = text(v, "Value");
+                    let val = if let Some(h) = val.strip_prefix("0x") {
+                        i64::from_str_radix(h, 16).map_err(|e| e.to_string())?
+                    } else {
+                        val.parse::<i64>().map_err(|e| format!("{}: {e}", ot.name))?
+                    };
+                    ot.values.push((val, text(v, "Name")));
+                }
+            }
+            spec.operand_types.push(ot);
+        }
+    }
+    Ok(spec)
+}
+
+/// How the generated dispatch table is keyed: bits [lo, lo+bits) of the first 32-bit word.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyConfig {
+    pub lo: u32,
+    pub bits: u32,
+}
+
+fn ident(s: &str) -> String {
+    let mut o: String =
+        s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+    if o.is_empty() || o.as_bytes()[0].is_ascii_digit() {
+        o.insert(0, '_');
+    }
+    o
+}
+
+fn field_lit(f: &Field) -> String {
+    let r: Vec<String> = f.ranges.iter().map(|(o, c)| format!("({o}, {c})")).collect();
+    format!("Field {{ name: {:?}, ranges: &[{}] }}", f.name, r.join(", "))
+}
+
+/// Writes the Rust tables for one spec. `module_doc` names the source file.
+pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, String> {
+    let mut o = String::new();
+    let w = &mut o;
+    writeln!(w, "// @generated by crates/decoder/build.rs from {source}. DO NOT EDIT.").unwrap();
+    writeln!(w, "// Regenerate with `cargo build -p isabridge-decoder`; the test `generated_tables_are_current` checks this copy.").unwrap();
+    writeln!(w).unwrap();
+    writeln!(w, "use crate::spec::*;").unwrap();
+    writeln!(w).unwrap();
+    writeln!(w, "/// Architecture name from the spec.").unwrap();
+    writeln!(w, "pub const ARCH: &str = {:?};", spec.arch).unwrap();
+
+    // Encodings and their fields.
+    let mut enc_index = BTreeMap::new();
+    for (i, e) in spec.encodings.iter().enumerate() {
+        if enc_index.insert(e.name.clone(), i).is_some() {
+            return Err(format!("duplicate encoding {}", e.name));
+        }
+    }
+    // Operand types and data formats, interned in sorted order.
+    let mut types: BTreeMap<String, usize> = BTreeMap::new();
+    for t in &spec.operand_types {
+        types.insert(t.name.clone(), 0);
+    }
+    let mut fmts: BTreeMap<String, usize> = BTreeMap::new();
+    for i in &spec.instructions {
+        for e in &i.encs {
+            for op in &e.operands {
+                types.insert(op.ty.clone(), 0);
+                fmts.insert(op.fmt.clone(), 0);
+            }
+        }
+    }
+    for (k, v) in types.iter_mut().enumerate() {
+        *v.1 = k;
+    }
+    for (k, v) in fmts.iter_mut().enumerate() {
+        *v.1 = k;
+    }
+
+    writeln!(w, "\n/// Operand type indices (OperandTypeName).").unwrap();
+    writeln!(w, "#[allow(dead_code)]\npub mod opr {{").unwrap();
+    for (n, k) in &types {
+        if !n.is_empty() {
+            writeln!(w, "    /// `{n}`.\n    pub const {}: u16 = {k};", ident(n)).unwrap();
+        }
+    }
+    writeln!(w, "}}").unwrap();
+    writeln!(w, "\n/// Data format indices (DataFormatName).").unwrap();
+    writeln!(w, "#[allow(dead_code)]\npub mod fmt {{").unwrap();
+    for (n, k) in &fmts {
+        if !n.is_empty() {
+            writeln!(w, "    /// `{n}`.\n    pub const {}: u16 = {k};", ident(n)).unwrap();
+        }
+    }
+    writeln!(w, "}}").unwrap();
+
+    writeln!(w, "\n/// Operand types with their predefined values (value, name), sorted by value.").unwrap();
+    writeln!(w, "pub static OPERAND_TYPES: &[OperandType] = &[").unwrap();
+    for n in types.keys() {
+        let mut vals: Vec<(i64, String)> = spec
+            .operand_types
+            .iter()
+            .find(|t| &t.name == n)
+            .map(|t| t.values.clone())
+            .unwrap_or_default();
+        vals.sort();
+        vals.dedup_by_key(|v| v.0);
+        let vs: Vec<String> = vals.iter().map(|(v, s)| format!("({v}, {s:?})")).collect();
+        writeln!(w, "    OperandType {{ name: {n:?}, values: &[{}] }},", vs.join(", ")).unwrap();
+    }
+    writeln!(w, "];").unwrap();
+    writeln!(w, "\n/// Data format names, indexed by the `fmt` constants.").unwrap();
+    writeln!(w, "pub static DATA_FORMATS: &[&str] = &[{}];",
+        fmts.keys().map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", ")).unwrap();
+
+    // Field constants per encoding.
+    writeln!(w, "\n/// The fields of each encoding, as constants for printers and lifters.").unwrap();
+    writeln!(w, "#[allow(non_snake_case, dead_code, unused_imports)]\npub mod fields {{\n    use crate::spec::Field;").unwrap();
+    for e in &spec.encodings {
+        writeln!(w, "    /// Fields of `{}`.\n    pub mod {} {{\n        use super::Field;", e.name, ident(&e.name)).unwrap();
+        for f in &e.fields {
+            writeln!(w, "        /// `{}`.\n        pub const {}: Field = {};", f.name, ident(&f.name), field_lit(f)).unwrap();
+        }
+        writeln!(w, "    }}").unwrap();
+    }
+    writeln!(w, "}}").unwrap();
+
+    // Instructions sorted by name (the Op enum order).
+    let mut insts: Vec<&Instruction> = spec.instructions.iter().collect();
+    insts.sort_by(|a, b| a.name.cmp(&b.name));
+    for pair in insts.windows(2) {
+        if pair[0].name == pair[1].name {
+            return Err(format!("duplicate instruction {}", pair[0].name));
+        }
+    }
+    writeln!(w, "\n/// Every instruction of the spec.").unwrap();
+    writeln!(w, "#[allow(non_camel_case_types, dead_code, clippy::upper_case_acronyms)]\n#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]{}\npub enum Op {{", if insts.is_empty() {""} else {"\n#[repr(u16)]"}).unwrap();
+    for (k, i) in insts.iter().enumerate() {
+        writeln!(w, "    /// `{}`.\n    {} = {k},", i.name, ident(&i.name)).unwrap();
+    }
+    writeln!(w, "}}").unwrap();
+    writeln!(w, "\n/// `Op` by index.\npub static OPS: &[Op] = &[{}];",
+        insts.iter().map(|i| format!("Op::{}", ident(&i.name))).collect::<Vec<_>>().join(", ")).unwrap();
+
+    // Instruction encodings, grouped per encoding.
+    let mut ienc: Vec<(usize, usize, &InstEnc)> = Vec::new(); // (enc, inst, ie)
+    for (k, i) in insts.iter().enumerate() {
+        for e in &i.encs {
+            let ei = *enc_index.get(&e.enc).ok_or_else(|| format!("{}: unknown encoding {}", i.name, e.enc))?;
+            ienc.push((ei, k, e));
+        }
+    }
+    ienc.sort_by_key(|(e, k, ie)| (*e, ie.opcode, *k));
+    writeln!(w, "\n/// Every (instruction, encoding) pair, sorted by encoding and opcode.").unwrap();
+    writeln!(w, "pub static INST_ENCODINGS: &[InstEncoding<Op>] = &[").unwrap();
+    for (ei, k, ie) in &ienc {
+        let enc = &spec.encodings[*ei];
+        let mut ops = Vec::new();
+        for op in &ie.operands {
+            let field = if op.field.is_empty() || op.implicit {
+                "None".to_string()
+            } else {
+                let f = enc.fields.iter().find(|f| f.name == op.field).ok_or_else(|| {
+                    format!("{} in {}: operand field {} not in encoding", insts[*k].name, enc.name, op.field)
+                })?;
+                format!("Some({})", field_lit(f))
+            };
+            let flags = (op.input as u8) | ((op.output as u8) << 1) | ((op.implicit as u8) << 2);
+            ops.push(format!(
+                "Operand {{ field: {field}, ty: {}, fmt: {}, size: {}, flags: {flags} }}",
+                types[&op.ty], fmts[&op.fmt], op.size
+            ));
+        }
+        writeln!(w, "    InstEncoding {{ op: Op::{}, inst: {k}, enc: {ei}, opcode: {}, operands: &[{}] }},",
+            ident(&insts[*k].name), ie.opcode, ops.join(", ")).unwrap();
+    }
+    writeln!(w, "];").unwrap();
+
+    writeln!(w, "\n/// Per instruction: name, lower-case mnemonic, flags, its INST_ENCODINGS indices.").unwrap();
+    writeln!(w, "pub static INSTRUCTIONS: &[Instruction] = &[").unwrap();
+    for (k, i) in insts.iter().enumerate() {
+        let idx: Vec<String> =
+            ienc.iter().enumerate().filter(|(_, x)| x.1 == k).map(|(n, _)| n.to_string()).collect();
+        writeln!(w, "    Instruction {{ name: {:?}, mnemonic: {:?}, flags: {}, encodings: &[{}] }},",
+            i.name, i.name.to_ascii_lowercase(), i.flags, idx.join(", ")).unwrap();
+    }
+    writeln!(w, "];").unwrap();
+
+    // Encodings with opcode maps.
+    writeln!(w, "\n/// Encoding indices.\n#[allow(dead_code)]\npub mod enc {{").unwrap();
+    for (k, e) in spec.encodings.iter().enumerate() {
+        writeln!(w, "    /// `{}`.\n    pub const {}: u16 = {k};", e.name, ident(&e.name)).unwrap();
+    }
+    writeln!(w, "}}").unwrap();
+    writeln!(w, "\n/// Every encoding with its opcode map (opcode -> INST_ENCODINGS index, NONE when absent).").unwrap();
+    writeln!(w, "pub static ENCODINGS: &[Encoding] = &[").unwrap();
+    for (k, e) in spec.encodings.iter().enumerate() {
+        let opf = e.fields.iter().find(|f| f.name == "OP");
+        let width: u32 = opf.map(|f| f.ranges.iter().map(|r| r.1).sum()).unwrap_or(0);
+        if width > 16 {
+            return Err(format!("{}: OP field of {width} bits is too wide for a dense map", e.name));
+        }
+        let mut map = vec![u16::MAX; 1usize << width];
+        for (n, (ei, _, ie)) in ienc.iter().enumerate() {
+            if *ei == k {
+                let slot = map.get_mut(ie.opcode as usize).ok_or_else(|| format!("{}: opcode {} out of range", e.name, ie.opcode))?;
+                if *slot != u16::MAX {
+                    return Err(format!("{}: opcode {} used twice", e.name, ie.opcode));
+                }
+                *slot = n as u16;
+            }
+        }
+        let idents: Vec<String> = e.idents.iter().map(|v| format!("{v:#x}")).collect();
+        let fields: Vec<String> = e.fields.iter().map(field_lit).collect();
+        writeln!(w, "    Encoding {{ name: {:?}, bits: {}, mask: {:#x}, idents: &[{}], op: {}, fields: &[{}], opmap: &[{}] }},",
+            e.name, e.bits, e.mask, idents.join(", "),
+            opf.map(|f| format!("Some({})", field_lit(f))).unwrap_or_else(|| "None".into()),
+            fields.join(", "),
+            map.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")).unwrap();
+    }
+    writeln!(w, "];").unwrap();
+
+    // Dispatch on key bits of the first word: candidate encodings, most specific mask first.
+    let kmask: u128 = ((1u128 << key.bits) - 1) << key.lo;
+    let mut order: Vec<usize> = (0..spec.encodings.len()).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(spec.encodings[i].mask.count_ones()), i));
+    let mut lists: Vec<Vec<usize>> = Vec::new();
+    for kv in 0..(1u128 << key.bits) {
+        let kbits = kv << key.lo;
+        let mut l = Vec::new();
+        for &i in &order {
+            let e = &spec.encodings[i];
+            let m = e.mask & kmask;
+            if e.idents.iter().any(|id| id & m == kbits & m) {
+                l.push(i);
+            }
+        }
+        lists.push(l);
+    }
+    writeln!(w, "\n/// Candidate encodings per dispatch key (bits {}..{} of the first word).", key.lo, key.lo + key.bits).unwrap();
+    writeln!(w, "pub static DISPATCH: &[&[u8]] = &[").unwrap();
+    for l in &lists {
+        writeln!(w, "    &[{}],", l.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")).unwrap();
+    }
+    writeln!(w, "];").unwrap();
+    writeln!(w, "\n/// The tables as one value.").unwrap();
+    writeln!(w, "pub static TABLES: Tables<Op> = Tables {{ arch: ARCH, encodings: ENCODINGS, instructions: INSTRUCTIONS, inst_encodings: INST_ENCODINGS, operand_types: OPERAND_TYPES, data_formats: DATA_FORMATS, dispatch: DISPATCH, key_lo: {}, key_bits: {} }};", key.lo, key.bits).unwrap();
+    Ok(o)
+}

@@ -1,0 +1,173 @@
+//! AMD plugins (gfx1013, gfx1201): decoding and encoding shared by both generations.
+//! Printing lives with each generation (`crate::gfx10`, `crate::gfx12`).
+
+pub mod operands;
+
+use crate::spec::{Encoding, InstEncoding, Tables};
+use crate::{gfx10, gfx12, Decoded, DecodeError, Isa, IsaPlugin, MAX_WORDS};
+use std::sync::OnceLock;
+
+/// Per-ISA facts computed once from the tables.
+#[derive(Debug)]
+struct Facts {
+    /// Per operand type: a field value of 255 means "a literal dword follows".
+    literal_type: Vec<bool>,
+    /// Per operand type: the operand *is* a literal dword.
+    always_literal_type: Vec<bool>,
+    /// Per encoding: index of its NSA field, when it has one.
+    nsa: Vec<Option<usize>>,
+}
+
+/// An AMD ISA plugin over generated tables.
+#[derive(Debug)]
+pub struct Amd<Op: 'static> {
+    isa: Isa,
+    tables: &'static Tables<Op>,
+    facts: OnceLock<Facts>,
+}
+
+/// The gfx1013 plugin.
+pub static GFX10: Amd<gfx10::Op> = Amd::new(Isa::Gfx1013, &gfx10::TABLES);
+/// The gfx1201 plugin.
+pub static GFX12: Amd<gfx12::Op> = Amd::new(Isa::Gfx1201, &gfx12::TABLES);
+
+impl<Op: Copy + Sync + std::fmt::Debug> Amd<Op> {
+    const fn new(isa: Isa, tables: &'static Tables<Op>) -> Self {
+        Amd { isa, tables, facts: OnceLock::new() }
+    }
+
+    /// The generated tables.
+    pub fn tables(&self) -> &'static Tables<Op> {
+        self.tables
+    }
+
+    fn facts(&self) -> &Facts {
+        self.facts.get_or_init(|| {
+            let t = self.tables;
+            Facts {
+                literal_type: t
+                    .operand_types
+                    .iter()
+                    .map(|ty| ty.lookup(255).is_some_and(|n| n.eq_ignore_ascii_case("literal")))
+                    .collect(),
+                always_literal_type: t.operand_types.iter().map(|ty| ty.name == "OPR_SIMM32").collect(),
+                nsa: t
+                    .encodings
+                    .iter()
+                    .map(|e| e.fields.iter().position(|f| f.name == "NSA"))
+                    .collect(),
+            }
+        })
+    }
+
+    /// The (instruction, encoding) entry of a decoded instruction.
+    pub fn inst_encoding(&self, d: &Decoded) -> &'static InstEncoding<Op> {
+        &self.tables.inst_encodings[d.ienc as usize]
+    }
+
+    /// The encoding of a decoded instruction.
+    pub fn encoding(&self, d: &Decoded) -> &'static Encoding {
+        &self.tables.encodings[d.enc as usize]
+    }
+
+    /// Decodes one instruction (see [`IsaPlugin::decode`]).
+    #[inline]
+    pub fn decode_inst(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError> {
+        let isa = self.isa;
+        if bytes.len() < 4 {
+            return Err(DecodeError::Truncated { isa, addr, need: 4, have: bytes.len() });
+        }
+        let mut words = [0u32; MAX_WORDS];
+        for (i, c) in bytes.chunks_exact(4).take(MAX_WORDS).enumerate() {
+            words[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        let unknown = DecodeError::Unknown { isa, addr, word: words[0] };
+        let (enc, ienc) = match self.tables.classify(&words) {
+            Some((e, Some(i))) => (e, i),
+            _ => return Err(unknown),
+        };
+        let e = &self.tables.encodings[enc as usize];
+        let ie = &self.tables.inst_encodings[ienc as usize];
+        let facts = self.facts();
+        let mut len = e.bits as usize / 8;
+        let mut literal = false;
+        for op in ie.operands {
+            let ty = op.ty as usize;
+            if facts.always_literal_type[ty] {
+                literal = true;
+            } else if let Some(f) = &op.field {
+                if facts.literal_type[ty] && f.get(&words) == 255 {
+                    literal = true;
+                }
+            }
+        }
+        if let Some(nsa) = facts.nsa[enc as usize] {
+            len += 4 * e.fields[nsa].get(&words) as usize;
+        }
+        if literal {
+            len += 4;
+        }
+        if len > bytes.len() || len > MAX_WORDS * 4 {
+            return Err(DecodeError::Truncated { isa, addr, need: len, have: bytes.len() });
+        }
+        for w in words.iter_mut().skip(len / 4) {
+            *w = 0;
+        }
+        Ok(Decoded { words, len: len as u8, enc, ienc })
+    }
+}
+
+/// Printing and canonical encoding of one AMD generation.
+pub trait Generation: Copy + Sync + std::fmt::Debug + 'static {
+    /// Appends the instruction's LLVM text.
+    fn print(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String);
+    /// Clears or rewrites bits the way llvm-mc's canonical encoding does.
+    fn canonicalize(p: &Amd<Self>, d: &mut Decoded);
+}
+
+impl<Op: Generation> IsaPlugin for Amd<Op> {
+    fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    fn unit(&self) -> usize {
+        4
+    }
+
+    fn decode(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError> {
+        self.decode_inst(bytes, addr)
+    }
+
+    fn print(&self, inst: &Decoded, addr: u64, out: &mut String) {
+        Op::print(self, inst, addr, out)
+    }
+
+    fn encode(&self, inst: &Decoded) -> Vec<u8> {
+        // Rebuild from the identifier and the fields: bits no field covers come back as 0.
+        let e = self.encoding(inst);
+        let ident = inst.words[0] as u128
+            | (inst.words[1] as u128) << 32
+            | (inst.words[2] as u128) << 64
+            | (inst.words[3] as u128) << 96;
+        let ident = ident & e.mask;
+        let mut out = *inst;
+        let nbase = (e.bits as usize).div_ceil(32);
+        for (i, w) in out.words.iter_mut().take(nbase).enumerate() {
+            *w = (ident >> (32 * i)) as u32;
+        }
+        for f in e.fields {
+            f.set(&mut out.words, f.get(&inst.words));
+        }
+        Op::canonicalize(self, &mut out);
+        out.bytes()
+    }
+
+    fn name(&self, inst: &Decoded) -> &'static str {
+        self.tables.instructions[self.inst_encoding(inst).inst as usize].name
+    }
+
+    fn encoding_name(&self, inst: &Decoded) -> &'static str {
+        self.encoding(inst).name
+    }
+}
+

@@ -1,0 +1,125 @@
+//! Code objects: AMD HSA/PAL code objects (ELF) and raw binaries.
+
+use crate::Isa;
+use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind};
+
+/// ELF machine number of AMD GPUs.
+pub const EM_AMDGPU: u16 = 224;
+/// AMD e_flags machine value of gfx1013.
+pub const EF_AMDGPU_MACH_GFX1013: u32 = 0x042;
+/// AMD e_flags machine value of gfx1201.
+pub const EF_AMDGPU_MACH_GFX1201: u32 = 0x04e;
+
+/// Why a file could not be read as a code object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ElfError {
+    /// Not an ELF file.
+    #[error("not an ELF file")]
+    NotElf,
+    /// An ELF file for another machine.
+    #[error("ELF for machine {machine}, not an AMD GPU (EM_AMDGPU = 224)")]
+    NotGpu {
+        /// e_machine.
+        machine: u16,
+    },
+    /// An AMD ELF for a processor this build does not decode.
+    #[error("AMD code object for e_flags mach {mach:#x}, which is not gfx1013 or gfx1201")]
+    UnsupportedMach {
+        /// EF_AMDGPU_MACH.
+        mach: u32,
+    },
+    /// The ELF has no executable section.
+    #[error("ELF has no code section")]
+    NoCode,
+    /// The ELF is malformed.
+    #[error("malformed ELF: {0}")]
+    Malformed(String),
+}
+
+/// A named position in a code section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    /// Byte offset within the section.
+    pub offset: u64,
+    /// Symbol name.
+    pub name: String,
+}
+
+/// One executable section.
+#[derive(Debug, Clone)]
+pub struct CodeSection {
+    /// Section name.
+    pub name: String,
+    /// Section address (0 in relocatable objects).
+    pub address: u64,
+    /// Section contents.
+    pub data: Vec<u8>,
+    /// Symbols inside the section, sorted by offset.
+    pub labels: Vec<Label>,
+}
+
+/// A code object: its ISA and code sections.
+#[derive(Debug, Clone)]
+pub struct CodeObject {
+    /// The ISA named by the ELF header.
+    pub isa: Isa,
+    /// Executable sections in file order.
+    pub sections: Vec<CodeSection>,
+}
+
+/// True when the bytes start with the ELF magic.
+pub fn is_elf(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"\x7fELF")
+}
+
+/// Reads an AMD code object.
+pub fn read(bytes: &[u8]) -> Result<CodeObject, ElfError> {
+    if !is_elf(bytes) {
+        return Err(ElfError::NotElf);
+    }
+    if bytes.len() < 52 {
+        return Err(ElfError::Malformed("header truncated".into()));
+    }
+    let machine = u16::from_le_bytes([bytes[18], bytes[19]]);
+    if machine != EM_AMDGPU {
+        return Err(ElfError::NotGpu { machine });
+    }
+    let file = object::File::parse(bytes).map_err(|e| ElfError::Malformed(e.to_string()))?;
+    let mach = match file.flags() {
+        object::FileFlags::Elf { e_flags, .. } => e_flags & 0xff,
+        _ => 0,
+    };
+    let isa = match mach {
+        EF_AMDGPU_MACH_GFX1013 => Isa::Gfx1013,
+        EF_AMDGPU_MACH_GFX1201 => Isa::Gfx1201,
+        _ => return Err(ElfError::UnsupportedMach { mach }),
+    };
+    let mut sections = Vec::new();
+    for s in file.sections() {
+        if s.kind() != SectionKind::Text {
+            continue;
+        }
+        let data = s.data().map_err(|e| ElfError::Malformed(e.to_string()))?.to_vec();
+        let name = s.name().unwrap_or("").to_string();
+        let mut labels: Vec<Label> = file
+            .symbols()
+            .filter(|y| y.section_index() == Some(s.index()))
+            .filter(|y| matches!(y.kind(), SymbolKind::Text | SymbolKind::Unknown | SymbolKind::Label))
+            .filter_map(|y| {
+                let n = y.name().ok()?;
+                if n.is_empty() {
+                    return None;
+                }
+                let off = y.address().checked_sub(s.address())?;
+                Some(Label { offset: off, name: n.to_string() })
+            })
+            .collect();
+        labels.sort_by(|a, b| a.offset.cmp(&b.offset).then(a.name.cmp(&b.name)));
+        labels.dedup_by_key(|l| l.offset);
+        sections.push(CodeSection { name, address: s.address(), data, labels });
+    }
+    if sections.is_empty() {
+        return Err(ElfError::NoCode);
+    }
+    Ok(CodeObject { isa, sections })
+}

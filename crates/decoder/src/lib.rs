@@ -1,0 +1,98 @@
+//! Spec-generated decoders, encoders and printers for GPU machine code.
+//!
+//! Each ISA is a plugin behind [`IsaPlugin`]: decode bytes into a [`Decoded`] instruction, print it
+//! in the reference disassembler's syntax, and encode it back. The opcode tables, encodings and
+//! operand lists come from `isa-specs/` through `build.rs`; no opcode table is written by hand.
+
+pub mod amd;
+pub mod disasm;
+pub mod elf;
+pub mod gfx10;
+pub mod gfx12;
+mod error;
+pub mod spec;
+
+pub use error::DecodeError;
+
+/// The instruction sets isabridge decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Isa {
+    /// AMD RDNA1 gfx1013 (PS5).
+    Gfx1013,
+    /// AMD RDNA4 gfx1201.
+    Gfx1201,
+}
+
+impl Isa {
+    /// Every supported ISA.
+    pub const ALL: [Isa; 2] = [Isa::Gfx1013, Isa::Gfx1201];
+
+    /// The name used on the command line and in errors.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Gfx1013 => "gfx1013",
+            Isa::Gfx1201 => "gfx1201",
+        }
+    }
+
+    /// Parses a command-line name.
+    pub fn from_name(s: &str) -> Option<Isa> {
+        Isa::ALL.into_iter().find(|i| i.name() == s)
+    }
+
+    /// The plugin for this ISA.
+    pub fn plugin(self) -> &'static dyn IsaPlugin {
+        match self {
+            Isa::Gfx1013 => &amd::GFX10,
+            Isa::Gfx1201 => &amd::GFX12,
+        }
+    }
+}
+
+impl std::fmt::Display for Isa {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Largest instruction, in 32-bit words, of any ISA.
+pub const MAX_WORDS: usize = 6;
+
+/// A decoded instruction: its raw words plus where it sits in the generated tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decoded {
+    /// The instruction's words, little endian, zero past `len`.
+    pub words: [u32; MAX_WORDS],
+    /// Length in bytes.
+    pub len: u8,
+    /// Index of its encoding in the ISA's tables.
+    pub enc: u16,
+    /// Index of its (instruction, encoding) pair in the ISA's tables.
+    pub ienc: u16,
+}
+
+impl Decoded {
+    /// The instruction's bytes in memory order.
+    pub fn bytes(&self) -> Vec<u8> {
+        self.words.iter().flat_map(|w| w.to_le_bytes()).take(self.len as usize).collect()
+    }
+}
+
+/// One ISA: decode, print, encode.
+pub trait IsaPlugin: Sync {
+    /// Which ISA this is.
+    fn isa(&self) -> Isa;
+    /// Smallest instruction size in bytes (the step after an undecodable word).
+    fn unit(&self) -> usize;
+    /// Decodes the instruction at the start of `bytes`; `addr` is only used in errors.
+    fn decode(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError>;
+    /// Appends the instruction's text in the reference disassembler's syntax. `addr` is the
+    /// instruction's address, used for branch targets.
+    fn print(&self, inst: &Decoded, addr: u64, out: &mut String);
+    /// The canonical bytes of the instruction.
+    fn encode(&self, inst: &Decoded) -> Vec<u8>;
+    /// Upper-case instruction name of a decoded instruction.
+    fn name(&self, inst: &Decoded) -> &'static str;
+    /// Name of its encoding.
+    fn encoding_name(&self, inst: &Decoded) -> &'static str;
+}

@@ -1,0 +1,223 @@
+//! Runtime types of the tables generated from isa-specs/ (see `codegen.rs`).
+
+/// A bit field of an encoding; `ranges` are (offset, width) pairs, least significant first.
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    /// Field name from the spec (upper case).
+    pub name: &'static str,
+    /// (bit offset, bit count) per part, least significant part first.
+    pub ranges: &'static [(u8, u8)],
+}
+
+impl Field {
+    /// Extracts the field from little-endian 32-bit words.
+    #[inline]
+    pub fn get(&self, w: &[u32]) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0u32;
+        for &(off, cnt) in self.ranges {
+            v |= extract(w, off as u32, cnt as u32) << shift;
+            shift += cnt as u32;
+        }
+        v
+    }
+
+    /// Stores `v` into the field (bits above the field width are dropped).
+    #[inline]
+    pub fn set(&self, w: &mut [u32], mut v: u64) {
+        for &(off, cnt) in self.ranges {
+            deposit(w, off as u32, cnt as u32, v);
+            v >>= cnt;
+        }
+    }
+
+    /// Total width in bits.
+    pub fn width(&self) -> u32 {
+        self.ranges.iter().map(|r| r.1 as u32).sum()
+    }
+}
+
+/// Bits [off, off+cnt) of the little-endian word array (cnt <= 64).
+#[inline]
+pub fn extract(w: &[u32], off: u32, cnt: u32) -> u64 {
+    let mut v = 0u64;
+    let mut got = 0u32;
+    while got < cnt {
+        let bit = off + got;
+        let word = (bit / 32) as usize;
+        let b = bit % 32;
+        let take = (32 - b).min(cnt - got);
+        let x = (w.get(word).copied().unwrap_or(0) as u64 >> b) & ((1u64 << take) - 1);
+        v |= x << got;
+        got += take;
+    }
+    v
+}
+
+/// Writes bits [off, off+cnt) of the little-endian word array.
+#[inline]
+pub fn deposit(w: &mut [u32], off: u32, cnt: u32, v: u64) {
+    let mut done = 0u32;
+    while done < cnt {
+        let bit = off + done;
+        let word = (bit / 32) as usize;
+        let b = bit % 32;
+        let take = (32 - b).min(cnt - done);
+        let m = (((1u64 << take) - 1) as u32) << b;
+        if let Some(x) = w.get_mut(word) {
+            *x = (*x & !m) | ((((v >> done) as u32) << b) & m);
+        }
+        done += take;
+    }
+}
+
+/// An instruction encoding (format).
+#[derive(Debug)]
+pub struct Encoding {
+    /// Encoding name from the spec.
+    pub name: &'static str,
+    /// Encoding width in bits, literals and NSA dwords excluded.
+    pub bits: u16,
+    /// Identifier mask over the encoding's bits.
+    pub mask: u128,
+    /// Identifier values; a word belongs here when `w & mask` equals one of them.
+    pub idents: &'static [u128],
+    /// The opcode field.
+    pub op: Option<Field>,
+    /// Every field of the encoding.
+    pub fields: &'static [Field],
+    /// Opcode value -> index into `Tables::inst_encodings` (u16::MAX when none).
+    pub opmap: &'static [u16],
+}
+
+/// One operand of an instruction encoding, in the reference disassembler's order.
+#[derive(Debug)]
+pub struct Operand {
+    /// The field that holds it; None for implicit operands.
+    pub field: Option<Field>,
+    /// Index into `Tables::operand_types`.
+    pub ty: u16,
+    /// Index into `Tables::data_formats`.
+    pub fmt: u16,
+    /// Size in bits.
+    pub size: u16,
+    /// Bit 0 input, bit 1 output, bit 2 implicit.
+    pub flags: u8,
+}
+
+impl Operand {
+    /// True when the instruction reads it.
+    pub fn is_input(&self) -> bool {
+        self.flags & 1 != 0
+    }
+    /// True when the instruction writes it.
+    pub fn is_output(&self) -> bool {
+        self.flags & 2 != 0
+    }
+    /// True when no field encodes it.
+    pub fn is_implicit(&self) -> bool {
+        self.flags & 4 != 0
+    }
+}
+
+/// An instruction in one encoding.
+#[derive(Debug)]
+pub struct InstEncoding<Op: 'static> {
+    /// The instruction.
+    pub op: Op,
+    /// Index into `Tables::instructions`.
+    pub inst: u16,
+    /// Index into `Tables::encodings`.
+    pub enc: u16,
+    /// Opcode value in that encoding.
+    pub opcode: u32,
+    /// Operands in print order.
+    pub operands: &'static [Operand],
+}
+
+/// Instruction flag: a branch.
+pub const FLAG_BRANCH: u8 = 1;
+/// Instruction flag: a conditional branch.
+pub const FLAG_COND_BRANCH: u8 = 2;
+/// Instruction flag: an indirect branch or call.
+pub const FLAG_INDIRECT_BRANCH: u8 = 4;
+/// Instruction flag: ends the program.
+pub const FLAG_TERMINATOR: u8 = 8;
+
+/// One instruction of the spec.
+#[derive(Debug)]
+pub struct Instruction {
+    /// Upper-case name from the spec.
+    pub name: &'static str,
+    /// Lower-case mnemonic.
+    pub mnemonic: &'static str,
+    /// FLAG_* bits.
+    pub flags: u8,
+    /// Indices into `Tables::inst_encodings`.
+    pub encodings: &'static [u16],
+}
+
+/// An operand type and its predefined values.
+#[derive(Debug)]
+pub struct OperandType {
+    /// OPR_* name.
+    pub name: &'static str,
+    /// (value, name) sorted by value.
+    pub values: &'static [(i64, &'static str)],
+}
+
+impl OperandType {
+    /// The predefined name of `v`, if any.
+    pub fn lookup(&self, v: i64) -> Option<&'static str> {
+        self.values.binary_search_by_key(&v, |x| x.0).ok().map(|i| self.values[i].1)
+    }
+}
+
+/// All generated tables of one ISA.
+#[derive(Debug)]
+pub struct Tables<Op: 'static> {
+    /// Architecture name.
+    pub arch: &'static str,
+    /// Encodings.
+    pub encodings: &'static [Encoding],
+    /// Instructions, in `Op` order.
+    pub instructions: &'static [Instruction],
+    /// (instruction, encoding) pairs, by encoding then opcode.
+    pub inst_encodings: &'static [InstEncoding<Op>],
+    /// Operand types.
+    pub operand_types: &'static [OperandType],
+    /// Data format names.
+    pub data_formats: &'static [&'static str],
+    /// Candidate encodings per dispatch key.
+    pub dispatch: &'static [&'static [u8]],
+    /// Lowest bit of the dispatch key in the first word.
+    pub key_lo: u32,
+    /// Width of the dispatch key.
+    pub key_bits: u32,
+}
+
+impl<Op> Tables<Op> {
+    /// Finds the encoding and instruction of the words `w` (zero-padded to the widest encoding).
+    /// Returns (encoding index, inst_encoding index or None when the opcode is unknown).
+    #[inline]
+    pub fn classify(&self, w: &[u32]) -> Option<(u16, Option<u16>)> {
+        let key = ((w[0] >> self.key_lo) & ((1u32 << self.key_bits) - 1)) as usize;
+        let cands = self.dispatch.get(key)?;
+        let lo: u128 = w[0] as u128
+            | (w.get(1).copied().unwrap_or(0) as u128) << 32
+            | (w.get(2).copied().unwrap_or(0) as u128) << 64
+            | (w.get(3).copied().unwrap_or(0) as u128) << 96;
+        for &c in cands.iter() {
+            let e = &self.encodings[c as usize];
+            let x = lo & e.mask;
+            if e.idents.iter().any(|&id| id == x) {
+                let ie = match &e.op {
+                    Some(f) => e.opmap.get(f.get(w) as usize).copied().filter(|&v| v != u16::MAX),
+                    None => None,
+                };
+                return Some((c as u16, ie));
+            }
+        }
+        None
+    }
+}

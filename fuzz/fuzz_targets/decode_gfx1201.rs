@@ -1,0 +1,15 @@
+//! Decode, print and re-encode arbitrary bytes as gfx1201: nothing may panic.
+#![no_main]
+use isabridge_decoder::{disasm::disassemble, Isa};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let p = Isa::Gfx1201.plugin();
+    let mut n = 0usize;
+    let _ = disassemble(p, data, 0, "raw", &[], |l| n += l.text.len());
+    if let Ok(d) = p.decode(data, 0) {
+        let bytes = p.encode(&d);
+        assert_eq!(bytes.len(), d.len as usize);
+        let _ = p.decode(&bytes, 0).map(|e| p.encode(&e));
+    }
+});

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the reference tools isabridge compares against, on Debian 12 (x86-64, no GPU).
+#   LLVM 22 (llvm-mc-22, llvm-objdump-22, clang-22, llc-22): AMD decode/print/encode oracle.
+#   NVIDIA ptxas 12.9 and nvdisasm 12.8 (tools/install_nvidia_oracles.sh): set WITH_NVIDIA=1.
+# Idempotent; needs root for apt.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+if ! command -v llvm-mc-22 >/dev/null || ! command -v llvm-objdump-22 >/dev/null; then
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends llvm-22 clang-22 lld-22 >/dev/null
+fi
+llvm-mc-22 --version | sed -n 2p
+if [ "${WITH_NVIDIA:-0}" = 1 ]; then
+  "$(dirname "$0")/install_nvidia_oracles.sh"
+fi
