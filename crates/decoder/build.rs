@@ -15,6 +15,7 @@ const SPECS: &[(&str, &str, codegen::KeyConfig)] = &[
 ];
 
 fn main() {
+    println!("cargo:rerun-if-env-changed=ISABRIDGE_UPDATE_GENERATED");
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest.join("../..");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
@@ -32,6 +33,9 @@ fn main() {
             }
         };
         let code = codegen::generate(&spec, path, *key).unwrap_or_else(|e| panic!("{path}: {e}"));
-        std::fs::write(out.join(format!("{module}.rs")), code).unwrap();
+        std::fs::write(out.join(format!("{module}.rs")), &code).unwrap();
+        if std::env::var_os("ISABRIDGE_UPDATE_GENERATED").is_some() {
+            std::fs::write(manifest.join(format!("src/generated/{module}.rs")), &code).unwrap();
+        }
     }
 }

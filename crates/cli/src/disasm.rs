@@ -3,6 +3,7 @@
 use isabridge_decoder::disasm::{disassemble, Line};
 use isabridge_decoder::elf::{self, Label};
 use isabridge_decoder::Isa;
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -30,7 +31,8 @@ fn parse_isa(s: &str) -> Result<Isa, String> {
 pub fn run(a: &Args) -> Result<(), String> {
     let path = a.file.display();
     let bytes = std::fs::read(&a.file).map_err(|e| format!("{path}: {e}"))?;
-    let (isa, sections) = if elf::is_elf(&bytes) {
+    let is_elf = elf::is_elf(&bytes);
+    let (isa, sections) = if is_elf {
         let obj = elf::read(&bytes).map_err(|e| format!("{path}: {e}"))?;
         if let Some(want) = a.isa {
             if want != obj.isa {
@@ -46,6 +48,10 @@ pub fn run(a: &Args) -> Result<(), String> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut io_err: Option<std::io::Error> = None;
+    if !a.json {
+        let format = if is_elf { "elf64-amdgpu" } else { "binary" };
+        let _ = writeln!(out, "\n{path}:\tfile format {format}");
+    }
     for (name, addr, data, labels) in &sections {
         if !a.json {
             let _ = writeln!(out, "\nDisassembly of section {name}:");
@@ -59,7 +65,7 @@ pub fn run(a: &Args) -> Result<(), String> {
                     last_fn = Some(l.function.to_string());
                     let _ = writeln!(out, "\n{:016x} <{}>:", addr + l.offset, l.function);
                 }
-                write_text(&mut out, l)
+                write_text(&mut out, addr + l.offset, l)
             };
             if let Err(e) = r {
                 io_err.get_or_insert(e);
@@ -74,28 +80,27 @@ pub fn run(a: &Args) -> Result<(), String> {
     }
 }
 
-fn write_text(out: &mut impl Write, l: &Line<'_>) -> std::io::Result<()> {
-    let mut hex = String::with_capacity(l.bytes.len() / 4 * 9);
+/// One line in llvm-objdump-22's layout: text padded to 59 columns, then offset and dwords.
+fn write_text(out: &mut impl Write, addr: u64, l: &Line<'_>) -> std::io::Result<()> {
+    let mut words = String::with_capacity(l.bytes.len() / 4 * 9);
     for (i, c) in l.bytes.chunks(4).enumerate() {
         if i > 0 {
-            hex.push(' ');
+            words.push(' ');
         }
-        let w = u32::from_le_bytes([c[0], c.get(1).copied().unwrap_or(0), c.get(2).copied().unwrap_or(0), c.get(3).copied().unwrap_or(0)]);
-        hex.push_str(&format!("{w:08X}"));
+        let mut b = [0u8; 4];
+        b[..c.len()].copy_from_slice(c);
+        let _ = write!(words, "{:08X}", u32::from_le_bytes(b));
     }
-    writeln!(out, "  {:8x}: {:<60} {}", l.offset, l.text, hex)
+    writeln!(out, "\t{:<59}// {addr:012X}: {words}", l.text)
 }
 
+/// One JSON object, keys in a fixed order: function, offset, bytes, text.
 fn write_json(out: &mut impl Write, l: &Line<'_>) -> std::io::Result<()> {
     let mut hex = String::with_capacity(l.bytes.len() * 2);
     for b in l.bytes {
-        hex.push_str(&format!("{b:02x}"));
+        let _ = write!(hex, "{b:02x}");
     }
-    let obj = serde_json::json!({
-        "function": l.function,
-        "offset": l.offset,
-        "bytes": hex,
-        "text": l.text,
-    });
-    writeln!(out, "{obj}")
+    let function = serde_json::to_string(l.function).unwrap_or_default();
+    let text = serde_json::to_string(l.text).unwrap_or_default();
+    writeln!(out, "{{\"function\":{function},\"offset\":{},\"bytes\":\"{hex}\",\"text\":{text}}}", l.offset)
 }

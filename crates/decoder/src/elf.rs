@@ -96,7 +96,7 @@ pub fn read(bytes: &[u8]) -> Result<CodeObject, ElfError> {
     };
     let mut sections = Vec::new();
     for s in file.sections() {
-        if s.kind() != SectionKind::Text {
+        if s.kind() != SectionKind::Text || s.size() == 0 {
             continue;
         }
         let data = s.data().map_err(|e| ElfError::Malformed(e.to_string()))?.to_vec();

@@ -1,0 +1,89 @@
+//! `isabridge disasm` as a whole process: output formats and the one-line errors with exit 2.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn fixture(p: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(p)
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_isabridge")).args(args).output().unwrap();
+    (o.status.code().unwrap_or(-1), String::from_utf8(o.stdout).unwrap(), String::from_utf8(o.stderr).unwrap())
+}
+
+/// The tiny object was assembled by llvm-mc-22; its expected listing is llvm-objdump-22's.
+#[test]
+fn text_listing_matches_llvm_objdump_layout() {
+    let f = fixture("cli/tiny.gfx1013.o");
+    let (rc, out, err) = run(&["disasm", f.to_str().unwrap()]);
+    assert_eq!(rc, 0, "{err}");
+    let body: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("Disassembly")).collect();
+    assert_eq!(
+        body,
+        [
+            "Disassembly of section .text:",
+            "",
+            "0000000000000000 <.text>:",
+            "\ts_mov_b32 s0, s1                                           // 000000000000: BE800301",
+            "\tv_add_f32_e32 v0, v1, v2                                   // 000000000004: 06000501",
+            "\ts_endpgm                                                   // 000000000008: BF810000",
+        ]
+    );
+}
+
+#[test]
+fn json_lines_have_function_offset_bytes_text() {
+    let f = fixture("cli/invalid_word.gfx1013.bin");
+    let (rc, out, err) = run(&["disasm", "--isa", "gfx1013", "--json", f.to_str().unwrap()]);
+    assert_eq!(rc, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            r#"{"function":"raw","offset":0,"bytes":"010380be","text":"s_mov_b32 s0, s1"}"#,
+            // llvm-objdump-22 prints an undecodable word this way and goes on.
+            r#"{"function":"raw","offset":4,"bytes":"ffffffff","text":".long 0xffffffff"}"#,
+            r#"{"function":"raw","offset":8,"bytes":"000081bf","text":"s_endpgm"}"#,
+        ]
+    );
+}
+
+fn assert_one_line_error(args: &[&str], needle: &str) {
+    let (rc, out, err) = run(args);
+    assert_eq!(rc, 2, "stdout {out:?} stderr {err:?}");
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+}
+
+#[test]
+fn truncated_instruction_is_an_error_with_its_address() {
+    let f = fixture("cli/truncated.gfx1013.bin");
+    assert_one_line_error(
+        &["disasm", "--isa", "gfx1013", f.to_str().unwrap()],
+        "gfx1013: truncated instruction at 0x4: needs 8 bytes, 4 left",
+    );
+}
+
+#[test]
+fn elf_without_code_is_an_error() {
+    let f = fixture("cli/amd_no_code.gfx1013.o");
+    assert_one_line_error(&["disasm", f.to_str().unwrap()], "ELF has no code section");
+}
+
+#[test]
+fn non_amd_elf_is_an_error() {
+    let f = fixture("cli/x86.o");
+    assert_one_line_error(&["disasm", f.to_str().unwrap()], "ELF for machine 62, not an AMD GPU");
+}
+
+#[test]
+fn raw_dump_without_isa_is_an_error() {
+    let f = fixture("cli/truncated.gfx1013.bin");
+    assert_one_line_error(&["disasm", f.to_str().unwrap()], "give --isa");
+}
+
+#[test]
+fn missing_file_is_an_error() {
+    assert_one_line_error(&["disasm", "/nonexistent/x.o"], "/nonexistent/x.o");
+}

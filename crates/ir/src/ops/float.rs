@@ -1,0 +1,330 @@
+//! Float arithmetic: add, sub, mul, fma, div, sqrt, min/max, round-to-integral, canonicalize,
+//! abs, neg, compare. Every rounding op carries its rounding mode, FTZ, saturation, FMZ and NaN
+//! rule; AMD's output modifiers (omod, clamp) are fields too.
+
+use crate::soft::{self, FFmt, FloatMode, MinMaxKind, NanRule, Round};
+use std::cmp::Ordering;
+
+/// Which float operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatKind {
+    /// a + b.
+    Add,
+    /// a - b.
+    Sub,
+    /// a * b.
+    Mul,
+    /// a * b + c, single rounding.
+    Fma,
+    /// a / b, correctly rounded.
+    Div,
+    /// sqrt(a), correctly rounded.
+    Sqrt,
+    /// Minimum of a and b.
+    Min(MinMaxKind),
+    /// Maximum of a and b.
+    Max(MinMaxKind),
+    /// Round to an integral value in the same format (uses the mode's rounding).
+    RoundInt,
+    /// Canonicalize: apply FTZ, saturation and the NaN rule, nothing else.
+    Canon,
+    /// |a| (a sign-bit operation; NaN follows the NaN rule unless it is `propnan`).
+    Abs,
+    /// -a (a sign-bit operation; NaN follows the NaN rule unless it is `propnan`).
+    Neg,
+}
+
+impl FloatKind {
+    /// Number of operands.
+    pub const fn arity(self) -> usize {
+        match self {
+            FloatKind::Fma => 3,
+            FloatKind::Sqrt | FloatKind::RoundInt | FloatKind::Canon | FloatKind::Abs | FloatKind::Neg => 1,
+            _ => 2,
+        }
+    }
+    const fn base(self) -> &'static str {
+        match self {
+            FloatKind::Add => "fadd",
+            FloatKind::Sub => "fsub",
+            FloatKind::Mul => "fmul",
+            FloatKind::Fma => "ffma",
+            FloatKind::Div => "fdiv",
+            FloatKind::Sqrt => "fsqrt",
+            FloatKind::Min(MinMaxKind::Num) => "fmin",
+            FloatKind::Max(MinMaxKind::Num) => "fmax",
+            FloatKind::Min(MinMaxKind::NanPropagating) => "fminimum",
+            FloatKind::Max(MinMaxKind::NanPropagating) => "fmaximum",
+            FloatKind::RoundInt => "frint",
+            FloatKind::Canon => "fcanon",
+            FloatKind::Abs => "fabs",
+            FloatKind::Neg => "fneg",
+        }
+    }
+    const ALL: [FloatKind; 14] = [
+        FloatKind::Add,
+        FloatKind::Sub,
+        FloatKind::Mul,
+        FloatKind::Fma,
+        FloatKind::Div,
+        FloatKind::Sqrt,
+        FloatKind::Min(MinMaxKind::Num),
+        FloatKind::Max(MinMaxKind::Num),
+        FloatKind::Min(MinMaxKind::NanPropagating),
+        FloatKind::Max(MinMaxKind::NanPropagating),
+        FloatKind::RoundInt,
+        FloatKind::Canon,
+        FloatKind::Abs,
+        FloatKind::Neg,
+    ];
+}
+
+/// AMD output modifier: multiply the rounded result by 2, 4 or 0.5.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Omod {
+    /// No output modifier.
+    None,
+    /// × 2.
+    Mul2,
+    /// × 4.
+    Mul4,
+    /// × 0.5.
+    Div2,
+}
+
+/// A float arithmetic operation on a scalar or (element-wise) on a packed vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FloatOp {
+    /// The operation.
+    pub kind: FloatKind,
+    /// Rounding, FTZ, saturation and NaN rule.
+    pub mode: FloatMode,
+    /// FMZ (DX9 legacy multiply): 0 × anything = +0 (mul and fma only).
+    pub fmz: bool,
+    /// ReLU: negative results become +0 (NVIDIA `.relu`; NaN stays NaN).
+    pub relu: bool,
+    /// AMD output modifier, applied to the rounded result before saturation.
+    pub omod: Omod,
+}
+
+impl FloatOp {
+    /// An operation with NVIDIA defaults (round to nearest, IEEE denormals, NVIDIA NaN).
+    pub const fn nv(kind: FloatKind, round: Round) -> FloatOp {
+        FloatOp { kind, mode: FloatMode::nv(round), fmz: false, relu: false, omod: Omod::None }
+    }
+
+    /// Evaluate on one element.
+    pub fn eval(&self, fmt: FFmt, a: u64, b: u64, c: u64) -> u64 {
+        let mut mode = self.mode;
+        let post = self.relu || self.omod != Omod::None;
+        let sat = mode.sat;
+        if post {
+            mode.sat = false;
+        }
+        let m = &mode;
+        let r = match self.kind {
+            FloatKind::Add => soft::add(fmt, m, a, b),
+            FloatKind::Sub => soft::sub(fmt, m, a, b),
+            FloatKind::Mul => soft::mul(fmt, m, self.fmz, a, b),
+            FloatKind::Fma => soft::fma(fmt, m, self.fmz, a, b, c),
+            FloatKind::Div => soft::div(fmt, m, a, b),
+            FloatKind::Sqrt => soft::sqrt(fmt, m, a),
+            FloatKind::Min(k) => soft::min_max(fmt, m, k, false, a, b),
+            FloatKind::Max(k) => soft::min_max(fmt, m, k, true, a, b),
+            FloatKind::RoundInt => soft::round_int(fmt, m, a),
+            FloatKind::Canon | FloatKind::Abs | FloatKind::Neg => {
+                let mut x = a & fmt.all_mask();
+                if m.ftz_in {
+                    x = soft::flush(fmt, x);
+                }
+                if soft::is_nan(fmt, x) && m.nan != NanRule::Propagate {
+                    x = soft::nan_result(fmt, m.nan, &[x]);
+                } else if self.kind == FloatKind::Abs {
+                    x &= !fmt.sign_mask();
+                } else if self.kind == FloatKind::Neg {
+                    x ^= fmt.sign_mask();
+                }
+                if m.ftz_out {
+                    x = soft::flush(fmt, x);
+                }
+                if m.sat {
+                    x = soft::saturate01(fmt, x);
+                }
+                x
+            }
+        };
+        if !post {
+            return r;
+        }
+        let mut r = r;
+        let scale = match self.omod {
+            Omod::None => None,
+            Omod::Mul2 => Some(1),
+            Omod::Mul4 => Some(2),
+            Omod::Div2 => Some(-1),
+        };
+        if let Some(k) = scale {
+            let two_k = ((fmt.bias() + k) as u64) << fmt.man_bits();
+            let pm = FloatMode { sat: false, ..mode };
+            r = soft::mul(fmt, &pm, false, r, two_k);
+        }
+        if self.relu && !soft::is_nan(fmt, r) && r & fmt.sign_mask() != 0 {
+            r = 0;
+        }
+        if sat {
+            r = soft::saturate01(fmt, r);
+        }
+        r
+    }
+
+    /// Text mnemonic, e.g. `fadd.rz.ftz.sat`.
+    pub fn mnemonic(&self) -> String {
+        let mut s = String::from(self.kind.base());
+        let rounds = !matches!(
+            self.kind,
+            FloatKind::Min(_) | FloatKind::Max(_) | FloatKind::Canon | FloatKind::Abs | FloatKind::Neg
+        );
+        if rounds || self.mode.round != Round::Rn {
+            s.push('.');
+            s.push_str(self.mode.round.name());
+        }
+        match (self.mode.ftz_in, self.mode.ftz_out) {
+            (true, true) => s.push_str(".ftz"),
+            (true, false) => s.push_str(".ftzi"),
+            (false, true) => s.push_str(".ftzo"),
+            _ => {}
+        }
+        if self.mode.sat {
+            s.push_str(".sat");
+        }
+        if self.fmz {
+            s.push_str(".fmz");
+        }
+        if self.relu {
+            s.push_str(".relu");
+        }
+        match self.omod {
+            Omod::None => {}
+            Omod::Mul2 => s.push_str(".omod2"),
+            Omod::Mul4 => s.push_str(".omod4"),
+            Omod::Div2 => s.push_str(".omodh"),
+        }
+        if self.mode.nan != NanRule::NvCanonical {
+            s.push('.');
+            s.push_str(self.mode.nan.name());
+        }
+        s
+    }
+
+    /// Parse a mnemonic split at dots.
+    pub fn parse(base: &str, mods: &[&str]) -> Option<FloatOp> {
+        let kind = *FloatKind::ALL.iter().find(|k| k.base() == base)?;
+        let mut op = FloatOp::nv(kind, Round::Rn);
+        for &m in mods {
+            match m {
+                "rn" => op.mode.round = Round::Rn,
+                "rz" => op.mode.round = Round::Rz,
+                "rm" => op.mode.round = Round::Rm,
+                "rp" => op.mode.round = Round::Rp,
+                "ftz" => {
+                    op.mode.ftz_in = true;
+                    op.mode.ftz_out = true
+                }
+                "ftzi" => op.mode.ftz_in = true,
+                "ftzo" => op.mode.ftz_out = true,
+                "sat" => op.mode.sat = true,
+                "fmz" => op.fmz = true,
+                "relu" => op.relu = true,
+                "omod2" => op.omod = Omod::Mul2,
+                "omod4" => op.omod = Omod::Mul4,
+                "omodh" => op.omod = Omod::Div2,
+                "qnan" => op.mode.nan = NanRule::DefaultQuiet,
+                "propnan" => op.mode.nan = NanRule::Propagate,
+                _ => return None,
+            }
+        }
+        Some(op)
+    }
+}
+
+/// Float comparison condition (PTX `setp` names; `u` suffix = true when unordered).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FCmp {
+    /// Ordered equal.
+    Eq,
+    /// Ordered not equal.
+    Ne,
+    /// Ordered less.
+    Lt,
+    /// Ordered less or equal.
+    Le,
+    /// Ordered greater.
+    Gt,
+    /// Ordered greater or equal.
+    Ge,
+    /// Unordered or equal.
+    Equ,
+    /// Unordered or not equal.
+    Neu,
+    /// Unordered or less.
+    Ltu,
+    /// Unordered or less or equal.
+    Leu,
+    /// Unordered or greater.
+    Gtu,
+    /// Unordered or greater or equal.
+    Geu,
+    /// Both ordered (neither is NaN).
+    Num,
+    /// Either is NaN.
+    Nan,
+}
+
+impl FCmp {
+    const ALL: [(FCmp, &'static str); 14] = [
+        (FCmp::Eq, "eq"),
+        (FCmp::Ne, "ne"),
+        (FCmp::Lt, "lt"),
+        (FCmp::Le, "le"),
+        (FCmp::Gt, "gt"),
+        (FCmp::Ge, "ge"),
+        (FCmp::Equ, "equ"),
+        (FCmp::Neu, "neu"),
+        (FCmp::Ltu, "ltu"),
+        (FCmp::Leu, "leu"),
+        (FCmp::Gtu, "gtu"),
+        (FCmp::Geu, "geu"),
+        (FCmp::Num, "num"),
+        (FCmp::Nan, "nan"),
+    ];
+    /// Text name.
+    pub fn name(self) -> &'static str {
+        FCmp::ALL.iter().find(|(c, _)| *c == self).map(|(_, n)| *n).unwrap_or("?")
+    }
+    /// Parse a name.
+    pub fn parse(s: &str) -> Option<FCmp> {
+        FCmp::ALL.iter().find(|(_, n)| *n == s).map(|(c, _)| *c)
+    }
+    /// Evaluate on one pair of elements.
+    pub fn eval(self, fmt: FFmt, ftz: bool, a: u64, b: u64) -> bool {
+        let o = soft::compare(fmt, ftz, a, b);
+        let un = o.is_none();
+        let o = o.unwrap_or(Ordering::Equal);
+        match self {
+            FCmp::Eq => !un && o == Ordering::Equal,
+            FCmp::Ne => !un && o != Ordering::Equal,
+            FCmp::Lt => !un && o == Ordering::Less,
+            FCmp::Le => !un && o != Ordering::Greater,
+            FCmp::Gt => !un && o == Ordering::Greater,
+            FCmp::Ge => !un && o != Ordering::Less,
+            FCmp::Equ => un || o == Ordering::Equal,
+            FCmp::Neu => un || o != Ordering::Equal,
+            FCmp::Ltu => un || o == Ordering::Less,
+            FCmp::Leu => un || o != Ordering::Greater,
+            FCmp::Gtu => un || o == Ordering::Greater,
+            FCmp::Geu => un || o != Ordering::Less,
+            FCmp::Num => !un,
+            FCmp::Nan => un,
+        }
+    }
+}
