@@ -73,7 +73,7 @@ def main():
         records = list(convert(f))
     out = open(sys.argv[2], "w", encoding="utf-8", newline="\n") if len(sys.argv) == 3 else sys.stdout
     for r in records:
-        out.write(json.dumps(r, ensure_ascii=False, separators=(", ", ": ")) + "\n")
+        out.write(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n")
     if out is not sys.stdout:
         out.close()
 
