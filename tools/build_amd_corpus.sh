@@ -59,8 +59,14 @@ build_one() {
       "$CLANG" -target amdgcn-amd-amdhsa -mcpu="$cpu" "${w64c[@]}" -nogpulib -O2 \
         -std=c11 -fno-ident -c "$src" -o "$BIN/$obj" ;;
     hip)
+      # clang -c on HIP device code links a shared object (non-zero section addresses);
+      # go through assembly instead so every object is a relocatable .o with .text at 0.
+      local tmps
+      tmps="$(mktemp -d)"
       "$CLANG" -x hip --cuda-device-only --no-gpu-bundle-output --offload-arch="$cpu" \
-        "${w64c[@]}" -nogpulib -nogpuinc -cuid=isabridge -O2 -fno-ident -c "$src" -o "$BIN/$obj" ;;
+        "${w64c[@]}" -nogpulib -nogpuinc -cuid=isabridge -O2 -fno-ident -S "$src" -o "$tmps/k.s"
+      "$CLANG" -target amdgcn-amd-amdhsa -mcpu="$cpu" "${w64c[@]}" -c "$tmps/k.s" -o "$BIN/$obj"
+      rm -rf "$tmps" ;;
     ll)
       "$LLC" -mcpu="$cpu" "${w64l[@]}" -O2 -filetype=obj "$src" -o "$BIN/$obj" ;;
     *) echo "unknown source type: $src" >&2; return 1 ;;
