@@ -73,7 +73,7 @@ class Deriver:
                 return True
         return False
 
-    def accept(self, enc, res):
+    def accept(self, enc, res, op):
         if res is None:
             return False
         text, encb = res
@@ -86,16 +86,27 @@ class Deriver:
         else:
             return False
         name = enc["name"]
-        if name.endswith("_DPP16") or name.endswith("_DPP8"):
-            if "_dpp" not in mn:
+        is_dpp16 = "row_mask:" in text
+        is_dpp8 = "dpp8:" in text
+        is_sdwa = "_sdwa" in mn
+        if name.endswith("_DPP16"):
+            if not is_dpp16:
                 return False
-            if name.endswith("_DPP8") != ("dpp8:" in text):
+        elif name.endswith("_DPP8"):
+            if not is_dpp8:
                 return False
         elif name.endswith("_SDWA"):
-            if "_sdwa" not in mn:
+            if not is_sdwa:
                 return False
-        elif "_dpp" in mn or "_sdwa" in mn:
+        elif is_dpp16 or is_dpp8 or is_sdwa:
             return False
+        # the canonical re-encoding must keep the opcode (else these OP bits are don't-care)
+        of = op_field(enc)
+        if of and of[2]:
+            from common import field_get
+            w = int.from_bytes(encb[:n], "little")
+            if field_get(of, w) != op:
+                return False
         return True
 
     def enumerate(self):
@@ -105,18 +116,23 @@ class Deriver:
                 continue  # shares its opcode space with the VOP3 form; classified later
             of = op_field(enc)
             nops = 1 << field_width(of) if of and of[2] else 1
-            for op in range(nops):
-                w = pack(enc, {"OP": op})
-                wi = int.from_bytes(w, "little")
-                if self.more_specific(enc, wi):
-                    continue
-                cands.append(w)
-                keys.append((enc["name"], op))
+            for ai, alt in enumerate([{}] + enc["extra"].get("alt_bases", [])):
+                for op in range(nops):
+                    w = pack(enc, dict(alt, OP=op))
+                    wi = int.from_bytes(w, "little")
+                    if self.more_specific(enc, wi):
+                        continue
+                    cands.append(w)
+                    keys.append((enc["name"], op, ai, alt))
         res = llvmmc.disasm(self.mcpu, cands)
         self.ops = {e["name"]: {} for e in self.encs}
-        for (en, op), r in zip(keys, res):
-            if self.accept(self.byname[en], r):
+        self.alt = {}
+        for (en, op, ai, alt), r in zip(keys, res):
+            if op in self.ops[en]:
+                continue
+            if self.accept(self.byname[en], r, op):
                 self.ops[en][op] = r
+                self.alt[(en, op)] = alt
 
     # ------------------------------------------------------------ operand probing
     def probe_operands(self):
@@ -125,10 +141,11 @@ class Deriver:
             if enc["extra"].get("vop3b"):
                 continue
             for op in sorted(self.ops[enc["name"]]):
-                jobs.append((enc["name"], op, None, pack(enc, {"OP": op})))
+                ov = dict(self.alt.get((enc["name"], op), {}), OP=op)
+                jobs.append((enc["name"], op, None, pack(enc, ov)))
                 for f in enc["fields"]:
                     if f[1] in OPERAND_KINDS:
-                        jobs.append((enc["name"], op, f[0], pack(enc, {"OP": op, f[0]: f[4]})))
+                        jobs.append((enc["name"], op, f[0], pack(enc, dict(ov, **{f[0]: f[4]}))))
                 if enc["name"].startswith("ENC_VOP3") and not enc["name"].startswith("ENC_VOP3P"):
                     # VOP3B/VOP3SD test: bits 14:8 = 16 is SDST s16 there, OPSEL bit 1 in VOP3A
                     w = int.from_bytes(pack(enc, {"OP": op}), "little") | (16 << 8)
@@ -296,7 +313,8 @@ class Deriver:
             if not ops:
                 continue
             op = ops[len(ops) // 2]
-            w = int.from_bytes(pack(enc, {"OP": op}), "little")
+            w = int.from_bytes(pack(enc, dict(self.alt.get((enc["name"], op), {}), OP=op)),
+                               "little")
             fm = 0
             for f in enc["fields"]:
                 fm |= field_mask(f)

@@ -149,7 +149,7 @@ def gfx10():
         F("OFFSET0", "mod", (0, 8), 0, 5),
         F("ADDR", "vgpr", (32, 8), 0, 40), F("DATA0", "vgpr", (40, 8), 0, 48),
         F("DATA1", "vgpr", (48, 8), 0, 56), F("VDST", "vgpr", (56, 8), 0, 64)],
-        "Local/global data share."))
+        "Local/global data share.", extra={"alt_bases": [{"GDS": 1}]}))
     mubuf_common = [F("OFFSET", "mod", (0, 12), 0, 0x123), F("OFFEN", "mod", (12, 1), 1, 0),
                     F("IDXEN", "mod", (13, 1), 0, 1), F("GLC", "mod", (14, 1), 0, 1),
                     F("DLC", "mod", (15, 1), 0, 1),
@@ -158,7 +158,8 @@ def gfx10():
                     F("TFE", "mod", (55, 1), 0, 1), F("SOFFSET", "ssrc", (56, 8), 0, 20)]
     E.append(enc("ENC_MUBUF", 64, [F("ENCODING", "enc", (26, 6), 0b111000),
                                    F("OP", "op", (18, 8)), F("LDS", "mod", (16, 1), 0, 1)]
-                 + mubuf_common, "Untyped buffer memory. SRSRC counts SGPR quads (s[4*SRSRC])."))
+                 + mubuf_common, "Untyped buffer memory. SRSRC counts SGPR quads (s[4*SRSRC]).",
+                 extra={"alt_bases": [{"OFFEN": 0}]}))
     E.append(enc("ENC_MTBUF", 64, [F("ENCODING", "enc", (26, 6), 0b111010),
                                    F("OP", "op", [(16, 3), (53, 1)]),
                                    F("FORMAT", "mod", (19, 7), 1, 0x22)]
@@ -174,7 +175,10 @@ def gfx10():
         F("SRSRC", "srsrc", (48, 5), 0, 3), F("SSAMP", "srsrc", (53, 5), 0, 2),
         F("A16", "mod", (62, 1), 0, 1), F("D16", "mod", (63, 1), 0, 1)],
         "Image memory. NSA>0 appends NSA dwords of extra address VGPRs (ADDR1.. one byte each). "
-        "SRSRC/SSAMP count SGPR quads.", extra={"mimg": True}))
+        "SRSRC/SSAMP count SGPR quads.",
+        extra={"mimg": True, "alt_bases": [{"DMASK": 0xF, "UNORM": 1},
+                                           {"DMASK": 0xF, "UNORM": 1, "R128": 1},
+                                           {"DMASK": 0xF, "UNORM": 1, "A16": 1}]}))
     flat_common = [F("OFFSET", "mod", (0, 12), 0, 0x123), F("DLC", "mod", (12, 1), 0, 1),
                    F("LDS", "mod", (13, 1), 0, 1), F("GLC", "mod", (16, 1), 0, 1),
                    F("SLC", "mod", (17, 1), 0, 1), F("OP", "op", (18, 7)),
@@ -212,10 +216,12 @@ def gfx12():
     E.append(enc("ENC_SOPC", 32, s["SOPC"], "Scalar ALU compare."))
     E.append(enc("ENC_SOPP", 32, s["SOPP"], "Scalar program control with a 16-bit immediate."))
     E.append(enc("ENC_SMEM", 64, [
-        F("ENCODING", "enc", (26, 6), 0b111101), F("OP", "op", (13, 8)),
+        F("ENCODING", "enc", (26, 6), 0b111101), F("OP", "op", (13, 6)),
+        F("NV", "mod", (20, 1), 0, 1),
         F("SCOPE", "mod", (21, 2), 0, 1), F("TH", "mod", (23, 2), 0, 1),
         F("SDATA", "sreg", (6, 7), 0, 24), F("SBASE", "sbase", (0, 6), 0, 6),
-        F("IOFFSET", "imm", (32, 24), 0, 0x1234), F("SOFFSET", "sreg", (57, 7), 0x7C, 20)],
+        F("IOFFSET", "imm", (32, 24), 0, 0x1234), F("SCALE_OFFSET", "mod", (56, 1), 0, 1),
+        F("SOFFSET", "sreg", (57, 7), 0x7C, 20)],
         "Scalar memory. SBASE counts SGPR pairs (s[2*SBASE]); SOFFSET 0x7c (null) means no "
         "register offset."))
     v = vop_basic()
@@ -302,7 +308,9 @@ def gfx12():
         F("NV", "mod", (7, 1), 0, 1),
         F("TFE", "mod", (55, 1), 0, 1), F("SCOPE", "mod", (50, 2), 0, 1),
         F("TH", "mod", (52, 3), 0, 1), F("VADDR4", "vgpr", (56, 8), 0, 44)] + vimg_addr,
-        "Image memory without sampler. Address VGPRs are VADDR0..4 (unused ones hold 0)."))
+        "Image memory without sampler. Address VGPRs are VADDR0..4 (unused ones hold 0).",
+        extra={"alt_bases": [{"DMASK": 0xF, "R128": 1}, {"DMASK": 0xF},
+                             {"DMASK": 0xF, "R128": 1, "A16": 1}]}))
     E.append(enc("ENC_VSAMPLE", 96, [
         F("ENCODING", "enc", (26, 6), 0b111001), F("OP", "op", (14, 8)),
         F("DIM", "mod", (0, 3), 0, 1), F("TFE", "mod", (3, 1), 0, 1),
@@ -313,7 +321,8 @@ def gfx12():
         F("RSRC", "sreg", (41, 9), 0, 8),
         F("SCOPE", "mod", (50, 2), 0, 1), F("TH", "mod", (52, 3), 0, 1),
         F("SAMP", "sreg", (55, 9), 0, 4)] + vimg_addr,
-        "Image sample. Address VGPRs are VADDR0..3 (unused ones hold 0)."))
+        "Image sample. Address VGPRs are VADDR0..3 (unused ones hold 0).",
+        extra={"alt_bases": [{"DMASK": 0xF}]}))
     vflat = [F("ENCODING", "enc", (26, 6), 0b111011), F("OP", "op", (14, 7)),
              F("SADDR", "sreg", (0, 7), 0x7C, 20), F("NV", "mod", (7, 1), 0, 1),
              F("VDST", "vgpr", (32, 8), 0, 64), F("SCALE_OFFSET", "mod", (48, 1), 0, 1),
