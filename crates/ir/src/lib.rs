@@ -1,1 +1,17 @@
-//! The shared IR of isabridge (filled by the IR issue).
+//! isabridge's shared IR: the machine-level CFG, an SSA IR whose operations carry their exact
+//! semantics (rounding, denormals, saturation, NaN rules, AMD float modes and modifiers), the
+//! pass pipeline, a text form, a validator and a reference interpreter.
+
+pub mod builder;
+pub mod eval;
+pub mod interp;
+pub mod ir;
+pub mod ops;
+pub mod soft;
+pub mod types;
+pub mod validate;
+
+pub use builder::Builder;
+pub use ir::{Block, Function, InstData, Reg, Terminator, Value};
+pub use ops::Op;
+pub use types::{Scalar, Type};

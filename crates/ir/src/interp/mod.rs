@@ -1,0 +1,508 @@
+//! The reference interpreter: runs a function for one workgroup of several waves of 32 or 64
+//! lanes. Lanes of a wave run together; when they diverge, the group of lanes at the earliest
+//! program point (reverse post-order block rank, then instruction index) runs next, so lanes
+//! reconverge at the first block they share. Cross-lane ops see that group as the active mask.
+//! Barriers release when every wave has all its live lanes waiting or finished. Deterministic.
+
+use crate::eval::eval_pure;
+use crate::ir::{Block, Function, Terminator, Value};
+use crate::ops::lane::{shfl_source, LaneOp};
+use crate::ops::mem::{atomic_apply, MemOp, Space};
+use crate::ops::control::SyncOp;
+use crate::ops::Op;
+use crate::types::Type;
+use thiserror::Error;
+
+/// An interpreter failure.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum InterpError {
+    /// The function failed validation.
+    #[error("invalid function: {0}")]
+    Invalid(#[from] crate::validate::ValidateError),
+    /// A memory access outside every buffer.
+    #[error("out-of-bounds {space:?} access of {size} bytes at {addr:#x}")]
+    OutOfBounds {
+        /// Address space.
+        space: Space,
+        /// Byte address.
+        addr: u64,
+        /// Access size.
+        size: u32,
+    },
+    /// More block executions than the configured limit.
+    #[error("step limit of {0} exceeded")]
+    StepLimit(u64),
+    /// A register read or write survived to execution (run SSA construction first).
+    #[error("register access in {0:?}: the interpreter runs SSA form only")]
+    RegisterAccess(Value),
+    /// Bad configuration.
+    #[error("bad configuration: {0}")]
+    Config(&'static str),
+}
+
+/// A per-lane input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// Same bits on every lane.
+    Uniform(u64),
+    /// One value per thread of the workgroup (wave * wave_size + lane).
+    PerLane(Vec<u64>),
+}
+
+/// Memory visible to a workgroup.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Memory {
+    /// Global buffers: (base address, bytes).
+    pub global: Vec<(u64, Vec<u8>)>,
+    /// Constant banks, by bank number.
+    pub constant: Vec<Vec<u8>>,
+    /// Workgroup shared memory.
+    pub shared: Vec<u8>,
+}
+
+/// Launch configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Lanes per wave: 32 or 64.
+    pub wave_size: u32,
+    /// Waves in the workgroup.
+    pub waves: u32,
+    /// Scratch bytes per lane.
+    pub scratch_bytes: usize,
+    /// Maximum number of block executions (per wave group) before giving up.
+    pub max_steps: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { wave_size: 32, waves: 1, scratch_bytes: 0, max_steps: 1 << 24 }
+    }
+}
+
+/// Results of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Values returned by each thread (empty for threads that never returned).
+    pub outputs: Vec<Vec<u64>>,
+    /// Memory after the run.
+    pub memory: Memory,
+    /// Lane-instructions executed.
+    pub lane_ops: u64,
+}
+
+struct CInst {
+    v: usize,
+    op: Op,
+    ty: Type,
+    src: Type,
+    args: [usize; 4],
+    nargs: usize,
+    pure: bool,
+}
+
+struct CBlock {
+    phis: Vec<(usize, Vec<(Block, usize)>)>,
+    insts: Vec<CInst>,
+    term: Terminator,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LaneState {
+    Run { rank: u32, idx: u32 },
+    Wait { rank: u32, idx: u32 },
+    Done,
+}
+
+/// Run `f` (which must be valid SSA without register accesses) for one workgroup.
+pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<Outcome, InterpError> {
+    crate::validate::validate(f)?;
+    if cfg.wave_size != 32 && cfg.wave_size != 64 {
+        return Err(InterpError::Config("wave size must be 32 or 64"));
+    }
+    if cfg.waves == 0 || cfg.waves > 64 {
+        return Err(InterpError::Config("waves must be 1..=64"));
+    }
+    let ws = cfg.wave_size as usize;
+    let threads = ws * cfg.waves as usize;
+    for i in inputs {
+        if let Input::PerLane(v) = i {
+            if v.len() < threads {
+                return Err(InterpError::Config("per-lane input shorter than the workgroup"));
+            }
+        }
+    }
+    let rpo = f.reverse_postorder();
+    let mut rank = vec![u32::MAX; f.blocks.len()];
+    for (i, b) in rpo.iter().enumerate() {
+        rank[b.index()] = i as u32;
+    }
+    let mut blocks = Vec::with_capacity(rpo.len());
+    for &b in &rpo {
+        let bd = &f.blocks[b];
+        let mut phis = Vec::new();
+        let mut insts = Vec::new();
+        for &v in &bd.insts {
+            let inst = &f.insts[v];
+            if let Op::Phi(bs) = &inst.op {
+                phis.push((v.index(), bs.iter().copied().zip(inst.args.iter().map(|a| a.index())).collect()));
+                continue;
+            }
+            if matches!(inst.op, Op::ReadReg(_) | Op::WriteReg(_)) {
+                return Err(InterpError::RegisterAccess(v));
+            }
+            let mut args = [0usize; 4];
+            for (i, a) in inst.args.iter().take(4).enumerate() {
+                args[i] = a.index();
+            }
+            let src = inst.args.first().and_then(|a| f.ty(*a)).unwrap_or(Type::I32);
+            insts.push(CInst {
+                v: v.index(),
+                pure: inst.op.is_pure() && !matches!(inst.op, Op::Phi(_)),
+                op: inst.op.clone(),
+                ty: inst.ty.unwrap_or(Type::I32),
+                src,
+                args,
+                nargs: inst.args.len().min(4),
+            });
+        }
+        blocks.push(CBlock { phis, insts, term: bd.term.clone() });
+    }
+    let mut m = Machine {
+        f,
+        cfg,
+        ws,
+        regs: vec![0u64; f.insts.len() * threads],
+        nvals: f.insts.len(),
+        inputs,
+        mem,
+        scratch: vec![0u8; cfg.scratch_bytes * threads],
+        outputs: vec![Vec::new(); threads],
+        lane_ops: 0,
+        rank,
+    };
+    let mut state = vec![LaneState::Run { rank: 0, idx: 0 }; threads];
+    let mut prev: Vec<Option<Block>> = vec![None; threads];
+    let mut steps = 0u64;
+    loop {
+        let mut progressed = false;
+        for w in 0..cfg.waves as usize {
+            loop {
+                // Find the earliest program point among running lanes of this wave.
+                let lanes = &state[w * ws..(w + 1) * ws];
+                let mut best: Option<(u32, u32)> = None;
+                for s in lanes {
+                    if let LaneState::Run { rank, idx } = *s {
+                        if best.is_none_or(|b| (rank, idx) < b) {
+                            best = Some((rank, idx));
+                        }
+                    }
+                }
+                let Some((r, idx)) = best else { break };
+                let mut group = 0u64;
+                for (l, s) in lanes.iter().enumerate() {
+                    if *s == (LaneState::Run { rank: r, idx }) {
+                        group |= 1 << l;
+                    }
+                }
+                steps += 1;
+                if steps > cfg.max_steps {
+                    return Err(InterpError::StepLimit(cfg.max_steps));
+                }
+                progressed = true;
+                let cb = &blocks[r as usize];
+                if idx == 0 && !cb.phis.is_empty() {
+                    m.phis(w, group, cb, &prev);
+                }
+                let mut i = idx as usize;
+                let mut hit_barrier = false;
+                while i < cb.insts.len() {
+                    let ci = &cb.insts[i];
+                    i += 1;
+                    if let Op::Sync(SyncOp::Barrier(_)) = ci.op {
+                        hit_barrier = true;
+                        break;
+                    }
+                    m.exec(w, group, ci)?;
+                }
+                if hit_barrier {
+                    for l in 0..ws {
+                        if group >> l & 1 != 0 {
+                            state[w * ws + l] = LaneState::Wait { rank: r, idx: i as u32 };
+                        }
+                    }
+                    continue;
+                }
+                // Terminator.
+                let blk = rpo[r as usize];
+                for l in 0..ws {
+                    if group >> l & 1 == 0 {
+                        continue;
+                    }
+                    let t = w * ws + l;
+                    let next = match &cb.term {
+                        Terminator::Jump(b) => Some(*b),
+                        Terminator::Branch(c, tb, fb) => {
+                            Some(if m.regs[c.index() * threads + t] & 1 != 0 { *tb } else { *fb })
+                        }
+                        Terminator::Return(vals) => {
+                            m.outputs[t] = vals.iter().map(|v| m.regs[v.index() * threads + t]).collect();
+                            None
+                        }
+                    };
+                    state[t] = match next {
+                        Some(b) => {
+                            prev[t] = Some(blk);
+                            LaneState::Run { rank: m.rank[b.index()], idx: 0 }
+                        }
+                        None => LaneState::Done,
+                    };
+                }
+            }
+        }
+        // Release barriers.
+        let mut any_wait = false;
+        for s in state.iter_mut() {
+            if let LaneState::Wait { rank, idx } = *s {
+                *s = LaneState::Run { rank, idx };
+                any_wait = true;
+            }
+        }
+        if !any_wait && !progressed {
+            break;
+        }
+        if !any_wait && state.iter().all(|s| *s == LaneState::Done) {
+            break;
+        }
+    }
+    Ok(Outcome { outputs: m.outputs, memory: m.mem, lane_ops: m.lane_ops })
+}
+
+struct Machine<'a> {
+    f: &'a Function,
+    cfg: &'a Config,
+    ws: usize,
+    regs: Vec<u64>,
+    nvals: usize,
+    inputs: &'a [Input],
+    mem: Memory,
+    scratch: Vec<u8>,
+    outputs: Vec<Vec<u64>>,
+    lane_ops: u64,
+    rank: Vec<u32>,
+}
+
+impl Machine<'_> {
+    fn threads(&self) -> usize {
+        self.ws * self.cfg.waves as usize
+    }
+
+    fn phis(&mut self, w: usize, group: u64, cb: &CBlock, prev: &[Option<Block>]) {
+        let th = self.threads();
+        let mut tmp = Vec::with_capacity(cb.phis.len());
+        for l in 0..self.ws {
+            if group >> l & 1 == 0 {
+                continue;
+            }
+            let t = w * self.ws + l;
+            tmp.clear();
+            for (_, inc) in &cb.phis {
+                let v = inc
+                    .iter()
+                    .find(|(b, _)| Some(*b) == prev[t])
+                    .map(|(_, a)| self.regs[a * th + t])
+                    .unwrap_or(0);
+                tmp.push(v);
+            }
+            for ((dst, _), v) in cb.phis.iter().zip(&tmp) {
+                self.regs[dst * th + t] = *v;
+            }
+        }
+        let _ = self.nvals;
+    }
+
+    fn exec(&mut self, w: usize, group: u64, ci: &CInst) -> Result<(), InterpError> {
+        let th = self.threads();
+        let base = w * self.ws;
+        self.lane_ops += group.count_ones() as u64;
+        if ci.pure {
+            let mut g = group;
+            let mut args = [0u64; 4];
+            while g != 0 {
+                let l = g.trailing_zeros() as usize;
+                g &= g - 1;
+                let t = base + l;
+                for (k, a) in ci.args.iter().take(ci.nargs).enumerate() {
+                    args[k] = self.regs[a * th + t];
+                }
+                let r = eval_pure(&ci.op, ci.ty, ci.src, &args[..ci.nargs]).unwrap_or(0);
+                self.regs[ci.v * th + t] = r;
+            }
+            return Ok(());
+        }
+        let lanes = || (0..self.ws).filter(move |l| group >> l & 1 != 0);
+        match &ci.op {
+            Op::Param(n) => {
+                for l in lanes() {
+                    let t = base + l;
+                    let v = match self.inputs.get(*n as usize) {
+                        Some(Input::Uniform(v)) => *v,
+                        Some(Input::PerLane(vs)) => vs[t],
+                        None => 0,
+                    };
+                    self.regs[ci.v * th + t] = v & ci.ty.mask();
+                }
+            }
+            Op::Lane(op) => self.lane(w, group, ci, *op),
+            Op::Mem(mop) => {
+                for l in lanes() {
+                    let t = base + l;
+                    let a = self.regs[ci.args[0] * th + t];
+                    let size = match mop {
+                        MemOp::Load(_) => ci.ty.bits().div_ceil(8),
+                        _ => self.f.ty(Value(ci.args[1] as u32)).map(|t| t.bits().div_ceil(8)).unwrap_or(4),
+                    };
+                    let vty = match mop {
+                        MemOp::Load(_) => ci.ty,
+                        _ => self.f.ty(Value(ci.args[1] as u32)).unwrap_or(Type::I32),
+                    };
+                    let space = mop.space();
+                    let buf = self.buffer(space, t, a, size)?;
+                    let old = read_le(buf, size);
+                    match mop {
+                        MemOp::Load(_) => self.regs[ci.v * th + t] = old & ci.ty.mask(),
+                        MemOp::Store(_) => {
+                            let v = self.regs[ci.args[1] * th + t];
+                            write_le(self.buffer(space, t, a, size)?, size, v);
+                        }
+                        MemOp::Atomic(_, k, _) => {
+                            let v = self.regs[ci.args[1] * th + t];
+                            let s = if ci.nargs > 2 { self.regs[ci.args[2] * th + t] } else { 0 };
+                            let new = atomic_apply(*k, vty.bits(), old, v, s);
+                            write_le(self.buffer(space, t, a, size)?, size, new);
+                            self.regs[ci.v * th + t] = old & ci.ty.mask();
+                        }
+                    }
+                }
+            }
+            Op::Sync(_) => {}
+            Op::ReadReg(_) | Op::WriteReg(_) => return Err(InterpError::RegisterAccess(Value(ci.v as u32))),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn buffer(&mut self, space: Space, t: usize, addr: u64, size: u32) -> Result<&mut [u8], InterpError> {
+        let oob = InterpError::OutOfBounds { space, addr, size };
+        let size = size as usize;
+        let fits = |len: usize, off: u64| off.checked_add(size as u64).is_some_and(|e| e <= len as u64);
+        let (buf, off): (&mut Vec<u8>, usize) = match space {
+            Space::Global => {
+                let i = self
+                    .mem
+                    .global
+                    .iter()
+                    .position(|(b, v)| addr >= *b && fits(v.len(), addr - *b))
+                    .ok_or(oob.clone())?;
+                let (b, v) = &mut self.mem.global[i];
+                let off = (addr - *b) as usize;
+                (v, off)
+            }
+            Space::Shared => (&mut self.mem.shared, (addr & 0xffff_ffff) as usize),
+            Space::Constant(k) => match self.mem.constant.get_mut(k as usize) {
+                Some(v) => (v, (addr & 0xffff_ffff) as usize),
+                None => return Err(oob),
+            },
+            Space::Scratch => {
+                let per = self.cfg.scratch_bytes as u64;
+                let off = addr & 0xffff_ffff;
+                if off + size as u64 > per {
+                    return Err(oob);
+                }
+                (&mut self.scratch, (t as u64 * per + off) as usize)
+            }
+        };
+        if !fits(buf.len(), off as u64) {
+            return Err(oob);
+        }
+        Ok(&mut buf[off..off + size])
+    }
+
+    fn lane(&mut self, w: usize, group: u64, ci: &CInst, op: LaneOp) {
+        let th = self.threads();
+        let ws = self.ws;
+        let base = w * ws;
+        let rd = |m: &Machine, arg: usize, l: usize| m.regs[ci.args[arg] * th + base + l];
+        let first = group.trailing_zeros() as usize;
+        let mut out = vec![0u64; ws];
+        match op {
+            LaneOp::LaneId => (0..ws).for_each(|l| out[l] = l as u64),
+            LaneOp::WaveId => out.fill(w as u64),
+            LaneOp::WaveSize => out.fill(ws as u64),
+            LaneOp::ActiveMask => out.fill(group),
+            LaneOp::Ballot | LaneOp::All | LaneOp::Any => {
+                let mut b = 0u64;
+                for l in 0..ws {
+                    if group >> l & 1 != 0 && rd(self, 0, l) & 1 != 0 {
+                        b |= 1 << l;
+                    }
+                }
+                let v = match op {
+                    LaneOp::Ballot => b,
+                    LaneOp::All => (b == group) as u64,
+                    _ => (b != 0) as u64,
+                };
+                out.fill(v);
+            }
+            LaneOp::ReadLane => {
+                for l in 0..ws {
+                    let src = (rd(self, 1, l) as usize) % ws;
+                    out[l] = rd(self, 0, src);
+                }
+            }
+            LaneOp::ReadFirstLane => {
+                let v = if first < ws { rd(self, 0, first) } else { 0 };
+                out.fill(v);
+            }
+            LaneOp::Shuffle(mode, pred) => {
+                for l in 0..ws {
+                    let seg_base = l & !31;
+                    let (src, ok) = shfl_source(mode, (l & 31) as u32, rd(self, 1, l) as u32, rd(self, 2, l) as u32);
+                    out[l] = if pred { ok as u64 } else { rd(self, 0, seg_base + src as usize) };
+                }
+            }
+            LaneOp::Dpp(d, bound0) => {
+                for l in 0..ws {
+                    out[l] = match d.source(l as u32) {
+                        Some(s) if (s as usize) < ws && group >> s & 1 != 0 => rd(self, 0, s as usize),
+                        _ => {
+                            if bound0 {
+                                0
+                            } else {
+                                rd(self, 1, l)
+                            }
+                        }
+                    };
+                }
+            }
+        }
+        for l in 0..ws {
+            if group >> l & 1 != 0 {
+                self.regs[ci.v * th + base + l] = out[l] & ci.ty.mask();
+            }
+        }
+    }
+}
+
+fn read_le(b: &[u8], size: u32) -> u64 {
+    let mut v = 0u64;
+    for i in 0..size.min(8) as usize {
+        v |= (b[i] as u64) << (8 * i);
+    }
+    v
+}
+
+fn write_le(b: &mut [u8], size: u32, v: u64) {
+    for i in 0..size.min(8) as usize {
+        b[i] = (v >> (8 * i)) as u8;
+    }
+}

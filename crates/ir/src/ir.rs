@@ -1,0 +1,262 @@
+//! The SSA IR: functions made of blocks and instructions stored in arenas, addressed by typed
+//! handles. Every instruction produces at most one value, named by its own handle.
+
+use crate::ops::Op;
+use crate::types::Type;
+use std::marker::PhantomData;
+
+/// A typed index into an [`Arena`].
+pub trait EntityRef: Copy + Eq {
+    /// Build from an index.
+    fn new(i: usize) -> Self;
+    /// The index.
+    fn index(self) -> usize;
+}
+
+macro_rules! entity {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+        impl $name {
+            /// The arena index.
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+        impl EntityRef for $name {
+            fn new(i: usize) -> Self {
+                $name(i as u32)
+            }
+            fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+entity!(
+    /// An instruction and the value it defines.
+    Value
+);
+entity!(
+    /// A basic block.
+    Block
+);
+
+/// A machine register of the pre-SSA form (index into [`Function::regs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reg(pub u32);
+
+/// A vector of `T` addressed by handles `K`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arena<K, T> {
+    items: Vec<T>,
+    _k: PhantomData<K>,
+}
+
+impl<K: EntityRef, T> Default for Arena<K, T> {
+    fn default() -> Self {
+        Arena { items: Vec::new(), _k: PhantomData }
+    }
+}
+
+impl<K: EntityRef, T> Arena<K, T> {
+    /// Add an item, returning its handle.
+    pub fn push(&mut self, t: T) -> K {
+        self.items.push(t);
+        K::new(self.items.len() - 1)
+    }
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    /// Whether the arena is empty.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+    /// Item by handle, if it exists.
+    pub fn get(&self, k: K) -> Option<&T> {
+        self.items.get(k.index())
+    }
+    /// Iterate over (handle, item).
+    pub fn iter(&self) -> impl Iterator<Item = (K, &T)> {
+        self.items.iter().enumerate().map(|(i, t)| (K::new(i), t))
+    }
+}
+
+impl<K: EntityRef, T> std::ops::Index<K> for Arena<K, T> {
+    type Output = T;
+    fn index(&self, k: K) -> &T {
+        &self.items[k.index()]
+    }
+}
+
+impl<K: EntityRef, T> std::ops::IndexMut<K> for Arena<K, T> {
+    fn index_mut(&mut self, k: K) -> &mut T {
+        &mut self.items[k.index()]
+    }
+}
+
+/// One instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstData {
+    /// The operation.
+    pub op: Op,
+    /// Operands.
+    pub args: Vec<Value>,
+    /// Result type (None for ops without a result).
+    pub ty: Option<Type>,
+    /// The result is the same on every lane of a wave.
+    pub uniform: bool,
+}
+
+/// How a block ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Terminator {
+    /// Unconditional branch.
+    Jump(Block),
+    /// Per-lane conditional branch on a b1 value: lanes where it is true go to the first block.
+    Branch(Value, Block, Block),
+    /// The lane finishes, producing these outputs.
+    Return(Vec<Value>),
+}
+
+impl Terminator {
+    /// Successor blocks.
+    pub fn successors(&self) -> Vec<Block> {
+        match self {
+            Terminator::Jump(b) => vec![*b],
+            Terminator::Branch(_, t, f) => {
+                if t == f {
+                    vec![*t]
+                } else {
+                    vec![*t, *f]
+                }
+            }
+            Terminator::Return(_) => vec![],
+        }
+    }
+    /// Values used.
+    pub fn uses(&self) -> Vec<Value> {
+        match self {
+            Terminator::Branch(c, ..) => vec![*c],
+            Terminator::Return(v) => v.clone(),
+            Terminator::Jump(_) => vec![],
+        }
+    }
+    /// Rewrite used values.
+    pub fn map_uses(&mut self, mut f: impl FnMut(Value) -> Value) {
+        match self {
+            Terminator::Branch(c, ..) => *c = f(*c),
+            Terminator::Return(v) => v.iter_mut().for_each(|x| *x = f(*x)),
+            Terminator::Jump(_) => {}
+        }
+    }
+    /// Rewrite successor blocks.
+    pub fn map_blocks(&mut self, mut f: impl FnMut(Block) -> Block) {
+        match self {
+            Terminator::Jump(b) => *b = f(*b),
+            Terminator::Branch(_, t, e) => {
+                *t = f(*t);
+                *e = f(*e)
+            }
+            Terminator::Return(_) => {}
+        }
+    }
+}
+
+/// A basic block: instructions in order, then a terminator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockData {
+    /// Instructions (phis first).
+    pub insts: Vec<Value>,
+    /// The terminator.
+    pub term: Terminator,
+}
+
+/// A function (kernel) in SSA or pre-SSA form.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Function {
+    /// Name.
+    pub name: String,
+    /// Types of the machine registers used by `readreg`/`writereg`.
+    pub regs: Vec<Type>,
+    /// Instruction arena.
+    pub insts: Arena<Value, InstData>,
+    /// Block arena.
+    pub blocks: Arena<Block, BlockData>,
+    /// Blocks in layout order; the first is the entry. Blocks not listed are deleted.
+    pub layout: Vec<Block>,
+}
+
+impl Function {
+    /// An empty function.
+    pub fn new(name: &str) -> Function {
+        Function { name: name.into(), ..Default::default() }
+    }
+    /// The entry block.
+    pub fn entry(&self) -> Option<Block> {
+        self.layout.first().copied()
+    }
+    /// Create a block (appended to the layout) ending in `return` until its terminator is set.
+    pub fn add_block(&mut self) -> Block {
+        let b = self.blocks.push(BlockData { insts: Vec::new(), term: Terminator::Return(vec![]) });
+        self.layout.push(b);
+        b
+    }
+    /// Create an instruction (not yet placed in a block).
+    pub fn create(&mut self, op: Op, args: Vec<Value>, ty: Option<Type>, uniform: bool) -> Value {
+        self.insts.push(InstData { op, args, ty, uniform })
+    }
+    /// Append an instruction to a block.
+    pub fn append(&mut self, b: Block, op: Op, args: &[Value], ty: Option<Type>) -> Value {
+        let v = self.create(op, args.to_vec(), ty, false);
+        self.blocks[b].insts.push(v);
+        v
+    }
+    /// Result type of a value (None for void instructions).
+    pub fn ty(&self, v: Value) -> Option<Type> {
+        self.insts.get(v).and_then(|i| i.ty)
+    }
+    /// Predecessors of every block (in layout order of the predecessor, duplicates removed).
+    pub fn predecessors(&self) -> Vec<Vec<Block>> {
+        let mut preds = vec![Vec::new(); self.blocks.len()];
+        for &b in &self.layout {
+            for s in self.blocks[b].term.successors() {
+                if s.index() < preds.len() && !preds[s.index()].contains(&b) {
+                    preds[s.index()].push(b);
+                }
+            }
+        }
+        preds
+    }
+    /// Number of instructions placed in blocks (terminators excluded).
+    pub fn inst_count(&self) -> usize {
+        self.layout.iter().map(|b| self.blocks[*b].insts.len()).sum()
+    }
+    /// Blocks reachable from the entry, in reverse post-order.
+    pub fn reverse_postorder(&self) -> Vec<Block> {
+        let Some(entry) = self.entry() else { return vec![] };
+        let n = self.blocks.len();
+        let mut seen = vec![false; n];
+        let mut post = Vec::new();
+        let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
+        seen[entry.index()] = true;
+        while let Some((b, i)) = stack.pop() {
+            let succ = self.blocks[b].term.successors();
+            if i < succ.len() {
+                stack.push((b, i + 1));
+                let s = succ[i];
+                if s.index() < n && !seen[s.index()] {
+                    seen[s.index()] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(b);
+            }
+        }
+        post.reverse();
+        post
+    }
+}

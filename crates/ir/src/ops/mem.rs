@@ -1,0 +1,182 @@
+//! Memory operations: loads, stores and atomics in the global, shared, constant and scratch
+//! address spaces, with memory scopes; fences.
+
+/// Address space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Device memory; 64-bit byte address.
+    Global,
+    /// Workgroup (LDS / shared) memory; 32-bit byte offset.
+    Shared,
+    /// Read-only constant bank (NVIDIA c[bank][offset]); 32-bit byte offset.
+    Constant(u8),
+    /// Per-lane private memory; 32-bit byte offset.
+    Scratch,
+}
+
+/// Memory scope of an atomic, fence or barrier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// One wave / warp.
+    Wave,
+    /// One workgroup / CTA.
+    Workgroup,
+    /// The whole device.
+    Device,
+    /// Device and host.
+    System,
+}
+
+impl Scope {
+    /// Text name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Scope::Wave => "wave",
+            Scope::Workgroup => "wg",
+            Scope::Device => "dev",
+            Scope::System => "sys",
+        }
+    }
+    /// Parse a name.
+    pub fn parse(s: &str) -> Option<Scope> {
+        Some(match s {
+            "wave" => Scope::Wave,
+            "wg" => Scope::Workgroup,
+            "dev" => Scope::Device,
+            "sys" => Scope::System,
+            _ => return None,
+        })
+    }
+}
+
+/// Read-modify-write operation of an atomic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicKind {
+    /// Wrapping add.
+    Add,
+    /// Signed (true) or unsigned minimum.
+    Min(bool),
+    /// Signed (true) or unsigned maximum.
+    Max(bool),
+    /// And.
+    And,
+    /// Or.
+    Or,
+    /// Xor.
+    Xor,
+    /// Exchange.
+    Exch,
+    /// Compare (second operand) and swap (third operand).
+    CmpExch,
+}
+
+const ATOMIC_NAMES: [(AtomicKind, &str); 10] = [
+    (AtomicKind::Add, "add"),
+    (AtomicKind::Min(true), "smin"),
+    (AtomicKind::Min(false), "umin"),
+    (AtomicKind::Max(true), "smax"),
+    (AtomicKind::Max(false), "umax"),
+    (AtomicKind::And, "and"),
+    (AtomicKind::Or, "or"),
+    (AtomicKind::Xor, "xor"),
+    (AtomicKind::Exch, "exch"),
+    (AtomicKind::CmpExch, "cas"),
+];
+
+/// A memory operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemOp {
+    /// Load the result type from address operand 0.
+    Load(Space),
+    /// Store operand 1 to address operand 0.
+    Store(Space),
+    /// Atomic on address operand 0 with value operand 1 (and 2 for cas); returns the old value.
+    Atomic(Space, AtomicKind, Scope),
+}
+
+fn space_name(s: Space) -> String {
+    match s {
+        Space::Global => "global".into(),
+        Space::Shared => "shared".into(),
+        Space::Constant(b) => format!("const{b}"),
+        Space::Scratch => "scratch".into(),
+    }
+}
+
+fn parse_space(s: &str) -> Option<Space> {
+    Some(match s {
+        "global" => Space::Global,
+        "shared" => Space::Shared,
+        "scratch" => Space::Scratch,
+        _ => Space::Constant(s.strip_prefix("const")?.parse().ok()?),
+    })
+}
+
+impl MemOp {
+    /// Number of operands.
+    pub const fn arity(self) -> usize {
+        match self {
+            MemOp::Load(_) => 1,
+            MemOp::Store(_) => 2,
+            MemOp::Atomic(_, AtomicKind::CmpExch, _) => 3,
+            MemOp::Atomic(..) => 2,
+        }
+    }
+    /// The address space.
+    pub const fn space(self) -> Space {
+        match self {
+            MemOp::Load(s) | MemOp::Store(s) | MemOp::Atomic(s, ..) => s,
+        }
+    }
+    /// Text mnemonic.
+    pub fn mnemonic(&self) -> String {
+        match self {
+            MemOp::Load(s) => format!("load.{}", space_name(*s)),
+            MemOp::Store(s) => format!("store.{}", space_name(*s)),
+            MemOp::Atomic(s, k, sc) => {
+                let n = ATOMIC_NAMES.iter().find(|(x, _)| x == k).map(|p| p.1).unwrap_or("add");
+                format!("atomic.{}.{}.{}", n, space_name(*s), sc.name())
+            }
+        }
+    }
+    /// Parse a mnemonic split at dots.
+    pub fn parse(base: &str, mods: &[&str]) -> Option<MemOp> {
+        Some(match (base, mods) {
+            ("load", [s]) => MemOp::Load(parse_space(s)?),
+            ("store", [s]) => MemOp::Store(parse_space(s)?),
+            ("atomic", [k, s, sc]) => {
+                let space = parse_space(s)?;
+                if matches!(space, Space::Constant(_)) {
+                    return None;
+                }
+                MemOp::Atomic(space, ATOMIC_NAMES.iter().find(|(_, n)| n == k)?.0, Scope::parse(sc)?)
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// Apply an atomic's read-modify-write on `bits`-wide values.
+pub fn atomic_apply(kind: AtomicKind, bits: u32, old: u64, v: u64, swap: u64) -> u64 {
+    let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let sx = |x: u64| if bits >= 64 { x as i64 } else { ((x << (64 - bits)) as i64) >> (64 - bits) };
+    let r = match kind {
+        AtomicKind::Add => old.wrapping_add(v),
+        AtomicKind::Min(true) => sx(old).min(sx(v)) as u64,
+        AtomicKind::Min(false) => (old & m).min(v & m),
+        AtomicKind::Max(true) => sx(old).max(sx(v)) as u64,
+        AtomicKind::Max(false) => (old & m).max(v & m),
+        AtomicKind::And => old & v,
+        AtomicKind::Or => old | v,
+        AtomicKind::Xor => old ^ v,
+        AtomicKind::Exch => v,
+        AtomicKind::CmpExch => {
+            if old & m == v & m {
+                swap
+            } else {
+                old
+            }
+        }
+    };
+    r & m
+}

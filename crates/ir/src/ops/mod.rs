@@ -1,0 +1,159 @@
+//! The operations of the SSA IR, one file per family.
+
+pub mod amd;
+pub mod control;
+pub mod conv;
+pub mod float;
+pub mod int;
+pub mod lane;
+pub mod mem;
+
+use crate::ir::{Block, Reg};
+use crate::soft::approx::ApproxFn;
+use control::SyncOp;
+use conv::ConvOp;
+use float::{FCmp, FloatOp};
+use int::IntOp;
+use lane::LaneOp;
+use mem::MemOp;
+
+/// One IR operation. Operands are the instruction's `args`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// Kernel parameter / per-lane input number n.
+    Param(u32),
+    /// Constant bits.
+    Const(u64),
+    /// An undefined value (reads as 0 in the interpreter).
+    Undef,
+    /// Read a machine register (before SSA construction).
+    ReadReg(Reg),
+    /// Write operand 0 to a machine register (before SSA construction).
+    WriteReg(Reg),
+    /// SSA phi: operand i flows in from block i.
+    Phi(Vec<Block>),
+    /// Float arithmetic.
+    Float(FloatOp),
+    /// Float comparison giving b1 (per element; `ftz` flushes inputs).
+    FCmp(FCmp, bool),
+    /// Integer / bitwise operation.
+    Int(IntOp),
+    /// Conversion.
+    Conv(ConvOp),
+    /// Approximate transcendental (`ftz` flushes input and output).
+    Approx(ApproxFn, bool),
+    /// Operand 0 (b1) ? operand 1 : operand 2.
+    Select,
+    /// Reinterpret the bits as the result type (same width).
+    Bitcast,
+    /// Build a vector from its elements (low first).
+    Build,
+    /// Extract element n of a vector.
+    Extract(u8),
+    /// Replace element n of vector operand 0 with operand 1.
+    Insert(u8),
+    /// Memory access.
+    Mem(MemOp),
+    /// Cross-lane operation.
+    Lane(LaneOp),
+    /// Synchronization.
+    Sync(SyncOp),
+}
+
+impl Op {
+    /// Fixed operand count, or None for variadic ops (phi, build).
+    pub fn arity(&self) -> Option<usize> {
+        Some(match self {
+            Op::Param(_) | Op::Const(_) | Op::Undef | Op::ReadReg(_) | Op::Sync(_) => 0,
+            Op::WriteReg(_) | Op::Approx(..) | Op::Bitcast | Op::Extract(_) | Op::Conv(_) => 1,
+            Op::Phi(_) | Op::Build => return None,
+            Op::Float(f) => f.kind.arity(),
+            Op::FCmp(..) | Op::Insert(_) => 2,
+            Op::Int(i) => i.arity(),
+            Op::Select => 3,
+            Op::Mem(m) => m.arity(),
+            Op::Lane(l) => l.arity(),
+        })
+    }
+    /// Whether the op has no effect besides its result (so it may be removed or folded).
+    pub fn is_pure(&self) -> bool {
+        !matches!(
+            self,
+            Op::WriteReg(_) | Op::ReadReg(_) | Op::Mem(_) | Op::Sync(_) | Op::Lane(_) | Op::Param(_)
+        )
+    }
+    /// Whether the op depends on other lanes or on the active mask.
+    pub fn is_cross_lane(&self) -> bool {
+        matches!(self, Op::Lane(_))
+    }
+    /// Whether the op produces no value.
+    pub fn is_void(&self) -> bool {
+        matches!(self, Op::WriteReg(_) | Op::Sync(_) | Op::Mem(MemOp::Store(_)))
+    }
+    /// Text mnemonic (phi, param, const and register ops print their own operands).
+    pub fn mnemonic(&self) -> String {
+        match self {
+            Op::Param(n) => format!("param {n}"),
+            Op::Const(c) => format!("const 0x{c:x}"),
+            Op::Undef => "undef".into(),
+            Op::ReadReg(r) => format!("readreg ${}", r.0),
+            Op::WriteReg(r) => format!("writereg ${}", r.0),
+            Op::Phi(_) => "phi".into(),
+            Op::Float(f) => f.mnemonic(),
+            Op::FCmp(c, ftz) => format!("fcmp.{}{}", c.name(), if *ftz { ".ftz" } else { "" }),
+            Op::Int(i) => i.mnemonic(),
+            Op::Conv(c) => c.mnemonic(),
+            Op::Approx(f, ftz) => format!("approx.{}{}", f.name(), if *ftz { ".ftz" } else { "" }),
+            Op::Select => "select".into(),
+            Op::Bitcast => "bitcast".into(),
+            Op::Build => "build".into(),
+            Op::Extract(i) => format!("extract.{i}"),
+            Op::Insert(i) => format!("insert.{i}"),
+            Op::Mem(m) => m.mnemonic(),
+            Op::Lane(l) => l.mnemonic(),
+            Op::Sync(s) => s.mnemonic(),
+        }
+    }
+    /// Parse a dotted mnemonic of an op whose operands are all values.
+    pub fn parse_simple(m: &str) -> Option<Op> {
+        let mut it = m.split('.');
+        let base = it.next()?;
+        let mods: Vec<&str> = it.collect();
+        let mods = &mods[..];
+        match (base, mods) {
+            ("undef", []) => return Some(Op::Undef),
+            ("select", []) => return Some(Op::Select),
+            ("bitcast", []) => return Some(Op::Bitcast),
+            ("build", []) => return Some(Op::Build),
+            ("extract", [i]) => return Some(Op::Extract(i.parse().ok()?)),
+            ("insert", [i]) => return Some(Op::Insert(i.parse().ok()?)),
+            ("fcmp", [c]) => return Some(Op::FCmp(FCmp::parse(c)?, false)),
+            ("fcmp", [c, "ftz"]) => return Some(Op::FCmp(FCmp::parse(c)?, true)),
+            ("approx", [f, rest @ ..]) => {
+                let func = *ApproxFn::ALL.iter().find(|x| x.name() == *f)?;
+                return match rest {
+                    [] => Some(Op::Approx(func, false)),
+                    ["ftz"] => Some(Op::Approx(func, true)),
+                    _ => None,
+                };
+            }
+            _ => {}
+        }
+        if let Some(f) = FloatOp::parse(base, mods) {
+            return Some(Op::Float(f));
+        }
+        if let Some(i) = IntOp::parse(base, mods) {
+            return Some(Op::Int(i));
+        }
+        if let Some(c) = ConvOp::parse(base, mods) {
+            return Some(Op::Conv(c));
+        }
+        if let Some(x) = MemOp::parse(base, mods) {
+            return Some(Op::Mem(x));
+        }
+        if let Some(x) = LaneOp::parse(base, mods) {
+            return Some(Op::Lane(x));
+        }
+        SyncOp::parse(base, mods).map(Op::Sync)
+    }
+}
