@@ -72,6 +72,8 @@ fn parse_mode(mods: &[&str], extra: &mut dyn FnMut(&str) -> bool) -> Option<Floa
             "sat" => m.sat = true,
             "qnan" => m.nan = soft::NanRule::DefaultQuiet,
             "propnan" => m.nan = soft::NanRule::Propagate,
+            "nvnan64" => m.nan = soft::NanRule::NvF64,
+            "nvnanfirst" => m.nan = soft::NanRule::NvFirst,
             other => {
                 if !extra(other) {
                     return None;

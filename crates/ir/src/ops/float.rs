@@ -240,6 +240,8 @@ impl FloatOp {
                 "omodh" => op.omod = Omod::Div2,
                 "qnan" => op.mode.nan = NanRule::DefaultQuiet,
                 "propnan" => op.mode.nan = NanRule::Propagate,
+                "nvnan64" => op.mode.nan = NanRule::NvF64,
+                "nvnanfirst" => op.mode.nan = NanRule::NvFirst,
                 _ => return None,
             }
         }

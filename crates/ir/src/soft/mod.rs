@@ -149,6 +149,13 @@ pub enum NanRule {
     DefaultQuiet,
     /// IEEE: the first NaN operand, quieted; an invalid operation gives the default quiet NaN.
     Propagate,
+    /// NVIDIA double precision (measured on sm_90): the NaN operand is returned quieted,
+    /// preferring operand 1, then operand 2, then operand 0; an invalid operation gives the
+    /// NVIDIA canonical NaN.
+    NvF64,
+    /// NVIDIA software sequences (f64 division): the first NaN operand, quieted; an invalid
+    /// operation gives the NVIDIA canonical NaN.
+    NvFirst,
 }
 
 impl NanRule {
@@ -158,6 +165,8 @@ impl NanRule {
             NanRule::NvCanonical => "nvnan",
             NanRule::DefaultQuiet => "qnan",
             NanRule::Propagate => "propnan",
+            NanRule::NvF64 => "nvnan64",
+            NanRule::NvFirst => "nvnanfirst",
         }
     }
 }
@@ -351,6 +360,17 @@ pub fn nan_result(fmt: FFmt, rule: NanRule, nans: &[u64]) -> u64 {
     match rule {
         NanRule::NvCanonical => fmt.nv_nan(),
         NanRule::DefaultQuiet => fmt.qnan(),
+        NanRule::NvF64 | NanRule::NvFirst => {
+            let order: &[usize] = if rule == NanRule::NvF64 { &[1, 2, 0] } else { &[0, 1, 2] };
+            for &i in order {
+                if let Some(&n) = nans.get(i) {
+                    if is_nan(fmt, n) {
+                        return n | (1 << (fmt.man_bits() - 1));
+                    }
+                }
+            }
+            fmt.nv_nan()
+        }
         NanRule::Propagate => {
             for &n in nans {
                 if is_nan(fmt, n) {
@@ -400,6 +420,11 @@ fn prep(fmt: FFmt, mode: &FloatMode, x: u64) -> u64 {
 
 /// Round (sign, exp, sig, sticky) with the mode's rounding, then apply FTZ and saturation.
 fn pack_mode(fmt: FFmt, mode: &FloatMode, sign: bool, exp: i32, sig: u128, sticky: bool) -> u64 {
+    // Flush-to-zero detects tininess before rounding: an exact result below the smallest
+    // normal becomes a signed zero even when rounding would have reached the smallest normal.
+    if mode.ftz_out && (127 - sig.leading_zeros() as i32) + exp < 1 - fmt.bias() {
+        return finish(fmt, mode, zero(fmt, sign));
+    }
     finish(fmt, mode, round_pack(fmt, sign, exp, sig, sticky, mode.round, Overflow::Ieee))
 }
 
