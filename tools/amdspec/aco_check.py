@@ -197,6 +197,37 @@ def render(gen, mcpu, matched, renames, missing, extra):
     return L
 
 
+def render_counts():
+    L = []
+    for gen in ("gfx10", "gfx12"):
+        mcpu, path = SPECS[gen]
+        t = ET.parse(os.path.join(ROOT, path))
+        encs = [(e.find("EncodingName").text, e.find("BitCount").text)
+                for e in t.iter("Encoding")]
+        cnt = {}
+        for ins in t.iter("Instruction"):
+            for e in ins.iter("InstructionEncoding"):
+                k = e.find("EncodingName").text
+                cnt[k] = cnt.get(k, 0) + 1
+        n_ins = len(list(t.iter("Instruction")))
+        L.append("**%s** (`%s`, %s): %d encodings, %d instructions, %d instruction encodings."
+                 % (gen, mcpu, path, len(encs), n_ins, sum(cnt.values())))
+        L.append("")
+        L.append("| encoding | bits | instructions |")
+        L.append("|---|---|---|")
+        for n, b in encs:
+            L.append("| %s | %s | %d |" % (n, b, cnt.get(n, 0)))
+        L.append("")
+    return "\n".join(L)
+
+
+def replace_between(s, tag, text):
+    b, e = "<!-- %s:BEGIN -->" % tag, "<!-- %s:END -->" % tag
+    if b in s and e in s:
+        s = s[:s.index(b) + len(b)] + "\n" + text + "\n" + s[s.index(e):]
+    return s
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--csv", default="/work/shared/facts/amd/aco_opcodes_all_gens.csv")
@@ -209,10 +240,9 @@ def main():
     print(text)
     if args.readme and os.path.exists(args.readme):
         s = open(args.readme).read()
-        b, e = "<!-- ACO-CROSSCHECK:BEGIN -->", "<!-- ACO-CROSSCHECK:END -->"
-        if b in s and e in s:
-            s = s[:s.index(b) + len(b)] + "\n" + text + "\n" + s[s.index(e):]
-            open(args.readme, "w").write(s)
+        s = replace_between(s, "ACO-CROSSCHECK", text)
+        s = replace_between(s, "COUNTS", render_counts())
+        open(args.readme, "w").write(s)
 
 
 if __name__ == "__main__":
