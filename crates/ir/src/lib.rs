@@ -7,7 +7,9 @@ pub mod eval;
 pub mod interp;
 pub mod ir;
 pub mod ops;
+pub mod passes;
 pub mod soft;
+pub mod text;
 pub mod types;
 pub mod validate;
 

@@ -3,6 +3,8 @@
 //! program point (reverse post-order block rank, then instruction index) runs next, so lanes
 //! reconverge at the first block they share. Cross-lane ops see that group as the active mask.
 //! Barriers release when every wave has all its live lanes waiting or finished. Deterministic.
+//! Register reads and writes of the pre-SSA form run too, so every pass can be checked by
+//! running the function before and after it.
 
 use crate::eval::eval_pure;
 use crate::ir::{Block, Function, Terminator, Value};
@@ -32,9 +34,6 @@ pub enum InterpError {
     /// More block executions than the configured limit.
     #[error("step limit of {0} exceeded")]
     StepLimit(u64),
-    /// A register read or write survived to execution (run SSA construction first).
-    #[error("register access in {0:?}: the interpreter runs SSA form only")]
-    RegisterAccess(Value),
     /// Bad configuration.
     #[error("bad configuration: {0}")]
     Config(&'static str),
@@ -113,7 +112,8 @@ enum LaneState {
     Done,
 }
 
-/// Run `f` (which must be valid SSA without register accesses) for one workgroup.
+/// Run `f` (which must pass validation) for one workgroup. Machine registers (`readreg` /
+/// `writereg`) are per-thread and start at 0, as undefined SSA values read 0.
 pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<Outcome, InterpError> {
     crate::validate::validate(f)?;
     if cfg.wave_size != 32 && cfg.wave_size != 64 {
@@ -147,9 +147,6 @@ pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<
                 phis.push((v.index(), bs.iter().copied().zip(inst.args.iter().map(|a| a.index())).collect()));
                 continue;
             }
-            if matches!(inst.op, Op::ReadReg(_) | Op::WriteReg(_)) {
-                return Err(InterpError::RegisterAccess(v));
-            }
             let mut args = [0usize; 4];
             for (i, a) in inst.args.iter().take(4).enumerate() {
                 args[i] = a.index();
@@ -176,6 +173,7 @@ pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<
         inputs,
         mem,
         scratch: vec![0u8; cfg.scratch_bytes * threads],
+        regfile: vec![0u64; f.regs.len() * threads],
         outputs: vec![Vec::new(); threads],
         lane_ops: 0,
         rank,
@@ -286,6 +284,7 @@ struct Machine<'a> {
     inputs: &'a [Input],
     mem: Memory,
     scratch: Vec<u8>,
+    regfile: Vec<u64>,
     outputs: Vec<Vec<u64>>,
     lane_ops: u64,
     rank: Vec<u32>,
@@ -385,7 +384,18 @@ impl Machine<'_> {
                 }
             }
             Op::Sync(_) => {}
-            Op::ReadReg(_) | Op::WriteReg(_) => return Err(InterpError::RegisterAccess(Value(ci.v as u32))),
+            Op::ReadReg(r) => {
+                for l in lanes() {
+                    let t = base + l;
+                    self.regs[ci.v * th + t] = self.regfile[r.0 as usize * th + t];
+                }
+            }
+            Op::WriteReg(r) => {
+                for l in lanes() {
+                    let t = base + l;
+                    self.regfile[r.0 as usize * th + t] = self.regs[ci.args[0] * th + t];
+                }
+            }
             _ => {}
         }
         Ok(())

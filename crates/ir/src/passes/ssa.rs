@@ -1,0 +1,200 @@
+//! SSA construction from register reads and writes (Braun et al. 2013, "Simple and Efficient
+//! Construction of Static Single Assignment Form"): on-the-fly phis, sealed blocks, removal of
+//! trivial phis.
+
+use super::{replace_uses, resolve};
+use crate::ir::{Block, Function, InstData, Reg, Value};
+use crate::ops::Op;
+use std::collections::HashMap;
+
+struct Ssa {
+    defs: HashMap<(Reg, Block), Value>,
+    sealed: Vec<bool>,
+    incomplete: Vec<Vec<(Reg, Value)>>,
+    preds: Vec<Vec<Block>>,
+    repl: HashMap<Value, Value>,
+    phi_users: HashMap<Value, Vec<Value>>,
+    new_phis: Vec<Vec<Value>>,
+    undefs: Vec<Value>,
+}
+
+impl Ssa {
+    fn write(&mut self, r: Reg, b: Block, v: Value) {
+        self.defs.insert((r, b), v);
+    }
+
+    fn read(&mut self, f: &mut Function, r: Reg, b: Block) -> Value {
+        if let Some(&v) = self.defs.get(&(r, b)) {
+            return resolve(&self.repl, v);
+        }
+        let ty = f.regs[r.0 as usize];
+        let v = if !self.sealed[b.index()] {
+            let phi = self.new_phi(f, b, ty);
+            self.incomplete[b.index()].push((r, phi));
+            phi
+        } else if self.preds[b.index()].len() == 1 {
+            let p = self.preds[b.index()][0];
+            self.read(f, r, p)
+        } else if self.preds[b.index()].is_empty() {
+            let u = f.create(Op::Undef, vec![], Some(ty), true);
+            self.undefs.push(u);
+            u
+        } else {
+            let phi = self.new_phi(f, b, ty);
+            self.write(r, b, phi);
+            self.add_operands(f, r, phi, b)
+        };
+        self.write(r, b, v);
+        v
+    }
+
+    fn new_phi(&mut self, f: &mut Function, b: Block, ty: crate::types::Type) -> Value {
+        let v = f.create(Op::Phi(vec![]), vec![], Some(ty), false);
+        self.new_phis[b.index()].push(v);
+        v
+    }
+
+    fn add_operands(&mut self, f: &mut Function, r: Reg, phi: Value, b: Block) -> Value {
+        for p in self.preds[b.index()].clone() {
+            let v = self.read(f, r, p);
+            if let Op::Phi(bs) = &mut f.insts[phi].op {
+                bs.push(p);
+            }
+            f.insts[phi].args.push(v);
+            if matches!(f.insts[v].op, Op::Phi(_)) {
+                self.phi_users.entry(v).or_default().push(phi);
+            }
+        }
+        self.try_remove_trivial(f, phi)
+    }
+
+    fn try_remove_trivial(&mut self, f: &mut Function, phi: Value) -> Value {
+        let mut same: Option<Value> = None;
+        for &a in &f.insts[phi].args {
+            let a = resolve(&self.repl, a);
+            if Some(a) == same || a == phi {
+                continue;
+            }
+            if same.is_some() {
+                return phi;
+            }
+            same = Some(a);
+        }
+        let same = match same {
+            Some(s) => s,
+            None => {
+                let ty = f.insts[phi].ty;
+                let u = f.create(Op::Undef, vec![], ty, true);
+                self.undefs.push(u);
+                u
+            }
+        };
+        self.repl.insert(phi, same);
+        for user in self.phi_users.remove(&phi).unwrap_or_default() {
+            if user != phi && resolve(&self.repl, user) == user {
+                self.try_remove_trivial(f, user);
+            }
+        }
+        same
+    }
+
+    fn seal(&mut self, f: &mut Function, b: Block) {
+        for (r, phi) in std::mem::take(&mut self.incomplete[b.index()]) {
+            self.add_operands(f, r, phi, b);
+        }
+        self.sealed[b.index()] = true;
+    }
+}
+
+/// Replace every `readreg`/`writereg` with SSA values and phis. Returns whether anything changed.
+pub fn run(f: &mut Function) -> bool {
+    let has_regs = f
+        .layout
+        .iter()
+        .any(|b| f.blocks[*b].insts.iter().any(|v| matches!(f.insts[*v].op, Op::ReadReg(_) | Op::WriteReg(_))));
+    if !has_regs {
+        return false;
+    }
+    let nb = f.blocks.len();
+    let rpo = f.reverse_postorder();
+    let preds = f.predecessors();
+    let mut st = Ssa {
+        defs: HashMap::new(),
+        sealed: vec![false; nb],
+        incomplete: vec![Vec::new(); nb],
+        preds,
+        repl: HashMap::new(),
+        phi_users: HashMap::new(),
+        new_phis: vec![Vec::new(); nb],
+        undefs: Vec::new(),
+    };
+    let mut filled = vec![false; nb];
+    let try_seal = |st: &mut Ssa, f: &mut Function, filled: &[bool]| {
+        for &b in &rpo {
+            if !st.sealed[b.index()] && st.preds[b.index()].iter().all(|p| filled[p.index()]) {
+                st.seal(f, b);
+            }
+        }
+    };
+    try_seal(&mut st, f, &filled);
+    for &b in &rpo {
+        let insts = std::mem::take(&mut f.blocks[b].insts);
+        let mut kept = Vec::with_capacity(insts.len());
+        for v in insts {
+            match f.insts[v].op.clone() {
+                Op::WriteReg(r) => {
+                    let a = resolve(&st.repl, f.insts[v].args[0]);
+                    st.write(r, b, a);
+                }
+                Op::ReadReg(r) => {
+                    let x = st.read(f, r, b);
+                    st.repl.insert(v, x);
+                }
+                _ => {
+                    for a in f.insts[v].args.iter_mut() {
+                        *a = resolve(&st.repl, *a);
+                    }
+                    kept.push(v);
+                }
+            }
+        }
+        f.blocks[b].insts = kept;
+        filled[b.index()] = true;
+        try_seal(&mut st, f, &filled);
+    }
+    // Seal whatever is left (blocks unreachable from the entry are not in RPO).
+    for &b in &rpo {
+        if !st.sealed[b.index()] {
+            st.seal(f, b);
+        }
+    }
+    // Place the surviving phis at their block starts and the undefs at the entry.
+    for &b in &rpo {
+        let phis: Vec<Value> =
+            st.new_phis[b.index()].iter().copied().filter(|p| resolve(&st.repl, *p) == *p).collect();
+        if !phis.is_empty() {
+            let mut insts = phis;
+            insts.extend(std::mem::take(&mut f.blocks[b].insts));
+            f.blocks[b].insts = insts;
+        }
+    }
+    if let Some(entry) = f.entry() {
+        let undefs: Vec<Value> = st.undefs.iter().copied().filter(|u| resolve(&st.repl, *u) == *u).collect();
+        let mut insts = undefs;
+        insts.extend(std::mem::take(&mut f.blocks[entry].insts));
+        f.blocks[entry].insts = insts;
+    }
+    // Blocks unreachable from the entry keep no register accesses either.
+    for b in f.layout.clone() {
+        if !rpo.contains(&b) {
+            let insts = std::mem::take(&mut f.blocks[b].insts);
+            f.blocks[b].insts = insts
+                .into_iter()
+                .filter(|v| !matches!(f.insts[*v].op, Op::ReadReg(_) | Op::WriteReg(_)))
+                .collect();
+        }
+    }
+    replace_uses(f, &st.repl);
+    let _ = InstData::clone;
+    true
+}
