@@ -20,39 +20,65 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use thiserror::Error;
 
-/// Print a function.
+/// Print a function. Values and blocks are numbered densely in layout order, so printing is
+/// stable across passes that create and delete instructions, and parse-print is the identity.
 pub fn print(f: &Function) -> String {
+    let mut vnum: HashMap<Value, usize> = HashMap::new();
+    let mut bnum: HashMap<Block, usize> = HashMap::new();
+    for (i, &b) in f.layout.iter().enumerate() {
+        bnum.insert(b, i);
+        for &v in &f.blocks[b].insts {
+            if f.insts[v].ty.is_some() {
+                let n = vnum.len();
+                vnum.entry(v).or_insert(n);
+            }
+        }
+    }
+    let mut extra = vnum.len();
+    let mut vn = |v: Value| -> String {
+        let n = *vnum.entry(v).or_insert_with(|| {
+            extra += 1;
+            extra - 1
+        });
+        format!("%{n}")
+    };
+    let bn = |b: Block| match bnum.get(&b) {
+        Some(n) => format!("bb{n}"),
+        None => format!("bb_deleted{}", b.0),
+    };
     let mut s = String::new();
     let _ = writeln!(s, "func @{} {{", f.name);
     for (i, t) in f.regs.iter().enumerate() {
         let _ = writeln!(s, "  reg ${i}: {t}");
     }
-    let vs = |v: &[Value]| v.iter().map(|x| format!("%{}", x.0)).collect::<Vec<_>>().join(", ");
     for &b in &f.layout {
-        let _ = writeln!(s, "bb{}:", b.0);
+        let _ = writeln!(s, "{}:", bn(b));
         for &v in &f.blocks[b].insts {
             let inst = &f.insts[v];
             s.push_str("  ");
             if let Some(t) = inst.ty {
-                let _ = write!(s, "%{}: {}{} = ", v.0, if inst.uniform { "uni " } else { "" }, t);
+                let _ = write!(s, "{}: {}{} = ", vn(v), if inst.uniform { "uni " } else { "" }, t);
             }
             s.push_str(&inst.op.mnemonic());
+            let args: Vec<String> = inst.args.iter().map(|a| vn(*a)).collect();
             if let Op::Phi(bs) = &inst.op {
-                let parts: Vec<String> =
-                    bs.iter().zip(&inst.args).map(|(b, a)| format!("[bb{}: %{}]", b.0, a.0)).collect();
+                let parts: Vec<String> = bs.iter().zip(&args).map(|(b, a)| format!("[{}: {}]", bn(*b), a)).collect();
                 let _ = write!(s, " {}", parts.join(", "));
             } else if matches!(inst.op, Op::WriteReg(_)) {
-                let _ = write!(s, ", {}", vs(&inst.args));
-            } else if !inst.args.is_empty() {
-                let _ = write!(s, " {}", vs(&inst.args));
+                let _ = write!(s, ", {}", args.join(", "));
+            } else if !args.is_empty() {
+                let _ = write!(s, " {}", args.join(", "));
             }
             s.push('\n');
         }
         let _ = match &f.blocks[b].term {
-            Terminator::Jump(t) => writeln!(s, "  br bb{}", t.0),
-            Terminator::Branch(c, t, e) => writeln!(s, "  cbr %{}, bb{}, bb{}", c.0, t.0, e.0),
+            Terminator::Jump(t) => writeln!(s, "  br {}", bn(*t)),
+            Terminator::Branch(c, t, e) => writeln!(s, "  cbr {}, {}, {}", vn(*c), bn(*t), bn(*e)),
             Terminator::Return(v) if v.is_empty() => writeln!(s, "  ret"),
-            Terminator::Return(v) => writeln!(s, "  ret {}", vs(v)),
+            Terminator::Return(v) => {
+                let vs: Vec<String> = v.iter().map(|x| vn(*x)).collect();
+                writeln!(s, "  ret {}", vs.join(", "))
+            }
         };
     }
     s.push_str("}\n");
