@@ -413,10 +413,25 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
                 *slot = n as u16;
             }
         }
-        let idents: Vec<String> = e.idents.iter().map(|v| format!("{v:#x}")).collect();
+        // Identifiers that list one value per opcode collapse to the values outside the OP
+        // field: the opcode map then decides which opcodes exist.
+        let mut opbits: u128 = 0;
+        if let Some(f) = opf {
+            for &(o, c) in &f.ranges {
+                opbits |= ((1u128 << c) - 1) << o;
+            }
+        }
+        let (mask, mut reduced) = if opf.is_some() && e.idents.len() > 1 {
+            (e.mask & !opbits, e.idents.iter().map(|v| v & e.mask & !opbits).collect::<Vec<_>>())
+        } else {
+            (e.mask, e.idents.clone())
+        };
+        reduced.sort();
+        reduced.dedup();
+        let idents: Vec<String> = reduced.iter().map(|v| format!("{v:#x}")).collect();
         let fields: Vec<String> = e.fields.iter().map(field_lit).collect();
         writeln!(w, "    Encoding {{ name: {:?}, bits: {}, mask: {:#x}, idents: &[{}], op: {}, fields: &[{}], opmap: &[{}] }},",
-            e.name, e.bits, e.mask, idents.join(", "),
+            e.name, e.bits, mask, idents.join(", "),
             opf.map(|f| format!("Some({})", field_lit(f))).unwrap_or_else(|| "None".into()),
             fields.join(", "),
             map.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")).unwrap();

@@ -207,16 +207,23 @@ impl<Op> Tables<Op> {
             | (w.get(1).copied().unwrap_or(0) as u128) << 32
             | (w.get(2).copied().unwrap_or(0) as u128) << 64
             | (w.get(3).copied().unwrap_or(0) as u128) << 96;
+        let mut known_encoding = None;
         for &c in cands.iter() {
             let e = &self.encodings[c as usize];
             let x = lo & e.mask;
             if e.idents.iter().any(|&id| id == x) {
                 let ie = match &e.op {
                     Some(f) => e.opmap.get(f.get(w) as usize).copied().filter(|&v| v != u16::MAX),
-                    None => None,
+                    None => e.opmap.first().copied().filter(|&v| v != u16::MAX),
                 };
-                return Some((c as u16, ie));
+                if ie.is_some() {
+                    return Some((c as u16, ie));
+                }
+                known_encoding.get_or_insert((c as u16, None));
             }
+        }
+        if known_encoding.is_some() {
+            return known_encoding;
         }
         None
     }

@@ -1,7 +1,10 @@
 //! AMD plugins (gfx1013, gfx1201): decoding and encoding shared by both generations.
 //! Printing lives with each generation (`crate::gfx10`, `crate::gfx12`).
 
+pub mod formats;
 pub mod operands;
+pub mod print;
+pub mod symbols;
 
 use crate::spec::{Encoding, InstEncoding, Tables};
 use crate::{gfx10, gfx12, Decoded, DecodeError, Isa, IsaPlugin, MAX_WORDS};

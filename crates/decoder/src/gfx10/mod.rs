@@ -1,4 +1,4 @@
-//! AMD gfx1013 (RDNA1): tables generated from isa-specs/amd/gfx10.xml.
+//! AMD gfx1013 (RDNA1): tables generated from isa-specs/amd/gfx10.xml, and the families' printers.
 
 #[allow(missing_docs, clippy::all)]
 mod tables {
@@ -6,4 +6,13 @@ mod tables {
 }
 pub use tables::*;
 
+mod canon;
+mod ds;
+mod exp;
+mod flat;
+mod mimg;
+mod mubuf;
 mod print;
+mod smem;
+mod sop;
+mod vop;

@@ -1,19 +1,30 @@
-//! LLVM-syntax printer.
+//! gfx1013 printer in LLVM's syntax: dispatch by encoding to the family printers.
 
-use super::Op;
-use crate::amd::{operands, Amd, Generation};
+use super::{enc, Op};
+use crate::amd::operands::GFX10_SCALARS;
+use crate::amd::print::Ctx;
+use crate::amd::{Amd, Generation};
 use crate::Decoded;
 
 impl Generation for Op {
-    fn print(p: &Amd<Self>, d: &Decoded, _addr: u64, out: &mut String) {
-        let t = p.tables();
-        let ie = p.inst_encoding(d);
-        out.push_str(t.instructions[ie.inst as usize].mnemonic);
-        for (k, op) in ie.operands.iter().enumerate() {
-            out.push_str(if k == 0 { " " } else { ", " });
-            operands::generic(t, out, op, &d.words);
+    fn print(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String) {
+        let c = Ctx::new(p.tables(), d, &GFX10_SCALARS, addr);
+        match d.enc {
+            enc::ENC_SOP1 | enc::ENC_SOP2 | enc::ENC_SOPK | enc::ENC_SOPC | enc::ENC_SOPP => {
+                super::sop::print(&c, out)
+            }
+            enc::ENC_SMEM => super::smem::print(&c, out),
+            enc::ENC_DS => super::ds::print(&c, out),
+            enc::ENC_MUBUF | enc::ENC_MTBUF => super::mubuf::print(&c, out),
+            enc::ENC_MIMG => super::mimg::print(&c, out),
+            enc::ENC_FLAT | enc::ENC_FLAT_GLBL | enc::ENC_FLAT_SCRATCH => super::flat::print(&c, out),
+            enc::ENC_EXP => super::exp::print_exp(&c, out),
+            enc::ENC_VINTRP => super::exp::print_vintrp(&c, out),
+            _ => super::vop::print(&c, out),
         }
     }
 
-    fn canonicalize(_p: &Amd<Self>, _d: &mut Decoded) {}
+    fn canonicalize(p: &Amd<Self>, d: &mut Decoded) {
+        super::canon::canonicalize(p, d)
+    }
 }

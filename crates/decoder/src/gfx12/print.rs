@@ -1,7 +1,7 @@
 //! LLVM-syntax printer.
 
 use super::Op;
-use crate::amd::{operands, Amd, Generation};
+use crate::amd::{Amd, Generation};
 use crate::Decoded;
 
 impl Generation for Op {
@@ -11,7 +11,11 @@ impl Generation for Op {
         out.push_str(t.instructions[ie.inst as usize].mnemonic);
         for (k, op) in ie.operands.iter().enumerate() {
             out.push_str(if k == 0 { " " } else { ", " });
-            operands::generic(t, out, op, &d.words);
+            let v = op.field.map(|f| f.get(&d.words)).unwrap_or(0);
+            match t.operand_types[op.ty as usize].lookup(v as i64) {
+                Some(n) => out.push_str(n),
+                None => out.push_str(&v.to_string()),
+            }
         }
     }
 

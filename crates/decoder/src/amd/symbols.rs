@@ -1,0 +1,209 @@
+//! Symbolic operands as LLVM 22 prints them: s_waitcnt counters, sendmsg, hwreg, depctr, export
+//! targets, data formats. The names are facts read off llvm-mc-22 (see tools/amdspec).
+
+use std::fmt::Write as _;
+
+/// gfx10 hardware register names by id.
+pub const HWREG_GFX10: &[(u32, &str)] = &[
+    (1, "HW_REG_MODE"),
+    (2, "HW_REG_STATUS"),
+    (3, "HW_REG_TRAPSTS"),
+    (5, "HW_REG_GPR_ALLOC"),
+    (6, "HW_REG_LDS_ALLOC"),
+    (7, "HW_REG_IB_STS"),
+    (15, "HW_REG_SH_MEM_BASES"),
+    (16, "HW_REG_TBA_LO"),
+    (17, "HW_REG_TBA_HI"),
+    (18, "HW_REG_TMA_LO"),
+    (19, "HW_REG_TMA_HI"),
+    (20, "HW_REG_FLAT_SCR_LO"),
+    (21, "HW_REG_FLAT_SCR_HI"),
+    (22, "HW_REG_XNACK_MASK"),
+    (23, "HW_REG_HW_ID1"),
+    (24, "HW_REG_HW_ID2"),
+    (25, "HW_REG_POPS_PACKER"),
+];
+
+/// gfx12 hardware register names by id.
+pub const HWREG_GFX12: &[(u32, &str)] = &[
+    (1, "HW_REG_WAVE_MODE"),
+    (2, "HW_REG_WAVE_STATUS"),
+    (4, "HW_REG_WAVE_STATE_PRIV"),
+    (5, "HW_REG_WAVE_GPR_ALLOC"),
+    (6, "HW_REG_WAVE_LDS_ALLOC"),
+    (7, "HW_REG_IB_STS"),
+    (10, "HW_REG_PERF_SNAPSHOT_DATA"),
+    (11, "HW_REG_PERF_SNAPSHOT_PC_LO"),
+    (12, "HW_REG_PERF_SNAPSHOT_PC_HI"),
+    (15, "HW_REG_PERF_SNAPSHOT_DATA1"),
+    (16, "HW_REG_PERF_SNAPSHOT_DATA2"),
+    (17, "HW_REG_WAVE_EXCP_FLAG_PRIV"),
+    (18, "HW_REG_WAVE_EXCP_FLAG_USER"),
+    (19, "HW_REG_WAVE_TRAP_CTRL"),
+    (20, "HW_REG_WAVE_SCRATCH_BASE_LO"),
+    (21, "HW_REG_WAVE_SCRATCH_BASE_HI"),
+    (23, "HW_REG_WAVE_HW_ID1"),
+    (24, "HW_REG_WAVE_HW_ID2"),
+    (26, "HW_REG_WAVE_SCHED_MODE"),
+    (29, "HW_REG_SHADER_CYCLES_LO"),
+    (30, "HW_REG_SHADER_CYCLES_HI"),
+    (31, "HW_REG_WAVE_DVGPR_ALLOC_LO"),
+    (32, "HW_REG_WAVE_DVGPR_ALLOC_HI"),
+];
+
+fn lookup(table: &[(u32, &'static str)], v: u32) -> Option<&'static str> {
+    table.iter().find(|e| e.0 == v).map(|e| e.1)
+}
+
+/// `hwreg(NAME)` or `hwreg(NAME, offset, size)`; unknown ids print as numbers.
+pub fn hwreg(out: &mut String, v: u32, table: &[(u32, &'static str)]) {
+    let id = v & 0x3f;
+    let off = (v >> 6) & 0x1f;
+    let size = ((v >> 11) & 0x1f) + 1;
+    out.push_str("hwreg(");
+    match lookup(table, id) {
+        Some(n) => out.push_str(n),
+        None => {
+            let _ = write!(out, "{id}");
+        }
+    }
+    if !(off == 0 && size == 32) {
+        let _ = write!(out, ", {off}, {size}");
+    }
+    out.push(')');
+}
+
+/// gfx10 `s_waitcnt`: counters not at their maximum; all three when every one is.
+pub fn waitcnt_gfx10(out: &mut String, v: u32) {
+    let vm = (v & 0xf) | ((v >> 14) & 3) << 4;
+    let exp = (v >> 4) & 7;
+    let lgkm = (v >> 8) & 0x3f;
+    let all = vm == 63 && exp == 7 && lgkm == 63;
+    let mut first = true;
+    let mut put = |out: &mut String, name: &str, n: u32| {
+        if !first {
+            out.push(' ');
+        }
+        first = false;
+        let _ = write!(out, "{name}({n})");
+    };
+    if vm != 63 || all {
+        put(out, "vmcnt", vm);
+    }
+    if exp != 7 || all {
+        put(out, "expcnt", exp);
+    }
+    if lgkm != 63 || all {
+        put(out, "lgkmcnt", lgkm);
+    }
+}
+
+const MSG_GFX10: &[(u32, &str)] = &[
+    (1, "MSG_INTERRUPT"),
+    (2, "MSG_GS"),
+    (3, "MSG_GS_DONE"),
+    (4, "MSG_SAVEWAVE"),
+    (5, "MSG_STALL_WAVE_GEN"),
+    (6, "MSG_HALT_WAVES"),
+    (7, "MSG_ORDERED_PS_DONE"),
+    (8, "MSG_EARLY_PRIM_DEALLOC"),
+    (9, "MSG_GS_ALLOC_REQ"),
+    (10, "MSG_GET_DOORBELL"),
+    (11, "MSG_GET_DDID"),
+    (15, "MSG_SYSMSG"),
+];
+const GS_OPS: [&str; 4] = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
+const SYSMSG_OPS: [&str; 5] =
+    ["", "SYSMSG_OP_ECC_ERR_INTERRUPT", "SYSMSG_OP_REG_RD", "SYSMSG_OP_HOST_TRAP_ACK", "SYSMSG_OP_TTRACE_PC"];
+
+/// gfx10 `sendmsg(...)`: symbolic when id, operation and stream are valid together.
+pub fn sendmsg_gfx10(out: &mut String, v: u32) {
+    let id = v & 0xf;
+    let op = (v >> 4) & 7;
+    let stream = (v >> 8) & 3;
+    let name = lookup(MSG_GFX10, id);
+    let sym = match (id, name) {
+        (2 | 3, Some(n)) => {
+            if op == 0 && id == 2 {
+                None
+            } else if op == 0 {
+                (stream == 0).then(|| format!("{n}, {}", GS_OPS[0]))
+            } else if (op as usize) < 4 {
+                Some(format!("{n}, {}, {stream}", GS_OPS[op as usize]))
+            } else {
+                None
+            }
+        }
+        (15, Some(n)) => {
+            ((1..=4).contains(&op) && stream == 0).then(|| format!("{n}, {}", SYSMSG_OPS[op as usize]))
+        }
+        (_, Some(n)) => (op == 0 && stream == 0).then(|| n.to_string()),
+        _ => None,
+    };
+    if v >> 10 != 0 {
+        let _ = write!(out, "{v}");
+        return;
+    }
+    match sym {
+        Some(s) => {
+            let _ = write!(out, "sendmsg({s})");
+        }
+        None => {
+            let _ = write!(out, "sendmsg({id}, {op}, {stream})");
+        }
+    }
+}
+
+/// gfx10 `s_waitcnt_depctr` operand.
+pub fn depctr(out: &mut String, v: u32) {
+    // Fields (name, shift, width); printed when not at their all-ones default.
+    const F: &[(&str, u32, u32)] = &[
+        ("depctr_hold_cnt", 7, 1),
+        ("depctr_sa_sdst", 0, 1),
+        ("depctr_va_vdst", 12, 4),
+        ("depctr_va_sdst", 9, 3),
+        ("depctr_va_ssrc", 8, 1),
+        ("depctr_va_vcc", 1, 1),
+        ("depctr_vm_vsrc", 2, 3),
+    ];
+    let known: u32 = F.iter().map(|(_, s, w)| ((1 << w) - 1) << s).sum();
+    if v & !known & 0xffff != 0 {
+        let _ = write!(out, "0x{v:x}");
+        return;
+    }
+    let mut first = true;
+    for (n, s, w) in F {
+        let x = (v >> s) & ((1 << w) - 1);
+        if x != (1 << w) - 1 {
+            if !first {
+                out.push(' ');
+            }
+            first = false;
+            let _ = write!(out, "{n}({x})");
+        }
+    }
+    if first {
+        let _ = write!(out, "0x{v:x}");
+    }
+}
+
+/// Export target names (gfx10 and gfx12 share them; gfx12 has no param targets).
+pub fn exp_target(out: &mut String, t: u32) {
+    match t {
+        0..=7 => {
+            let _ = write!(out, "mrt{t}");
+        }
+        8 => out.push_str("mrtz"),
+        9 => out.push_str("null"),
+        12..=16 => {
+            let _ = write!(out, "pos{}", t - 12);
+        }
+        20 => out.push_str("prim"),
+        32..=63 => {
+            let _ = write!(out, "param{}", t - 32);
+        }
+        _ => {
+            let _ = write!(out, "invalid_target_{t}");
+        }
+    }
+}

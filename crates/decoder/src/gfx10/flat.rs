@@ -1,0 +1,56 @@
+//! FLAT, GLOBAL and SCRATCH memory instructions.
+
+use super::{fields::ENC_FLAT as F, Op};
+use crate::amd::operands;
+use crate::amd::print::Ctx;
+use std::fmt::Write as _;
+
+/// Prints a flat, global or scratch instruction.
+pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
+    out.push_str(c.mnemonic());
+    let seg = c.enc_name();
+    let saddr = c.f(F::SADDR);
+    let saddr_off = saddr == 0x7d || saddr == 0x7f;
+    let mut k = 0;
+    for op in c.ie.operands {
+        out.push_str(if k == 0 { " " } else { ", " });
+        k += 1;
+        let v = c.val(op);
+        match c.field_name(op) {
+            "ADDR" => {
+                if seg == "ENC_FLAT_SCRATCH" && !saddr_off {
+                    out.push_str("off");
+                } else if seg == "ENC_FLAT_GLBL" && !saddr_off {
+                    operands::vgpr(out, v, 32);
+                } else {
+                    operands::vgpr(out, v, op.size);
+                }
+            }
+            "SADDR" => {
+                if saddr_off {
+                    out.push_str("off");
+                } else {
+                    c.sreg(out, saddr, if seg == "ENC_FLAT_GLBL" { 64 } else { 32 });
+                }
+            }
+            _ => operands::vgpr(out, v, op.size),
+        }
+    }
+    let raw = c.f(F::OFFSET);
+    let off = if seg == "ENC_FLAT" { raw as i32 } else { ((raw << 20) as i32) >> 20 };
+    if off != 0 {
+        let _ = write!(out, " offset:{off}");
+    }
+    if c.f(F::GLC) != 0 {
+        out.push_str(" glc");
+    }
+    if c.f(F::SLC) != 0 {
+        out.push_str(" slc");
+    }
+    if c.f(F::DLC) != 0 {
+        out.push_str(" dlc");
+    }
+    if c.f(F::LDS) != 0 {
+        out.push_str(" lds");
+    }
+}

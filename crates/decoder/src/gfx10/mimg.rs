@@ -1,0 +1,154 @@
+//! MIMG: image loads, stores, samples, gathers, atomics and BVH ray intersection.
+
+use super::{fields::ENC_MIMG as F, Op};
+use crate::amd::operands;
+use crate::amd::print::Ctx;
+use std::fmt::Write as _;
+
+const DIMS: [&str; 8] = [
+    "SQ_RSRC_IMG_1D",
+    "SQ_RSRC_IMG_2D",
+    "SQ_RSRC_IMG_3D",
+    "SQ_RSRC_IMG_CUBE",
+    "SQ_RSRC_IMG_1D_ARRAY",
+    "SQ_RSRC_IMG_2D_ARRAY",
+    "SQ_RSRC_IMG_2D_MSAA",
+    "SQ_RSRC_IMG_2D_MSAA_ARRAY",
+];
+
+/// (coordinates, gradient dimensions) per dim.
+const DIM_COORDS: [(u32, u32); 8] = [(1, 1), (2, 2), (3, 3), (3, 2), (2, 1), (3, 2), (3, 2), (4, 2)];
+
+/// Address dwords an image instruction reads, from its name, dim and a16 (LLVM's rule).
+pub fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
+    if m.starts_with("image_bvh64") {
+        return if a16 { 9 } else { 12 };
+    }
+    if m.starts_with("image_bvh") {
+        return if a16 { 8 } else { 11 };
+    }
+    let (coords, grads) = DIM_COORDS[dim & 7];
+    let parts: Vec<&str> = m.split('_').skip(2).collect();
+    let has = |s: &str| parts.contains(&s);
+    let mut extra = 0;
+    let mut lod_clamp_mip = 0;
+    let mut grad = 0;
+    if m.starts_with("image_get_resinfo") {
+        return 1;
+    }
+    if has("o") {
+        extra += 1;
+    }
+    if has("b") {
+        extra += 1;
+    }
+    if has("c") {
+        extra += 1;
+    }
+    if has("d") || has("cd") {
+        grad = 2 * grads;
+    }
+    if has("l") || has("cl") || has("mip") {
+        lod_clamp_mip += 1;
+    }
+    if has("cl") && has("l") {
+        lod_clamp_mip += 1;
+    }
+    let coords = if m.starts_with("image_get_lod") { coords } else { coords };
+    if a16 {
+        // 16-bit addresses: gradients pack per dimension pair, coordinates with lod/clamp.
+        let g = if grad == 0 { 0 } else if grads == 1 { 2 } else { grad / 2 + (grads & 1) * 0 };
+        extra + g + (coords + lod_clamp_mip).div_ceil(2)
+    } else {
+        extra + grad + coords + lod_clamp_mip
+    }
+}
+
+/// Prints an image instruction.
+pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
+    let m = c.mnemonic();
+    out.push_str(m);
+    let bvh = m.starts_with("image_bvh");
+    let dmask = c.f(F::DMASK);
+    let dim = c.f(F::DIM) as usize;
+    let a16 = c.f(F::A16) != 0;
+    let d16 = c.f(F::D16) != 0;
+    let tfe = c.f(F::TFE) != 0 || c.f(F::LWE) != 0;
+    let nsa = c.f(F::NSA);
+    let mut k = 0;
+    for op in c.ie.operands {
+        out.push_str(if k == 0 { " " } else { ", " });
+        k += 1;
+        let v = c.val(op);
+        match c.field_name(op) {
+            "VDATA" => {
+                let mut n = if bvh {
+                    4
+                } else if m.starts_with("image_gather4") || m.starts_with("image_msaa_load") {
+                    4
+                } else {
+                    dmask.count_ones().max(1)
+                };
+                if d16 {
+                    n = n.div_ceil(2);
+                }
+                if tfe {
+                    n += 1;
+                }
+                operands::vgpr(out, v, (n * 32) as u16);
+            }
+            "VADDR" => {
+                let n = address_count(m, dim, a16);
+                if nsa != 0 {
+                    out.push('[');
+                    for i in 0..n {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        let r = if i == 0 { v } else { c.d.words[2 + (i as usize - 1) / 4] >> (8 * ((i - 1) % 4)) & 0xff };
+                        operands::vgpr(out, r, 32);
+                    }
+                    out.push(']');
+                } else {
+                    let n = if n > 12 { 16 } else { n };
+                    operands::vgpr(out, v, (n * 32) as u16);
+                }
+            }
+            "SRSRC" => c.sreg(out, v * 4, if c.f(F::R128) != 0 || bvh { 128 } else { op.size }),
+            "SSAMP" => c.sreg(out, v * 4, 128),
+            _ => c.sreg(out, v, op.size),
+        }
+    }
+    if !bvh {
+        let _ = write!(out, " dmask:0x{dmask:x} dim:{}", DIMS[dim]);
+        if c.f(F::UNORM) != 0 {
+            out.push_str(" unorm");
+        }
+        if c.f(F::DLC) != 0 {
+            out.push_str(" dlc");
+        }
+        if c.f(F::GLC) != 0 {
+            out.push_str(" glc");
+        }
+        if c.f(F::SLC) != 0 {
+            out.push_str(" slc");
+        }
+        if c.f(F::R128) != 0 {
+            out.push_str(" r128");
+        }
+    }
+    if a16 {
+        out.push_str(" a16");
+    }
+    if !bvh {
+        if c.f(F::TFE) != 0 {
+            out.push_str(" tfe");
+        }
+        if c.f(F::LWE) != 0 {
+            out.push_str(" lwe");
+        }
+        if d16 {
+            out.push_str(" d16");
+        }
+    }
+}

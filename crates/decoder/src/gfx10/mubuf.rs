@@ -1,0 +1,71 @@
+//! MUBUF and MTBUF: buffer loads, stores, atomics and typed buffer access.
+
+use super::{fields::ENC_MUBUF as F, fields::ENC_MTBUF as T, Op};
+use crate::amd::formats;
+use crate::amd::operands::{self, Kind};
+use crate::amd::print::Ctx;
+use std::fmt::Write as _;
+
+/// Prints a buffer instruction.
+pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
+    out.push_str(c.mnemonic());
+    let mtbuf = c.enc_name() == "ENC_MTBUF";
+    let offen = c.f(F::OFFEN) != 0;
+    let idxen = c.f(F::IDXEN) != 0;
+    let tfe = c.f(F::TFE) != 0;
+    let mut k = 0;
+    for op in c.ie.operands {
+        out.push_str(if k == 0 { " " } else { ", " });
+        k += 1;
+        let v = c.val(op);
+        match c.field_name(op) {
+            "VADDR" => match (offen, idxen) {
+                (false, false) => out.push_str("off"),
+                (true, true) => operands::vgpr(out, v, 64),
+                _ => operands::vgpr(out, v, 32),
+            },
+            "VDATA" => operands::vgpr(out, v, op.size + if tfe { 32 } else { 0 }),
+            "SRSRC" => c.sreg(out, v * 4, 128),
+            "SOFFSET" => c.src(out, v, 32, Kind::I32),
+            _ => c.sreg(out, v, op.size),
+        }
+    }
+    if mtbuf {
+        let f = c.f(T::FORMAT);
+        if f != 1 {
+            match formats::gfx10_buf_fmt(f) {
+                Some(n) => {
+                    let _ = write!(out, " format:[{n}]");
+                }
+                None => {
+                    let _ = write!(out, " format:{f}");
+                }
+            }
+        }
+    }
+    if idxen {
+        out.push_str(" idxen");
+    }
+    if offen {
+        out.push_str(" offen");
+    }
+    let off = c.f(F::OFFSET);
+    if off != 0 {
+        let _ = write!(out, " offset:{off}");
+    }
+    if c.f(F::GLC) != 0 {
+        out.push_str(" glc");
+    }
+    if c.f(F::SLC) != 0 {
+        out.push_str(" slc");
+    }
+    if c.f(F::DLC) != 0 {
+        out.push_str(" dlc");
+    }
+    if !mtbuf && c.f(F::LDS) != 0 {
+        out.push_str(" lds");
+    }
+    if tfe {
+        out.push_str(" tfe");
+    }
+}

@@ -1,0 +1,53 @@
+//! SMEM: scalar memory loads, stores, atomics and cache control.
+
+use super::{fields::ENC_SMEM as F, Op};
+use crate::amd::print::Ctx;
+use std::fmt::Write as _;
+
+/// Prints a scalar memory instruction.
+pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
+    out.push_str(c.mnemonic());
+    // The 21-bit offset is signed; SOFFSET = null means "no register offset".
+    let imm = ((c.f(F::OFFSET) << 11) as i32) >> 11;
+    let mut k = 0;
+    for op in c.ie.operands {
+        out.push_str(if k == 0 { " " } else { ", " });
+        k += 1;
+        let v = c.val(op);
+        match c.field_name(op) {
+            // SBASE counts SGPR pairs.
+            "SBASE" => c.sreg(out, v * 2, op.size),
+            "SOFFSET" => {
+                let soff = c.f(F::SOFFSET);
+                if soff == c.names.null {
+                    if imm == 0 {
+                        out.push_str("null");
+                    } else {
+                        signed_hex(out, imm);
+                    }
+                } else {
+                    c.sreg(out, soff, 32);
+                    if imm != 0 {
+                        out.push_str(" offset:");
+                        signed_hex(out, imm);
+                    }
+                }
+            }
+            _ => c.sreg(out, v, op.size),
+        }
+    }
+    if c.f(F::GLC) != 0 {
+        out.push_str(" glc");
+    }
+    if c.f(F::DLC) != 0 {
+        out.push_str(" dlc");
+    }
+}
+
+fn signed_hex(out: &mut String, v: i32) {
+    if v < 0 {
+        let _ = write!(out, "-0x{:x}", -(v as i64));
+    } else {
+        let _ = write!(out, "0x{v:x}");
+    }
+}

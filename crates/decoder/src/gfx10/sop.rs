@@ -1,0 +1,47 @@
+//! SOP1, SOP2, SOPK, SOPC, SOPP: scalar ALU, branches, waits, messages.
+
+use super::Op;
+use crate::amd::print::Ctx;
+use crate::amd::symbols;
+use std::fmt::Write as _;
+
+/// Prints a scalar ALU or program-control instruction.
+pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
+    let m = c.mnemonic();
+    out.push_str(m);
+    for (k, op) in c.ie.operands.iter().enumerate() {
+        out.push_str(if k == 0 { " " } else { ", " });
+        let v = c.val(op);
+        match c.ty(op) {
+            "OPR_SDST" | "OPR_SREG" => c.sreg(out, v, op.size),
+            "OPR_SSRC" | "OPR_SRC" => c.src(out, v, op.size, c.kind(op)),
+            "OPR_LABEL" => {
+                let _ = write!(out, "{v}");
+            }
+            "OPR_WAITCNT" => {
+                if m == "s_waitcnt" {
+                    symbols::waitcnt_gfx10(out, v)
+                } else {
+                    let _ = write!(out, "0x{v:x}");
+                }
+            }
+            "OPR_SENDMSG" => symbols::sendmsg_gfx10(out, v),
+            "OPR_HWREG" => symbols::hwreg(out, v, symbols::HWREG_GFX10),
+            "OPR_SIMM32" => {
+                let _ = write!(out, "{}", c.lit);
+            }
+            _ => simm16(c, m, v, out),
+        }
+    }
+}
+
+fn simm16(c: &Ctx<'_, Op>, m: &str, v: u32, out: &mut String) {
+    let sopp = c.enc_name() == "ENC_SOPP";
+    if sopp && m != "s_clause" && m != "s_waitcnt_depctr" {
+        let _ = write!(out, "{v}");
+    } else if m == "s_waitcnt_depctr" {
+        symbols::depctr(out, v);
+    } else {
+        let _ = write!(out, "0x{v:x}");
+    }
+}

@@ -1,0 +1,337 @@
+//! VOP1, VOP2, VOPC, VOP3, VOP3B, VOP3P and their DPP16, DPP8 and SDWA forms.
+
+use super::{fields, Op};
+use crate::amd::operands::{self, bit_list, Kind};
+use crate::amd::print::{hex_mod, Ctx};
+use crate::spec::Operand;
+use std::fmt::Write as _;
+
+/// Prints any vector ALU instruction.
+pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
+    let e = c.enc_name();
+    out.push_str(c.mnemonic());
+    match e {
+        "ENC_VOP1" | "ENC_VOP2" | "ENC_VOPC" => {
+            if c.has_encoding("ENC_VOP3") || c.has_encoding("ENC_VOP3B") {
+                out.push_str("_e32");
+            }
+            vop_e32(c, out)
+        }
+        "ENC_VOP3" | "ENC_VOP3B" => {
+            if c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC") {
+                out.push_str("_e64");
+            }
+            vop3(c, out)
+        }
+        "ENC_VOP3P" => vop3p(c, out),
+        "ENC_VOP1_DPP16" | "ENC_VOP2_DPP16" | "ENC_VOPC_DPP16" => {
+            out.push_str("_dpp");
+            dpp16(c, out)
+        }
+        "ENC_VOP1_DPP8" | "ENC_VOP2_DPP8" | "ENC_VOPC_DPP8" => {
+            out.push_str("_dpp");
+            dpp8(c, out)
+        }
+        _ => {
+            out.push_str("_sdwa");
+            sdwa(c, out)
+        }
+    }
+}
+
+fn sep(out: &mut String, k: &mut usize) {
+    out.push_str(if *k == 0 { " " } else { ", " });
+    *k += 1;
+}
+
+/// Plain operand: register, source, implicit vcc, literal.
+fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
+    let v = c.val(op);
+    match c.ty(op) {
+        "OPR_VGPR" => operands::vgpr(out, v, op.size),
+        "OPR_SDST" | "OPR_SREG" => {
+            if op.is_implicit() {
+                out.push_str("vcc_lo")
+            } else {
+                c.sreg(out, v, op.size)
+            }
+        }
+        "OPR_SIMM32" => operands::literal(out, c.lit, c.kind(op)),
+        _ => c.src(out, v, op.size, c.kind(op)),
+    }
+}
+
+fn vop_e32(c: &Ctx<'_, Op>, out: &mut String) {
+    let mut k = 0;
+    for op in c.ie.operands {
+        sep(out, &mut k);
+        plain(c, op, out);
+    }
+}
+
+fn src_index(op: &Operand) -> Option<usize> {
+    match op.field.map(|f| f.name) {
+        Some("SRC0") | Some("VSRC0") => Some(0),
+        Some("SRC1") | Some("VSRC1") => Some(1),
+        Some("SRC2") => Some(2),
+        _ => None,
+    }
+}
+
+fn omod(out: &mut String, v: u32) {
+    match v {
+        1 => out.push_str(" mul:2"),
+        2 => out.push_str(" mul:4"),
+        3 => out.push_str(" div:2"),
+        _ => {}
+    }
+}
+
+fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
+    let vop3b = c.enc_name() == "ENC_VOP3B";
+    let (neg, abs) = if vop3b {
+        (c.f(fields::ENC_VOP3B::NEG), 0)
+    } else {
+        (c.f(fields::ENC_VOP3::NEG), c.f(fields::ENC_VOP3::ABS))
+    };
+    let mut k = 0;
+    let mut float = false;
+    let mut nsrc = 0;
+    for op in c.ie.operands {
+        if op.is_implicit() {
+            continue;
+        }
+        sep(out, &mut k);
+        match src_index(op) {
+            Some(i) => {
+                nsrc += 1;
+                let kind = c.kind(op);
+                float |= kind.is_float();
+                let (n, a) = if kind.is_float() { (neg >> i & 1 != 0, abs >> i & 1 != 0) } else { (false, false) };
+                operands::src_mods(out, c.names, c.val(op), op.size, kind, c.lit, n, a);
+            }
+            None => plain(c, op, out),
+        }
+    }
+    if !vop3b {
+        let opsel = c.f(fields::ENC_VOP3::OPSEL);
+        if opsel != 0 {
+            out.push_str(" op_sel:");
+            // One bit per source, then the destination bit.
+            let bits = (opsel as u64 & ((1 << nsrc) - 1)) | ((opsel as u64 >> 3 & 1) << nsrc);
+            bit_list(out, bits, nsrc + 1);
+        }
+    }
+    let clamp = if vop3b { c.f(fields::ENC_VOP3B::CLAMP) } else { c.f(fields::ENC_VOP3::CLAMP) };
+    if clamp != 0 {
+        out.push_str(" clamp");
+    }
+    let om = if vop3b { c.f(fields::ENC_VOP3B::OMOD) } else { c.f(fields::ENC_VOP3::OMOD) };
+    if float {
+        omod(out, om);
+    }
+}
+
+fn vop3p(c: &Ctx<'_, Op>, out: &mut String) {
+    use fields::ENC_VOP3P as F;
+    let mut k = 0;
+    let mut nsrc = 0;
+    for op in c.ie.operands {
+        if op.is_implicit() {
+            continue;
+        }
+        sep(out, &mut k);
+        if src_index(op).is_some() {
+            nsrc += 1;
+            c.src(out, c.val(op), op.size, c.kind(op));
+        } else {
+            plain(c, op, out);
+        }
+    }
+    let all = (1u64 << nsrc) - 1;
+    let opsel = c.f(F::OPSEL) as u64 & all;
+    let opsel_hi = (c.f(F::OPSEL_HI) as u64 | (c.f(F::OPSEL_HI2) as u64) << 2) & all;
+    let neg_lo = c.f(F::NEG) as u64 & all;
+    let neg_hi = c.f(F::NEG_HI) as u64 & all;
+    if opsel != 0 {
+        out.push_str(" op_sel:");
+        bit_list(out, opsel, nsrc);
+    }
+    if opsel_hi != all {
+        out.push_str(" op_sel_hi:");
+        bit_list(out, opsel_hi, nsrc);
+    }
+    if neg_lo != 0 {
+        out.push_str(" neg_lo:");
+        bit_list(out, neg_lo, nsrc);
+    }
+    if neg_hi != 0 {
+        out.push_str(" neg_hi:");
+        bit_list(out, neg_hi, nsrc);
+    }
+    if c.f(F::CLAMP) != 0 {
+        out.push_str(" clamp");
+    }
+}
+
+/// Operands of a DPP form: sources come from VSRC0/VSRC1 with optional float modifiers.
+fn dpp_operands(c: &Ctx<'_, Op>, out: &mut String, neg: [u32; 2], abs: [u32; 2]) {
+    let mut k = 0;
+    for op in c.ie.operands {
+        sep(out, &mut k);
+        match src_index(op) {
+            Some(i) if c.ty(op) == "OPR_VGPR" || c.ty(op) == "OPR_SRC" => {
+                let kind = c.kind(op);
+                let (n, a) = if kind.is_float() { (neg[i] != 0, abs[i] != 0) } else { (false, false) };
+                if n {
+                    out.push('-');
+                }
+                if a {
+                    out.push('|');
+                }
+                operands::vgpr(out, c.val(op) & 0xff, op.size);
+                if a {
+                    out.push('|');
+                }
+            }
+            _ => plain(c, op, out),
+        }
+    }
+}
+
+fn dpp16(c: &Ctx<'_, Op>, out: &mut String) {
+    use fields::ENC_VOP1_DPP16 as F;
+    dpp_operands(
+        c,
+        out,
+        [c.f(F::SRC0_NEG), c.f(F::SRC1_NEG)],
+        [c.f(F::SRC0_ABS), c.f(F::SRC1_ABS)],
+    );
+    let ctrl = c.f(F::DPP_CTRL);
+    match ctrl {
+        0x000..=0x0ff => {
+            let _ = write!(out, " quad_perm:[{},{},{},{}]", ctrl & 3, ctrl >> 2 & 3, ctrl >> 4 & 3, ctrl >> 6 & 3);
+        }
+        0x101..=0x10f => {
+            let _ = write!(out, " row_shl:{}", ctrl & 0xf);
+        }
+        0x111..=0x11f => {
+            let _ = write!(out, " row_shr:{}", ctrl & 0xf);
+        }
+        0x121..=0x12f => {
+            let _ = write!(out, " row_ror:{}", ctrl & 0xf);
+        }
+        0x140 => out.push_str(" row_mirror"),
+        0x141 => out.push_str(" row_half_mirror"),
+        0x150..=0x15f => {
+            let _ = write!(out, " row_share:{}", ctrl & 0xf);
+        }
+        0x160..=0x16f => {
+            let _ = write!(out, " row_xmask:{}", ctrl & 0xf);
+        }
+        _ => {
+            let _ = write!(out, " /* invalid dpp_ctrl 0x{ctrl:x} */");
+        }
+    }
+    hex_mod(out, "row_mask", c.f(F::ROW_MASK));
+    hex_mod(out, "bank_mask", c.f(F::BANK_MASK));
+    if c.f(F::BOUND_CTRL) != 0 {
+        out.push_str(" bound_ctrl:1");
+    }
+    if c.f(F::FI) != 0 {
+        out.push_str(" fi:1");
+    }
+}
+
+fn dpp8(c: &Ctx<'_, Op>, out: &mut String) {
+    use fields::ENC_VOP1_DPP8 as F;
+    dpp_operands(c, out, [0, 0], [0, 0]);
+    let sels = [F::LANE_SEL0, F::LANE_SEL1, F::LANE_SEL2, F::LANE_SEL3, F::LANE_SEL4, F::LANE_SEL5, F::LANE_SEL6, F::LANE_SEL7];
+    out.push_str(" dpp8:[");
+    for (i, s) in sels.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{}", c.f(*s));
+    }
+    out.push(']');
+    if c.f(fields::ENC_VOP1_DPP8::SRC0) == 0xea {
+        out.push_str(" fi:1");
+    }
+}
+
+const SEL: [&str; 8] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "7"];
+const UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "3"];
+
+fn sdwa(c: &Ctx<'_, Op>, out: &mut String) {
+    use fields::ENC_VOP2_SDWA as F;
+    let vopc = c.enc_name() == "ENC_VOPC_SDWA";
+    let vop1 = c.enc_name() == "ENC_VOP1_SDWA";
+    let neg = [c.f(F::SRC0_NEG), c.f(F::SRC1_NEG)];
+    let abs = [c.f(F::SRC0_ABS), c.f(F::SRC1_ABS)];
+    let sext = [c.f(F::SRC0_SEXT), c.f(F::SRC1_SEXT)];
+    let mut k = 0;
+    let mut float = false;
+    for op in c.ie.operands {
+        sep(out, &mut k);
+        if op.is_implicit() {
+            // VOPC: SD selects an explicit SGPR destination instead of VCC.
+            if vopc && c.f(fields::ENC_VOPC_SDWA::SD) != 0 {
+                c.sreg(out, c.f(fields::ENC_VOPC_SDWA::SDST), 32);
+            } else {
+                out.push_str("vcc_lo");
+            }
+            continue;
+        }
+        match src_index(op) {
+            Some(i) => {
+                let kind = c.kind(op);
+                float |= kind.is_float();
+                let raw = c.val(op);
+                // Bit 8 of the SDWA source selects a scalar operand (S0/S1), not a VGPR.
+                let scalar = if i == 0 { raw >> 8 & 1 != 0 } else { c.f(F::S1) != 0 && !vop1 };
+                let (n, a) = if kind.is_float() { (neg[i] != 0, abs[i] != 0) } else { (false, false) };
+                let s = !kind.is_float() && sext[i] != 0;
+                if s {
+                    out.push_str("sext(");
+                }
+                if n {
+                    out.push('-');
+                }
+                if a {
+                    out.push('|');
+                }
+                if scalar {
+                    c.src(out, raw & 0xff, op.size, kind);
+                } else {
+                    operands::vgpr(out, raw & 0xff, op.size);
+                }
+                if a {
+                    out.push('|');
+                }
+                if s {
+                    out.push(')');
+                }
+            }
+            None => plain(c, op, out),
+        }
+    }
+    if !vopc {
+        if c.f(F::CLAMP) != 0 {
+            out.push_str(" clamp");
+        }
+        if float {
+            omod(out, c.f(F::OMOD));
+        }
+        let _ = write!(out, " dst_sel:{} dst_unused:{}", SEL[c.f(F::DST_SEL) as usize], UNUSED[c.f(F::DST_U) as usize]);
+    }
+    let _ = write!(out, " src0_sel:{}", SEL[c.f(F::SRC0_SEL) as usize]);
+    if !vop1 {
+        let _ = write!(out, " src1_sel:{}", SEL[c.f(F::SRC1_SEL) as usize]);
+    }
+}
+
+#[allow(dead_code)]
+fn is_float(k: Kind) -> bool {
+    k.is_float()
+}
