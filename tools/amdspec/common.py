@@ -100,7 +100,9 @@ def parse_one(text):
 
 
 def parse(text):
-    """Handles VOPD 'X ... :: Y ...'. Returns (mnemonic, operands, modifiers)."""
+    """Handles VOPD 'X ... :: Y ...'. Returns (mnemonic, operands, modifiers).
+    llvm-mc's /* ... */ remarks (invalid register class etc.) are dropped."""
+    text = re.sub(r"/\*.*?\*/", "", text)
     if " :: " in text:
         a, b = text.split(" :: ", 1)
         m1, o1, d1 = parse_one(a)

@@ -116,7 +116,13 @@ class Deriver:
                 continue  # shares its opcode space with the VOP3 form; classified later
             of = op_field(enc)
             nops = 1 << field_width(of) if of and of[2] else 1
-            for ai, alt in enumerate([{}] + enc["extra"].get("alt_bases", [])):
+            srcs = [f[0] for f in enc["fields"] if f[1] == "src" and f[0] in ("SRC0", "SRC1",
+                                                                               "SRC2")]
+            auto = []
+            for combo in (("SRC1",), ("SRC2",), ("SRC1", "SRC2"), ("SRC0", "SRC1", "SRC2")):
+                if all(c in srcs for c in combo):
+                    auto.append({c: 0 for c in combo})  # s0 instead of v0
+            for ai, alt in enumerate([{}] + enc["extra"].get("alt_bases", []) + auto):
                 for op in range(nops):
                     w = pack(enc, dict(alt, OP=op))
                     wi = int.from_bytes(w, "little")
@@ -128,9 +134,11 @@ class Deriver:
         self.ops = {e["name"]: {} for e in self.encs}
         self.alt = {}
         for (en, op, ai, alt), r in zip(keys, res):
-            if op in self.ops[en]:
-                continue
+            if op in self.ops[en] and "/*" not in self.ops[en][op][0]:
+                continue  # a clean base (no llvm-mc remark) was found already
             if self.accept(self.byname[en], r, op):
+                if op in self.ops[en] and "/*" in r[0]:
+                    continue
                 self.ops[en][op] = r
                 self.alt[(en, op)] = alt
 
@@ -148,7 +156,7 @@ class Deriver:
                         jobs.append((enc["name"], op, f[0], pack(enc, dict(ov, **{f[0]: f[4]}))))
                 if enc["name"].startswith("ENC_VOP3") and not enc["name"].startswith("ENC_VOP3P"):
                     # VOP3B/VOP3SD test: bits 14:8 = 16 is SDST s16 there, OPSEL bit 1 in VOP3A
-                    w = int.from_bytes(pack(enc, {"OP": op}), "little") | (16 << 8)
+                    w = int.from_bytes(pack(enc, ov), "little") | (16 << 8)
                     jobs.append((enc["name"], op, "#SDST",
                                  w.to_bytes(enc["bits"] // 8, "little")))
         res = llvmmc.disasm(self.mcpu, [j[3] for j in jobs])
@@ -178,10 +186,12 @@ class Deriver:
             # re-probe those under the VOP3B layout
             jobs = []
             for op in moved:
-                jobs.append((op, None, pack(enc, {"OP": op})))
+                ov = dict(self.alt.get((partner["name"], op), {}), OP=op)
+                self.alt[(enc["name"], op)] = self.alt.pop((partner["name"], op), {})
+                jobs.append((op, None, pack(enc, ov)))
                 for f in enc["fields"]:
                     if f[1] in OPERAND_KINDS:
-                        jobs.append((op, f[0], pack(enc, {"OP": op, f[0]: f[4]})))
+                        jobs.append((op, f[0], pack(enc, dict(ov, **{f[0]: f[4]}))))
             res = llvmmc.disasm(self.mcpu, [j[2] for j in jobs])
             for (op, var, w), r in zip(jobs, res):
                 self.probe.setdefault((enc["name"], op), {})[var] = r
@@ -205,16 +215,16 @@ class Deriver:
             m2, vops, _ = parse(r[0])
             if m2 != mn or len(vops) != len(bops):
                 continue
-            for i, (x, y) in enumerate(zip(bops, vops)):
-                if core(x) != core(y):
-                    feeders[i].append(f)
+            changed = [i for i, (x, y) in enumerate(zip(bops, vops)) if core(x) != core(y)]
+            for i in changed:
+                feeders[i].append((len(changed), f[1] == "imm", f))
         operands = []
         for i, txt in enumerate(bops):
             fs = feeders[i]
             f = None
             if fs:
-                regs = [x for x in fs if x[1] != "imm"]
-                f = (regs or fs)[0]
+                # prefer the field that changes only this operand, then register fields
+                f = sorted(fs, key=lambda x: (x[0], x[1]))[0][2]
             operands.append(self.operand(enc, mn, i, txt, f, bops, pr))
         # outputs: the leading run of destination-like operands
         return mn, operands

@@ -331,7 +331,9 @@ def gfx12():
              F("VADDR", "vgpr", (64, 8), 0, 40), F("IOFFSET", "mod", (72, 24), 0, 0x123)]
     for nm, seg in (("ENC_VFLAT", 0), ("ENC_VSCRATCH", 1), ("ENC_VGLOBAL", 2)):
         extra = [F("SEG", "id", (24, 2), seg)]
-        E.append(enc(nm, 96, vflat + extra,
+        flds = [f if not (f[0] == "SVE" and seg == 1) else F("SVE", "mod", (49, 1), 1, 0)
+                for f in vflat]
+        E.append(enc(nm, 96, flds + extra,
                      "FLAT family, SEG=%d. SADDR 0x7c (null) prints as off. SVE=1: scratch uses "
                      "VADDR." % seg))
     E.append(enc("ENC_VEXPORT", 64, [
