@@ -6,6 +6,7 @@ pub mod builder;
 pub mod eval;
 pub mod interp;
 pub mod ir;
+pub mod machine;
 pub mod ops;
 pub mod passes;
 pub mod soft;
