@@ -86,6 +86,18 @@ pub const GFX12_SCALARS: ScalarNames = ScalarNames { ttmp_base: 108, null: 124, 
 /// Appends a scalar operand 0..=127 (SGPRs, specials) of `size_bits`.
 pub fn sreg(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16) {
     let wide = size_bits > 32;
+    // LLVM prints SGPR and trap-temporary tuples at their aligned start (pairs even, wider x4).
+    let align = match size_bits {
+        0..=32 => 1,
+        33..=64 => 2,
+        _ => 4,
+    };
+    let v = if v <= 105 || (v >= names.ttmp_base && v < names.ttmp_base + 16) {
+        let base = if v <= 105 { 0 } else { names.ttmp_base };
+        base + (v - base) / align * align
+    } else {
+        v
+    };
     match v {
         0..=105 => reg(out, "s", v, size_bits),
         106 => out.push_str(if wide { "vcc" } else { "vcc_lo" }),
@@ -128,15 +140,66 @@ pub fn inline_float(v: u32, kind: Kind) -> Option<&'static str> {
     })
 }
 
-/// Appends a 32-bit literal the way LLVM prints it for the operand kind.
+/// True when a 32-bit value is one of the inline constants (integers -16..=64, the f32 floats).
+pub fn inlinable32(v: u32) -> bool {
+    let i = v as i32;
+    (-16..=64).contains(&i)
+        || matches!(
+            v,
+            0x3f000000 | 0xbf000000 | 0x3f800000 | 0xbf800000 | 0x40000000 | 0xc0000000 | 0x40800000 | 0xc0800000 | 0x3e22f983
+        )
+}
+
+/// True when a 16-bit value is one of the inline constants (integers, the f16 floats).
+pub fn inlinable16(v: u32) -> bool {
+    let i = v as u16 as i16;
+    (-16..=64).contains(&i)
+        || matches!(v & 0xffff, 0x3800 | 0xb800 | 0x3c00 | 0xbc00 | 0x4000 | 0xc000 | 0x4400 | 0xc400 | 0x3118)
+}
+
+/// Appends a literal the way LLVM 22 prints it: `lit(...)` where an inline constant could have
+/// been used instead, 16-bit operands showing their low half otherwise.
 pub fn literal(out: &mut String, lit: u32, kind: Kind) {
     match kind {
         Kind::F16 | Kind::I16 | Kind::BF16 => {
-            let _ = write!(out, "0x{:x}", lit & 0xffff);
+            if inlinable16(lit) {
+                let _ = write!(out, "lit(0x{lit:x})");
+            } else {
+                let _ = write!(out, "0x{:x}", lit & 0xffff);
+            }
         }
         _ => {
-            let _ = write!(out, "0x{lit:x}");
+            if inlinable32(lit) {
+                let _ = write!(out, "lit(0x{lit:x})");
+            } else {
+                let _ = write!(out, "0x{lit:x}");
+            }
         }
+    }
+}
+
+/// The f16 bit pattern LLVM shows for an inline float constant on a 16-bit integer operand.
+pub fn inline_f16_bits(v: u32) -> Option<u32> {
+    Some(match v {
+        240 => 0x3800,
+        241 => 0xb800,
+        242 => 0x3c00,
+        243 => 0xbc00,
+        244 => 0x4000,
+        245 => 0xc000,
+        246 => 0x4400,
+        247 => 0xc400,
+        248 => 0x3118,
+        _ => return None,
+    })
+}
+
+/// Appends an integer immediate: decimal when it is an inline-constant value, else hex.
+pub fn imm(out: &mut String, v: u32) {
+    if v <= 64 {
+        let _ = write!(out, "{v}");
+    } else {
+        let _ = write!(out, "0x{v:x}");
     }
 }
 
@@ -151,12 +214,19 @@ pub fn src(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16, kind: 
         193..=208 => {
             let _ = write!(out, "-{}", v - 192);
         }
+        230 => out.push_str("src_flat_scratch_base_lo"),
+        231 => out.push_str("src_flat_scratch_base_hi"),
         235 => out.push_str("src_shared_base"),
         236 => out.push_str("src_shared_limit"),
         237 => out.push_str("src_private_base"),
         238 => out.push_str("src_private_limit"),
         239 => out.push_str("src_pops_exiting_wave_id"),
-        240..=248 => out.push_str(inline_float(v, kind).unwrap_or("?")),
+        240..=248 => match (kind, inline_f16_bits(v)) {
+            (Kind::I16, Some(b)) => {
+                let _ = write!(out, "0x{b:x}");
+            }
+            _ => out.push_str(inline_float(v, kind).unwrap_or("?")),
+        },
         251 => out.push_str("src_vccz"),
         252 => out.push_str("src_execz"),
         253 => out.push_str("src_scc"),
@@ -181,7 +251,12 @@ pub fn src_mods(
     neg: bool,
     abs: bool,
 ) {
-    if neg {
+    // A negated constant prints as neg(...) so that "-" is not read as part of the number.
+    let constant = (128..=255).contains(&v);
+    let neg_fn = neg && !abs && constant;
+    if neg_fn {
+        out.push_str("neg(");
+    } else if neg {
         out.push('-');
     }
     if abs {
@@ -190,6 +265,9 @@ pub fn src_mods(
     src(out, names, v, size_bits, kind, lit);
     if abs {
         out.push('|');
+    }
+    if neg_fn {
+        out.push(')');
     }
 }
 

@@ -154,25 +154,37 @@ pub fn sendmsg_gfx10(out: &mut String, v: u32) {
     }
 }
 
-/// gfx10 `s_waitcnt_depctr` operand.
-pub fn depctr(out: &mut String, v: u32) {
-    // Fields (name, shift, width); printed when not at their all-ones default.
-    const F: &[(&str, u32, u32)] = &[
-        ("depctr_hold_cnt", 7, 1),
-        ("depctr_sa_sdst", 0, 1),
-        ("depctr_va_vdst", 12, 4),
-        ("depctr_va_sdst", 9, 3),
-        ("depctr_va_ssrc", 8, 1),
-        ("depctr_va_vcc", 1, 1),
-        ("depctr_vm_vsrc", 2, 3),
-    ];
-    let known: u32 = F.iter().map(|(_, s, w)| ((1 << w) - 1) << s).sum();
+/// `s_waitcnt_depctr` fields of gfx10 (name, shift, width).
+pub const DEPCTR_GFX10: &[(&str, u32, u32)] = &[
+    ("depctr_sa_sdst", 0, 1),
+    ("depctr_va_vdst", 12, 4),
+    ("depctr_va_sdst", 9, 3),
+    ("depctr_va_ssrc", 8, 1),
+    ("depctr_va_vcc", 1, 1),
+    ("depctr_vm_vsrc", 2, 3),
+];
+
+/// `s_waitcnt_depctr` fields of gfx12 (name, shift, width).
+pub const DEPCTR_GFX12: &[(&str, u32, u32)] = &[
+    ("depctr_hold_cnt", 7, 1),
+    ("depctr_sa_sdst", 0, 1),
+    ("depctr_va_vdst", 12, 4),
+    ("depctr_va_sdst", 9, 3),
+    ("depctr_va_ssrc", 8, 1),
+    ("depctr_va_vcc", 1, 1),
+    ("depctr_vm_vsrc", 2, 3),
+];
+
+/// `s_waitcnt_depctr` operand: fields not at their all-ones default, hex when bits outside the
+/// fields are set.
+pub fn depctr(out: &mut String, v: u32, fields: &[(&str, u32, u32)]) {
+    let known: u32 = fields.iter().map(|(_, s, w)| ((1 << w) - 1) << s).sum();
     if v & !known & 0xffff != 0 {
         let _ = write!(out, "0x{v:x}");
         return;
     }
     let mut first = true;
-    for (n, s, w) in F {
+    for (n, s, w) in fields {
         let x = (v >> s) & ((1 << w) - 1);
         if x != (1 << w) - 1 {
             if !first {

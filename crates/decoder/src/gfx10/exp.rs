@@ -15,16 +15,9 @@ pub fn print_exp(c: &Ctx<'_, Op>, out: &mut String) {
     let compr = c.f(E::COMPR) != 0;
     let srcs = [c.f(E::VSRC0), c.f(E::VSRC1), c.f(E::VSRC2), c.f(E::VSRC3)];
     for i in 0..4 {
-        out.push_str(", ");
-        // Compressed exports send two registers, each enabled by a pair of EN bits.
-        let (on, reg) = if compr {
-            match i {
-                0 | 1 => (en >> (2 * i) & 3 != 0, srcs[i]),
-                _ => (false, 0),
-            }
-        } else {
-            (en >> i & 1 != 0, srcs[i])
-        };
+        out.push_str(if i == 0 { " " } else { ", " });
+        // Compressed exports send two registers: slot i shows VSRC(i/2).
+        let (on, reg) = if compr { (en >> i & 1 != 0, srcs[i / 2]) } else { (en >> i & 1 != 0, srcs[i]) };
         if on {
             operands::vgpr(out, reg, 32);
         } else {
@@ -45,6 +38,9 @@ pub fn print_exp(c: &Ctx<'_, Op>, out: &mut String) {
 /// Prints `v_interp_*`.
 pub fn print_vintrp(c: &Ctx<'_, Op>, out: &mut String) {
     out.push_str(c.mnemonic());
+    if c.has_encoding("ENC_VOP3") {
+        out.push_str("_e32");
+    }
     let mut k = 0;
     for op in c.ie.operands {
         out.push_str(if k == 0 { " " } else { ", " });
@@ -62,8 +58,11 @@ pub fn print_vintrp(c: &Ctx<'_, Op>, out: &mut String) {
                     0 => "p10",
                     1 => "p20",
                     2 => "p0",
-                    _ => "invalid_param",
+                    _ => "",
                 });
+                if p > 2 {
+                    let _ = write!(out, "invalid_param_{p}");
+                }
             }
         }
     }

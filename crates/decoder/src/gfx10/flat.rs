@@ -11,8 +11,23 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let seg = c.enc_name();
     let saddr = c.f(F::SADDR);
     let saddr_off = saddr == 0x7d || saddr == 0x7f;
+    let m = c.mnemonic();
+    let lds = c.f(F::LDS) != 0;
     let mut k = 0;
+    // Atomics with GLC return the old value: the destination comes first, sized like the data
+    // (half of it for compare-and-swap).
+    if m.contains("_atomic_") && c.f(F::GLC) != 0 {
+        if let Some(data) = c.ie.operands.iter().find(|o| c.field_name(o) == "DATA") {
+            let size = if m.contains("cmpswap") { data.size / 2 } else { data.size };
+            out.push(' ');
+            operands::vgpr(out, c.f(F::VDST), size);
+            k = 1;
+        }
+    }
     for op in c.ie.operands {
+        if lds && c.field_name(op) == "VDST" {
+            continue; // loads into LDS have no register destination
+        }
         out.push_str(if k == 0 { " " } else { ", " });
         k += 1;
         let v = c.val(op);

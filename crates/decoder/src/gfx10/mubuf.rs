@@ -9,6 +9,9 @@ use std::fmt::Write as _;
 /// Prints a buffer instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     out.push_str(c.mnemonic());
+    if c.ie.operands.is_empty() {
+        return; // cache invalidations take no operands or modifiers
+    }
     let mtbuf = c.enc_name() == "ENC_MTBUF";
     let offen = c.f(F::OFFEN) != 0;
     let idxen = c.f(F::IDXEN) != 0;

@@ -2,6 +2,7 @@
 
 use super::Op;
 use crate::amd::print::Ctx;
+use crate::amd::operands;
 use crate::amd::symbols;
 use std::fmt::Write as _;
 
@@ -27,9 +28,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             }
             "OPR_SENDMSG" => symbols::sendmsg_gfx10(out, v),
             "OPR_HWREG" => symbols::hwreg(out, v, symbols::HWREG_GFX10),
-            "OPR_SIMM32" => {
-                let _ = write!(out, "{}", c.lit);
-            }
+            "OPR_SIMM32" => operands::imm(out, c.lit),
             _ => simm16(c, m, v, out),
         }
     }
@@ -38,9 +37,9 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
 fn simm16(c: &Ctx<'_, Op>, m: &str, v: u32, out: &mut String) {
     let sopp = c.enc_name() == "ENC_SOPP";
     if sopp && m != "s_clause" && m != "s_waitcnt_depctr" {
-        let _ = write!(out, "{v}");
+        operands::imm(out, v);
     } else if m == "s_waitcnt_depctr" {
-        symbols::depctr(out, v);
+        symbols::depctr(out, v, symbols::DEPCTR_GFX10);
     } else {
         let _ = write!(out, "0x{v:x}");
     }

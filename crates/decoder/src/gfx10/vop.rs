@@ -10,6 +10,14 @@ use std::fmt::Write as _;
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let e = c.enc_name();
     out.push_str(c.mnemonic());
+    if c.ie.operands.is_empty() {
+        // v_nop, v_clrexcp: LLVM prints the bare mnemonic in every encoding.
+        match e {
+            "ENC_VOP1_DPP8" => return dpp8(c, out),
+            "ENC_VOP1_DPP16" => return dpp16(c, out),
+            _ => return,
+        }
+    }
     match e {
         "ENC_VOP1" | "ENC_VOP2" | "ENC_VOPC" => {
             if c.has_encoding("ENC_VOP3") || c.has_encoding("ENC_VOP3B") {
@@ -115,7 +123,14 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
     }
     if !vop3b {
         let opsel = c.f(fields::ENC_VOP3::OPSEL);
-        if opsel != 0 {
+        let m = c.mnemonic();
+        if m.starts_with("v_permlane") {
+            // permlane: op_sel holds fetch-inactive and bound-control, two entries.
+            if opsel & 3 != 0 {
+                out.push_str(" op_sel:");
+                bit_list(out, opsel as u64 & 3, 2);
+            }
+        } else if opsel != 0 && has_op_sel(c) {
             out.push_str(" op_sel:");
             // One bit per source, then the destination bit.
             let bits = (opsel as u64 & ((1 << nsrc) - 1)) | ((opsel as u64 >> 3 & 1) << nsrc);
@@ -127,13 +142,25 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
         out.push_str(" clamp");
     }
     let om = if vop3b { c.f(fields::ENC_VOP3B::OMOD) } else { c.f(fields::ENC_VOP3::OMOD) };
-    if float {
+    if float || c.ie.operands.iter().any(|op| c.kind(op).is_float()) {
         omod(out, om);
     }
 }
 
+/// gfx10 VOP3 op_sel exists on VOP3-only instructions with 16-bit operands.
+fn has_op_sel(c: &Ctx<'_, Op>) -> bool {
+    if c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC") {
+        return false;
+    }
+    c.ie.operands.iter().any(|op| matches!(c.kind(op), Kind::F16 | Kind::I16))
+}
+
 fn vop3p(c: &Ctx<'_, Op>, out: &mut String) {
     use fields::ENC_VOP3P as F;
+    // v_fma_mix*: NEG and NEG_HI are per-source neg and abs; op_sel_hi defaults to 0.
+    let mix = c.mnemonic().starts_with("v_fma_mix");
+    let neg = c.f(F::NEG) as u64;
+    let neg_hi = c.f(F::NEG_HI) as u64;
     let mut k = 0;
     let mut nsrc = 0;
     for op in c.ie.operands {
@@ -141,33 +168,37 @@ fn vop3p(c: &Ctx<'_, Op>, out: &mut String) {
             continue;
         }
         sep(out, &mut k);
-        if src_index(op).is_some() {
-            nsrc += 1;
-            c.src(out, c.val(op), op.size, c.kind(op));
-        } else {
-            plain(c, op, out);
+        match src_index(op) {
+            Some(i) if mix => {
+                nsrc += 1;
+                let (n, a) = (neg >> i & 1 != 0, neg_hi >> i & 1 != 0);
+                operands::src_mods(out, c.names, c.val(op), op.size, Kind::F32, c.lit, n, a);
+            }
+            Some(_) => {
+                nsrc += 1;
+                c.src(out, c.val(op), op.size, c.kind(op));
+            }
+            None => plain(c, op, out),
         }
     }
     let all = (1u64 << nsrc) - 1;
     let opsel = c.f(F::OPSEL) as u64 & all;
     let opsel_hi = (c.f(F::OPSEL_HI) as u64 | (c.f(F::OPSEL_HI2) as u64) << 2) & all;
-    let neg_lo = c.f(F::NEG) as u64 & all;
-    let neg_hi = c.f(F::NEG_HI) as u64 & all;
     if opsel != 0 {
         out.push_str(" op_sel:");
         bit_list(out, opsel, nsrc);
     }
-    if opsel_hi != all {
+    if (mix && opsel_hi != 0) || (!mix && opsel_hi != all) {
         out.push_str(" op_sel_hi:");
         bit_list(out, opsel_hi, nsrc);
     }
-    if neg_lo != 0 {
+    if !mix && neg & all != 0 {
         out.push_str(" neg_lo:");
-        bit_list(out, neg_lo, nsrc);
+        bit_list(out, neg & all, nsrc);
     }
-    if neg_hi != 0 {
+    if !mix && neg_hi & all != 0 {
         out.push_str(" neg_hi:");
-        bit_list(out, neg_hi, nsrc);
+        bit_list(out, neg_hi & all, nsrc);
     }
     if c.f(F::CLAMP) != 0 {
         out.push_str(" clamp");
@@ -230,7 +261,7 @@ fn dpp16(c: &Ctx<'_, Op>, out: &mut String) {
             let _ = write!(out, " row_xmask:{}", ctrl & 0xf);
         }
         _ => {
-            let _ = write!(out, " /* invalid dpp_ctrl 0x{ctrl:x} */");
+            out.push_str(" /* Invalid dpp_ctrl value */");
         }
     }
     hex_mod(out, "row_mask", c.f(F::ROW_MASK));
@@ -261,7 +292,7 @@ fn dpp8(c: &Ctx<'_, Op>, out: &mut String) {
 }
 
 const SEL: [&str; 8] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "7"];
-const UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "3"];
+const UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD"];
 
 fn sdwa(c: &Ctx<'_, Op>, out: &mut String) {
     use fields::ENC_VOP2_SDWA as F;
@@ -285,7 +316,10 @@ fn sdwa(c: &Ctx<'_, Op>, out: &mut String) {
         }
         match src_index(op) {
             Some(i) => {
-                let kind = c.kind(op);
+                let mut kind = c.kind(op);
+                if i == 1 && c.mnemonic().contains("_class_") {
+                    kind = Kind::I32; // the class mask is an integer
+                }
                 float |= kind.is_float();
                 let raw = c.val(op);
                 // Bit 8 of the SDWA source selects a scalar operand (S0/S1), not a VGPR.
@@ -295,19 +329,10 @@ fn sdwa(c: &Ctx<'_, Op>, out: &mut String) {
                 if s {
                     out.push_str("sext(");
                 }
-                if n {
-                    out.push('-');
-                }
-                if a {
-                    out.push('|');
-                }
                 if scalar {
-                    c.src(out, raw & 0xff, op.size, kind);
+                    operands::src_mods(out, c.names, raw & 0xff, op.size, kind, c.lit, n, a);
                 } else {
-                    operands::vgpr(out, raw & 0xff, op.size);
-                }
-                if a {
-                    out.push('|');
+                    operands::src_mods(out, c.names, 256 + (raw & 0xff), op.size, kind, c.lit, n, a);
                 }
                 if s {
                     out.push(')');
@@ -320,7 +345,7 @@ fn sdwa(c: &Ctx<'_, Op>, out: &mut String) {
         if c.f(F::CLAMP) != 0 {
             out.push_str(" clamp");
         }
-        if float {
+        if float || c.ie.operands.iter().any(|op| c.kind(op).is_float()) {
             omod(out, c.f(F::OMOD));
         }
         let _ = write!(out, " dst_sel:{} dst_unused:{}", SEL[c.f(F::DST_SEL) as usize], UNUSED[c.f(F::DST_U) as usize]);
