@@ -133,7 +133,7 @@ pub fn inline_float(v: u32, kind: Kind) -> Option<&'static str> {
         246 => "4.0",
         247 => "-4.0",
         248 => match kind {
-            Kind::F64 => "0.15915494309189532",
+            Kind::F64 | Kind::I64 => "0.15915494309189532",
             _ => "0.15915494",
         },
         _ => return None,
@@ -252,7 +252,7 @@ pub fn src_mods(
     abs: bool,
 ) {
     // A negated constant prints as neg(...) so that "-" is not read as part of the number.
-    let constant = (128..=255).contains(&v);
+    let constant = matches!(v, 128..=208 | 240..=248 | 255);
     let neg_fn = neg && !abs && constant;
     if neg_fn {
         out.push_str("neg(");

@@ -219,3 +219,19 @@ pub fn exp_target(out: &mut String, t: u32) {
         }
     }
 }
+
+/// `s_version` operand: a UC_VERSION name for the known values.
+pub fn version(out: &mut String, v: u32) {
+    let name = match v {
+        0 => "UC_VERSION_GFX7",
+        1 => "UC_VERSION_GFX8",
+        2 => "UC_VERSION_GFX9",
+        3 => "UC_VERSION_GFX10",
+        _ => "",
+    };
+    if name.is_empty() {
+        let _ = write!(out, "0x{v:x}");
+    } else {
+        out.push_str(name);
+    }
+}

@@ -68,13 +68,16 @@ pub fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let m = c.mnemonic();
     out.push_str(m);
+    let nsa = c.f(F::NSA);
+    if nsa != 0 {
+        out.push(' '); // LLVM's NSA forms print two spaces after the mnemonic
+    }
     let bvh = m.starts_with("image_bvh");
     let dmask = c.f(F::DMASK);
     let dim = c.f(F::DIM) as usize;
     let a16 = c.f(F::A16) != 0;
     let d16 = c.f(F::D16) != 0;
     let tfe = c.f(F::TFE) != 0 || c.f(F::LWE) != 0;
-    let nsa = c.f(F::NSA);
     let mut k = 0;
     for op in c.ie.operands {
         out.push_str(if k == 0 { " " } else { ", " });

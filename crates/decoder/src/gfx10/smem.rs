@@ -33,6 +33,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     }
                 }
             }
+            // s_atc_probe* take an immediate in SDATA.
+            "SDATA" if c.mnemonic().starts_with("s_atc_probe") => crate::amd::operands::imm(out, v),
             _ => c.sreg(out, v, op.size),
         }
     }

@@ -10,6 +10,19 @@ use std::fmt::Write as _;
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let m = c.mnemonic();
     out.push_str(m);
+    if m == "s_endpgm" {
+        // s_endpgm's optional immediate shows only when set.
+        let v = c.d.words[0] & 0xffff;
+        if v != 0 {
+            let _ = write!(out, " {v}");
+        }
+        return;
+    }
+    if m == "s_version" {
+        out.push(' ');
+        symbols::version(out, c.d.words[0] & 0xffff);
+        return;
+    }
     for (k, op) in c.ie.operands.iter().enumerate() {
         out.push_str(if k == 0 { " " } else { ", " });
         let v = c.val(op);
@@ -22,6 +35,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             "OPR_WAITCNT" => {
                 if m == "s_waitcnt" {
                     symbols::waitcnt_gfx10(out, v)
+                } else if m == "s_waitcnt_depctr" {
+                    symbols::depctr(out, v, symbols::DEPCTR_GFX10)
                 } else {
                     let _ = write!(out, "0x{v:x}");
                 }

@@ -64,7 +64,9 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
                 c.sreg(out, v, op.size)
             }
         }
-        "OPR_SIMM32" => operands::literal(out, c.lit, c.kind(op)),
+        "OPR_SIMM32" => {
+            let _ = write!(out, "0x{:x}", c.lit);
+        }
         _ => c.src(out, v, op.size, c.kind(op)),
     }
 }
@@ -74,6 +76,20 @@ fn vop_e32(c: &Ctx<'_, Op>, out: &mut String) {
     for op in c.ie.operands {
         sep(out, &mut k);
         plain(c, op, out);
+    }
+}
+
+/// The kind a source's modifiers follow: v_cndmask_b32 takes float modifiers on its b32 sources,
+/// byte conversions and class masks read integers.
+fn mod_kind(c: &Ctx<'_, Op>, op: &Operand, i: usize) -> Kind {
+    let m = c.mnemonic();
+    let k = c.kind(op);
+    if m.starts_with("v_cndmask_b32") {
+        Kind::F32
+    } else if m.contains("_ubyte") || (i == 1 && m.contains("_class_")) {
+        Kind::I32
+    } else {
+        k
     }
 }
 
@@ -113,8 +129,14 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
         match src_index(op) {
             Some(i) => {
                 nsrc += 1;
-                let kind = c.kind(op);
+                let kind = mod_kind(c, op, i);
                 float |= kind.is_float();
+                if c.mnemonic().starts_with("v_interp_") && c.field_name(op) == "SRC0" {
+                    // VOP3 interpolation: SRC0 holds attribute, channel and the high-half bit.
+                    let v = c.val(op);
+                    let _ = write!(out, "attr{}.{}", v & 0x3f, ["x", "y", "z", "w"][(v >> 6 & 3) as usize]);
+                    continue;
+                }
                 let (n, a) = if kind.is_float() { (neg >> i & 1 != 0, abs >> i & 1 != 0) } else { (false, false) };
                 operands::src_mods(out, c.names, c.val(op), op.size, kind, c.lit, n, a);
             }
@@ -137,6 +159,9 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
             bit_list(out, bits, nsrc + 1);
         }
     }
+    if c.mnemonic().starts_with("v_interp_") && c.d.words[1] >> 8 & 1 != 0 {
+        out.push_str(" high");
+    }
     let clamp = if vop3b { c.f(fields::ENC_VOP3B::CLAMP) } else { c.f(fields::ENC_VOP3::CLAMP) };
     if clamp != 0 {
         out.push_str(" clamp");
@@ -147,8 +172,12 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
     }
 }
 
-/// gfx10 VOP3 op_sel exists on VOP3-only instructions with 16-bit operands.
+/// gfx10 VOP3 op_sel exists on VOP3-only instructions with 16-bit operands (and the byte/bit
+/// aligns, as LLVM 22 has them).
 fn has_op_sel(c: &Ctx<'_, Op>) -> bool {
+    if matches!(c.mnemonic(), "v_alignbit_b32" | "v_alignbyte_b32") {
+        return true;
+    }
     if c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC") {
         return false;
     }
@@ -212,7 +241,7 @@ fn dpp_operands(c: &Ctx<'_, Op>, out: &mut String, neg: [u32; 2], abs: [u32; 2])
         sep(out, &mut k);
         match src_index(op) {
             Some(i) if c.ty(op) == "OPR_VGPR" || c.ty(op) == "OPR_SRC" => {
-                let kind = c.kind(op);
+                let kind = mod_kind(c, op, i);
                 let (n, a) = if kind.is_float() { (neg[i] != 0, abs[i] != 0) } else { (false, false) };
                 if n {
                     out.push('-');
@@ -316,10 +345,7 @@ fn sdwa(c: &Ctx<'_, Op>, out: &mut String) {
         }
         match src_index(op) {
             Some(i) => {
-                let mut kind = c.kind(op);
-                if i == 1 && c.mnemonic().contains("_class_") {
-                    kind = Kind::I32; // the class mask is an integer
-                }
+                let kind = mod_kind(c, op, i);
                 float |= kind.is_float();
                 let raw = c.val(op);
                 // Bit 8 of the SDWA source selects a scalar operand (S0/S1), not a VGPR.
