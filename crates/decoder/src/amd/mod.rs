@@ -34,7 +34,7 @@ pub static GFX10: Amd<gfx10::Op> = Amd::new(Isa::Gfx1013, &gfx10::TABLES);
 /// The gfx1201 plugin.
 pub static GFX12: Amd<gfx12::Op> = Amd::new(Isa::Gfx1201, &gfx12::TABLES);
 
-impl<Op: Copy + Sync + std::fmt::Debug> Amd<Op> {
+impl<Op: Generation> Amd<Op> {
     const fn new(isa: Isa, tables: &'static Tables<Op>) -> Self {
         Amd { isa, tables, facts: OnceLock::new() }
     }
@@ -105,7 +105,9 @@ impl<Op: Copy + Sync + std::fmt::Debug> Amd<Op> {
             }
         }
         if let Some(nsa) = facts.nsa[enc as usize] {
-            len += 4 * e.fields[nsa].get(&words) as usize;
+            if e.fields[nsa].get(&words) != 0 {
+                len += 4 * Op::nsa_dwords(self, &words, ienc);
+            }
         }
         if literal {
             len += 4;
@@ -126,6 +128,8 @@ pub trait Generation: Copy + Sync + std::fmt::Debug + 'static {
     fn print(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String);
     /// Clears or rewrites bits the way llvm-mc's canonical encoding does.
     fn canonicalize(p: &Amd<Self>, d: &mut Decoded);
+    /// Extra address dwords of an NSA image instruction (its NSA field is non-zero).
+    fn nsa_dwords(p: &Amd<Self>, words: &[u32], ienc: u16) -> usize;
 }
 
 impl<Op: Generation> IsaPlugin for Amd<Op> {

@@ -3,6 +3,7 @@
 use super::{fields::ENC_MIMG as F, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
+use crate::amd::Amd;
 use std::fmt::Write as _;
 
 const DIMS: [&str; 8] = [
@@ -64,13 +65,22 @@ pub fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
     }
 }
 
+/// Extra dwords of an NSA instruction: the addresses after the first, four per dword.
+pub fn nsa_dwords(p: &Amd<Op>, words: &[u32], ienc: u16) -> usize {
+    let t = p.tables();
+    let m = t.instructions[t.inst_encodings[ienc as usize].inst as usize].mnemonic;
+    let dim = F::DIM.get(words) as usize;
+    let a16 = F::A16.get(words) != 0;
+    (address_count(m, dim, a16).saturating_sub(1) as usize).div_ceil(4)
+}
+
 /// Prints an image instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let m = c.mnemonic();
     out.push_str(m);
     let nsa = c.f(F::NSA);
-    if nsa != 0 {
-        out.push(' '); // LLVM's NSA forms print two spaces after the mnemonic
+    if nsa != 0 && c.ie.operands.iter().any(|o| c.field_name(o) == "SSAMP") {
+        out.push(' '); // LLVM's NSA sampler forms print two spaces after the mnemonic
     }
     let bvh = m.starts_with("image_bvh");
     let dmask = c.f(F::DMASK);
@@ -85,6 +95,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         let v = c.val(op);
         match c.field_name(op) {
             "VDATA" => {
+                let atomic = m.starts_with("image_atomic");
                 let mut n = if bvh {
                     4
                 } else if m.starts_with("image_gather4") || m.starts_with("image_msaa_load") {
@@ -92,10 +103,13 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 } else {
                     dmask.count_ones().max(1)
                 };
-                if d16 {
+                if atomic && m.contains("cmpswap") {
+                    n = n.max(2);
+                }
+                if d16 && !atomic {
                     n = n.div_ceil(2);
                 }
-                if tfe {
+                if c.f(F::TFE) != 0 || (tfe && !atomic) {
                     n += 1;
                 }
                 operands::vgpr(out, v, (n * 32) as u16);
@@ -117,7 +131,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     operands::vgpr(out, v, (n * 32) as u16);
                 }
             }
-            "SRSRC" => c.sreg(out, v * 4, if c.f(F::R128) != 0 || bvh { 128 } else { op.size }),
+            "SRSRC" => c.sreg(out, v * 4, if bvh { 128 } else { 256 }),
             "SSAMP" => c.sreg(out, v * 4, 128),
             _ => c.sreg(out, v, op.size),
         }

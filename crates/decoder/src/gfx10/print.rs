@@ -27,4 +27,8 @@ impl Generation for Op {
     fn canonicalize(p: &Amd<Self>, d: &mut Decoded) {
         super::canon::canonicalize(p, d)
     }
+
+    fn nsa_dwords(p: &Amd<Self>, words: &[u32], ienc: u16) -> usize {
+        super::mimg::nsa_dwords(p, words, ienc)
+    }
 }
