@@ -29,4 +29,9 @@ impl Generation for Op {
     fn canonicalize(p: &Amd<Self>, d: &mut Decoded) {
         super::canon::canonicalize(p, d)
     }
+
+    fn nsa_dwords(_p: &Amd<Self>, _words: &[u32], _ienc: u16) -> usize {
+        // gfx12 image addresses sit in fixed fields of VIMAGE/VSAMPLE: no NSA dwords.
+        0
+    }
 }

@@ -30,7 +30,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 if m == "s_waitcnt" {
                     waitcnt(out, v);
                 } else {
-                    symbols::depctr(out, v);
+                    symbols::depctr(out, v, symbols::DEPCTR_GFX12);
                 }
             }
             "OPR_DELAY" => delay_alu(out, v),

@@ -1,0 +1,70 @@
+//! VEXPORT (exports) and VINTERP (parameter interpolation).
+
+use super::ops::{self, sep};
+use super::{fields::ENC_VEXPORT as E, fields::ENC_VINTERP as V, Op};
+use crate::amd::operands::{self, bit_list};
+use crate::amd::print::Ctx;
+use std::fmt::Write as _;
+
+/// Prints `export`.
+pub fn print_export(c: &Ctx<'_, Op>, out: &mut String) {
+    out.push_str(c.mnemonic());
+    out.push(' ');
+    let t = c.f(E::TARGET);
+    match t {
+        0..=7 => {
+            let _ = write!(out, "mrt{t}");
+        }
+        8 => out.push_str("mrtz"),
+        9 => out.push_str("null"),
+        12..=16 => {
+            let _ = write!(out, "pos{}", t - 12);
+        }
+        20 => out.push_str("prim"),
+        21 => out.push_str("dual_src_blend0"),
+        22 => out.push_str("dual_src_blend1"),
+        _ => {
+            let _ = write!(out, "invalid_target_{t}");
+        }
+    }
+    let en = c.f(E::EN);
+    let srcs = [c.f(E::VSRC0), c.f(E::VSRC1), c.f(E::VSRC2), c.f(E::VSRC3)];
+    for (i, r) in srcs.iter().enumerate() {
+        out.push_str(if i == 0 { " " } else { ", " });
+        if en >> i & 1 != 0 {
+            operands::vgpr(out, *r, 32);
+        } else {
+            out.push_str("off");
+        }
+    }
+    if c.f(E::DONE) != 0 {
+        out.push_str(" done");
+    }
+    if c.f(E::ROW) != 0 {
+        out.push_str(" row_en");
+    }
+}
+
+/// Prints `v_interp_*` (VINTERP).
+pub fn print_vinterp(c: &Ctx<'_, Op>, out: &mut String) {
+    out.push_str(c.mnemonic());
+    let neg = c.f(V::NEG);
+    let mut k = 0;
+    for (i, op) in c.ie.operands.iter().enumerate() {
+        sep(out, &mut k);
+        if i == 0 {
+            operands::vgpr(out, c.val(op), op.size);
+        } else {
+            ops::src_mods(c, out, c.val(op), op.size, c.kind(op), neg >> (i - 1) & 1 != 0, false);
+        }
+    }
+    if c.f(V::CLAMP) != 0 {
+        out.push_str(" clamp");
+    }
+    let opsel = c.f(V::OPSEL);
+    if opsel != 0 {
+        out.push_str(" op_sel:");
+        bit_list(out, opsel as u64, 4);
+    }
+    let _ = write!(out, " wait_exp:{}", c.f(V::WAIT_EXP));
+}

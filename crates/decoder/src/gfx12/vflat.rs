@@ -1,0 +1,51 @@
+//! VFLAT, VGLOBAL and VSCRATCH memory instructions.
+
+use super::ops::{self, sep, MemKind};
+use super::{fields::ENC_VFLAT as F, Op};
+use crate::amd::operands;
+use crate::amd::print::Ctx;
+use std::fmt::Write as _;
+
+/// Prints a flat, global or scratch instruction.
+pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
+    let m = c.mnemonic();
+    out.push_str(m);
+    let seg = c.enc_name();
+    let saddr = c.f(F::SADDR);
+    let saddr_off = saddr == c.names.null;
+    let mut k = 0;
+    for op in c.ie.operands {
+        sep(out, &mut k);
+        let v = c.val(op);
+        match c.field_name(op) {
+            "VADDR" => {
+                if seg == "ENC_VSCRATCH" && c.f(F::SVE) == 0 {
+                    out.push_str("off");
+                } else if seg == "ENC_VGLOBAL" && !saddr_off {
+                    operands::vgpr(out, v, 32);
+                } else {
+                    operands::vgpr(out, v, op.size);
+                }
+            }
+            "SADDR" => {
+                if saddr_off {
+                    out.push_str("off");
+                } else {
+                    c.sreg(out, saddr, if seg == "ENC_VGLOBAL" { 64 } else { 32 });
+                }
+            }
+            _ => operands::vgpr(out, v, op.size),
+        }
+    }
+    let off = ops::sext(c.f(F::IOFFSET), 24);
+    if off != 0 {
+        let _ = write!(out, " offset:{off}");
+    }
+    if c.f(F::SCALE_OFFSET) != 0 {
+        out.push_str(" scale_offset");
+    }
+    ops::cache_policy(out, MemKind::of(m), c.f(F::TH), c.f(F::SCOPE));
+    if c.f(F::NV) != 0 {
+        out.push_str(" nv");
+    }
+}

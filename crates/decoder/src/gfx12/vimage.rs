@@ -1,0 +1,140 @@
+//! VIMAGE and VSAMPLE: image loads, stores, atomics, samples and gathers.
+
+use super::ops::{self, sep, MemKind};
+use super::{fields::ENC_VIMAGE as I, fields::ENC_VSAMPLE as S, Op};
+use crate::amd::operands;
+use crate::amd::print::Ctx;
+use std::fmt::Write as _;
+
+const DIMS: [&str; 8] = [
+    "SQ_RSRC_IMG_1D",
+    "SQ_RSRC_IMG_2D",
+    "SQ_RSRC_IMG_3D",
+    "SQ_RSRC_IMG_CUBE",
+    "SQ_RSRC_IMG_1D_ARRAY",
+    "SQ_RSRC_IMG_2D_ARRAY",
+    "SQ_RSRC_IMG_2D_MSAA",
+    "SQ_RSRC_IMG_2D_MSAA_ARRAY",
+];
+
+/// (coordinates, gradient dimensions) per dim.
+const DIM_COORDS: [(u32, u32); 8] = [(1, 1), (2, 2), (3, 3), (3, 2), (2, 1), (3, 2), (3, 2), (4, 2)];
+
+/// Address dwords an image instruction reads, from its name, dim and a16.
+fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
+    if m.starts_with("image_get_resinfo") {
+        return 1;
+    }
+    let (coords, grads) = DIM_COORDS[dim & 7];
+    let parts: Vec<&str> = m.split('_').skip(1).collect();
+    let has = |s: &str| parts.contains(&s);
+    let mut extra = 0;
+    if has("o") {
+        extra += 1;
+    }
+    if has("b") {
+        extra += 1;
+    }
+    if has("c") {
+        extra += 1;
+    }
+    let d = has("d") || has("cd");
+    let mut lcm = 0;
+    if has("l") || has("cl") || has("mip") {
+        lcm += 1;
+    }
+    if has("cl") && has("l") {
+        lcm += 1;
+    }
+    let g16 = has("g16");
+    let grad = if !d {
+        0
+    } else if a16 || g16 {
+        2 * grads.div_ceil(2)
+    } else {
+        2 * grads
+    };
+    let body = if a16 { (coords + lcm).div_ceil(2) } else { coords + lcm };
+    extra + grad + body
+}
+
+/// Prints an image instruction.
+pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
+    let m = c.mnemonic();
+    out.push_str(m);
+    let sample = c.enc_name() == "ENC_VSAMPLE";
+    let dmask = c.f(I::DMASK);
+    let dim = c.f(I::DIM) as usize & 7;
+    let a16 = c.f(I::A16) != 0;
+    let d16 = c.f(I::D16) != 0;
+    let (tfe, lwe) = if sample { (c.f(S::TFE) != 0, c.f(S::LWE) != 0) } else { (c.f(I::TFE) != 0, false) };
+    let vaddr = if sample {
+        vec![c.f(S::VADDR0), c.f(S::VADDR1), c.f(S::VADDR2), c.f(S::VADDR3)]
+    } else {
+        vec![c.f(I::VADDR0), c.f(I::VADDR1), c.f(I::VADDR2), c.f(I::VADDR3), c.f(I::VADDR4)]
+    };
+    let mut k = 0;
+    for op in c.ie.operands {
+        sep(out, &mut k);
+        let v = c.val(op);
+        match c.field_name(op) {
+            "VDATA" => {
+                let mut n = if m.starts_with("image_gather4") || m.starts_with("image_msaa_load") {
+                    4
+                } else {
+                    dmask.count_ones().max(1)
+                };
+                if d16 {
+                    n = n.div_ceil(2);
+                }
+                if tfe || lwe {
+                    n += 1;
+                }
+                operands::vgpr(out, v, (n * 32) as u16);
+            }
+            f if f.starts_with("VADDR") => {
+                let n = address_count(m, dim, a16);
+                if n <= 1 {
+                    operands::vgpr(out, vaddr[0], 32);
+                } else {
+                    out.push('[');
+                    let slots = vaddr.len() as u32;
+                    for i in 0..n.min(slots) {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        let cnt = if i == slots - 1 { n - i } else { 1 };
+                        operands::vgpr(out, vaddr[i as usize], (cnt * 32) as u16);
+                    }
+                    out.push(']');
+                }
+            }
+            "RSRC" => c.sreg(out, v, if c.f(I::R128) != 0 { 128 } else { 256 }),
+            "SAMP" => c.sreg(out, v, 128),
+            _ => c.sreg(out, v, op.size),
+        }
+    }
+    let _ = write!(out, " dmask:0x{dmask:x} dim:{}", DIMS[dim]);
+    if sample && c.f(S::UNORM) != 0 {
+        out.push_str(" unorm");
+    }
+    ops::cache_policy(out, MemKind::of(m), c.f(I::TH), c.f(I::SCOPE));
+    if c.f(I::NV) != 0 {
+        out.push_str(" nv");
+    }
+    if c.f(I::R128) != 0 {
+        out.push_str(" r128");
+    }
+    if a16 {
+        out.push_str(" a16");
+    }
+    if tfe {
+        out.push_str(" tfe");
+    }
+    if lwe {
+        out.push_str(" lwe");
+    }
+    if d16 {
+        out.push_str(" d16");
+    }
+}

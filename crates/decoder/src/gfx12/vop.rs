@@ -1,0 +1,383 @@
+//! VOP1, VOP2, VOPC, VOP3, VOP3SD, VOP3P, their DPP16/DPP8 forms (VOP3 DPP in 96 bits) and VOPD.
+
+use super::ops::{self, sep};
+use super::{fields, Op};
+use crate::amd::operands::{self, bit_list, Kind};
+use crate::amd::print::{hex_mod, Ctx};
+use crate::spec::Operand;
+use std::fmt::Write as _;
+
+/// Prints any vector ALU instruction except VOPD.
+pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
+    let e = c.enc_name();
+    out.push_str(c.mnemonic());
+    let short = c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC");
+    match e {
+        "ENC_VOP1" | "ENC_VOP2" | "ENC_VOPC" => {
+            if c.has_encoding("ENC_VOP3") || c.has_encoding("ENC_VOP3SD") {
+                out.push_str("_e32");
+            }
+            let mut k = 0;
+            for op in c.ie.operands {
+                sep(out, &mut k);
+                plain(c, op, out);
+            }
+        }
+        "ENC_VOP3" | "ENC_VOP3SD" => {
+            if short {
+                out.push_str("_e64");
+            }
+            vop3(c, out, Dpp::None);
+        }
+        "ENC_VOP3P" => vop3p(c, out, Dpp::None),
+        "ENC_VOP1_DPP16" | "ENC_VOP2_DPP16" | "ENC_VOPC_DPP16" => {
+            if e != "ENC_VOPC_DPP16" {
+                out.push_str("_dpp");
+            }
+            use fields::ENC_VOP1_DPP16 as F;
+            dpp_operands(c, out, [c.f(F::SRC0_NEG), c.f(F::SRC1_NEG)], [c.f(F::SRC0_ABS), c.f(F::SRC1_ABS)]);
+            dpp16_ctrl(c, out, Dpp16Fields::E32);
+        }
+        "ENC_VOP1_DPP8" | "ENC_VOP2_DPP8" | "ENC_VOPC_DPP8" => {
+            if e != "ENC_VOPC_DPP8" {
+                out.push_str("_dpp");
+            }
+            dpp_operands(c, out, [0, 0], [0, 0]);
+            dpp8_ctrl(c, out, false);
+        }
+        "ENC_VOP3_DPP16" | "ENC_VOP3SD_DPP16" => {
+            out.push_str("_e64_dpp");
+            vop3(c, out, Dpp::Dpp16);
+        }
+        "ENC_VOP3_DPP8" | "ENC_VOP3SD_DPP8" => {
+            out.push_str("_e64_dpp");
+            vop3(c, out, Dpp::Dpp8);
+        }
+        "ENC_VOP3P_DPP16" => {
+            out.push_str("_e64_dpp");
+            vop3p(c, out, Dpp::Dpp16);
+        }
+        "ENC_VOP3P_DPP8" => {
+            out.push_str("_e64_dpp");
+            vop3p(c, out, Dpp::Dpp8);
+        }
+        _ => {}
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dpp {
+    None,
+    Dpp16,
+    Dpp8,
+}
+
+/// Plain operand: register, source, implicit vcc, literal.
+fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
+    let v = c.val(op);
+    match c.ty(op) {
+        "OPR_VGPR" => operands::vgpr(out, v, op.size),
+        "OPR_SDST" | "OPR_SREG" => {
+            if op.is_implicit() {
+                out.push_str("vcc_lo")
+            } else {
+                c.sreg(out, v, op.size)
+            }
+        }
+        "OPR_SIMM32" => operands::literal(out, c.lit, c.kind(op)),
+        _ => ops::src(c, out, v, op.size, c.kind(op)),
+    }
+}
+
+fn src_index(op: &Operand) -> Option<usize> {
+    match op.field.map(|f| f.name) {
+        Some("SRC0") | Some("VSRC0") => Some(0),
+        Some("SRC1") | Some("VSRC1") => Some(1),
+        Some("SRC2") => Some(2),
+        _ => None,
+    }
+}
+
+fn omod(out: &mut String, v: u32) {
+    match v {
+        1 => out.push_str(" mul:2"),
+        2 => out.push_str(" mul:4"),
+        3 => out.push_str(" div:2"),
+        _ => {}
+    }
+}
+
+/// True for a 16-bit (not packed) data format: the instruction takes op_sel.
+fn is16(c: &Ctx<'_, Op>, op: &Operand) -> bool {
+    let f = c.t.data_formats[op.fmt as usize];
+    !f.contains("PK2") && (f.ends_with("16") || f.ends_with("F16") || f.ends_with("BF16"))
+}
+
+/// True when the instruction's operands take float input modifiers.
+fn float_mods(c: &Ctx<'_, Op>, kind: Kind) -> bool {
+    kind.is_float() || c.mnemonic().starts_with("v_cndmask")
+}
+
+/// A source with gfx12 modifiers: `-x`/`neg(imm)`, `|x|`.
+fn src_mod(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind, neg: bool, abs: bool) {
+    let imm = v == 255 || (128..=208).contains(&v);
+    if neg && imm {
+        out.push_str("neg(");
+        ops::src_mods(c, out, v, size, kind, false, abs);
+        out.push(')');
+    } else {
+        ops::src_mods(c, out, v, size, kind, neg, abs);
+    }
+}
+
+fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
+    use fields::ENC_VOP3 as F;
+    use fields::ENC_VOP3_DPP16 as D;
+    let sd = c.enc_name().starts_with("ENC_VOP3SD");
+    let neg = c.f(F::NEG);
+    let abs = if sd { 0 } else { c.f(F::ABS) };
+    let mut k = 0;
+    let mut float = false;
+    let mut nsrc = 0;
+    let mut has16 = false;
+    for op in c.ie.operands {
+        if op.is_implicit() {
+            continue;
+        }
+        has16 |= is16(c, op);
+        sep(out, &mut k);
+        match src_index(op) {
+            Some(i) => {
+                nsrc += 1;
+                let kind = c.kind(op);
+                float |= kind.is_float();
+                let (n, a) = if float_mods(c, kind) { (neg >> i & 1 != 0, abs >> i & 1 != 0) } else { (false, false) };
+                let v = if i == 0 && dpp != Dpp::None { 256 + c.f(D::VSRC0) } else { c.val(op) };
+                src_mod(c, out, v, op.size, kind, n, a);
+            }
+            None => plain(c, op, out),
+        }
+    }
+    if !sd && has16 {
+        let opsel = c.f(F::OPSEL);
+        if opsel != 0 {
+            out.push_str(" op_sel:");
+            let bits = (opsel as u64 & ((1 << nsrc) - 1)) | ((opsel as u64 >> 3 & 1) << nsrc);
+            bit_list(out, bits, nsrc + 1);
+        }
+    }
+    if c.f(F::CLAMP) != 0 {
+        out.push_str(" clamp");
+    }
+    if float {
+        omod(out, c.f(F::OMOD));
+    }
+    match dpp {
+        Dpp::Dpp16 => dpp16_ctrl(c, out, Dpp16Fields::E64),
+        Dpp::Dpp8 => dpp8_ctrl(c, out, true),
+        Dpp::None => {}
+    }
+}
+
+fn vop3p(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
+    use fields::ENC_VOP3P as F;
+    use fields::ENC_VOP3P_DPP16 as D;
+    let m = c.mnemonic();
+    let mix = m.starts_with("v_fma_mix");
+    let neg_lo = c.f(F::NEG) as u64;
+    let neg_hi = c.f(F::NEG_HI) as u64;
+    let mut k = 0;
+    let mut nsrc = 0;
+    for op in c.ie.operands {
+        if op.is_implicit() {
+            continue;
+        }
+        sep(out, &mut k);
+        match src_index(op) {
+            Some(i) => {
+                nsrc += 1;
+                let v = if i == 0 && dpp != Dpp::None { 256 + c.f(D::VSRC0) } else { c.val(op) };
+                let kind = if mix { Kind::F32 } else { c.kind(op) };
+                if mix {
+                    src_mod(c, out, v, op.size, kind, neg_lo >> i & 1 != 0, neg_hi >> i & 1 != 0);
+                } else {
+                    ops::src(c, out, v, op.size, kind);
+                }
+            }
+            None => plain(c, op, out),
+        }
+    }
+    let all = (1u64 << nsrc) - 1;
+    let opsel = c.f(F::OPSEL) as u64 & all;
+    let opsel_hi = (c.f(F::OPSEL_HI) as u64 | (c.f(F::OPSEL_HI2) as u64) << 2) & all;
+    if opsel != 0 {
+        out.push_str(" op_sel:");
+        bit_list(out, opsel, nsrc);
+    }
+    if (mix && opsel_hi != 0) || (!mix && opsel_hi != all) {
+        out.push_str(" op_sel_hi:");
+        bit_list(out, opsel_hi, nsrc);
+    }
+    if !mix {
+        if neg_lo & all != 0 {
+            out.push_str(" neg_lo:");
+            bit_list(out, neg_lo & all, nsrc);
+        }
+        if neg_hi & all != 0 {
+            out.push_str(" neg_hi:");
+            bit_list(out, neg_hi & all, nsrc);
+        }
+    }
+    if c.f(F::CLAMP) != 0 {
+        out.push_str(" clamp");
+    }
+    match dpp {
+        Dpp::Dpp16 => dpp16_ctrl(c, out, Dpp16Fields::E64),
+        Dpp::Dpp8 => dpp8_ctrl(c, out, true),
+        Dpp::None => {}
+    }
+}
+
+/// Operands of a VOP1/VOP2/VOPC DPP form: sources are VGPRs with optional float modifiers.
+fn dpp_operands(c: &Ctx<'_, Op>, out: &mut String, neg: [u32; 2], abs: [u32; 2]) {
+    let mut k = 0;
+    for op in c.ie.operands {
+        sep(out, &mut k);
+        match src_index(op) {
+            Some(i) if c.ty(op) == "OPR_VGPR" || c.ty(op) == "OPR_SRC" => {
+                let kind = c.kind(op);
+                let (n, a) = if float_mods(c, kind) { (neg[i] != 0, abs[i] != 0) } else { (false, false) };
+                if n {
+                    out.push('-');
+                }
+                if a {
+                    out.push('|');
+                }
+                operands::vgpr(out, c.val(op) & 0xff, op.size);
+                if a {
+                    out.push('|');
+                }
+            }
+            _ => plain(c, op, out),
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Dpp16Fields {
+    E32,
+    E64,
+}
+
+fn dpp16_ctrl(c: &Ctx<'_, Op>, out: &mut String, which: Dpp16Fields) {
+    let (ctrl, row, bank, bc, fi) = match which {
+        Dpp16Fields::E32 => {
+            use fields::ENC_VOP1_DPP16 as F;
+            (c.f(F::DPP_CTRL), c.f(F::ROW_MASK), c.f(F::BANK_MASK), c.f(F::BOUND_CTRL), c.f(F::FI))
+        }
+        Dpp16Fields::E64 => {
+            use fields::ENC_VOP3_DPP16 as F;
+            (c.f(F::DPP_CTRL), c.f(F::ROW_MASK), c.f(F::BANK_MASK), c.f(F::BOUND_CTRL), c.f(F::FI))
+        }
+    };
+    match ctrl {
+        0x000..=0x0ff => {
+            let _ = write!(out, " quad_perm:[{},{},{},{}]", ctrl & 3, ctrl >> 2 & 3, ctrl >> 4 & 3, ctrl >> 6 & 3);
+        }
+        0x101..=0x10f => {
+            let _ = write!(out, " row_shl:{}", ctrl & 0xf);
+        }
+        0x111..=0x11f => {
+            let _ = write!(out, " row_shr:{}", ctrl & 0xf);
+        }
+        0x121..=0x12f => {
+            let _ = write!(out, " row_ror:{}", ctrl & 0xf);
+        }
+        0x140 => out.push_str(" row_mirror"),
+        0x141 => out.push_str(" row_half_mirror"),
+        0x150..=0x15f => {
+            let _ = write!(out, " row_share:{}", ctrl & 0xf);
+        }
+        0x160..=0x16f => {
+            let _ = write!(out, " row_xmask:{}", ctrl & 0xf);
+        }
+        _ => {
+            let _ = write!(out, " /* invalid dpp_ctrl 0x{ctrl:x} */");
+        }
+    }
+    hex_mod(out, "row_mask", row);
+    hex_mod(out, "bank_mask", bank);
+    if bc != 0 {
+        out.push_str(" bound_ctrl:1");
+    }
+    if fi != 0 {
+        out.push_str(" fi:1");
+    }
+}
+
+fn dpp8_ctrl(c: &Ctx<'_, Op>, out: &mut String, e64: bool) {
+    let (sels, fi) = if e64 {
+        use fields::ENC_VOP3_DPP8 as F;
+        (
+            [F::LANE_SEL0, F::LANE_SEL1, F::LANE_SEL2, F::LANE_SEL3, F::LANE_SEL4, F::LANE_SEL5, F::LANE_SEL6, F::LANE_SEL7],
+            c.f(F::SRC0) == 0xea,
+        )
+    } else {
+        use fields::ENC_VOP1_DPP8 as F;
+        (
+            [F::LANE_SEL0, F::LANE_SEL1, F::LANE_SEL2, F::LANE_SEL3, F::LANE_SEL4, F::LANE_SEL5, F::LANE_SEL6, F::LANE_SEL7],
+            c.f(F::SRC0) == 0xea,
+        )
+    };
+    out.push_str(" dpp8:[");
+    for (i, s) in sels.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{}", c.f(*s));
+    }
+    out.push(']');
+    if fi {
+        out.push_str(" fi:1");
+    }
+}
+
+/// Prints a VOPD dual-issue pair: `v_dual_x ... :: v_dual_y ...`.
+pub fn print_vopd(c: &Ctx<'_, Op>, out: &mut String) {
+    use fields::ENC_VOPD as F;
+    let m = c.mnemonic();
+    let (mx, my) = m.split_once("::").unwrap_or((m, ""));
+    let vdstx = c.f(F::VDSTX);
+    let vdsty = (c.f(F::VDSTY) << 1) | ((vdstx & 1) ^ 1);
+    half(c, out, mx, vdstx, c.f(F::SRC0X), c.f(F::VSRC1X));
+    out.push_str(" :: ");
+    half(c, out, my, vdsty, c.f(F::SRC0Y), c.f(F::VSRC1Y));
+}
+
+fn half(c: &Ctx<'_, Op>, out: &mut String, m: &str, vdst: u32, src0: u32, vsrc1: u32) {
+    out.push_str(m);
+    let kind = if m.contains("_f32") && !m.contains("bf16") && !m.contains("f16") { Kind::F32 } else { Kind::I32 };
+    let _ = write!(out, " v{vdst}, ");
+    ops::src(c, out, src0, 32, kind);
+    let lit = |out: &mut String| {
+        let _ = write!(out, "0x{:x}", c.lit);
+    };
+    match m {
+        "v_dual_mov_b32" => {}
+        "v_dual_fmaak_f32" => {
+            let _ = write!(out, ", v{vsrc1}, ");
+            lit(out);
+        }
+        "v_dual_fmamk_f32" => {
+            out.push_str(", ");
+            lit(out);
+            let _ = write!(out, ", v{vsrc1}");
+        }
+        "v_dual_cndmask_b32" => {
+            let _ = write!(out, ", v{vsrc1}, vcc_lo");
+        }
+        _ => {
+            let _ = write!(out, ", v{vsrc1}");
+        }
+    }
+}
