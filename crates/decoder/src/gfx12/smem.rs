@@ -32,10 +32,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     ops::signed_hex(out, imm);
                 } else {
                     c.sreg(out, soff, 32);
-                    if imm != 0 {
-                        out.push_str(" offset:");
-                        ops::signed_hex(out, imm);
-                    }
+                    out.push_str(" offset:");
+                    ops::signed_hex(out, imm);
                 }
             }
             _ => c.sreg(out, v, op.size),

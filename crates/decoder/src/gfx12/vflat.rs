@@ -14,6 +14,14 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let saddr = c.f(F::SADDR);
     let saddr_off = saddr == c.names.null;
     let mut k = 0;
+    // Atomics that return (TH bit 0) write VDST first; the spec lists the no-return form only.
+    let ret = MemKind::of(m) == MemKind::Atomic && c.f(F::TH) & 1 != 0;
+    if ret && !c.ie.operands.iter().any(|o| c.field_name(o) == "VDST") {
+        let data = c.ie.operands.iter().find(|o| c.field_name(o) == "VDATA").map(|o| o.size).unwrap_or(32);
+        let size = if m.contains("cmpswap") { data / 2 } else { data };
+        sep(out, &mut k);
+        operands::vgpr(out, c.f(F::VDST), size);
+    }
     for op in c.ie.operands {
         sep(out, &mut k);
         let v = c.val(op);

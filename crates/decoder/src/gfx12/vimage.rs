@@ -73,6 +73,10 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     } else {
         vec![c.f(I::VADDR0), c.f(I::VADDR1), c.f(I::VADDR2), c.f(I::VADDR3), c.f(I::VADDR4)]
     };
+    if m.starts_with("image_bvh") {
+        bvh(c, out, m, a16, &vaddr);
+        return;
+    }
     let mut k = 0;
     for op in c.ie.operands {
         sep(out, &mut k);
@@ -136,5 +140,39 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     }
     if d16 {
         out.push_str(" d16");
+    }
+}
+
+/// BVH ray intersection: fixed address groups, no dmask/dim.
+fn bvh(c: &Ctx<'_, Op>, out: &mut String, m: &str, a16: bool, vaddr: &[u32]) {
+    let wide = m.starts_with("image_bvh8") || m.starts_with("image_bvh_dual");
+    let groups: &[u32] = if m.starts_with("image_bvh8") {
+        &[2, 2, 3, 3, 1]
+    } else if m.starts_with("image_bvh_dual") {
+        &[2, 2, 3, 3, 2]
+    } else if m.starts_with("image_bvh64") {
+        if a16 {
+            &[2, 1, 3, 3]
+        } else {
+            &[2, 1, 3, 3, 3]
+        }
+    } else if a16 {
+        &[1, 1, 3, 3]
+    } else {
+        &[1, 1, 3, 3, 3]
+    };
+    out.push(' ');
+    operands::vgpr(out, c.f(I::VDATA), if wide { 320 } else { 128 });
+    out.push_str(", [");
+    for (i, n) in groups.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        operands::vgpr(out, vaddr.get(i).copied().unwrap_or(0), (*n * 32) as u16);
+    }
+    out.push_str("], ");
+    c.sreg(out, c.f(I::RSRC), 128);
+    if a16 {
+        out.push_str(" a16");
     }
 }

@@ -158,7 +158,15 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
             None => plain(c, op, out),
         }
     }
-    if !sd && has16 {
+    let m = c.mnemonic();
+    if m.starts_with("v_permlane16") || m.starts_with("v_permlanex16") {
+        // op_sel carries fetch-inactive and bound-control here.
+        let opsel = c.f(F::OPSEL) & 3;
+        if opsel != 0 {
+            out.push_str(" op_sel:");
+            bit_list(out, opsel as u64, 2);
+        }
+    } else if !sd && has16 {
         let opsel = c.f(F::OPSEL);
         if opsel != 0 {
             out.push_str(" op_sel:");
@@ -372,9 +380,6 @@ fn half(c: &Ctx<'_, Op>, out: &mut String, m: &str, vdst: u32, src0: u32, vsrc1:
             out.push_str(", ");
             lit(out);
             let _ = write!(out, ", v{vsrc1}");
-        }
-        "v_dual_cndmask_b32" => {
-            let _ = write!(out, ", v{vsrc1}, vcc_lo");
         }
         _ => {
             let _ = write!(out, ", v{vsrc1}");
