@@ -71,7 +71,8 @@ pub fn nsa_dwords(p: &Amd<Op>, words: &[u32], ienc: u16) -> usize {
     let m = t.instructions[t.inst_encodings[ienc as usize].inst as usize].mnemonic;
     let dim = F::DIM.get(words) as usize;
     let a16 = F::A16.get(words) != 0;
-    (address_count(m, dim, a16).saturating_sub(1) as usize).div_ceil(4)
+    let need = (address_count(m, dim, a16).saturating_sub(1) as usize).div_ceil(4);
+    need.min(F::NSA.get(words) as usize)
 }
 
 /// Prints an image instruction.
@@ -117,6 +118,9 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             "VADDR" => {
                 let n = address_count(m, dim, a16);
                 if nsa != 0 {
+                    // No more addresses than the NSA dwords present can hold.
+                    let extra = (c.d.len as u32 / 4).saturating_sub(2);
+                    let n = n.min(1 + 4 * extra);
                     out.push('[');
                     for i in 0..n {
                         if i > 0 {

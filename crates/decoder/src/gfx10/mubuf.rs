@@ -16,8 +16,12 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let offen = c.f(F::OFFEN) != 0;
     let idxen = c.f(F::IDXEN) != 0;
     let tfe = c.f(F::TFE) != 0;
+    let lds = !mtbuf && c.f(F::LDS) != 0;
     let mut k = 0;
     for op in c.ie.operands {
+        if lds && c.field_name(op) == "VDATA" {
+            continue; // loads into LDS have no register destination
+        }
         out.push_str(if k == 0 { " " } else { ", " });
         k += 1;
         let v = c.val(op);

@@ -38,6 +38,9 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             _ => c.sreg(out, v, op.size),
         }
     }
+    if c.mnemonic().starts_with("s_atc_probe") {
+        return; // the probes take no cache policy
+    }
     if c.f(F::GLC) != 0 {
         out.push_str(" glc");
     }

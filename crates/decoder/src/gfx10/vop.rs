@@ -61,7 +61,8 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
             if op.is_implicit() {
                 out.push_str("vcc_lo")
             } else {
-                c.sreg(out, v, op.size)
+                // An 8-bit scalar destination names values above 127 like sources do.
+                c.src(out, v, op.size, Kind::I32)
             }
         }
         "OPR_SIMM32" => {
