@@ -39,7 +39,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             _ => c.sreg(out, v, op.size),
         }
     }
-    if prefetch || c.ie.operands.is_empty() {
+    if prefetch || c.ie.operands.is_empty() || m.starts_with("s_atc_probe") {
         return;
     }
     if c.f(F::SCALE_OFFSET) != 0 {

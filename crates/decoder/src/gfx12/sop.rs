@@ -2,7 +2,6 @@
 
 use super::ops;
 use super::Op;
-use crate::amd::operands;
 use crate::amd::print::Ctx;
 use crate::amd::symbols;
 use std::fmt::Write as _;
@@ -36,7 +35,9 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             "OPR_DELAY" => delay_alu(out, v),
             "OPR_SENDMSG" => sendmsg(out, v, false),
             "OPR_HWREG" => symbols::hwreg(out, v, symbols::HWREG_GFX12),
-            "OPR_SIMM32" => operands::literal(out, c.lit, c.kind(op)),
+            "OPR_SIMM32" => {
+                let _ = write!(out, "0x{:x}", c.lit);
+            }
             _ => simm16(m, v, out),
         }
     }

@@ -62,7 +62,7 @@ pub fn print_vinterp(c: &Ctx<'_, Op>, out: &mut String) {
         out.push_str(" clamp");
     }
     let opsel = c.f(V::OPSEL);
-    if opsel != 0 {
+    if opsel != 0 && c.mnemonic().contains("f16") {
         out.push_str(" op_sel:");
         bit_list(out, opsel as u64, 4);
     }

@@ -46,7 +46,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         }
     }
     let off = ops::sext(c.f(F::IOFFSET), 24);
-    if off != 0 {
+    if off != 0 && !c.ie.operands.is_empty() {
         let _ = write!(out, " offset:{off}");
     }
     if c.f(F::SCALE_OFFSET) != 0 {

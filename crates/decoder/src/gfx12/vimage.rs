@@ -83,7 +83,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         let v = c.val(op);
         match c.field_name(op) {
             "VDATA" => {
-                let mut n = if m.starts_with("image_gather4") || m.starts_with("image_msaa_load") {
+                let mut n = if (m.starts_with("image_gather4") || m.starts_with("image_msaa_load")) && !tfe {
                     4
                 } else {
                     dmask.count_ones().max(1)
@@ -113,7 +113,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     out.push(']');
                 }
             }
-            "RSRC" => c.sreg(out, v, if c.f(I::R128) != 0 { 128 } else { 256 }),
+            "RSRC" => c.sreg(out, v, if c.f(I::R128) != 0 && !sample { 128 } else { 256 }),
             "SAMP" => c.sreg(out, v, 128),
             _ => c.sreg(out, v, op.size),
         }

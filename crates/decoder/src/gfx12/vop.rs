@@ -14,7 +14,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let short = c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC");
     match e {
         "ENC_VOP1" | "ENC_VOP2" | "ENC_VOPC" => {
-            if c.has_encoding("ENC_VOP3") || c.has_encoding("ENC_VOP3SD") {
+            if !c.ie.operands.is_empty() && (c.has_encoding("ENC_VOP3") || c.has_encoding("ENC_VOP3SD")) {
                 out.push_str("_e32");
             }
             let mut k = 0;
@@ -84,7 +84,9 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
                 c.sreg(out, v, op.size)
             }
         }
-        "OPR_SIMM32" => operands::literal(out, c.lit, c.kind(op)),
+        "OPR_SIMM32" => {
+            let _ = write!(out, "0x{:x}", c.lit);
+        }
         _ => ops::src(c, out, v, op.size, c.kind(op)),
     }
 }
@@ -113,14 +115,30 @@ fn is16(c: &Ctx<'_, Op>, op: &Operand) -> bool {
     !f.contains("PK2") && (f.ends_with("16") || f.ends_with("F16") || f.ends_with("BF16"))
 }
 
-/// True when the instruction's operands take float input modifiers.
-fn float_mods(c: &Ctx<'_, Op>, kind: Kind) -> bool {
-    kind.is_float() || c.mnemonic().starts_with("v_cndmask")
+/// True when source `i` takes float input modifiers.
+fn float_mods(c: &Ctx<'_, Op>, kind: Kind, i: usize) -> bool {
+    let m = c.mnemonic();
+    if i == 1 && (m.contains("ldexp") || m.contains("_class_")) {
+        return false;
+    }
+    kind.is_float() || m.starts_with("v_cndmask")
+}
+
+/// True when the VOP3 form of the instruction prints op_sel (LLVM's VOP3-only 16-bit opcodes).
+fn has_opsel(c: &Ctx<'_, Op>, has16: bool) -> bool {
+    let m = c.mnemonic();
+    if m.starts_with("v_cvt_pk_f32_fp8") || m.starts_with("v_cvt_pk_f32_bf8") {
+        return true;
+    }
+    if c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC") {
+        return false;
+    }
+    has16 || m.starts_with("v_alignbit") || m.starts_with("v_alignbyte") || m.starts_with("v_cvt_pk_fp8") || m.starts_with("v_cvt_pk_bf8")
 }
 
 /// A source with gfx12 modifiers: `-x`/`neg(imm)`, `|x|`.
 fn src_mod(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind, neg: bool, abs: bool) {
-    let imm = v == 255 || (128..=208).contains(&v);
+    let imm = v == 255 || (128..=208).contains(&v) || matches!(v, 241 | 243 | 245 | 247);
     if neg && imm {
         out.push_str("neg(");
         ops::src_mods(c, out, v, size, kind, false, abs);
@@ -151,7 +169,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
                 nsrc += 1;
                 let kind = c.kind(op);
                 float |= kind.is_float();
-                let (n, a) = if float_mods(c, kind) { (neg >> i & 1 != 0, abs >> i & 1 != 0) } else { (false, false) };
+                let (n, a) = if float_mods(c, kind, i) { (neg >> i & 1 != 0, abs >> i & 1 != 0) } else { (false, false) };
                 let v = if i == 0 && dpp != Dpp::None { 256 + c.f(D::VSRC0) } else { c.val(op) };
                 src_mod(c, out, v, op.size, kind, n, a);
             }
@@ -166,7 +184,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
             out.push_str(" op_sel:");
             bit_list(out, opsel as u64, 2);
         }
-    } else if !sd && has16 {
+    } else if !sd && has_opsel(c, has16) {
         let opsel = c.f(F::OPSEL);
         if opsel != 0 {
             out.push_str(" op_sel:");
@@ -205,7 +223,12 @@ fn vop3p(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
             Some(i) => {
                 nsrc += 1;
                 let v = if i == 0 && dpp != Dpp::None { 256 + c.f(D::VSRC0) } else { c.val(op) };
-                let kind = if mix { Kind::F32 } else { c.kind(op) };
+                let kind = match c.kind(op) {
+                    _ if mix => Kind::F32,
+                    Kind::F16 => Kind::PkF16,
+                    Kind::I16 => Kind::PkI16,
+                    k => k,
+                };
                 if mix {
                     src_mod(c, out, v, op.size, kind, neg_lo >> i & 1 != 0, neg_hi >> i & 1 != 0);
                 } else {
@@ -218,11 +241,12 @@ fn vop3p(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
     let all = (1u64 << nsrc) - 1;
     let opsel = c.f(F::OPSEL) as u64 & all;
     let opsel_hi = (c.f(F::OPSEL_HI) as u64 | (c.f(F::OPSEL_HI2) as u64) << 2) & all;
-    if opsel != 0 {
+    let sel = mix || m.starts_with("v_pk_") || m.starts_with("v_dot2");
+    if sel && opsel != 0 {
         out.push_str(" op_sel:");
         bit_list(out, opsel, nsrc);
     }
-    if (mix && opsel_hi != 0) || (!mix && opsel_hi != all) {
+    if sel && ((mix && opsel_hi != 0) || (!mix && opsel_hi != all)) {
         out.push_str(" op_sel_hi:");
         bit_list(out, opsel_hi, nsrc);
     }
@@ -254,7 +278,7 @@ fn dpp_operands(c: &Ctx<'_, Op>, out: &mut String, neg: [u32; 2], abs: [u32; 2])
         match src_index(op) {
             Some(i) if c.ty(op) == "OPR_VGPR" || c.ty(op) == "OPR_SRC" => {
                 let kind = c.kind(op);
-                let (n, a) = if float_mods(c, kind) { (neg[i] != 0, abs[i] != 0) } else { (false, false) };
+                let (n, a) = if float_mods(c, kind, i) { (neg[i] != 0, abs[i] != 0) } else { (false, false) };
                 if n {
                     out.push('-');
                 }
