@@ -120,17 +120,32 @@ def main():
     with open(os.path.join(fz, "sm%d.tsv" % arch), "w") as out:
         out.write("".join(l + "\n" for l in lines))
     rnd = res[-a.fuzz_random:]
+    from . import verify
+    idx = verify.index_forms(forms)
+    pairs = [(w, t) for w, t in zip(cands, res) if t is not None and "!" not in t.split(" ")[-1]]
+    nf, mf, af, badf = verify.check(idx, pairs[:len(pairs) - sum(t is not None for t in rnd)])
+    rpairs = [(w, t) for w, t in zip(cands[-a.fuzz_random:], rnd) if t is not None and "!" not in t.split(" ")[-1]]
+    nr, mr, ar, badr = verify.check(idx, rpairs)
+    with open(os.path.join(ROOT, "isa-specs", "nvidia", "sm%d.mismatches.txt" % arch), "w") as out:
+        for base in sorted(badf, key=lambda b: -len(badf[b])):
+            out.write("%s %d\n" % (base, len(badf[base])))
+            for x in badf[base][:3]:
+                out.write("    %r\n" % (x,))
     stats = {
         "arch": arch,
         "corpus_words": len(seeds),
         "opcode_values_accepted": len(accepted),
         "opcode_mnemonic_keys": len(ex),
         "forms": len(forms),
+        "mnemonics_accepted": len({b for _, b in ex if b}),
+        "mnemonics_missing_from_spec": sorted({b for _, b in ex if b} - {f["base"] for f in forms}),
         "instructions": len({f["base"] for f in forms}),
         "fuzz_lines": len(lines),
         "random_words_tried": a.fuzz_random,
         "random_words_accepted": sum(t is not None for t in rnd),
         "oracle_processes": orc.calls,
+        "model_check_form_fuzz": {"words": nf, "form_matched": mf, "text_agrees": af},
+        "model_check_random_words": {"words": nr, "form_matched": mr, "text_agrees": ar},
         "oracle_words": orc.words,
         "oracle_bisections": orc.bisections,
     }

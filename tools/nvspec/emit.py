@@ -94,7 +94,7 @@ def emit(arch, forms, path, provenance):
         s += "        <Description>example 0x%0*x: %s</Description>\n" % (nb // 4, f["example"], escape(f["text"]))
         s += "        <Syntax>%s</Syntax>\n" % escape(f["syntax"])
         s += "        <MicrocodeFormat><BitMap>\n"
-        s += field_xml("OP", opbits, "          ")
+        s += field_xml("OP", [b for b in opbits if b in f["mask_bits"]], "          ")
         for fd in f["fields"]:
             s += field_xml(fd["name"], fd["bits"], "          ")
         if arch == 86:
@@ -112,7 +112,7 @@ def emit(arch, forms, path, provenance):
                  "TRUE" if base == "EXIT" else "FALSE")
         s += "        <InstructionEncodings>\n"
         for f in by_base[base]:
-            opv = sum(((f["example"] >> b) & 1) << i for i, b in enumerate(opbits))
+            opv = sum(((f["example"] >> b) & 1) << i for i, b in enumerate(x for x in opbits if x in f["mask_bits"]))
             s += "          <InstructionEncoding>\n            <EncodingName>%s</EncodingName>\n" % f["enc_name"]
             s += "            <EncodingCondition>default</EncodingCondition>\n"
             s += '            <Opcode Radix="10">%d</Opcode>\n            <Operands>\n' % opv

@@ -45,6 +45,11 @@ def name_fields(f):
     for fd in f["fields"]:
         if fd["kind"] == "tok":
             tok_field[(fd["op"], fd["tok"])] = fd
+    f["tok_field"] = dict(tok_field)
+    for fd in f["fields"]:
+        if fd["kind"] == "tok":
+            for kj in fd.get("tied", []):
+                f["tok_field"].setdefault(tuple(kj), fd)
     for k, op in enumerate(ops):
         skel, toks = tokens(op)
         for j, (kind, txt) in enumerate(toks):
@@ -56,7 +61,7 @@ def name_fields(f):
                 fd["rclass"] = rc
                 if rc == "SR":
                     fd["name"] = uniq("SR")
-                elif k == 0 and skel.strip("-|!~") == "#" and rc in DEST:
+                elif k == 0 and skel.strip("-|!~").startswith("#") and rc in DEST:
                     fd["name"] = uniq(DEST[rc])
                 else:
                     lst = REGNAMES.get(rc, [rc])
@@ -127,7 +132,7 @@ def template(f):
         pieces = skel.split("#")
         s = pieces[0]
         for j, (kind, txt) in enumerate(toks):
-            fd = next((x for x in f["fields"] if x["kind"] == "tok" and x["op"] == k and x["tok"] == j + off), None)
+            fd = f["tok_field"].get((k, j + off))
             s += ("{%s}" % fd["name"]) if fd else txt
             s += pieces[j + 1]
         optxt.append(lead + s + trail)

@@ -74,9 +74,9 @@ def usable(t):
 def discover(arch, oracle, seeds, rng, nback):
     """-> dict (opval, base) -> list of (word, text) examples (seed examples first)."""
     ex = {}
-    if arch == 86:  # neutral scheduling bits (no .reuse flags in the text)
-        ws = [w & ~sum(1 << x for x in CTRL86) | (0x7e0 << 105) for w, _ in seeds]
-        seeds = list(zip(ws, oracle.disasm(ws)))
+    # neutral scheduling bits / filler control word: no .reuse flags in the texts
+    ws = [w & ~sum(1 << x for x in CTRL86) | (0x7e0 << 105) if arch == 86 else w for w, _ in seeds]
+    seeds = list(zip(ws, oracle.disasm(ws)))
     for w, t in seeds:
         if t and usable(t):
             ex.setdefault((opval(arch, w), base_of(t)), []).append((w, t))
@@ -125,6 +125,19 @@ def classify(t, u):
     if len(o0) != len(o1):
         return ("struct",)
     diff = [k for k in range(len(o0)) if o0[k] != o1[k]]
+    if len(diff) > 1:
+        # the same register/number printed in several operands (tied fields)
+        changes = []
+        for k in diff:
+            sa, ta = tokens(o0[k])
+            sb, tb = tokens(o1[k])
+            dt = [j for j in range(len(ta)) if ta[j] != tb[j]] if sa == sb and len(ta) == len(tb) else []
+            if len(dt) != 1:
+                return ("struct",)
+            changes.append((k, dt[0], ta[dt[0]], tb[dt[0]]))
+        if len({(c[2], c[3]) for c in changes}) != 1:
+            return ("struct",)
+        return ("op", changes[0][0], changes[0][1], tuple((c[0], c[1]) for c in changes[1:]))
     if len(diff) != 1:
         return ("struct",)
     k = diff[0]
@@ -143,7 +156,7 @@ def classify(t, u):
     dt = [j for j in range(len(ta)) if ta[j] != tb[j]]
     if len(dt) != 1:
         return ("struct",)
-    return ("op", k, dt[0])
+    return ("op", k, dt[0], ())
 
 
 def runs(bits):
@@ -177,7 +190,7 @@ def suffixes(mn):
 def analyse(arch, oracle, examples):
     """examples: list of (word, text). Returns list of form dicts."""
     nb = NBITS[arch]
-    probe_bits = [b for b in range(nb) if b not in OPBITS[arch] and not (arch == 86 and b in CTRL86)]
+    probe_bits = [b for b in range(nb) if not (arch == 86 and b in CTRL86)]
     cands = []
     for w, _ in examples:
         cands += [w ^ (1 << b) for b in probe_bits]
@@ -194,7 +207,7 @@ def analyse(arch, oracle, examples):
 
 def build_form(arch, w, t, cls):
     flips = cls.pop("_flips")
-    mask_bits = set(OPBITS[arch]) | {b for b, c in cls.items() if c[0] == "struct"}
+    mask_bits = {b for b, c in cls.items() if c[0] == "struct"}
     f = {"example": w, "text": t, "mask_bits": mask_bits, "fields": [], "flips": flips}
     g, mn, ops = parse(t)
     f["guard"], f["mnemonic"], f["ops"] = g, mn, ops
@@ -213,6 +226,7 @@ def build_form(arch, w, t, cls):
         if c[0] == "op":
             fd["kind"] = "tok"
             fd["tok"] = c[2]
+            fd["tied"] = list(c[3])
         else:
             fd["kind"] = "prefix"
             fd["char"] = c[2]
@@ -244,7 +258,7 @@ def enumerate_mods(arch, oracle, forms):
             jobs.append((f, r))
     # first pass: whole runs
     pending = jobs
-    for attempt in range(2):
+    for attempt in range(3):
         cands, idx = [], []
         for f, bits in pending:
             idx.append(len(cands))
@@ -270,12 +284,26 @@ def enumerate_mods(arch, oracle, forms):
                 common = set.intersection(*[set(m) for m in mids])
                 if common:
                     ok = False
-            if not ok and attempt == 0:
+            if not ok and attempt == 0 and len(bits) > 1:
                 retry += [(f, [b]) for b in bits]
                 continue
             f["fields"].append({"kind": "mod", "bits": bits, "pos": p,
                                 "values": {v: "".join("." + s for s in m) for v, m in zip(vals, mids)}})
         pending = retry
+        if attempt == 1 or not pending:
+            pending = []
+        # fields of one form claiming the same suffix position are one field
+        for f in ({id(f): f for f, _ in jobs}.values() if attempt < 2 else ()):
+            mods = [fd for fd in f["fields"] if fd["kind"] == "mod"]
+            bypos = {}
+            for fd in mods:
+                bypos.setdefault(fd["pos"], []).append(fd)
+            for grp in bypos.values():
+                bits = sorted(b for fd in grp for b in fd["bits"])
+                if len(grp) > 1 and len(bits) <= 10:
+                    for fd in grp:
+                        f["fields"].remove(fd)
+                    pending.append((f, bits))
         if not pending:
             break
 

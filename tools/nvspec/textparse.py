@@ -4,7 +4,7 @@ import re
 _GUARD = re.compile(r"^@(!?)(U?P(?:T|\d))\s+")
 TOKEN = re.compile(
     r"(?P<reg>\bURZ\b|\bUPT\b|\bRZ\b|\bPT\b|\bUR\d+\b|\bUP\d+\b|\bR\d+\b|\bP\d+\b|\bB\d+\b|\bBZ\b|\bSR_[A-Z0-9_.]+|\bSRZ\b)"
-    r"|(?P<num>[-+]?0x[0-9a-f]+|[-+]?\d+\.\d+(?:e[-+]?\d+)?|[-+]?INF|[-+]?QNAN|[-+]?NAN|\b\d+\b)")
+    r"|(?P<num>-?0x[0-9a-f]+|-?\d+\.\d+(?:e[-+]?\d+)?|[-+]?INF|[-+]?QNAN|[-+]?NAN|\b\d+\b)")
 
 
 def split_ops(s):
@@ -24,6 +24,22 @@ def split_ops(s):
     return ops
 
 
+_MEM_NOOFF = re.compile(r"\[((?:U?R[0-9Z]+)(?:\.[A-Z0-9]+)*)\]")
+_MEM_NOREG = re.compile(r"\[(-?0x[0-9a-f]+)\]")
+
+
+def normalize_op(op):
+    """Make zero offsets and absent base registers explicit: [R2] -> [R2+0x0],
+    [0x10] -> [RZ+0x10] (the printer drops them again)."""
+    op = _MEM_NOOFF.sub(lambda m: "[" + m.group(1) + "+0x0]", op)
+    return _MEM_NOREG.sub(lambda m: "[RZ+" + m.group(1) + "]", op)
+
+
+def denormalize(text):
+    text = re.sub(r"\+0x0\]", "]", text)
+    return text.replace("[RZ+", "[")
+
+
 def parse(text):
     """-> (guard, mnemonic, [operands])"""
     guard = ""
@@ -34,7 +50,7 @@ def parse(text):
     parts = text.split(None, 1)
     if not parts:
         return guard, "", []
-    return guard, parts[0], split_ops(parts[1]) if len(parts) > 1 else []
+    return guard, parts[0], [normalize_op(o) for o in split_ops(parts[1])] if len(parts) > 1 else []
 
 
 def tokens(op):
