@@ -75,7 +75,10 @@ impl<'a, Op> Ctx<'a, Op> {
         if v != 255 {
             return 0;
         }
-        let half = matches!(kind, Kind::F16 | Kind::I16 | Kind::BF16) && !operands::inlinable16(self.lit);
+        // Only 32-bit encodings (VOP1/VOP2/VOPC) drop a 16-bit literal's upper half.
+        let half = self.lit_index == 1
+            && matches!(kind, Kind::F16 | Kind::I16 | Kind::BF16)
+            && !operands::inlinable16(self.lit);
         self.literal_bits(if half { 0xffff } else { u32::MAX })
     }
 

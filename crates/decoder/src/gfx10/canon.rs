@@ -67,6 +67,10 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
             F::OPSEL_HI.set(&mut d.words, hi & 3);
             F::OPSEL_HI2.set(&mut d.words, hi >> 2);
         }
+        // VOP3 v_cmpx writes EXEC: LLVM encodes the destination field as exec_lo.
+        "ENC_VOP3" if m.starts_with("v_cmpx") => {
+            super::fields::ENC_VOP3::VDST.set(&mut d.words, 126);
+        }
         // BVH rays always read four channels of a 128-bit descriptor, unnormalized.
         "ENC_MIMG" if m.starts_with("image_bvh") => {
             use super::fields::ENC_MIMG as F;

@@ -137,6 +137,10 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
                     continue;
                 }
                 let (n, a) = if kind.is_float() { (neg(i), abs(i)) } else { (false, false) };
+                if i == 1 && c.mnemonic().contains("_class_") {
+                    // LLVM keeps the class mask's modifier bits without printing them.
+                    let _ = (c.bits(62, 1), vop3b || c.bits(9, 1) != 0);
+                }
                 c.src_mods(out, c.val(op), op.size, kind, n, a);
             }
             None => plain(c, op, out),
