@@ -150,21 +150,7 @@ impl<Op: Generation> IsaPlugin for Amd<Op> {
     }
 
     fn encode(&self, inst: &Decoded) -> Vec<u8> {
-        // Rebuild from the identifier and the fields: bits no field covers come back as 0.
-        let e = self.encoding(inst);
-        let ident = inst.words[0] as u128
-            | (inst.words[1] as u128) << 32
-            | (inst.words[2] as u128) << 64
-            | (inst.words[3] as u128) << 96;
-        let ident = ident & e.mask;
         let mut out = *inst;
-        let nbase = (e.bits as usize).div_ceil(32);
-        for (i, w) in out.words.iter_mut().take(nbase).enumerate() {
-            *w = (ident >> (32 * i)) as u32;
-        }
-        for f in e.fields {
-            f.set(&mut out.words, f.get(&inst.words));
-        }
         Op::canonicalize(self, &mut out);
         out.bytes()
     }

@@ -3,6 +3,7 @@
 use super::operands::{self, Kind, ScalarNames};
 use crate::spec::{Field, InstEncoding, Operand, Tables};
 use crate::Decoded;
+use std::cell::Cell;
 use std::fmt::Write as _;
 
 /// What a family printer needs: the words, the tables entry, the literal, the register names.
@@ -19,6 +20,10 @@ pub struct Ctx<'a, Op: 'static> {
     pub names: &'static ScalarNames,
     /// Instruction address (branch targets).
     pub addr: u64,
+    /// Bits the printer read: everything else is a don't-care for the canonical encoding.
+    used: Cell<[u32; crate::MAX_WORDS]>,
+    /// Index of the literal dword (the encoding's base size in dwords).
+    lit_index: usize,
 }
 
 impl<'a, Op> Ctx<'a, Op> {
@@ -28,7 +33,59 @@ impl<'a, Op> Ctx<'a, Op> {
         let e = &t.encodings[d.enc as usize];
         let base = (e.bits as usize) / 32;
         let lit = if (d.len as usize) > base * 4 { d.words[base] } else { 0 };
-        Ctx { t, d, ie, lit, names, addr }
+        Ctx { t, d, ie, lit, names, addr, used: Cell::new([0; crate::MAX_WORDS]), lit_index: base }
+    }
+
+    /// The bits read so far (see [`Ctx::f`], [`Ctx::val`], [`Ctx::bits`]).
+    pub fn used(&self) -> [u32; crate::MAX_WORDS] {
+        self.used.get()
+    }
+
+    fn mark(&self, f: Field) {
+        let mut u = self.used.get();
+        f.set(&mut u, u64::MAX);
+        self.used.set(u);
+    }
+
+    /// Reads bits [off, off+cnt) of the words, marking them used.
+    pub fn bits(&self, off: u32, cnt: u32) -> u32 {
+        let mut u = self.used.get();
+        crate::spec::deposit(&mut u, off, cnt, u64::MAX);
+        self.used.set(u);
+        crate::spec::extract(&self.d.words, off, cnt) as u32
+    }
+
+    /// The literal dword, marking it used.
+    pub fn literal(&self) -> u32 {
+        self.literal_bits(u32::MAX)
+    }
+
+    /// The literal dword, marking only the bits in `mask` used.
+    pub fn literal_bits(&self, mask: u32) -> u32 {
+        let mut u = self.used.get();
+        if let Some(x) = u.get_mut(self.lit_index) {
+            *x |= mask;
+        }
+        self.used.set(u);
+        self.lit
+    }
+
+    /// Reads a source's literal: a 16-bit operand that is not printed as lit() uses the low half.
+    fn src_literal(&self, v: u32, kind: Kind) -> u32 {
+        if v != 255 {
+            return 0;
+        }
+        // Only 32-bit encodings (VOP1/VOP2/VOPC) drop a 16-bit literal's upper half.
+        let half = self.lit_index == 1
+            && matches!(kind, Kind::F16 | Kind::I16 | Kind::BF16)
+            && !operands::inlinable16(self.lit);
+        self.literal_bits(if half { 0xffff } else { u32::MAX })
+    }
+
+    /// Appends a source with modifiers (see [`operands::src_mods`]).
+    pub fn src_mods(&self, out: &mut String, v: u32, size: u16, kind: Kind, neg: bool, abs: bool) {
+        let lit = self.src_literal(v, kind);
+        operands::src_mods(out, self.names, v, size, kind, lit, neg, abs)
     }
 
     /// The words.
@@ -38,6 +95,7 @@ impl<'a, Op> Ctx<'a, Op> {
 
     /// A field's value.
     pub fn f(&self, f: Field) -> u32 {
+        self.mark(f);
         f.get(&self.d.words) as u32
     }
 
@@ -71,7 +129,7 @@ impl<'a, Op> Ctx<'a, Op> {
 
     /// The operand's raw field value.
     pub fn val(&self, op: &Operand) -> u32 {
-        op.field.map(|f| f.get(&self.d.words) as u32).unwrap_or(0)
+        op.field.map(|f| self.f(f)).unwrap_or(0)
     }
 
     /// The field name of an operand ("" when implicit).
@@ -86,7 +144,8 @@ impl<'a, Op> Ctx<'a, Op> {
 
     /// Appends a source operand.
     pub fn src(&self, out: &mut String, v: u32, size: u16, kind: Kind) {
-        operands::src(out, self.names, v, size, kind, self.lit)
+        let lit = self.src_literal(v, kind);
+        operands::src(out, self.names, v, size, kind, lit)
     }
 }
 

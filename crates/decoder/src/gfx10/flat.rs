@@ -30,11 +30,14 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         }
         out.push_str(if k == 0 { " " } else { ", " });
         k += 1;
-        let v = c.val(op);
         match c.field_name(op) {
             "ADDR" => {
                 if seg == "ENC_FLAT_SCRATCH" && !saddr_off {
                     out.push_str("off");
+                    continue;
+                }
+                let v = c.val(op);
+                if false {
                 } else if seg == "ENC_FLAT_GLBL" && !saddr_off {
                     operands::vgpr(out, v, 32);
                 } else {
@@ -48,7 +51,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     c.sreg(out, saddr, if seg == "ENC_FLAT_GLBL" { 64 } else { 32 });
                 }
             }
-            _ => operands::vgpr(out, v, op.size),
+            _ => operands::vgpr(out, c.val(op), op.size),
         }
     }
     let raw = c.f(F::OFFSET);

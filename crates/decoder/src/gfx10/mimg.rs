@@ -126,7 +126,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                         if i > 0 {
                             out.push_str(", ");
                         }
-                        let r = if i == 0 { v } else { c.d.words[2 + (i as usize - 1) / 4] >> (8 * ((i - 1) % 4)) & 0xff };
+                        let r = if i == 0 { v } else { c.bits(64 + 8 * (i - 1), 8) };
                         operands::vgpr(out, r, 32);
                     }
                     out.push(']');

@@ -24,17 +24,16 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         }
         out.push_str(if k == 0 { " " } else { ", " });
         k += 1;
-        let v = c.val(op);
         match c.field_name(op) {
             "VADDR" => match (offen, idxen) {
                 (false, false) => out.push_str("off"),
-                (true, true) => operands::vgpr(out, v, 64),
-                _ => operands::vgpr(out, v, 32),
+                (true, true) => operands::vgpr(out, c.val(op), 64),
+                _ => operands::vgpr(out, c.val(op), 32),
             },
-            "VDATA" => operands::vgpr(out, v, op.size + if tfe { 32 } else { 0 }),
-            "SRSRC" => c.sreg(out, v * 4, 128),
-            "SOFFSET" => c.src(out, v, 32, Kind::I32),
-            _ => c.sreg(out, v, op.size),
+            "VDATA" => operands::vgpr(out, c.val(op), op.size + if tfe { 32 } else { 0 }),
+            "SRSRC" => c.sreg(out, c.val(op) * 4, 128),
+            "SOFFSET" => c.src(out, c.val(op), 32, Kind::I32),
+            _ => c.sreg(out, c.val(op), op.size),
         }
     }
     if mtbuf {

@@ -9,19 +9,7 @@ use crate::Decoded;
 impl Generation for Op {
     fn print(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String) {
         let c = Ctx::new(p.tables(), d, &GFX10_SCALARS, addr);
-        match d.enc {
-            enc::ENC_SOP1 | enc::ENC_SOP2 | enc::ENC_SOPK | enc::ENC_SOPC | enc::ENC_SOPP => {
-                super::sop::print(&c, out)
-            }
-            enc::ENC_SMEM => super::smem::print(&c, out),
-            enc::ENC_DS => super::ds::print(&c, out),
-            enc::ENC_MUBUF | enc::ENC_MTBUF => super::mubuf::print(&c, out),
-            enc::ENC_MIMG => super::mimg::print(&c, out),
-            enc::ENC_FLAT | enc::ENC_FLAT_GLBL | enc::ENC_FLAT_SCRATCH => super::flat::print(&c, out),
-            enc::ENC_EXP => super::exp::print_exp(&c, out),
-            enc::ENC_VINTRP => super::exp::print_vintrp(&c, out),
-            _ => super::vop::print(&c, out),
-        }
+        dispatch(&c, out)
     }
 
     fn canonicalize(p: &Amd<Self>, d: &mut Decoded) {
@@ -31,4 +19,22 @@ impl Generation for Op {
     fn nsa_dwords(p: &Amd<Self>, words: &[u32], ienc: u16) -> usize {
         super::mimg::nsa_dwords(p, words, ienc)
     }
+}
+
+/// Prints through the family printer of the instruction's encoding.
+pub fn dispatch(c: &Ctx<'_, Op>, out: &mut String) {
+        let d = c.d;
+        match d.enc {
+            enc::ENC_SOP1 | enc::ENC_SOP2 | enc::ENC_SOPK | enc::ENC_SOPC | enc::ENC_SOPP => {
+                super::sop::print(c, out)
+            }
+            enc::ENC_SMEM => super::smem::print(c, out),
+            enc::ENC_DS => super::ds::print(c, out),
+            enc::ENC_MUBUF | enc::ENC_MTBUF => super::mubuf::print(c, out),
+            enc::ENC_MIMG => super::mimg::print(c, out),
+            enc::ENC_FLAT | enc::ENC_FLAT_GLBL | enc::ENC_FLAT_SCRATCH => super::flat::print(c, out),
+            enc::ENC_EXP => super::exp::print_exp(c, out),
+            enc::ENC_VINTRP => super::exp::print_vintrp(c, out),
+            _ => super::vop::print(c, out),
+        }
 }

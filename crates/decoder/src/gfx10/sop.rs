@@ -12,7 +12,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     out.push_str(m);
     if m == "s_endpgm" {
         // s_endpgm's optional immediate shows only when set.
-        let v = c.d.words[0] & 0xffff;
+        let v = c.bits(0, 16);
         if v != 0 {
             let _ = write!(out, " {v}");
         }
@@ -20,7 +20,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     }
     if m == "s_version" {
         out.push(' ');
-        symbols::version(out, c.d.words[0] & 0xffff);
+        symbols::version(out, c.bits(0, 16));
         return;
     }
     for (k, op) in c.ie.operands.iter().enumerate() {
@@ -43,7 +43,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             }
             "OPR_SENDMSG" => symbols::sendmsg_gfx10(out, v),
             "OPR_HWREG" => symbols::hwreg(out, v, symbols::HWREG_GFX10),
-            "OPR_SIMM32" => operands::imm(out, c.lit),
+            "OPR_SIMM32" => operands::imm(out, c.literal()),
             _ => simm16(c, m, v, out),
         }
     }

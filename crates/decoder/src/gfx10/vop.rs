@@ -66,7 +66,7 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
             }
         }
         "OPR_SIMM32" => {
-            let _ = write!(out, "0x{:x}", c.lit);
+            let _ = write!(out, "0x{:x}", c.literal());
         }
         _ => c.src(out, v, op.size, c.kind(op)),
     }
@@ -114,11 +114,9 @@ fn omod(out: &mut String, v: u32) {
 
 fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
     let vop3b = c.enc_name() == "ENC_VOP3B";
-    let (neg, abs) = if vop3b {
-        (c.f(fields::ENC_VOP3B::NEG), 0)
-    } else {
-        (c.f(fields::ENC_VOP3::NEG), c.f(fields::ENC_VOP3::ABS))
-    };
+    // NEG and ABS are read per source, only where a float source can carry them.
+    let neg = |i: usize| c.bits(61 + i as u32, 1) != 0;
+    let abs = |i: usize| !vop3b && c.bits(8 + i as u32, 1) != 0;
     let mut k = 0;
     let mut float = false;
     let mut nsrc = 0;
@@ -138,38 +136,44 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
                     let _ = write!(out, "attr{}.{}", v & 0x3f, ["x", "y", "z", "w"][(v >> 6 & 3) as usize]);
                     continue;
                 }
-                let (n, a) = if kind.is_float() { (neg >> i & 1 != 0, abs >> i & 1 != 0) } else { (false, false) };
-                operands::src_mods(out, c.names, c.val(op), op.size, kind, c.lit, n, a);
+                let (n, a) = if kind.is_float() { (neg(i), abs(i)) } else { (false, false) };
+                if i == 1 && c.mnemonic().contains("_class_") {
+                    // LLVM keeps the class mask's modifier bits without printing them.
+                    let _ = (c.bits(62, 1), vop3b || c.bits(9, 1) != 0);
+                }
+                c.src_mods(out, c.val(op), op.size, kind, n, a);
             }
             None => plain(c, op, out),
         }
     }
     if !vop3b {
-        let opsel = c.f(fields::ENC_VOP3::OPSEL);
         let m = c.mnemonic();
         if m.starts_with("v_permlane") {
             // permlane: op_sel holds fetch-inactive and bound-control, two entries.
-            if opsel & 3 != 0 {
+            let opsel = c.bits(11, 2);
+            if opsel != 0 {
                 out.push_str(" op_sel:");
-                bit_list(out, opsel as u64 & 3, 2);
+                bit_list(out, opsel as u64, 2);
             }
-        } else if opsel != 0 && has_op_sel(c) {
-            out.push_str(" op_sel:");
-            // One bit per source, then the destination bit.
-            let bits = (opsel as u64 & ((1 << nsrc) - 1)) | ((opsel as u64 >> 3 & 1) << nsrc);
-            bit_list(out, bits, nsrc + 1);
+        } else if has_op_sel(c) {
+            let opsel = c.f(fields::ENC_VOP3::OPSEL);
+            if opsel != 0 {
+                out.push_str(" op_sel:");
+                // One bit per source, then the destination bit.
+                let bits = (opsel as u64 & ((1 << nsrc) - 1)) | ((opsel as u64 >> 3 & 1) << nsrc);
+                bit_list(out, bits, nsrc + 1);
+            }
         }
     }
-    if c.mnemonic().starts_with("v_interp_") && c.d.words[1] >> 8 & 1 != 0 {
+    if c.mnemonic().starts_with("v_interp_") && c.bits(40, 1) != 0 {
         out.push_str(" high");
     }
     let clamp = if vop3b { c.f(fields::ENC_VOP3B::CLAMP) } else { c.f(fields::ENC_VOP3::CLAMP) };
     if clamp != 0 {
         out.push_str(" clamp");
     }
-    let om = if vop3b { c.f(fields::ENC_VOP3B::OMOD) } else { c.f(fields::ENC_VOP3::OMOD) };
     if float || c.ie.operands.iter().any(|op| c.kind(op).is_float()) {
-        omod(out, om);
+        omod(out, c.bits(59, 2));
     }
 }
 
@@ -202,7 +206,7 @@ fn vop3p(c: &Ctx<'_, Op>, out: &mut String) {
             Some(i) if mix => {
                 nsrc += 1;
                 let (n, a) = (neg >> i & 1 != 0, neg_hi >> i & 1 != 0);
-                operands::src_mods(out, c.names, c.val(op), op.size, Kind::F32, c.lit, n, a);
+                c.src_mods(out, c.val(op), op.size, Kind::F32, n, a);
             }
             Some(_) => {
                 nsrc += 1;
@@ -357,9 +361,9 @@ fn sdwa(c: &Ctx<'_, Op>, out: &mut String) {
                     out.push_str("sext(");
                 }
                 if scalar {
-                    operands::src_mods(out, c.names, raw & 0xff, op.size, kind, c.lit, n, a);
+                    c.src_mods(out, raw & 0xff, op.size, kind, n, a);
                 } else {
-                    operands::src_mods(out, c.names, 256 + (raw & 0xff), op.size, kind, c.lit, n, a);
+                    c.src_mods(out, 256 + (raw & 0xff), op.size, kind, n, a);
                 }
                 if s {
                     out.push(')');
