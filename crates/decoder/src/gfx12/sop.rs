@@ -19,7 +19,15 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 if m.starts_with("s_sendmsg_rtn") {
                     sendmsg(out, v, true);
                 } else {
-                    ops::src(c, out, v, op.size, c.kind(op));
+                    // Scalar 16-bit operands print their literal whole, except SOP2's f16 math.
+                    let kind = match c.kind(op) {
+                        crate::amd::operands::Kind::I16 => crate::amd::operands::Kind::I32,
+                        crate::amd::operands::Kind::F16 if c.enc_name() != "ENC_SOP2" => {
+                            crate::amd::operands::Kind::I32
+                        }
+                        k => k,
+                    };
+                    ops::src(c, out, v, op.size, kind);
                 }
             }
             "OPR_LABEL" => {

@@ -58,6 +58,18 @@ fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
     extra + grad + body
 }
 
+/// How many VADDR fields the instruction uses (LLVM's address count folded into the slots).
+pub(super) fn addr_slots(c: &Ctx<'_, Op>) -> usize {
+    let m = c.mnemonic();
+    let sample = c.enc_name() == "ENC_VSAMPLE";
+    let slots = if sample { 4 } else { 5 };
+    if m.starts_with("image_bvh") {
+        return if c.f(I::A16) != 0 && !m.starts_with("image_bvh8") && !m.starts_with("image_bvh_dual") { 4 } else { 5 };
+    }
+    let n = address_count(m, c.f(I::DIM) as usize & 7, c.f(I::A16) != 0);
+    (n as usize).clamp(1, slots)
+}
+
 /// Prints an image instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let m = c.mnemonic();

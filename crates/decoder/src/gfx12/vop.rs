@@ -87,7 +87,11 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
         "OPR_SIMM32" => {
             let _ = write!(out, "0x{:x}", c.lit);
         }
-        _ => ops::src(c, out, v, op.size, c.kind(op)),
+        _ => {
+            let m = c.mnemonic();
+            let kind = if m.starts_with("v_cvt_pk_f32_fp8") || m.starts_with("v_cvt_pk_f32_bf8") { Kind::F16 } else { c.kind(op) };
+            ops::src(c, out, v, op.size, kind)
+        }
     }
 }
 
@@ -110,13 +114,13 @@ fn omod(out: &mut String, v: u32) {
 }
 
 /// True for a 16-bit (not packed) data format: the instruction takes op_sel.
-fn is16(c: &Ctx<'_, Op>, op: &Operand) -> bool {
+pub(super) fn is16(c: &Ctx<'_, Op>, op: &Operand) -> bool {
     let f = c.t.data_formats[op.fmt as usize];
     !f.contains("PK2") && (f.ends_with("16") || f.ends_with("F16") || f.ends_with("BF16"))
 }
 
 /// True when source `i` takes float input modifiers.
-fn float_mods(c: &Ctx<'_, Op>, kind: Kind, i: usize) -> bool {
+pub(super) fn float_mods(c: &Ctx<'_, Op>, kind: Kind, i: usize) -> bool {
     let m = c.mnemonic();
     if i == 1 && (m.contains("ldexp") || m.contains("_class_")) {
         return false;
@@ -124,16 +128,52 @@ fn float_mods(c: &Ctx<'_, Op>, kind: Kind, i: usize) -> bool {
     kind.is_float() || m.starts_with("v_cndmask")
 }
 
-/// True when the VOP3 form of the instruction prints op_sel (LLVM's VOP3-only 16-bit opcodes).
-fn has_opsel(c: &Ctx<'_, Op>, has16: bool) -> bool {
-    let m = c.mnemonic();
-    if m.starts_with("v_cvt_pk_f32_fp8") || m.starts_with("v_cvt_pk_f32_bf8") {
-        return true;
-    }
-    if c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC") {
-        return false;
-    }
-    has16 || m.starts_with("v_alignbit") || m.starts_with("v_alignbyte") || m.starts_with("v_cvt_pk_fp8") || m.starts_with("v_cvt_pk_bf8")
+/// VOP3 opcodes whose text carries op_sel (LLVM 22 without true16: the VOP3-only 16-bit
+/// operations and a few packing ones); everything else ignores the field.
+const OPSEL_VOP3: &[&str] = &[
+    "v_add_nc_i16",
+    "v_add_nc_u16",
+    "v_sub_nc_i16",
+    "v_sub_nc_u16",
+    "v_alignbit_b32",
+    "v_alignbyte_b32",
+    "v_cvt_pk_bf8_f32",
+    "v_cvt_pk_fp8_f32",
+    "v_cvt_pk_f32_fp8",
+    "v_cvt_pk_f32_bf8",
+    "v_cvt_pk_norm_i16_f16",
+    "v_cvt_pk_norm_u16_f16",
+    "v_div_fixup_f16",
+    "v_dot2_bf16_bf16",
+    "v_dot2_f16_f16",
+    "v_fma_f16",
+    "v_mad_i16",
+    "v_mad_i32_i16",
+    "v_mad_u16",
+    "v_mad_u32_u16",
+    "v_max3_i16",
+    "v_max3_num_f16",
+    "v_max3_u16",
+    "v_maximum3_f16",
+    "v_maximum_f16",
+    "v_maximumminimum_f16",
+    "v_maxmin_num_f16",
+    "v_med3_i16",
+    "v_med3_num_f16",
+    "v_med3_u16",
+    "v_min3_i16",
+    "v_min3_num_f16",
+    "v_min3_u16",
+    "v_minimum3_f16",
+    "v_minimum_f16",
+    "v_minimummaximum_f16",
+    "v_minmax_num_f16",
+    "v_pack_b32_f16",
+];
+
+/// True when the VOP3 form of the instruction prints op_sel.
+pub(super) fn has_opsel(c: &Ctx<'_, Op>, _has16: bool) -> bool {
+    OPSEL_VOP3.contains(&c.mnemonic())
 }
 
 /// A source with gfx12 modifiers: `-x`/`neg(imm)`, `|x|`.
