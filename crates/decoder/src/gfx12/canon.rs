@@ -58,6 +58,9 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
         }
         let v = f.get(w);
         if matches!(f.name, "SBASE") {
+            if op.size >= 128 {
+                f.set(w, v & !1);
+            }
             continue;
         }
         if v < 124 {
@@ -80,11 +83,43 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
             let half = match ename {
                 "ENC_SOP2" => c.kind(op) == Kind::F16,
                 "ENC_SOP1" | "ENC_SOPC" | "ENC_SOPK" | "ENC_VOPD" => false,
+                "ENC_VOP3P" => {
+                    m.starts_with("v_fma_mix") && {
+                        let i = match f.name {
+                            "SRC0" => 0,
+                            "SRC1" => 1,
+                            _ => 2,
+                        };
+                        let hi = fields::ENC_VOP3P::OPSEL_HI.get(&orig.words) | fields::ENC_VOP3P::OPSEL_HI2.get(&orig.words) << 2;
+                        hi >> i & 1 != 0
+                    }
+                }
                 _ => c.kind(op) == Kind::F16 || m.starts_with("v_cvt_pk_f32_fp8") || m.starts_with("v_cvt_pk_f32_bf8"),
             };
             if half && !probe.starts_with("lit(") {
                 if let Some(x) = w.get_mut(base) {
                     *x = lit & 0xffff;
+                }
+            }
+        }
+    }
+
+    // Inline float constants of 16-bit integer operands are re-encoded as literals.
+    if matches!(ename, "ENC_VOP1" | "ENC_VOP2" | "ENC_VOPC" | "ENC_VOP3") || ename.contains("DPP") {
+        let dpp = ename.contains("DPP");
+        for op in ie.operands {
+            let Some(f) = op.field else { continue };
+            let v = f.get(w) as u32;
+            if !(240..=248).contains(&v) || c.kind(op) != Kind::I16 || !matches!(c.ty(op), "OPR_SRC") {
+                continue;
+            }
+            if dpp {
+                f.set(w, 255);
+            } else if (d.len as usize) == base * 4 {
+                f.set(w, 255);
+                if let Some(x) = w.get_mut(base) {
+                    *x = F16_INLINE[(v - 240) as usize];
+                    d.len += 4;
                 }
             }
         }
@@ -99,8 +134,16 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
                 }
             }
         }
+        "ENC_VDSDIR" => {
+            if m == "ds_direct_load" {
+                fields::ENC_VDSDIR::ATTRCHAN.set(w, 0);
+            }
+        }
         "ENC_VGLOBAL" => {
             use fields::ENC_VGLOBAL as G;
+            if ie.operands.is_empty() {
+                G::IOFFSET.set(w, 0);
+            }
             let sa = G::SADDR.get(w);
             if sa < 124 {
                 G::SADDR.set(w, sa & !1);
@@ -117,7 +160,7 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
             if B::IDXEN.get(w) == 0 && B::OFFEN.get(w) == 0 {
                 B::VADDR.set(w, 0);
             }
-            if !m.starts_with("tbuffer") {
+            if !m.starts_with("tbuffer") && B::FORMAT.get(w) != 1 {
                 B::FORMAT.set(w, 0);
             }
         }
@@ -178,6 +221,8 @@ fn vop3(c: &Ctx<'_, Op>, w: &mut [u32], sd: bool) {
         F::OMOD.set(w, 0);
     }
 }
+
+const F16_INLINE: [u32; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
 
 fn set(f: Field, w: &mut [u32], g: impl Fn(u32) -> u32) {
     let v = f.get(w) as u32;

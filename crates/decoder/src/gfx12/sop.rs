@@ -22,7 +22,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     // Scalar 16-bit operands print their literal whole, except SOP2's f16 math.
                     let kind = match c.kind(op) {
                         crate::amd::operands::Kind::I16 => crate::amd::operands::Kind::I32,
-                        crate::amd::operands::Kind::F16 if c.enc_name() != "ENC_SOP2" => {
+                        crate::amd::operands::Kind::F16 if c.enc_name() == "ENC_SOP1" => {
                             crate::amd::operands::Kind::I32
                         }
                         k => k,

@@ -263,7 +263,9 @@ fn vop3p(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
             Some(i) => {
                 nsrc += 1;
                 let v = if i == 0 && dpp != Dpp::None { 256 + c.f(D::VSRC0) } else { c.val(op) };
+                let hi = c.f(F::OPSEL_HI) | c.f(F::OPSEL_HI2) << 2;
                 let kind = match c.kind(op) {
+                    _ if mix && hi >> i & 1 != 0 => Kind::F16,
                     _ if mix => Kind::F32,
                     Kind::F16 => Kind::PkF16,
                     Kind::I16 => Kind::PkI16,
