@@ -38,8 +38,9 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             _ => c.sreg(out, v, op.size),
         }
     }
-    if c.mnemonic().starts_with("s_atc_probe") {
-        return; // the probes take no cache policy
+    let m = c.mnemonic();
+    if !(m.contains("load") || m.contains("store") || m.contains("atomic")) {
+        return; // probes, cache maintenance and timers take no cache policy
     }
     if c.f(F::GLC) != 0 {
         out.push_str(" glc");

@@ -87,7 +87,10 @@ fn mod_kind(c: &Ctx<'_, Op>, op: &Operand, i: usize) -> Kind {
     let k = c.kind(op);
     if m.starts_with("v_cndmask_b32") {
         Kind::F32
-    } else if m.contains("_ubyte") || (i == 1 && m.contains("_class_")) {
+    } else if m.contains("_ubyte")
+        || m.ends_with("_i4")
+        || (i == 1 && (m.contains("_class_") || m.starts_with("v_ldexp")))
+    {
         Kind::I32
     } else {
         k
@@ -186,7 +189,7 @@ fn has_op_sel(c: &Ctx<'_, Op>) -> bool {
     if c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC") {
         return false;
     }
-    c.ie.operands.iter().any(|op| matches!(c.kind(op), Kind::F16 | Kind::I16))
+    c.ie.operands.iter().any(|op| src_index(op).is_some() && matches!(c.kind(op), Kind::F16 | Kind::I16))
 }
 
 fn vop3p(c: &Ctx<'_, Op>, out: &mut String) {
@@ -206,7 +209,7 @@ fn vop3p(c: &Ctx<'_, Op>, out: &mut String) {
             Some(i) if mix => {
                 nsrc += 1;
                 let (n, a) = (neg >> i & 1 != 0, neg_hi >> i & 1 != 0);
-                c.src_mods(out, c.val(op), op.size, Kind::F32, n, a);
+                c.src_mods(out, c.val(op), op.size, Kind::F16, n, a);
             }
             Some(_) => {
                 nsrc += 1;
