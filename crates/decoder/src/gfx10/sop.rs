@@ -58,7 +58,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
 
 fn simm16(c: &Ctx<'_, Op>, m: &str, v: u32, out: &mut String) {
     let sopp = c.enc_name() == "ENC_SOPP";
-    let hex = matches!(m, "s_clause" | "s_inst_prefetch" | "s_round_mode" | "s_denorm_mode" | "s_ttracedata_imm");
+    let hex = matches!(m, "s_clause" | "s_inst_prefetch" | "s_round_mode" | "s_ttracedata_imm");
     if sopp && !hex && m != "s_waitcnt_depctr" {
         operands::imm(out, v);
     } else if m == "s_waitcnt_depctr" {

@@ -89,7 +89,10 @@ fn mod_kind(c: &Ctx<'_, Op>, op: &Operand, i: usize) -> Kind {
         Kind::F32
     } else if m.contains("_ubyte")
         || m.ends_with("_i4")
+        || m == "v_sad_u16"
         || (i == 1 && (m.contains("_class_") || m.starts_with("v_ldexp")))
+        || (i >= 1 && m == "v_cvt_pk_u8_f32")
+        || (i == 2 && matches!(m, "v_mad_i32_i16" | "v_mad_u32_u16"))
     {
         Kind::I32
     } else {
@@ -183,8 +186,12 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
 /// gfx10 VOP3 op_sel exists on VOP3-only instructions with 16-bit operands (and the byte/bit
 /// aligns, as LLVM 22 has them).
 fn has_op_sel(c: &Ctx<'_, Op>) -> bool {
-    if matches!(c.mnemonic(), "v_alignbit_b32" | "v_alignbyte_b32") {
+    let m = c.mnemonic();
+    if matches!(m, "v_alignbit_b32" | "v_alignbyte_b32") {
         return true;
+    }
+    if m == "v_sad_u16" || m.starts_with("v_interp_") {
+        return false;
     }
     if c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC") {
         return false;
