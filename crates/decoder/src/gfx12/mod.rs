@@ -1,4 +1,4 @@
-//! AMD gfx1201 (RDNA4): tables generated from isa-specs/amd/gfx12.xml.
+//! AMD gfx1201 (RDNA4): tables generated from isa-specs/amd/gfx12.xml, and the families' printers.
 
 #[allow(missing_docs, clippy::all)]
 mod tables {
@@ -6,4 +6,14 @@ mod tables {
 }
 pub use tables::*;
 
+mod canon;
+mod ops;
 mod print;
+mod smem;
+mod sop;
+mod vbuffer;
+mod vds;
+mod vexport;
+mod vflat;
+mod vimage;
+mod vop;

@@ -1,27 +1,32 @@
-//! LLVM-syntax printer.
+//! gfx1201 printer in LLVM's syntax: dispatch by encoding to the family printers.
 
-use super::Op;
+use super::{enc, Op};
+use crate::amd::operands::GFX12_SCALARS;
+use crate::amd::print::Ctx;
 use crate::amd::{Amd, Generation};
 use crate::Decoded;
 
 impl Generation for Op {
-    fn print(p: &Amd<Self>, d: &Decoded, _addr: u64, out: &mut String) {
-        let t = p.tables();
-        let ie = p.inst_encoding(d);
-        out.push_str(t.instructions[ie.inst as usize].mnemonic);
-        for (k, op) in ie.operands.iter().enumerate() {
-            out.push_str(if k == 0 { " " } else { ", " });
-            let v = op.field.map(|f| f.get(&d.words)).unwrap_or(0);
-            match t.operand_types[op.ty as usize].lookup(v as i64) {
-                Some(n) => out.push_str(n),
-                None => out.push_str(&v.to_string()),
+    fn print(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String) {
+        let c = Ctx::new(p.tables(), d, &GFX12_SCALARS, addr);
+        match d.enc {
+            enc::ENC_SOP1 | enc::ENC_SOP2 | enc::ENC_SOPK | enc::ENC_SOPC | enc::ENC_SOPP => {
+                super::sop::print(&c, out)
             }
+            enc::ENC_SMEM => super::smem::print(&c, out),
+            enc::ENC_VDS => super::vds::print(&c, out),
+            enc::ENC_VDSDIR => super::vds::print_dir(&c, out),
+            enc::ENC_VBUFFER => super::vbuffer::print(&c, out),
+            enc::ENC_VIMAGE | enc::ENC_VSAMPLE => super::vimage::print(&c, out),
+            enc::ENC_VFLAT | enc::ENC_VGLOBAL | enc::ENC_VSCRATCH => super::vflat::print(&c, out),
+            enc::ENC_VEXPORT => super::vexport::print_export(&c, out),
+            enc::ENC_VINTERP => super::vexport::print_vinterp(&c, out),
+            enc::ENC_VOPD => super::vop::print_vopd(&c, out),
+            _ => super::vop::print(&c, out),
         }
     }
 
-    fn nsa_dwords(_p: &Amd<Self>, _words: &[u32], _ienc: u16) -> usize {
-        0
+    fn canonicalize(p: &Amd<Self>, d: &mut Decoded) {
+        super::canon::canonicalize(p, d)
     }
-
-    fn canonicalize(_p: &Amd<Self>, _d: &mut Decoded) {}
 }

@@ -1,0 +1,159 @@
+//! SOP1, SOP2, SOPK, SOPC, SOPP: scalar ALU, branches, the `s_wait_*` family, messages.
+
+use super::ops;
+use super::Op;
+use crate::amd::operands;
+use crate::amd::print::Ctx;
+use crate::amd::symbols;
+use std::fmt::Write as _;
+
+/// Prints a scalar ALU or program-control instruction.
+pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
+    let m = c.mnemonic();
+    out.push_str(m);
+    for (k, op) in c.ie.operands.iter().enumerate() {
+        out.push_str(if k == 0 { " " } else { ", " });
+        let v = c.val(op);
+        match c.ty(op) {
+            "OPR_SDST" | "OPR_SREG" => c.sreg(out, v, op.size),
+            "OPR_SSRC" | "OPR_SRC" => {
+                if m.starts_with("s_sendmsg_rtn") {
+                    sendmsg(out, v, true);
+                } else {
+                    ops::src(c, out, v, op.size, c.kind(op));
+                }
+            }
+            "OPR_LABEL" => {
+                let _ = write!(out, "{v}");
+            }
+            "OPR_WAITCNT" => {
+                if m == "s_waitcnt" {
+                    waitcnt(out, v);
+                } else {
+                    symbols::depctr(out, v);
+                }
+            }
+            "OPR_DELAY" => delay_alu(out, v),
+            "OPR_SENDMSG" => sendmsg(out, v, false),
+            "OPR_HWREG" => symbols::hwreg(out, v, symbols::HWREG_GFX12),
+            "OPR_SIMM32" => operands::literal(out, c.lit, c.kind(op)),
+            _ => simm16(m, v, out),
+        }
+    }
+    if m == "s_endpgm" && c.ie.operands.is_empty() {
+        // The spec lists no operand; LLVM prints the immediate when it is not zero.
+        let v = c.f(super::fields::ENC_SOPP::SIMM16);
+        if v != 0 {
+            let _ = write!(out, " {v}");
+        }
+    }
+}
+
+fn simm16(m: &str, v: u32, out: &mut String) {
+    let hex = m == "s_clause"
+        || m == "s_round_mode"
+        || m == "s_ttracedata_imm"
+        || m.starts_with("s_wait_")
+        || m.starts_with("s_addk")
+        || m.starts_with("s_movk")
+        || m.starts_with("s_cmovk")
+        || m.starts_with("s_mulk")
+        || m == "s_version";
+    if hex || v > 64 {
+        let _ = write!(out, "0x{v:x}");
+    } else {
+        let _ = write!(out, "{v}");
+    }
+}
+
+/// gfx11+ `s_waitcnt` layout: expcnt [2:0], lgkmcnt [9:4], vmcnt [15:10].
+fn waitcnt(out: &mut String, v: u32) {
+    let exp = v & 7;
+    let lgkm = (v >> 4) & 0x3f;
+    let vm = (v >> 10) & 0x3f;
+    let all = vm == 63 && exp == 7 && lgkm == 63;
+    let mut parts: Vec<String> = Vec::new();
+    if vm != 63 || all {
+        parts.push(format!("vmcnt({vm})"));
+    }
+    if exp != 7 || all {
+        parts.push(format!("expcnt({exp})"));
+    }
+    if lgkm != 63 || all {
+        parts.push(format!("lgkmcnt({lgkm})"));
+    }
+    out.push_str(&parts.join(" "));
+}
+
+const DELAY_ID: [&str; 12] = [
+    "NO_DEP",
+    "VALU_DEP_1",
+    "VALU_DEP_2",
+    "VALU_DEP_3",
+    "VALU_DEP_4",
+    "TRANS32_DEP_1",
+    "TRANS32_DEP_2",
+    "TRANS32_DEP_3",
+    "FMA_ACCUM_CYCLE_1",
+    "SALU_CYCLE_1",
+    "SALU_CYCLE_2",
+    "SALU_CYCLE_3",
+];
+const DELAY_SKIP: [&str; 6] = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
+
+/// `s_delay_alu instid0(..) | instskip(..) | instid1(..)`; fields at their zero default are left out.
+fn delay_alu(out: &mut String, v: u32) {
+    let id0 = v & 0xf;
+    let skip = (v >> 4) & 7;
+    let id1 = (v >> 7) & 0xf;
+    let mut parts: Vec<String> = Vec::new();
+    let id = |x: u32| DELAY_ID.get(x as usize).copied().unwrap_or("/* invalid instid value */");
+    if id0 != 0 {
+        parts.push(format!("instid0({})", id(id0)));
+    }
+    if skip != 0 {
+        let s = DELAY_SKIP.get(skip as usize).copied().unwrap_or("/* invalid instskip value */");
+        parts.push(format!("instskip({s})"));
+    }
+    if id1 != 0 {
+        parts.push(format!("instid1({})", id(id1)));
+    }
+    if parts.is_empty() {
+        out.push('0');
+    } else {
+        out.push_str(&parts.join(" | "));
+    }
+}
+
+const MSG: &[(u32, &str)] = &[(1, "MSG_INTERRUPT"), (2, "MSG_HS_TESSFACTOR"), (3, "MSG_DEALLOC_VGPRS"), (9, "MSG_GS_ALLOC_REQ")];
+const MSG_RTN: &[&str] = &[
+    "MSG_RTN_GET_DOORBELL",
+    "MSG_RTN_GET_DDID",
+    "MSG_RTN_GET_TMA",
+    "MSG_RTN_GET_REALTIME",
+    "MSG_RTN_SAVE_WAVE",
+    "MSG_RTN_GET_TBA",
+    "MSG_RTN_GET_TBA_TO_PC",
+    "MSG_RTN_GET_SE_AID_ID",
+];
+
+/// gfx12 `sendmsg(...)`: the id is the low byte; a known id prints its name alone.
+fn sendmsg(out: &mut String, v: u32, rtn: bool) {
+    let id = v & 0xff;
+    let name = if rtn {
+        id.checked_sub(128).and_then(|i| MSG_RTN.get(i as usize).copied())
+    } else {
+        MSG.iter().find(|e| e.0 == id).map(|e| e.1)
+    };
+    match name {
+        Some(n) => {
+            let _ = write!(out, "sendmsg({n})");
+        }
+        None if v >> 8 == 0 => {
+            let _ = write!(out, "sendmsg({id}, 0, 0)");
+        }
+        None => {
+            let _ = write!(out, "{v}");
+        }
+    }
+}
