@@ -19,6 +19,8 @@ struct Facts {
     always_literal_type: Vec<bool>,
     /// Per encoding: index of its NSA field, when it has one.
     nsa: Vec<Option<usize>>,
+    /// Per encoding: sources may take a literal (not in DPP or SDWA forms).
+    literal_ok: Vec<bool>,
 }
 
 /// An AMD ISA plugin over generated tables.
@@ -59,6 +61,7 @@ impl<Op: Generation> Amd<Op> {
                     .iter()
                     .map(|e| e.fields.iter().position(|f| f.name == "NSA"))
                     .collect(),
+                literal_ok: t.encodings.iter().map(|e| !e.name.contains("SDWA") && !e.name.contains("DPP")).collect(),
             }
         })
     }
@@ -94,7 +97,8 @@ impl<Op: Generation> Amd<Op> {
         let facts = self.facts();
         let mut len = e.bits as usize / 8;
         let mut literal = false;
-        for op in ie.operands {
+        let literal_ok = facts.literal_ok[enc as usize];
+        for op in ie.operands.iter().filter(|_| literal_ok) {
             let ty = op.ty as usize;
             if facts.always_literal_type[ty] {
                 literal = true;

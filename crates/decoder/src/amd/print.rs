@@ -76,9 +76,13 @@ impl<'a, Op> Ctx<'a, Op> {
             return 0;
         }
         // Only 32-bit encodings (VOP1/VOP2/VOPC) drop a 16-bit literal's upper half.
-        let half = self.lit_index == 1
-            && matches!(kind, Kind::F16 | Kind::I16 | Kind::BF16)
-            && !operands::inlinable16(self.lit);
+        // (and so do VOP3 forms of them; VOP3-only instructions keep the whole dword).
+        let half = matches!(kind, Kind::F16 | Kind::I16 | Kind::BF16)
+            && !operands::inlinable16(self.lit)
+            && (self.lit_index == 1
+                || self.has_encoding("ENC_VOP1")
+                || self.has_encoding("ENC_VOP2")
+                || self.has_encoding("ENC_VOPC"));
         self.literal_bits(if half { 0xffff } else { u32::MAX })
     }
 

@@ -140,16 +140,17 @@ pub fn sendmsg_gfx10(out: &mut String, v: u32) {
         (_, Some(n)) => (op == 0 && stream == 0).then(|| n.to_string()),
         _ => None,
     };
-    if v >> 10 != 0 {
-        let _ = write!(out, "{v}");
-        return;
-    }
+    // A valid message prints symbolically (bits outside its fields are ignored); an invalid one
+    // prints as a numeric triple when those bits are clear, else as the raw number.
     match sym {
         Some(s) => {
             let _ = write!(out, "sendmsg({s})");
         }
-        None => {
+        None if v & !0x37f == 0 => {
             let _ = write!(out, "sendmsg({id}, {op}, {stream})");
+        }
+        None => {
+            let _ = write!(out, "{v}");
         }
     }
 }

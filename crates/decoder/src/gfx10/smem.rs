@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     out.push_str(c.mnemonic());
     // The 21-bit offset is signed; SOFFSET = null means "no register offset".
-    let imm = ((c.f(F::OFFSET) << 11) as i32) >> 11;
+    let imm = || ((c.f(F::OFFSET) << 11) as i32) >> 11;
     let mut k = 0;
     for op in c.ie.operands {
         out.push_str(if k == 0 { " " } else { ", " });
@@ -19,6 +19,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             "SBASE" => c.sreg(out, v * 2, op.size),
             "SOFFSET" => {
                 let soff = c.f(F::SOFFSET);
+                let imm = imm();
                 if soff == c.names.null {
                     if imm == 0 {
                         out.push_str("null");
@@ -38,8 +39,9 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             _ => c.sreg(out, v, op.size),
         }
     }
-    if c.mnemonic().starts_with("s_atc_probe") {
-        return; // the probes take no cache policy
+    let m = c.mnemonic();
+    if !(m.contains("load") || m.contains("store") || m.contains("atomic")) {
+        return; // probes, cache maintenance and timers take no cache policy
     }
     if c.f(F::GLC) != 0 {
         out.push_str(" glc");

@@ -2,7 +2,7 @@
 
 use super::Op;
 use crate::amd::print::Ctx;
-use crate::amd::operands;
+use crate::amd::operands::{self, Kind};
 use crate::amd::symbols;
 use std::fmt::Write as _;
 
@@ -28,7 +28,14 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         let v = c.val(op);
         match c.ty(op) {
             "OPR_SDST" | "OPR_SREG" => c.sreg(out, v, op.size),
-            "OPR_SSRC" | "OPR_SRC" => c.src(out, v, op.size, c.kind(op)),
+            // Scalar sources are 32-bit words whatever the operation reads of them.
+            "OPR_SSRC" | "OPR_SRC" => {
+                let k = match c.kind(op) {
+                    Kind::I16 | Kind::F16 | Kind::PkI16 | Kind::PkF16 | Kind::BF16 => Kind::I32,
+                    k => k,
+                };
+                c.src(out, v, op.size, k)
+            }
             "OPR_LABEL" => {
                 let _ = write!(out, "{v}");
             }
@@ -51,7 +58,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
 
 fn simm16(c: &Ctx<'_, Op>, m: &str, v: u32, out: &mut String) {
     let sopp = c.enc_name() == "ENC_SOPP";
-    if sopp && m != "s_clause" && m != "s_waitcnt_depctr" {
+    let hex = matches!(m, "s_clause" | "s_inst_prefetch" | "s_round_mode" | "s_ttracedata_imm");
+    if sopp && !hex && m != "s_waitcnt_depctr" {
         operands::imm(out, v);
     } else if m == "s_waitcnt_depctr" {
         symbols::depctr(out, v, symbols::DEPCTR_GFX10);

@@ -87,7 +87,13 @@ fn mod_kind(c: &Ctx<'_, Op>, op: &Operand, i: usize) -> Kind {
     let k = c.kind(op);
     if m.starts_with("v_cndmask_b32") {
         Kind::F32
-    } else if m.contains("_ubyte") || (i == 1 && m.contains("_class_")) {
+    } else if m.contains("_ubyte")
+        || m.ends_with("_i4")
+        || m == "v_sad_u16"
+        || (i == 1 && (m.contains("_class_") || m.starts_with("v_ldexp")))
+        || (i >= 1 && m == "v_cvt_pk_u8_f32")
+        || (i == 2 && matches!(m, "v_mad_i32_i16" | "v_mad_u32_u16"))
+    {
         Kind::I32
     } else {
         k
@@ -180,13 +186,17 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
 /// gfx10 VOP3 op_sel exists on VOP3-only instructions with 16-bit operands (and the byte/bit
 /// aligns, as LLVM 22 has them).
 fn has_op_sel(c: &Ctx<'_, Op>) -> bool {
-    if matches!(c.mnemonic(), "v_alignbit_b32" | "v_alignbyte_b32") {
+    let m = c.mnemonic();
+    if matches!(m, "v_alignbit_b32" | "v_alignbyte_b32") {
         return true;
+    }
+    if m == "v_sad_u16" || m.starts_with("v_interp_") {
+        return false;
     }
     if c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC") {
         return false;
     }
-    c.ie.operands.iter().any(|op| matches!(c.kind(op), Kind::F16 | Kind::I16))
+    c.ie.operands.iter().any(|op| src_index(op).is_some() && matches!(c.kind(op), Kind::F16 | Kind::I16))
 }
 
 fn vop3p(c: &Ctx<'_, Op>, out: &mut String) {
@@ -206,7 +216,7 @@ fn vop3p(c: &Ctx<'_, Op>, out: &mut String) {
             Some(i) if mix => {
                 nsrc += 1;
                 let (n, a) = (neg >> i & 1 != 0, neg_hi >> i & 1 != 0);
-                c.src_mods(out, c.val(op), op.size, Kind::F32, n, a);
+                c.src_mods(out, c.val(op), op.size, Kind::F16, n, a);
             }
             Some(_) => {
                 nsrc += 1;
