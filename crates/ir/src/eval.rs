@@ -25,6 +25,9 @@ pub fn eval_pure(op: &Op, ty: Type, src: Type, args: &[u64]) -> Option<u64> {
     let n = ty.lanes();
     let eb = ty.elem().bits();
     let map = |f: &dyn Fn(u64, u64, u64, u64) -> u64| -> u64 {
+        if n == 1 {
+            return f(a(0), a(1), a(2), a(3));
+        }
         let mut r = 0u64;
         for i in 0..n {
             let x = f(get(a(0), eb, i), get(a(1), eb, i), get(a(2), eb, i), get(a(3), eb, i));

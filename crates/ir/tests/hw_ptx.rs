@@ -123,9 +123,8 @@ fn lift(name: &str) -> Option<Function> {
         widen(b, h)
     };
     let nan_min = MinMaxKind::NanPropagating;
-    let r0: Value;
     let mut r1 = zero;
-    r0 = match name {
+    let r0: Value = match name {
         "add_rn" => f32_n(b, fop(Add, Rn, false, false), &[a, bb]),
         "add_rz" => f32_n(b, fop(Add, Rz, false, false), &[a, bb]),
         "add_rm" => f32_n(b, fop(Add, Rm, false, false), &[a, bb]),

@@ -101,7 +101,7 @@ bb0:
     let out = go(text, &Config::default(), Memory::default()).expect("runs");
     for (l, o) in out.outputs.iter().enumerate() {
         let l = l as u64;
-        let shr = if l % 16 == 0 { None } else { Some(l - 1) };
+        let shr = if l.is_multiple_of(16) { None } else { Some(l - 1) };
         assert_eq!(o[0], shr.unwrap_or(0x63));
         assert_eq!(o[1], shr.unwrap_or(0));
         // quad_perm 27 = 0b00_01_10_11: lane i of a quad reads lane 3 - i.

@@ -323,6 +323,23 @@ impl Machine<'_> {
         let th = self.threads();
         let base = w * self.ws;
         self.lane_ops += group.count_ones() as u64;
+        if let (Op::Int(io), 1) = (&ci.op, ci.ty.lanes()) {
+            // Fast path for scalar integer ops (the bulk of real programs).
+            let bits = if matches!(io, crate::ops::int::IntOp::Cmp(_)) { ci.src.bits() } else { ci.ty.bits() };
+            let (m, n) = (ci.ty.mask(), ci.nargs);
+            let col = |k: usize| if k < n { ci.args[k] * th + base } else { usize::MAX };
+            let (c0, c1, c2, c3) = (col(0), col(1), col(2), col(3));
+            let dst = ci.v * th + base;
+            let mut g = group;
+            while g != 0 {
+                let l = g.trailing_zeros() as usize;
+                g &= g - 1;
+                let rd = |c: usize| if c == usize::MAX { 0 } else { self.regs[c + l] };
+                let r = io.eval(bits, rd(c0), rd(c1), rd(c2), rd(c3));
+                self.regs[dst + l] = r & m;
+            }
+            return Ok(());
+        }
         if ci.pure {
             let mut g = group;
             let mut args = [0u64; 4];
@@ -464,9 +481,9 @@ impl Machine<'_> {
                 out.fill(v);
             }
             LaneOp::ReadLane => {
-                for l in 0..ws {
+                for (l, o) in out.iter_mut().enumerate() {
                     let src = (rd(self, 1, l) as usize) % ws;
-                    out[l] = rd(self, 0, src);
+                    *o = rd(self, 0, src);
                 }
             }
             LaneOp::ReadFirstLane => {
@@ -474,15 +491,15 @@ impl Machine<'_> {
                 out.fill(v);
             }
             LaneOp::Shuffle(mode, pred) => {
-                for l in 0..ws {
+                for (l, o) in out.iter_mut().enumerate() {
                     let seg_base = l & !31;
                     let (src, ok) = shfl_source(mode, (l & 31) as u32, rd(self, 1, l) as u32, rd(self, 2, l) as u32);
-                    out[l] = if pred { ok as u64 } else { rd(self, 0, seg_base + src as usize) };
+                    *o = if pred { ok as u64 } else { rd(self, 0, seg_base + src as usize) };
                 }
             }
             LaneOp::Dpp(d, bound0) => {
-                for l in 0..ws {
-                    out[l] = match d.source(l as u32) {
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = match d.source(l as u32) {
                         Some(s) if (s as usize) < ws && group >> s & 1 != 0 => rd(self, 0, s as usize),
                         _ => {
                             if bound0 {
@@ -495,24 +512,20 @@ impl Machine<'_> {
                 }
             }
         }
-        for l in 0..ws {
+        for (l, o) in out.iter().enumerate() {
             if group >> l & 1 != 0 {
-                self.regs[ci.v * th + base + l] = out[l] & ci.ty.mask();
+                self.regs[ci.v * th + base + l] = o & ci.ty.mask();
             }
         }
     }
 }
 
 fn read_le(b: &[u8], size: u32) -> u64 {
-    let mut v = 0u64;
-    for i in 0..size.min(8) as usize {
-        v |= (b[i] as u64) << (8 * i);
-    }
-    v
+    b.iter().take(size.min(8) as usize).enumerate().fold(0u64, |v, (i, x)| v | (*x as u64) << (8 * i))
 }
 
 fn write_le(b: &mut [u8], size: u32, v: u64) {
-    for i in 0..size.min(8) as usize {
-        b[i] = (v >> (8 * i)) as u8;
+    for (i, x) in b.iter_mut().take(size.min(8) as usize).enumerate() {
+        *x = (v >> (8 * i)) as u8;
     }
 }

@@ -23,13 +23,13 @@ pub enum Denorm {
 /// The float fields of the AMD MODE register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AmdMode {
-    /// FP_ROUND[1:0]: f32 rounding.
+    /// `FP_ROUND[1:0]`: f32 rounding.
     pub round_f32: Round,
-    /// FP_ROUND[3:2]: f16 and f64 rounding.
+    /// `FP_ROUND[3:2]`: f16 and f64 rounding.
     pub round_f16_f64: Round,
-    /// FP_DENORM[1:0]: f32 denormals.
+    /// `FP_DENORM[1:0]`: f32 denormals.
     pub denorm_f32: Denorm,
-    /// FP_DENORM[3:2]: f16 and f64 denormals.
+    /// `FP_DENORM[3:2]`: f16 and f64 denormals.
     pub denorm_f16_f64: Denorm,
     /// DX10_CLAMP: clamp turns NaN into 0.
     pub dx10_clamp: bool,
@@ -56,7 +56,7 @@ fn denorm_of(bits: u32) -> Denorm {
 }
 
 impl AmdMode {
-    /// Decode bits [9:0] of the MODE register (FP_ROUND, FP_DENORM, DX10_CLAMP, IEEE).
+    /// Decode bits `[9:0]` of the MODE register (FP_ROUND, FP_DENORM, DX10_CLAMP, IEEE).
     pub fn from_bits(v: u32) -> AmdMode {
         AmdMode {
             round_f32: round_of(v),

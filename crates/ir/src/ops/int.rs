@@ -93,7 +93,7 @@ pub enum IntOp {
     ShfL(ShiftRule),
     /// Funnel shift right of (b:a) by c, result low word.
     ShfR(ShiftRule),
-    /// Bit-field extract of a at position b[7:0], length c[7:0] (signed: sign extend).
+    /// Bit-field extract of a at position `b[7:0]`, length `c[7:0]` (signed: sign extend).
     Bfe(bool),
     /// Bit-field insert a into b at position c, length d.
     Bfi,

@@ -112,7 +112,7 @@ pub enum LaneOp {
     /// Operand 0 of the lowest active lane (uniform).
     ReadFirstLane,
     /// NVIDIA shuffle of operand 0 with lane operand 1 and clamp/segment control operand 2
-    /// (c[4:0] clamp, c[12:8] segment mask). With `pred`, the result is the b1 "source lane in
+    /// (`c[4:0]` clamp, `c[12:8]` segment mask). With `pred`, the result is the b1 "source lane in
     /// range" flag instead of the value. Out-of-range lanes read their own value.
     Shuffle(ShflMode, bool),
     /// AMD DPP permute of operand 0; a lane whose source is outside the row or inactive gets

@@ -8,7 +8,7 @@ pub enum Space {
     Global,
     /// Workgroup (LDS / shared) memory; 32-bit byte offset.
     Shared,
-    /// Read-only constant bank (NVIDIA c[bank][offset]); 32-bit byte offset.
+    /// Read-only constant bank (NVIDIA `c[bank][offset]`); 32-bit byte offset.
     Constant(u8),
     /// Per-lane private memory; 32-bit byte offset.
     Scratch,

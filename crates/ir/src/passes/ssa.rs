@@ -129,14 +129,18 @@ pub fn run(f: &mut Function) -> bool {
         undefs: Vec::new(),
     };
     let mut filled = vec![false; nb];
-    let try_seal = |st: &mut Ssa, f: &mut Function, filled: &[bool]| {
-        for &b in &rpo {
+    // A block can be sealed once all its predecessors are filled; only the successors of a
+    // newly filled block can become sealable, so checking them keeps construction linear.
+    let try_seal = |st: &mut Ssa, f: &mut Function, filled: &[bool], cands: &[Block]| {
+        for &b in cands {
             if !st.sealed[b.index()] && st.preds[b.index()].iter().all(|p| filled[p.index()]) {
                 st.seal(f, b);
             }
         }
     };
-    try_seal(&mut st, f, &filled);
+    if let Some(entry) = f.entry() {
+        try_seal(&mut st, f, &filled, &[entry]);
+    }
     for &b in &rpo {
         let insts = std::mem::take(&mut f.blocks[b].insts);
         let mut kept = Vec::with_capacity(insts.len());
@@ -160,7 +164,8 @@ pub fn run(f: &mut Function) -> bool {
         }
         f.blocks[b].insts = kept;
         filled[b.index()] = true;
-        try_seal(&mut st, f, &filled);
+        let succ = f.blocks[b].term.successors();
+        try_seal(&mut st, f, &filled, &succ);
     }
     // Seal whatever is left (blocks unreachable from the entry are not in RPO).
     for &b in &rpo {
