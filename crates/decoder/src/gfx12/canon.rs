@@ -39,7 +39,7 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
         "ENC_VIMAGE" | "ENC_VSAMPLE" => n.starts_with("VADDR"),
         _ => false,
     };
-    let skip_zero = |n: &str| (m == "s_endpgm" && n == "SIMM16") || (ename == "ENC_SMEM" && n == "IOFFSET");
+    let skip_zero = |n: &str| (m == "s_endpgm" && n == "SIMM16") || (ename == "ENC_SMEM" && n == "IOFFSET" && !ie.operands.is_empty());
     if ename != "ENC_VOPD" {
         for f in e.fields {
             if operand_fields.contains(&f.name) && !used(f.name) && !keep_extra(f.name) && !skip_zero(f.name) {
@@ -64,7 +64,7 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
             continue;
         }
         if v < 124 {
-            let mask = if op.size >= 128 && ty == "OPR_SREG" { !3 } else { !1 };
+            let mask = if op.size >= 96 && ty == "OPR_SREG" { !3 } else { !1 };
             f.set(w, v & mask);
         }
     }
@@ -84,15 +84,7 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
                 "ENC_SOP2" => c.kind(op) == Kind::F16,
                 "ENC_SOP1" | "ENC_SOPC" | "ENC_SOPK" | "ENC_VOPD" => false,
                 "ENC_VOP3P" => {
-                    m.starts_with("v_fma_mix") && {
-                        let i = match f.name {
-                            "SRC0" => 0,
-                            "SRC1" => 1,
-                            _ => 2,
-                        };
-                        let hi = fields::ENC_VOP3P::OPSEL_HI.get(&orig.words) | fields::ENC_VOP3P::OPSEL_HI2.get(&orig.words) << 2;
-                        hi >> i & 1 != 0
-                    }
+                    m.starts_with("v_fma_mix")
                 }
                 _ => c.kind(op) == Kind::F16 || m.starts_with("v_cvt_pk_f32_fp8") || m.starts_with("v_cvt_pk_f32_bf8"),
             };
@@ -110,7 +102,8 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
         for op in ie.operands {
             let Some(f) = op.field else { continue };
             let v = f.get(w) as u32;
-            if !(240..=248).contains(&v) || c.kind(op) != Kind::I16 || !matches!(c.ty(op), "OPR_SRC") {
+            let align2 = f.name == "SRC2" && (m.starts_with("v_alignbit") || m.starts_with("v_alignbyte"));
+            if !(240..=248).contains(&v) || (c.kind(op) != Kind::I16 && !align2) || !matches!(c.ty(op), "OPR_SRC") {
                 continue;
             }
             if dpp {
@@ -187,6 +180,10 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
 
 fn vop3(c: &Ctx<'_, Op>, w: &mut [u32], sd: bool) {
     use fields::ENC_VOP3 as F;
+    if c.mnemonic().starts_with("v_cmpx_") {
+        // The e64 compare-and-write-exec form encodes exec_lo as its destination.
+        F::VDST.set(w, 126);
+    }
     let mut has16 = false;
     let mut float = false;
     let mut neg_keep = 0u32;
@@ -195,6 +192,9 @@ fn vop3(c: &Ctx<'_, Op>, w: &mut [u32], sd: bool) {
             continue;
         }
         has16 |= is16(c, op);
+        if op.field.map(|f| f.name) == Some("VDST") && c.kind(op).is_float() {
+            float = true;
+        }
         let i = match op.field.map(|f| f.name) {
             Some("SRC0") | Some("VSRC0") => 0,
             Some("SRC1") => 1,
@@ -206,6 +206,14 @@ fn vop3(c: &Ctx<'_, Op>, w: &mut [u32], sd: bool) {
         if float_mods(c, kind, i) {
             neg_keep |= 1 << i;
         }
+    }
+    if c.mnemonic().contains("_class_") {
+        // The class mask operand keeps its (unprinted) modifier bits.
+        neg_keep |= 2;
+    }
+    if has_opsel(c, has16) {
+        // LLVM keeps these operands' modifier bits as encoded.
+        neg_keep = 7;
     }
     set(F::NEG, w, |v| v & neg_keep);
     if !sd {

@@ -67,6 +67,8 @@ pub fn literal(out: &mut String, lit: u32, kind: Kind) {
 pub fn src(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind) {
     match v {
         255 => literal(out, c.lit, kind),
+        230 => out.push_str("src_flat_scratch_base_lo"),
+        231 => out.push_str("src_flat_scratch_base_hi"),
         240..=248 if kind == Kind::I16 => {
             let _ = write!(out, "0x{:x}", F16_INLINE[(v - 240) as usize]);
         }

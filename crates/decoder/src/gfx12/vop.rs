@@ -80,6 +80,8 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
         "OPR_SDST" | "OPR_SREG" => {
             if op.is_implicit() {
                 out.push_str("vcc_lo")
+            } else if v >= 128 {
+                ops::src(c, out, v, op.size, Kind::I32)
             } else {
                 c.sreg(out, v, op.size)
             }
@@ -122,7 +124,7 @@ pub(super) fn is16(c: &Ctx<'_, Op>, op: &Operand) -> bool {
 /// True when source `i` takes float input modifiers.
 pub(super) fn float_mods(c: &Ctx<'_, Op>, kind: Kind, i: usize) -> bool {
     let m = c.mnemonic();
-    if i == 1 && (m.contains("ldexp") || m.contains("_class_")) {
+    if i == 1 && (m.contains("ldexp") || m.contains("_class_f32") || m.contains("_class_f64")) {
         return false;
     }
     kind.is_float() || m.starts_with("v_cndmask")
@@ -178,8 +180,8 @@ pub(super) fn has_opsel(c: &Ctx<'_, Op>, _has16: bool) -> bool {
 
 /// A source with gfx12 modifiers: `-x`/`neg(imm)`, `|x|`.
 fn src_mod(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind, neg: bool, abs: bool) {
-    let imm = v == 255 || (128..=208).contains(&v) || matches!(v, 241 | 243 | 245 | 247);
-    if neg && imm {
+    let imm = v == 255 || (128..=208).contains(&v) || (240..=248).contains(&v);
+    if neg && imm && !abs {
         out.push_str("neg(");
         ops::src_mods(c, out, v, size, kind, false, abs);
         out.push(')');
@@ -207,13 +209,17 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
         match src_index(op) {
             Some(i) => {
                 nsrc += 1;
-                let kind = c.kind(op);
+                let m = c.mnemonic();
+                let kind = if i == 2 && (m.starts_with("v_alignbit") || m.starts_with("v_alignbyte")) { Kind::I16 } else { c.kind(op) };
                 float |= kind.is_float();
                 let (n, a) = if float_mods(c, kind, i) { (neg >> i & 1 != 0, abs >> i & 1 != 0) } else { (false, false) };
                 let v = if i == 0 && dpp != Dpp::None { 256 + c.f(D::VSRC0) } else { c.val(op) };
                 src_mod(c, out, v, op.size, kind, n, a);
             }
-            None => plain(c, op, out),
+            None => {
+                float |= c.field_name(op) == "VDST" && c.kind(op).is_float();
+                plain(c, op, out)
+            }
         }
     }
     let m = c.mnemonic();
@@ -263,10 +269,8 @@ fn vop3p(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
             Some(i) => {
                 nsrc += 1;
                 let v = if i == 0 && dpp != Dpp::None { 256 + c.f(D::VSRC0) } else { c.val(op) };
-                let hi = c.f(F::OPSEL_HI) | c.f(F::OPSEL_HI2) << 2;
                 let kind = match c.kind(op) {
-                    _ if mix && hi >> i & 1 != 0 => Kind::F16,
-                    _ if mix => Kind::F32,
+                    _ if mix => Kind::F16,
                     Kind::F16 => Kind::PkF16,
                     Kind::I16 => Kind::PkI16,
                     k => k,
