@@ -14,6 +14,12 @@ const SPECS: &[(&str, &str, codegen::KeyConfig)] = &[
     ("isa-specs/amd/gfx12.xml", "gfx12", codegen::KeyConfig { lo: 23, bits: 9 }),
 ];
 
+/// NVIDIA specs: (spec file, generated module, dispatch key on the opcode bits).
+const NV_SPECS: &[(&str, &str, codegen::NvKeyConfig)] = &[
+    ("isa-specs/nvidia/sm50.xml", "sm50", codegen::NvKeyConfig { lo: 51, bits: 13 }),
+    ("isa-specs/nvidia/sm86.xml", "sm86", codegen::NvKeyConfig { lo: 0, bits: 12 }),
+];
+
 fn main() {
     println!("cargo:rerun-if-env-changed=ISABRIDGE_UPDATE_GENERATED");
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -33,6 +39,22 @@ fn main() {
             }
         };
         let code = codegen::generate(&spec, path, *key).unwrap_or_else(|e| panic!("{path}: {e}"));
+        std::fs::write(out.join(format!("{module}.rs")), &code).unwrap();
+        if std::env::var_os("ISABRIDGE_UPDATE_GENERATED").is_some() {
+            std::fs::write(manifest.join(format!("src/generated/{module}.rs")), &code).unwrap();
+        }
+    }
+    for (path, module, key) in NV_SPECS {
+        let full = root.join(path);
+        println!("cargo:rerun-if-changed={}", full.display());
+        let spec = match std::fs::read_to_string(&full) {
+            Ok(xml) => codegen::parse_spec(&xml).unwrap_or_else(|e| panic!("{path}: {e}")),
+            Err(_) => {
+                println!("cargo:warning={path} is missing: its decoder has no instructions");
+                codegen::Spec::default()
+            }
+        };
+        let code = codegen::generate_nv(&spec, path, *key).unwrap_or_else(|e| panic!("{path}: {e}"));
         std::fs::write(out.join(format!("{module}.rs")), &code).unwrap();
         if std::env::var_os("ISABRIDGE_UPDATE_GENERATED").is_some() {
             std::fs::write(manifest.join(format!("src/generated/{module}.rs")), &code).unwrap();

@@ -9,6 +9,9 @@ pub mod disasm;
 pub mod elf;
 pub mod gfx10;
 pub mod gfx12;
+pub mod nvidia;
+pub mod sm50;
+pub mod sm86;
 mod error;
 pub mod spec;
 
@@ -21,17 +24,23 @@ pub enum Isa {
     Gfx1013,
     /// AMD RDNA4 gfx1201.
     Gfx1201,
+    /// NVIDIA Maxwell sm_50.
+    Sm50,
+    /// NVIDIA Ampere sm_86.
+    Sm86,
 }
 
 impl Isa {
     /// Every supported ISA.
-    pub const ALL: [Isa; 2] = [Isa::Gfx1013, Isa::Gfx1201];
+    pub const ALL: [Isa; 4] = [Isa::Gfx1013, Isa::Gfx1201, Isa::Sm50, Isa::Sm86];
 
     /// The name used on the command line and in errors.
     pub fn name(self) -> &'static str {
         match self {
             Isa::Gfx1013 => "gfx1013",
             Isa::Gfx1201 => "gfx1201",
+            Isa::Sm50 => "sm50",
+            Isa::Sm86 => "sm86",
         }
     }
 
@@ -45,6 +54,8 @@ impl Isa {
         match self {
             Isa::Gfx1013 => &amd::GFX10,
             Isa::Gfx1201 => &amd::GFX12,
+            Isa::Sm50 => &sm50::SM50,
+            Isa::Sm86 => &sm86::SM86,
         }
     }
 }

@@ -228,3 +228,162 @@ impl<Op> Tables<Op> {
         None
     }
 }
+
+/// How an NVIDIA form field is printed (from its operand type in the spec).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NvKind {
+    /// General register `R%d`, 255 = `RZ`.
+    Reg,
+    /// Predicate `P%d`, 7 = `PT`.
+    Pred,
+    /// Uniform register `UR%d`, 63 = `URZ`.
+    UReg,
+    /// Uniform predicate `UP%d`, 7 = `UPT`.
+    UPred,
+    /// Convergence barrier register `B%d`.
+    BReg,
+    /// A name from the operand type's predefined values (modifiers, prefixes, special registers).
+    Lookup,
+    /// Unsigned hex immediate.
+    UImm,
+    /// Signed hex immediate (two's complement of the field width).
+    SImm,
+    /// Float immediate.
+    FImm,
+    /// Not an operand (opcode, guard, scheduling bits).
+    Other,
+}
+
+/// One bit field of an NVIDIA instruction form.
+#[derive(Debug)]
+pub struct NvField {
+    /// Field name from the spec.
+    pub name: &'static str,
+    /// (bit offset, bit count) per part, least significant part first.
+    pub ranges: &'static [(u8, u8)],
+    /// How it prints.
+    pub kind: NvKind,
+    /// Index into `NvTables::operand_types` (for `NvKind::Lookup`).
+    pub ty: u16,
+    /// The printed number is the value times this.
+    pub scale: u16,
+}
+
+impl NvField {
+    /// Extracts the field from a 128-bit instruction.
+    #[inline]
+    pub fn get(&self, w: u128) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0u32;
+        for &(off, cnt) in self.ranges {
+            v |= (((w >> off) as u64) & ((1u64 << cnt) - 1)) << shift;
+            shift += cnt as u32;
+        }
+        v
+    }
+
+    /// Stores `v` into the field of a 128-bit instruction (bits above its width are dropped).
+    #[inline]
+    pub fn set(&self, w: &mut u128, mut v: u64) {
+        for &(off, cnt) in self.ranges {
+            let m = ((1u128 << cnt) - 1) << off;
+            *w = (*w & !m) | (((v as u128) << off) & m);
+            v >>= cnt;
+        }
+    }
+
+    /// Total width in bits.
+    pub fn width(&self) -> u32 {
+        self.ranges.iter().map(|r| r.1 as u32).sum()
+    }
+
+    /// The bits of the field as a mask.
+    pub fn mask(&self) -> u128 {
+        self.ranges.iter().fold(0u128, |m, &(o, c)| m | (((1u128 << c) - 1) << o))
+    }
+}
+
+/// A piece of a form's print template.
+#[derive(Debug)]
+pub enum NvPiece {
+    /// Literal text.
+    Lit(&'static str),
+    /// The text of the field with this index in `NvForm::fields`.
+    Field(u8),
+}
+
+/// One NVIDIA instruction name.
+#[derive(Debug)]
+pub struct NvInst {
+    /// Base mnemonic.
+    pub name: &'static str,
+    /// FLAG_* bits.
+    pub flags: u8,
+}
+
+/// One NVIDIA instruction form (an Encoding of the spec).
+#[derive(Debug)]
+pub struct NvForm {
+    /// Encoding name.
+    pub name: &'static str,
+    /// Index into `NvTables::insts`.
+    pub inst: u16,
+    /// Value of the opcode bits (the spec's Opcode).
+    pub opcode: u32,
+    /// Structural bits.
+    pub mask: u128,
+    /// Their value.
+    pub ident: u128,
+    /// Index of the `PRED` field, -1 when none.
+    pub pred: i32,
+    /// Index of the `PRED_NEG` field, -1 when none.
+    pub pred_neg: i32,
+    /// Every field.
+    pub fields: &'static [NvField],
+    /// The print template.
+    pub syntax: &'static [NvPiece],
+}
+
+impl NvForm {
+    /// The field named `name`.
+    pub fn field(&self, name: &str) -> Option<&'static NvField> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+/// All generated tables of one NVIDIA ISA.
+#[derive(Debug)]
+pub struct NvTables {
+    /// Architecture name.
+    pub arch: &'static str,
+    /// Forms.
+    pub forms: &'static [NvForm],
+    /// Instruction names.
+    pub insts: &'static [NvInst],
+    /// Operand types with predefined values.
+    pub operand_types: &'static [OperandType],
+    /// Distinct candidate lists.
+    pub dispatch_lists: &'static [&'static [u16]],
+    /// Key value -> index into `dispatch_lists`.
+    pub dispatch: &'static [u16],
+    /// Lowest bit of the key.
+    pub key_lo: u32,
+    /// Width of the key.
+    pub key_bits: u32,
+}
+
+impl NvTables {
+    /// The form of instruction `w`: the first candidate (most mask bits) whose identifier matches.
+    #[inline]
+    pub fn classify(&self, w: u128) -> Option<u16> {
+        let key = ((w >> self.key_lo) as u64 & ((1u64 << self.key_bits) - 1)) as usize;
+        let list = self.dispatch_lists.get(*self.dispatch.get(key)? as usize)?;
+        for &c in list.iter() {
+            let f = &self.forms[c as usize];
+            if w & f.mask == f.ident {
+                return Some(c);
+            }
+        }
+        None
+    }
+}

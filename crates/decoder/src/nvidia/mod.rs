@@ -1,0 +1,439 @@
+//! Shared NVIDIA SASS code: the plugin over spec-generated form tables, template printing,
+//! scheduling (control) fields and float immediates. The per-family rules that the templates
+//! alone cannot express live in `crate::sm50` and `crate::sm86`.
+
+pub mod control;
+pub mod float;
+pub mod rules;
+
+use crate::spec::{NvField, NvForm, NvKind, NvPiece, NvTables};
+use crate::{DecodeError, Decoded, Isa, IsaPlugin};
+use std::fmt::Write as _;
+
+/// Everything a printer rule may look at: the form, the instruction bits, its address.
+#[derive(Clone, Copy)]
+pub struct Ctx {
+    /// Tables of the ISA.
+    pub t: &'static NvTables,
+    /// The instruction's form.
+    pub form: &'static NvForm,
+    /// The instruction (sm50: the 64-bit word in the low half).
+    pub w: u128,
+    /// Address of the instruction.
+    pub addr: u64,
+    /// Reuse flags (bit k: operand slot k), 0 when unknown.
+    pub reuse: u8,
+    /// Which ISA.
+    pub isa: Isa,
+}
+
+impl Ctx {
+    /// Value of the field `name`, if the form has it.
+    #[inline]
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.form.field(name).map(|f| f.get(self.w))
+    }
+    /// Raw bits [off, off+n) of the instruction.
+    #[inline]
+    pub fn bits(&self, off: u32, n: u32) -> u64 {
+        ((self.w >> off) as u64) & if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+    }
+    /// Base mnemonic.
+    pub fn inst(&self) -> &'static str {
+        self.t.insts[self.form.inst as usize].name
+    }
+}
+
+/// A printed instruction in pieces, so that family rules can edit it.
+#[derive(Debug, Default, Clone)]
+pub struct Text {
+    /// `@P0 ` or empty.
+    pub guard: String,
+    /// Mnemonic with its suffixes.
+    pub mnem: String,
+    /// Operands.
+    pub ops: Vec<String>,
+}
+
+impl Text {
+    /// Appends `guard mnem op, op, ...` to `out`.
+    pub fn write(&self, out: &mut String) {
+        out.push_str(&self.guard);
+        out.push_str(&self.mnem);
+        for (i, o) in self.ops.iter().enumerate() {
+            out.push_str(if i == 0 { " " } else { ", " });
+            out.push_str(o);
+        }
+        while out.ends_with(' ') {
+            out.pop();
+        }
+    }
+    /// True when the mnemonic has the suffix `.s` (given without the dot).
+    pub fn has(&self, s: &str) -> bool {
+        self.mnem.split('.').skip(1).any(|x| x == s)
+    }
+    /// Removes the first suffix `.s`.
+    pub fn remove(&mut self, s: &str) -> bool {
+        let parts: Vec<&str> = self.mnem.split('.').collect();
+        if let Some(i) = parts.iter().skip(1).position(|x| *x == s) {
+            let mut v = parts.clone();
+            v.remove(i + 1);
+            self.mnem = v.join(".");
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Marker placed after a register whose reuse flag is set; becomes `.reuse`.
+const REUSE_MARK: char = '\u{1}';
+
+/// The text of one field's value, by its kind.
+pub fn field_text(ctx: &Ctx, f: &NvField, out: &mut String) {
+    let v = f.get(ctx.w);
+    match f.kind {
+        NvKind::Reg => reg(out, "R", v, 255, "RZ"),
+        NvKind::Pred => reg(out, "P", v, 7, "PT"),
+        NvKind::UReg => reg(out, "UR", v, 63, "URZ"),
+        NvKind::UPred => reg(out, "UP", v, 7, "UPT"),
+        NvKind::BReg => {
+            let _ = write!(out, "B{v}");
+        }
+        NvKind::Lookup => {
+            let ty = &ctx.t.operand_types[f.ty as usize];
+            match ty.lookup(v as i64) {
+                Some(s) => out.push_str(s),
+                None => {
+                    if ty.name.starts_with("OPR_SREG") {
+                        let _ = write!(out, "SR{v}");
+                    } else if !matches!(ty.name, "OPR_NEG" | "OPR_ABS" | "OPR_NOT" | "OPR_INV") {
+                        let _ = write!(out, ".INVALID{v}");
+                    }
+                }
+            }
+        }
+        NvKind::UImm => hex(out, v.wrapping_mul(f.scale as u64) as i64, false),
+        NvKind::SImm => {
+            let n = f.width();
+            let s = if n > 0 && n < 64 && v >> (n - 1) & 1 == 1 { v as i64 - (1i64 << n) } else { v as i64 };
+            hex(out, s.wrapping_mul(f.scale as i64), true)
+        }
+        NvKind::FImm => float_imm(ctx, f, out),
+        NvKind::Other => {
+            let _ = write!(out, "{v:#x}");
+        }
+    }
+}
+
+fn reg(out: &mut String, p: &str, v: u64, z: u64, zn: &str) {
+    if v == z {
+        out.push_str(zn);
+    } else {
+        let _ = write!(out, "{p}{v}");
+    }
+}
+
+/// `0x..` or `-0x..`.
+pub fn hex(out: &mut String, v: i64, signed: bool) {
+    if signed && v < 0 {
+        let _ = write!(out, "-{:#x}", v.unsigned_abs());
+    } else {
+        let _ = write!(out, "{:#x}", v as u64);
+    }
+}
+
+/// Float immediates: the value's format comes from the instruction family, its bits from the
+/// fixed immediate positions of the ISA (the probed field is only the part that varied).
+fn float_imm(ctx: &Ctx, f: &NvField, out: &mut String) {
+    let name = ctx.inst();
+    let lo = f.ranges.first().map(|r| r.0).unwrap_or(0) as u32;
+    let double = name.starts_with('D') || is_f64_source(ctx);
+    let half = name.starts_with('H');
+    match ctx.isa {
+        Isa::Sm86 => {
+            if half {
+                let h = if lo >= 48 { ctx.bits(48, 16) } else { ctx.bits(32, 16) };
+                float::push_f16_bits(out, h as u16);
+            } else if double {
+                float::push_f64_bits(out, ctx.bits(32, 32) << 32);
+            } else {
+                float::push_f32_bits(out, ctx.bits(32, 32) as u32);
+            }
+        }
+        _ => {
+            if f.width() >= 30 || name.ends_with("32I") {
+                if half {
+                    let h = if lo >= 36 { ctx.bits(36, 16) } else { ctx.bits(20, 16) };
+                    float::push_f16_bits(out, h as u16);
+                } else {
+                    float::push_f32_bits(out, ctx.bits(20, 32) as u32);
+                }
+            } else {
+                let m = ctx.bits(20, 19);
+                let s = ctx.bits(56, 1);
+                if double {
+                    float::push_f64_bits(out, (s << 63) | (m << 44));
+                } else {
+                    float::push_f32_bits(out, ((s << 31) | (m << 12)) as u32);
+                }
+            }
+        }
+    }
+}
+
+fn is_f64_source(ctx: &Ctx) -> bool {
+    if !matches!(ctx.inst(), "F2F" | "F2I" | "FRND") {
+        return false;
+    }
+    let mut s = String::new();
+    render_mnem_only(ctx, &mut s);
+    // The source type is the last float type of the mnemonic.
+    s.split('.').rev().find(|x| matches!(*x, "F16" | "F32" | "F64")) == Some("F64")
+}
+
+fn render_mnem_only(ctx: &Ctx, out: &mut String) {
+    for p in ctx.form.syntax {
+        match p {
+            NvPiece::Lit(s) => {
+                if let Some(i) = s.find(' ') {
+                    out.push_str(&s[..i]);
+                    return;
+                }
+                out.push_str(s);
+            }
+            NvPiece::Field(i) => {
+                let f = &ctx.form.fields[*i as usize];
+                if f.kind != NvKind::FImm {
+                    field_text(ctx, f, out);
+                }
+            }
+        }
+    }
+}
+
+/// Renders the form's template (guard excluded) into `out`, marking reused registers.
+pub fn render_template(ctx: &Ctx, reuse_slots: &[u8], out: &mut String) {
+    for p in ctx.form.syntax {
+        match p {
+            NvPiece::Lit(s) => out.push_str(s),
+            NvPiece::Field(i) => {
+                let f = &ctx.form.fields[*i as usize];
+                field_text(ctx, f, out);
+                if f.kind == NvKind::Reg && ctx.reuse != 0 {
+                    let off = f.ranges.first().map(|r| r.0).unwrap_or(0);
+                    if let Some(k) = reuse_slots.iter().position(|&s| s == off) {
+                        if ctx.reuse >> k & 1 == 1 && !out.ends_with(REUSE_MARK) {
+                            out.push(REUSE_MARK);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Splits rendered text into mnemonic and operands (commas inside brackets do not split) and
+/// applies the memory-operand rule (`[R2+0x0]` -> `[R2]`, `[RZ+0x10]` -> `[0x10]`).
+pub fn split(s: &str, t: &mut Text) {
+    let (m, rest) = match s.find(' ') {
+        Some(i) => (&s[..i], &s[i + 1..]),
+        None => (s, ""),
+    };
+    t.mnem.push_str(m);
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    let mut chars = rest.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '[' | '(' | '{' => depth += 1,
+            ']' | ')' | '}' => depth -= 1,
+            _ => {}
+        }
+        if c == ',' && depth == 0 && chars.peek() == Some(&' ') {
+            chars.next();
+            t.ops.push(fix_operand(std::mem::take(&mut cur)));
+            continue;
+        }
+        cur.push(c);
+    }
+    if !cur.is_empty() || !rest.is_empty() {
+        t.ops.push(fix_operand(cur));
+    }
+}
+
+fn fix_operand(mut o: String) -> String {
+    if o.contains('[') {
+        // A base of RZ disappears (`[RZ+0x10]` -> `[0x10]`, `c[RZ+0x0]` -> `c[0x0]`); a zero
+        // offset after a real register does too (`[R2+0x0]` -> `[R2]`).
+        o = o.replace("[RZ+", "[").replace("+0x0]", "]");
+    }
+    o
+}
+
+/// `.reuse` goes after the register's closing `|`; on sm50 also after its `.H1`-style suffixes.
+fn place_reuse(o: &mut String, after_suffix: bool) {
+    while let Some(i) = o.find(REUSE_MARK) {
+        o.remove(i);
+        let mut j = i;
+        let b = o.as_bytes();
+        loop {
+            while j < b.len() && b[j] == b'|' {
+                j += 1;
+            }
+            if after_suffix && j < b.len() && b[j] == b'.' && j + 1 < b.len() && b[j + 1].is_ascii_uppercase() {
+                j += 1;
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                    j += 1;
+                }
+                continue;
+            }
+            break;
+        }
+        o.insert_str(j, ".reuse");
+    }
+}
+
+/// The guard prefix: `@P0 `, `@!UP1 `..., empty for PT.
+pub fn guard(ctx: &Ctx, out: &mut String) {
+    if ctx.form.pred < 0 {
+        return;
+    }
+    let p = ctx.form.fields[ctx.form.pred as usize].get(ctx.w);
+    let n = if ctx.form.pred_neg >= 0 { ctx.form.fields[ctx.form.pred_neg as usize].get(ctx.w) } else { 0 };
+    if p == 7 && n == 0 {
+        return;
+    }
+    let name = ctx.inst();
+    let u = ctx.isa == Isa::Sm86 && (name.starts_with('U') || name == "S2UR");
+    out.push('@');
+    if n != 0 {
+        out.push('!');
+    }
+    out.push_str(if u { "UP" } else { "P" });
+    if p == 7 {
+        out.push('T');
+    } else {
+        let _ = write!(out, "{p}");
+    }
+    out.push(' ');
+}
+
+/// A family rule: edits the generic text of an instruction.
+pub type Fixup = fn(&Ctx, &mut Text);
+
+/// One NVIDIA ISA as a plugin.
+pub struct NvPlugin {
+    /// Which ISA.
+    pub isa: Isa,
+    /// Its generated tables.
+    pub t: &'static NvTables,
+    /// Bit offsets of the register fields of operand slots a, b, c (reuse flags 0, 1, 2).
+    pub reuse_slots: &'static [u8],
+    /// The family rules.
+    pub fixup: Fixup,
+    /// Instruction size in bytes.
+    pub size: usize,
+}
+
+impl NvPlugin {
+    /// The instruction of a Decoded as one 128-bit value.
+    #[inline]
+    pub fn word(&self, d: &Decoded) -> u128 {
+        let w = &d.words;
+        if self.size == 8 {
+            w[0] as u128 | (w[1] as u128) << 32
+        } else {
+            w[0] as u128 | (w[1] as u128) << 32 | (w[2] as u128) << 64 | (w[3] as u128) << 96
+        }
+    }
+
+    /// Decodes one instruction given as a 128-bit value (sm50: the word in the low half).
+    #[inline]
+    pub fn decode_word(&self, w: u128, addr: u64) -> Result<Decoded, DecodeError> {
+        match self.t.classify(w) {
+            Some(f) => {
+                let mut words = [0u32; crate::MAX_WORDS];
+                for (i, x) in words.iter_mut().take(self.size / 4).enumerate() {
+                    *x = (w >> (32 * i)) as u32;
+                }
+                Ok(Decoded { words, len: self.size as u8, enc: f, ienc: self.t.forms[f as usize].inst })
+            }
+            None => Err(DecodeError::Unknown { isa: self.isa, addr, word: w as u32 }),
+        }
+    }
+
+    /// Prints with explicit reuse flags.
+    pub fn print_with(&self, d: &Decoded, addr: u64, reuse: u8, out: &mut String) {
+        let Some(form) = self.t.forms.get(d.enc as usize) else { return };
+        let ctx = Ctx { t: self.t, form, w: self.word(d), addr, reuse, isa: self.isa };
+        let mut s = String::with_capacity(96);
+        render_template(&ctx, self.reuse_slots, &mut s);
+        let mut t = Text::default();
+        guard(&ctx, &mut t.guard);
+        split(&s, &mut t);
+        for o in t.ops.iter_mut() {
+            place_reuse(o, self.size == 8);
+        }
+        (self.fixup)(&ctx, &mut t);
+        t.write(out);
+    }
+
+    /// The canonical instruction: structural bits plus every field the form has; bits outside
+    /// all fields are don't-care and come out zero.
+    pub fn canonical(&self, d: &Decoded) -> u128 {
+        let w = self.word(d);
+        let Some(form) = self.t.forms.get(d.enc as usize) else { return w };
+        let mut keep = form.mask;
+        for f in form.fields {
+            keep |= f.mask();
+        }
+        w & keep
+    }
+
+    /// Bits the spec marks as don't-care for this form.
+    pub fn dont_care(&self, d: &Decoded) -> u128 {
+        let Some(form) = self.t.forms.get(d.enc as usize) else { return 0 };
+        let mut keep = form.mask;
+        for f in form.fields {
+            keep |= f.mask();
+        }
+        let all = if self.size == 8 { u64::MAX as u128 } else { u128::MAX };
+        all & !keep
+    }
+}
+
+impl IsaPlugin for NvPlugin {
+    fn isa(&self) -> Isa {
+        self.isa
+    }
+    fn unit(&self) -> usize {
+        self.size
+    }
+    fn decode(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError> {
+        if addr % self.size as u64 != 0 {
+            return Err(DecodeError::Misaligned { isa: self.isa, addr, unit: self.size });
+        }
+        if bytes.len() < self.size {
+            return Err(DecodeError::Truncated { isa: self.isa, addr, need: self.size, have: bytes.len() });
+        }
+        let mut w = 0u128;
+        for (i, b) in bytes[..self.size].iter().enumerate() {
+            w |= (*b as u128) << (8 * i);
+        }
+        self.decode_word(w, addr)
+    }
+    fn print(&self, inst: &Decoded, addr: u64, out: &mut String) {
+        let reuse = if self.size == 16 { control::sm86_reuse(self.word(inst)) } else { 0 };
+        self.print_with(inst, addr, reuse, out)
+    }
+    fn encode(&self, inst: &Decoded) -> Vec<u8> {
+        self.canonical(inst).to_le_bytes()[..self.size].to_vec()
+    }
+    fn name(&self, inst: &Decoded) -> &'static str {
+        self.t.insts.get(inst.ienc as usize).map(|i| i.name).unwrap_or("")
+    }
+    fn encoding_name(&self, inst: &Decoded) -> &'static str {
+        self.t.forms.get(inst.enc as usize).map(|f| f.name).unwrap_or("")
+    }
+}

@@ -1,0 +1,118 @@
+//! NVIDIA Maxwell sm_50: tables generated from isa-specs/nvidia/sm50.xml, bundles (a control
+//! word and three instructions), and the family rules the print templates alone cannot express.
+
+#[allow(missing_docs, clippy::all)]
+mod tables {
+    include!(concat!(env!("OUT_DIR"), "/sm50.rs"));
+}
+pub use tables::*;
+
+use crate::nvidia::control::Control;
+use crate::nvidia::{Ctx, NvPlugin, Text};
+use crate::{DecodeError, Decoded, Isa, IsaPlugin};
+
+/// Bytes per bundle: a control word and three instructions.
+pub const BUNDLE: usize = 32;
+
+/// The sm50 instruction-level plugin; [`SM50`] adds the bundle structure.
+pub static SM50_INSN: NvPlugin =
+    NvPlugin { isa: Isa::Sm50, t: &TABLES, reuse_slots: &[8, 20, 39, 0], fixup, size: 8 };
+
+/// The sm50 plugin.
+pub static SM50: Sm50 = Sm50;
+
+/// Maxwell: instructions are 8 bytes inside 32-byte bundles. At a bundle start (address a
+/// multiple of 32) `decode` reads the control word and the first instruction (16 bytes); inside a
+/// bundle it reads one instruction (8 bytes; its control bits are then unknown). Word 4 of a
+/// `Decoded` holds the slot's 21 control bits, bit 31 set when they are known.
+#[derive(Debug)]
+pub struct Sm50;
+
+/// Bit 31 of `Decoded::words[4]`: the control bits are known.
+pub const CTRL_KNOWN: u32 = 1 << 31;
+
+impl Sm50 {
+    /// Decodes instruction `inst` in slot `slot` (0..3) of a bundle with control word `ctrl`.
+    pub fn decode_slot(&self, inst: u64, ctrl: u64, slot: usize, addr: u64) -> Result<Decoded, DecodeError> {
+        let mut d = SM50_INSN.decode_word(inst as u128, addr)?;
+        d.words[4] = Control::sm50_slot(ctrl, slot).to_bits() | CTRL_KNOWN;
+        Ok(d)
+    }
+
+    /// The control fields of a decoded instruction, when known.
+    pub fn control(&self, d: &Decoded) -> Option<Control> {
+        (d.words[4] & CTRL_KNOWN != 0).then(|| Control::from_bits(d.words[4] & 0x1f_ffff))
+    }
+}
+
+impl std::fmt::Debug for NvPlugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NvPlugin({})", self.isa)
+    }
+}
+
+fn le64(b: &[u8]) -> u64 {
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&b[..8]);
+    u64::from_le_bytes(x)
+}
+
+impl IsaPlugin for Sm50 {
+    fn isa(&self) -> Isa {
+        Isa::Sm50
+    }
+    fn unit(&self) -> usize {
+        8
+    }
+    fn decode(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError> {
+        if addr % 8 != 0 {
+            return Err(DecodeError::Misaligned { isa: Isa::Sm50, addr, unit: 8 });
+        }
+        let start = addr % BUNDLE as u64 == 0;
+        let need = if start { 16 } else { 8 };
+        if bytes.len() < need {
+            return Err(DecodeError::Truncated { isa: Isa::Sm50, addr, need, have: bytes.len() });
+        }
+        if start {
+            let ctrl = le64(bytes);
+            let mut d = self.decode_slot(le64(&bytes[8..]), ctrl, 0, addr + 8)?;
+            d.len = 16;
+            d.words[2] = ctrl as u32;
+            d.words[3] = (ctrl >> 32) as u32;
+            Ok(d)
+        } else {
+            SM50_INSN.decode_word(le64(bytes) as u128, addr)
+        }
+    }
+    fn print(&self, inst: &Decoded, addr: u64, out: &mut String) {
+        let reuse = self.control(inst).map(|c| c.reuse).unwrap_or(0);
+        let addr = if inst.len == 16 { addr + 8 } else { addr };
+        SM50_INSN.print_with(inst, addr, reuse, out)
+    }
+    fn encode(&self, inst: &Decoded) -> Vec<u8> {
+        let w = SM50_INSN.canonical(inst) as u64;
+        let mut v = Vec::with_capacity(16);
+        if inst.len == 16 {
+            v.extend_from_slice(&inst.words[2].to_le_bytes());
+            v.extend_from_slice(&inst.words[3].to_le_bytes());
+        }
+        v.extend_from_slice(&w.to_le_bytes());
+        v
+    }
+    fn name(&self, inst: &Decoded) -> &'static str {
+        SM50_INSN.name(inst)
+    }
+    fn encoding_name(&self, inst: &Decoded) -> &'static str {
+        SM50_INSN.encoding_name(inst)
+    }
+}
+
+mod alu;
+mod branch;
+
+fn fixup(ctx: &Ctx, t: &mut Text) {
+    if branch::fix(ctx, t) {
+        return;
+    }
+    alu::fix(ctx, t);
+}

