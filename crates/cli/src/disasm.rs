@@ -12,12 +12,16 @@ use std::path::PathBuf;
 pub struct Args {
     /// Code object (ELF) or raw instruction dump.
     file: PathBuf,
-    /// ISA of a raw dump (gfx1013 or gfx1201); for ELF files it must match the header.
+    /// ISA of a raw dump (gfx1013, gfx1201, sm50 or sm86); for ELF files it must match the header.
     #[arg(long, value_parser = parse_isa)]
     isa: Option<Isa>,
     /// One JSON object per instruction: function, offset, bytes, text.
     #[arg(long)]
     json: bool,
+    /// NVIDIA: show each instruction's scheduling fields (stall, yield, write/read barrier, wait
+    /// mask, reuse); in JSON as a `control` object.
+    #[arg(long)]
+    control: bool,
 }
 
 fn parse_isa(s: &str) -> Result<Isa, String> {
@@ -49,7 +53,11 @@ pub fn run(a: &Args) -> Result<(), String> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut io_err: Option<std::io::Error> = None;
     if !a.json {
-        let format = if is_elf { "elf64-amdgpu" } else { "binary" };
+        let format = match (is_elf, isa) {
+            (false, _) => "binary",
+            (true, Isa::Sm50 | Isa::Sm86) => "elf64-cuda",
+            (true, _) => "elf64-amdgpu",
+        };
         let _ = writeln!(out, "\n{path}:\tfile format {format}");
     }
     for (name, addr, data, labels) in &sections {
@@ -59,7 +67,15 @@ pub fn run(a: &Args) -> Result<(), String> {
         let mut last_fn: Option<String> = None;
         let mut emit = |l: &Line<'_>| {
             let r = if a.json {
-                write_json(&mut out, l)
+                write_json(&mut out, l, a.control)
+            } else if a.control && l.control.is_some() {
+                if last_fn.as_deref() != Some(l.function) {
+                    last_fn = Some(l.function.to_string());
+                    let _ = writeln!(out, "\n{:016x} <{}>:", addr + l.offset, l.function);
+                }
+                let c = l.control.unwrap_or_default();
+                let line = Line { text: &format!("{:<59}// {c}", l.text), ..*l };
+                write_text(&mut out, addr + l.offset, &line)
             } else {
                 if last_fn.as_deref() != Some(l.function) {
                     last_fn = Some(l.function.to_string());
@@ -95,12 +111,19 @@ fn write_text(out: &mut impl Write, addr: u64, l: &Line<'_>) -> std::io::Result<
 }
 
 /// One JSON object, keys in a fixed order: function, offset, bytes, text.
-fn write_json(out: &mut impl Write, l: &Line<'_>) -> std::io::Result<()> {
+fn write_json(out: &mut impl Write, l: &Line<'_>, control: bool) -> std::io::Result<()> {
     let mut hex = String::with_capacity(l.bytes.len() * 2);
     for b in l.bytes {
         let _ = write!(hex, "{b:02x}");
     }
     let function = serde_json::to_string(l.function).unwrap_or_default();
     let text = serde_json::to_string(l.text).unwrap_or_default();
-    writeln!(out, "{{\"function\":{function},\"offset\":{},\"bytes\":\"{hex}\",\"text\":{text}}}", l.offset)
+    match l.control.filter(|_| control) {
+        Some(c) => writeln!(
+            out,
+            "{{\"function\":{function},\"offset\":{},\"bytes\":\"{hex}\",\"text\":{text},\"control\":{{\"stall\":{},\"yield\":{},\"wrbar\":{},\"rdbar\":{},\"wait\":{},\"reuse\":{}}}}}",
+            l.offset, c.stall, c.yield_ as u8, c.wrbar, c.rdbar, c.wait, c.reuse
+        ),
+        None => writeln!(out, "{{\"function\":{function},\"offset\":{},\"bytes\":\"{hex}\",\"text\":{text}}}", l.offset),
+    }
 }

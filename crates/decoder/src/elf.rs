@@ -1,4 +1,4 @@
-//! Code objects: AMD HSA/PAL code objects (ELF) and raw binaries.
+//! Code objects: AMD HSA/PAL code objects and NVIDIA cubins (ELF), and raw binaries.
 
 use crate::Isa;
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind};
@@ -10,6 +10,9 @@ pub const EF_AMDGPU_MACH_GFX1013: u32 = 0x042;
 /// AMD e_flags machine value of gfx1201.
 pub const EF_AMDGPU_MACH_GFX1201: u32 = 0x04e;
 
+/// ELF machine number of NVIDIA GPUs (cubin).
+pub const EM_CUDA: u16 = 190;
+
 /// Why a file could not be read as a code object.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ElfError {
@@ -17,7 +20,7 @@ pub enum ElfError {
     #[error("not an ELF file")]
     NotElf,
     /// An ELF file for another machine.
-    #[error("ELF for machine {machine}, not an AMD GPU (EM_AMDGPU = 224)")]
+    #[error("ELF for machine {machine}, not an AMD GPU (EM_AMDGPU = 224) or NVIDIA GPU (EM_CUDA = 190)")]
     NotGpu {
         /// e_machine.
         machine: u16,
@@ -27,6 +30,12 @@ pub enum ElfError {
     UnsupportedMach {
         /// EF_AMDGPU_MACH.
         mach: u32,
+    },
+    /// A cubin for an SM version this build does not decode.
+    #[error("cubin for sm_{sm}, which is not sm_50 or sm_86")]
+    UnsupportedSm {
+        /// SM version from e_flags.
+        sm: u32,
     },
     /// The ELF has no executable section.
     #[error("ELF has no code section")]
@@ -72,7 +81,7 @@ pub fn is_elf(bytes: &[u8]) -> bool {
     bytes.starts_with(b"\x7fELF")
 }
 
-/// Reads an AMD code object.
+/// Reads an AMD code object or an NVIDIA cubin.
 pub fn read(bytes: &[u8]) -> Result<CodeObject, ElfError> {
     if !is_elf(bytes) {
         return Err(ElfError::NotElf);
@@ -81,7 +90,7 @@ pub fn read(bytes: &[u8]) -> Result<CodeObject, ElfError> {
         return Err(ElfError::Malformed("header truncated".into()));
     }
     let machine = u16::from_le_bytes([bytes[18], bytes[19]]);
-    if machine != EM_AMDGPU {
+    if machine != EM_AMDGPU && machine != EM_CUDA {
         return Err(ElfError::NotGpu { machine });
     }
     let file = object::File::parse(bytes).map_err(|e| ElfError::Malformed(e.to_string()))?;
@@ -89,10 +98,20 @@ pub fn read(bytes: &[u8]) -> Result<CodeObject, ElfError> {
         object::FileFlags::Elf { e_flags, .. } => e_flags & 0xff,
         _ => 0,
     };
-    let isa = match mach {
-        EF_AMDGPU_MACH_GFX1013 => Isa::Gfx1013,
-        EF_AMDGPU_MACH_GFX1201 => Isa::Gfx1201,
-        _ => return Err(ElfError::UnsupportedMach { mach }),
+    let isa = if machine == EM_CUDA {
+        // cubin: the SM version is the low byte of e_flags (0x32 = sm_50, 0x56 = sm_86); each
+        // kernel has its own `.text.<name>` section.
+        match mach {
+            50 => Isa::Sm50,
+            86 => Isa::Sm86,
+            sm => return Err(ElfError::UnsupportedSm { sm }),
+        }
+    } else {
+        match mach {
+            EF_AMDGPU_MACH_GFX1013 => Isa::Gfx1013,
+            EF_AMDGPU_MACH_GFX1201 => Isa::Gfx1201,
+            _ => return Err(ElfError::UnsupportedMach { mach }),
+        }
     };
     let mut sections = Vec::new();
     for s in file.sections() {

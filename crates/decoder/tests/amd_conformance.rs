@@ -103,6 +103,7 @@ fn corpus_report(isa: Isa) -> Report {
     let tag = match isa {
         Isa::Gfx1013 => ".gfx1013",
         Isa::Gfx1201 => ".gfx1201",
+        Isa::Sm50 | Isa::Sm86 => ".not-amd",
     };
     let p = isa.plugin();
     for path in paths {

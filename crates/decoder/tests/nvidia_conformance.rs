@@ -144,3 +144,88 @@ fn report_all() {
         fuzz(arch).print(&format!("{arch} fuzz"));
     }
 }
+
+/// encode(decode(w)) == w outside the don't-care bits, and the canonical word (don't-care bits
+/// zero) decodes to the same form and prints the same text. Returns (checked, failures).
+fn roundtrip(arch: &str) -> (usize, Vec<String>) {
+    let mut words: Vec<(u128, u64)> = Vec::new(); // (instruction, addr)
+    let dir = root().join("fixtures/nvidia/ref");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    files.sort();
+    for f in files.iter().filter(|f| f.to_string_lossy().ends_with(&format!(".{arch}.jsonl"))) {
+        for line in std::fs::read_to_string(f).unwrap().lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let b = unhex(json_str(&v, "bytes"));
+            let mut w = 0u128;
+            for (i, x) in b.iter().enumerate() {
+                w |= (*x as u128) << (8 * i);
+            }
+            words.push((w, v["offset"].as_u64().unwrap()));
+        }
+    }
+    let text = std::fs::read_to_string(root().join(format!("fixtures/nvidia/fuzz/{arch}.tsv"))).unwrap();
+    for line in text.lines() {
+        let (ws, _) = line.split_once('\t').unwrap();
+        let (a, b) = ws.split_once(' ').unwrap();
+        let a = u64::from_str_radix(a.trim_start_matches("0x"), 16).unwrap();
+        let b = u64::from_str_radix(b.trim_start_matches("0x"), 16).unwrap();
+        words.push(if arch == "sm50" { (b as u128, 8) } else { ((a as u128) | (b as u128) << 64, 0) });
+    }
+    let p: &NvPlugin = if arch == "sm50" { &SM50_INSN } else { &SM86 };
+    let size = p.size;
+    let mut bad = Vec::new();
+    let mut n = 0;
+    for (w, addr) in words {
+        let Ok(d) = p.decode(&w.to_le_bytes()[..size], addr) else { continue };
+        n += 1;
+        let enc = p.encode(&d);
+        let mut e = 0u128;
+        for (i, x) in enc.iter().enumerate() {
+            e |= (*x as u128) << (8 * i);
+        }
+        let dc = p.dont_care(&d);
+        if e & !dc != w & !dc || e & dc != 0 {
+            bad.push(format!("{w:#x}: encoded {e:#x}"));
+            continue;
+        }
+        let d2 = p.decode(&enc, addr).map_err(|e| e.to_string());
+        let (mut s1, mut s2) = (String::new(), String::new());
+        p.print_with(&d, addr, 0, &mut s1);
+        match d2 {
+            Ok(d2) if d2.enc == d.enc => {
+                p.print_with(&d2, addr, 0, &mut s2);
+                if s1 != s2 {
+                    bad.push(format!("{w:#x}: text {s1:?} -> {s2:?} after encode"));
+                }
+            }
+            other => bad.push(format!("{w:#x}: canonical word decodes differently: {other:?}")),
+        }
+    }
+    (n, bad)
+}
+
+#[test]
+fn encode_decode_roundtrip_sm50() {
+    let (n, bad) = roundtrip("sm50");
+    assert!(n > 10_000, "{n} words checked");
+    assert!(bad.is_empty(), "{} of {n} fail, e.g. {:?}", bad.len(), &bad[..bad.len().min(5)]);
+}
+
+#[test]
+fn encode_decode_roundtrip_sm86() {
+    let (n, bad) = roundtrip("sm86");
+    assert!(n > 10_000, "{n} words checked");
+    assert!(bad.is_empty(), "{} of {n} fail, e.g. {:?}", bad.len(), &bad[..bad.len().min(5)]);
+}
+
+/// The checked-in copies of the generated tables equal what build.rs generates now.
+#[test]
+fn generated_nvidia_tables_are_current() {
+    for (now, checked_in, name) in [
+        (include_str!(concat!(env!("OUT_DIR"), "/sm50.rs")), include_str!("../src/generated/sm50.rs"), "sm50"),
+        (include_str!(concat!(env!("OUT_DIR"), "/sm86.rs")), include_str!("../src/generated/sm86.rs"), "sm86"),
+    ] {
+        assert!(now.starts_with("// @generated") && now.contains("DO NOT EDIT"));
+        assert!(now == checked_in, "src/generated/{name}.rs is stale: run ISABRIDGE_UPDATE_GENERATED=1 cargo build -p isabridge-decoder");
+    }
+}

@@ -382,24 +382,49 @@ impl NvPlugin {
     /// The canonical instruction: structural bits plus every field the form has; bits outside
     /// all fields are don't-care and come out zero.
     pub fn canonical(&self, d: &Decoded) -> u128 {
-        let w = self.word(d);
-        let Some(form) = self.t.forms.get(d.enc as usize) else { return w };
-        let mut keep = form.mask;
-        for f in form.fields {
-            keep |= f.mask();
-        }
-        w & keep
+        self.word(d) & self.keep_final(d)
     }
 
-    /// Bits the spec marks as don't-care for this form.
-    pub fn dont_care(&self, d: &Decoded) -> u128 {
-        let Some(form) = self.t.forms.get(d.enc as usize) else { return 0 };
+    /// `keep`, plus the identifier bits of any more specific form that the zeroed word would
+    /// otherwise fall into (those bits are don't-care for this form only while they keep the
+    /// word out of the other one).
+    fn keep_final(&self, d: &Decoded) -> u128 {
+        let w = self.word(d);
+        let mut keep = self.keep(d);
+        for _ in 0..8 {
+            match self.t.classify(w & keep) {
+                Some(f) if f == d.enc => return keep,
+                Some(f) => keep |= self.t.forms[f as usize].mask,
+                None => break,
+            }
+        }
+        if self.size == 8 { u64::MAX as u128 } else { u128::MAX }
+    }
+
+    /// The bits that matter: structural bits, every field of the form, and the fixed
+    /// immediate / branch-offset positions the printer rules read.
+    fn keep(&self, d: &Decoded) -> u128 {
+        let Some(form) = self.t.forms.get(d.enc as usize) else { return u128::MAX };
         let mut keep = form.mask;
         for f in form.fields {
             keep |= f.mask();
+            if f.kind == NvKind::FImm {
+                keep |= if self.size == 8 { (((1u128 << 32) - 1) << 20) | 1 << 56 } else { ((1u128 << 32) - 1) << 32 };
+            }
         }
+        if self.t.insts[form.inst as usize].flags & crate::spec::FLAG_BRANCH != 0 {
+            keep |= if self.size == 8 { ((1u128 << 24) - 1) << 20 } else { ((1u128 << 32) - 1) << 32 };
+        }
+        if self.size == 16 {
+            keep |= ((1u128 << 21) - 1) << 105;
+        }
+        keep & if self.size == 8 { u64::MAX as u128 } else { u128::MAX }
+    }
+
+    /// Bits the spec marks as don't-care for this form (encode writes them as zero).
+    pub fn dont_care(&self, d: &Decoded) -> u128 {
         let all = if self.size == 8 { u64::MAX as u128 } else { u128::MAX };
-        all & !keep
+        all & !self.keep_final(d)
     }
 }
 
