@@ -280,7 +280,8 @@ def gfx12():
         F("VDSTY", "vgpry", (49, 7), 0, 20), F("VDSTX", "vgpr", (56, 8), 0, 40)],
         "Dual-issue VALU: two operations X and Y. OP is OPX*32+OPY (the instruction is the pair). "
         "VDSTY holds the Y destination VGPR divided by 2; its low bit is the inverse of VDSTX's.",
-        extra={"vopd": True}))
+        # v_dual_mov_b32 as Y has no second source: llvm-mc rejects the pair unless VSRC1Y is 0.
+        extra={"vopd": True, "alt_bases": [{"VSRC1Y": 0}]}))
     E.append(enc("ENC_VDS", 64, [
         F("ENCODING", "enc", (26, 6), 0b110110), F("OP", "op", (18, 8)),
         F("OFFSET1", "mod", (8, 8), 0, 3), F("OFFSET0", "mod", (0, 8), 0, 5),
