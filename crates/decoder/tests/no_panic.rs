@@ -17,8 +17,7 @@ fn check(isa: Isa, bytes: &[u8]) {
     }
     if let Ok(d) = p.decode(bytes, 0) {
         let enc = p.encode(&d);
-        assert_eq!(enc.len(), d.len as usize, "{isa}: encode changed the length");
-        // The canonical form decodes to the same instruction.
+        // The canonical form (it may gain a literal) decodes to the same instruction.
         let again = p.decode(&enc, 0).expect("canonical bytes decode");
         assert_eq!(p.name(&again), p.name(&d));
     }
