@@ -37,7 +37,7 @@ pub fn disassemble(
         return disassemble_sm50(code, base, section, labels, f);
     }
     let unit = plugin.unit();
-    if code.len() % unit != 0 && plugin.isa() == Isa::Sm86 {
+    if !code.len().is_multiple_of(unit) && plugin.isa() == Isa::Sm86 {
         let off = code.len() - code.len() % unit;
         return Err(DecodeError::Truncated { isa: Isa::Sm86, addr: base + off as u64, need: unit, have: code.len() % unit });
     }
@@ -86,7 +86,7 @@ fn disassemble_sm50(
     mut f: impl FnMut(&Line<'_>),
 ) -> Result<(), DecodeError> {
     use crate::sm50::{BUNDLE, SM50};
-    if code.len() % BUNDLE != 0 {
+    if !code.len().is_multiple_of(BUNDLE) {
         let off = code.len() - code.len() % BUNDLE;
         return Err(DecodeError::Truncated { isa: Isa::Sm50, addr: base + off as u64, need: BUNDLE, have: code.len() % BUNDLE });
     }

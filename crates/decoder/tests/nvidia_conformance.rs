@@ -229,3 +229,24 @@ fn generated_nvidia_tables_are_current() {
         assert!(now == checked_in, "src/generated/{name}.rs is stale: run ISABRIDGE_UPDATE_GENERATED=1 cargo build -p isabridge-decoder");
     }
 }
+
+/// Final counts: (report, checked, differing, of which "no form in the spec" decode errors).
+/// Categories (by mnemonic) are listed with examples by `report_all` and explained in
+/// isa-specs/nvidia/README.md ("Decoder agreement"). A change in any count fails here: improve
+/// the printer, then update the pin.
+const PINNED: &[(&str, usize, usize, usize)] = &[
+    ("sm50 corpus", 7050, 584, 308),
+    ("sm50 fuzz", 4794, 1089, 168),
+    ("sm86 corpus", 7296, 784, 273),
+    ("sm86 fuzz", 3384, 637, 44),
+];
+
+#[test]
+fn pinned_disagreements() {
+    for &(what, checked, differ, no_form) in PINNED {
+        let (arch, set) = what.split_once(' ').unwrap();
+        let r = if set == "corpus" { corpus(arch) } else { fuzz(arch) };
+        let errs: usize = r.cats.iter().filter(|(k, _)| k.ends_with("decode-error")).map(|(_, v)| v.0).sum();
+        assert_eq!((r.total, r.bad(), errs), (checked, differ, no_form), "{what}: (checked, differ, no-form)");
+    }
+}

@@ -436,16 +436,21 @@ impl IsaPlugin for NvPlugin {
         self.size
     }
     fn decode(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError> {
-        if addr % self.size as u64 != 0 {
+        if !addr.is_multiple_of(self.size as u64) {
             return Err(DecodeError::Misaligned { isa: self.isa, addr, unit: self.size });
         }
         if bytes.len() < self.size {
             return Err(DecodeError::Truncated { isa: self.isa, addr, need: self.size, have: bytes.len() });
         }
-        let mut w = 0u128;
-        for (i, b) in bytes[..self.size].iter().enumerate() {
-            w |= (*b as u128) << (8 * i);
-        }
+        let w = if self.size == 16 {
+            let mut b = [0u8; 16];
+            b.copy_from_slice(&bytes[..16]);
+            u128::from_le_bytes(b)
+        } else {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&bytes[..8]);
+            u64::from_le_bytes(b) as u128
+        };
         self.decode_word(w, addr)
     }
     fn print(&self, inst: &Decoded, addr: u64, out: &mut String) {

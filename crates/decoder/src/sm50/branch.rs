@@ -12,9 +12,6 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
         }
         "BRX" | "JMX" => {
             let off = ((ctx.bits(20, 24) << 40) as i64) >> 40;
-            if let Some(last) = t.mnem.find(' ').map(|_| ()).or(Some(())) {
-                let _ = last;
-            }
             let s = if off < 0 { format!("-{:#x}", off.unsigned_abs()) } else { format!("{off:#x}") };
             // The template glues the offset to the register operand: `BRX R3 0x..`.
             if let Some(o) = t.ops.last_mut() {

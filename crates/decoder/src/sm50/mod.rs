@@ -65,10 +65,10 @@ impl IsaPlugin for Sm50 {
         8
     }
     fn decode(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError> {
-        if addr % 8 != 0 {
+        if !addr.is_multiple_of(8) {
             return Err(DecodeError::Misaligned { isa: Isa::Sm50, addr, unit: 8 });
         }
-        let start = addr % BUNDLE as u64 == 0;
+        let start = addr.is_multiple_of(BUNDLE as u64);
         let need = if start { 16 } else { 8 };
         if bytes.len() < need {
             return Err(DecodeError::Truncated { isa: Isa::Sm50, addr, need, have: bytes.len() });
