@@ -45,9 +45,6 @@ pub fn disassemble(
     let mut text = String::with_capacity(128);
     let mut next_label = 0usize;
     let mut function = section;
-    if code.len() % unit != 0 {
-        // The tail that does not fill a unit is reported as truncated when reached.
-    }
     while off < code.len() {
         while next_label < labels.len() && labels[next_label].offset <= off as u64 {
             function = &labels[next_label].name;

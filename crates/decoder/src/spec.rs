@@ -211,7 +211,7 @@ impl<Op> Tables<Op> {
         for &c in cands.iter() {
             let e = &self.encodings[c as usize];
             let x = lo & e.mask;
-            if e.idents.iter().any(|&id| id == x) {
+            if e.idents.contains(&x) {
                 let ie = match &e.op {
                     Some(f) => e.opmap.get(f.get(w) as usize).copied().filter(|&v| v != u16::MAX),
                     None => e.opmap.first().copied().filter(|&v| v != u16::MAX),

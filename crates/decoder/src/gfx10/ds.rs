@@ -9,10 +9,8 @@ use std::fmt::Write as _;
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let m = c.mnemonic();
     out.push_str(m);
-    let mut k = 0;
-    for op in c.ie.operands {
+    for (k, op) in c.ie.operands.iter().enumerate() {
         out.push_str(if k == 0 { " " } else { ", " });
-        k += 1;
         operands::vgpr(out, c.val(op), op.size);
     }
     let o0 = c.f(F::OFFSET0);

@@ -41,10 +41,8 @@ pub fn print_vintrp(c: &Ctx<'_, Op>, out: &mut String) {
     if c.has_encoding("ENC_VOP3") {
         out.push_str("_e32");
     }
-    let mut k = 0;
-    for op in c.ie.operands {
+    for (k, op) in c.ie.operands.iter().enumerate() {
         out.push_str(if k == 0 { " " } else { ", " });
-        k += 1;
         match c.ty(op) {
             "OPR_ATTR" => {
                 let chan = ["x", "y", "z", "w"][c.f(I::ATTRCHAN) as usize & 3];

@@ -55,10 +55,9 @@ pub fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
     if has("cl") && has("l") {
         lod_clamp_mip += 1;
     }
-    let coords = if m.starts_with("image_get_lod") { coords } else { coords };
     if a16 {
         // 16-bit addresses: gradients pack per dimension pair, coordinates with lod/clamp.
-        let g = if grad == 0 { 0 } else if grads == 1 { 2 } else { grad / 2 + (grads & 1) * 0 };
+        let g = if grad == 0 { 0 } else if grads == 1 { 2 } else { grad / 2 };
         extra + g + (coords + lod_clamp_mip).div_ceil(2)
     } else {
         extra + grad + coords + lod_clamp_mip
@@ -89,17 +88,13 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let a16 = c.f(F::A16) != 0;
     let d16 = c.f(F::D16) != 0;
     let tfe = c.f(F::TFE) != 0 || c.f(F::LWE) != 0;
-    let mut k = 0;
-    for op in c.ie.operands {
+    for (k, op) in c.ie.operands.iter().enumerate() {
         out.push_str(if k == 0 { " " } else { ", " });
-        k += 1;
         let v = c.val(op);
         match c.field_name(op) {
             "VDATA" => {
                 let atomic = m.starts_with("image_atomic");
-                let mut n = if bvh {
-                    4
-                } else if m.starts_with("image_gather4") || m.starts_with("image_msaa_load") {
+                let mut n = if bvh || m.starts_with("image_gather4") || m.starts_with("image_msaa_load") {
                     4
                 } else {
                     dmask.count_ones().max(1)

@@ -9,10 +9,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     out.push_str(c.mnemonic());
     // The 21-bit offset is signed; SOFFSET = null means "no register offset".
     let imm = || ((c.f(F::OFFSET) << 11) as i32) >> 11;
-    let mut k = 0;
-    for op in c.ie.operands {
+    for (k, op) in c.ie.operands.iter().enumerate() {
         out.push_str(if k == 0 { " " } else { ", " });
-        k += 1;
         let v = c.val(op);
         match c.field_name(op) {
             // SBASE counts SGPR pairs.

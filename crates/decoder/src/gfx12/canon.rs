@@ -127,10 +127,8 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
                 }
             }
         }
-        "ENC_VDSDIR" => {
-            if m == "ds_direct_load" {
-                fields::ENC_VDSDIR::ATTRCHAN.set(w, 0);
-            }
+        "ENC_VDSDIR" if m == "ds_direct_load" => {
+            fields::ENC_VDSDIR::ATTRCHAN.set(w, 0);
         }
         "ENC_VGLOBAL" => {
             use fields::ENC_VGLOBAL as G;
