@@ -166,6 +166,8 @@ pub struct Instruction {
     pub flags: u8,
     /// Indices into `Tables::inst_encodings`.
     pub encodings: &'static [u16],
+    /// Bit k set when the instruction has an encoding of index k (k < 64).
+    pub enc_set: u64,
 }
 
 /// An operand type and its predefined values.
