@@ -123,6 +123,13 @@ fn corpus_report(isa: Isa) -> Report {
                 continue;
             }
             check_text(p, &mut r, &bytes, want, "corpus");
+            // Compiler output is already canonical: encode(decode(bytes)) gives the bytes back.
+            if let Ok(d) = decode(p, &bytes) {
+                let enc = p.encode(&d);
+                if enc != bytes {
+                    r.add(format!("corpus encode {}", p.encoding_name(&d)), format!("{} got {} ({want})", hex(&bytes), hex(&enc)));
+                }
+            }
         }
     }
     r
