@@ -7,6 +7,7 @@
 
 pub mod census;
 pub mod cfg;
+pub mod gfx12map;
 pub mod load;
 pub mod nv;
 
