@@ -390,7 +390,12 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
     for (k, i) in insts.iter().enumerate() {
         let idx: Vec<String> =
             ienc.iter().enumerate().filter(|(_, x)| x.1 == k).map(|(n, _)| n.to_string()).collect();
-        writeln!(w, "    Instruction {{ name: {:?}, mnemonic: {:?}, flags: {}, encodings: &[{}] }},",
+        let enc_set: u64 = ienc
+            .iter()
+            .filter(|x| x.1 == k)
+            .map(|x| if x.0 < 64 { 1u64 << x.0 } else { 0 })
+            .fold(0, |a, b| a | b);
+        writeln!(w, "    Instruction {{ name: {:?}, mnemonic: {:?}, flags: {}, encodings: &[{}], enc_set: {enc_set:#x} }},",
             i.name, i.name.to_ascii_lowercase(), i.flags, idx.join(", ")).unwrap();
     }
     writeln!(w, "];").unwrap();

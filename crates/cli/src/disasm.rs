@@ -107,7 +107,10 @@ fn write_text(out: &mut impl Write, addr: u64, l: &Line<'_>) -> std::io::Result<
         b[..c.len()].copy_from_slice(c);
         let _ = write!(words, "{:08X}", u32::from_le_bytes(b));
     }
-    writeln!(out, "\t{:<59}// {addr:012X}: {words}", l.text)
+    // Pad to 59 columns from a slice of spaces (`{:<59}` writes the padding char by char).
+    const SPACES: &str = "                                                           ";
+    let pad = &SPACES[..SPACES.len().saturating_sub(l.text.len())];
+    writeln!(out, "\t{}{pad}// {addr:012X}: {words}", l.text)
 }
 
 /// One JSON object, keys in a fixed order: function, offset, bytes, text.

@@ -13,6 +13,9 @@ impl Field {
     /// Extracts the field from little-endian 32-bit words.
     #[inline]
     pub fn get(&self, w: &[u32]) -> u64 {
+        if let [(off, cnt)] = self.ranges {
+            return extract(w, *off as u32, *cnt as u32);
+        }
         let mut v = 0u64;
         let mut shift = 0u32;
         for &(off, cnt) in self.ranges {
@@ -40,6 +43,14 @@ impl Field {
 /// Bits [off, off+cnt) of the little-endian word array (cnt <= 64).
 #[inline]
 pub fn extract(w: &[u32], off: u32, cnt: u32) -> u64 {
+    // Fast path: the field lies within one aligned 64-bit window of two words.
+    let i = (off / 32) as usize;
+    let b = off % 32;
+    if b + cnt <= 64 && cnt < 64 {
+        let lo = w.get(i).copied().unwrap_or(0) as u64;
+        let hi = w.get(i + 1).copied().unwrap_or(0) as u64;
+        return ((lo | hi << 32) >> b) & ((1u64 << cnt) - 1);
+    }
     let mut v = 0u64;
     let mut got = 0u32;
     while got < cnt {
@@ -155,6 +166,8 @@ pub struct Instruction {
     pub flags: u8,
     /// Indices into `Tables::inst_encodings`.
     pub encodings: &'static [u16],
+    /// Bit k set when the instruction has an encoding of index k (k < 64).
+    pub enc_set: u64,
 }
 
 /// An operand type and its predefined values.

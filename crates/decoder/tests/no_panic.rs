@@ -43,3 +43,16 @@ proptest! {
         check(Isa::Gfx1201, &bytes);
     }
 }
+
+/// Found by cargo-fuzz: v_interp_p2_f16's SRC0 holds the attribute (printed as attrN.c), yet a
+/// value of 255 there still makes the word carry a literal; the canonical form must keep it.
+#[test]
+fn canonical_form_keeps_a_literal_the_length_depends_on() {
+    let bytes = [0x62, 0x4d, 0x5a, 0xd7, 0xff, 0x24, 0x7d, 0x5f, 0x46, 0xff, 0xff, 0x24];
+    let p = Isa::Gfx1013.plugin();
+    let d = p.decode(&bytes, 0).unwrap();
+    assert_eq!(d.len, 12);
+    let enc = p.encode(&d);
+    assert_eq!(enc.len(), 12);
+    assert_eq!(p.name(&p.decode(&enc, 0).unwrap()), "V_INTERP_P2_F16");
+}

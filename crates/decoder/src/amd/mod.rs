@@ -13,14 +13,21 @@ use std::sync::OnceLock;
 /// Per-ISA facts computed once from the tables.
 #[derive(Debug)]
 struct Facts {
-    /// Per operand type: a field value of 255 means "a literal dword follows".
-    literal_type: Vec<bool>,
-    /// Per operand type: the operand *is* a literal dword.
-    always_literal_type: Vec<bool>,
     /// Per encoding: index of its NSA field, when it has one.
     nsa: Vec<Option<usize>>,
-    /// Per encoding: sources may take a literal (not in DPP or SDWA forms).
-    literal_ok: Vec<bool>,
+    /// Per instruction encoding: how it may carry a literal dword.
+    literal: Vec<Literal>,
+}
+
+/// Where an instruction encoding's literal dword comes from.
+#[derive(Debug, Clone, Copy, Default)]
+struct Literal {
+    /// An operand is always a literal (v_fmamk_f32, s_setreg_imm32_b32, ...).
+    always: bool,
+    /// Number of source fields that select a literal with the value 255.
+    n: u8,
+    /// Those fields as (bit offset, width); single-range fields only.
+    fields: [(u8, u8); 3],
 }
 
 /// An AMD ISA plugin over generated tables.
@@ -50,18 +57,35 @@ impl<Op: Generation> Amd<Op> {
         self.facts.get_or_init(|| {
             let t = self.tables;
             Facts {
-                literal_type: t
-                    .operand_types
+                literal: t
+                    .inst_encodings
                     .iter()
-                    .map(|ty| ty.lookup(255).is_some_and(|n| n.eq_ignore_ascii_case("literal")))
+                    .map(|ie| {
+                        let e = &t.encodings[ie.enc as usize];
+                        let mut l = Literal::default();
+                        if e.name.contains("SDWA") || e.name.contains("DPP") {
+                            return l; // DPP and SDWA forms have no literal
+                        }
+                        for op in ie.operands {
+                            let ty = &t.operand_types[op.ty as usize];
+                            if ty.name == "OPR_SIMM32" {
+                                l.always = true;
+                            } else if let Some(f) = op.field {
+                                let lit = ty.lookup(255).is_some_and(|n| n.eq_ignore_ascii_case("literal"));
+                                if lit && f.ranges.len() == 1 && (l.n as usize) < l.fields.len() {
+                                    l.fields[l.n as usize] = f.ranges[0];
+                                    l.n += 1;
+                                }
+                            }
+                        }
+                        l
+                    })
                     .collect(),
-                always_literal_type: t.operand_types.iter().map(|ty| ty.name == "OPR_SIMM32").collect(),
                 nsa: t
                     .encodings
                     .iter()
                     .map(|e| e.fields.iter().position(|f| f.name == "NSA"))
                     .collect(),
-                literal_ok: t.encodings.iter().map(|e| !e.name.contains("SDWA") && !e.name.contains("DPP")).collect(),
             }
         })
     }
@@ -93,21 +117,13 @@ impl<Op: Generation> Amd<Op> {
             _ => return Err(unknown),
         };
         let e = &self.tables.encodings[enc as usize];
-        let ie = &self.tables.inst_encodings[ienc as usize];
         let facts = self.facts();
         let mut len = e.bits as usize / 8;
-        let mut literal = false;
-        let literal_ok = facts.literal_ok[enc as usize];
-        for op in ie.operands.iter().filter(|_| literal_ok) {
-            let ty = op.ty as usize;
-            if facts.always_literal_type[ty] {
-                literal = true;
-            } else if let Some(f) = &op.field {
-                if facts.literal_type[ty] && f.get(&words) == 255 {
-                    literal = true;
-                }
-            }
-        }
+        let lit = facts.literal[ienc as usize];
+        let literal = lit.always
+            || lit.fields[..lit.n as usize]
+                .iter()
+                .any(|&(off, w)| crate::spec::extract(&words, off as u32, w as u32) == 255);
         if let Some(nsa) = facts.nsa[enc as usize] {
             if e.fields[nsa].get(&words) != 0 {
                 len += 4 * Op::nsa_dwords(self, &words, ienc);
@@ -119,9 +135,9 @@ impl<Op: Generation> Amd<Op> {
         if len > bytes.len() || len > MAX_WORDS * 4 {
             return Err(DecodeError::Truncated { isa, addr, need: len, have: bytes.len() });
         }
-        for w in words.iter_mut().skip(len / 4) {
-            *w = 0;
-        }
+        // Words past the instruction read as zero (an element-wise select, no memset call).
+        let keep = len / 4;
+        let words = std::array::from_fn(|i| if i < keep { words[i] } else { 0 });
         Ok(Decoded { words, len: len as u8, enc, ienc })
     }
 }

@@ -26,18 +26,24 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The kind of a DataFormatName.
+    /// The kind of a DataFormatName (`FMT_NUM_F32`, `FMT_NUM_PK2_F16`, `FMT_ANY` ...): read off
+    /// its last token, without substring searches (this runs for every operand printed).
     pub fn of(fmt: &str, size: u16) -> Kind {
-        let k = match fmt {
-            f if f.contains("PK2_F16") => Kind::PkF16,
-            f if f.contains("PK2_BF16") => Kind::PkI16,
-            f if f.contains("PK2") => Kind::PkI16,
-            f if f.contains("BF16") => Kind::BF16,
-            f if f.contains("F16") => Kind::F16,
-            f if f.contains("F32") => Kind::F32,
-            f if f.contains("F64") => Kind::F64,
-            f if f.ends_with("16") => Kind::I16,
-            f if f.ends_with("64") => Kind::I64,
+        let b = fmt.as_bytes();
+        let (head, last) = match fmt.rfind('_') {
+            Some(i) => (&b[..i], &b[i + 1..]),
+            None => (&b[..0], b),
+        };
+        let packed = head.ends_with(b"PK2");
+        let k = match last {
+            b"F16" if packed => Kind::PkF16,
+            b"BF16" | b"I16" | b"U16" | b"B16" if packed => Kind::PkI16,
+            b"BF16" => Kind::BF16,
+            b"F16" => Kind::F16,
+            b"F32" => Kind::F32,
+            b"F64" => Kind::F64,
+            [.., b'1', b'6'] => Kind::I16,
+            [.., b'6', b'4'] => Kind::I64,
             _ => Kind::I32,
         };
         match (k, size) {

@@ -121,6 +121,11 @@ impl<'a, Op> Ctx<'a, Op> {
             .any(|&k| self.t.encodings[self.t.inst_encodings[k as usize].enc as usize].name == name)
     }
 
+    /// True when the instruction also has the encoding of index `enc` (< 64).
+    pub fn has_enc(&self, enc: u16) -> bool {
+        self.t.instructions[self.ie.inst as usize].enc_set >> enc & 1 != 0
+    }
+
     /// The operand type name of an operand.
     pub fn ty(&self, op: &Operand) -> &'static str {
         self.t.operand_types[op.ty as usize].name

@@ -35,8 +35,14 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
     }
     let has_nsa = e.fields.iter().any(|f| f.name == "NSA");
     if !has_nsa && d.len as usize > base * 4 && used.get(base).copied().unwrap_or(0) == 0 {
-        d.len = (base * 4) as u8;
+        // Drop a literal nothing printed, unless a source field still selects one (255).
+        let lit = d.words[base];
         d.words[base] = 0;
+        let bytes: Vec<u8> = d.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        match p.decode_inst(&bytes, 0) {
+            Ok(x) if x.len as usize > base * 4 => d.words[base] = lit,
+            _ => d.len = (base * 4) as u8,
+        }
     }
     let ie = &t.inst_encodings[d.ienc as usize];
     let m = t.instructions[ie.inst as usize].mnemonic;

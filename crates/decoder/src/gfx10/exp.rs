@@ -38,17 +38,17 @@ pub fn print_exp(c: &Ctx<'_, Op>, out: &mut String) {
 /// Prints `v_interp_*`.
 pub fn print_vintrp(c: &Ctx<'_, Op>, out: &mut String) {
     out.push_str(c.mnemonic());
-    if c.has_encoding("ENC_VOP3") {
+    if c.has_enc(super::enc::ENC_VOP3) {
         out.push_str("_e32");
     }
     for (k, op) in c.ie.operands.iter().enumerate() {
         out.push_str(if k == 0 { " " } else { ", " });
-        match c.ty(op) {
-            "OPR_ATTR" => {
+        match op.ty {
+            super::opr::OPR_ATTR => {
                 let chan = ["x", "y", "z", "w"][c.f(I::ATTRCHAN) as usize & 3];
                 let _ = write!(out, "attr{}.{chan}", c.f(I::ATTR));
             }
-            "OPR_VGPR" => operands::vgpr(out, c.val(op), op.size),
+            super::opr::OPR_VGPR => operands::vgpr(out, c.val(op), op.size),
             _ => {
                 // v_interp_mov_f32's source selects a parameter slot.
                 let p = c.val(op);

@@ -1,6 +1,6 @@
 //! FLAT, GLOBAL and SCRATCH memory instructions.
 
-use super::{fields::ENC_FLAT as F, Op};
+use super::{enc, fields::ENC_FLAT as F, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
 use std::fmt::Write as _;
@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 /// Prints a flat, global or scratch instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     out.push_str(c.mnemonic());
-    let seg = c.enc_name();
+    let seg = c.d.enc;
     let saddr = c.f(F::SADDR);
     let saddr_off = saddr == 0x7d || saddr == 0x7f;
     let m = c.mnemonic();
@@ -32,13 +32,13 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         k += 1;
         match c.field_name(op) {
             "ADDR" => {
-                if seg == "ENC_FLAT_SCRATCH" && !saddr_off {
+                if seg == enc::ENC_FLAT_SCRATCH && !saddr_off {
                     out.push_str("off");
                     continue;
                 }
                 let v = c.val(op);
                 if false {
-                } else if seg == "ENC_FLAT_GLBL" && !saddr_off {
+                } else if seg == enc::ENC_FLAT_GLBL && !saddr_off {
                     operands::vgpr(out, v, 32);
                 } else {
                     operands::vgpr(out, v, op.size);
@@ -48,14 +48,14 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 if saddr_off {
                     out.push_str("off");
                 } else {
-                    c.sreg(out, saddr, if seg == "ENC_FLAT_GLBL" { 64 } else { 32 });
+                    c.sreg(out, saddr, if seg == enc::ENC_FLAT_GLBL { 64 } else { 32 });
                 }
             }
             _ => operands::vgpr(out, c.val(op), op.size),
         }
     }
     let raw = c.f(F::OFFSET);
-    let off = if seg == "ENC_FLAT" { raw as i32 } else { ((raw << 20) as i32) >> 20 };
+    let off = if seg == enc::ENC_FLAT { raw as i32 } else { ((raw << 20) as i32) >> 20 };
     if off != 0 {
         let _ = write!(out, " offset:{off}");
     }

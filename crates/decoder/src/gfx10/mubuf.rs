@@ -12,7 +12,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     if c.ie.operands.is_empty() {
         return; // cache invalidations take no operands or modifiers
     }
-    let mtbuf = c.enc_name() == "ENC_MTBUF";
+    let mtbuf = c.d.enc == super::enc::ENC_MTBUF;
     let offen = c.f(F::OFFEN) != 0;
     let idxen = c.f(F::IDXEN) != 0;
     let tfe = c.f(F::TFE) != 0;

@@ -1,6 +1,6 @@
 //! SOP1, SOP2, SOPK, SOPC, SOPP: scalar ALU, branches, waits, messages.
 
-use super::Op;
+use super::{enc, opr, Op};
 use crate::amd::print::Ctx;
 use crate::amd::operands::{self, Kind};
 use crate::amd::symbols;
@@ -26,20 +26,20 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     for (k, op) in c.ie.operands.iter().enumerate() {
         out.push_str(if k == 0 { " " } else { ", " });
         let v = c.val(op);
-        match c.ty(op) {
-            "OPR_SDST" | "OPR_SREG" => c.sreg(out, v, op.size),
+        match op.ty {
+            opr::OPR_SDST | opr::OPR_SREG => c.sreg(out, v, op.size),
             // Scalar sources are 32-bit words whatever the operation reads of them.
-            "OPR_SSRC" | "OPR_SRC" => {
+            opr::OPR_SSRC | opr::OPR_SRC => {
                 let k = match c.kind(op) {
                     Kind::I16 | Kind::F16 | Kind::PkI16 | Kind::PkF16 | Kind::BF16 => Kind::I32,
                     k => k,
                 };
                 c.src(out, v, op.size, k)
             }
-            "OPR_LABEL" => {
+            opr::OPR_LABEL => {
                 let _ = write!(out, "{v}");
             }
-            "OPR_WAITCNT" => {
+            opr::OPR_WAITCNT => {
                 if m == "s_waitcnt" {
                     symbols::waitcnt_gfx10(out, v)
                 } else if m == "s_waitcnt_depctr" {
@@ -48,16 +48,16 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     let _ = write!(out, "0x{v:x}");
                 }
             }
-            "OPR_SENDMSG" => symbols::sendmsg_gfx10(out, v),
-            "OPR_HWREG" => symbols::hwreg(out, v, symbols::HWREG_GFX10),
-            "OPR_SIMM32" => operands::imm(out, c.literal()),
+            opr::OPR_SENDMSG => symbols::sendmsg_gfx10(out, v),
+            opr::OPR_HWREG => symbols::hwreg(out, v, symbols::HWREG_GFX10),
+            opr::OPR_SIMM32 => operands::imm(out, c.literal()),
             _ => simm16(c, m, v, out),
         }
     }
 }
 
 fn simm16(c: &Ctx<'_, Op>, m: &str, v: u32, out: &mut String) {
-    let sopp = c.enc_name() == "ENC_SOPP";
+    let sopp = c.d.enc == enc::ENC_SOPP;
     let hex = matches!(m, "s_clause" | "s_inst_prefetch" | "s_round_mode" | "s_ttracedata_imm");
     if sopp && !hex && m != "s_waitcnt_depctr" {
         operands::imm(out, v);

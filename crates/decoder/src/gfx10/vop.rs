@@ -1,6 +1,6 @@
 //! VOP1, VOP2, VOPC, VOP3, VOP3B, VOP3P and their DPP16, DPP8 and SDWA forms.
 
-use super::{fields, Op};
+use super::{enc, fields, opr, Op};
 use crate::amd::operands::{self, bit_list, Kind};
 use crate::amd::print::{hex_mod, Ctx};
 use crate::spec::Operand;
@@ -8,35 +8,35 @@ use std::fmt::Write as _;
 
 /// Prints any vector ALU instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
-    let e = c.enc_name();
+    let e = c.d.enc;
     out.push_str(c.mnemonic());
     if c.ie.operands.is_empty() {
         // v_nop, v_clrexcp: LLVM prints the bare mnemonic in every encoding.
         match e {
-            "ENC_VOP1_DPP8" => return dpp8(c, out),
-            "ENC_VOP1_DPP16" => return dpp16(c, out),
+            enc::ENC_VOP1_DPP8 => return dpp8(c, out),
+            enc::ENC_VOP1_DPP16 => return dpp16(c, out),
             _ => return,
         }
     }
     match e {
-        "ENC_VOP1" | "ENC_VOP2" | "ENC_VOPC" => {
-            if c.has_encoding("ENC_VOP3") || c.has_encoding("ENC_VOP3B") {
+        enc::ENC_VOP1 | enc::ENC_VOP2 | enc::ENC_VOPC => {
+            if c.has_enc(enc::ENC_VOP3) || c.has_enc(enc::ENC_VOP3B) {
                 out.push_str("_e32");
             }
             vop_e32(c, out)
         }
-        "ENC_VOP3" | "ENC_VOP3B" => {
-            if c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC") {
+        enc::ENC_VOP3 | enc::ENC_VOP3B => {
+            if c.has_enc(enc::ENC_VOP1) || c.has_enc(enc::ENC_VOP2) || c.has_enc(enc::ENC_VOPC) {
                 out.push_str("_e64");
             }
             vop3(c, out)
         }
-        "ENC_VOP3P" => vop3p(c, out),
-        "ENC_VOP1_DPP16" | "ENC_VOP2_DPP16" | "ENC_VOPC_DPP16" => {
+        enc::ENC_VOP3P => vop3p(c, out),
+        enc::ENC_VOP1_DPP16 | enc::ENC_VOP2_DPP16 => {
             out.push_str("_dpp");
             dpp16(c, out)
         }
-        "ENC_VOP1_DPP8" | "ENC_VOP2_DPP8" | "ENC_VOPC_DPP8" => {
+        enc::ENC_VOP1_DPP8 | enc::ENC_VOP2_DPP8 => {
             out.push_str("_dpp");
             dpp8(c, out)
         }
@@ -55,9 +55,9 @@ fn sep(out: &mut String, k: &mut usize) {
 /// Plain operand: register, source, implicit vcc, literal.
 fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
     let v = c.val(op);
-    match c.ty(op) {
-        "OPR_VGPR" => operands::vgpr(out, v, op.size),
-        "OPR_SDST" | "OPR_SREG" => {
+    match op.ty {
+        opr::OPR_VGPR => operands::vgpr(out, v, op.size),
+        opr::OPR_SDST | opr::OPR_SREG => {
             if op.is_implicit() {
                 out.push_str("vcc_lo")
             } else {
@@ -65,7 +65,7 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
                 c.src(out, v, op.size, Kind::I32)
             }
         }
-        "OPR_SIMM32" => {
+        opr::OPR_SIMM32 => {
             let _ = write!(out, "0x{:x}", c.literal());
         }
         _ => c.src(out, v, op.size, c.kind(op)),
@@ -119,7 +119,7 @@ fn omod(out: &mut String, v: u32) {
 }
 
 fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
-    let vop3b = c.enc_name() == "ENC_VOP3B";
+    let vop3b = c.d.enc == enc::ENC_VOP3B;
     // NEG and ABS are read per source, only where a float source can carry them.
     let neg = |i: usize| c.bits(61 + i as u32, 1) != 0;
     let abs = |i: usize| !vop3b && c.bits(8 + i as u32, 1) != 0;
@@ -193,7 +193,7 @@ fn has_op_sel(c: &Ctx<'_, Op>) -> bool {
     if m == "v_sad_u16" || m.starts_with("v_interp_") {
         return false;
     }
-    if c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC") {
+    if c.has_enc(enc::ENC_VOP1) || c.has_enc(enc::ENC_VOP2) || c.has_enc(enc::ENC_VOPC) {
         return false;
     }
     c.ie.operands.iter().any(|op| src_index(op).is_some() && matches!(c.kind(op), Kind::F16 | Kind::I16))
@@ -255,7 +255,7 @@ fn dpp_operands(c: &Ctx<'_, Op>, out: &mut String, neg: [u32; 2], abs: [u32; 2])
     for op in c.ie.operands {
         sep(out, &mut k);
         match src_index(op) {
-            Some(i) if c.ty(op) == "OPR_VGPR" || c.ty(op) == "OPR_SRC" => {
+            Some(i) if op.ty == opr::OPR_VGPR || op.ty == opr::OPR_SRC => {
                 let kind = mod_kind(c, op, i);
                 let (n, a) = if kind.is_float() { (neg[i] != 0, abs[i] != 0) } else { (false, false) };
                 if n {
@@ -340,8 +340,8 @@ const UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUS
 
 fn sdwa(c: &Ctx<'_, Op>, out: &mut String) {
     use fields::ENC_VOP2_SDWA as F;
-    let vopc = c.enc_name() == "ENC_VOPC_SDWA";
-    let vop1 = c.enc_name() == "ENC_VOP1_SDWA";
+    let vopc = c.d.enc == enc::ENC_VOPC_SDWA;
+    let vop1 = c.d.enc == enc::ENC_VOP1_SDWA;
     let neg = [c.f(F::SRC0_NEG), c.f(F::SRC1_NEG)];
     let abs = [c.f(F::SRC0_ABS), c.f(F::SRC1_ABS)];
     let sext = [c.f(F::SRC0_SEXT), c.f(F::SRC1_SEXT)];
