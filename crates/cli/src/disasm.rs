@@ -24,7 +24,7 @@ pub struct Args {
     control: bool,
 }
 
-fn parse_isa(s: &str) -> Result<Isa, String> {
+pub fn parse_isa(s: &str) -> Result<Isa, String> {
     Isa::from_name(s).ok_or_else(|| {
         let all: Vec<_> = Isa::ALL.iter().map(|i| i.name()).collect();
         format!("unknown ISA {s:?}; expected one of {}", all.join(", "))

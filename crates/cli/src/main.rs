@@ -1,5 +1,6 @@
 //! The `isabridge` command.
 
+mod census;
 mod disasm;
 
 use clap::{Parser, Subcommand};
@@ -22,12 +23,18 @@ enum Command {
     /// A word that decodes to no instruction is printed as `.long 0x...` and decoding goes on;
     /// an instruction cut off at the end of the input is an error (exit status 2).
     Disasm(disasm::Args),
+    /// Take a census of code objects, cubins and raw dumps: opcodes, encodings, features, CFG
+    /// shape, and what translating gfx1013 code to gfx12 would need. `--json` for the schema in
+    /// CENSUS_SCHEMA.md, `--html FILE` for a report with charts. A malformed file is reported
+    /// and the run goes on.
+    Census(census::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.command {
         Command::Disasm(a) => disasm::run(&a),
+        Command::Census(a) => census::run(&a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,276 @@
+//! AMD gfx10 (gfx1013) and gfx12 (gfx1201) control flow.
+//!
+//! Facts used (the RDNA1 and RDNA4 ISA reference guides, "Scalar Program Flow Control" / SOPP
+//! and SOP1 descriptions; LLVM `AMDGPUUsage` for the calling convention):
+//! - `s_branch`, `s_cbranch_*`, `s_call_b64`, `s_subvector_loop_*`: target = PC + 4 +
+//!   sign-extended SIMM16 * 4, where PC is the branch's own address (the instruction is one
+//!   dword). llvm-objdump-22 prints the same targets in the corpus listings
+//!   (`s_cbranch_execz 22` at 0x188 -> `<+0xe4>` = 0x1e4 = 0x188 + 4 + 22 * 4).
+//! - `s_getpc_b64 s[n:n+1]` writes the address of the *next* instruction (PC + 4).
+//! - `s_setpc_b64 s[n:n+1]` jumps to the address in the pair; `s_swappc_b64 d, s` jumps and
+//!   writes the return address (PC + 4) to `d`.
+//! - Calling convention: the return address arrives in `s[30:31]`, so `s_setpc_b64 s[30:31]`
+//!   returns.
+//! - `s_endpgm`, `s_endpgm_saved`, `s_endpgm_ordered_ps_done` end the wave.
+//! - `s_code_end` is padding after the last instruction (never executed).
+//! - Relocations in relocatable objects: `R_AMDGPU_REL32_LO` (10) and `R_AMDGPU_REL32_HI` (11)
+//!   store the low / high half of `S + A - P` (LLVM `AMDGPUUsage`, "Relocation Records"); the
+//!   `s_add_u32` / `s_addc_u32` after `s_getpc_b64` carry them in their literal dword.
+
+use super::{CallTarget, CfgError, Code, Family, Flow, Walk};
+use isabridge_decoder::amd::{GFX10, GFX12};
+use isabridge_decoder::spec::{Encoding, Operand, OperandType, FLAG_BRANCH};
+use isabridge_decoder::{Decoded, Isa, IsaPlugin};
+
+/// The AMD family.
+pub(crate) struct Amd;
+
+/// Table facts of one decoded AMD instruction.
+#[derive(Clone, Copy)]
+pub struct Info {
+    /// Its encoding.
+    pub enc: &'static Encoding,
+    /// Operands in print order.
+    pub operands: &'static [Operand],
+    /// Upper-case name.
+    pub name: &'static str,
+    /// FLAG_* bits.
+    pub flags: u8,
+    /// Opcode value in the encoding.
+    pub opcode: u32,
+    /// The ISA's operand types.
+    pub types: &'static [OperandType],
+}
+
+/// Table facts of `d`.
+pub fn info(isa: Isa, d: &Decoded) -> Info {
+    macro_rules! get {
+        ($p:expr) => {{
+            let t = $p.tables();
+            let ie = $p.inst_encoding(d);
+            let i = &t.instructions[ie.inst as usize];
+            Info { enc: $p.encoding(d), operands: ie.operands, name: i.name, flags: i.flags, opcode: ie.opcode, types: t.operand_types }
+        }};
+    }
+    if isa == Isa::Gfx1201 {
+        get!(GFX12)
+    } else {
+        get!(GFX10)
+    }
+}
+
+impl Info {
+    /// Value of the named field of the encoding.
+    pub fn field(&self, d: &Decoded, name: &str) -> Option<u64> {
+        self.enc.fields.iter().find(|f| f.name == name).map(|f| f.get(&d.words))
+    }
+
+    /// SGPRs (0..105) the instruction writes through its SDST / SREG operands.
+    pub fn sgpr_writes(&self, d: &Decoded) -> Option<(u32, u32)> {
+        let mut out: Option<(u32, u32)> = None;
+        for op in self.operands.iter().filter(|o| o.is_output()) {
+            let Some(f) = &op.field else { continue };
+            let ty = self.types.get(op.ty as usize).map(|t| t.name).unwrap_or("");
+            if ty != "OPR_SDST" && ty != "OPR_SREG" {
+                continue;
+            }
+            let v = f.get(&d.words) as u32;
+            if v < 106 {
+                let n = (op.size as u32).div_ceil(32).max(1);
+                out = Some(match out {
+                    Some((lo, hi)) => (lo.min(v), hi.max(v + n)),
+                    None => (v, v + n),
+                });
+            }
+        }
+        out
+    }
+}
+
+fn plugin(isa: Isa) -> &'static dyn IsaPlugin {
+    if isa == Isa::Gfx1201 {
+        &GFX12
+    } else {
+        &GFX10
+    }
+}
+
+fn simm16_target(inf: &Info, d: &Decoded, addr: u64) -> u64 {
+    let s = inf.field(d, "SIMM16").unwrap_or(0);
+    (addr as i64).wrapping_add(4).wrapping_add(super::sext(s, 16) * 4) as u64
+}
+
+impl Family for Amd {
+    const UNIT: u64 = 4;
+
+    fn decode(code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError> {
+        Ok(plugin(code.isa).decode(code.bytes_at(addr), addr)?)
+    }
+
+    fn next(addr: u64, d: &Decoded) -> u64 {
+        addr + d.len as u64
+    }
+
+    fn name(isa: Isa, d: &Decoded) -> &'static str {
+        info(isa, d).name
+    }
+
+    fn flow(code: &Code<'_>, addr: u64, d: &Decoded) -> Flow {
+        let inf = info(code.isa, d);
+        let name = inf.name;
+        if name == "S_CODE_END" {
+            return Flow::Invalid(CfgError::IntoPadding { isa: code.isa, inst: name, addr });
+        }
+        if name.starts_with("S_ENDPGM") {
+            return Flow::Exit { cond: false };
+        }
+        if inf.flags & FLAG_BRANCH == 0 {
+            return Flow::Next;
+        }
+        match name {
+            "S_BRANCH" => Flow::Jump(simm16_target(&inf, d, addr)),
+            "S_CALL_B64" => Flow::Call(CallTarget::Direct(simm16_target(&inf, d, addr))),
+            "S_SETPC_B64" => {
+                if inf.field(d, "SSRC0") == Some(30) {
+                    Flow::Return { cond: false }
+                } else {
+                    Flow::Deferred
+                }
+            }
+            "S_SWAPPC_B64" => Flow::Call(CallTarget::Pending),
+            n if n.starts_with("S_CBRANCH_") || n.starts_with("S_SUBVECTOR_LOOP_") => {
+                Flow::Cond(simm16_target(&inf, d, addr))
+            }
+            _ => Flow::Invalid(CfgError::Unresolved {
+                isa: code.isa,
+                inst: name,
+                addr,
+                why: "branch kind not handled".into(),
+            }),
+        }
+    }
+
+    fn resolve(code: &Code<'_>, walk: &Walk, addr: u64) -> Flow {
+        let Some((_, d, _, _)) = walk.at(addr) else { return Flow::Deferred };
+        let inf = info(code.isa, d);
+        let n = inf.field(d, "SSRC0").unwrap_or(0) as u32;
+        match scan_pair(code, walk, addr, n) {
+            Scan::Target(t) => Flow::Jump(t),
+            Scan::External(s) => Flow::Invalid(CfgError::Unresolved {
+                isa: code.isa,
+                inst: inf.name,
+                addr,
+                why: format!("jumps to undefined symbol {s}"),
+            }),
+            Scan::Entry => Flow::Invalid(CfgError::Unresolved {
+                isa: code.isa,
+                inst: inf.name,
+                addr,
+                why: format!("s[{n}:{}] holds an address passed in on entry", n + 1),
+            }),
+            Scan::Other(why) => Flow::Invalid(CfgError::Unresolved { isa: code.isa, inst: inf.name, addr, why }),
+        }
+    }
+
+    fn resolve_call(code: &Code<'_>, walk: &Walk, addr: u64) -> CallTarget {
+        let Some((_, d, _, _)) = walk.at(addr) else { return CallTarget::Pending };
+        let inf = info(code.isa, d);
+        let n = inf.field(d, "SSRC0").unwrap_or(0) as u32;
+        match scan_pair(code, walk, addr, n) {
+            Scan::Target(t) => CallTarget::Direct(t),
+            Scan::External(s) => CallTarget::External(s),
+            Scan::Entry => CallTarget::FetchShader(format!("s[{n}:{}]", n + 1)),
+            Scan::Other(why) => CallTarget::Indirect(why),
+        }
+    }
+}
+
+/// What a backward scan found about the address in `s[n:n+1]`.
+enum Scan {
+    /// `s_getpc_b64` plus constant or relocated adds: the address.
+    Target(u64),
+    /// A relocation against a symbol this section does not define.
+    External(String),
+    /// Nothing in the entry block writes the pair: it is an input (user SGPRs).
+    Entry,
+    /// Anything else.
+    Other(String),
+}
+
+/// The 32-bit value a scalar source adds: an inline constant, a literal or a relocated literal.
+fn scalar_const(code: &Code<'_>, d: &Decoded, at: u64, v: u64, hi_half: bool) -> Result<u32, Scan> {
+    match v {
+        128..=192 => Ok((v - 128) as u32),
+        193..=208 => Ok((-((v - 192) as i64)) as u32),
+        255 => {
+            let lit_at = at + 4;
+            if let Some(r) = code.section.relocs.get(&lit_at) {
+                return match r.symbol_value {
+                    Some(s) => {
+                        let x = (s as i64).wrapping_add(r.addend).wrapping_sub(lit_at as i64) as u64;
+                        Ok(if hi_half { (x >> 32) as u32 } else { x as u32 })
+                    }
+                    None => Err(Scan::External(r.symbol.clone())),
+                };
+            }
+            Ok(d.words[1])
+        }
+        _ => Err(Scan::Other(format!("added operand {v} is not a constant"))),
+    }
+}
+
+fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
+    let (mut lo_add, mut hi_add): (Option<u32>, Option<u32>) = (None, None);
+    let mut cur = addr;
+    for _ in 0..64 {
+        if cur == code.start {
+            return if lo_add.is_none() && hi_add.is_none() {
+                Scan::Entry
+            } else {
+                Scan::Other("pair partly computed from inputs".into())
+            };
+        }
+        if cur != addr && walk.jump_targets.contains(&cur) {
+            return Scan::Other(format!("another path joins at {cur:#x} before the jump"));
+        }
+        let Some((a, d, flow, _)) = walk.before(cur) else {
+            return Scan::Other(format!("no straight-line code before {cur:#x}"));
+        };
+        let (a, d) = (*a, *d);
+        if !matches!(flow, Flow::Next) {
+            return Scan::Other(format!("a branch at {a:#x} precedes the jump"));
+        }
+        let inf = info(code.isa, &d);
+        if let Some((lo, hi)) = inf.sgpr_writes(&d) {
+            let writes = |r: u32| lo <= r && r < hi;
+            let sdst = inf.field(&d, "SDST").unwrap_or(u64::MAX) as u32;
+            let ssrc0 = inf.field(&d, "SSRC0").unwrap_or(u64::MAX) as u32;
+            let ssrc1 = inf.field(&d, "SSRC1").unwrap_or(0);
+            match inf.name {
+                "S_GETPC_B64" if sdst == n => {
+                    let base = a + 4;
+                    let add = ((hi_add.unwrap_or(0) as u64) << 32) | lo_add.unwrap_or(0) as u64;
+                    return Scan::Target(base.wrapping_add(add));
+                }
+                "S_ADD_U32" if sdst == n && ssrc0 == n && lo_add.is_none() => {
+                    match scalar_const(code, &d, a, ssrc1, false) {
+                        Ok(v) => lo_add = Some(v),
+                        Err(e) => return e,
+                    }
+                }
+                "S_ADDC_U32" if sdst == n + 1 && ssrc0 == n + 1 && hi_add.is_none() => {
+                    match scalar_const(code, &d, a, ssrc1, true) {
+                        Ok(v) => hi_add = Some(v),
+                        Err(e) => return e,
+                    }
+                }
+                name if writes(n) || writes(n + 1) => {
+                    return Scan::Other(format!("s[{n}:{}] written by {name} at {a:#x}", n + 1));
+                }
+                _ => {}
+            }
+        }
+        cur = a;
+    }
+    Scan::Other("no s_getpc_b64 within 64 instructions".into())
+}

@@ -1,0 +1,640 @@
+//! Control-flow recovery at the machine level, by recursive descent from a function's entry:
+//! only instructions that control can reach are decoded, so data inside a function (literal
+//! pools, jump tables, padding after `s_endpgm`) is told apart from code and reported as
+//! [`Cfg::data`].
+//!
+//! Each ISA family classifies its own instructions ([`amd`], [`sm50`], [`sm86`]); this module
+//! walks, splits blocks and builds the graph. A target that cannot be resolved is a
+//! [`CfgError`], never a guess. The branch-target formulas and where they come from are written
+//! down in each family's module.
+
+pub mod amd;
+pub mod sm50;
+pub mod sm86;
+
+use crate::load::{Function, Section};
+use isabridge_decoder::{Decoded, DecodeError, Isa};
+use petgraph::graph::DiGraph;
+use std::collections::BTreeSet;
+
+/// Why a function's CFG could not be recovered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CfgError {
+    /// Bytes that control reaches do not decode.
+    #[error("{0}")]
+    Decode(#[from] DecodeError),
+    /// A branch leaves the function.
+    #[error("{isa}: {inst} at {from:#x} targets {to:#x}, outside the function")]
+    OutsideFunction {
+        /// ISA.
+        isa: Isa,
+        /// The branch.
+        inst: &'static str,
+        /// Its address.
+        from: u64,
+        /// The target.
+        to: u64,
+    },
+    /// A branch lands inside another instruction (or on a Maxwell control word).
+    #[error("{isa}: {inst} at {from:#x} targets {to:#x}, which is not an instruction boundary")]
+    NotBoundary {
+        /// ISA.
+        isa: Isa,
+        /// The branch.
+        inst: &'static str,
+        /// Its address.
+        from: u64,
+        /// The target.
+        to: u64,
+    },
+    /// Execution runs past the end of the function without a terminator.
+    #[error("{isa}: execution falls off the end of the function after {addr:#x}")]
+    FallsOffEnd {
+        /// ISA.
+        isa: Isa,
+        /// The last instruction.
+        addr: u64,
+    },
+    /// An indirect jump whose target is not found statically.
+    #[error("{isa}: {inst} at {addr:#x}: unresolved target: {why}")]
+    Unresolved {
+        /// ISA.
+        isa: Isa,
+        /// The instruction.
+        inst: &'static str,
+        /// Its address.
+        addr: u64,
+        /// What was missing.
+        why: String,
+    },
+    /// SYNC / BRK / CONT / RET with no matching SSY / PBK / PCNT / PRET on the stack.
+    #[error("{isa}: {inst} at {addr:#x} pops an empty reconvergence stack")]
+    StackUnderflow {
+        /// ISA.
+        isa: Isa,
+        /// The instruction.
+        inst: &'static str,
+        /// Its address.
+        addr: u64,
+    },
+    /// Two paths reach one instruction with different reconvergence stacks.
+    #[error("{isa}: paths reach {addr:#x} with different reconvergence stacks")]
+    StackMismatch {
+        /// ISA.
+        isa: Isa,
+        /// The instruction.
+        addr: u64,
+    },
+    /// Control reaches `s_code_end` padding.
+    #[error("{isa}: control reaches padding ({inst}) at {addr:#x}")]
+    IntoPadding {
+        /// ISA.
+        isa: Isa,
+        /// The padding instruction.
+        inst: &'static str,
+        /// Its address.
+        addr: u64,
+    },
+}
+
+/// Maxwell reconvergence-stack entry kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StackKind {
+    /// SSY / SYNC.
+    Sync,
+    /// PBK / BRK.
+    Break,
+    /// PCNT / CONT.
+    Cont,
+    /// PRET / RET.
+    Ret,
+}
+
+/// How one instruction moves control (what a family classifier reports).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Flow {
+    /// Continues with the next instruction.
+    Next,
+    /// Always branches.
+    Jump(u64),
+    /// Branches or continues.
+    Cond(u64),
+    /// Indirect jump through a resolved table (targets in table order).
+    Table(Vec<u64>),
+    /// A call; execution resumes after it. The target is for [`Cfg::calls`].
+    Call(CallTarget),
+    /// Returns to the caller (`cond`: predicated, may continue).
+    Return {
+        /// Predicated.
+        cond: bool,
+    },
+    /// Ends the program (`cond`: predicated, may continue).
+    Exit {
+        /// Predicated.
+        cond: bool,
+    },
+    /// Continues, and pushes a reconvergence target (SSY, PBK, PCNT, PRET).
+    Push(StackKind, u64),
+    /// Jumps to the innermost target of this kind, popping it (SYNC, BRK, CONT; RET after PRET).
+    Pop {
+        /// Which stack entry.
+        kind: StackKind,
+        /// Predicated: may continue.
+        cond: bool,
+    },
+    /// A call whose return goes to the innermost PRET target (Maxwell `PRET` + `BRX`, printed
+    /// by nvdisasm as `INDIRECT_CALL`).
+    CallPret(CallTarget),
+    /// Continues; the address is a reconvergence point (Ampere BSSY) and starts a block.
+    Reconverge(u64),
+    /// Not known from the instruction alone (AMD `s_setpc_b64`): resolved once the walk has
+    /// decoded the instructions before it.
+    Deferred,
+    /// The instruction is not executable here (padding).
+    Invalid(CfgError),
+}
+
+/// Where a call goes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum CallTarget {
+    /// An address in this section.
+    Direct(u64),
+    /// A symbol not defined in this section (resolved at link time).
+    External(String),
+    /// A register pair that holds the address on entry (a fetch-shader call: the driver passes
+    /// the fetch shader's address in user SGPRs).
+    FetchShader(String),
+    /// Computed at run time (loaded or selected).
+    Indirect(String),
+    /// Still to be resolved by the family's post pass.
+    Pending,
+}
+
+/// How control reaches a successor block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum EdgeKind {
+    /// Falls through.
+    FallThrough,
+    /// A taken direct branch.
+    Taken,
+    /// One entry of an indirect jump's table.
+    Table,
+    /// SYNC / BRK / CONT to the reconvergence target.
+    Reconverge,
+    /// Resumes after a call.
+    CallReturn,
+}
+
+/// A basic block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// Address of the first instruction.
+    pub start: u64,
+    /// Address of the last instruction.
+    pub last: u64,
+    /// Indices into [`Cfg::insts`]: `first..end`.
+    pub first: usize,
+    /// One past the last index.
+    pub end: usize,
+}
+
+/// A call site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// Address of the call instruction.
+    pub site: u64,
+    /// Where it goes.
+    pub target: CallTarget,
+}
+
+/// A recovered control-flow graph of one function.
+#[derive(Debug, Clone)]
+pub struct Cfg {
+    /// ISA.
+    pub isa: Isa,
+    /// Entry address.
+    pub entry: u64,
+    /// Reached instructions in address order, with their flow.
+    pub insts: Vec<(u64, Decoded, Flow)>,
+    /// Basic blocks in address order (block 0 holds the entry only when the entry is lowest).
+    pub blocks: Vec<Block>,
+    /// Edges (from block, to block, kind), sorted.
+    pub edges: Vec<(usize, usize, EdgeKind)>,
+    /// Call sites in address order.
+    pub calls: Vec<Call>,
+    /// Byte ranges of the function that control never reaches (data, padding).
+    pub data: Vec<(u64, u64)>,
+    /// Reconvergence points named by BSSY / SSY / PBK / PCNT, in address order.
+    pub reconvergence: Vec<u64>,
+}
+
+impl Cfg {
+    /// The block starting at `addr`.
+    pub fn block_at(&self, addr: u64) -> Option<usize> {
+        self.blocks.binary_search_by_key(&addr, |b| b.start).ok()
+    }
+
+    /// Edges as (from start, to start, kind), for checking by hand.
+    pub fn edge_addrs(&self) -> Vec<(u64, u64, EdgeKind)> {
+        self.edges.iter().map(|&(a, b, k)| (self.blocks[a].start, self.blocks[b].start, k)).collect()
+    }
+
+    /// Block start addresses.
+    pub fn block_starts(&self) -> Vec<u64> {
+        self.blocks.iter().map(|b| b.start).collect()
+    }
+
+    /// The CFG as a petgraph graph: node weights are block indices.
+    pub fn graph(&self) -> DiGraph<usize, EdgeKind> {
+        let mut g = DiGraph::with_capacity(self.blocks.len(), self.edges.len());
+        let nodes: Vec<_> = (0..self.blocks.len()).map(|i| g.add_node(i)).collect();
+        for &(a, b, k) in &self.edges {
+            g.add_edge(nodes[a], nodes[b], k);
+        }
+        g
+    }
+}
+
+/// The bytes of one function and the side data its classifier may read.
+#[derive(Debug, Clone, Copy)]
+pub struct Code<'a> {
+    /// ISA.
+    pub isa: Isa,
+    /// The whole section.
+    pub section: &'a Section,
+    /// The function's range.
+    pub start: u64,
+    /// One past the end.
+    pub end: u64,
+}
+
+impl<'a> Code<'a> {
+    /// A function of a section.
+    pub fn new(isa: Isa, section: &'a Section, f: &Function) -> Self {
+        Code { isa, section, start: f.start, end: f.end }
+    }
+
+    /// Bytes from `addr` to the end of the function.
+    pub fn bytes_at(&self, addr: u64) -> &'a [u8] {
+        let lo = (addr.saturating_sub(self.section.address)) as usize;
+        let hi = (self.end.saturating_sub(self.section.address)) as usize;
+        self.section.data.get(lo..hi.min(self.section.data.len())).unwrap_or(&[])
+    }
+}
+
+/// What a family provides to the walker.
+pub(crate) trait Family {
+    /// Instruction slot size in bytes (the visited map's granule).
+    const UNIT: u64;
+    /// Decodes the instruction at `addr`.
+    fn decode(code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError>;
+    /// Address of the instruction after the one at `addr`.
+    fn next(addr: u64, d: &Decoded) -> u64;
+    /// Classifies the instruction at `addr`.
+    fn flow(code: &Code<'_>, addr: u64, d: &Decoded) -> Flow;
+    /// Upper-case name (for errors).
+    fn name(isa: Isa, d: &Decoded) -> &'static str;
+    /// Resolves a [`Flow::Deferred`] instruction from the instructions decoded so far.
+    fn resolve(code: &Code<'_>, walk: &Walk, addr: u64) -> Flow;
+    /// Resolves [`CallTarget::Pending`] calls.
+    fn resolve_call(code: &Code<'_>, walk: &Walk, addr: u64) -> CallTarget;
+}
+
+/// The walk's state: decoded instructions by slot.
+#[derive(Debug)]
+pub struct Walk {
+    start: u64,
+    unit: u64,
+    slot: Vec<u32>,
+    /// Targets of direct branches found so far.
+    pub jump_targets: BTreeSet<u64>,
+    /// (address, instruction, flow, reconvergence target of a pop).
+    pub(crate) insts: Vec<(u64, Decoded, Flow, Option<u64>)>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Walk {
+    /// The instruction at `addr`, if the walk decoded one there.
+    pub fn at(&self, addr: u64) -> Option<&(u64, Decoded, Flow, Option<u64>)> {
+        let i = self.index(addr)?;
+        self.insts.get(i)
+    }
+
+    fn index(&self, addr: u64) -> Option<usize> {
+        let k = addr.checked_sub(self.start)?;
+        if !k.is_multiple_of(self.unit) {
+            return None;
+        }
+        let s = *self.slot.get((k / self.unit) as usize)?;
+        (s != NONE).then_some(s as usize)
+    }
+
+    /// The decoded instruction that ends right before `addr` (for backward scans).
+    pub fn before(&self, addr: u64) -> Option<&(u64, Decoded, Flow, Option<u64>)> {
+        // Instructions are at most 32 bytes (sm50 bundle starts count 16).
+        let mut a = addr.checked_sub(self.unit)?;
+        for _ in 0..(32 / self.unit) {
+            if let Some(x) = self.at(a) {
+                return (x.0 + x.1.len as u64 == addr || (self.unit == 8 && addr % 32 == 8 && x.0 + 16 == addr))
+                    .then_some(x);
+            }
+            a = a.checked_sub(self.unit)?;
+            if a < self.start {
+                return None;
+            }
+        }
+        None
+    }
+}
+
+type Stack = Vec<(StackKind, u64)>;
+
+/// Recovers the CFG of `f` in `section`.
+pub fn recover(isa: Isa, section: &Section, f: &Function) -> Result<Cfg, CfgError> {
+    let code = Code::new(isa, section, f);
+    match isa {
+        Isa::Gfx1013 | Isa::Gfx1201 => walk::<amd::Amd>(&code),
+        Isa::Sm50 => walk::<sm50::Sm50>(&code),
+        Isa::Sm86 => walk::<sm86::Sm86>(&code),
+    }
+}
+
+fn check_target<F: Family>(code: &Code<'_>, from: u64, d: &Decoded, to: u64) -> Result<u64, CfgError> {
+    if to < code.start || to >= code.end {
+        return Err(CfgError::OutsideFunction { isa: code.isa, inst: F::name(code.isa, d), from, to });
+    }
+    Ok(to)
+}
+
+fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
+    let span = code.end.saturating_sub(code.start);
+    let mut w = Walk { start: code.start, unit: F::UNIT, slot: vec![NONE; span.div_ceil(F::UNIT) as usize], jump_targets: BTreeSet::new(), insts: Vec::new() };
+    let mut stacks: Vec<Stack> = Vec::new();
+    let mut entry = code.start;
+    if F::UNIT == 8 && entry.is_multiple_of(32) {
+        entry += 8; // Maxwell: the first bundle's control word
+    }
+    let mut work: Vec<(u64, Stack)> = vec![(entry, Vec::new())];
+    let mut deferred: Vec<usize> = Vec::new();
+    loop {
+        while let Some((mut addr, mut stack)) = work.pop() {
+            loop {
+                if let Some(i) = w.index(addr) {
+                    if stacks[i] != stack {
+                        return Err(CfgError::StackMismatch { isa: code.isa, addr });
+                    }
+                    break;
+                }
+                if addr >= code.end || addr < code.start {
+                    return Err(CfgError::FallsOffEnd { isa: code.isa, addr });
+                }
+                let d = F::decode(code, addr)?;
+                let flow = F::flow(code, addr, &d);
+                let idx = w.insts.len();
+                let k = ((addr - code.start) / F::UNIT) as usize;
+                w.slot[k] = idx as u32;
+                stacks.push(stack.clone());
+                let next = F::next(addr, &d);
+                let mut pop_target = None;
+                let mut go_on = true;
+                match &flow {
+                    Flow::Next | Flow::Call(_) => {}
+                    Flow::Reconverge(t) => {
+                        check_target::<F>(code, addr, &d, *t)?;
+                        w.jump_targets.insert(*t);
+                    }
+                    Flow::Jump(t) => {
+                        let t = check_target::<F>(code, addr, &d, *t)?;
+                        w.jump_targets.insert(t);
+                        work.push((t, stack.clone()));
+                        go_on = false;
+                    }
+                    Flow::Cond(t) => {
+                        let t = check_target::<F>(code, addr, &d, *t)?;
+                        w.jump_targets.insert(t);
+                        work.push((t, stack.clone()));
+                    }
+                    Flow::Table(ts) => {
+                        for &t in ts {
+                            let t = check_target::<F>(code, addr, &d, t)?;
+                            w.jump_targets.insert(t);
+                            work.push((t, stack.clone()));
+                        }
+                        go_on = false;
+                    }
+                    Flow::Return { cond } | Flow::Exit { cond } => go_on = *cond,
+                    Flow::Push(kind, t) => {
+                        let t = check_target::<F>(code, addr, &d, *t)?;
+                        w.jump_targets.insert(t);
+                        stack.push((*kind, t));
+                    }
+                    Flow::Pop { .. } | Flow::CallPret(_) => {
+                        let (kind, cond) = match &flow {
+                            Flow::Pop { kind, cond } => (kind, cond),
+                            _ => (&StackKind::Ret, &false),
+                        };
+                        let Some(pos) = stack.iter().rposition(|e| e.0 == *kind) else {
+                            return Err(CfgError::StackUnderflow { isa: code.isa, inst: F::name(code.isa, &d), addr });
+                        };
+                        let t = stack[pos].1;
+                        pop_target = Some(t);
+                        work.push((t, stack[..pos].to_vec()));
+                        go_on = *cond;
+                    }
+                    Flow::Deferred => {
+                        deferred.push(idx);
+                        go_on = false;
+                    }
+                    Flow::Invalid(e) => return Err(e.clone()),
+                }
+                w.insts.push((addr, d, flow, pop_target));
+                if !go_on {
+                    break;
+                }
+                addr = next;
+            }
+        }
+        if deferred.is_empty() {
+            break;
+        }
+        // Resolve in address order, so that the outcome does not depend on the walk order.
+        deferred.sort_by_key(|&i| w.insts[i].0);
+        for i in std::mem::take(&mut deferred) {
+            let (addr, d) = (w.insts[i].0, w.insts[i].1);
+            let flow = F::resolve(code, &w, addr);
+            match &flow {
+                Flow::Jump(t) => {
+                    let t = check_target::<F>(code, addr, &d, *t)?;
+                    w.jump_targets.insert(t);
+                    work.push((t, stacks[i].clone()));
+                }
+                Flow::Return { cond: false } => {}
+                Flow::Invalid(e) => return Err(e.clone()),
+                _ => {
+                    return Err(CfgError::Unresolved {
+                        isa: code.isa,
+                        inst: F::name(code.isa, &d),
+                        addr,
+                        why: "unexpected resolution".into(),
+                    })
+                }
+            }
+            w.insts[i].2 = flow;
+        }
+    }
+    // Calls: resolve pending targets.
+    let mut calls = Vec::new();
+    for i in 0..w.insts.len() {
+        let addr = w.insts[i].0;
+        match &w.insts[i].2 {
+            Flow::Call(t) => {
+                let t = if *t == CallTarget::Pending { F::resolve_call(code, &w, addr) } else { t.clone() };
+                calls.push(Call { site: addr, target: t.clone() });
+                w.insts[i].2 = Flow::Call(t);
+            }
+            Flow::CallPret(t) => calls.push(Call { site: addr, target: t.clone() }),
+            _ => {}
+        }
+    }
+    calls.sort_by_key(|c| c.site);
+    let jt = std::mem::take(&mut w.jump_targets);
+    build(code, w, jt, calls)
+}
+
+fn build(code: &Code<'_>, w: Walk, jump_targets: BTreeSet<u64>, calls: Vec<Call>) -> Result<Cfg, CfgError> {
+    let mut insts = w.insts;
+    insts.sort_by_key(|x| x.0);
+    let pos = |a: u64| insts.binary_search_by_key(&a, |x| x.0).ok();
+    let mut leaders: BTreeSet<usize> = BTreeSet::new();
+    let entry = insts.first().map(|x| x.0).unwrap_or(code.start);
+    leaders.insert(pos(entry).unwrap_or(0));
+    for &t in &jump_targets {
+        match pos(t) {
+            Some(i) => {
+                leaders.insert(i);
+            }
+            None => {
+                // A reconvergence point that no path reaches is only an annotation.
+                continue;
+            }
+        }
+    }
+    let mut sequential = vec![false; insts.len()];
+    for i in 0..insts.len() {
+        let next_addr = match insts.get(i + 1) {
+            Some(n) => n.0,
+            None => break,
+        };
+        // Is the next decoded instruction the physical successor?
+        let (a, d, _, _) = &insts[i];
+        let phys = if code.isa == Isa::Sm50 { sm50::Sm50::next_addr(*a) } else { a + d.len as u64 };
+        sequential[i] = phys == next_addr;
+        let ends = !matches!(insts[i].2, Flow::Next | Flow::Push(..) | Flow::Reconverge(_));
+        if ends || !sequential[i] {
+            leaders.insert(i + 1);
+        }
+    }
+    // Reconvergence points (BSSY targets that are reached) also start blocks: in jump_targets.
+    let starts: Vec<usize> = leaders.into_iter().filter(|&i| i < insts.len()).collect();
+    let mut blocks = Vec::with_capacity(starts.len());
+    for (k, &s) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(insts.len());
+        blocks.push(Block { start: insts[s].0, last: insts[end - 1].0, first: s, end });
+    }
+    let block_of = |a: u64| blocks.binary_search_by_key(&a, |b: &Block| b.start).ok();
+    let mut edges = Vec::new();
+    for (k, b) in blocks.iter().enumerate() {
+        let li = b.end - 1;
+        let (a, d, flow, pop) = &insts[li];
+        let fall = |edges: &mut Vec<(usize, usize, EdgeKind)>, kind| -> Result<(), CfgError> {
+            if sequential.get(li).copied().unwrap_or(false) && k + 1 < blocks.len() {
+                edges.push((k, k + 1, kind));
+                Ok(())
+            } else {
+                Err(CfgError::FallsOffEnd { isa: code.isa, addr: *a })
+            }
+        };
+        let to = |t: u64| {
+            block_of(t).ok_or(CfgError::NotBoundary { isa: code.isa, inst: "branch", from: *a, to: t })
+        };
+        let _ = d;
+        match flow {
+            Flow::Next | Flow::Push(..) | Flow::Reconverge(_) => fall(&mut edges, EdgeKind::FallThrough)?,
+            Flow::Jump(t) => edges.push((k, to(*t)?, EdgeKind::Taken)),
+            Flow::Cond(t) => {
+                edges.push((k, to(*t)?, EdgeKind::Taken));
+                fall(&mut edges, EdgeKind::FallThrough)?;
+            }
+            Flow::Table(ts) => {
+                for &t in ts {
+                    edges.push((k, to(t)?, EdgeKind::Table));
+                }
+            }
+            Flow::Call(_) => fall(&mut edges, EdgeKind::CallReturn)?,
+            Flow::Return { cond } | Flow::Exit { cond } => {
+                if *cond {
+                    fall(&mut edges, EdgeKind::FallThrough)?;
+                }
+            }
+            Flow::CallPret(_) => {
+                if let Some(t) = pop {
+                    edges.push((k, to(*t)?, EdgeKind::CallReturn));
+                }
+            }
+            Flow::Pop { cond, .. } => {
+                if let Some(t) = pop {
+                    edges.push((k, to(*t)?, EdgeKind::Reconverge));
+                }
+                if *cond {
+                    fall(&mut edges, EdgeKind::FallThrough)?;
+                }
+            }
+            Flow::Deferred | Flow::Invalid(_) => {}
+        }
+    }
+    edges.sort();
+    edges.dedup();
+    // Data: the function's bytes no instruction covers.
+    let mut data = Vec::new();
+    let mut cur = code.start;
+    for (a, d, _, _) in &insts {
+        let lo = if code.isa == Isa::Sm50 && a % 32 == 8 { a - 8 } else { *a };
+        if lo > cur {
+            data.push((cur, lo));
+        }
+        cur = cur.max(a + if code.isa == Isa::Sm50 { 8 } else { d.len as u64 });
+    }
+    if code.isa == Isa::Sm50 {
+        // Control words belong to the bundles they describe: only whole unreached bundles and
+        // slots count as data; drop ranges that are just control words of reached bundles.
+        data.retain(|&(lo, hi)| !(hi - lo == 8 && lo % 32 == 0));
+    }
+    if cur < code.end {
+        data.push((cur, code.end));
+    }
+    let reconvergence: Vec<u64> = insts
+        .iter()
+        .filter_map(|x| match x.2 {
+            Flow::Reconverge(t) | Flow::Push(_, t) => Some(t),
+            _ => None,
+        })
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    Ok(Cfg {
+        isa: code.isa,
+        entry,
+        insts: insts.into_iter().map(|(a, d, f, _)| (a, d, f)).collect(),
+        blocks,
+        edges,
+        calls,
+        data,
+        reconvergence,
+    })
+}
+
+/// Sign-extends the low `bits` bits of `v`.
+pub(crate) fn sext(v: u64, bits: u32) -> i64 {
+    ((v << (64 - bits)) as i64) >> (64 - bits)
+}

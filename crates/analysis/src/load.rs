@@ -1,0 +1,193 @@
+//! Inputs as programs: an AMD code object, an NVIDIA cubin or a raw dump, split into functions
+//! (shaders, kernels, device functions) with the side data that control-flow recovery needs:
+//! relocations (AMD `s_getpc_b64` call targets in relocatable objects), NVIDIA constant bank 2
+//! (jump tables read by `BRX`), and the wave size named by an AMD kernel descriptor.
+
+use isabridge_decoder::elf;
+use isabridge_decoder::Isa;
+use object::{Object, ObjectSection, ObjectSymbol, RelocationTarget, SectionKind, SymbolKind};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Why an input could not be turned into a program.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// The ELF reader refused the file.
+    #[error("{0}")]
+    Elf(#[from] elf::ElfError),
+    /// A raw dump given without an ISA.
+    #[error("not an ELF file; a raw dump needs --isa")]
+    RawWithoutIsa,
+    /// An empty raw dump.
+    #[error("empty input")]
+    Empty,
+}
+
+/// Where a relocated 32-bit field points: `symbol + addend - place` once resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reloc {
+    /// The symbol's section-relative value, or None when it is undefined in this object.
+    pub symbol_value: Option<u64>,
+    /// The symbol's name (the section name for section symbols).
+    pub symbol: String,
+    /// The addend.
+    pub addend: i64,
+    /// ELF relocation type number.
+    pub kind: u32,
+}
+
+/// One function: a named byte range of a code section.
+#[derive(Debug, Clone)]
+pub struct Function {
+    /// Symbol name (or the section name when the section has no symbol).
+    pub name: String,
+    /// Address of the first byte (section-relative, the section's own address added).
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+}
+
+/// One code section and what it holds.
+#[derive(Debug, Clone)]
+pub struct Section {
+    /// Section name.
+    pub name: String,
+    /// Address of the first byte.
+    pub address: u64,
+    /// The bytes.
+    pub data: Arc<Vec<u8>>,
+    /// Functions in address order.
+    pub functions: Vec<Function>,
+    /// Relocations keyed by the address of the relocated field.
+    pub relocs: BTreeMap<u64, Reloc>,
+    /// NVIDIA: the bytes of this kernel's constant bank 2 (`.nv.constant2.<kernel>`).
+    pub const2: Option<Vec<u8>>,
+}
+
+/// Wave size of an AMD kernel, and how it was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WaveSize {
+    /// 32 lanes.
+    W32,
+    /// 64 lanes.
+    W64,
+}
+
+/// A decoded input.
+#[derive(Debug, Clone)]
+pub struct Program {
+    /// ISA.
+    pub isa: Isa,
+    /// Code sections.
+    pub sections: Vec<Section>,
+    /// AMD: kernel name -> wave size from its HSA kernel descriptor (`<name>.kd`).
+    pub kernel_wave: BTreeMap<String, WaveSize>,
+}
+
+/// Reads bytes as a program: an ELF code object or cubin (its header names the ISA), or a raw
+/// dump of `raw_isa` (one function covering the whole input).
+pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
+    if !elf::is_elf(bytes) {
+        let isa = raw_isa.ok_or(LoadError::RawWithoutIsa)?;
+        if bytes.is_empty() {
+            return Err(LoadError::Empty);
+        }
+        let f = Function { name: "raw".into(), start: 0, end: bytes.len() as u64 };
+        let s = Section {
+            name: "raw".into(),
+            address: 0,
+            data: Arc::new(bytes.to_vec()),
+            functions: vec![f],
+            relocs: BTreeMap::new(),
+            const2: None,
+        };
+        return Ok(Program { isa, sections: vec![s], kernel_wave: BTreeMap::new() });
+    }
+    let obj = elf::read(bytes)?;
+    // elf::read validated the header; the object crate parses it again for symbols,
+    // relocations and data sections.
+    let file = object::File::parse(bytes).map_err(|e| elf::ElfError::Malformed(e.to_string()))?;
+    let mut sections = Vec::new();
+    for s in file.sections() {
+        if s.kind() != SectionKind::Text || s.size() == 0 {
+            continue;
+        }
+        let name = s.name().unwrap_or("").to_string();
+        let Some(cs) = obj.sections.iter().find(|c| c.name == name && c.address == s.address()) else { continue };
+        let base = s.address();
+        let len = cs.data.len() as u64;
+        let mut funcs: Vec<(u64, u64, String)> = file
+            .symbols()
+            .filter(|y| y.section_index() == Some(s.index()) && y.kind() == SymbolKind::Text)
+            .filter_map(|y| {
+                let off = y.address().checked_sub(base)?;
+                (off < len).then(|| (off, y.size(), y.name().unwrap_or("").to_string()))
+            })
+            .collect();
+        funcs.sort();
+        funcs.dedup_by_key(|f| f.0);
+        let mut functions = Vec::new();
+        for (k, (off, size, n)) in funcs.iter().enumerate() {
+            let next = funcs.get(k + 1).map(|f| f.0).unwrap_or(len);
+            let end = if *size > 0 { (off + size).min(next) } else { next };
+            functions.push(Function { name: n.clone(), start: base + off, end: base + end });
+        }
+        if functions.is_empty() {
+            functions.push(Function { name: name.clone(), start: base, end: base + len });
+        }
+        let mut relocs = BTreeMap::new();
+        for (at, r) in s.relocations() {
+            let (symbol_value, symbol) = match r.target() {
+                RelocationTarget::Symbol(i) => match file.symbol_by_index(i) {
+                    Ok(y) => {
+                        let nm = match y.name() {
+                            Ok("") | Err(_) => y
+                                .section_index()
+                                .and_then(|si| file.section_by_index(si).ok())
+                                .and_then(|sec| sec.name().ok().map(str::to_string))
+                                .unwrap_or_default(),
+                            Ok(n) => n.to_string(),
+                        };
+                        let v = (!y.is_undefined() && y.section_index() == Some(s.index()))
+                            .then(|| y.address());
+                        (v, nm)
+                    }
+                    Err(_) => (None, String::new()),
+                },
+                RelocationTarget::Section(si) => (
+                    (si == s.index()).then_some(base),
+                    file.section_by_index(si).ok().and_then(|x| x.name().ok().map(str::to_string)).unwrap_or_default(),
+                ),
+                _ => (None, String::new()),
+            };
+            let kind = match r.flags() {
+                object::RelocationFlags::Elf { r_type } => r_type,
+                _ => 0,
+            };
+            relocs.insert(base + at, Reloc { symbol_value, symbol, addend: r.addend(), kind });
+        }
+        let const2 = name.strip_prefix(".text.").and_then(|k| {
+            let want = format!(".nv.constant2.{k}");
+            file.sections().find(|x| x.name() == Ok(want.as_str())).and_then(|x| x.data().ok().map(<[u8]>::to_vec))
+        });
+        sections.push(Section { name, address: base, data: Arc::new(cs.data.clone()), functions, relocs, const2 });
+    }
+    let mut kernel_wave = BTreeMap::new();
+    if matches!(obj.isa, Isa::Gfx1013 | Isa::Gfx1201) {
+        for y in file.symbols() {
+            let Ok(n) = y.name() else { continue };
+            let Some(k) = n.strip_suffix(".kd") else { continue };
+            let Some(sec) = y.section_index().and_then(|i| file.section_by_index(i).ok()) else { continue };
+            let Ok(data) = sec.data() else { continue };
+            // AMDHSA kernel descriptor: kernel_code_properties is the u16 at byte 56; bit 10 is
+            // ENABLE_WAVEFRONT_SIZE32 (LLVM AMDGPUUsage, "Kernel Descriptor").
+            let Some(off) = y.address().checked_sub(sec.address()) else { continue };
+            let at = off as usize + 56;
+            if let Some(b) = data.get(at..at + 2) {
+                let props = u16::from_le_bytes([b[0], b[1]]);
+                kernel_wave.insert(k.to_string(), if props & (1 << 10) != 0 { WaveSize::W32 } else { WaveSize::W64 });
+            }
+        }
+    }
+    Ok(Program { isa: obj.isa, sections, kernel_wave })
+}

@@ -1,0 +1,126 @@
+//! Table facts of decoded NVIDIA instructions (both families): form, name, guard predicate,
+//! constant-bank operands, all read from the generated form tables.
+
+use isabridge_decoder::nvidia::NvPlugin;
+use isabridge_decoder::sm50::SM50_INSN;
+use isabridge_decoder::sm86::SM86;
+use isabridge_decoder::spec::{NvForm, NvKind, NvPiece, NvTables};
+use isabridge_decoder::{Decoded, Isa};
+
+/// The instruction-level plugin of an NVIDIA ISA.
+pub fn plugin(isa: Isa) -> &'static NvPlugin {
+    if isa == Isa::Sm50 {
+        &SM50_INSN
+    } else {
+        &SM86
+    }
+}
+
+/// One decoded NVIDIA instruction with its tables.
+#[derive(Clone, Copy)]
+pub struct NvInfo {
+    /// The ISA's tables.
+    pub t: &'static NvTables,
+    /// Its form.
+    pub form: &'static NvForm,
+    /// The instruction bits (sm50: the low 64).
+    pub w: u128,
+}
+
+/// A constant-bank operand `c[bank][reg + offset]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CbufRef {
+    /// Bank number; None when the bank comes from a register (`cx[UR..]`).
+    pub bank: Option<u32>,
+    /// Byte offset.
+    pub offset: i64,
+    /// Index register, when not RZ.
+    pub reg: Option<u32>,
+}
+
+impl NvInfo {
+    /// Facts of `d`; None when its form index is out of range (never for decoded input).
+    pub fn new(isa: Isa, d: &Decoded) -> Option<NvInfo> {
+        let p = plugin(isa);
+        let form = p.t.forms.get(d.enc as usize)?;
+        Some(NvInfo { t: p.t, form, w: p.word(d) })
+    }
+
+    /// Base mnemonic.
+    pub fn name(&self) -> &'static str {
+        self.t.insts.get(self.form.inst as usize).map(|i| i.name).unwrap_or("?")
+    }
+
+    /// FLAG_* bits of the instruction.
+    pub fn flags(&self) -> u8 {
+        self.t.insts.get(self.form.inst as usize).map(|i| i.flags).unwrap_or(0)
+    }
+
+    /// Value of the named field.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.form.field(name).map(|f| f.get(self.w))
+    }
+
+    /// Guard predicate: (register, negated). `(7, false)` is `@PT` (always).
+    pub fn guard(&self) -> (u64, bool) {
+        if self.form.pred < 0 {
+            return (7, false);
+        }
+        let p = self.form.fields[self.form.pred as usize].get(self.w);
+        let n = if self.form.pred_neg >= 0 { self.form.fields[self.form.pred_neg as usize].get(self.w) != 0 } else { false };
+        (p, n)
+    }
+
+    /// True when the guard is not `@PT`.
+    pub fn predicated(&self) -> bool {
+        self.guard() != (7, false)
+    }
+
+    /// True when the guard is `@!PT` (never executes).
+    pub fn never(&self) -> bool {
+        self.guard() == (7, true)
+    }
+
+    /// Raw bits [off, off+n).
+    pub fn bits(&self, off: u32, n: u32) -> u64 {
+        ((self.w >> off) as u64) & if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+    }
+
+    /// The constant-bank operand, if the form has one (from its print template).
+    pub fn cbuf(&self) -> Option<CbufRef> {
+        let pieces = self.form.syntax;
+        let start = pieces.iter().position(|p| matches!(p, NvPiece::Lit(s) if s.ends_with("c[") || s.ends_with("c[RZ+") || s.ends_with("cx[")))?;
+        let bindless = matches!(pieces[start], NvPiece::Lit(s) if s.ends_with("cx["));
+        let mut k = start + 1;
+        let mut bank = None;
+        if let Some(NvPiece::Field(i)) = pieces.get(k) {
+            bank = self.form.fields.get(*i as usize).map(|f| f.get(self.w) as u32);
+            k += 1;
+        }
+        let mut offset = 0i64;
+        let mut reg = None;
+        while let Some(p) = pieces.get(k) {
+            match p {
+                NvPiece::Lit(s) if s.ends_with(']') && k > start + 2 => break,
+                NvPiece::Lit(_) => {}
+                NvPiece::Field(i) => {
+                    if let Some(f) = self.form.fields.get(*i as usize) {
+                        let v = f.get(self.w);
+                        match f.kind {
+                            NvKind::Reg if v != 255 => reg = Some(v as u32),
+                            NvKind::UImm => offset = offset.wrapping_add((v as i64).wrapping_mul(f.scale as i64)),
+                            NvKind::SImm => {
+                                let n = f.width().clamp(1, 64);
+                                let s = ((v << (64 - n)) as i64) >> (64 - n);
+                                offset = offset.wrapping_add(s.wrapping_mul(f.scale as i64));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            k += 1;
+        }
+        Some(CbufRef { bank: if bindless { None } else { bank }, offset, reg })
+    }
+}
