@@ -2,7 +2,7 @@
 
 use isabridge_decoder::disasm::{disassemble, Line};
 use isabridge_decoder::elf::{self, Label};
-use isabridge_decoder::Isa;
+use isabridge_decoder::{Isa, IsaPlugin};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
@@ -75,13 +75,14 @@ pub fn run(a: &Args) -> Result<(), String> {
                 }
                 let c = l.control.unwrap_or_default();
                 let line = Line { text: &format!("{:<59}// {c}", l.text), ..*l };
-                write_text(&mut out, addr + l.offset, &line)
+                write_text(&mut out, addr + l.offset, &line, None)
             } else {
                 if last_fn.as_deref() != Some(l.function) {
                     last_fn = Some(l.function.to_string());
                     let _ = writeln!(out, "\n{:016x} <{}>:", addr + l.offset, l.function);
                 }
-                write_text(&mut out, addr + l.offset, l)
+                let target = branch_comment(plugin, l, *addr, name, labels);
+                write_text(&mut out, addr + l.offset, l, target.as_deref())
             };
             if let Err(e) = r {
                 io_err.get_or_insert(e);
@@ -97,7 +98,23 @@ pub fn run(a: &Args) -> Result<(), String> {
 }
 
 /// One line in llvm-objdump-22's layout: text padded to 59 columns, then offset and dwords.
-fn write_text(out: &mut impl Write, addr: u64, l: &Line<'_>) -> std::io::Result<()> {
+/// llvm-objdump's ` <symbol+0xoff>` note after a direct branch: the symbol at or before the
+/// target in the same section.
+fn branch_comment(plugin: &dyn IsaPlugin, l: &Line<'_>, base: u64, section: &str, labels: &[Label]) -> Option<String> {
+    if !l.decoded {
+        return None;
+    }
+    let pc = base + l.offset;
+    let d = plugin.decode(l.bytes, pc).ok()?;
+    let target = plugin.branch_target(&d, pc)?.checked_sub(base)?;
+    let (name, start) = match labels.iter().rev().find(|x| x.offset <= target) {
+        Some(x) => (x.name.as_str(), x.offset),
+        None => (section, 0),
+    };
+    Some(if target == start { format!(" <{name}>") } else { format!(" <{name}+0x{:x}>", target - start) })
+}
+
+fn write_text(out: &mut impl Write, addr: u64, l: &Line<'_>, note: Option<&str>) -> std::io::Result<()> {
     let mut words = String::with_capacity(l.bytes.len() / 4 * 9);
     for (i, c) in l.bytes.chunks(4).enumerate() {
         if i > 0 {
@@ -110,7 +127,7 @@ fn write_text(out: &mut impl Write, addr: u64, l: &Line<'_>) -> std::io::Result<
     // Pad to 59 columns from a slice of spaces (`{:<59}` writes the padding char by char).
     const SPACES: &str = "                                                           ";
     let pad = &SPACES[..SPACES.len().saturating_sub(l.text.len())];
-    writeln!(out, "\t{}{pad}// {addr:012X}: {words}", l.text)
+    writeln!(out, "\t{}{pad}// {addr:012X}: {words}{}", l.text, note.unwrap_or(""))
 }
 
 /// One JSON object, keys in a fixed order: function, offset, bytes, text.

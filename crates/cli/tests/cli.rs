@@ -87,3 +87,27 @@ fn raw_dump_without_isa_is_an_error() {
 fn missing_file_is_an_error() {
     assert_one_line_error(&["disasm", "/nonexistent/x.o"], "/nonexistent/x.o");
 }
+
+/// `isabridge disasm FILE` prints exactly what `llvm-objdump-22 -d FILE` printed for every
+/// committed AMD corpus object (listings in fixtures/amd/listings, made in the same directory).
+#[test]
+fn text_output_equals_llvm_objdump_listings() {
+    let bin = fixture("amd/bin");
+    let mut n = 0;
+    let mut names: Vec<_> = std::fs::read_dir(&bin).unwrap().flatten().map(|e| e.file_name()).collect();
+    names.sort();
+    for name in names {
+        let name = name.to_string_lossy().to_string();
+        let Some(stem) = name.strip_suffix(".o") else { continue };
+        let want = std::fs::read_to_string(fixture(&format!("amd/listings/{stem}.txt"))).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_isabridge")).current_dir(&bin).args(["disasm", &name]).output().unwrap();
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        let got = String::from_utf8(o.stdout).unwrap();
+        if got != want {
+            let (i, (g, w)) = got.lines().zip(want.lines()).enumerate().find(|(_, (g, w))| g != w).unwrap_or((0, ("", "")));
+            panic!("{name}: first difference at line {}:\n ours: {g}\n llvm: {w}", i + 1);
+        }
+        n += 1;
+    }
+    assert_eq!(n, 21, "all corpus objects compared");
+}

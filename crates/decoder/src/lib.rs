@@ -106,4 +106,8 @@ pub trait IsaPlugin: Sync {
     fn name(&self, inst: &Decoded) -> &'static str;
     /// Name of its encoding.
     fn encoding_name(&self, inst: &Decoded) -> &'static str;
+    /// The absolute target of a direct branch or call at `addr`, if the instruction is one.
+    fn branch_target(&self, _inst: &Decoded, _addr: u64) -> Option<u64> {
+        None
+    }
 }

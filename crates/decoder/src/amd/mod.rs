@@ -182,5 +182,13 @@ impl<Op: Generation> IsaPlugin for Amd<Op> {
     fn encoding_name(&self, inst: &Decoded) -> &'static str {
         self.encoding(inst).name
     }
+
+    /// AMD branches: a label operand holds a signed dword offset from the next instruction.
+    fn branch_target(&self, inst: &Decoded, addr: u64) -> Option<u64> {
+        let ie = self.inst_encoding(inst);
+        let op = ie.operands.iter().find(|o| self.tables.operand_types[o.ty as usize].name == "OPR_LABEL")?;
+        let simm = op.field?.get(&inst.words) as u16 as i16 as i64;
+        Some(addr.wrapping_add(4).wrapping_add((simm * 4) as u64))
+    }
 }
 
