@@ -12,6 +12,11 @@ if ! command -v llvm-mc-22 >/dev/null || ! command -v llvm-objdump-22 >/dev/null
   $SUDO apt-get install -y -qq --no-install-recommends llvm-22 clang-22 lld-22 >/dev/null
 fi
 llvm-mc-22 --version | sed -n 2p
+# Headless Chromium renders the census HTML report in crates/cli/tests/census.rs.
+if ! command -v chromium >/dev/null; then
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
 if [ "${WITH_NVIDIA:-0}" = 1 ]; then
   "$(dirname "$0")/install_nvidia_oracles.sh"
 fi

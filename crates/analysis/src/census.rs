@@ -190,7 +190,8 @@ pub fn census_program(path: &str, p: &Program) -> FileCensus {
 /// Counters gathered while walking one shader; names are made once at the end.
 struct Acc {
     isa: Isa,
-    by_index: Vec<u32>,
+    /// Table index of every counted instruction (sorted and counted at the end).
+    by_index: Vec<u16>,
     features: BTreeMap<&'static str, u64>,
     export_targets: BTreeMap<u32, u64>,
     interp: BTreeMap<(u16, u32), u64>,
@@ -205,16 +206,9 @@ struct Acc {
 
 fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
     let isa = p.isa;
-    let size = match isa {
-        Isa::Gfx1013 | Isa::Gfx1201 => match isa {
-            Isa::Gfx1013 => GFX10.tables().inst_encodings.len(),
-            _ => GFX12.tables().inst_encodings.len(),
-        },
-        _ => crate::nv::plugin(isa).t.forms.len(),
-    };
     let mut acc = Acc {
         isa,
-        by_index: vec![0; size],
+        by_index: Vec::with_capacity(((f.end - f.start) / 8) as usize),
         features: BTreeMap::new(),
         export_targets: BTreeMap::new(),
         interp: BTreeMap::new(),
@@ -280,7 +274,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
 fn sweep(acc: &mut Acc, s: &load::Section, f: &load::Function) {
     let isa = acc.isa;
     let mut a = f.start;
-    if isa == Isa::Sm50 && a % 32 == 0 {
+    if isa == Isa::Sm50 && a.is_multiple_of(32) {
         a += 8;
     }
     let code = cfg::Code { isa, section: s, start: f.start, end: f.end };
@@ -455,9 +449,7 @@ fn inst(acc: &mut Acc, s: &load::Section, addr: u64, d: &Decoded) {
 fn amd_inst(acc: &mut Acc, d: &Decoded) {
     use class::*;
     let i = d.ienc as usize;
-    if let Some(c) = acc.by_index.get_mut(i) {
-        *c += 1;
-    }
+    acc.by_index.push(d.ienc);
     let c = amd_classes(acc.isa).get(i).copied().unwrap_or(0);
     if c & FIELD_WORK == 0 {
         if c & EXEC32 != 0 {
@@ -563,9 +555,7 @@ fn nv_facts(isa: Isa) -> &'static [NvFormFacts] {
 
 fn nv_inst(acc: &mut Acc, _s: &load::Section, _addr: u64, d: &Decoded) {
     let i = d.enc as usize;
-    if let Some(c) = acc.by_index.get_mut(i) {
-        *c += 1;
-    }
+    acc.by_index.push(d.enc);
     let Some(inf) = NvInfo::new(acc.isa, d) else { return };
     if inf.predicated() {
         bump(acc, "predicated");
@@ -610,7 +600,21 @@ fn export_name(t: u32) -> String {
     }
 }
 
-fn finish(acc: Acc) -> Counts {
+/// (table index, count) pairs in index order.
+fn runs(mut v: Vec<u16>) -> Vec<(usize, u64)> {
+    v.sort_unstable();
+    let mut out: Vec<(usize, u64)> = Vec::new();
+    for x in v {
+        match out.last_mut() {
+            Some(l) if l.0 == x as usize => l.1 += 1,
+            _ => out.push((x as usize, 1)),
+        }
+    }
+    out
+}
+
+fn finish(mut acc: Acc) -> Counts {
+    let counted = runs(std::mem::take(&mut acc.by_index));
     let mut c = Counts { instructions: acc.instructions, code_bytes: acc.code_bytes, ..Default::default() };
     for (k, v) in &acc.features {
         c.features.insert((*k).into(), *v);
@@ -633,11 +637,7 @@ fn finish(acc: Acc) -> Counts {
                     n!(GFX10)
                 }
             };
-            for (i, &n) in acc.by_index.iter().enumerate() {
-                if n == 0 {
-                    continue;
-                }
-                let n = n as u64;
+            for &(i, n) in &counted {
                 let (m, e) = names(i);
                 *c.opcodes.entry(m.into()).or_default() += n;
                 *c.encodings.entry(e.into()).or_default() += n;
@@ -687,11 +687,7 @@ fn finish(acc: Acc) -> Counts {
         }
         _ => {
             let t = crate::nv::plugin(acc.isa).t;
-            for (i, &n) in acc.by_index.iter().enumerate() {
-                if n == 0 {
-                    continue;
-                }
-                let n = n as u64;
+            for &(i, n) in &counted {
                 let f = &t.forms[i];
                 let name = t.insts.get(f.inst as usize).map(|x| x.name).unwrap_or("?");
                 *c.opcodes.entry(name.into()).or_default() += n;

@@ -1,5 +1,5 @@
 //! Machine-level analyses over decoded GPU code, shared by the CLI and the translators:
-//! control-flow recovery for AMD gfx10/gfx12, NVIDIA Maxwell and Ampere ([`cfg`]), and the
+//! control-flow recovery for AMD gfx10/gfx12, NVIDIA Maxwell and Ampere ([`cfg`](mod@cfg)), and the
 //! corpus census ([`census`]).
 //!
 //! This crate sits on top of both `isabridge-decoder` (which knows the ISAs) and the IR (which

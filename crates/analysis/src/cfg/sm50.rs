@@ -49,7 +49,7 @@ fn rel_target(inf: &NvInfo, addr: u64) -> u64 {
 
 /// A target on a bundle's control word means the bundle's first instruction.
 fn bundle_target(t: u64) -> u64 {
-    if t % 32 == 0 {
+    if t.is_multiple_of(32) {
         t + 8
     } else {
         t
@@ -61,7 +61,7 @@ impl Family for Sm50 {
 
     fn decode(code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError> {
         let isa = Isa::Sm50;
-        if addr % 32 == 0 || addr % 8 != 0 {
+        if addr.is_multiple_of(32) || !addr.is_multiple_of(8) {
             return Err(DecodeError::Misaligned { isa, addr, unit: 8 }.into());
         }
         let sec = code.section;

@@ -100,7 +100,7 @@ impl Family for Sm86 {
             "BRX" => {
                 let base = (addr as i64).wrapping_add(16).wrapping_add(offset(&inf));
                 match ldc_for(code, addr, &inf) {
-                    Ok(ldc) => match table_from_ldc(code, &ldc, base, |x| (x - code.start) % 16 == 0) {
+                    Ok(ldc) => match table_from_ldc(code, &ldc, base, |x| (x - code.start).is_multiple_of(16)) {
                         Ok(ts) => Flow::Table(ts),
                         Err(why) => unresolved(&why),
                     },
@@ -162,7 +162,7 @@ pub(crate) fn table_from_ldc(
     let unit = if code.isa == Isa::Sm50 { 8 } else { 16 };
     let mut a = code.start;
     while a < code.end {
-        if !(code.isa == Isa::Sm50 && a % 32 == 0) {
+        if !(code.isa == Isa::Sm50 && a.is_multiple_of(32)) {
             let d = match code.isa {
                 Isa::Sm50 => super::sm50::Sm50::decode(code, a),
                 _ => Sm86::decode(code, a),
