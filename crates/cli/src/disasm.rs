@@ -122,7 +122,10 @@ fn write_text(out: &mut impl Write, addr: u64, l: &Line<'_>, note: Option<&str>)
         }
         let mut b = [0u8; 4];
         b[..c.len()].copy_from_slice(c);
-        let _ = write!(words, "{:08X}", u32::from_le_bytes(b));
+        let w = u32::from_le_bytes(b);
+        for k in (0..8).rev() {
+            words.push(char::from(b"0123456789ABCDEF"[(w >> (4 * k) & 0xf) as usize]));
+        }
     }
     // Pad to 59 columns from a slice of spaces (`{:<59}` writes the padding char by char).
     const SPACES: &str = "                                                           ";
