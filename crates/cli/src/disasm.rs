@@ -115,19 +115,32 @@ fn branch_comment(plugin: &dyn IsaPlugin, l: &Line<'_>, base: u64, section: &str
 }
 
 fn write_text(out: &mut impl Write, addr: u64, l: &Line<'_>, note: Option<&str>) -> std::io::Result<()> {
-    let mut words = String::with_capacity(l.bytes.len() / 4 * 9);
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    // Pad to 59 columns from a slice of spaces, digits written directly: this runs per line.
+    const SPACES: &str = "                                                           ";
+    let mut line = String::with_capacity(128);
+    line.push('\t');
+    line.push_str(l.text);
+    line.push_str(&SPACES[..SPACES.len().saturating_sub(l.text.len())]);
+    line.push_str("// ");
+    for k in (0..12).rev() {
+        line.push(char::from(HEX[(addr >> (4 * k) & 0xf) as usize]));
+    }
+    line.push_str(": ");
     for (i, c) in l.bytes.chunks(4).enumerate() {
         if i > 0 {
-            words.push(' ');
+            line.push(' ');
         }
         let mut b = [0u8; 4];
         b[..c.len()].copy_from_slice(c);
-        let _ = write!(words, "{:08X}", u32::from_le_bytes(b));
+        let w = u32::from_le_bytes(b);
+        for k in (0..8).rev() {
+            line.push(char::from(HEX[(w >> (4 * k) & 0xf) as usize]));
+        }
     }
-    // Pad to 59 columns from a slice of spaces (`{:<59}` writes the padding char by char).
-    const SPACES: &str = "                                                           ";
-    let pad = &SPACES[..SPACES.len().saturating_sub(l.text.len())];
-    writeln!(out, "\t{}{pad}// {addr:012X}: {words}{}", l.text, note.unwrap_or(""))
+    line.push_str(note.unwrap_or(""));
+    line.push('\n');
+    out.write_all(line.as_bytes())
 }
 
 /// One JSON object, keys in a fixed order: function, offset, bytes, text.

@@ -58,13 +58,34 @@ impl Kind {
     }
 }
 
+/// Appends a decimal number without going through `core::fmt` (the printers' hot path).
+pub fn dec(out: &mut String, mut n: u32) {
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // The buffer holds ASCII digits only.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+}
+
 /// Appends `v5` or `v[5:6]`.
 pub fn reg(out: &mut String, prefix: &str, n: u32, size_bits: u16) {
     let cnt = (size_bits as u32).div_ceil(32).max(1);
+    out.push_str(prefix);
     if cnt == 1 {
-        let _ = write!(out, "{prefix}{n}");
+        dec(out, n);
     } else {
-        let _ = write!(out, "{prefix}[{}:{}]", n, n + cnt - 1);
+        out.push('[');
+        dec(out, n);
+        out.push(':');
+        dec(out, n + cnt - 1);
+        out.push(']');
     }
 }
 
@@ -214,9 +235,7 @@ pub fn imm(out: &mut String, v: u32) {
 pub fn src(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16, kind: Kind, lit: u32) {
     match v {
         0..=127 => sreg(out, names, v, size_bits),
-        128..=192 => {
-            let _ = write!(out, "{}", v - 128);
-        }
+        128..=192 => dec(out, v - 128),
         193..=208 => {
             let _ = write!(out, "-{}", v - 192);
         }
