@@ -97,6 +97,8 @@ def emit(arch, forms, path, provenance):
         s += field_xml("OP", [b for b in opbits if b in f["mask_bits"]], "          ")
         for fd in f["fields"]:
             s += field_xml(fd["name"], fd["bits"], "          ")
+        for k, name in sorted(f.get("reuse", {}).items()):
+            s += field_xml("REUSE_" + name, [122 + k], "          ")
         if arch == 86:
             for name, off, n in CTRL_FIELDS_86:
                 s += field_xml(name, list(range(off, off + n)), "          ")

@@ -16,6 +16,7 @@ Method (after Hayes et al., CGO 2019, and CuAssembler):
 import json
 import os
 import random
+import re
 import sys
 
 from .oracle import Oracle
@@ -102,7 +103,75 @@ def discover(arch, oracle, seeds, rng, nback):
             if len(lst) < 3 and usable(t):
                 lst.append((w, t))
         log("  background %d/%d: %d opcode values accepted so far, %d keys" % (bi + 1, len(backs), len(accepted), len(ex)))
-    return ex, accepted
+    return ex, accepted, seeds
+
+
+KEYBITS = {50: list(range(52, 64)), 86: list(range(0, 12))}
+
+
+class FormIndex:
+    """Which forms match a word: buckets by the primary opcode bits."""
+
+    def __init__(self, arch):
+        self.arch = arch
+        self.buckets = {}
+        self.keys = set()
+
+    def add(self, f):
+        mask = sum(1 << b for b in f["mask_bits"])
+        val = f["example"] & mask
+        key = (mask, val)
+        if key in self.keys:
+            return False
+        self.keys.add(key)
+        kb = KEYBITS[self.arch]
+        fixed = sum(((val >> b) & 1) << i for i, b in enumerate(kb))
+        free = [i for i, b in enumerate(kb) if b not in f["mask_bits"]]
+        for x in range(1 << len(free)):
+            k = fixed
+            for j, i in enumerate(free):
+                k |= ((x >> j) & 1) << i
+            self.buckets.setdefault(k, []).append((mask, val))
+        return True
+
+    def matches(self, w):
+        k = get_field(w, KEYBITS[self.arch])
+        return any(w & m == v for m, v in self.buckets.get(k, ()))
+
+
+def signature(arch, w, t):
+    g, mn, ops = parse(t)
+    return (opval(arch, w), bool(g), mn, tuple(tokens(o)[0] for o in ops))
+
+
+def closure_examples(arch, index, pool, per_key=6):
+    """Words of the pool (word, text) that no form matches, one per operand shape, at most
+    `per_key` per (opcode value, mnemonic)."""
+    out, sigs, per = [], set(), {}
+    for w, t in pool:
+        if not t or not usable(t) or index.matches(w):
+            continue
+        sg = signature(arch, w, t)
+        if sg in sigs:
+            continue
+        k = (sg[0], base_of(t))
+        if per.get(k, 0) >= per_key:
+            continue
+        sigs.add(sg)
+        per[k] = per.get(k, 0) + 1
+        out.append((w, t))
+    return out
+
+
+def struct_flips(forms):
+    """Accepted words one structural bit away from an example: other forms to probe."""
+    out = []
+    for f in forms:
+        for b in sorted(f["mask_bits"]):
+            u = f["flips"].get(b)
+            if u:
+                out.append((f["example"] ^ (1 << b), u))
+    return out
 
 
 def classify(t, u):
@@ -121,6 +190,12 @@ def classify(t, u):
     if m0 != m1:
         if o0 == o1 and m0.split(".")[0] == m1.split(".")[0]:
             return ("mod",)
+        if m0.split(".")[0] == m1.split(".")[0] and len(o0) == len(o1):
+            # A value-dependent alias (IMAD.MOV / IMAD.SHL / IMAD.IADD): the operand change is
+            # what the bit does; the printer re-derives the alias.
+            r = classify(t, " ".join(x for x in (g1, m0, ", ".join(o1)) if x))
+            if r[0] == "op" and not r[3] and _same_sign(o0[r[1]], o1[r[1]]):
+                return r
         return ("struct",)
     if len(o0) != len(o1):
         return ("struct",)
@@ -132,7 +207,7 @@ def classify(t, u):
             sa, ta = tokens(o0[k])
             sb, tb = tokens(o1[k])
             dt = [j for j in range(len(ta)) if ta[j] != tb[j]] if sa == sb and len(ta) == len(tb) else []
-            if len(dt) != 1:
+            if len(dt) != 1 or not same_kind(ta[dt[0]], tb[dt[0]]):
                 return ("struct",)
             changes.append((k, dt[0], ta[dt[0]], tb[dt[0]]))
         if len({(c[2], c[3]) for c in changes}) != 1:
@@ -154,9 +229,21 @@ def classify(t, u):
     if sa != sb or len(ta) != len(tb):
         return ("struct",)
     dt = [j for j in range(len(ta)) if ta[j] != tb[j]]
-    if len(dt) != 1:
+    if len(dt) != 1 or not same_kind(ta[dt[0]], tb[dt[0]]):
         return ("struct",)
     return ("op", k, dt[0], ())
+
+
+def _same_sign(a, b):
+    return a.lstrip("|").startswith("-") == b.lstrip("|").startswith("-")
+
+
+def same_kind(a, b):
+    """A field keeps its token kind: a number stays a number, a register keeps its class
+    (`0x0` -> `UR6` or `R4` -> `UR4` is a different operand shape)."""
+    if a[0] != b[0]:
+        return False
+    return a[0] != "reg" or reg_class(a[1]) == reg_class(b[1])
 
 
 def runs(bits):
@@ -221,6 +308,14 @@ def build_form(arch, w, t, cls):
     for b, c in cls.items():
         if c[0] in ("op", "opmod"):
             groups.setdefault(c, []).append(b)
+    for c, bits in list(groups.items()):
+        if c[0] == "op":
+            bad = odd_number_bits(t, c[1], c[2], bits, flips)
+            if bad:
+                mask_bits |= bad
+                groups[c] = [b for b in bits if b not in bad]
+                if not groups[c]:
+                    del groups[c]
     for c, bits in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0] == "op", str(kv[0][2]))):
         fd = {"bits": sorted(bits), "op": c[1]}
         if c[0] == "op":
@@ -234,6 +329,36 @@ def build_form(arch, w, t, cls):
     # modifier runs (split below)
     f["mod_runs"] = runs(b for b, c in cls.items() if c == ("mod",))
     return f
+
+
+_HEXNUM = re.compile(r"^-?0x[0-9a-f]+$")
+
+
+def _num_token(text, k, j):
+    _, _, o = parse(text)
+    if len(o) <= k:
+        return None
+    toks = tokens(o[k])[1]
+    if len(toks) <= j or not _HEXNUM.match(toks[j][1]):
+        return None
+    return int(toks[j][1], 16)
+
+
+def odd_number_bits(t, k, j, bits, flips):
+    """Bits of a hex-number field whose flip does not move the number by a distinct power of
+    two (they change something else that happens to print in the same place): structural."""
+    v0 = _num_token(t, k, j)
+    if v0 is None:
+        return set()
+    bad, seen = set(), set()
+    for b in sorted(bits):
+        v1 = _num_token(flips[b], k, j) if flips.get(b) else None
+        d = abs(v1 - v0) if v1 is not None else 0
+        if d == 0 or d & (d - 1) or d in seen:
+            bad.add(b)
+        else:
+            seen.add(d)
+    return bad
 
 
 def middle(lists):
@@ -337,3 +462,36 @@ def enumerate_small_operands(arch, oracle, forms):
                     vals[v] = t1[fd["tok"]][1]
         fd["values"] = vals
         k += n
+
+
+def probe_reuse(arch, oracle, forms):
+    """sm86: which register operand each reuse bit (122-125) flags. The example gets the yield
+    bit (109; nvdisasm shows no `.reuse` without it), a stall count of 1 (yield with stall 0 is
+    rejected) and one reuse bit; the register that gains `.reuse` is the bit's field."""
+    if arch != 86:
+        return
+    cands = []
+    for f in forms:
+        w = (f["example"] & ~(0xF << 122) & ~(0xF << 105)) | (1 << 109) | (1 << 105)
+        cands += [w] + [w | (1 << (122 + k)) for k in range(4)]
+    res = oracle.disasm(cands)
+    for i, f in enumerate(forms):
+        f["reuse"] = {}
+        t0 = res[5 * i]
+        if not t0:
+            continue
+        _, _, o0 = parse(t0)
+        for k in range(4):
+            u = res[5 * i + 1 + k]
+            if not u or ".reuse" not in u:
+                continue
+            _, _, o1 = parse(u)
+            if len(o1) != len(o0):
+                continue
+            for j in range(len(o0)):
+                if o1[j] != o0[j] and ".reuse" in o1[j]:
+                    n = len(tokens(o1[j][:o1[j].index(".reuse")])[1]) - 1
+                    fd = f["tok_field"].get((j, n))
+                    if fd and fd.get("rclass") == "R":
+                        f["reuse"][k] = fd["name"]
+                    break

@@ -235,10 +235,10 @@ fn generated_nvidia_tables_are_current() {
 /// isa-specs/nvidia/README.md ("Decoder agreement"). A change in any count fails here: improve
 /// the printer, then update the pin.
 const PINNED: &[(&str, usize, usize, usize)] = &[
-    ("sm50 corpus", 7050, 584, 308),
-    ("sm50 fuzz", 4794, 1089, 168),
-    ("sm86 corpus", 7296, 784, 273),
-    ("sm86 fuzz", 3384, 637, 44),
+    ("sm50 corpus", 7050, 131, 4),
+    ("sm50 fuzz", 14807, 4698, 18),
+    ("sm86 corpus", 7296, 51, 0),
+    ("sm86 fuzz", 10134, 2181, 28),
 ];
 
 #[test]
@@ -248,5 +248,50 @@ fn pinned_disagreements() {
         let r = if set == "corpus" { corpus(arch) } else { fuzz(arch) };
         let errs: usize = r.cats.iter().filter(|(k, _)| k.ends_with("decode-error")).map(|(_, v)| v.0).sum();
         assert_eq!((r.total, r.bad(), errs), (checked, differ, no_form), "{what}: (checked, differ, no-form)");
+    }
+}
+
+/// Decode speed on one core: every corpus and fuzz-set instruction, decoded (classified into
+/// its form) repeatedly. Run with
+/// `cargo test --release -p isabridge-decoder --test nvidia_conformance -- --ignored --nocapture decode_speed`.
+#[test]
+#[ignore = "benchmark: prints instructions per second"]
+fn decode_speed() {
+    for arch in ["sm50", "sm86"] {
+        let p: &NvPlugin = if arch == "sm50" { &SM50_INSN } else { &SM86 };
+        let mut buf: Vec<u8> = Vec::new();
+        let dir = root().join("fixtures/nvidia/ref");
+        let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+        files.sort();
+        for f in files.iter().filter(|f| f.to_string_lossy().ends_with(&format!(".{arch}.jsonl"))) {
+            for line in std::fs::read_to_string(f).unwrap().lines() {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                buf.extend_from_slice(&unhex(json_str(&v, "bytes"))[..p.size]);
+            }
+        }
+        let n = buf.len() / p.size;
+        let reps = 200;
+        let t = std::time::Instant::now();
+        let mut ok = 0usize;
+        for _ in 0..reps {
+            for c in buf.chunks_exact(p.size) {
+                if let Ok(d) = p.decode(std::hint::black_box(c), 0) {
+                    ok += d.enc as usize & 1;
+                }
+            }
+        }
+        let s = t.elapsed().as_secs_f64();
+        std::hint::black_box(ok);
+        eprintln!("{arch}: decode {:.1} M instructions/s ({} instructions x {reps})", (n * reps) as f64 / s / 1e6, n);
+        let t = std::time::Instant::now();
+        let mut out = String::new();
+        for c in buf.chunks_exact(p.size) {
+            if let Ok(d) = p.decode(c, 0) {
+                out.clear();
+                p.print(&d, 0, &mut out);
+            }
+        }
+        let s = t.elapsed().as_secs_f64();
+        eprintln!("{arch}: decode+print {:.2} M instructions/s", n as f64 / s / 1e6);
     }
 }

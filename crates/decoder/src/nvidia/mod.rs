@@ -222,7 +222,12 @@ pub fn render_template(ctx: &Ctx, reuse_slots: &[u8], out: &mut String) {
                 field_text(ctx, f, out);
                 if f.kind == NvKind::Reg && ctx.reuse != 0 {
                     let off = f.ranges.first().map(|r| r.0).unwrap_or(0);
-                    if let Some(k) = reuse_slots.iter().position(|&s| s == off) {
+                    let slot = if ctx.isa == Isa::Sm86 {
+                        probed_reuse_bit(ctx.form, f.name)
+                    } else {
+                        reuse_slots.iter().position(|&s| s == off)
+                    };
+                    if let Some(k) = slot {
                         if ctx.reuse >> k & 1 == 1 && !out.ends_with(REUSE_MARK) {
                             out.push(REUSE_MARK);
                         }
@@ -231,6 +236,15 @@ pub fn render_template(ctx: &Ctx, reuse_slots: &[u8], out: &mut String) {
             }
         }
     }
+}
+
+/// sm86: the reuse bit (0-3, bits 122-125) that flags register field `name`, from the spec's
+/// probed `REUSE_<name>` fields.
+fn probed_reuse_bit(form: &NvForm, name: &str) -> Option<usize> {
+    form.fields.iter().find_map(|x| {
+        let n = x.name.strip_prefix("REUSE_")?;
+        (n == name).then(|| x.ranges.first().map(|r| r.0 as usize).unwrap_or(122).saturating_sub(122))
+    })
 }
 
 /// Splits rendered text into mnemonic and operands (commas inside brackets do not split) and
@@ -266,7 +280,13 @@ fn fix_operand(mut o: String) -> String {
     if o.contains('[') {
         // A base of RZ disappears (`[RZ+0x10]` -> `[0x10]`, `c[RZ+0x0]` -> `c[0x0]`); a zero
         // offset after a real register does too (`[R2+0x0]` -> `[R2]`).
-        o = o.replace("[RZ+", "[").replace("+0x0]", "]");
+        // An absent base with a zero offset prints as `[RZ]` (not so inside a constant operand).
+        if let Some(i) = o.find("[RZ+0x0]") {
+            if !o[..i].contains(['c', ']']) {
+                o.replace_range(i..i + 8, "[RZ\u{0}]");
+            }
+        }
+        o = o.replace("[RZ+", "[").replace("+0x0]", "]").replace('\u{0}', "");
     }
     o
 }

@@ -27,13 +27,21 @@ pub fn dedup_suffixes(t: &mut Text) {
 }
 
 /// Replaces the target operand of a PC-relative branch: `addr + size + offset`, with the
-/// offset sign-extended from bits [lo, lo+n).
-pub fn relative_target(ctx: &Ctx, t: &mut Text, size: u64, lo: u32, n: u32) {
+/// offset sign-extended from bits [lo, lo+n) and multiplied by `scale`.
+pub fn relative_target(ctx: &Ctx, t: &mut Text, size: u64, lo: u32, n: u32, scale: i64) {
     let raw = ctx.bits(lo, n);
-    let off = ((raw << (64 - n)) as i64) >> (64 - n);
+    let off = (((raw << (64 - n)) as i64) >> (64 - n)).wrapping_mul(scale);
     let target = (ctx.addr as i64).wrapping_add(size as i64).wrapping_add(off);
     let s = if target < 0 { format!("-{:#x}", target.unsigned_abs()) } else { format!("{target:#x}") };
     if let Some(last) = t.ops.iter_mut().rev().find(|o| o.starts_with("0x") || o.starts_with("-0x")) {
         *last = s;
+    } else if let Some(last) = t.ops.last_mut() {
+        // `RET.REL R20 0x..`: the register and the target are one operand.
+        if let Some(i) = last.rfind(' ') {
+            if last[i + 1..].starts_with("0x") || last[i + 1..].starts_with("-0x") {
+                last.truncate(i + 1);
+                last.push_str(&s);
+            }
+        }
     }
 }

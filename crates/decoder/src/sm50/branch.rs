@@ -7,7 +7,7 @@ use crate::nvidia::{rules, Ctx, Text};
 pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
     match ctx.inst() {
         "BRA" | "SSY" | "PBK" | "PCNT" | "CAL" | "PRET" => {
-            rules::relative_target(ctx, t, 8, 20, 24);
+            rules::relative_target(ctx, t, 8, 20, 24, 1);
             true
         }
         "BRX" | "JMX" => {

@@ -7,16 +7,46 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
     rules::single_minus(t);
     match ctx.inst() {
         "I2FP" | "I2F" | "F2F" | "ATOMG" | "ATOM" | "RED" => rules::dedup_suffixes(t),
-        // IMAD with a zero multiplicand register pair is spelled IMAD.MOV.
-        "IMAD"
-            if !t.has("MOV")
-                && !t.has("WIDE")
-                && !t.has("HI")
-                && t.ops.get(1).map(|s| s.as_str()) == Some("RZ")
-                && t.ops.get(2).map(|s| s.as_str()) == Some("RZ") =>
-        {
-            t.mnem = t.mnem.replacen("IMAD", "IMAD.MOV", 1);
+        "IMAD" => imad_alias(t),
+        // A predicate-only vote prints no register destination.
+        "VOTE" if t.ops.len() == 3 && t.ops[0] == "RZ" => {
+            t.ops.remove(0);
         }
         _ => {}
+    }
+}
+
+/// An operand without its `.reuse` flag.
+fn bare(t: &Text, i: usize) -> &str {
+    t.ops.get(i).map(|s| s.strip_suffix(".reuse").unwrap_or(s)).unwrap_or("")
+}
+
+/// nvdisasm names three special cases of a plain `IMAD d, a, b, c` (no `.WIDE`, `.HI`, `.X`;
+/// measured on nvdisasm 12.8): a zero product (`a` or `b` is `RZ`, `b` is `0x0`) or `b` = `0x1`
+/// with `c` = `RZ` is `IMAD.MOV`, unless `c` is a uniform register; `b` = `0x1` is `IMAD.IADD`;
+/// `b` another positive power-of-two immediate with `c` = `RZ` is `IMAD.SHL`.
+fn imad_alias(t: &mut Text) {
+    // The template may carry the alias of its probe example.
+    for a in ["MOV", "IADD", "SHL"] {
+        t.remove(a);
+    }
+    if t.has("WIDE") || t.has("HI") || t.has("X") {
+        return;
+    }
+    let (a, b, c) = (bare(t, 1), bare(t, 2), bare(t, 3));
+    let imm = b.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok());
+    let alias = if c.starts_with("UR") {
+        None
+    } else if a == "RZ" || b == "RZ" || imm == Some(0) || (imm == Some(1) && c == "RZ") {
+        Some("MOV")
+    } else if imm == Some(1) {
+        Some("IADD")
+    } else if c == "RZ" && imm.is_some_and(|v| v.is_power_of_two()) {
+        Some("SHL")
+    } else {
+        None
+    };
+    if let Some(s) = alias {
+        t.mnem = t.mnem.replacen("IMAD", &format!("IMAD.{s}"), 1);
     }
 }

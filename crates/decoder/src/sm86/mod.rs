@@ -10,17 +10,15 @@ pub use tables::*;
 use crate::nvidia::{Ctx, NvPlugin, Text};
 use crate::Isa;
 
-/// The sm86 plugin: 128-bit instructions, scheduling bits 105-125, reuse bits 122-125 for the
-/// registers at bits 24, 32, 64.
+/// The sm86 plugin: 128-bit instructions, scheduling bits 105-125; reuse bits 122-125 flag the
+/// registers named by each form's probed `REUSE_<field>` fields.
 pub static SM86: NvPlugin =
     NvPlugin { isa: Isa::Sm86, t: &TABLES, reuse_slots: &[24, 32, 64, 0], fixup, size: 16 };
 
 mod alu;
 mod branch;
-mod mem;
 
 fn fixup(ctx: &Ctx, t: &mut Text) {
-    mem::strip_reuse(ctx.inst(), t);
     if branch::fix(ctx, t) {
         return;
     }
