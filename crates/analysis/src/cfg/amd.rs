@@ -20,7 +20,8 @@
 use super::{CallTarget, CfgError, Code, Family, Flow, Walk};
 use isabridge_decoder::amd::{GFX10, GFX12};
 use isabridge_decoder::spec::{Encoding, Operand, OperandType, FLAG_BRANCH};
-use isabridge_decoder::{Decoded, Isa, IsaPlugin};
+use isabridge_decoder::{Decoded, Isa};
+use std::sync::OnceLock;
 
 /// The AMD family.
 pub(crate) struct Amd;
@@ -87,11 +88,59 @@ impl Info {
     }
 }
 
-fn plugin(isa: Isa) -> &'static dyn IsaPlugin {
+/// How an instruction moves control, by its table entry (computed once per ISA).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FlowKind {
+    Next,
+    CodeEnd,
+    EndPgm,
+    Branch,
+    CondBranch,
+    CallRel,
+    SetPc,
+    SwapPc,
+    Other,
+}
+
+fn flow_kind(name: &str, flags: u8) -> FlowKind {
+    if name == "S_CODE_END" {
+        return FlowKind::CodeEnd;
+    }
+    if name.starts_with("S_ENDPGM") {
+        return FlowKind::EndPgm;
+    }
+    if flags & FLAG_BRANCH == 0 {
+        return FlowKind::Next;
+    }
+    match name {
+        "S_BRANCH" => FlowKind::Branch,
+        "S_CALL_B64" => FlowKind::CallRel,
+        "S_SETPC_B64" => FlowKind::SetPc,
+        "S_SWAPPC_B64" => FlowKind::SwapPc,
+        n if n.starts_with("S_CBRANCH_") || n.starts_with("S_SUBVECTOR_LOOP_") => FlowKind::CondBranch,
+        _ => FlowKind::Other,
+    }
+}
+
+fn flow_kinds(isa: Isa) -> &'static [FlowKind] {
+    static K10: OnceLock<Vec<FlowKind>> = OnceLock::new();
+    static K12: OnceLock<Vec<FlowKind>> = OnceLock::new();
+    macro_rules! build {
+        ($p:expr) => {{
+            let t = $p.tables();
+            t.inst_encodings
+                .iter()
+                .map(|ie| {
+                    let i = &t.instructions[ie.inst as usize];
+                    flow_kind(i.name, i.flags)
+                })
+                .collect()
+        }};
+    }
     if isa == Isa::Gfx1201 {
-        &GFX12
+        K12.get_or_init(|| build!(GFX12))
     } else {
-        &GFX10
+        K10.get_or_init(|| build!(GFX10))
     }
 }
 
@@ -104,7 +153,8 @@ impl Family for Amd {
     const UNIT: u64 = 4;
 
     fn decode(code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError> {
-        Ok(plugin(code.isa).decode(code.bytes_at(addr), addr)?)
+        let b = code.bytes_at(addr);
+        Ok(if code.isa == Isa::Gfx1201 { GFX12.decode_inst(b, addr) } else { GFX10.decode_inst(b, addr) }?)
     }
 
     fn next(addr: u64, d: &Decoded) -> u64 {
@@ -116,34 +166,29 @@ impl Family for Amd {
     }
 
     fn flow(code: &Code<'_>, addr: u64, d: &Decoded) -> Flow {
-        let inf = info(code.isa, d);
-        let name = inf.name;
-        if name == "S_CODE_END" {
-            return Flow::Invalid(CfgError::IntoPadding { isa: code.isa, inst: name, addr });
-        }
-        if name.starts_with("S_ENDPGM") {
-            return Flow::Exit { cond: false };
-        }
-        if inf.flags & FLAG_BRANCH == 0 {
+        let kind = flow_kinds(code.isa).get(d.ienc as usize).copied().unwrap_or(FlowKind::Next);
+        if kind == FlowKind::Next {
             return Flow::Next;
         }
-        match name {
-            "S_BRANCH" => Flow::Jump(simm16_target(&inf, d, addr)),
-            "S_CALL_B64" => Flow::Call(CallTarget::Direct(simm16_target(&inf, d, addr))),
-            "S_SETPC_B64" => {
+        let inf = info(code.isa, d);
+        match kind {
+            FlowKind::Next => Flow::Next,
+            FlowKind::CodeEnd => Flow::Invalid(CfgError::IntoPadding { isa: code.isa, inst: inf.name, addr }),
+            FlowKind::EndPgm => Flow::Exit { cond: false },
+            FlowKind::Branch => Flow::Jump(simm16_target(&inf, d, addr)),
+            FlowKind::CondBranch => Flow::Cond(simm16_target(&inf, d, addr)),
+            FlowKind::CallRel => Flow::Call(CallTarget::Direct(simm16_target(&inf, d, addr))),
+            FlowKind::SetPc => {
                 if inf.field(d, "SSRC0") == Some(30) {
                     Flow::Return { cond: false }
                 } else {
                     Flow::Deferred
                 }
             }
-            "S_SWAPPC_B64" => Flow::Call(CallTarget::Pending),
-            n if n.starts_with("S_CBRANCH_") || n.starts_with("S_SUBVECTOR_LOOP_") => {
-                Flow::Cond(simm16_target(&inf, d, addr))
-            }
-            _ => Flow::Invalid(CfgError::Unresolved {
+            FlowKind::SwapPc => Flow::Call(CallTarget::Pending),
+            FlowKind::Other => Flow::Invalid(CfgError::Unresolved {
                 isa: code.isa,
-                inst: name,
+                inst: inf.name,
                 addr,
                 why: "branch kind not handled".into(),
             }),
@@ -230,7 +275,7 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
                 Scan::Other("pair partly computed from inputs".into())
             };
         }
-        if cur != addr && walk.jump_targets.contains(&cur) {
+        if cur != addr && walk.is_target(cur) {
             return Scan::Other(format!("another path joins at {cur:#x} before the jump"));
         }
         let Some((a, d, flow, _)) = walk.before(cur) else {
