@@ -1,5 +1,6 @@
-//! Runs the census of the bundled corpora `N` times on one thread (for callgrind / perf).
-//! Run: `cargo run --release -p isabridge-analysis --example census_profile -- [N]`.
+//! Runs the census of the bundled corpora `N` times on a pool of `THREADS` threads (default 1;
+//! for callgrind / perf). Run:
+//! `cargo run --release -p isabridge-analysis --example census_profile -- [N [THREADS]]`.
 
 use isabridge_analysis::census::{census_bytes, Census};
 
@@ -14,6 +15,12 @@ fn main() {
             files.push((p.display().to_string(), std::fs::read(&p).unwrap()));
         }
     }
+    let threads: usize = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| run(&files, n));
+}
+
+fn run(files: &[(String, Vec<u8>)], n: usize) {
     let t = std::time::Instant::now();
     let mut insts = 0;
     for _ in 0..n {
@@ -21,5 +28,5 @@ fn main() {
         insts += c.totals.instructions;
     }
     let s = t.elapsed().as_secs_f64();
-    println!("{insts} instructions in {s:.3} s: {:.2} M instructions/s on one thread", insts as f64 / s / 1e6);
+    println!("{insts} instructions in {s:.3} s: {:.2} M instructions/s on {} thread(s)", insts as f64 / s / 1e6, rayon::current_num_threads());
 }

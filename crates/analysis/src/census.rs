@@ -271,14 +271,17 @@ pub fn census_bytes(path: &str, bytes: &[u8], raw_isa: Option<Isa>) -> FileCensu
     }
 }
 
-/// Takes the census of a loaded program.
+/// Takes the census of a loaded program; its functions run in parallel on the current rayon
+/// pool (a file of many functions is not one long serial task), in address order in the result.
 pub fn census_program(path: &str, p: &Program) -> FileCensus {
-    let mut shaders = Vec::new();
-    for s in &p.sections {
-        for f in &s.functions {
-            shaders.push(shader(p, s, f));
-        }
-    }
+    use rayon::prelude::*;
+    let work: Vec<(&load::Section, &load::Function)> =
+        p.sections.iter().flat_map(|s| s.functions.iter().map(move |f| (s, f))).collect();
+    let shaders = if work.len() > 1 {
+        work.par_iter().with_min_len(8).map(|(s, f)| shader(p, s, f)).collect()
+    } else {
+        work.iter().map(|(s, f)| shader(p, s, f)).collect()
+    };
     FileCensus { path: path.into(), isa: Some(p.isa.name().into()), error: None, shaders }
 }
 
