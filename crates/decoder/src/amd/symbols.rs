@@ -236,3 +236,84 @@ pub fn version(out: &mut String, v: u32) {
         out.push_str(name);
     }
 }
+
+/// ds_swizzle_b32's offset as LLVM's swizzle() macro.
+pub fn ds_swizzle(out: &mut String, off: u32) {
+    if off & 0x8000 != 0 {
+        let _ = write!(out, "swizzle(QUAD_PERM,{},{},{},{})", off & 3, off >> 2 & 3, off >> 4 & 3, off >> 6 & 3);
+        return;
+    }
+    let and = off & 0x1f;
+    let or = off >> 5 & 0x1f;
+    let xor = off >> 10 & 0x1f;
+    if and == 0x1f && or == 0 && xor.count_ones() == 1 {
+        let _ = write!(out, "swizzle(SWAP,{xor})");
+    } else if and == 0x1f && or == 0 && xor != 0 && (xor + 1).is_power_of_two() {
+        let _ = write!(out, "swizzle(REVERSE,{})", xor + 1);
+    } else if xor == 0 && (and ^ 0x1f).wrapping_add(1).is_power_of_two() && (and ^ 0x1f) + 1 >= 2 && or < (and ^ 0x1f) + 1 {
+        let group = (and ^ 0x1f) + 1;
+        let _ = write!(out, "swizzle(BROADCAST,{group},{or})");
+    } else {
+        out.push_str("swizzle(BITMASK_PERM,\"");
+        for i in (0..5).rev() {
+            let a = and >> i & 1;
+            let o = or >> i & 1;
+            let x = xor >> i & 1;
+            out.push(match (a, o, x) {
+                (0, 0, 0) => '0',
+                (0, 1, 0) => '1',
+                (1, 0, 0) => 'p',
+                (1, 0, 1) => 'i',
+                (0, 0, 1) => '1',
+                (0, 1, 1) => '0',
+                (1, 1, 0) => '1',
+                _ => '0',
+            });
+        }
+        out.push_str("\")");
+    }
+}
+
+/// A DPP16 control value as LLVM prints it (` quad_perm:[...]`, ` row_shl:n`, ...).
+pub fn dpp_ctrl(out: &mut String, ctrl: u32) {
+    match ctrl {
+        0x000..=0x0ff => {
+            let _ = write!(out, " quad_perm:[{},{},{},{}]", ctrl & 3, ctrl >> 2 & 3, ctrl >> 4 & 3, ctrl >> 6 & 3);
+        }
+        0x101..=0x10f => {
+            let _ = write!(out, " row_shl:{}", ctrl & 0xf);
+        }
+        0x111..=0x11f => {
+            let _ = write!(out, " row_shr:{}", ctrl & 0xf);
+        }
+        0x121..=0x12f => {
+            let _ = write!(out, " row_ror:{}", ctrl & 0xf);
+        }
+        0x140 => out.push_str(" row_mirror"),
+        0x141 => out.push_str(" row_half_mirror"),
+        0x150..=0x15f => {
+            let _ = write!(out, " row_share:{}", ctrl & 0xf);
+        }
+        0x160..=0x16f => {
+            let _ = write!(out, " row_xmask:{}", ctrl & 0xf);
+        }
+        _ => {
+            out.push_str(" /* Invalid dpp_ctrl value */");
+        }
+    }
+}
+
+/// Image dimension names (the DIM field), as LLVM prints them.
+pub const IMAGE_DIMS: [&str; 8] = [
+    "SQ_RSRC_IMG_1D",
+    "SQ_RSRC_IMG_2D",
+    "SQ_RSRC_IMG_3D",
+    "SQ_RSRC_IMG_CUBE",
+    "SQ_RSRC_IMG_1D_ARRAY",
+    "SQ_RSRC_IMG_2D_ARRAY",
+    "SQ_RSRC_IMG_2D_MSAA",
+    "SQ_RSRC_IMG_2D_MSAA_ARRAY",
+];
+
+/// (coordinates, gradient dimensions) per dim.
+pub const DIM_COORDS: [(u32, u32); 8] = [(1, 1), (2, 2), (3, 3), (3, 2), (2, 1), (3, 2), (3, 2), (4, 2)];

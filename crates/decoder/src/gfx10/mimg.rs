@@ -6,19 +6,7 @@ use crate::amd::print::Ctx;
 use crate::amd::Amd;
 use std::fmt::Write as _;
 
-const DIMS: [&str; 8] = [
-    "SQ_RSRC_IMG_1D",
-    "SQ_RSRC_IMG_2D",
-    "SQ_RSRC_IMG_3D",
-    "SQ_RSRC_IMG_CUBE",
-    "SQ_RSRC_IMG_1D_ARRAY",
-    "SQ_RSRC_IMG_2D_ARRAY",
-    "SQ_RSRC_IMG_2D_MSAA",
-    "SQ_RSRC_IMG_2D_MSAA_ARRAY",
-];
-
-/// (coordinates, gradient dimensions) per dim.
-const DIM_COORDS: [(u32, u32); 8] = [(1, 1), (2, 2), (3, 3), (3, 2), (2, 1), (3, 2), (3, 2), (4, 2)];
+use crate::amd::symbols::{DIM_COORDS, IMAGE_DIMS as DIMS};
 
 /// Address dwords an image instruction reads, from its name, dim and a16 (LLVM's rule).
 pub fn address_count(m: &str, dim: usize, a16: bool) -> u32 {

@@ -3,6 +3,7 @@
 use super::{enc, fields, opr, Op};
 use crate::amd::operands::{self, bit_list, Kind};
 use crate::amd::print::{hex_mod, Ctx};
+use crate::amd::symbols;
 use crate::spec::Operand;
 use std::fmt::Write as _;
 
@@ -282,32 +283,7 @@ fn dpp16(c: &Ctx<'_, Op>, out: &mut String) {
         [c.f(F::SRC0_NEG), c.f(F::SRC1_NEG)],
         [c.f(F::SRC0_ABS), c.f(F::SRC1_ABS)],
     );
-    let ctrl = c.f(F::DPP_CTRL);
-    match ctrl {
-        0x000..=0x0ff => {
-            let _ = write!(out, " quad_perm:[{},{},{},{}]", ctrl & 3, ctrl >> 2 & 3, ctrl >> 4 & 3, ctrl >> 6 & 3);
-        }
-        0x101..=0x10f => {
-            let _ = write!(out, " row_shl:{}", ctrl & 0xf);
-        }
-        0x111..=0x11f => {
-            let _ = write!(out, " row_shr:{}", ctrl & 0xf);
-        }
-        0x121..=0x12f => {
-            let _ = write!(out, " row_ror:{}", ctrl & 0xf);
-        }
-        0x140 => out.push_str(" row_mirror"),
-        0x141 => out.push_str(" row_half_mirror"),
-        0x150..=0x15f => {
-            let _ = write!(out, " row_share:{}", ctrl & 0xf);
-        }
-        0x160..=0x16f => {
-            let _ = write!(out, " row_xmask:{}", ctrl & 0xf);
-        }
-        _ => {
-            out.push_str(" /* Invalid dpp_ctrl value */");
-        }
-    }
+    symbols::dpp_ctrl(out, c.f(F::DPP_CTRL));
     hex_mod(out, "row_mask", c.f(F::ROW_MASK));
     hex_mod(out, "bank_mask", c.f(F::BANK_MASK));
     if c.f(F::BOUND_CTRL) != 0 {

@@ -28,47 +28,10 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         let off = o0 | o1 << 8;
         if m == "ds_swizzle_b32" && off != 0 {
             out.push_str(" offset:");
-            swizzle(out, off);
+            crate::amd::symbols::ds_swizzle(out, off);
         } else if off != 0 {
             let _ = write!(out, " offset:{off}");
         }
-    }
-}
-
-/// ds_swizzle_b32's offset as LLVM's swizzle() macro.
-fn swizzle(out: &mut String, off: u32) {
-    if off & 0x8000 != 0 {
-        let _ = write!(out, "swizzle(QUAD_PERM,{},{},{},{})", off & 3, off >> 2 & 3, off >> 4 & 3, off >> 6 & 3);
-        return;
-    }
-    let and = off & 0x1f;
-    let or = off >> 5 & 0x1f;
-    let xor = off >> 10 & 0x1f;
-    if and == 0x1f && or == 0 && xor.count_ones() == 1 {
-        let _ = write!(out, "swizzle(SWAP,{xor})");
-    } else if and == 0x1f && or == 0 && xor != 0 && (xor + 1).is_power_of_two() {
-        let _ = write!(out, "swizzle(REVERSE,{})", xor + 1);
-    } else if xor == 0 && (and ^ 0x1f).wrapping_add(1).is_power_of_two() && (and ^ 0x1f) + 1 >= 2 && or < (and ^ 0x1f) + 1 {
-        let group = (and ^ 0x1f) + 1;
-        let _ = write!(out, "swizzle(BROADCAST,{group},{or})");
-    } else {
-        out.push_str("swizzle(BITMASK_PERM,\"");
-        for i in (0..5).rev() {
-            let a = and >> i & 1;
-            let o = or >> i & 1;
-            let x = xor >> i & 1;
-            out.push(match (a, o, x) {
-                (0, 0, 0) => '0',
-                (0, 1, 0) => '1',
-                (1, 0, 0) => 'p',
-                (1, 0, 1) => 'i',
-                (0, 0, 1) => '1',
-                (0, 1, 1) => '0',
-                (1, 1, 0) => '1',
-                _ => '0',
-            });
-        }
-        out.push_str("\")");
     }
 }
 

@@ -358,31 +358,7 @@ fn dpp16_ctrl(c: &Ctx<'_, Op>, out: &mut String, which: Dpp16Fields) {
             (c.f(F::DPP_CTRL), c.f(F::ROW_MASK), c.f(F::BANK_MASK), c.f(F::BOUND_CTRL), c.f(F::FI))
         }
     };
-    match ctrl {
-        0x000..=0x0ff => {
-            let _ = write!(out, " quad_perm:[{},{},{},{}]", ctrl & 3, ctrl >> 2 & 3, ctrl >> 4 & 3, ctrl >> 6 & 3);
-        }
-        0x101..=0x10f => {
-            let _ = write!(out, " row_shl:{}", ctrl & 0xf);
-        }
-        0x111..=0x11f => {
-            let _ = write!(out, " row_shr:{}", ctrl & 0xf);
-        }
-        0x121..=0x12f => {
-            let _ = write!(out, " row_ror:{}", ctrl & 0xf);
-        }
-        0x140 => out.push_str(" row_mirror"),
-        0x141 => out.push_str(" row_half_mirror"),
-        0x150..=0x15f => {
-            let _ = write!(out, " row_share:{}", ctrl & 0xf);
-        }
-        0x160..=0x16f => {
-            let _ = write!(out, " row_xmask:{}", ctrl & 0xf);
-        }
-        _ => {
-            let _ = write!(out, " /* invalid dpp_ctrl 0x{ctrl:x} */");
-        }
-    }
+    crate::amd::symbols::dpp_ctrl(out, ctrl);
     hex_mod(out, "row_mask", row);
     hex_mod(out, "bank_mask", bank);
     if bc != 0 {
