@@ -199,7 +199,15 @@ impl Family for Amd {
         let Some((_, d, _, _)) = walk.at(addr) else { return Flow::Deferred };
         let inf = info(code.isa, d);
         let n = inf.field(d, "SSRC0").unwrap_or(0) as u32;
-        match scan_pair(code, walk, addr, n) {
+        let scan = scan_pair(code, walk, addr, n);
+        if let Scan::Other(_) = scan {
+            match table_jump(code, walk, addr, n) {
+                Some(Ok(ts)) => return Flow::Table(ts),
+                Some(Err(why)) => return Flow::Invalid(CfgError::Unresolved { isa: code.isa, inst: inf.name, addr, why }),
+                None => {}
+            }
+        }
+        match scan {
             Scan::Target(t) => Flow::Jump(t),
             Scan::External(s) => Flow::Invalid(CfgError::Unresolved {
                 isa: code.isa,
@@ -318,4 +326,84 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
         cur = a;
     }
     Scan::Other("no s_getpc_b64 within 64 instructions".into())
+}
+
+/// A jump through a table of offsets (the pattern of `fixtures/amd/cfg/setpc_table.s`):
+///
+/// ```text
+///   s_load_dword sK, s[b:b+1], <index>   ; s[b:b+1] = s_getpc_b64 + constant: the table T
+///   ...
+///   s_getpc_b64 s[n:n+1]                 ; base B = its address + 4
+///   s_add_u32   sn, sn, sK
+///   s_addc_u32  s(n+1), s(n+1), 0
+///   s_setpc_b64 s[n:n+1]                 ; jumps to B + table[index]
+/// ```
+///
+/// The table runs from T to the end of the function (the entry count is not in the code); every
+/// entry must land on a dword of the function before the table, or the jump is a typed error.
+/// None when the code before the jump is not this pattern.
+fn table_jump(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Option<Result<Vec<u64>, String>> {
+    let step = |at: u64| -> Option<(u64, Decoded, Info)> {
+        let (a, d, flow, _) = walk.before(at)?;
+        if !matches!(flow, Flow::Next) || walk.is_target(at) && at != addr {
+            return None;
+        }
+        Some((*a, *d, info(code.isa, d)))
+    };
+    let f = |inf: &Info, d: &Decoded, name: &str| inf.field(d, name).map(|v| v as u32);
+    let (a1, d1, i1) = step(addr)?;
+    if i1.name != "S_ADDC_U32" || f(&i1, &d1, "SDST") != Some(n + 1) || f(&i1, &d1, "SSRC0") != Some(n + 1) || f(&i1, &d1, "SSRC1") != Some(128) {
+        return None;
+    }
+    let (a2, d2, i2) = step(a1)?;
+    let k = f(&i2, &d2, "SSRC1")?;
+    if i2.name != "S_ADD_U32" || f(&i2, &d2, "SDST") != Some(n) || f(&i2, &d2, "SSRC0") != Some(n) || k >= 106 {
+        return None;
+    }
+    let (a3, d3, i3) = step(a2)?;
+    if i3.name != "S_GETPC_B64" || f(&i3, &d3, "SDST") != Some(n) {
+        return None;
+    }
+    let base = a3 + 4;
+    // Back to the load of sK; nothing else may write sK or branch in between.
+    let mut cur = a3;
+    let (la, ld, li) = loop {
+        let (a, d, inf) = match step(cur) {
+            Some(x) => x,
+            None => return Some(Err(format!("no s_load_dword of s{k} in the straight-line code before {addr:#x}"))),
+        };
+        if let Some((lo, hi)) = inf.sgpr_writes(&d) {
+            if lo <= k && k < hi {
+                break (a, d, inf);
+            }
+        }
+        cur = a;
+    };
+    if li.name != "S_LOAD_DWORD" || f(&li, &ld, "SDATA") != Some(k) {
+        return Some(Err(format!("s{k} comes from {} at {la:#x}, not s_load_dword", li.name)));
+    }
+    let b = f(&li, &ld, "SBASE")? * 2;
+    let table = match scan_pair(code, walk, la, b) {
+        Scan::Target(t) => t,
+        _ => return Some(Err(format!("the table address in s[{b}:{}] is not s_getpc_b64 plus a constant", b + 1))),
+    };
+    if table < code.start || table >= code.end || !(table - code.start).is_multiple_of(4) {
+        return Some(Err(format!("table at {table:#x} is not a dword of the function")));
+    }
+    let mut out = Vec::new();
+    let mut at = table;
+    while at + 4 <= code.end {
+        let bytes = code.bytes_at(at);
+        let e = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let t = (base as i64).wrapping_add(e as i64) as u64;
+        if t < code.start || t >= table || !(t - code.start).is_multiple_of(4) {
+            return Some(Err(format!("table entry at {at:#x} ({e:#x}) targets {t:#x}, not code of the function before the table")));
+        }
+        out.push(t);
+        at += 4;
+    }
+    if out.is_empty() {
+        return Some(Err("empty jump table".into()));
+    }
+    Some(Ok(out))
 }

@@ -510,6 +510,13 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
                     w.add_target(t);
                     work.push((t, pool[stacks[i] as usize].clone()));
                 }
+                Flow::Table(ts) => {
+                    for &t in ts {
+                        let t = check_target::<F>(code, addr, &d, t)?;
+                        w.add_target(t);
+                        work.push((t, pool[stacks[i] as usize].clone()));
+                    }
+                }
                 Flow::Return { cond: false } => {}
                 Flow::Invalid(e) => return Err(e.clone()),
                 _ => {
