@@ -11,7 +11,7 @@ fn main() {
     let p = Isa::Gfx1013.plugin();
     let t = std::time::Instant::now();
     let mut n = 0u64;
-    for _ in 0..200 {
+    for _ in 0..std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(200) {
         for s in &secs {
             let mut off = 0;
             while off < s.len() {

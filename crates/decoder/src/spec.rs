@@ -11,7 +11,7 @@ pub struct Field {
 
 impl Field {
     /// Extracts the field from little-endian 32-bit words.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, w: &[u32]) -> u64 {
         if let [(off, cnt)] = self.ranges {
             return extract(w, *off as u32, *cnt as u32);
@@ -41,7 +41,7 @@ impl Field {
 }
 
 /// Bits [off, off+cnt) of the little-endian word array (cnt <= 64).
-#[inline]
+#[inline(always)]
 pub fn extract(w: &[u32], off: u32, cnt: u32) -> u64 {
     // Fast path: the field lies within one aligned 64-bit window of two words.
     let i = (off / 32) as usize;
@@ -224,7 +224,11 @@ impl<Op> Tables<Op> {
         for &c in cands.iter() {
             let e = &self.encodings[c as usize];
             let x = lo & e.mask;
-            if e.idents.contains(&x) {
+            let hit = match e.idents {
+                [id] => *id == x,
+                ids => ids.contains(&x),
+            };
+            if hit {
                 let ie = match &e.op {
                     Some(f) => e.opmap.get(f.get(w) as usize).copied().filter(|&v| v != u16::MAX),
                     None => e.opmap.first().copied().filter(|&v| v != u16::MAX),

@@ -108,8 +108,15 @@ impl<Op: Generation> Amd<Op> {
             return Err(DecodeError::Truncated { isa, addr, need: 4, have: bytes.len() });
         }
         let mut words = [0u32; MAX_WORDS];
-        for (i, c) in bytes.chunks_exact(4).take(MAX_WORDS).enumerate() {
-            words[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        if let Some(b) = bytes.first_chunk::<{ MAX_WORDS * 4 }>() {
+            // Common case: a whole window of words is there (one fixed-size read).
+            for (w, c) in words.iter_mut().zip(b.chunks_exact(4)) {
+                *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+        } else {
+            for (i, c) in bytes.chunks_exact(4).take(MAX_WORDS).enumerate() {
+                words[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
         }
         let unknown = DecodeError::Unknown { isa, addr, word: words[0] };
         let (enc, ienc) = match self.tables.classify(&words) {
