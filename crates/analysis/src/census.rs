@@ -10,17 +10,110 @@ use crate::cfg::{self, CallTarget, Flow};
 use crate::load::{self, Program, WaveSize};
 use crate::nv::NvInfo;
 use isabridge_decoder::amd::{GFX10, GFX12};
-use isabridge_decoder::spec::NvKind;
+use isabridge_decoder::spec::{Field, NvKind};
 use isabridge_decoder::{Decoded, Isa, IsaPlugin};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 /// Version of the JSON schema; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// Counts by name.
-pub type Histogram = BTreeMap<String, u64>;
+/// Counts by name, sorted by name; serialized as a JSON object. Keys are mostly table names
+/// (borrowed, never copied); formatted keys (`image.rsrc s[8:15]`) are owned.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Histogram(Vec<(Cow<'static, str>, u64)>);
+
+impl Histogram {
+    /// An empty histogram.
+    pub fn new() -> Self {
+        Histogram(Vec::new())
+    }
+
+    /// Builds from (name, count) pairs in any order; equal names are summed.
+    pub fn from_pairs(mut v: Vec<(Cow<'static, str>, u64)>) -> Self {
+        v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut out: Vec<(Cow<'static, str>, u64)> = Vec::with_capacity(v.len());
+        for (k, n) in v {
+            match out.last_mut() {
+                Some(l) if l.0 == k => l.1 += n,
+                _ => out.push((k, n)),
+            }
+        }
+        Histogram(out)
+    }
+
+    /// The count of `k`.
+    pub fn get(&self, k: &str) -> Option<u64> {
+        self.0.binary_search_by(|x| x.0.as_ref().cmp(k)).ok().map(|i| self.0[i].1)
+    }
+
+    /// (name, count) in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> + '_ {
+        self.0.iter().map(|(k, v)| (k.as_ref(), *v))
+    }
+
+    /// Names in order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> + '_ {
+        self.0.iter().map(|x| x.0.as_ref())
+    }
+
+    /// Number of names.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Adds `n` to `k`.
+    pub fn add(&mut self, k: impl Into<Cow<'static, str>>, n: u64) {
+        let k = k.into();
+        match self.0.binary_search_by(|x| x.0.as_ref().cmp(k.as_ref())) {
+            Ok(i) => self.0[i].1 += n,
+            Err(i) => self.0.insert(i, (k, n)),
+        }
+    }
+
+    /// Adds every count of `o`.
+    pub fn merge(&mut self, o: &Histogram) {
+        if o.is_empty() {
+            return;
+        }
+        let mut out = Vec::with_capacity(self.0.len() + o.0.len());
+        let (mut a, mut b) = (std::mem::take(&mut self.0).into_iter().peekable(), o.0.iter().peekable());
+        loop {
+            match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => match x.0.cmp(&y.0) {
+                    std::cmp::Ordering::Less => out.push(a.next().unwrap()),
+                    std::cmp::Ordering::Greater => out.push(b.next().unwrap().clone()),
+                    std::cmp::Ordering::Equal => {
+                        let (k, n) = a.next().unwrap();
+                        out.push((k, n + b.next().unwrap().1));
+                    }
+                },
+                (Some(_), None) => out.push(a.next().unwrap()),
+                (None, Some(_)) => out.push(b.next().unwrap().clone()),
+                (None, None) => break,
+            }
+        }
+        self.0 = out;
+    }
+}
+
+impl Serialize for Histogram {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k.as_ref(), v)?;
+        }
+        m.end()
+    }
+}
 
 /// What one shader, one ISA or the whole corpus contains.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
@@ -51,13 +144,7 @@ pub struct Counts {
     /// unsupported).
     pub gfx12: Histogram,
     /// gfx1013 -> gfx12: the mnemonics in each category other than `unchanged`.
-    pub gfx12_ops: BTreeMap<String, Histogram>,
-}
-
-fn merge_h(a: &mut Histogram, b: &Histogram) {
-    for (k, v) in b {
-        *a.entry(k.clone()).or_default() += v;
-    }
+    pub gfx12_ops: BTreeMap<&'static str, Histogram>,
 }
 
 impl Counts {
@@ -66,17 +153,17 @@ impl Counts {
         self.instructions += o.instructions;
         self.code_bytes += o.code_bytes;
         self.data_bytes += o.data_bytes;
-        merge_h(&mut self.opcodes, &o.opcodes);
-        merge_h(&mut self.encodings, &o.encodings);
-        merge_h(&mut self.features, &o.features);
-        merge_h(&mut self.export_targets, &o.export_targets);
-        merge_h(&mut self.interpolation, &o.interpolation);
-        merge_h(&mut self.descriptor_sources, &o.descriptor_sources);
-        merge_h(&mut self.cbuf_banks, &o.cbuf_banks);
-        merge_h(&mut self.directed_rounding, &o.directed_rounding);
-        merge_h(&mut self.gfx12, &o.gfx12);
+        self.opcodes.merge(&o.opcodes);
+        self.encodings.merge(&o.encodings);
+        self.features.merge(&o.features);
+        self.export_targets.merge(&o.export_targets);
+        self.interpolation.merge(&o.interpolation);
+        self.descriptor_sources.merge(&o.descriptor_sources);
+        self.cbuf_banks.merge(&o.cbuf_banks);
+        self.directed_rounding.merge(&o.directed_rounding);
+        self.gfx12.merge(&o.gfx12);
         for (k, h) in &o.gfx12_ops {
-            merge_h(self.gfx12_ops.entry(k.clone()).or_default(), h);
+            self.gfx12_ops.entry(k).or_default().merge(h);
         }
     }
 }
@@ -113,6 +200,9 @@ pub struct Shader {
     pub cfg: CfgSummary,
     /// What it contains.
     pub counts: Counts,
+    /// The same counts by table index, for the totals.
+    #[serde(skip)]
+    raw: Raw,
 }
 
 /// One input file.
@@ -148,21 +238,26 @@ pub struct Census {
 impl Census {
     /// Builds totals over per-file results (already in the order to report).
     pub fn from_files(files: Vec<FileCensus>) -> Census {
-        let mut per_isa: BTreeMap<String, Counts> = BTreeMap::new();
-        let mut totals = Counts::default();
+        let mut per: BTreeMap<&'static str, RawTotal> = BTreeMap::new();
         let mut shaders_per_isa: BTreeMap<String, u64> = BTreeMap::new();
         let mut failed_files = 0;
         for f in &files {
             if f.error.is_some() {
                 failed_files += 1;
             }
-            let Some(isa) = &f.isa else { continue };
-            let e = per_isa.entry(isa.clone()).or_default();
+            let Some(isa) = f.isa.as_deref().and_then(Isa::from_name) else { continue };
+            let e = per.entry(isa.name()).or_insert_with(|| RawTotal::new(isa));
             for s in &f.shaders {
-                e.add(&s.counts);
-                totals.add(&s.counts);
-                *shaders_per_isa.entry(isa.clone()).or_default() += 1;
+                e.add(&s.raw);
+                *shaders_per_isa.entry(isa.name().into()).or_default() += 1;
             }
+        }
+        let mut per_isa = BTreeMap::new();
+        let mut totals = Counts::default();
+        for (k, t) in per {
+            let c = t.finish();
+            totals.add(&c);
+            per_isa.insert(k.to_string(), c);
         }
         Census { schema_version: SCHEMA_VERSION, files, per_isa, totals, shaders_per_isa, failed_files }
     }
@@ -176,56 +271,261 @@ pub fn census_bytes(path: &str, bytes: &[u8], raw_isa: Option<Isa>) -> FileCensu
     }
 }
 
-/// Takes the census of a loaded program.
+/// Takes the census of a loaded program; its functions run in parallel on the current rayon
+/// pool (a file of many functions is not one long serial task), in address order in the result.
 pub fn census_program(path: &str, p: &Program) -> FileCensus {
-    let mut shaders = Vec::new();
-    for s in &p.sections {
-        for f in &s.functions {
-            shaders.push(shader(p, s, f));
-        }
-    }
+    use rayon::prelude::*;
+    let work: Vec<(&load::Section, &load::Function)> =
+        p.sections.iter().flat_map(|s| s.functions.iter().map(move |f| (s, f))).collect();
+    let shaders = if work.len() > 1 {
+        work.par_iter().with_min_len(8).map(|(s, f)| shader(p, s, f)).collect()
+    } else {
+        work.iter().map(|(s, f)| shader(p, s, f)).collect()
+    };
     FileCensus { path: path.into(), isa: Some(p.isa.name().into()), error: None, shaders }
 }
 
-/// Counters gathered while walking one shader; names are made once at the end.
+/// Feature counter names; a shader counts them in an array indexed by position.
+const FEATURES: [&str; 47] = [
+    "branch",
+    "buffer",
+    "cf.bra",
+    "cf.break",
+    "cf.brk",
+    "cf.brx",
+    "cf.bssy",
+    "cf.bsync",
+    "cf.cal",
+    "cf.call",
+    "cf.cont",
+    "cf.exit",
+    "cf.jcal",
+    "cf.jmp",
+    "cf.jmx",
+    "cf.kil",
+    "cf.kill",
+    "cf.pbk",
+    "cf.pcnt",
+    "cf.pret",
+    "cf.ret",
+    "cf.ssy",
+    "cf.sync",
+    "cf.warpsync",
+    "constant_load",
+    "dpp16",
+    "dpp8",
+    "endpgm",
+    "export",
+    "fetch_shader_call",
+    "flat",
+    "getpc",
+    "global",
+    "image",
+    "interp",
+    "jump_table",
+    "lds",
+    "local",
+    "param_load",
+    "predicated",
+    "scratch",
+    "sdwa",
+    "setpc",
+    "smem",
+    "swappc",
+    "undecodable_words",
+    "uniform_registers",
+];
+const NF: usize = FEATURES.len();
+const _: () = assert!(NF <= 64, "feature sets are u64 bit sets");
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The index of a feature name (a compile-time error for an unknown name).
+const fn feat(n: &str) -> usize {
+    let mut i = 0;
+    while i < NF {
+        if str_eq(FEATURES[i], n) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("unknown feature name")
+}
+
+fn feat_id(n: &str) -> Option<usize> {
+    FEATURES.iter().position(|f| *f == n)
+}
+
+const F_PREDICATED: usize = feat("predicated");
+const F_UNIFORM: usize = feat("uniform_registers");
+const F_UNDECODABLE: usize = feat("undecodable_words");
+const F_FETCH_CALL: usize = feat("fetch_shader_call");
+const F_JUMP_TABLE: usize = feat("jump_table");
+
+/// A resource operand and its registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct DescKey {
+    kind: &'static str,
+    base: u32,
+    len: u32,
+}
+
+/// Counts of one shader (or one ISA's total) by table index, before names are attached.
+/// Small maps are vectors sorted by key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Raw {
+    /// (instruction table index, count), by index: AMD (instruction, encoding) pair; NVIDIA form.
+    runs: Vec<(u16, u64)>,
+    features: [u64; NF],
+    export_targets: Vec<(u32, u64)>,
+    interp: Vec<((u16, u32), u64)>,
+    descriptors: Vec<(DescKey, u64)>,
+    cbuf_banks: Vec<(Option<u32>, u64)>,
+    rounding: Vec<((u16, &'static str), u64)>,
+    instructions: u64,
+    code_bytes: u64,
+    data_bytes: u64,
+}
+
+impl Default for Raw {
+    fn default() -> Self {
+        Raw {
+            runs: Vec::new(),
+            features: [0; NF],
+            export_targets: Vec::new(),
+            interp: Vec::new(),
+            descriptors: Vec::new(),
+            cbuf_banks: Vec::new(),
+            rounding: Vec::new(),
+            instructions: 0,
+            code_bytes: 0,
+            data_bytes: 0,
+        }
+    }
+}
+
+fn bump_small<K: PartialEq>(v: &mut Vec<(K, u64)>, k: K) {
+    match v.iter_mut().find(|x| x.0 == k) {
+        Some(x) => x.1 += 1,
+        None => v.push((k, 1)),
+    }
+}
+
+/// One ISA's totals being summed: a dense vector over the instruction table.
+struct RawTotal {
+    isa: Isa,
+    dense: Vec<u64>,
+    features: [u64; NF],
+    export_targets: BTreeMap<u32, u64>,
+    interp: BTreeMap<(u16, u32), u64>,
+    descriptors: BTreeMap<DescKey, u64>,
+    cbuf_banks: BTreeMap<Option<u32>, u64>,
+    rounding: BTreeMap<(u16, &'static str), u64>,
+    instructions: u64,
+    code_bytes: u64,
+    data_bytes: u64,
+}
+
+fn add_map<K: Ord + Copy>(m: &mut BTreeMap<K, u64>, v: &[(K, u64)]) {
+    for &(k, n) in v {
+        *m.entry(k).or_default() += n;
+    }
+}
+
+impl RawTotal {
+    fn new(isa: Isa) -> Self {
+        RawTotal {
+            isa,
+            dense: Vec::new(),
+            features: [0; NF],
+            export_targets: BTreeMap::new(),
+            interp: BTreeMap::new(),
+            descriptors: BTreeMap::new(),
+            cbuf_banks: BTreeMap::new(),
+            rounding: BTreeMap::new(),
+            instructions: 0,
+            code_bytes: 0,
+            data_bytes: 0,
+        }
+    }
+
+    fn add(&mut self, r: &Raw) {
+        for &(i, n) in &r.runs {
+            let i = i as usize;
+            if i >= self.dense.len() {
+                self.dense.resize(i + 1, 0);
+            }
+            self.dense[i] += n;
+        }
+        for (a, b) in self.features.iter_mut().zip(&r.features) {
+            *a += b;
+        }
+        add_map(&mut self.export_targets, &r.export_targets);
+        add_map(&mut self.interp, &r.interp);
+        add_map(&mut self.descriptors, &r.descriptors);
+        add_map(&mut self.cbuf_banks, &r.cbuf_banks);
+        add_map(&mut self.rounding, &r.rounding);
+        self.instructions += r.instructions;
+        self.code_bytes += r.code_bytes;
+        self.data_bytes += r.data_bytes;
+    }
+
+    fn finish(self) -> Counts {
+        let raw = Raw {
+            runs: self.dense.iter().enumerate().filter(|x| *x.1 > 0).map(|(i, n)| (i as u16, *n)).collect(),
+            features: self.features,
+            export_targets: self.export_targets.into_iter().collect(),
+            interp: self.interp.into_iter().collect(),
+            descriptors: self.descriptors.into_iter().collect(),
+            cbuf_banks: self.cbuf_banks.into_iter().collect(),
+            rounding: self.rounding.into_iter().collect(),
+            instructions: self.instructions,
+            code_bytes: self.code_bytes,
+            data_bytes: self.data_bytes,
+        };
+        name_counts(self.isa, &raw)
+    }
+}
+
+/// Counters gathered while walking one shader.
 struct Acc {
     isa: Isa,
     /// Table index of every counted instruction (sorted and counted at the end).
     by_index: Vec<u16>,
-    features: BTreeMap<&'static str, u64>,
-    export_targets: BTreeMap<u32, u64>,
-    interp: BTreeMap<(u16, u32), u64>,
-    descriptors: BTreeMap<(&'static str, u32, u32), u64>,
-    cbuf_banks: BTreeMap<Option<u32>, u64>,
-    rounding: BTreeMap<(u16, &'static str), u64>,
+    raw: Raw,
     w32: u64,
     w64: u64,
-    instructions: u64,
-    code_bytes: u64,
 }
 
 fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
     let isa = p.isa;
+    let unit = if isa == Isa::Gfx1013 || isa == Isa::Gfx1201 { 6 } else { 16 };
     let mut acc = Acc {
         isa,
-        by_index: Vec::with_capacity(((f.end - f.start) / 8) as usize),
-        features: BTreeMap::new(),
-        export_targets: BTreeMap::new(),
-        interp: BTreeMap::new(),
-        descriptors: BTreeMap::new(),
-        cbuf_banks: BTreeMap::new(),
-        rounding: BTreeMap::new(),
+        by_index: Vec::with_capacity(((f.end - f.start) / unit) as usize),
+        raw: Raw::default(),
         w32: 0,
         w64: 0,
-        instructions: 0,
-        code_bytes: 0,
     };
     let mut summary = CfgSummary::default();
-    let mut data_bytes = 0;
     match cfg::recover(isa, s, f) {
         Ok(g) => {
             summary.blocks = g.blocks.len() as u64;
             summary.edges = g.edges.len() as u64;
+            let mut calls: Vec<(&'static str, u64)> = Vec::new();
             for c in &g.calls {
                 let k = match c.target {
                     CallTarget::Direct(_) => "direct",
@@ -233,12 +533,23 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
                     CallTarget::FetchShader(_) => "fetch_shader",
                     CallTarget::Indirect(_) | CallTarget::Pending => "indirect",
                 };
-                *summary.calls.entry(k.into()).or_default() += 1;
+                bump_small(&mut calls, k);
             }
-            data_bytes = g.data.iter().map(|(a, b)| b - a).sum();
-            for (addr, d, flow) in &g.insts {
-                inst(&mut acc, s, *addr, d);
-                flow_features(&mut acc, flow);
+            summary.calls = Histogram::from_pairs(calls.into_iter().map(|(k, n)| (Cow::Borrowed(k), n)).collect());
+            acc.raw.data_bytes = g.data.iter().map(|(a, b)| b - a).sum();
+            let amd = matches!(isa, Isa::Gfx1013 | Isa::Gfx1201);
+            if amd {
+                let tab = amd_tab(isa);
+                for (_, d, flow) in &g.insts {
+                    amd_inst(&mut acc, tab, d);
+                    flow_features(&mut acc, flow);
+                }
+            } else {
+                let tab = nv_tab(isa);
+                for (_, d, flow) in &g.insts {
+                    nv_inst(&mut acc, tab, d);
+                    flow_features(&mut acc, flow);
+                }
             }
         }
         Err(e) => {
@@ -256,8 +567,14 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
             None => ("unknown", "none"),
         },
     };
-    let mut counts = finish(acc);
-    counts.data_bytes = data_bytes;
+    let mut raw = acc.raw;
+    raw.runs = runs(acc.by_index);
+    raw.export_targets.sort_unstable();
+    raw.interp.sort_unstable();
+    raw.descriptors.sort_unstable();
+    raw.cbuf_banks.sort_unstable();
+    raw.rounding.sort_unstable();
+    let counts = name_counts(isa, &raw);
     Shader {
         name: f.name.clone(),
         section: s.name.clone(),
@@ -267,6 +584,15 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
         wave_source: wave_source.into(),
         cfg: summary,
         counts,
+        raw,
+    }
+}
+
+fn inst(acc: &mut Acc, d: &Decoded) {
+    if matches!(acc.isa, Isa::Gfx1013 | Isa::Gfx1201) {
+        amd_inst(acc, amd_tab(acc.isa), d)
+    } else {
+        nv_inst(acc, nv_tab(acc.isa), d)
     }
 }
 
@@ -285,24 +611,24 @@ fn sweep(acc: &mut Acc, s: &load::Section, f: &load::Function) {
                 let r = <Sm50 as SweepDecode>::dec(&code, a);
                 let next = Sm50::next_addr(a);
                 if let Ok(d) = r {
-                    inst(acc, s, a, &d);
+                    inst(acc, &d);
                 } else {
-                    *acc.features.entry("undecodable_words").or_default() += 1;
+                    acc.raw.features[F_UNDECODABLE] += 1;
                 }
                 a = next;
                 continue;
             }
             Isa::Sm86 => crate::nv::plugin(isa).decode(code.bytes_at(a), a),
-            Isa::Gfx1013 => GFX10.decode(code.bytes_at(a), a),
-            Isa::Gfx1201 => GFX12.decode(code.bytes_at(a), a),
+            Isa::Gfx1013 => GFX10.decode_inst(code.bytes_at(a), a),
+            Isa::Gfx1201 => GFX12.decode_inst(code.bytes_at(a), a),
         };
         match d {
             Ok(d) => {
-                inst(acc, s, a, &d);
+                inst(acc, &d);
                 a += d.len as u64;
             }
             Err(_) => {
-                *acc.features.entry("undecodable_words").or_default() += 1;
+                acc.raw.features[F_UNDECODABLE] += 1;
                 a += if isa == Isa::Sm86 { 16 } else { 4 };
             }
         }
@@ -321,12 +647,11 @@ impl SweepDecode for cfg::sm50::Sm50 {
 }
 
 fn flow_features(acc: &mut Acc, flow: &Flow) {
-    let k = match flow {
-        Flow::Call(CallTarget::FetchShader(_)) => "fetch_shader_call",
-        Flow::Table(_) => "jump_table",
-        _ => return,
-    };
-    *acc.features.entry(k).or_default() += 1;
+    match flow {
+        Flow::Call(CallTarget::FetchShader(_)) => acc.raw.features[F_FETCH_CALL] += 1,
+        Flow::Table(_) => acc.raw.features[F_JUMP_TABLE] += 1,
+        _ => {}
+    }
 }
 
 /// Per-instruction classes, computed once per ISA.
@@ -353,29 +678,170 @@ mod class {
     pub const BRANCH: u32 = 1 << 19;
     pub const ENDPGM: u32 = 1 << 20;
     pub const PARAM_LOAD: u32 = 1 << 21;
-    pub const FIELD_WORK: u32 = IMAGE | BUFFER | EXPORT | INTERP | SMEM | SOP_B32 | SOP_B64;
+    /// The instruction has a sampler operand.
+    pub const HAS_SAMP: u32 = 1 << 22;
+    /// `s_buffer_load_*` / `s_buffer_store_*`: SBASE is a buffer descriptor.
+    pub const S_BUFFER: u32 = 1 << 23;
+    pub const FIELD_WORK: u32 = IMAGE | BUFFER | EXPORT | INTERP | S_BUFFER | SOP_B32 | SOP_B64;
+    /// (class bit, feature name) of the classes counted as features.
+    pub const FEATURE_BITS: [(u32, &str); 18] = [
+        (SDWA, "sdwa"),
+        (DPP16, "dpp16"),
+        (DPP8, "dpp8"),
+        (IMAGE, "image"),
+        (BUFFER, "buffer"),
+        (LDS, "lds"),
+        (EXPORT, "export"),
+        (INTERP, "interp"),
+        (PARAM_LOAD, "param_load"),
+        (SMEM, "smem"),
+        (FLAT, "flat"),
+        (GLOBAL, "global"),
+        (SCRATCH, "scratch"),
+        (GETPC, "getpc"),
+        (SETPC, "setpc"),
+        (SWAPPC, "swappc"),
+        (BRANCH, "branch"),
+        (ENDPGM, "endpgm"),
+    ];
 }
 
-fn amd_classes(isa: Isa) -> &'static [u32] {
-    static C10: OnceLock<Vec<u32>> = OnceLock::new();
-    static C12: OnceLock<Vec<u32>> = OnceLock::new();
+/// The fields the census reads, per AMD encoding.
+#[derive(Default, Clone, Copy)]
+struct AmdFields {
+    sdst: Option<Field>,
+    rsrc: Option<Field>,
+    samp: Option<Field>,
+    r128: Option<Field>,
+    sbase: Option<Field>,
+    target: Option<Field>,
+    attr: Option<Field>,
+}
+
+/// Names sorted, and each table entry's rank among them.
+struct Ranked {
+    names: Vec<&'static str>,
+    rank: Vec<u16>,
+}
+
+impl Ranked {
+    fn new(per_entry: Vec<&'static str>) -> Ranked {
+        let mut names = per_entry.clone();
+        names.sort_unstable();
+        names.dedup();
+        let rank = per_entry.iter().map(|n| names.binary_search(n).unwrap_or(0) as u16).collect();
+        Ranked { names, rank }
+    }
+
+    /// Histogram of `runs` (entry index, count) by name.
+    fn histogram(&self, runs: &[(u16, u64)]) -> Histogram {
+        let mut v: Vec<(u16, u64)> = runs.iter().map(|&(i, n)| (self.rank[i as usize], n)).collect();
+        v.sort_unstable_by_key(|x| x.0);
+        let mut out: Vec<(Cow<'static, str>, u64)> = Vec::with_capacity(v.len());
+        let mut last = u16::MAX;
+        for (r, n) in v {
+            if r == last {
+                if let Some(l) = out.last_mut() {
+                    l.1 += n;
+                }
+            } else {
+                out.push((Cow::Borrowed(self.names[r as usize]), n));
+                last = r;
+            }
+        }
+        Histogram(out)
+    }
+}
+
+/// Per-ISA facts of AMD instructions, computed once.
+struct AmdTab {
+    class: Vec<u32>,
+    /// Per entry: the features it counts towards, as a bit set over FEATURES.
+    feats: Vec<u64>,
+    enc: Vec<u16>,
+    fields: Vec<AmdFields>,
+    opcodes: Ranked,
+    encodings: Ranked,
+    mnemonic: Vec<&'static str>,
+    /// gfx1013 only: (category index into GFX12_CATS, mnemonic) per entry.
+    gfx12: Vec<(u8, &'static str)>,
+}
+
+const GFX12_CATS: [&str; 5] = ["expanded", "reencoded", "renamed", "unchanged", "unsupported"];
+
+fn amd_tab(isa: Isa) -> &'static AmdTab {
+    static T10: OnceLock<AmdTab> = OnceLock::new();
+    static T12: OnceLock<AmdTab> = OnceLock::new();
     macro_rules! build {
         ($p:expr) => {{
             let t = $p.tables();
-            t.inst_encodings
+            let class: Vec<u32> = t
+                .inst_encodings
                 .iter()
                 .map(|ie| {
                     let e = t.encodings[ie.enc as usize].name;
                     let n = t.instructions[ie.inst as usize].name;
-                    amd_class(e, n)
+                    let mut c = amd_class(e, n);
+                    if ie.operands.iter().any(|o| o.field.is_some_and(|f| f.name == "SSAMP" || f.name == "SAMP")) {
+                        c |= class::HAS_SAMP;
+                    }
+                    c
                 })
-                .collect()
+                .collect();
+            let fields = t
+                .encodings
+                .iter()
+                .map(|e| {
+                    let f = |n: &str| e.fields.iter().find(|x| x.name == n).copied();
+                    AmdFields {
+                        sdst: f("SDST"),
+                        rsrc: f("SRSRC").or_else(|| f("RSRC")),
+                        samp: f("SSAMP").or_else(|| f("SAMP")),
+                        r128: f("R128"),
+                        sbase: f("SBASE"),
+                        target: f("TARGET").or_else(|| f("TGT")),
+                        attr: f("ATTR"),
+                    }
+                })
+                .collect();
+            let mnemonic: Vec<&'static str> =
+                t.inst_encodings.iter().map(|ie| t.instructions[ie.inst as usize].mnemonic).collect();
+            let gfx12 = if isa == Isa::Gfx1013 {
+                (0..t.inst_encodings.len())
+                    .map(|i| {
+                        let (cat, name) = crate::gfx12map::category(i);
+                        (GFX12_CATS.iter().position(|c| *c == cat).unwrap_or(4) as u8, name)
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let feats = class
+                .iter()
+                .map(|&cl| {
+                    class::FEATURE_BITS
+                        .iter()
+                        .filter(|(bit, _)| cl & bit != 0)
+                        .filter_map(|(_, k)| feat_id(k))
+                        .fold(0u64, |m, f| m | 1 << f)
+                })
+                .collect();
+            AmdTab {
+                feats,
+                class,
+                enc: t.inst_encodings.iter().map(|ie| ie.enc).collect(),
+                fields,
+                opcodes: Ranked::new(mnemonic.clone()),
+                encodings: Ranked::new(t.inst_encodings.iter().map(|ie| t.encodings[ie.enc as usize].name).collect()),
+                mnemonic,
+                gfx12,
+            }
         }};
     }
     if isa == Isa::Gfx1201 {
-        C12.get_or_init(|| build!(GFX12))
+        T12.get_or_init(|| build!(GFX12))
     } else {
-        C10.get_or_init(|| build!(GFX10))
+        T10.get_or_init(|| build!(GFX10))
     }
 }
 
@@ -404,6 +870,9 @@ fn amd_class(enc: &str, name: &str) -> u32 {
         "ENC_FLAT_SCRATCH" | "ENC_VSCRATCH" => SCRATCH,
         _ => 0,
     };
+    if enc == "ENC_SMEM" && name.starts_with("S_BUFFER_") {
+        c |= S_BUFFER;
+    }
     if name == "S_GETPC_B64" {
         c |= GETPC;
     }
@@ -433,37 +902,30 @@ fn amd_class(enc: &str, name: &str) -> u32 {
     c
 }
 
-fn bump(acc: &mut Acc, k: &'static str) {
-    *acc.features.entry(k).or_default() += 1;
-}
-
-fn inst(acc: &mut Acc, s: &load::Section, addr: u64, d: &Decoded) {
-    acc.instructions += 1;
-    acc.code_bytes += if acc.isa == Isa::Sm50 { 8 } else { d.len as u64 };
-    match acc.isa {
-        Isa::Gfx1013 | Isa::Gfx1201 => amd_inst(acc, d),
-        _ => nv_inst(acc, s, addr, d),
-    }
-}
-
-fn amd_inst(acc: &mut Acc, d: &Decoded) {
+#[inline]
+fn amd_inst(acc: &mut Acc, tab: &AmdTab, d: &Decoded) {
     use class::*;
+    acc.raw.instructions += 1;
+    acc.raw.code_bytes += d.len as u64;
     let i = d.ienc as usize;
     acc.by_index.push(d.ienc);
-    let c = amd_classes(acc.isa).get(i).copied().unwrap_or(0);
-    if c & FIELD_WORK == 0 {
+    let c = tab.class.get(i).copied().unwrap_or(0);
+    if c & (EXEC32 | EXEC64) != 0 {
         if c & EXEC32 != 0 {
             acc.w32 += 1;
-        } else if c & EXEC64 != 0 {
+        } else {
             acc.w64 += 1;
         }
         return;
     }
-    let inf = cfg::amd::info(acc.isa, d);
-    let fld = |n: &str| inf.field(d, n);
+    if c & FIELD_WORK == 0 {
+        return;
+    }
+    let fl = &tab.fields[tab.enc[i] as usize];
+    let get = |f: &Option<Field>| f.as_ref().map(|f| f.get(&d.words));
     if c & (SOP_B32 | SOP_B64) != 0 {
         // Writing EXEC_LO (126) with a 32-bit op, or EXEC with a 64-bit op, shows the wave size.
-        if fld("SDST") == Some(126) {
+        if get(&fl.sdst) == Some(126) {
             if c & SOP_B32 != 0 {
                 acc.w32 += 1;
             } else {
@@ -473,78 +935,117 @@ fn amd_inst(acc: &mut Acc, d: &Decoded) {
         return;
     }
     if c & IMAGE != 0 {
-        if let Some(r) = fld("SRSRC").or_else(|| fld("RSRC")) {
-            let n = if fld("R128") == Some(1) { 4 } else { 8 };
-            *acc.descriptors.entry(("image.rsrc", (r * 4) as u32, n)).or_default() += 1;
+        if let Some(r) = get(&fl.rsrc) {
+            let n = if get(&fl.r128) == Some(1) { 4 } else { 8 };
+            bump_small(&mut acc.raw.descriptors, DescKey { kind: "image.rsrc", base: (r * 4) as u32, len: n });
         }
-        if inf.operands.iter().any(|o| o.field.is_some_and(|f| f.name == "SSAMP" || f.name == "SAMP")) {
-            if let Some(r) = fld("SSAMP").or_else(|| fld("SAMP")) {
-                *acc.descriptors.entry(("image.samp", (r * 4) as u32, 4)).or_default() += 1;
+        if c & HAS_SAMP != 0 {
+            if let Some(r) = get(&fl.samp) {
+                bump_small(&mut acc.raw.descriptors, DescKey { kind: "image.samp", base: (r * 4) as u32, len: 4 });
             }
         }
     }
     if c & BUFFER != 0 {
-        if let Some(r) = fld("SRSRC").or_else(|| fld("RSRC")) {
-            *acc.descriptors.entry(("buffer.rsrc", (r * 4) as u32, 4)).or_default() += 1;
+        if let Some(r) = get(&fl.rsrc) {
+            bump_small(&mut acc.raw.descriptors, DescKey { kind: "buffer.rsrc", base: (r * 4) as u32, len: 4 });
         }
     }
-    if c & SMEM != 0 && inf.name.starts_with("S_BUFFER_") {
-        if let Some(r) = fld("SBASE") {
-            *acc.descriptors.entry(("s_buffer.rsrc", (r * 2) as u32, 4)).or_default() += 1;
+    if c & S_BUFFER != 0 {
+        if let Some(r) = get(&fl.sbase) {
+            bump_small(&mut acc.raw.descriptors, DescKey { kind: "s_buffer.rsrc", base: (r * 2) as u32, len: 4 });
         }
     }
     if c & EXPORT != 0 {
-        if let Some(t) = fld("TARGET").or_else(|| fld("TGT")) {
-            *acc.export_targets.entry(t as u32).or_default() += 1;
+        if let Some(t) = get(&fl.target) {
+            bump_small(&mut acc.raw.export_targets, t as u32);
         }
     }
     if c & INTERP != 0 {
-        if let Some(a) = fld("ATTR") {
-            *acc.interp.entry((d.ienc, a as u32)).or_default() += 1;
+        if let Some(a) = get(&fl.attr) {
+            bump_small(&mut acc.raw.interp, (d.ienc, a as u32));
         }
     }
 }
 
-/// Per NVIDIA form: (uniform-register field indices, has a cbuf operand, rounding fields).
+/// Per NVIDIA form: facts the census reads.
 struct NvFormFacts {
+    /// Uniform-register fields and their "none" value.
     uniform: Vec<(usize, u64)>,
     cbuf: bool,
     rounding: Vec<usize>,
+    /// Feature of a control-flow instruction (`cf.bra`).
+    cf: Option<usize>,
+    /// Memory-class feature (`image`, `lds`, `global`, `local`, `constant_load`).
+    class: Option<usize>,
 }
 
-fn nv_facts(isa: Isa) -> &'static [NvFormFacts] {
-    static F50: OnceLock<Vec<NvFormFacts>> = OnceLock::new();
-    static F86: OnceLock<Vec<NvFormFacts>> = OnceLock::new();
+struct NvTab {
+    forms: Vec<NvFormFacts>,
+    opcodes: Ranked,
+    encodings: Ranked,
+}
+
+fn nv_tab(isa: Isa) -> &'static NvTab {
+    static F50: OnceLock<NvTab> = OnceLock::new();
+    static F86: OnceLock<NvTab> = OnceLock::new();
     let build = || {
         let t = crate::nv::plugin(isa).t;
-        t.forms
+        let name = |f: &isabridge_decoder::spec::NvForm| t.insts.get(f.inst as usize).map(|x| x.name).unwrap_or("?");
+        let forms = t
+            .forms
             .iter()
-            .map(|f| NvFormFacts {
-                uniform: f
-                    .fields
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, x)| match x.kind {
-                        NvKind::UReg => Some((i, 63)),
-                        NvKind::UPred => Some((i, 7)),
-                        _ => None,
-                    })
-                    .collect(),
-                cbuf: f.syntax.iter().any(|p| matches!(p, isabridge_decoder::spec::NvPiece::Lit(s) if s.contains("c[") || s.contains("cx["))),
-                rounding: f
-                    .fields
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, x)| {
-                        x.kind == NvKind::Lookup
-                            && t.operand_types.get(x.ty as usize).is_some_and(|ty| {
-                                ty.values.iter().any(|v| matches!(v.1.trim_start_matches('.'), "RZ" | "RM" | "RP"))
-                            })
-                    })
-                    .map(|(i, _)| i)
-                    .collect(),
+            .map(|f| {
+                let n = name(f);
+                let cf = match n {
+                    "BRA" | "BRX" | "JMP" | "JMX" | "SSY" | "SYNC" | "PBK" | "BRK" | "PCNT" | "CONT" | "CAL" | "JCAL"
+                    | "PRET" | "RET" | "EXIT" | "BSSY" | "BSYNC" | "WARPSYNC" | "CALL" | "BREAK" | "KIL" | "KILL" => {
+                        feat_id(&format!("cf.{}", n.to_ascii_lowercase()))
+                    }
+                    _ => None,
+                };
+                let class = match n {
+                    "TEX" | "TEXS" | "TLD" | "TLDS" | "TLD4" | "TLD4S" | "TXQ" | "TMML" | "TXD" | "SULD" | "SUST"
+                    | "SUATOM" | "SURED" => feat_id("image"),
+                    "LDS" | "STS" | "ATOMS" => feat_id("lds"),
+                    "LDG" | "STG" | "ATOMG" | "RED" | "LD" | "ST" | "ATOM" => feat_id("global"),
+                    "LDL" | "STL" => feat_id("local"),
+                    "LDC" | "ULDC" => feat_id("constant_load"),
+                    _ => None,
+                };
+                NvFormFacts {
+                    uniform: f
+                        .fields
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, x)| match x.kind {
+                            NvKind::UReg => Some((i, 63)),
+                            NvKind::UPred => Some((i, 7)),
+                            _ => None,
+                        })
+                        .collect(),
+                    cbuf: f.syntax.iter().any(|p| matches!(p, isabridge_decoder::spec::NvPiece::Lit(s) if s.contains("c[") || s.contains("cx["))),
+                    rounding: f
+                        .fields
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, x)| {
+                            x.kind == NvKind::Lookup
+                                && t.operand_types.get(x.ty as usize).is_some_and(|ty| {
+                                    ty.values.iter().any(|v| matches!(v.1.trim_start_matches('.'), "RZ" | "RM" | "RP"))
+                                })
+                        })
+                        .map(|(i, _)| i)
+                        .collect(),
+                    cf,
+                    class,
+                }
             })
-            .collect()
+            .collect();
+        NvTab {
+            forms,
+            opcodes: Ranked::new(t.forms.iter().map(name).collect()),
+            encodings: Ranked::new(t.forms.iter().map(|f| f.name).collect()),
+        }
     };
     if isa == Isa::Sm50 {
         F50.get_or_init(build)
@@ -553,34 +1054,35 @@ fn nv_facts(isa: Isa) -> &'static [NvFormFacts] {
     }
 }
 
-fn nv_inst(acc: &mut Acc, _s: &load::Section, _addr: u64, d: &Decoded) {
+#[inline]
+fn nv_inst(acc: &mut Acc, tab: &NvTab, d: &Decoded) {
+    acc.raw.instructions += 1;
+    acc.raw.code_bytes += if acc.isa == Isa::Sm50 { 8 } else { d.len as u64 };
     let i = d.enc as usize;
     acc.by_index.push(d.enc);
     let Some(inf) = NvInfo::new(acc.isa, d) else { return };
     if inf.predicated() {
-        bump(acc, "predicated");
+        acc.raw.features[F_PREDICATED] += 1;
     }
-    let Some(ff) = nv_facts(acc.isa).get(i) else { return };
+    let Some(ff) = tab.forms.get(i) else { return };
     if ff.uniform.iter().any(|&(k, none)| inf.form.fields[k].get(inf.w) != none) {
-        bump(acc, "uniform_registers");
+        acc.raw.features[F_UNIFORM] += 1;
     }
     if ff.cbuf {
         if let Some(c) = inf.cbuf() {
-            *acc.cbuf_banks.entry(c.bank).or_default() += 1;
+            bump_small(&mut acc.raw.cbuf_banks, c.bank);
         }
     }
     for &k in &ff.rounding {
         let f = &inf.form.fields[k];
         if let Some(n) = inf.t.operand_types.get(f.ty as usize).and_then(|t| t.lookup(f.get(inf.w) as i64)) {
-            let n = n.trim_start_matches('.');
-            if matches!(n, "RZ" | "RM" | "RP") {
-                let n: &'static str = match n {
-                    "RZ" => "RZ",
-                    "RM" => "RM",
-                    _ => "RP",
-                };
-                *acc.rounding.entry((d.enc, n)).or_default() += 1;
-            }
+            let n: &'static str = match n.trim_start_matches('.') {
+                "RZ" => "RZ",
+                "RM" => "RM",
+                "RP" => "RP",
+                _ => continue,
+            };
+            bump_small(&mut acc.raw.rounding, (d.enc, n));
         }
     }
 }
@@ -588,146 +1090,133 @@ fn nv_inst(acc: &mut Acc, _s: &load::Section, _addr: u64, d: &Decoded) {
 /// AMD export target names (RDNA ISA guide, EXP: 0-7 MRT0-7, 8 MRTZ, 9 NULL, 12-15 POS0-3,
 /// 32-63 PARAM0-31; gfx11+ adds 20 DUAL_SRC_BLEND0/21 ..1 and 21+ prims on gfx12 is not needed
 /// for gfx1013 input).
-fn export_name(t: u32) -> String {
-    match t {
-        0..=7 => format!("mrt{t}"),
-        8 => "mrtz".into(),
-        9 => "null".into(),
-        12..=15 => format!("pos{}", t - 12),
-        20 => "prim".into(),
-        32..=63 => format!("param{}", t - 32),
-        _ => format!("target{t}"),
+fn export_name(t: u32) -> Cow<'static, str> {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        (0..64u32)
+            .map(|t| match t {
+                0..=7 => format!("mrt{t}"),
+                8 => "mrtz".into(),
+                9 => "null".into(),
+                12..=15 => format!("pos{}", t - 12),
+                20 => "prim".into(),
+                32..=63 => format!("param{}", t - 32),
+                _ => format!("target{t}"),
+            })
+            .collect()
+    });
+    match names.get(t as usize) {
+        Some(n) => Cow::Borrowed(n.as_str()),
+        None => Cow::Owned(format!("target{t}")),
     }
 }
 
 /// (table index, count) pairs in index order.
-fn runs(mut v: Vec<u16>) -> Vec<(usize, u64)> {
+fn runs(mut v: Vec<u16>) -> Vec<(u16, u64)> {
     v.sort_unstable();
-    let mut out: Vec<(usize, u64)> = Vec::new();
+    let mut out: Vec<(u16, u64)> = Vec::new();
     for x in v {
         match out.last_mut() {
-            Some(l) if l.0 == x as usize => l.1 += 1,
-            _ => out.push((x as usize, 1)),
+            Some(l) if l.0 == x => l.1 += 1,
+            _ => out.push((x, 1)),
         }
     }
     out
 }
 
-fn finish(mut acc: Acc) -> Counts {
-    let counted = runs(std::mem::take(&mut acc.by_index));
-    let mut c = Counts { instructions: acc.instructions, code_bytes: acc.code_bytes, ..Default::default() };
-    for (k, v) in &acc.features {
-        c.features.insert((*k).into(), *v);
-    }
-    match acc.isa {
+/// Attaches names to raw counts.
+fn name_counts(isa: Isa, r: &Raw) -> Counts {
+    let mut c = Counts {
+        instructions: r.instructions,
+        code_bytes: r.code_bytes,
+        data_bytes: r.data_bytes,
+        ..Default::default()
+    };
+    let mut features = r.features;
+    match isa {
         Isa::Gfx1013 | Isa::Gfx1201 => {
-            use class::*;
-            let classes = amd_classes(acc.isa);
-            let names = |i: usize| -> (&'static str, &'static str) {
-                macro_rules! n {
-                    ($p:expr) => {{
-                        let t = $p.tables();
-                        let ie = &t.inst_encodings[i];
-                        (t.instructions[ie.inst as usize].mnemonic, t.encodings[ie.enc as usize].name)
-                    }};
+            let tab = amd_tab(isa);
+            c.opcodes = tab.opcodes.histogram(&r.runs);
+            c.encodings = tab.encodings.histogram(&r.runs);
+            let mut cats = [0u64; 5];
+            let mut ops: [Vec<(Cow<'static, str>, u64)>; 5] = Default::default();
+            for &(i, n) in &r.runs {
+                let mut m = tab.feats[i as usize];
+                while m != 0 {
+                    features[m.trailing_zeros() as usize] += n;
+                    m &= m - 1;
                 }
-                if acc.isa == Isa::Gfx1201 {
-                    n!(GFX12)
-                } else {
-                    n!(GFX10)
-                }
-            };
-            for &(i, n) in &counted {
-                let (m, e) = names(i);
-                *c.opcodes.entry(m.into()).or_default() += n;
-                *c.encodings.entry(e.into()).or_default() += n;
-                let cl = classes[i];
-                for (bit, k) in [
-                    (SDWA, "sdwa"),
-                    (DPP16, "dpp16"),
-                    (DPP8, "dpp8"),
-                    (IMAGE, "image"),
-                    (BUFFER, "buffer"),
-                    (LDS, "lds"),
-                    (EXPORT, "export"),
-                    (INTERP, "interp"),
-                    (PARAM_LOAD, "param_load"),
-                    (SMEM, "smem"),
-                    (FLAT, "flat"),
-                    (GLOBAL, "global"),
-                    (SCRATCH, "scratch"),
-                    (GETPC, "getpc"),
-                    (SETPC, "setpc"),
-                    (SWAPPC, "swappc"),
-                    (BRANCH, "branch"),
-                    (ENDPGM, "endpgm"),
-                ] {
-                    if cl & bit != 0 {
-                        *c.features.entry(k.into()).or_default() += n;
-                    }
-                }
-                if acc.isa == Isa::Gfx1013 {
-                    let (cat, name) = crate::gfx12map::category(i);
-                    *c.gfx12.entry(cat.into()).or_default() += n;
-                    if cat != "unchanged" {
-                        *c.gfx12_ops.entry(cat.into()).or_default().entry(name.into()).or_default() += n;
+                if let Some(&(cat, name)) = tab.gfx12.get(i as usize) {
+                    cats[cat as usize] += n;
+                    if GFX12_CATS[cat as usize] != "unchanged" {
+                        ops[cat as usize].push((Cow::Borrowed(name), n));
                     }
                 }
             }
-            for (t, n) in acc.export_targets {
-                *c.export_targets.entry(export_name(t)).or_default() += n;
+            if !tab.gfx12.is_empty() {
+                c.gfx12 = Histogram(
+                    GFX12_CATS.iter().zip(cats).filter(|x| x.1 > 0).map(|(k, n)| (Cow::Borrowed(*k), n)).collect(),
+                );
+                for (k, v) in GFX12_CATS.iter().zip(ops) {
+                    if !v.is_empty() {
+                        c.gfx12_ops.insert(k, Histogram::from_pairs(v));
+                    }
+                }
             }
-            for ((ienc, a), n) in acc.interp {
-                let (m, _) = names(ienc as usize);
-                *c.interpolation.entry(format!("{m} attr{a}")).or_default() += n;
-            }
-            for ((k, base, len), n) in acc.descriptors {
-                *c.descriptor_sources.entry(format!("{k} s[{base}:{}]", base + len - 1)).or_default() += n;
-            }
+            c.export_targets = Histogram::from_pairs(r.export_targets.iter().map(|&(t, n)| (export_name(t), n)).collect());
+            c.interpolation = Histogram::from_pairs(
+                r.interp
+                    .iter()
+                    .map(|&((ienc, a), n)| (Cow::Owned(format!("{} attr{a}", tab.mnemonic[ienc as usize])), n))
+                    .collect(),
+            );
+            c.descriptor_sources = Histogram::from_pairs(
+                r.descriptors
+                    .iter()
+                    .map(|(k, n)| (Cow::Owned(format!("{} s[{}:{}]", k.kind, k.base, k.base + k.len - 1)), *n))
+                    .collect(),
+            );
         }
         _ => {
-            let t = crate::nv::plugin(acc.isa).t;
-            for &(i, n) in &counted {
-                let f = &t.forms[i];
-                let name = t.insts.get(f.inst as usize).map(|x| x.name).unwrap_or("?");
-                *c.opcodes.entry(name.into()).or_default() += n;
-                *c.encodings.entry(f.name.into()).or_default() += n;
-                let cf = match name {
-                    "BRA" | "BRX" | "JMP" | "JMX" | "SSY" | "SYNC" | "PBK" | "BRK" | "PCNT" | "CONT" | "CAL" | "JCAL"
-                    | "PRET" | "RET" | "EXIT" | "BSSY" | "BSYNC" | "WARPSYNC" | "CALL" | "BREAK" | "KIL" | "KILL" => {
-                        Some(name)
-                    }
-                    _ => None,
-                };
-                if let Some(k) = cf {
-                    *c.features.entry(format!("cf.{}", k.to_ascii_lowercase())).or_default() += n;
-                }
-                let cls = match name {
-                    "TEX" | "TEXS" | "TLD" | "TLDS" | "TLD4" | "TLD4S" | "TXQ" | "TMML" | "TXD" | "SULD" | "SUST"
-                    | "SUATOM" | "SURED" => Some("image"),
-                    "LDS" | "STS" | "ATOMS" => Some("lds"),
-                    "LDG" | "STG" | "ATOMG" | "RED" | "LD" | "ST" | "ATOM" => Some("global"),
-                    "LDL" | "STL" => Some("local"),
-                    "LDC" | "ULDC" => Some("constant_load"),
-                    _ => None,
-                };
-                if let Some(k) = cls {
-                    *c.features.entry(k.into()).or_default() += n;
+            let tab = nv_tab(isa);
+            let t = crate::nv::plugin(isa).t;
+            c.opcodes = tab.opcodes.histogram(&r.runs);
+            c.encodings = tab.encodings.histogram(&r.runs);
+            for &(i, n) in &r.runs {
+                let ff = &tab.forms[i as usize];
+                for f in [ff.cf, ff.class].into_iter().flatten() {
+                    features[f] += n;
                 }
             }
-            for (b, n) in acc.cbuf_banks {
-                let k = match b {
-                    Some(b) => format!("c[{b:#x}]"),
-                    None => "cx[UR]".into(),
-                };
-                *c.cbuf_banks.entry(k.clone()).or_default() += n;
-                *c.descriptor_sources.entry(k).or_default() += n;
-            }
-            for ((form, m), n) in acc.rounding {
-                let name = t.insts.get(t.forms[form as usize].inst as usize).map(|x| x.name).unwrap_or("?");
-                *c.directed_rounding.entry(format!("{name}.{m}")).or_default() += n;
-            }
+            let bank = |b: Option<u32>| -> Cow<'static, str> {
+                match b {
+                    Some(b) => Cow::Owned(format!("c[{b:#x}]")),
+                    None => Cow::Borrowed("cx[UR]"),
+                }
+            };
+            c.cbuf_banks = Histogram::from_pairs(r.cbuf_banks.iter().map(|&(b, n)| (bank(b), n)).collect());
+            c.descriptor_sources = c.cbuf_banks.clone();
+            c.directed_rounding = Histogram::from_pairs(
+                r.rounding
+                    .iter()
+                    .map(|&((form, m), n)| {
+                        let name = t.insts.get(t.forms[form as usize].inst as usize).map(|x| x.name).unwrap_or("?");
+                        (Cow::Owned(format!("{name}.{m}")), n)
+                    })
+                    .collect(),
+            );
         }
     }
+    c.features = Histogram(
+        FEATURES.iter().zip(features).filter(|x| x.1 > 0).map(|(k, n)| (Cow::Borrowed(*k), n)).collect(),
+    );
     c
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn feature_names_are_sorted_and_unique() {
+        assert!(super::FEATURES.windows(2).all(|w| w[0] < w[1]));
+    }
 }

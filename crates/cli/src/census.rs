@@ -2,7 +2,7 @@
 //! `isabridge_analysis::census`; this file finds the files, runs them in parallel, and writes
 //! the terminal table, the JSON (schema: `crates/cli/CENSUS_SCHEMA.md`) and the HTML report.
 
-use isabridge_analysis::census::{census_bytes, Census, FileCensus};
+use isabridge_analysis::census::{census_bytes, Census, FileCensus, Histogram};
 use isabridge_decoder::Isa;
 use rayon::prelude::*;
 use std::fmt::Write as _;
@@ -95,8 +95,8 @@ pub fn run(a: &Args) -> Result<(), String> {
     Ok(())
 }
 
-fn top(h: &std::collections::BTreeMap<String, u64>, n: usize) -> Vec<(&String, u64)> {
-    let mut v: Vec<(&String, u64)> = h.iter().map(|(k, v)| (k, *v)).collect();
+fn top(h: &Histogram, n: usize) -> Vec<(&str, u64)> {
+    let mut v: Vec<(&str, u64)> = h.iter().collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     v.truncate(n);
     v
@@ -153,7 +153,7 @@ fn esc(s: &str) -> String {
 }
 
 /// A horizontal bar chart as inline SVG.
-fn bars(id: &str, title: &str, items: &[(&String, u64)]) -> String {
+fn bars(id: &str, title: &str, items: &[(&str, u64)]) -> String {
     let max = items.iter().map(|x| x.1).max().unwrap_or(1).max(1);
     let h = 18 * items.len() + 30;
     let mut s = format!("<figure><figcaption>{}</figcaption><svg class=\"chart\" id=\"{id}\" width=\"720\" height=\"{h}\" xmlns=\"http://www.w3.org/2000/svg\">", esc(title));
@@ -188,7 +188,7 @@ pub fn html(c: &Census) -> String {
         }
     }
     // Feature matrix: shaders x features.
-    let mut feats: Vec<&String> = c.totals.features.keys().collect();
+    let mut feats: Vec<&str> = c.totals.features.keys().collect();
     feats.sort();
     s.push_str("<h2>Feature matrix</h2>\n<table id=\"matrix\"><tr><th>shader</th>");
     for f in &feats {
@@ -200,7 +200,7 @@ pub fn html(c: &Census) -> String {
         for sh in &f.shaders {
             let _ = write!(s, "<tr><td>{} {}</td>", esc(&file), esc(&sh.name));
             for k in &feats {
-                match sh.counts.features.get(*k) {
+                match sh.counts.features.get(k) {
                     Some(v) => {
                         let _ = write!(s, "<td class=\"on\">{v}</td>");
                     }

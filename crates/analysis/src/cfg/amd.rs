@@ -20,7 +20,8 @@
 use super::{CallTarget, CfgError, Code, Family, Flow, Walk};
 use isabridge_decoder::amd::{GFX10, GFX12};
 use isabridge_decoder::spec::{Encoding, Operand, OperandType, FLAG_BRANCH};
-use isabridge_decoder::{Decoded, Isa, IsaPlugin};
+use isabridge_decoder::{Decoded, Isa};
+use std::sync::OnceLock;
 
 /// The AMD family.
 pub(crate) struct Amd;
@@ -87,11 +88,59 @@ impl Info {
     }
 }
 
-fn plugin(isa: Isa) -> &'static dyn IsaPlugin {
+/// How an instruction moves control, by its table entry (computed once per ISA).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FlowKind {
+    Next,
+    CodeEnd,
+    EndPgm,
+    Branch,
+    CondBranch,
+    CallRel,
+    SetPc,
+    SwapPc,
+    Other,
+}
+
+fn flow_kind(name: &str, flags: u8) -> FlowKind {
+    if name == "S_CODE_END" {
+        return FlowKind::CodeEnd;
+    }
+    if name.starts_with("S_ENDPGM") {
+        return FlowKind::EndPgm;
+    }
+    if flags & FLAG_BRANCH == 0 {
+        return FlowKind::Next;
+    }
+    match name {
+        "S_BRANCH" => FlowKind::Branch,
+        "S_CALL_B64" => FlowKind::CallRel,
+        "S_SETPC_B64" => FlowKind::SetPc,
+        "S_SWAPPC_B64" => FlowKind::SwapPc,
+        n if n.starts_with("S_CBRANCH_") || n.starts_with("S_SUBVECTOR_LOOP_") => FlowKind::CondBranch,
+        _ => FlowKind::Other,
+    }
+}
+
+fn flow_kinds(isa: Isa) -> &'static [FlowKind] {
+    static K10: OnceLock<Vec<FlowKind>> = OnceLock::new();
+    static K12: OnceLock<Vec<FlowKind>> = OnceLock::new();
+    macro_rules! build {
+        ($p:expr) => {{
+            let t = $p.tables();
+            t.inst_encodings
+                .iter()
+                .map(|ie| {
+                    let i = &t.instructions[ie.inst as usize];
+                    flow_kind(i.name, i.flags)
+                })
+                .collect()
+        }};
+    }
     if isa == Isa::Gfx1201 {
-        &GFX12
+        K12.get_or_init(|| build!(GFX12))
     } else {
-        &GFX10
+        K10.get_or_init(|| build!(GFX10))
     }
 }
 
@@ -104,7 +153,8 @@ impl Family for Amd {
     const UNIT: u64 = 4;
 
     fn decode(code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError> {
-        Ok(plugin(code.isa).decode(code.bytes_at(addr), addr)?)
+        let b = code.bytes_at(addr);
+        Ok(if code.isa == Isa::Gfx1201 { GFX12.decode_inst(b, addr) } else { GFX10.decode_inst(b, addr) }?)
     }
 
     fn next(addr: u64, d: &Decoded) -> u64 {
@@ -116,34 +166,29 @@ impl Family for Amd {
     }
 
     fn flow(code: &Code<'_>, addr: u64, d: &Decoded) -> Flow {
-        let inf = info(code.isa, d);
-        let name = inf.name;
-        if name == "S_CODE_END" {
-            return Flow::Invalid(CfgError::IntoPadding { isa: code.isa, inst: name, addr });
-        }
-        if name.starts_with("S_ENDPGM") {
-            return Flow::Exit { cond: false };
-        }
-        if inf.flags & FLAG_BRANCH == 0 {
+        let kind = flow_kinds(code.isa).get(d.ienc as usize).copied().unwrap_or(FlowKind::Next);
+        if kind == FlowKind::Next {
             return Flow::Next;
         }
-        match name {
-            "S_BRANCH" => Flow::Jump(simm16_target(&inf, d, addr)),
-            "S_CALL_B64" => Flow::Call(CallTarget::Direct(simm16_target(&inf, d, addr))),
-            "S_SETPC_B64" => {
+        let inf = info(code.isa, d);
+        match kind {
+            FlowKind::Next => Flow::Next,
+            FlowKind::CodeEnd => Flow::Invalid(CfgError::IntoPadding { isa: code.isa, inst: inf.name, addr }),
+            FlowKind::EndPgm => Flow::Exit { cond: false },
+            FlowKind::Branch => Flow::Jump(simm16_target(&inf, d, addr)),
+            FlowKind::CondBranch => Flow::Cond(simm16_target(&inf, d, addr)),
+            FlowKind::CallRel => Flow::Call(CallTarget::Direct(simm16_target(&inf, d, addr))),
+            FlowKind::SetPc => {
                 if inf.field(d, "SSRC0") == Some(30) {
                     Flow::Return { cond: false }
                 } else {
                     Flow::Deferred
                 }
             }
-            "S_SWAPPC_B64" => Flow::Call(CallTarget::Pending),
-            n if n.starts_with("S_CBRANCH_") || n.starts_with("S_SUBVECTOR_LOOP_") => {
-                Flow::Cond(simm16_target(&inf, d, addr))
-            }
-            _ => Flow::Invalid(CfgError::Unresolved {
+            FlowKind::SwapPc => Flow::Call(CallTarget::Pending),
+            FlowKind::Other => Flow::Invalid(CfgError::Unresolved {
                 isa: code.isa,
-                inst: name,
+                inst: inf.name,
                 addr,
                 why: "branch kind not handled".into(),
             }),
@@ -154,7 +199,15 @@ impl Family for Amd {
         let Some((_, d, _, _)) = walk.at(addr) else { return Flow::Deferred };
         let inf = info(code.isa, d);
         let n = inf.field(d, "SSRC0").unwrap_or(0) as u32;
-        match scan_pair(code, walk, addr, n) {
+        let scan = scan_pair(code, walk, addr, n);
+        if let Scan::Other(_) = scan {
+            match table_jump(code, walk, addr, n) {
+                Some(Ok(ts)) => return Flow::Table(ts),
+                Some(Err(why)) => return Flow::Invalid(CfgError::Unresolved { isa: code.isa, inst: inf.name, addr, why }),
+                None => {}
+            }
+        }
+        match scan {
             Scan::Target(t) => Flow::Jump(t),
             Scan::External(s) => Flow::Invalid(CfgError::Unresolved {
                 isa: code.isa,
@@ -230,7 +283,7 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
                 Scan::Other("pair partly computed from inputs".into())
             };
         }
-        if cur != addr && walk.jump_targets.contains(&cur) {
+        if cur != addr && walk.is_target(cur) {
             return Scan::Other(format!("another path joins at {cur:#x} before the jump"));
         }
         let Some((a, d, flow, _)) = walk.before(cur) else {
@@ -273,4 +326,84 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
         cur = a;
     }
     Scan::Other("no s_getpc_b64 within 64 instructions".into())
+}
+
+/// A jump through a table of offsets (the pattern of `fixtures/amd/cfg/setpc_table.s`):
+///
+/// ```text
+///   s_load_dword sK, s[b:b+1], <index>   ; s[b:b+1] = s_getpc_b64 + constant: the table T
+///   ...
+///   s_getpc_b64 s[n:n+1]                 ; base B = its address + 4
+///   s_add_u32   sn, sn, sK
+///   s_addc_u32  s(n+1), s(n+1), 0
+///   s_setpc_b64 s[n:n+1]                 ; jumps to B + table[index]
+/// ```
+///
+/// The table runs from T to the end of the function (the entry count is not in the code); every
+/// entry must land on a dword of the function before the table, or the jump is a typed error.
+/// None when the code before the jump is not this pattern.
+fn table_jump(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Option<Result<Vec<u64>, String>> {
+    let step = |at: u64| -> Option<(u64, Decoded, Info)> {
+        let (a, d, flow, _) = walk.before(at)?;
+        if !matches!(flow, Flow::Next) || walk.is_target(at) && at != addr {
+            return None;
+        }
+        Some((*a, *d, info(code.isa, d)))
+    };
+    let f = |inf: &Info, d: &Decoded, name: &str| inf.field(d, name).map(|v| v as u32);
+    let (a1, d1, i1) = step(addr)?;
+    if i1.name != "S_ADDC_U32" || f(&i1, &d1, "SDST") != Some(n + 1) || f(&i1, &d1, "SSRC0") != Some(n + 1) || f(&i1, &d1, "SSRC1") != Some(128) {
+        return None;
+    }
+    let (a2, d2, i2) = step(a1)?;
+    let k = f(&i2, &d2, "SSRC1")?;
+    if i2.name != "S_ADD_U32" || f(&i2, &d2, "SDST") != Some(n) || f(&i2, &d2, "SSRC0") != Some(n) || k >= 106 {
+        return None;
+    }
+    let (a3, d3, i3) = step(a2)?;
+    if i3.name != "S_GETPC_B64" || f(&i3, &d3, "SDST") != Some(n) {
+        return None;
+    }
+    let base = a3 + 4;
+    // Back to the load of sK; nothing else may write sK or branch in between.
+    let mut cur = a3;
+    let (la, ld, li) = loop {
+        let (a, d, inf) = match step(cur) {
+            Some(x) => x,
+            None => return Some(Err(format!("no s_load_dword of s{k} in the straight-line code before {addr:#x}"))),
+        };
+        if let Some((lo, hi)) = inf.sgpr_writes(&d) {
+            if lo <= k && k < hi {
+                break (a, d, inf);
+            }
+        }
+        cur = a;
+    };
+    if li.name != "S_LOAD_DWORD" || f(&li, &ld, "SDATA") != Some(k) {
+        return Some(Err(format!("s{k} comes from {} at {la:#x}, not s_load_dword", li.name)));
+    }
+    let b = f(&li, &ld, "SBASE")? * 2;
+    let table = match scan_pair(code, walk, la, b) {
+        Scan::Target(t) => t,
+        _ => return Some(Err(format!("the table address in s[{b}:{}] is not s_getpc_b64 plus a constant", b + 1))),
+    };
+    if table < code.start || table >= code.end || !(table - code.start).is_multiple_of(4) {
+        return Some(Err(format!("table at {table:#x} is not a dword of the function")));
+    }
+    let mut out = Vec::new();
+    let mut at = table;
+    while at + 4 <= code.end {
+        let bytes = code.bytes_at(at);
+        let e = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let t = (base as i64).wrapping_add(e as i64) as u64;
+        if t < code.start || t >= table || !(t - code.start).is_multiple_of(4) {
+            return Some(Err(format!("table entry at {at:#x} ({e:#x}) targets {t:#x}, not code of the function before the table")));
+        }
+        out.push(t);
+        at += 4;
+    }
+    if out.is_empty() {
+        return Some(Err("empty jump table".into()));
+    }
+    Some(Ok(out))
 }

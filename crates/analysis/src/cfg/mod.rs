@@ -306,8 +306,10 @@ pub struct Walk {
     start: u64,
     unit: u64,
     slot: Vec<u32>,
-    /// Targets of direct branches found so far.
-    pub jump_targets: BTreeSet<u64>,
+    /// Per slot: a direct branch, table or reconvergence point targets it.
+    target_slot: Vec<bool>,
+    /// Targets of direct branches found so far (unsorted, may repeat).
+    targets: Vec<u64>,
     /// (address, instruction, flow, reconvergence target of a pop).
     pub(crate) insts: Vec<(u64, Decoded, Flow, Option<u64>)>,
 }
@@ -315,6 +317,23 @@ pub struct Walk {
 const NONE: u32 = u32::MAX;
 
 impl Walk {
+    /// True when a branch, jump table or reconvergence point found so far targets `addr`.
+    pub fn is_target(&self, addr: u64) -> bool {
+        let Some(k) = addr.checked_sub(self.start) else { return false };
+        k.is_multiple_of(self.unit) && self.target_slot.get((k / self.unit) as usize).copied().unwrap_or(false)
+    }
+
+    fn add_target(&mut self, t: u64) {
+        self.targets.push(t);
+        if let Some(k) = t.checked_sub(self.start) {
+            if k.is_multiple_of(self.unit) {
+                if let Some(x) = self.target_slot.get_mut((k / self.unit) as usize) {
+                    *x = true;
+                }
+            }
+        }
+    }
+
     /// The instruction at `addr`, if the walk decoded one there.
     pub fn at(&self, addr: u64) -> Option<&(u64, Decoded, Flow, Option<u64>)> {
         let i = self.index(addr)?;
@@ -369,8 +388,30 @@ fn check_target<F: Family>(code: &Code<'_>, from: u64, d: &Decoded, to: u64) -> 
 
 fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
     let span = code.end.saturating_sub(code.start);
-    let mut w = Walk { start: code.start, unit: F::UNIT, slot: vec![NONE; span.div_ceil(F::UNIT) as usize], jump_targets: BTreeSet::new(), insts: Vec::new() };
-    let mut stacks: Vec<Stack> = Vec::new();
+    let slots = span.div_ceil(F::UNIT) as usize;
+    let mut w = Walk {
+        start: code.start,
+        unit: F::UNIT,
+        slot: vec![NONE; slots],
+        target_slot: vec![false; slots],
+        targets: Vec::new(),
+        insts: Vec::with_capacity(slots.min(1 << 16)),
+    };
+    // Reconvergence stacks, interned: `stacks[i]` is the index into `pool` of instruction i's.
+    let mut pool: Vec<Stack> = vec![Vec::new()];
+    let mut stacks: Vec<u32> = Vec::with_capacity(slots.min(1 << 16));
+    let intern = |pool: &mut Vec<Stack>, s: &Stack| -> u32 {
+        if s.is_empty() {
+            return 0;
+        }
+        match pool.iter().position(|p| p == s) {
+            Some(i) => i as u32,
+            None => {
+                pool.push(s.clone());
+                (pool.len() - 1) as u32
+            }
+        }
+    };
     let mut entry = code.start;
     if F::UNIT == 8 && entry.is_multiple_of(32) {
         entry += 8; // Maxwell: the first bundle's control word
@@ -381,7 +422,7 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
         while let Some((mut addr, mut stack)) = work.pop() {
             loop {
                 if let Some(i) = w.index(addr) {
-                    if stacks[i] != stack {
+                    if pool[stacks[i] as usize] != stack {
                         return Err(CfgError::StackMismatch { isa: code.isa, addr });
                     }
                     break;
@@ -394,7 +435,7 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
                 let idx = w.insts.len();
                 let k = ((addr - code.start) / F::UNIT) as usize;
                 w.slot[k] = idx as u32;
-                stacks.push(stack.clone());
+                stacks.push(intern(&mut pool, &stack));
                 let next = F::next(addr, &d);
                 let mut pop_target = None;
                 let mut go_on = true;
@@ -402,23 +443,23 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
                     Flow::Next | Flow::Call(_) => {}
                     Flow::Reconverge(t) => {
                         check_target::<F>(code, addr, &d, *t)?;
-                        w.jump_targets.insert(*t);
+                        w.add_target(*t);
                     }
                     Flow::Jump(t) => {
                         let t = check_target::<F>(code, addr, &d, *t)?;
-                        w.jump_targets.insert(t);
+                        w.add_target(t);
                         work.push((t, stack.clone()));
                         go_on = false;
                     }
                     Flow::Cond(t) => {
                         let t = check_target::<F>(code, addr, &d, *t)?;
-                        w.jump_targets.insert(t);
+                        w.add_target(t);
                         work.push((t, stack.clone()));
                     }
                     Flow::Table(ts) => {
                         for &t in ts {
                             let t = check_target::<F>(code, addr, &d, t)?;
-                            w.jump_targets.insert(t);
+                            w.add_target(t);
                             work.push((t, stack.clone()));
                         }
                         go_on = false;
@@ -426,7 +467,7 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
                     Flow::Return { cond } | Flow::Exit { cond } => go_on = *cond,
                     Flow::Push(kind, t) => {
                         let t = check_target::<F>(code, addr, &d, *t)?;
-                        w.jump_targets.insert(t);
+                        w.add_target(t);
                         stack.push((*kind, t));
                     }
                     Flow::Pop { .. } | Flow::CallPret(_) => {
@@ -466,8 +507,15 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
             match &flow {
                 Flow::Jump(t) => {
                     let t = check_target::<F>(code, addr, &d, *t)?;
-                    w.jump_targets.insert(t);
-                    work.push((t, stacks[i].clone()));
+                    w.add_target(t);
+                    work.push((t, pool[stacks[i] as usize].clone()));
+                }
+                Flow::Table(ts) => {
+                    for &t in ts {
+                        let t = check_target::<F>(code, addr, &d, t)?;
+                        w.add_target(t);
+                        work.push((t, pool[stacks[i] as usize].clone()));
+                    }
                 }
                 Flow::Return { cond: false } => {}
                 Flow::Invalid(e) => return Err(e.clone()),
@@ -498,26 +546,21 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
         }
     }
     calls.sort_by_key(|c| c.site);
-    let jt = std::mem::take(&mut w.jump_targets);
-    build(code, w, jt, calls)
+    build(code, w, calls)
 }
 
-fn build(code: &Code<'_>, w: Walk, jump_targets: BTreeSet<u64>, calls: Vec<Call>) -> Result<Cfg, CfgError> {
+fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>) -> Result<Cfg, CfgError> {
+    let jump_targets = w.targets;
     let mut insts = w.insts;
-    insts.sort_by_key(|x| x.0);
+    insts.sort_unstable_by_key(|x| x.0);
     let pos = |a: u64| insts.binary_search_by_key(&a, |x| x.0).ok();
-    let mut leaders: BTreeSet<usize> = BTreeSet::new();
+    let mut leaders = vec![false; insts.len() + 1];
+    leaders[0] = true;
     let entry = insts.first().map(|x| x.0).unwrap_or(code.start);
-    leaders.insert(pos(entry).unwrap_or(0));
     for &t in &jump_targets {
-        match pos(t) {
-            Some(i) => {
-                leaders.insert(i);
-            }
-            None => {
-                // A reconvergence point that no path reaches is only an annotation.
-                continue;
-            }
+        // A reconvergence point that no path reaches is only an annotation.
+        if let Some(i) = pos(t) {
+            leaders[i] = true;
         }
     }
     let mut sequential = vec![false; insts.len()];
@@ -532,11 +575,11 @@ fn build(code: &Code<'_>, w: Walk, jump_targets: BTreeSet<u64>, calls: Vec<Call>
         sequential[i] = phys == next_addr;
         let ends = !matches!(insts[i].2, Flow::Next | Flow::Push(..) | Flow::Reconverge(_));
         if ends || !sequential[i] {
-            leaders.insert(i + 1);
+            leaders[i + 1] = true;
         }
     }
     // Reconvergence points (BSSY targets that are reached) also start blocks: in jump_targets.
-    let starts: Vec<usize> = leaders.into_iter().filter(|&i| i < insts.len()).collect();
+    let starts: Vec<usize> = (0..insts.len()).filter(|&i| leaders[i]).collect();
     let mut blocks = Vec::with_capacity(starts.len());
     for (k, &s) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(insts.len());
