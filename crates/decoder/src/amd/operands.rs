@@ -307,3 +307,23 @@ pub fn bit_list(out: &mut String, bits: u64, n: usize) {
     }
     out.push(']');
 }
+
+/// Which source (0, 1, 2) a VOP operand's field holds, if it is one.
+pub fn src_index(op: &crate::spec::Operand) -> Option<usize> {
+    match op.field.map(|f| f.name) {
+        Some("SRC0") | Some("VSRC0") => Some(0),
+        Some("SRC1") | Some("VSRC1") => Some(1),
+        Some("SRC2") => Some(2),
+        _ => None,
+    }
+}
+
+/// Appends the output modifier (` mul:2`, ` mul:4`, ` div:2`; nothing for 0).
+pub fn omod(out: &mut String, v: u32) {
+    match v {
+        1 => out.push_str(" mul:2"),
+        2 => out.push_str(" mul:4"),
+        3 => out.push_str(" div:2"),
+        _ => {}
+    }
+}

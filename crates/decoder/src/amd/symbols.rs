@@ -200,9 +200,14 @@ pub fn depctr(out: &mut String, v: u32, fields: &[(&str, u32, u32)]) {
     }
 }
 
-/// Export target names (gfx10 and gfx12 share them; gfx12 has no param targets).
-pub fn exp_target(out: &mut String, t: u32) {
+/// Export target names. gfx12 has no parameter targets and adds the dual-source blend ones.
+pub fn exp_target(out: &mut String, t: u32, gfx12: bool) {
     match t {
+        21 if gfx12 => out.push_str("dual_src_blend0"),
+        22 if gfx12 => out.push_str("dual_src_blend1"),
+        32..=63 if gfx12 => {
+            let _ = write!(out, "invalid_target_{t}");
+        }
         0..=7 => {
             let _ = write!(out, "mrt{t}");
         }

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 pub fn print_exp(c: &Ctx<'_, Op>, out: &mut String) {
     out.push_str(c.mnemonic());
     out.push(' ');
-    symbols::exp_target(out, c.f(E::TARGET));
+    symbols::exp_target(out, c.f(E::TARGET), false);
     let en = c.f(E::EN);
     let compr = c.f(E::COMPR) != 0;
     let srcs = [c.f(E::VSRC0), c.f(E::VSRC1), c.f(E::VSRC2), c.f(E::VSRC3)];

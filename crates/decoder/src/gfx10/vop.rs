@@ -101,23 +101,7 @@ fn mod_kind(c: &Ctx<'_, Op>, op: &Operand, i: usize) -> Kind {
     }
 }
 
-fn src_index(op: &Operand) -> Option<usize> {
-    match op.field.map(|f| f.name) {
-        Some("SRC0") | Some("VSRC0") => Some(0),
-        Some("SRC1") | Some("VSRC1") => Some(1),
-        Some("SRC2") => Some(2),
-        _ => None,
-    }
-}
-
-fn omod(out: &mut String, v: u32) {
-    match v {
-        1 => out.push_str(" mul:2"),
-        2 => out.push_str(" mul:4"),
-        3 => out.push_str(" div:2"),
-        _ => {}
-    }
-}
+use crate::amd::operands::{omod, src_index};
 
 fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
     let vop3b = c.d.enc == enc::ENC_VOP3B;

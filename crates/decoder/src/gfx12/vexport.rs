@@ -10,23 +10,7 @@ use std::fmt::Write as _;
 pub fn print_export(c: &Ctx<'_, Op>, out: &mut String) {
     out.push_str(c.mnemonic());
     out.push(' ');
-    let t = c.f(E::TARGET);
-    match t {
-        0..=7 => {
-            let _ = write!(out, "mrt{t}");
-        }
-        8 => out.push_str("mrtz"),
-        9 => out.push_str("null"),
-        12..=16 => {
-            let _ = write!(out, "pos{}", t - 12);
-        }
-        20 => out.push_str("prim"),
-        21 => out.push_str("dual_src_blend0"),
-        22 => out.push_str("dual_src_blend1"),
-        _ => {
-            let _ = write!(out, "invalid_target_{t}");
-        }
-    }
+    crate::amd::symbols::exp_target(out, c.f(E::TARGET), true);
     let en = c.f(E::EN);
     let srcs = [c.f(E::VSRC0), c.f(E::VSRC1), c.f(E::VSRC2), c.f(E::VSRC3)];
     for (i, r) in srcs.iter().enumerate() {

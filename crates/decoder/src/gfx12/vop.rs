@@ -97,23 +97,7 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
     }
 }
 
-fn src_index(op: &Operand) -> Option<usize> {
-    match op.field.map(|f| f.name) {
-        Some("SRC0") | Some("VSRC0") => Some(0),
-        Some("SRC1") | Some("VSRC1") => Some(1),
-        Some("SRC2") => Some(2),
-        _ => None,
-    }
-}
-
-fn omod(out: &mut String, v: u32) {
-    match v {
-        1 => out.push_str(" mul:2"),
-        2 => out.push_str(" mul:4"),
-        3 => out.push_str(" div:2"),
-        _ => {}
-    }
-}
+use crate::amd::operands::{omod, src_index};
 
 /// True for a 16-bit (not packed) data format: the instruction takes op_sel.
 pub(super) fn is16(c: &Ctx<'_, Op>, op: &Operand) -> bool {
