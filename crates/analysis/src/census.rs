@@ -203,6 +203,18 @@ pub struct Shader {
     /// The same counts by table index, for the totals.
     #[serde(skip)]
     raw: Raw,
+    /// AMD: the wave size the instructions show (exec written by 32- or 64-bit ops only).
+    #[serde(skip)]
+    inst_wave: Option<WaveSize>,
+}
+
+impl Shader {
+    /// AMD: the wave size the instructions alone show (`*_saveexec_b32` or a 32-bit op writing
+    /// `exec_lo` -> 32; the 64-bit forms -> 64), whatever `wave` says; None when they show none
+    /// or both.
+    pub fn wave_from_instructions(&self) -> Option<WaveSize> {
+        self.inst_wave
+    }
 }
 
 /// One input file.
@@ -557,14 +569,21 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
             sweep(&mut acc, s, f);
         }
     }
+    let inst_wave = match (acc.w32 > 0, acc.w64 > 0) {
+        (true, false) => Some(WaveSize::W32),
+        (false, true) => Some(WaveSize::W64),
+        _ => None,
+    };
     let (wave, wave_source) = match isa {
         Isa::Sm50 | Isa::Sm86 => ("warp32", "isa"),
-        _ => match p.kernel_wave.get(&f.name) {
-            Some(WaveSize::W32) => ("wave32", "kernel_descriptor"),
-            Some(WaveSize::W64) => ("wave64", "kernel_descriptor"),
-            None if acc.w32 > 0 && acc.w64 == 0 => ("wave32", "instructions"),
-            None if acc.w64 > 0 && acc.w32 == 0 => ("wave64", "instructions"),
-            None => ("unknown", "none"),
+        _ => match p.entry_wave.get(&f.name).map(|x| (x.0, x.1.name())).or(p.object_wave.map(|w| (w, "object"))) {
+            Some((WaveSize::W32, src)) => ("wave32", src),
+            Some((WaveSize::W64, src)) => ("wave64", src),
+            None => match inst_wave {
+                Some(WaveSize::W32) => ("wave32", "instructions"),
+                Some(WaveSize::W64) => ("wave64", "instructions"),
+                None => ("unknown", "none"),
+            },
         },
     };
     let mut raw = acc.raw;
@@ -585,6 +604,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
         cfg: summary,
         counts,
         raw,
+        inst_wave,
     }
 }
 

@@ -5,6 +5,7 @@
 //! This crate sits on top of both `isabridge-decoder` (which knows the ISAs) and the IR (which
 //! knows none), so that the IR crate keeps carrying no ISA tables.
 
+pub mod amdmeta;
 pub mod census;
 pub mod cfg;
 pub mod gfx12map;

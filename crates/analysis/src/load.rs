@@ -3,6 +3,7 @@
 //! relocations (AMD `s_getpc_b64` call targets in relocatable objects), NVIDIA constant bank 2
 //! (jump tables read by `BRX`), and the wave size named by an AMD kernel descriptor.
 
+use crate::amdmeta;
 use isabridge_decoder::elf;
 use isabridge_decoder::Isa;
 use object::{Object, ObjectSection, ObjectSymbol, RelocationTarget, SectionKind, SymbolKind};
@@ -73,6 +74,29 @@ pub enum WaveSize {
     W64,
 }
 
+/// Where an AMD entry point's wave size was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WaveSource {
+    /// The HSA kernel descriptor `<name>.kd` (kernel_code_properties bit 10).
+    KernelDescriptor,
+    /// The HSA metadata note: `amdhsa.kernels[].wavefront_size`.
+    HsaMetadata,
+    /// The PAL metadata note: the hardware stage's `.wavefront_size`, else its W32_EN register
+    /// bit (see [`crate::amdmeta`]).
+    PalMetadata,
+}
+
+impl WaveSource {
+    /// The name used in the census (`kernel_descriptor`, `hsa_metadata`, `pal_metadata`).
+    pub fn name(self) -> &'static str {
+        match self {
+            WaveSource::KernelDescriptor => "kernel_descriptor",
+            WaveSource::HsaMetadata => "hsa_metadata",
+            WaveSource::PalMetadata => "pal_metadata",
+        }
+    }
+}
+
 /// A decoded input.
 #[derive(Debug, Clone)]
 pub struct Program {
@@ -82,6 +106,13 @@ pub struct Program {
     pub sections: Vec<Section>,
     /// AMD: kernel name -> wave size from its HSA kernel descriptor (`<name>.kd`).
     pub kernel_wave: BTreeMap<String, WaveSize>,
+    /// AMD: entry point (kernel or PAL stage entry symbol) -> wave size and where it was read;
+    /// the kernel descriptor wins over the metadata note.
+    pub entry_wave: BTreeMap<String, (WaveSize, WaveSource)>,
+    /// AMD: the wave size of every entry point when they all agree (what the other functions of
+    /// the object, which are compiled for the same wave size, inherit); None when the object
+    /// names no entry point or its entry points disagree.
+    pub object_wave: Option<WaveSize>,
 }
 
 /// Reads bytes as a program: an ELF code object or cubin (its header names the ISA), or a raw
@@ -101,7 +132,13 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
             relocs: BTreeMap::new(),
             const2: None,
         };
-        return Ok(Program { isa, sections: vec![s], kernel_wave: BTreeMap::new() });
+        return Ok(Program {
+            isa,
+            sections: vec![s],
+            kernel_wave: BTreeMap::new(),
+            entry_wave: BTreeMap::new(),
+            object_wave: None,
+        });
     }
     let obj = elf::read(bytes)?;
     // elf::read validated the header; the object crate parses it again for symbols,
@@ -189,5 +226,26 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
             }
         }
     }
-    Ok(Program { isa: obj.isa, sections, kernel_wave })
+    let mut entry_wave: BTreeMap<String, (WaveSize, WaveSource)> = BTreeMap::new();
+    if matches!(obj.isa, Isa::Gfx1013 | Isa::Gfx1201) {
+        for sec in file.sections().filter(|x| x.kind() == SectionKind::Note) {
+            let Ok(data) = sec.data() else { continue };
+            for desc in amdmeta::notes(data, "AMDGPU", amdmeta::NT_AMDGPU_METADATA) {
+                let Ok(m) = amdmeta::parse(desc) else { continue };
+                for (name, w, src) in amdmeta::entry_waves(&m) {
+                    let src = match src {
+                        amdmeta::MetaSource::HsaMetadata => WaveSource::HsaMetadata,
+                        _ => WaveSource::PalMetadata,
+                    };
+                    entry_wave.entry(name).or_insert((w, src));
+                }
+            }
+        }
+        for (k, w) in &kernel_wave {
+            entry_wave.insert(k.clone(), (*w, WaveSource::KernelDescriptor));
+        }
+    }
+    let mut sizes = entry_wave.values().map(|x| x.0);
+    let object_wave = sizes.next().filter(|w| sizes.all(|x| x == *w));
+    Ok(Program { isa: obj.isa, sections, kernel_wave, entry_wave, object_wave })
 }
