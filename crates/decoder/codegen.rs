@@ -38,6 +38,8 @@ pub struct Instruction {
     pub name: String,
     pub flags: u8,
     pub encs: Vec<InstEnc>,
+    /// NVIDIA extension `<SuffixOrder>`: (suffix, rank) in nvdisasm's print order.
+    pub suffix_order: Vec<(String, u16)>,
 }
 
 /// An instruction in one encoding.
@@ -61,6 +63,8 @@ pub struct Operand {
     pub implicit: bool,
     /// NVIDIA extension: printed value = field value * scale (`<Scale>`, 1 when absent).
     pub scale: u32,
+    /// NVIDIA extension `<OmitZero>`: a trailing number that is not printed when zero.
+    pub omit_zero: bool,
 }
 
 /// An operand type with its predefined values.
@@ -169,6 +173,12 @@ pub fn parse_spec(xml: &str) -> Result<Spec, String> {
                     }
                 }
             }
+            if let Some(so) = child(i, "SuffixOrder") {
+                for x in children(so, "Suffix") {
+                    let rank = x.attribute("Rank").and_then(|r| r.parse().ok()).unwrap_or(0);
+                    inst.suffix_order.push((x.text().unwrap_or("").to_string(), rank));
+                }
+            }
             if let Some(ies) = child(i, "InstructionEncodings") {
                 for ie in children(ies, "InstructionEncoding") {
                     let mut x = InstEnc {
@@ -193,6 +203,7 @@ pub fn parse_spec(xml: &str) -> Result<Spec, String> {
                                     output: is_true(o.attribute("Output")),
                                     implicit: is_true(o.attribute("IsImplicit")),
                                     scale: text(o, "Scale").parse().unwrap_or(1),
+                                    omit_zero: text(o, "OmitZero").eq_ignore_ascii_case("true"),
                                 },
                             ));
                         }
@@ -555,7 +566,10 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig) -> Result<String
     writeln!(w, "\n/// Instruction names (base mnemonics), sorted.").unwrap();
     writeln!(w, "pub static INSTS: &[NvInst] = &[").unwrap();
     for i in &insts {
-        writeln!(w, "    NvInst {{ name: {:?}, flags: {} }},", i.name, i.flags).unwrap();
+        let mut order = i.suffix_order.clone();
+        order.sort();
+        let order: Vec<String> = order.iter().map(|(x, r)| format!("({x:?}, {r})")).collect();
+        writeln!(w, "    NvInst {{ name: {:?}, flags: {}, order: &[{}] }},", i.name, i.flags, order.join(", ")).unwrap();
     }
     writeln!(w, "];").unwrap();
 
@@ -569,13 +583,13 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig) -> Result<String
         let mut fields = Vec::new();
         for f in &e.fields {
             let op = ie.operands.iter().find(|o| o.field == f.name);
-            let (kind, ty, scale) = match op {
-                Some(o) => (nv_kind(&o.ty), types[&o.ty], o.scale.max(1)),
-                None => ("Other", 0, 1),
+            let (kind, ty, scale, omit_zero) = match op {
+                Some(o) => (nv_kind(&o.ty), types[&o.ty], o.scale.max(1), o.omit_zero),
+                None => ("Other", 0, 1, false),
             };
             let r: Vec<String> = f.ranges.iter().map(|(o, c)| format!("({o}, {c})")).collect();
             fields.push(format!(
-                "NvField {{ name: {:?}, ranges: &[{}], kind: NvKind::{kind}, ty: {ty}, scale: {scale} }}",
+                "NvField {{ name: {:?}, ranges: &[{}], kind: NvKind::{kind}, ty: {ty}, scale: {scale}, omit_zero: {omit_zero} }}",
                 f.name,
                 r.join(", ")
             ));

@@ -7,6 +7,7 @@ import random
 import re
 
 from . import probe, model, emit
+from .order import learn as learn_suffix_order
 from .oracle import Oracle
 from .textparse import parse, tokens
 
@@ -112,7 +113,8 @@ def main():
             "(triton 3.3.1 wheel) probes, seeded with fixtures/nvidia ptxas 12.9 cubins; "
             "seed %d, %d backgrounds." % (arch, a.seed, a.backgrounds))
     os.makedirs(os.path.join(ROOT, "isa-specs", "nvidia"), exist_ok=True)
-    emit.emit(arch, forms, os.path.join(ROOT, "isa-specs", "nvidia", "sm%d.xml" % arch), prov)
+    suffix_order = learn_suffix_order(orc.mnemonics)
+    emit.emit(arch, forms, os.path.join(ROOT, "isa-specs", "nvidia", "sm%d.xml" % arch), prov, suffix_order)
     # fuzzed valid words
     nb = probe.NBITS[arch]
     cands = []

@@ -72,7 +72,7 @@ def opnd_type(fd, types):
     return nm, "FMT_NUM_B32" if fmt != "F" else "FMT_NUM_F32", len(fd["bits"])
 
 
-def emit(arch, forms, path, provenance):
+def emit(arch, forms, path, provenance, suffix_order=None):
     nb = 64 if arch == 50 else 128
     opbits = list(range(51, 64)) if arch == 50 else list(range(0, 12))
     types = {}
@@ -112,6 +112,11 @@ def emit(arch, forms, path, provenance):
              "<IsIndirectBranch>%s</IsIndirectBranch><IsProgramTerminator>%s</IsProgramTerminator></InstructionFlags>\n" % (
                  "TRUE" if base in BRANCH else "FALSE", "TRUE" if base in INDIRECT else "FALSE",
                  "TRUE" if base == "EXIT" else "FALSE")
+        so = (suffix_order or {}).get(base)
+        if so:
+            # nvdisasm's suffix order (nvspec.order): a printer sorts suffixes stably by rank
+            s += "        <SuffixOrder>%s</SuffixOrder>\n" % "".join(
+                '<Suffix Rank="%d">%s</Suffix>' % (r, escape(x)) for x, r in so)
         s += "        <InstructionEncodings>\n"
         for f in by_base[base]:
             opv = sum(((f["example"] >> b) & 1) << i for i, b in enumerate(x for x in opbits if x in f["mask_bits"]))
@@ -127,6 +132,8 @@ def emit(arch, forms, path, provenance):
                      "<OperandSize>%d</OperandSize>" % (fd["name"], fmt, tn, size)
                 if fd.get("scale", 1) != 1:
                     s += "<Scale>%d</Scale>" % fd["scale"]
+                if fd.get("omit_zero"):
+                    s += "<OmitZero>TRUE</OmitZero>"
                 s += "</Operand>\n"
             s += "            </Operands>\n          </InstructionEncoding>\n"
         s += "        </InstructionEncodings>\n      </Instruction>\n"

@@ -7,7 +7,7 @@ the numbers that move with the base are rebased to that canonical address.
 """
 import re
 
-from . import nvdis
+from . import nvdis, order
 
 SHIFT = 0x100000
 _HEXTOK = re.compile(r"-?0x[0-9a-f]+")
@@ -20,6 +20,8 @@ class Oracle:
         self.calls = 0
         self.words = 0
         self.bisections = 0
+        # every distinct mnemonic string printed (suffix-order learning, nvspec.order)
+        self.mnemonics = set()
 
     # --- layout -------------------------------------------------------------------
     def _blob(self, words):
@@ -67,6 +69,9 @@ class Oracle:
         res = []
         for k in range(0, len(words), self.batch):
             res += self._disasm_batch(list(words[k:k + self.batch]))
+        for t in res:
+            if t:
+                self.mnemonics.add(order.mnemonic(t))
         return res
 
     def _disasm_batch(self, words):

@@ -197,6 +197,10 @@ def classify(t, u):
             if r[0] == "op" and not r[3] and _same_sign(o0[r[1]], o1[r[1]]):
                 return r
         return ("struct",)
+    if len(o0) == len(o1) + 1 and o0[:-1] == o1 and _HEXNUM.match(o0[-1]):
+        # A trailing number that nvdisasm leaves out when it is zero (sm50 `LEA.HI` shift):
+        # the bit belongs to the number (the field is marked OmitZero).
+        return ("op", len(o0) - 1, 0, ())
     if len(o0) != len(o1):
         return ("struct",)
     diff = [k for k in range(len(o0)) if o0[k] != o1[k]]
@@ -322,6 +326,8 @@ def build_form(arch, w, t, cls):
             fd["kind"] = "tok"
             fd["tok"] = c[2]
             fd["tied"] = list(c[3])
+            if c[1] == len(ops) - 1 and any(flips.get(b) and len(parse(flips[b])[2]) == c[1] for b in bits):
+                fd["omit_zero"] = True
         else:
             fd["kind"] = "prefix"
             fd["char"] = c[2]
@@ -353,6 +359,8 @@ def odd_number_bits(t, k, j, bits, flips):
     bad, seen = set(), set()
     for b in sorted(bits):
         v1 = _num_token(flips[b], k, j) if flips.get(b) else None
+        if v1 is None and flips.get(b) and j == 0 and len(parse(flips[b])[2]) == k:
+            v1 = 0  # the trailing number left out at zero
         d = abs(v1 - v0) if v1 is not None else 0
         if d == 0 or d & (d - 1) or d in seen:
             bad.add(b)

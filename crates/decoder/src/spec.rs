@@ -284,6 +284,8 @@ pub struct NvField {
     pub ty: u16,
     /// The printed number is the value times this.
     pub scale: u16,
+    /// A trailing number that nvdisasm leaves out (with its comma) when it is zero.
+    pub omit_zero: bool,
 }
 
 impl NvField {
@@ -336,6 +338,16 @@ pub struct NvInst {
     pub name: &'static str,
     /// FLAG_* bits.
     pub flags: u8,
+    /// nvdisasm's suffix order (the spec's `SuffixOrder`): (suffix, rank), sorted by suffix.
+    /// Suffixes of equal rank keep the template's order.
+    pub order: &'static [(&'static str, u16)],
+}
+
+impl NvInst {
+    /// The rank of suffix `s` (without the dot), if the spec orders it.
+    pub fn rank(&self, s: &str) -> Option<u16> {
+        self.order.binary_search_by(|x| x.0.cmp(s)).ok().map(|i| self.order[i].1)
+    }
 }
 
 /// One NVIDIA instruction form (an Encoding of the spec).

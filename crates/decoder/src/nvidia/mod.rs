@@ -212,6 +212,97 @@ fn render_mnem_only(ctx: &Ctx, out: &mut String) {
     }
 }
 
+/// Sorts the mnemonic's suffixes into nvdisasm's order (the spec's `SuffixOrder` ranks; a
+/// template keeps the order of its probe example). The sort is stable: suffixes of equal rank
+/// keep the template's order. A suffix the spec does not rank (`INVALID6`, `???3`) takes the
+/// rank of the ranked spellings its field prints at the same place for other values, else the
+/// rank of the suffix before it.
+pub fn sort_suffixes(ctx: &Ctx, t: &mut Text) {
+    let inst = &ctx.t.insts[ctx.form.inst as usize];
+    if inst.order.is_empty() || t.mnem.bytes().filter(|&b| b == b'.').count() < 2 {
+        return;
+    }
+    // Re-render the mnemonic, remembering which field printed each suffix.
+    let mut toks: Vec<(String, Option<Origin>)> = Vec::new();
+    let mut cur = String::new();
+    let mut cur_origin: Option<Origin> = None;
+    let mut done = false;
+    for p in ctx.form.syntax {
+        if done {
+            break;
+        }
+        match p {
+            NvPiece::Lit(s) => {
+                let s = match s.find(' ') {
+                    Some(i) => {
+                        done = true;
+                        &s[..i]
+                    }
+                    None => s,
+                };
+                for c in s.chars() {
+                    if c == '.' {
+                        toks.push((std::mem::take(&mut cur), cur_origin));
+                        cur_origin = None;
+                    } else {
+                        cur.push(c);
+                    }
+                }
+            }
+            NvPiece::Field(i) => {
+                let f = &ctx.form.fields[*i as usize];
+                let mut v = String::new();
+                field_text(ctx, f, &mut v);
+                if f.kind == NvKind::Lookup && v.starts_with('.') {
+                    let n = v.matches('.').count();
+                    for (k, part) in v[1..].split('.').enumerate() {
+                        toks.push((std::mem::take(&mut cur), cur_origin));
+                        cur.push_str(part);
+                        cur_origin = Some((*i, k, n));
+                    }
+                } else {
+                    cur.push_str(&v);
+                }
+            }
+        }
+    }
+    toks.push((cur, cur_origin));
+    let joined = toks.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join(".");
+    if joined != t.mnem || toks.len() < 3 {
+        return;
+    }
+    let mut ranked: Vec<(u32, usize)> = Vec::with_capacity(toks.len());
+    let mut prev = 0u32;
+    for (k, (s, origin)) in toks.iter().enumerate().skip(1) {
+        let r = inst.rank(s).or_else(|| origin.and_then(|o| sibling_rank(ctx, inst, o)));
+        let r = r.map(|r| 2 * r as u32 + 1).unwrap_or(prev);
+        prev = r;
+        ranked.push((r, k));
+    }
+    ranked.sort_by_key(|x| x.0);
+    let mut m = toks[0].0.clone();
+    for (_, k) in ranked {
+        m.push('.');
+        m.push_str(&toks[k].0);
+    }
+    t.mnem = m;
+}
+
+/// Where a suffix came from: (field index, position in the field's spelling, suffixes in it).
+type Origin = (u8, usize, usize);
+
+/// The smallest rank among the suffixes that field `fi` prints at position `k` of an `n`-suffix
+/// spelling for other values.
+fn sibling_rank(ctx: &Ctx, inst: &crate::spec::NvInst, (fi, k, n): Origin) -> Option<u16> {
+    let f = &ctx.form.fields[fi as usize];
+    let ty = &ctx.t.operand_types[f.ty as usize];
+    ty.values
+        .iter()
+        .filter(|(_, s)| s.matches('.').count() == n)
+        .filter_map(|(_, s)| s[1..].split('.').nth(k).and_then(|x| inst.rank(x)))
+        .min()
+}
+
 /// Renders the form's template (guard excluded) into `out`, marking reused registers.
 pub fn render_template(ctx: &Ctx, reuse_slots: &[u8], out: &mut String) {
     for p in ctx.form.syntax {
@@ -219,6 +310,12 @@ pub fn render_template(ctx: &Ctx, reuse_slots: &[u8], out: &mut String) {
             NvPiece::Lit(s) => out.push_str(s),
             NvPiece::Field(i) => {
                 let f = &ctx.form.fields[*i as usize];
+                if f.omit_zero && f.get(ctx.w) == 0 {
+                    if out.ends_with(", ") {
+                        out.truncate(out.len() - 2);
+                    }
+                    continue;
+                }
                 field_text(ctx, f, out);
                 if f.kind == NvKind::Reg && ctx.reuse != 0 {
                     let off = f.ranges.first().map(|r| r.0).unwrap_or(0);
@@ -395,6 +492,7 @@ impl NvPlugin {
         for o in t.ops.iter_mut() {
             place_reuse(o, self.size == 8);
         }
+        sort_suffixes(&ctx, &mut t);
         (self.fixup)(&ctx, &mut t);
         t.write(out);
     }
@@ -433,7 +531,8 @@ impl NvPlugin {
             }
         }
         if self.t.insts[form.inst as usize].flags & crate::spec::FLAG_BRANCH != 0 {
-            keep |= if self.size == 8 { ((1u128 << 24) - 1) << 20 } else { ((1u128 << 32) - 1) << 32 };
+            let n = if self.t.insts[form.inst as usize].name == "JMX" { 32 } else { 24 };
+            keep |= if self.size == 8 { ((1u128 << n) - 1) << 20 } else { ((1u128 << 32) - 1) << 32 };
         }
         if self.size == 16 {
             keep |= ((1u128 << 21) - 1) << 105;

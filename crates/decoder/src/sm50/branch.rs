@@ -1,5 +1,5 @@
 //! Control flow: PC-relative targets (bits 20-43, from the next instruction) print as absolute
-//! addresses; `BRX`/`JMX` print the raw signed offset.
+//! addresses; `BRX`/`JMX` print the raw signed offset (`BRX` bits 20-43, `JMX` bits 20-51).
 
 use crate::nvidia::{rules, Ctx, Text};
 
@@ -11,7 +11,9 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
             true
         }
         "BRX" | "JMX" => {
-            let off = ((ctx.bits(20, 24) << 40) as i64) >> 40;
+            // BRX: 24-bit offset; JMX: 32 bits (20-51), measured on nvdisasm 12.8.
+            let n = if ctx.inst() == "JMX" { 32 } else { 24 };
+            let off = ((ctx.bits(20, n) << (64 - n)) as i64) >> (64 - n);
             let s = if off < 0 { format!("-{:#x}", off.unsigned_abs()) } else { format!("{off:#x}") };
             // The template glues the offset to the register operand: `BRX R3 0x..`.
             if let Some(o) = t.ops.last_mut() {

@@ -17,9 +17,10 @@ pub static SM86: NvPlugin =
 
 mod alu;
 mod branch;
+mod tex;
 
 fn fixup(ctx: &Ctx, t: &mut Text) {
-    if branch::fix(ctx, t) {
+    if branch::fix(ctx, t) || tex::fix(ctx, t) {
         return;
     }
     alu::fix(ctx, t);
