@@ -136,6 +136,9 @@ pub struct Counts {
     pub interpolation: Histogram,
     /// Resource operands and where they come from (`image.rsrc s[8:15]`, `c[0x0]`, ...).
     pub descriptor_sources: Histogram,
+    /// AMD: resource operands by where their SGPRs were written
+    /// (`image.rsrc s[8:15] <- s_load_dwordx8 s[4:5]+0x20`, `... <- user`; see CENSUS_SCHEMA.md).
+    pub descriptor_origins: Histogram,
     /// NVIDIA constant-bank reads by bank (`c[0x0]`, `c[0x2]`, `cx[UR]`).
     pub cbuf_banks: Histogram,
     /// NVIDIA instructions with a directed rounding mode (`FADD.RZ`).
@@ -159,6 +162,7 @@ impl Counts {
         self.export_targets.merge(&o.export_targets);
         self.interpolation.merge(&o.interpolation);
         self.descriptor_sources.merge(&o.descriptor_sources);
+        self.descriptor_origins.merge(&o.descriptor_origins);
         self.cbuf_banks.merge(&o.cbuf_banks);
         self.directed_rounding.merge(&o.directed_rounding);
         self.gfx12.merge(&o.gfx12);
@@ -387,13 +391,44 @@ const F_UNDECODABLE: usize = feat("undecodable_words");
 const F_FETCH_CALL: usize = feat("fetch_shader_call");
 const F_JUMP_TABLE: usize = feat("jump_table");
 
-/// A resource operand and its registers.
+/// A resource operand, its registers and where their value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct DescKey {
     kind: &'static str,
     base: u32,
     len: u32,
+    origin: Origin,
 }
+
+/// Which instruction wrote the SGPRs of a resource operand, found by walking the CFG backwards
+/// from the use (every path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Origin {
+    /// Not traced (the function's CFG could not be recovered).
+    Unknown,
+    /// No instruction of the function writes them before the use: user SGPRs (or arguments).
+    User,
+    /// All registers from one scalar memory load (`s_load_*`, `s_buffer_load_*`): its table
+    /// entry, its SBASE register, and the byte offset of the operand's first register within
+    /// the loaded data (immediate offset + 4 x register position) plus an SOFFSET register.
+    Load { ienc: u16, sbase: u8, offset: i64, soffset: Option<u8> },
+    /// All registers from one other instruction (its table entry).
+    Other(u16),
+    /// Clobbered by a call (`s_swappc_b64`) between the write and the use.
+    Call,
+    /// Registers from different writers: per register (up to 8) a table entry or one of
+    /// [`MIX_USER`], [`MIX_CALL`], [`MIX_PATHS`]; unused slots [`MIX_NONE`].
+    Mixed([u16; 8]),
+}
+
+/// In [`Origin::Mixed`]: not written in the function.
+const MIX_USER: u16 = u16::MAX;
+/// In [`Origin::Mixed`]: a call.
+const MIX_CALL: u16 = u16::MAX - 1;
+/// In [`Origin::Mixed`]: different writers on different paths.
+const MIX_PATHS: u16 = u16::MAX - 2;
+/// In [`Origin::Mixed`]: past the operand's registers.
+const MIX_NONE: u16 = u16::MAX - 3;
 
 /// Counts of one shader (or one ISA's total) by table index, before names are attached.
 /// Small maps are vectors sorted by key.
@@ -520,6 +555,10 @@ struct Acc {
     raw: Raw,
     w32: u64,
     w64: u64,
+    /// Index into the CFG's instructions of the instruction being counted.
+    at: usize,
+    /// Resource operands seen: (instruction index, operand), origin still Unknown.
+    desc_uses: Vec<(usize, DescKey)>,
 }
 
 fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
@@ -531,7 +570,10 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
         raw: Raw::default(),
         w32: 0,
         w64: 0,
+        at: 0,
+        desc_uses: Vec::new(),
     };
+    let known_wave = p.entry_wave.get(&f.name).map(|x| x.0).or(p.object_wave);
     let mut summary = CfgSummary::default();
     match cfg::recover(isa, s, f) {
         Ok(g) => {
@@ -552,9 +594,18 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
             let amd = matches!(isa, Isa::Gfx1013 | Isa::Gfx1201);
             if amd {
                 let tab = amd_tab(isa);
-                for (_, d, flow) in &g.insts {
+                for (k, (_, d, flow)) in g.insts.iter().enumerate() {
+                    acc.at = k;
                     amd_inst(&mut acc, tab, d);
                     flow_features(&mut acc, flow);
+                }
+                let uses = std::mem::take(&mut acc.desc_uses);
+                if !uses.is_empty() {
+                    let mut tracer = Tracer::new(&g, tab, known_wave != Some(WaveSize::W32));
+                    for (k, mut key) in uses {
+                        key.origin = tracer.origin(k, key.base, key.len);
+                        bump_small(&mut acc.raw.descriptors, key);
+                    }
                 }
             } else {
                 let tab = nv_tab(isa);
@@ -567,6 +618,9 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
         Err(e) => {
             summary.error = Some(e.to_string());
             sweep(&mut acc, s, f);
+            for (_, key) in std::mem::take(&mut acc.desc_uses) {
+                bump_small(&mut acc.raw.descriptors, key);
+            }
         }
     }
     let inst_wave = match (acc.w32 > 0, acc.w64 > 0) {
@@ -736,6 +790,17 @@ struct AmdFields {
     sbase: Option<Field>,
     target: Option<Field>,
     attr: Option<Field>,
+    sdata: Option<Field>,
+    offset: Option<Field>,
+    soffset: Option<Field>,
+}
+
+/// An SGPR an instruction writes: its field, how many registers (a lane mask counts as 0: one
+/// register in wave32, two in wave64).
+#[derive(Clone, Copy)]
+struct SDef {
+    field: Field,
+    regs: u8,
 }
 
 /// Names sorted, and each table entry's rank among them.
@@ -785,6 +850,12 @@ struct AmdTab {
     mnemonic: Vec<&'static str>,
     /// gfx1013 only: (category index into GFX12_CATS, mnemonic) per entry.
     gfx12: Vec<(u8, &'static str)>,
+    /// Per entry: the SGPR fields it writes.
+    sdefs: Vec<Vec<SDef>>,
+    /// Per entry: an `s_load_*` / `s_buffer_load_*`.
+    smem_load: Vec<bool>,
+    /// Encoding of `null` as a scalar operand (gfx10 125, gfx12 124).
+    sgpr_null: u64,
 }
 
 const GFX12_CATS: [&str; 5] = ["expanded", "reencoded", "renamed", "unchanged", "unsupported"];
@@ -821,11 +892,42 @@ fn amd_tab(isa: Isa) -> &'static AmdTab {
                         sbase: f("SBASE"),
                         target: f("TARGET").or_else(|| f("TGT")),
                         attr: f("ATTR"),
+                        sdata: f("SDATA"),
+                        offset: f("OFFSET").or_else(|| f("IOFFSET")),
+                        soffset: f("SOFFSET"),
                     }
                 })
                 .collect();
             let mnemonic: Vec<&'static str> =
                 t.inst_encodings.iter().map(|ie| t.instructions[ie.inst as usize].mnemonic).collect();
+            let sdefs = t
+                .inst_encodings
+                .iter()
+                .map(|ie| {
+                    let enc = t.encodings[ie.enc as usize].name;
+                    let mn = t.instructions[ie.inst as usize].mnemonic;
+                    ie.operands
+                        .iter()
+                        .filter(|o| o.is_output())
+                        .filter(|o| matches!(t.operand_types[o.ty as usize].name, "OPR_SREG" | "OPR_SDST"))
+                        .filter_map(|o| {
+                            let field = o.field?;
+                            // A 32-bit scalar result of a VOP3 compare or carry op is a lane mask.
+                            let mask = enc.starts_with("ENC_VOP3") && o.size == 32 && !mn.starts_with("v_read");
+                            Some(SDef { field, regs: if mask { 0 } else { o.size.div_ceil(32).max(1) as u8 } })
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let smem_load = t
+                .inst_encodings
+                .iter()
+                .map(|ie| {
+                    let mn = t.instructions[ie.inst as usize].mnemonic;
+                    t.encodings[ie.enc as usize].name == "ENC_SMEM"
+                        && (mn.starts_with("s_load_") || mn.starts_with("s_buffer_load_"))
+                })
+                .collect();
             let gfx12 = if isa == Isa::Gfx1013 {
                 (0..t.inst_encodings.len())
                     .map(|i| {
@@ -855,6 +957,9 @@ fn amd_tab(isa: Isa) -> &'static AmdTab {
                 encodings: Ranked::new(t.inst_encodings.iter().map(|ie| t.encodings[ie.enc as usize].name).collect()),
                 mnemonic,
                 gfx12,
+                sdefs,
+                smem_load,
+                sgpr_null: if isa == Isa::Gfx1201 { 124 } else { 125 },
             }
         }};
     }
@@ -954,25 +1059,28 @@ fn amd_inst(acc: &mut Acc, tab: &AmdTab, d: &Decoded) {
         }
         return;
     }
+    let at = acc.at;
+    let mut desc = |kind: &'static str, base: u64, len: u32| {
+        acc.desc_uses.push((at, DescKey { kind, base: base as u32, len, origin: Origin::Unknown }));
+    };
     if c & IMAGE != 0 {
         if let Some(r) = get(&fl.rsrc) {
-            let n = if get(&fl.r128) == Some(1) { 4 } else { 8 };
-            bump_small(&mut acc.raw.descriptors, DescKey { kind: "image.rsrc", base: (r * 4) as u32, len: n });
+            desc("image.rsrc", r * reg_scale(&fl.rsrc), if get(&fl.r128) == Some(1) { 4 } else { 8 });
         }
         if c & HAS_SAMP != 0 {
             if let Some(r) = get(&fl.samp) {
-                bump_small(&mut acc.raw.descriptors, DescKey { kind: "image.samp", base: (r * 4) as u32, len: 4 });
+                desc("image.samp", r * reg_scale(&fl.samp), 4);
             }
         }
     }
     if c & BUFFER != 0 {
         if let Some(r) = get(&fl.rsrc) {
-            bump_small(&mut acc.raw.descriptors, DescKey { kind: "buffer.rsrc", base: (r * 4) as u32, len: 4 });
+            desc("buffer.rsrc", r * reg_scale(&fl.rsrc), 4);
         }
     }
     if c & S_BUFFER != 0 {
         if let Some(r) = get(&fl.sbase) {
-            bump_small(&mut acc.raw.descriptors, DescKey { kind: "s_buffer.rsrc", base: (r * 2) as u32, len: 4 });
+            desc("s_buffer.rsrc", r * 2, 4);
         }
     }
     if c & EXPORT != 0 {
@@ -984,6 +1092,225 @@ fn amd_inst(acc: &mut Acc, tab: &AmdTab, d: &Decoded) {
         if let Some(a) = get(&fl.attr) {
             bump_small(&mut acc.raw.interp, (d.ienc, a as u32));
         }
+    }
+}
+
+/// Highest SGPR number + 1 (s0-s105 on gfx10 and gfx12; higher codes are VCC, TTMPs, M0, ...).
+const NUM_SGPRS: u32 = 106;
+
+/// What wrote one SGPR, as seen from a use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Def {
+    /// Nothing on this path: the function's entry.
+    Entry,
+    /// The instruction at this index.
+    Inst(usize),
+    /// A call at this index.
+    Call,
+}
+
+/// Finds what wrote the SGPRs of resource operands, walking one CFG backwards.
+struct Tracer<'a> {
+    g: &'a cfg::Cfg,
+    tab: &'a AmdTab,
+    /// Lane masks take two SGPRs (wave64 or unknown wave size).
+    wide_masks: bool,
+    /// Predecessors of each block.
+    preds: Vec<Vec<usize>>,
+    /// Entry block.
+    entry: Option<usize>,
+    /// Per instruction index, the SGPRs it writes as a 128-bit set (computed on demand).
+    writes: Vec<Option<u128>>,
+}
+
+impl<'a> Tracer<'a> {
+    fn new(g: &'a cfg::Cfg, tab: &'a AmdTab, wide_masks: bool) -> Self {
+        let mut preds = vec![Vec::new(); g.blocks.len()];
+        for &(a, b, _) in &g.edges {
+            preds[b].push(a);
+        }
+        Tracer { g, tab, wide_masks, preds, entry: g.block_at(g.entry), writes: vec![None; g.insts.len()] }
+    }
+
+    /// The SGPRs instruction `k` writes; all of them for a call.
+    fn writes(&mut self, k: usize) -> u128 {
+        if let Some(w) = self.writes[k] {
+            return w;
+        }
+        let (_, d, flow) = &self.g.insts[k];
+        let mut m = 0u128;
+        if matches!(flow, Flow::Call(_) | Flow::CallPret(_)) {
+            m = (1u128 << NUM_SGPRS) - 1;
+        } else if let Some(defs) = self.tab.sdefs.get(d.ienc as usize) {
+            for sd in defs {
+                let r = sd.field.get(&d.words) as u32;
+                let n = match sd.regs {
+                    0 if self.wide_masks => 2,
+                    0 => 1,
+                    n => n as u32,
+                };
+                for x in r..(r + n).min(NUM_SGPRS) {
+                    m |= 1 << x;
+                }
+            }
+        }
+        self.writes[k] = Some(m);
+        m
+    }
+
+    fn block_of(&self, k: usize) -> usize {
+        self.g.blocks.partition_point(|b| b.end <= k)
+    }
+
+    /// Every write of SGPR `r` that reaches instruction `k`.
+    fn defs(&mut self, k: usize, r: u32) -> Vec<Def> {
+        let bit = 1u128 << r;
+        let mut out = Vec::new();
+        let push = |out: &mut Vec<Def>, d: Def| {
+            if !out.contains(&d) {
+                out.push(d)
+            }
+        };
+        let b0 = self.block_of(k);
+        let first = self.g.blocks.get(b0).map_or(0, |b| b.first);
+        if let Some(j) = (first..k).rev().find(|&j| self.writes(j) & bit != 0) {
+            return vec![self.def_at(j)];
+        }
+        let mut seen = vec![false; self.g.blocks.len()];
+        let mut work = vec![b0];
+        let mut top = true;
+        while let Some(b) = work.pop() {
+            if !top {
+                let blk = &self.g.blocks[b];
+                let (lo, hi) = (blk.first, blk.end);
+                if let Some(j) = (lo..hi).rev().find(|&j| self.writes(j) & bit != 0) {
+                    push(&mut out, self.def_at(j));
+                    continue;
+                }
+            }
+            top = false;
+            if Some(b) == self.entry || self.preds[b].is_empty() {
+                push(&mut out, Def::Entry);
+            }
+            for &p in &self.preds[b] {
+                if !seen[p] {
+                    seen[p] = true;
+                    work.push(p);
+                }
+            }
+        }
+        out
+    }
+
+    fn def_at(&self, j: usize) -> Def {
+        if matches!(self.g.insts[j].2, Flow::Call(_) | Flow::CallPret(_)) {
+            Def::Call
+        } else {
+            Def::Inst(j)
+        }
+    }
+
+    /// Where the registers `s[base..base+len]` read at instruction `k` come from.
+    fn origin(&mut self, k: usize, base: u32, len: u32) -> Origin {
+        let mut per = [MIX_NONE; 8];
+        let mut one: Option<Def> = None;
+        let mut same = true;
+        for (i, r) in (base..base + len.min(8)).enumerate() {
+            let d = if r < NUM_SGPRS { self.defs(k, r) } else { Vec::new() };
+            per[i] = match d.as_slice() {
+                [Def::Entry] => MIX_USER,
+                [Def::Call] => MIX_CALL,
+                [Def::Inst(j)] => self.g.insts[*j].1.ienc,
+                _ => MIX_PATHS,
+            };
+            match (d.as_slice(), one) {
+                ([d], None) => one = Some(*d),
+                ([d], Some(o)) if *d == o => {}
+                _ => same = false,
+            }
+        }
+        if !same {
+            return Origin::Mixed(per);
+        }
+        match one {
+            Some(Def::Entry) => Origin::User,
+            Some(Def::Call) => Origin::Call,
+            Some(Def::Inst(j)) => {
+                let d = &self.g.insts[j].1;
+                let i = d.ienc as usize;
+                if !self.tab.smem_load.get(i).copied().unwrap_or(false) {
+                    return Origin::Other(d.ienc);
+                }
+                let fl = &self.tab.fields[self.tab.enc[i] as usize];
+                let get = |f: &Option<Field>| f.as_ref().map(|f| f.get(&d.words));
+                let (Some(sdata), Some(sbase)) = (get(&fl.sdata), get(&fl.sbase)) else { return Origin::Other(d.ienc) };
+                let off = match fl.offset {
+                    Some(f) => {
+                        let bits: u32 = f.ranges.iter().map(|r| r.1 as u32).sum();
+                        let v = f.get(&d.words) as i64;
+                        // Signed: 21 bits on gfx10, 24 on gfx12.
+                        (v << (64 - bits)) >> (64 - bits)
+                    }
+                    None => 0,
+                };
+                let soffset = get(&fl.soffset).filter(|&v| v != self.tab.sgpr_null && v < NUM_SGPRS as u64);
+                Origin::Load {
+                    ienc: d.ienc,
+                    sbase: (sbase * 2) as u8,
+                    offset: off + 4 * (base as i64 - sdata as i64),
+                    soffset: soffset.map(|v| v as u8),
+                }
+            }
+            None => Origin::Mixed(per),
+        }
+    }
+}
+
+/// `user`, `mixed`, `call`, `unknown`, a mnemonic, or `s_load_dwordx8 s[4:5]+0x20` (SBASE of
+/// a buffer load as `s[a:a+3]`, a register offset as `+s23`).
+fn origin_name(tab: &AmdTab, o: Origin) -> String {
+    match o {
+        Origin::Unknown => "unknown".into(),
+        Origin::User => "user".into(),
+        Origin::Call => "call".into(),
+        Origin::Mixed(per) => {
+            let mut s = String::from("mixed:");
+            for c in per.into_iter().take_while(|c| *c != MIX_NONE) {
+                s.push(' ');
+                s += match c {
+                    MIX_USER => "user",
+                    MIX_CALL => "call",
+                    MIX_PATHS => "paths",
+                    i => tab.mnemonic.get(i as usize).copied().unwrap_or("?"),
+                };
+            }
+            s
+        }
+        Origin::Other(i) => tab.mnemonic.get(i as usize).copied().unwrap_or("?").into(),
+        Origin::Load { ienc, sbase, offset, soffset } => {
+            let mn = tab.mnemonic.get(ienc as usize).copied().unwrap_or("?");
+            let n = if mn.starts_with("s_buffer") { 4 } else { 2 };
+            let mut s = format!("{mn} s[{}:{}]", sbase, sbase as u32 + n - 1);
+            if let Some(r) = soffset {
+                s += &format!("+s{r}");
+            }
+            if offset < 0 {
+                s += &format!("-{:#x}", -offset);
+            } else {
+                s += &format!("+{offset:#x}");
+            }
+            s
+        }
+    }
+}
+
+/// How a resource field names its first SGPR: gfx10 MIMG/MUBUF/MTBUF SRSRC and SSAMP are 5-bit
+/// fields holding the register number / 4; gfx12 VIMAGE/VSAMPLE/VBUFFER RSRC and SAMP are 9-bit
+/// fields holding the register number itself.
+fn reg_scale(f: &Option<Field>) -> u64 {
+    match f {
+        Some(f) if f.ranges.iter().map(|r| r.1 as u32).sum::<u32>() == 5 => 4,
+        _ => 1,
     }
 }
 
@@ -1194,6 +1521,15 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
                 r.descriptors
                     .iter()
                     .map(|(k, n)| (Cow::Owned(format!("{} s[{}:{}]", k.kind, k.base, k.base + k.len - 1)), *n))
+                    .collect(),
+            );
+            c.descriptor_origins = Histogram::from_pairs(
+                r.descriptors
+                    .iter()
+                    .map(|(k, n)| {
+                        let o = origin_name(tab, k.origin);
+                        (Cow::Owned(format!("{} s[{}:{}] <- {o}", k.kind, k.base, k.base + k.len - 1)), *n)
+                    })
                     .collect(),
             );
         }
