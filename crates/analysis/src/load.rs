@@ -140,25 +140,73 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
             object_wave: None,
         });
     }
-    let obj = elf::read(bytes)?;
-    // elf::read validated the header; the object crate parses it again for symbols,
-    // relocations and data sections.
+    // One parse of the ELF file: the header checks and ISA of `isabridge_decoder::elf::read`
+    // (same errors), then code sections, symbols, relocations and notes from the same parse.
+    if bytes.len() < 52 {
+        return Err(elf::ElfError::Malformed("header truncated".into()).into());
+    }
+    let machine = u16::from_le_bytes([bytes[18], bytes[19]]);
+    if machine != elf::EM_AMDGPU && machine != elf::EM_CUDA {
+        return Err(elf::ElfError::NotGpu { machine }.into());
+    }
     let file = object::File::parse(bytes).map_err(|e| elf::ElfError::Malformed(e.to_string()))?;
+    let mach = match file.flags() {
+        object::FileFlags::Elf { e_flags, .. } => e_flags & 0xff,
+        _ => 0,
+    };
+    let isa = if machine == elf::EM_CUDA {
+        match mach {
+            50 => Isa::Sm50,
+            86 => Isa::Sm86,
+            sm => return Err(elf::ElfError::UnsupportedSm { sm }.into()),
+        }
+    } else {
+        match mach {
+            elf::EF_AMDGPU_MACH_GFX1013 => Isa::Gfx1013,
+            elf::EF_AMDGPU_MACH_GFX1201 => Isa::Gfx1201,
+            _ => return Err(elf::ElfError::UnsupportedMach { mach }.into()),
+        }
+    };
+    let amd = matches!(isa, Isa::Gfx1013 | Isa::Gfx1201);
+    // Symbols once: text symbols by section index, and AMD kernel descriptors.
+    let mut text_syms: BTreeMap<usize, Vec<(u64, u64, String)>> = BTreeMap::new();
+    let mut kds = Vec::new();
+    for y in file.symbols() {
+        let Some(si) = y.section_index() else { continue };
+        if y.kind() == SymbolKind::Text {
+            text_syms.entry(si.0).or_default().push((y.address(), y.size(), y.name().unwrap_or("").to_string()));
+        } else if amd {
+            if let Some(k) = y.name().ok().and_then(|n| n.strip_suffix(".kd")) {
+                kds.push((k.to_string(), si, y.address()));
+            }
+        }
+    }
+    let mut const2_by_name: BTreeMap<&str, object::Section<'_, '_>> = BTreeMap::new();
+    if !amd {
+        for x in file.sections() {
+            if let Ok(n) = x.name() {
+                if let Some(k) = n.strip_prefix(".nv.constant2.") {
+                    const2_by_name.insert(k, x);
+                }
+            }
+        }
+    }
     let mut sections = Vec::new();
     for s in file.sections() {
         if s.kind() != SectionKind::Text || s.size() == 0 {
             continue;
         }
         let name = s.name().unwrap_or("").to_string();
-        let Some(cs) = obj.sections.iter().find(|c| c.name == name && c.address == s.address()) else { continue };
+        let data = s.data().map_err(|e| elf::ElfError::Malformed(e.to_string()))?.to_vec();
         let base = s.address();
-        let len = cs.data.len() as u64;
-        let mut funcs: Vec<(u64, u64, String)> = file
-            .symbols()
-            .filter(|y| y.section_index() == Some(s.index()) && y.kind() == SymbolKind::Text)
-            .filter_map(|y| {
-                let off = y.address().checked_sub(base)?;
-                (off < len).then(|| (off, y.size(), y.name().unwrap_or("").to_string()))
+        let len = data.len() as u64;
+        let mut funcs: Vec<(u64, u64, String)> = text_syms
+            .remove(&s.index().0)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(a, size, n)| {
+                let off = a.checked_sub(base)?;
+                (off < len).then_some((off, size, n))
             })
             .collect();
         funcs.sort();
@@ -203,31 +251,30 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
             };
             relocs.insert(base + at, Reloc { symbol_value, symbol, addend: r.addend(), kind });
         }
-        let const2 = name.strip_prefix(".text.").and_then(|k| {
-            let want = format!(".nv.constant2.{k}");
-            file.sections().find(|x| x.name() == Ok(want.as_str())).and_then(|x| x.data().ok().map(<[u8]>::to_vec))
-        });
-        sections.push(Section { name, address: base, data: Arc::new(cs.data.clone()), functions, relocs, const2 });
+        let const2 = name
+            .strip_prefix(".text.")
+            .and_then(|k| const2_by_name.get(k))
+            .and_then(|x| x.data().ok().map(<[u8]>::to_vec));
+        sections.push(Section { name, address: base, data: Arc::new(data), functions, relocs, const2 });
+    }
+    if sections.is_empty() {
+        return Err(elf::ElfError::NoCode.into());
     }
     let mut kernel_wave = BTreeMap::new();
-    if matches!(obj.isa, Isa::Gfx1013 | Isa::Gfx1201) {
-        for y in file.symbols() {
-            let Ok(n) = y.name() else { continue };
-            let Some(k) = n.strip_suffix(".kd") else { continue };
-            let Some(sec) = y.section_index().and_then(|i| file.section_by_index(i).ok()) else { continue };
-            let Ok(data) = sec.data() else { continue };
-            // AMDHSA kernel descriptor: kernel_code_properties is the u16 at byte 56; bit 10 is
-            // ENABLE_WAVEFRONT_SIZE32 (LLVM AMDGPUUsage, "Kernel Descriptor").
-            let Some(off) = y.address().checked_sub(sec.address()) else { continue };
-            let at = off as usize + 56;
-            if let Some(b) = data.get(at..at + 2) {
-                let props = u16::from_le_bytes([b[0], b[1]]);
-                kernel_wave.insert(k.to_string(), if props & (1 << 10) != 0 { WaveSize::W32 } else { WaveSize::W64 });
-            }
+    for (k, si, addr) in kds {
+        let Ok(sec) = file.section_by_index(si) else { continue };
+        let Ok(data) = sec.data() else { continue };
+        // AMDHSA kernel descriptor: kernel_code_properties is the u16 at byte 56; bit 10 is
+        // ENABLE_WAVEFRONT_SIZE32 (LLVM AMDGPUUsage, "Kernel Descriptor").
+        let Some(off) = addr.checked_sub(sec.address()) else { continue };
+        let at = off as usize + 56;
+        if let Some(b) = data.get(at..at + 2) {
+            let props = u16::from_le_bytes([b[0], b[1]]);
+            kernel_wave.insert(k, if props & (1 << 10) != 0 { WaveSize::W32 } else { WaveSize::W64 });
         }
     }
     let mut entry_wave: BTreeMap<String, (WaveSize, WaveSource)> = BTreeMap::new();
-    if matches!(obj.isa, Isa::Gfx1013 | Isa::Gfx1201) {
+    if amd {
         for sec in file.sections().filter(|x| x.kind() == SectionKind::Note) {
             let Ok(data) = sec.data() else { continue };
             for desc in amdmeta::notes(data, "AMDGPU", amdmeta::NT_AMDGPU_METADATA) {
@@ -247,5 +294,5 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
     }
     let mut sizes = entry_wave.values().map(|x| x.0);
     let object_wave = sizes.next().filter(|w| sizes.all(|x| x == *w));
-    Ok(Program { isa: obj.isa, sections, kernel_wave, entry_wave, object_wave })
+    Ok(Program { isa, sections, kernel_wave, entry_wave, object_wave })
 }
