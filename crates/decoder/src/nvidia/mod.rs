@@ -530,9 +530,12 @@ impl NvPlugin {
                 keep |= if self.size == 8 { (((1u128 << 32) - 1) << 20) | 1 << 56 } else { ((1u128 << 32) - 1) << 32 };
             }
         }
-        if self.t.insts[form.inst as usize].flags & crate::spec::FLAG_BRANCH != 0 {
-            let n = if self.t.insts[form.inst as usize].name == "JMX" { 32 } else { 24 };
-            keep |= if self.size == 8 { ((1u128 << n) - 1) << 20 } else { ((1u128 << 32) - 1) << 32 };
+        let inst = &self.t.insts[form.inst as usize];
+        // Branch targets: sm50 bits 20.. (24 or 32 wide); sm86 bits 32-80 (the printer reads
+        // the word offset from bits 34-80), also for BSSY, which is not flagged a branch.
+        if inst.flags & crate::spec::FLAG_BRANCH != 0 || inst.name == "BSSY" {
+            let n = if inst.name == "JMX" { 32 } else { 24 };
+            keep |= if self.size == 8 { ((1u128 << n) - 1) << 20 } else { ((1u128 << 49) - 1) << 32 };
         }
         if self.size == 16 {
             keep |= ((1u128 << 21) - 1) << 105;
