@@ -16,10 +16,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Disassemble AMD code objects (ELF) or raw instruction dumps.
+    /// Disassemble AMD code objects, NVIDIA cubins or raw instruction dumps.
     ///
-    /// ELF code objects name their processor in the header; raw dumps need --isa. The text is
-    /// LLVM's syntax (llvm-objdump-22) with the offset and encoding beside each instruction.
+    /// ELF files name their processor in the header; raw dumps need --isa. AMD text is LLVM's
+    /// syntax in llvm-objdump-22's layout (offset and encoding beside each instruction, branch
+    /// targets noted); NVIDIA text is nvdisasm's syntax.
     /// A word that decodes to no instruction is printed as `.long 0x...` and decoding goes on;
     /// an instruction cut off at the end of the input is an error (exit status 2).
     Disasm(disasm::Args),
