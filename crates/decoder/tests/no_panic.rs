@@ -56,3 +56,28 @@ fn canonical_form_keeps_a_literal_the_length_depends_on() {
     assert_eq!(enc.len(), 12);
     assert_eq!(p.name(&p.decode(&enc, 0).unwrap()), "V_INTERP_P2_F16");
 }
+
+/// The upper-half lookup table the AMD decoders try first picks the same encoding and
+/// instruction as the full classification, on random words.
+fn fast_path_agrees<Op: isabridge_decoder::amd::Generation>(p: &isabridge_decoder::amd::Amd<Op>, words: &[u32]) {
+    let mut w = [0u32; isabridge_decoder::MAX_WORDS];
+    w[..words.len()].copy_from_slice(words);
+    let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let slow = p.tables().classify(&w);
+    match p.decode_inst(&bytes, 0) {
+        Ok(d) => assert_eq!(slow, Some((d.enc, Some(d.ienc))), "{words:08x?}"),
+        Err(isabridge_decoder::DecodeError::Unknown { .. }) => {
+            assert!(!matches!(slow, Some((_, Some(_)))), "{words:08x?}: slow path decodes it")
+        }
+        Err(_) => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(50_000))]
+    #[test]
+    fn amd_fast_classification_equals_full_classification(words in proptest::collection::vec(any::<u32>(), 6)) {
+        fast_path_agrees(&isabridge_decoder::amd::GFX10, &words);
+        fast_path_agrees(&isabridge_decoder::amd::GFX12, &words);
+    }
+}

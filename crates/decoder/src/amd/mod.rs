@@ -8,11 +8,20 @@ pub mod symbols;
 
 use crate::spec::{Encoding, InstEncoding, Tables};
 use crate::{gfx10, gfx12, Decoded, DecodeError, Isa, IsaPlugin, MAX_WORDS};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
+
+/// `Facts::fast` entry not computed yet.
+const FAST_UNKNOWN: u32 = u32::MAX;
+/// `Facts::fast` entry: the upper half alone does not decide; take the full classification.
+const FAST_SLOW: u32 = 0;
 
 /// Per-ISA facts computed once from the tables.
 #[derive(Debug)]
 struct Facts {
+    /// Per value of the first word's upper half: the (encoding, instruction) it selects on its
+    /// own, filled on first use (see [`Amd::fast_classify`]).
+    fast: Vec<AtomicU32>,
     /// Per encoding: index of its NSA field, when it has one.
     nsa: Vec<Option<usize>>,
     /// Per instruction encoding: how it may carry a literal dword.
@@ -57,6 +66,7 @@ impl<Op: Generation> Amd<Op> {
         self.facts.get_or_init(|| {
             let t = self.tables;
             Facts {
+                fast: (0..1usize << 16).map(|_| AtomicU32::new(FAST_UNKNOWN)).collect(),
                 literal: t
                     .inst_encodings
                     .iter()
@@ -100,6 +110,50 @@ impl<Op: Generation> Amd<Op> {
         &self.tables.encodings[d.enc as usize]
     }
 
+    /// The (encoding, instruction encoding) that bits 16-31 of the first word select whatever the
+    /// other bits are, when they do (SOP2/K/C/P, SMEM, VOP3, VOP3P, DS, MUBUF, ...): one table
+    /// load instead of the candidate walk. Each entry is worked out once, from the same tables
+    /// [`Tables::classify`] reads, and only where every candidate tried before the match (and
+    /// the match's opcode field) lies in those bits.
+    #[inline]
+    fn fast_classify(&self, facts: &Facts, w0: u32) -> Option<(u16, u16)> {
+        let slot = facts.fast.get((w0 >> 16) as usize)?;
+        let mut v = slot.load(Ordering::Relaxed);
+        if v == FAST_UNKNOWN {
+            v = self.fast_entry(w0 & 0xffff_0000);
+            slot.store(v, Ordering::Relaxed);
+        }
+        (v != FAST_SLOW).then(|| ((v >> 16) as u16, (v & 0xffff) as u16 - 1))
+    }
+
+    fn fast_entry(&self, w0: u32) -> u32 {
+        let t = self.tables;
+        if t.key_lo < 16 {
+            return FAST_SLOW;
+        }
+        let high: u128 = 0xffff_0000;
+        let key = ((w0 >> t.key_lo) & ((1u32 << t.key_bits) - 1)) as usize;
+        let Some(cands) = t.dispatch.get(key) else { return FAST_SLOW };
+        for &c in cands.iter() {
+            let e = &t.encodings[c as usize];
+            if e.mask & !high != 0 {
+                return FAST_SLOW; // this candidate looks at bits outside the upper half
+            }
+            if !e.idents.contains(&(w0 as u128 & e.mask)) {
+                continue; // decided by the upper half alone: not this encoding
+            }
+            let Some(f) = e.op else { return FAST_SLOW };
+            if f.ranges.iter().any(|&(off, cnt)| off < 16 || off as u32 + cnt as u32 > 32) {
+                return FAST_SLOW;
+            }
+            return match e.opmap.get(f.get(&[w0]) as usize) {
+                Some(&ie) if ie < u16::MAX - 1 => ((c as u32) << 16) | (ie as u32 + 1),
+                _ => FAST_SLOW,
+            };
+        }
+        FAST_SLOW
+    }
+
     /// Decodes one instruction (see [`IsaPlugin::decode`]).
     #[inline]
     pub fn decode_inst(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError> {
@@ -118,13 +172,15 @@ impl<Op: Generation> Amd<Op> {
                 words[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
             }
         }
-        let unknown = DecodeError::Unknown { isa, addr, word: words[0] };
-        let (enc, ienc) = match self.tables.classify(&words) {
-            Some((e, Some(i))) => (e, i),
-            _ => return Err(unknown),
+        let facts = self.facts();
+        let (enc, ienc) = match self.fast_classify(facts, words[0]) {
+            Some(x) => x,
+            None => match self.tables.classify(&words) {
+                Some((e, Some(i))) => (e, i),
+                _ => return Err(DecodeError::Unknown { isa, addr, word: words[0] }),
+            },
         };
         let e = &self.tables.encodings[enc as usize];
-        let facts = self.facts();
         let mut len = e.bits as usize / 8;
         let lit = facts.literal[ienc as usize];
         let literal = lit.always
