@@ -539,6 +539,9 @@ impl NvPlugin {
         }
         if self.size == 16 {
             keep |= ((1u128 << 21) - 1) << 105;
+            if inst.name == "IMAD" {
+                keep |= 7u128 << 81; // the WIDE forms' carry-out predicate (sm86 ALU rules)
+            }
         }
         keep & if self.size == 8 { u64::MAX as u128 } else { u128::MAX }
     }

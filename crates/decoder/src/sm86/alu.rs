@@ -6,8 +6,19 @@ use crate::nvidia::{rules, Ctx, Text};
 pub fn fix(ctx: &Ctx, t: &mut Text) {
     rules::single_minus(t);
     match ctx.inst() {
-        "I2FP" | "I2F" | "F2F" | "ATOMG" | "ATOM" | "RED" => rules::dedup_suffixes(t),
-        "IMAD" => imad_alias(t),
+        "I2FP" => {
+            rules::dedup_suffixes(t);
+            // The source type is one of .S32 / .U32: the U32 spelling of the second type
+            // field is the unsigned default and is not printed beside .S32.
+            if t.has("S32") {
+                t.remove("U32");
+            }
+        }
+        "I2F" | "F2F" | "ATOMG" | "ATOM" | "RED" => rules::dedup_suffixes(t),
+        "IMAD" => {
+            imad_alias(t);
+            wide_carry_out(ctx, t);
+        }
         // A predicate-only vote prints no register destination.
         "VOTE" if t.ops.len() == 3 && t.ops[0] == "RZ" => {
             t.ops.remove(0);
@@ -25,6 +36,15 @@ fn bare(t: &Text, i: usize) -> &str {
 /// measured on nvdisasm 12.8): a zero product (`a` or `b` is `RZ`, `b` is `0x0`) or `b` = `0x1`
 /// with `c` = `RZ` is `IMAD.MOV`, unless `c` is a uniform register; `b` = `0x1` is `IMAD.IADD`;
 /// `b` another positive power-of-two immediate with `c` = `RZ` is `IMAD.SHL`.
+/// IMAD.WIDE(.U32) writes a carry-out predicate (bits 81-83) that nvidia prints after the
+/// destination unless it is PT; closure forms probed with PT have no field for it.
+fn wide_carry_out(ctx: &Ctx, t: &mut Text) {
+    let p = ctx.bits(81, 3);
+    if t.has("WIDE") && !t.has("X") && p != 7 && t.ops.len() == 4 && !t.ops[1].starts_with('P') {
+        t.ops.insert(1, format!("P{p}"));
+    }
+}
+
 fn imad_alias(t: &mut Text) {
     // The template may carry the alias of its probe example.
     for a in ["MOV", "IADD", "SHL"] {
