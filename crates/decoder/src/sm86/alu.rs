@@ -14,7 +14,7 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
                 t.remove("U32");
             }
         }
-        "I2F" | "F2F" | "ATOMG" | "ATOM" | "RED" => rules::dedup_suffixes(t),
+        "I2F" | "F2F" | "F2FP" | "ATOMG" | "ATOM" | "RED" => rules::dedup_suffixes(t),
         "IMAD" => {
             imad_alias(t);
             wide_carry_out(ctx, t);
