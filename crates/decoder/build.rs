@@ -27,37 +27,33 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     println!("cargo:rerun-if-changed=codegen.rs");
     for (path, module, key) in SPECS {
-        let full = root.join(path);
-        println!("cargo:rerun-if-changed={}", full.display());
-        // A spec that is not there yet gives an empty table set: every word is then an
-        // "unknown instruction" error at run time, never a wrong decode.
-        let spec = match std::fs::read_to_string(&full) {
-            Ok(xml) => codegen::parse_spec(&xml).unwrap_or_else(|e| panic!("{path}: {e}")),
-            Err(_) => {
-                println!("cargo:warning={path} is missing: its decoder has no instructions");
-                codegen::Spec::default()
-            }
-        };
-        let code = codegen::generate(&spec, path, *key).unwrap_or_else(|e| panic!("{path}: {e}"));
-        std::fs::write(out.join(format!("{module}.rs")), &code).unwrap();
-        if std::env::var_os("ISABRIDGE_UPDATE_GENERATED").is_some() {
-            std::fs::write(manifest.join(format!("src/generated/{module}.rs")), &code).unwrap();
-        }
+        let code = codegen::generate(&load(&root, path), path, *key).unwrap_or_else(|e| panic!("{path}: {e}"));
+        emit(&out, &manifest, module, &code);
     }
     for (path, module, key) in NV_SPECS {
-        let full = root.join(path);
-        println!("cargo:rerun-if-changed={}", full.display());
-        let spec = match std::fs::read_to_string(&full) {
-            Ok(xml) => codegen::parse_spec(&xml).unwrap_or_else(|e| panic!("{path}: {e}")),
-            Err(_) => {
-                println!("cargo:warning={path} is missing: its decoder has no instructions");
-                codegen::Spec::default()
-            }
-        };
-        let code = codegen::generate_nv(&spec, path, *key).unwrap_or_else(|e| panic!("{path}: {e}"));
-        std::fs::write(out.join(format!("{module}.rs")), &code).unwrap();
-        if std::env::var_os("ISABRIDGE_UPDATE_GENERATED").is_some() {
-            std::fs::write(manifest.join(format!("src/generated/{module}.rs")), &code).unwrap();
+        let code = codegen::generate_nv(&load(&root, path), path, *key).unwrap_or_else(|e| panic!("{path}: {e}"));
+        emit(&out, &manifest, module, &code);
+    }
+}
+
+/// Parses one spec. A spec that is not there yet gives an empty table set: every word is then
+/// an "unknown instruction" error at run time, never a wrong decode.
+fn load(root: &std::path::Path, path: &str) -> codegen::Spec {
+    let full = root.join(path);
+    println!("cargo:rerun-if-changed={}", full.display());
+    match std::fs::read_to_string(&full) {
+        Ok(xml) => codegen::parse_spec(&xml).unwrap_or_else(|e| panic!("{path}: {e}")),
+        Err(_) => {
+            println!("cargo:warning={path} is missing: its decoder has no instructions");
+            codegen::Spec::default()
         }
+    }
+}
+
+/// Writes generated code to OUT_DIR, and to the checked-in copy when asked to refresh it.
+fn emit(out: &std::path::Path, manifest: &std::path::Path, module: &str, code: &str) {
+    std::fs::write(out.join(format!("{module}.rs")), code).unwrap();
+    if std::env::var_os("ISABRIDGE_UPDATE_GENERATED").is_some() {
+        std::fs::write(manifest.join(format!("src/generated/{module}.rs")), code).unwrap();
     }
 }
