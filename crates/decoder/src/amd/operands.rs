@@ -327,3 +327,17 @@ pub fn omod(out: &mut String, v: u32) {
         _ => {}
     }
 }
+
+/// Appends a VGPR with float modifiers: `-v1`, `|v1|`, `-|v1|` (DPP sources).
+pub fn vgpr_mods(out: &mut String, n: u32, size_bits: u16, neg: bool, abs: bool) {
+    if neg {
+        out.push('-');
+    }
+    if abs {
+        out.push('|');
+    }
+    vgpr(out, n, size_bits);
+    if abs {
+        out.push('|');
+    }
+}

@@ -322,3 +322,32 @@ pub const IMAGE_DIMS: [&str; 8] = [
 
 /// (coordinates, gradient dimensions) per dim.
 pub const DIM_COORDS: [(u32, u32); 8] = [(1, 1), (2, 2), (3, 3), (3, 2), (2, 1), (3, 2), (3, 2), (4, 2)];
+
+/// Buffer modifiers after the operands: ` format:[NAME]` (typed buffers; the default 1 is not
+/// printed, an unnamed value prints as a number), ` idxen`, ` offen`, ` offset:N`.
+pub fn buffer_addressing(
+    out: &mut String,
+    format: Option<(u32, Option<&str>)>,
+    idxen: bool,
+    offen: bool,
+    offset: u32,
+) {
+    match format {
+        Some((1, _)) | None => {}
+        Some((_, Some(n))) => {
+            let _ = write!(out, " format:[{n}]");
+        }
+        Some((f, None)) => {
+            let _ = write!(out, " format:{f}");
+        }
+    }
+    if idxen {
+        out.push_str(" idxen");
+    }
+    if offen {
+        out.push_str(" offen");
+    }
+    if offset != 0 {
+        let _ = write!(out, " offset:{offset}");
+    }
+}

@@ -4,7 +4,7 @@ use super::{fields::ENC_MUBUF as F, fields::ENC_MTBUF as T, Op};
 use crate::amd::formats;
 use crate::amd::operands::{self, Kind};
 use crate::amd::print::Ctx;
-use std::fmt::Write as _;
+use crate::amd::symbols;
 
 /// Prints a buffer instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -36,29 +36,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             _ => c.sreg(out, c.val(op), op.size),
         }
     }
-    if mtbuf {
-        let f = c.f(T::FORMAT);
-        if f != 1 {
-            match formats::gfx10_buf_fmt(f) {
-                Some(n) => {
-                    let _ = write!(out, " format:[{n}]");
-                }
-                None => {
-                    let _ = write!(out, " format:{f}");
-                }
-            }
-        }
-    }
-    if idxen {
-        out.push_str(" idxen");
-    }
-    if offen {
-        out.push_str(" offen");
-    }
-    let off = c.f(F::OFFSET);
-    if off != 0 {
-        let _ = write!(out, " offset:{off}");
-    }
+    let format = mtbuf.then(|| c.f(T::FORMAT)).map(|f| (f, formats::gfx10_buf_fmt(f)));
+    symbols::buffer_addressing(out, format, idxen, offen, c.f(F::OFFSET));
     if c.f(F::GLC) != 0 {
         out.push_str(" glc");
     }

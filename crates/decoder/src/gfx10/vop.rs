@@ -243,16 +243,7 @@ fn dpp_operands(c: &Ctx<'_, Op>, out: &mut String, neg: [u32; 2], abs: [u32; 2])
             Some(i) if op.ty == opr::OPR_VGPR || op.ty == opr::OPR_SRC => {
                 let kind = mod_kind(c, op, i);
                 let (n, a) = if kind.is_float() { (neg[i] != 0, abs[i] != 0) } else { (false, false) };
-                if n {
-                    out.push('-');
-                }
-                if a {
-                    out.push('|');
-                }
-                operands::vgpr(out, c.val(op) & 0xff, op.size);
-                if a {
-                    out.push('|');
-                }
+                operands::vgpr_mods(out, c.val(op) & 0xff, op.size, n, a);
             }
             _ => plain(c, op, out),
         }

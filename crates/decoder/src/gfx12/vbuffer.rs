@@ -5,7 +5,6 @@ use super::{fields::ENC_VBUFFER as F, Op};
 use crate::amd::formats;
 use crate::amd::operands;
 use crate::amd::print::Ctx;
-use std::fmt::Write as _;
 
 /// Prints a buffer instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -30,29 +29,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             _ => c.sreg(out, v, op.size),
         }
     }
-    if m.starts_with("tbuffer") {
-        let f = c.f(F::FORMAT);
-        if f != 1 {
-            match formats::gfx12_buf_fmt(f) {
-                Some(n) => {
-                    let _ = write!(out, " format:[{n}]");
-                }
-                None => {
-                    let _ = write!(out, " format:{f}");
-                }
-            }
-        }
-    }
-    if idxen {
-        out.push_str(" idxen");
-    }
-    if offen {
-        out.push_str(" offen");
-    }
-    let off = c.f(F::IOFFSET);
-    if off != 0 {
-        let _ = write!(out, " offset:{off}");
-    }
+    let format = m.starts_with("tbuffer").then(|| c.f(F::FORMAT)).map(|f| (f, formats::gfx12_buf_fmt(f)));
+    crate::amd::symbols::buffer_addressing(out, format, idxen, offen, c.f(F::IOFFSET));
     ops::cache_policy(out, MemKind::of(m), c.f(F::TH), c.f(F::SCOPE));
     if c.f(F::NV) != 0 {
         out.push_str(" nv");

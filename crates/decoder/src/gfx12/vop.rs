@@ -309,16 +309,7 @@ fn dpp_operands(c: &Ctx<'_, Op>, out: &mut String, neg: [u32; 2], abs: [u32; 2])
             Some(i) if c.ty(op) == "OPR_VGPR" || c.ty(op) == "OPR_SRC" => {
                 let kind = c.kind(op);
                 let (n, a) = if float_mods(c, kind, i) { (neg[i] != 0, abs[i] != 0) } else { (false, false) };
-                if n {
-                    out.push('-');
-                }
-                if a {
-                    out.push('|');
-                }
-                operands::vgpr(out, c.val(op) & 0xff, op.size);
-                if a {
-                    out.push('|');
-                }
+                operands::vgpr_mods(out, c.val(op) & 0xff, op.size, n, a);
             }
             _ => plain(c, op, out),
         }
