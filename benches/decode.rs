@@ -1,8 +1,12 @@
 //! Decode-only throughput over the bundled AMD corpus (goal: >= 200 M instructions/s per core),
 //! and decode + print for comparison. Run: `cargo bench --bench decode`.
+//!
+//! Per ISA: `decode` calls `dyn IsaPlugin::decode` once per instruction; `decode_block` calls
+//! `dyn IsaPlugin::decode_block` once per run of decodable instructions (the batch API);
+//! `decode+print` decodes one instruction at a time and prints it.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use isabridge::decoder::{elf, Isa, IsaPlugin};
+use isabridge::decoder::{elf, Decoded, Isa, IsaPlugin};
 use std::hint::black_box;
 
 /// Every code section of the corpus objects of one ISA, concatenated per section.
@@ -36,6 +40,22 @@ fn decode_all(p: &dyn IsaPlugin, code: &[u8]) -> u64 {
     n
 }
 
+/// The same walk through the batch API: one call per run of decodable instructions.
+fn decode_blocks(p: &dyn IsaPlugin, code: &[u8], buf: &mut Vec<Decoded>) -> u64 {
+    let mut off = 0;
+    let mut n = 0;
+    while off < code.len() {
+        buf.clear();
+        off += p.decode_block(&code[off..], off as u64, buf);
+        n += buf.len() as u64;
+        if off < code.len() {
+            off += 4; // a word that does not decode
+            n += 1;
+        }
+    }
+    n
+}
+
 fn bench(c: &mut Criterion) {
     for isa in Isa::ALL {
         let secs = corpus(isa);
@@ -48,6 +68,10 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Elements(count));
         g.bench_function("decode", |b| {
             b.iter(|| secs.iter().map(|s| decode_all(p, black_box(s))).sum::<u64>())
+        });
+        g.bench_function("decode_block", |b| {
+            let mut buf = Vec::new();
+            b.iter(|| secs.iter().map(|s| decode_blocks(p, black_box(s), &mut buf)).sum::<u64>())
         });
         g.bench_function("decode+print", |b| {
             let mut text = String::new();

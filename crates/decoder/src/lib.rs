@@ -97,6 +97,22 @@ pub trait IsaPlugin: Sync {
     fn unit(&self) -> usize;
     /// Decodes the instruction at the start of `bytes`; `addr` is only used in errors.
     fn decode(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError>;
+    /// Decodes consecutive instructions from the start of `bytes` (the first one at `base_addr`)
+    /// and appends them to `out`, stopping at the end or before the first bytes that do not
+    /// decode (see [`IsaPlugin::decode`] for why). Returns the number of bytes decoded.
+    fn decode_block(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<Decoded>) -> usize {
+        let mut off = 0usize;
+        while let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) {
+            match self.decode(rest, base_addr.wrapping_add(off as u64)) {
+                Ok(d) if d.len > 0 => {
+                    off += d.len as usize;
+                    out.push(d);
+                }
+                _ => break,
+            }
+        }
+        off
+    }
     /// Appends the instruction's text in the reference disassembler's syntax. `addr` is the
     /// instruction's address, used for branch targets.
     fn print(&self, inst: &Decoded, addr: u64, out: &mut String);

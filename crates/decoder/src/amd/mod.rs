@@ -6,26 +6,87 @@ pub mod operands;
 pub mod print;
 pub mod symbols;
 
-use crate::spec::{Encoding, InstEncoding, Tables};
+use crate::spec::{Encoding, Field, InstEncoding, Tables};
 use crate::{gfx10, gfx12, Decoded, DecodeError, Isa, IsaPlugin, MAX_WORDS};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
-/// `Facts::fast` entry not computed yet.
-const FAST_UNKNOWN: u32 = u32::MAX;
-/// `Facts::fast` entry: the upper half alone does not decide; take the full classification.
-const FAST_SLOW: u32 = 0;
+/// Decision entry: a leaf (the bits below say what the instruction is).
+const E_LEAF: u32 = 1 << 31;
+/// Leaf flag: no instruction has these bits (a decode error).
+const E_NONE: u32 = 1 << 30;
+/// Leaf flag: the instruction carries a literal dword when a source field is 255 (see
+/// `Facts::lit`).
+const E_LIT: u32 = 1 << 24;
+/// Leaf flag: the length needs the general rule (an NSA field, or literal fields `Facts::lit`
+/// cannot describe).
+const E_ODD: u32 = 1 << 25;
+/// Leaf flag: an operand is always a literal dword.
+const E_LIT_ALWAYS: u32 = 1 << 26;
+/// Leaf: bits 22-23 hold the encoding's width in dwords (1-3).
+const E_DW_SHIFT: u32 = 22;
+/// Leaf: bits 16-21 hold the encoding index.
+const E_ENC_SHIFT: u32 = 16;
+/// Non-leaf entry: these bits decide nothing; take [`Tables::classify`].
+const E_SLOW: u32 = 0x7fff_ffff;
+/// Non-leaf entry of `Facts::top` not worked out yet.
+const E_UNKNOWN: u32 = 0x7fff_fffe;
+/// Widest bit range one decision node reads.
+const MAX_NODE_BITS: u32 = 12;
 
-/// Per-ISA facts computed once from the tables.
+/// One inner node of the decision tree: read bits `[shift, shift + bits)` of the first two
+/// words (as one little-endian u64), map the value through a class table when there is one,
+/// and continue with `entries[base + value]`.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    shift: u32,
+    /// `(1 << bits) - 1`.
+    mask: u32,
+    /// Offset of the value -> class table in `Facts::classes`.
+    cmap: u32,
+    base: u32,
+}
+
+/// Per-ISA decision tables, worked out once from the generated tables so that they decide
+/// exactly what [`Tables::classify`] decides.
 #[derive(Debug)]
 struct Facts {
-    /// Per value of the first word's upper half: the (encoding, instruction) it selects on its
-    /// own, filled on first use (see [`Amd::fast_classify`]).
-    fast: Vec<AtomicU32>,
+    /// Per value of the first word's upper half: the entry reached from `root` reading only those
+    /// bits, filled on first use (a plain load once filled).
+    top: Box<[AtomicU32; 1 << 16]>,
+    /// Per dispatch key (`Tables::key_lo`, `key_bits`): the root entry.
+    root: Vec<u32>,
+    /// Inner nodes.
+    nodes: Vec<Node>,
+    /// Child entries of the nodes.
+    entries: Vec<u32>,
+    /// Value -> class tables of nodes that read bits most values of which decide alike.
+    classes: Vec<u16>,
     /// Per encoding: index of its NSA field, when it has one.
     nsa: Vec<Option<usize>>,
     /// Per instruction encoding: how it may carry a literal dword.
     literal: Vec<Literal>,
+    /// Per instruction encoding: its literal-selecting source fields within the first two
+    /// words, for leaves with `E_LIT`.
+    lit: Vec<LitFields>,
+}
+
+/// Up to three source fields of the first two words (as one u64); the instruction has a
+/// literal when one of them is 255. Unused fields have mask 0 (never 255).
+#[derive(Debug, Clone, Copy, Default)]
+struct LitFields {
+    shift: [u8; 3],
+    mask: [u16; 3],
+}
+
+impl LitFields {
+    /// True when a field of `x` (the first two words) is 255.
+    #[inline(always)]
+    fn any_255(&self, x: u64) -> bool {
+        let f = |i: usize| (x >> (self.shift[i] & 63)) as u16 & self.mask[i] == 255;
+        f(0) | f(1) | f(2)
+    }
 }
 
 /// Where an instruction encoding's literal dword comes from.
@@ -37,6 +98,162 @@ struct Literal {
     n: u8,
     /// Those fields as (bit offset, width); single-range fields only.
     fields: [(u8, u8); 3],
+}
+
+/// The bits of a field as a mask over the first 128 bits.
+fn field_mask(f: &Field) -> u128 {
+    f.ranges.iter().fold(0u128, |m, &(o, c)| m | (((1u128 << c) - 1) << o))
+}
+
+/// How a node splits the values of its bits: (class table offset, one value per class).
+type Split = (u32, Vec<u64>);
+
+/// Builds the decision tree of one ISA by walking [`Tables::classify`]'s candidate order on
+/// partly known words, branching on the bits it needs next.
+struct Builder<'a, Op: 'static> {
+    t: &'a Tables<Op>,
+    leaf: &'a dyn Fn(u16, Option<u16>) -> u32,
+    /// Per encoding: identifier mask and opcode bits, `None` when either reaches past bit 63.
+    masks: Vec<Option<(u64, u64)>>,
+    nodes: Vec<Node>,
+    entries: Vec<u32>,
+    classes: Vec<u16>,
+    /// Class tables already in `classes`, by content.
+    class_maps: HashMap<Vec<u16>, u32>,
+    /// (candidates, range) -> (class table offset, one value per class).
+    splits: HashMap<(&'static [u8], u64), Split>,
+    /// (candidates, known bits, their values), both cut to the bits the candidates read -> entry.
+    done: HashMap<(&'static [u8], u64, u64), u32>,
+}
+
+impl<Op> Builder<'_, Op> {
+    /// The entry for words whose bits `known` are `val` (other bits unknown).
+    fn build(&mut self, known: u64, val: u64, depth: u32) -> u32 {
+        let t = self.t;
+        if depth > 8 {
+            return E_SLOW;
+        }
+        let key = ((val >> t.key_lo) & ((1u64 << t.key_bits) - 1)) as usize;
+        let Some(&cands) = t.dispatch.get(key) else { return (self.leaf)(0, None) };
+        let mut read = 0u64;
+        for &c in cands {
+            match self.masks[c as usize] {
+                Some((m, om)) => read |= m | om,
+                None => return E_SLOW,
+            }
+        }
+        let memo = (cands, known & read, val & known & read);
+        if let Some(&e) = self.done.get(&memo) {
+            return e;
+        }
+        let e = self.walk(cands, known, val, depth);
+        self.done.insert(memo, e);
+        e
+    }
+
+    fn walk(&mut self, cands: &'static [u8], known: u64, val: u64, depth: u32) -> u32 {
+        let t = self.t;
+        let mut known_enc = None;
+        for &c in cands {
+            let e = &t.encodings[c as usize];
+            let Some((m, om)) = self.masks[c as usize] else { return E_SLOW };
+            if m & !known != 0 {
+                return self.branch(known, val, m & !known, cands, depth);
+            }
+            if !e.idents.contains(&((val & m) as u128)) {
+                continue;
+            }
+            if om & !known != 0 {
+                return self.branch(known, val, om & !known, cands, depth);
+            }
+            let ie = match &e.op {
+                Some(f) => e.opmap.get(f.get(&[val as u32, (val >> 32) as u32]) as usize).copied(),
+                None => e.opmap.first().copied(),
+            };
+            match ie.filter(|&v| v != u16::MAX) {
+                Some(ie) => return (self.leaf)(c as u16, Some(ie)),
+                None => {
+                    known_enc.get_or_insert(c as u16);
+                }
+            }
+        }
+        (self.leaf)(known_enc.unwrap_or(0), None)
+    }
+
+    /// A node reading the lowest run of the bits in `need`, values grouped into classes that
+    /// every candidate's identifier test and opcode field see alike.
+    fn branch(&mut self, known: u64, val: u64, need: u64, cands: &'static [u8], depth: u32) -> u32 {
+        // The lowest run of needed bits (at most MAX_NODE_BITS of it); the rest, if any, is
+        // read by a node further down.
+        let lo = need.trailing_zeros();
+        let bits = (need >> lo).trailing_ones().min(MAX_NODE_BITS);
+        let range = ((1u64 << bits) - 1) << lo;
+        let (cmap, reps) = match self.splits.get(&(cands, range)) {
+            Some(x) => x.clone(),
+            None => {
+                let x = self.split(cands, lo, bits);
+                self.splits.insert((cands, range), x.clone());
+                x
+            }
+        };
+        let children: Vec<u32> = reps
+            .iter()
+            .map(|&r| self.build(known | range, (val & !range) | (r << lo), depth + 1))
+            .collect();
+        let base = self.entries.len() as u32;
+        self.entries.extend(children);
+        self.nodes.push(Node { shift: lo, mask: (1 << bits) - 1, cmap, base });
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// Groups the values of bits `[lo, lo + bits)` by what each candidate's identifier test and
+    /// opcode field see of them: (class table offset or `u32::MAX`, one value per class).
+    fn split(&mut self, cands: &[u8], lo: u32, bits: u32) -> Split {
+        let t = self.t;
+        let range = ((1u64 << bits) - 1) << lo;
+        // Only candidates that read these bits tell values apart.
+        let readers: Vec<(u64, u64, &[u128])> = cands
+            .iter()
+            .filter_map(|&c| {
+                let (m, om) = self.masks[c as usize]?;
+                ((m | om) & range != 0).then(|| (m & range, om & range, t.encodings[c as usize].idents))
+            })
+            .collect();
+        let mut seen: HashMap<Vec<u64>, u16> = HashMap::new();
+        let mut reps: Vec<u64> = Vec::new();
+        let mut class_of: Vec<u16> = Vec::with_capacity(1 << bits);
+        let mut sig = Vec::new();
+        for v in 0..1u64 << bits {
+            let x = v << lo;
+            sig.clear();
+            for &(m, om, idents) in &readers {
+                let mut hits = 0u64;
+                for (i, &id) in idents.iter().enumerate().take(64) {
+                    hits |= ((x & m == id as u64 & m) as u64) << i;
+                }
+                sig.push(hits);
+                sig.push(x & om);
+            }
+            let k = match seen.get(&sig) {
+                Some(&k) => k,
+                None => {
+                    reps.push(v);
+                    let k = (reps.len() - 1) as u16;
+                    seen.insert(sig.clone(), k);
+                    k
+                }
+            };
+            class_of.push(k);
+        }
+        // Every node has a class table (the identity when each value is its own class), so
+        // that reading a node takes no branch; equal tables are stored once.
+        let n = self.classes.len() as u32;
+        let cmap = *self.class_maps.entry(class_of.clone()).or_insert_with(|| {
+            self.classes.extend_from_slice(&class_of);
+            n
+        });
+        (cmap, reps)
+    }
 }
 
 /// An AMD ISA plugin over generated tables.
@@ -65,37 +282,108 @@ impl<Op: Generation> Amd<Op> {
     fn facts(&self) -> &Facts {
         self.facts.get_or_init(|| {
             let t = self.tables;
-            Facts {
-                fast: (0..1usize << 16).map(|_| AtomicU32::new(FAST_UNKNOWN)).collect(),
-                literal: t
-                    .inst_encodings
-                    .iter()
-                    .map(|ie| {
-                        let e = &t.encodings[ie.enc as usize];
-                        let mut l = Literal::default();
-                        if e.name.contains("SDWA") || e.name.contains("DPP") {
-                            return l; // DPP and SDWA forms have no literal
-                        }
-                        for op in ie.operands {
-                            let ty = &t.operand_types[op.ty as usize];
-                            if ty.name == "OPR_SIMM32" {
-                                l.always = true;
-                            } else if let Some(f) = op.field {
-                                let lit = ty.lookup(255).is_some_and(|n| n.eq_ignore_ascii_case("literal"));
-                                if lit && f.ranges.len() == 1 && (l.n as usize) < l.fields.len() {
-                                    l.fields[l.n as usize] = f.ranges[0];
-                                    l.n += 1;
-                                }
+            let literal: Vec<Literal> = t
+                .inst_encodings
+                .iter()
+                .map(|ie| {
+                    let e = &t.encodings[ie.enc as usize];
+                    let mut l = Literal::default();
+                    if e.name.contains("SDWA") || e.name.contains("DPP") {
+                        return l; // DPP and SDWA forms have no literal
+                    }
+                    for op in ie.operands {
+                        let ty = &t.operand_types[op.ty as usize];
+                        if ty.name == "OPR_SIMM32" {
+                            l.always = true;
+                        } else if let Some(f) = op.field {
+                            let lit = ty.lookup(255).is_some_and(|n| n.eq_ignore_ascii_case("literal"));
+                            if lit && f.ranges.len() == 1 && (l.n as usize) < l.fields.len() {
+                                l.fields[l.n as usize] = f.ranges[0];
+                                l.n += 1;
                             }
                         }
-                        l
-                    })
-                    .collect(),
-                nsa: t
+                    }
+                    l
+                })
+                .collect();
+            let nsa: Vec<Option<usize>> =
+                t.encodings.iter().map(|e| e.fields.iter().position(|f| f.name == "NSA")).collect();
+            // Leaves pack the encoding (6 bits), its width in dwords (2 bits) and the
+            // instruction encoding (16 bits); tables too large for that take the slow path.
+            let packable = t.encodings.len() <= 64
+                && t.inst_encodings.len() < u16::MAX as usize
+                && t.encodings.iter().all(|e| (32..=96).contains(&e.bits) && e.bits % 32 == 0);
+            let leaf = |enc: u16, ie: Option<u16>| -> u32 {
+                let Some(ie) = ie else { return E_LEAF | E_NONE };
+                let e = &t.encodings[enc as usize];
+                let l = literal[ie as usize];
+                let mut v = E_LEAF
+                    | (enc as u32) << E_ENC_SHIFT
+                    | (e.bits as u32 / 32) << E_DW_SHIFT
+                    | ie as u32;
+                if l.always {
+                    v |= E_LIT_ALWAYS;
+                }
+                if l.n > 0 {
+                    v |= E_LIT;
+                }
+                let in_two_words = l.fields[..l.n as usize].iter().all(|&(o, w)| o as u32 + w as u32 <= 64 && w <= 16);
+                if nsa[enc as usize].is_some() || !in_two_words {
+                    v |= E_ODD;
+                }
+                v
+            };
+            let mut b = Builder {
+                t,
+                leaf: &leaf,
+                masks: t
                     .encodings
                     .iter()
-                    .map(|e| e.fields.iter().position(|f| f.name == "NSA"))
+                    .map(|e| {
+                        let om = e.op.as_ref().map_or(0, field_mask);
+                        let fits = e.mask >> 64 == 0 && om >> 64 == 0 && e.idents.iter().all(|i| i >> 64 == 0);
+                        fits.then_some((e.mask as u64, om as u64))
+                    })
                     .collect(),
+                splits: Default::default(),
+                done: Default::default(),
+                nodes: Vec::new(),
+                entries: Vec::new(),
+                classes: Vec::new(),
+                class_maps: Default::default(),
+            };
+            let key_ok = t.key_bits <= 16 && t.key_lo >= 16 && t.key_lo + t.key_bits <= 32;
+            let root: Vec<u32> = if packable && key_ok {
+                let kmask = ((1u64 << t.key_bits) - 1) << t.key_lo;
+                (0..1u64 << t.key_bits).map(|k| b.build(kmask, k << t.key_lo, 0)).collect()
+            } else {
+                Vec::new()
+            };
+            let lit = literal
+                .iter()
+                .map(|l| {
+                    let mut lf = LitFields::default();
+                    for (i, &(off, w)) in l.fields[..l.n as usize].iter().enumerate() {
+                        if off as u32 + w as u32 <= 64 && w <= 16 {
+                            lf.shift[i] = off;
+                            lf.mask[i] = ((1u32 << w) - 1) as u16;
+                        }
+                    }
+                    lf
+                })
+                .collect();
+            Facts {
+                lit,
+                top: match (0..1usize << 16).map(|_| AtomicU32::new(E_UNKNOWN)).collect::<Box<[_]>>().try_into() {
+                    Ok(top) => top,
+                    Err(_) => unreachable!("the table has 65536 entries"),
+                },
+                root,
+                nodes: b.nodes,
+                entries: b.entries,
+                classes: b.classes,
+                literal,
+                nsa,
             }
         })
     }
@@ -110,48 +398,78 @@ impl<Op: Generation> Amd<Op> {
         &self.tables.encodings[d.enc as usize]
     }
 
-    /// The (encoding, instruction encoding) that bits 16-31 of the first word select whatever the
-    /// other bits are, when they do (SOP2/K/C/P, SMEM, VOP3, VOP3P, DS, MUBUF, ...): one table
-    /// load instead of the candidate walk. Each entry is worked out once, from the same tables
-    /// [`Tables::classify`] reads, and only where every candidate tried before the match (and
-    /// the match's opcode field) lies in those bits.
-    #[inline]
-    fn fast_classify(&self, facts: &Facts, w0: u32) -> Option<(u16, u16)> {
-        let slot = facts.fast.get((w0 >> 16) as usize)?;
-        let mut v = slot.load(Ordering::Relaxed);
-        if v == FAST_UNKNOWN {
-            v = self.fast_entry(w0 & 0xffff_0000);
-            slot.store(v, Ordering::Relaxed);
+    /// The decision entry of an instruction whose first words are `w0`, `w1`: usually one load
+    /// from the upper-half table; instructions the upper half does not decide (VOP1/VOP2/VOPC
+    /// with their DPP/SDWA forms, SOP1, FLAT, MIMG, MTBUF, gfx12 VOP3-DPP, ...) follow a node
+    /// or two keyed by the low bits. Never `E_UNKNOWN`; `E_SLOW` sends to [`Tables::classify`].
+    #[inline(always)]
+    fn entry(&self, f: &Facts, w0: u32, w1: u32) -> u32 {
+        let e = f.top[(w0 >> 16) as usize].load(Ordering::Relaxed);
+        if e & E_LEAF != 0 {
+            return e;
         }
-        (v != FAST_SLOW).then(|| ((v >> 16) as u16, (v & 0xffff) as u16 - 1))
+        self.entry_nodes(f, e, w0, w1)
     }
 
-    fn fast_entry(&self, w0: u32) -> u32 {
+    /// [`Self::entry`] past the upper-half table: fills its slot on first use, then walks nodes.
+    #[inline(always)]
+    fn entry_nodes(&self, f: &Facts, mut e: u32, w0: u32, w1: u32) -> u32 {
+        if e == E_UNKNOWN {
+            e = self.fill_top(f, w0);
+        }
+        Self::walk(f, e, w0 as u64 | (w1 as u64) << 32, u64::MAX)
+    }
+
+    /// Works out and stores the upper-half table's entry of `w0`.
+    #[cold]
+    #[inline(never)]
+    fn fill_top(&self, f: &Facts, w0: u32) -> u32 {
         let t = self.tables;
-        if t.key_lo < 16 {
-            return FAST_SLOW;
-        }
-        let high: u128 = 0xffff_0000;
         let key = ((w0 >> t.key_lo) & ((1u32 << t.key_bits) - 1)) as usize;
-        let Some(cands) = t.dispatch.get(key) else { return FAST_SLOW };
-        for &c in cands.iter() {
-            let e = &t.encodings[c as usize];
-            if e.mask & !high != 0 {
-                return FAST_SLOW; // this candidate looks at bits outside the upper half
+        let e = match f.root.get(key) {
+            Some(&r) => Self::walk(f, r, (w0 & 0xffff_0000) as u64, 0xffff_0000),
+            None => E_SLOW,
+        };
+        f.top[(w0 >> 16) as usize].store(e, Ordering::Relaxed);
+        e
+    }
+
+    /// Follows entry `e` through the nodes that read only bits `known` of `x`.
+    #[inline(always)]
+    fn walk(f: &Facts, mut e: u32, x: u64, known: u64) -> u32 {
+        while e & E_LEAF == 0 {
+            let Some(n) = f.nodes.get(e as usize) else { return e };
+            if ((n.mask as u64) << n.shift) & !known != 0 {
+                return e;
             }
-            if !e.idents.contains(&(w0 as u128 & e.mask)) {
-                continue; // decided by the upper half alone: not this encoding
-            }
-            let Some(f) = e.op else { return FAST_SLOW };
-            if f.ranges.iter().any(|&(off, cnt)| off < 16 || off as u32 + cnt as u32 > 32) {
-                return FAST_SLOW;
-            }
-            return match e.opmap.get(f.get(&[w0]) as usize) {
-                Some(&ie) if ie < u16::MAX - 1 => ((c as u32) << 16) | (ie as u32 + 1),
-                _ => FAST_SLOW,
-            };
+            let v = (x >> n.shift) as usize & n.mask as usize;
+            let v = f.classes.get(n.cmap as usize + v).copied().unwrap_or(0) as usize;
+            e = f.entries.get(n.base as usize + v).copied().unwrap_or(E_SLOW);
         }
-        FAST_SLOW
+        e
+    }
+
+    /// Length in dwords of the instruction of leaf `e` (not `E_NONE`, not `E_ODD`): its
+    /// encoding's width plus a literal dword when it has one.
+    #[inline(always)]
+    fn leaf_dwords(f: &Facts, e: u32, words: &[u32; MAX_WORDS]) -> usize {
+        // One literal dword however many operands select it.
+        let mut lit = e & E_LIT_ALWAYS != 0;
+        if e & E_LIT != 0 {
+            let x = words[0] as u64 | (words[1] as u64) << 32;
+            lit |= f.lit.get(e as u16 as usize).is_some_and(|l| l.any_255(x));
+        }
+        ((e >> E_DW_SHIFT) & 3) as usize + lit as usize
+    }
+
+    /// True when instruction encoding `ienc` carries a literal dword in `words`.
+    #[inline(always)]
+    fn has_literal(f: &Facts, words: &[u32; MAX_WORDS], ienc: u16) -> bool {
+        let Some(l) = f.literal.get(ienc as usize) else { return false };
+        l.always
+            || l.fields[..(l.n as usize).min(3)]
+                .iter()
+                .any(|&(off, w)| crate::spec::extract(words, off as u32, w as u32) == 255)
     }
 
     /// Decodes one instruction (see [`IsaPlugin::decode`]).
@@ -173,26 +491,41 @@ impl<Op: Generation> Amd<Op> {
             }
         }
         let facts = self.facts();
-        let (enc, ienc) = match self.fast_classify(facts, words[0]) {
-            Some(x) => x,
-            None => match self.tables.classify(&words) {
+        let e = self.entry(facts, words[0], words[1]);
+        if e & (E_LEAF | E_NONE | E_ODD) == E_LEAF {
+            let keep = Self::leaf_dwords(facts, e, &words);
+            if keep * 4 > bytes.len() {
+                return Err(DecodeError::Truncated { isa, addr, need: keep * 4, have: bytes.len() });
+            }
+            let words = [
+                words[0],
+                if keep > 1 { words[1] } else { 0 },
+                if keep > 2 { words[2] } else { 0 },
+                if keep > 3 { words[3] } else { 0 },
+                0,
+                0,
+            ];
+            return Ok(Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc: e as u16 });
+        }
+        let (enc, ienc) = if e & E_LEAF != 0 {
+            if e & E_NONE != 0 {
+                return Err(DecodeError::Unknown { isa, addr, word: words[0] });
+            }
+            (((e >> E_ENC_SHIFT) & 63) as u16, e as u16)
+        } else {
+            match self.tables.classify(&words) {
                 Some((e, Some(i))) => (e, i),
                 _ => return Err(DecodeError::Unknown { isa, addr, word: words[0] }),
-            },
+            }
         };
         let e = &self.tables.encodings[enc as usize];
         let mut len = e.bits as usize / 8;
-        let lit = facts.literal[ienc as usize];
-        let literal = lit.always
-            || lit.fields[..lit.n as usize]
-                .iter()
-                .any(|&(off, w)| crate::spec::extract(&words, off as u32, w as u32) == 255);
         if let Some(nsa) = facts.nsa[enc as usize] {
             if e.fields[nsa].get(&words) != 0 {
                 len += 4 * Op::nsa_dwords(self, &words, ienc);
             }
         }
-        if literal {
+        if Self::has_literal(facts, &words, ienc) {
             len += 4;
         }
         if len > bytes.len() || len > MAX_WORDS * 4 {
@@ -202,6 +535,45 @@ impl<Op: Generation> Amd<Op> {
         let keep = len / 4;
         let words = std::array::from_fn(|i| if i < keep { words[i] } else { 0 });
         Ok(Decoded { words, len: len as u8, enc, ienc })
+    }
+
+    /// Decodes instructions front to back (see [`IsaPlugin::decode_block`]): the loop the
+    /// per-instruction call pays for once per block, with no error value built on the way.
+    pub fn decode_block_inst(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<Decoded>) -> usize {
+        let f = self.facts();
+        out.reserve(bytes.len() / 4);
+        let mut off = 0usize;
+        while let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) {
+            if let Some(b) = rest.first_chunk::<{ MAX_WORDS * 4 }>() {
+                let words: [u32; MAX_WORDS] =
+                    std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
+                let e = self.entry(f, words[0], words[1]);
+                if e & (E_LEAF | E_NONE | E_ODD) == E_LEAF {
+                    let ienc = e as u16;
+                    let keep = Self::leaf_dwords(f, e, &words);
+                    // At most three dwords plus a literal: the last two words are zero.
+                    let words = [
+                        words[0],
+                        if keep > 1 { words[1] } else { 0 },
+                        if keep > 2 { words[2] } else { 0 },
+                        if keep > 3 { words[3] } else { 0 },
+                        0,
+                        0,
+                    ];
+                    out.push(Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc });
+                    off += keep * 4;
+                    continue;
+                }
+            }
+            match self.decode_inst(rest, base_addr.wrapping_add(off as u64)) {
+                Ok(d) if d.len > 0 => {
+                    off += d.len as usize;
+                    out.push(d);
+                }
+                _ => break,
+            }
+        }
+        off
     }
 }
 
@@ -226,6 +598,10 @@ impl<Op: Generation> IsaPlugin for Amd<Op> {
 
     fn decode(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError> {
         self.decode_inst(bytes, addr)
+    }
+
+    fn decode_block(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<Decoded>) -> usize {
+        self.decode_block_inst(bytes, base_addr, out)
     }
 
     fn print(&self, inst: &Decoded, addr: u64, out: &mut String) {

@@ -1,0 +1,210 @@
+//! The AMD decoders' table-driven fast path (upper-half table, decision nodes, packed lengths,
+//! `decode_block`) against a reference decode written from the spec tables alone:
+//! `Tables::classify` (the candidate walk), the encoding width, the literal rule (an
+//! `OPR_SIMM32` operand, or a source field whose value 255 the operand type names "literal";
+//! never in DPP/SDWA forms) and NSA dwords. Inputs: every corpus instruction, every probe
+//! word, random words, and random low bits under every upper half the corpus and probes use.
+
+use isabridge_decoder::amd::{Amd, Generation, GFX10, GFX12};
+use isabridge_decoder::{elf, Decoded, DecodeError, Isa, IsaPlugin, MAX_WORDS};
+use proptest::prelude::*;
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The reference decode of a 6-word window (None: no instruction).
+fn reference<Op: Generation>(p: &Amd<Op>, w: &[u32; MAX_WORDS]) -> Option<(u16, u16, usize)> {
+    let t = p.tables();
+    let (enc, ienc) = match t.classify(w)? {
+        (e, Some(i)) => (e, i),
+        _ => return None,
+    };
+    let e = &t.encodings[enc as usize];
+    let mut len = e.bits as usize / 8;
+    if let Some(f) = e.fields.iter().find(|f| f.name == "NSA") {
+        if f.get(w) != 0 {
+            len += 4 * Op::nsa_dwords(p, w, ienc);
+        }
+    }
+    let ie = &t.inst_encodings[ienc as usize];
+    if !e.name.contains("SDWA") && !e.name.contains("DPP") {
+        let lit = ie.operands.iter().any(|op| {
+            let ty = &t.operand_types[op.ty as usize];
+            ty.name == "OPR_SIMM32"
+                || op.field.is_some_and(|f| {
+                    f.ranges.len() == 1
+                        && ty.lookup(255).is_some_and(|n| n.eq_ignore_ascii_case("literal"))
+                        && f.get(w) == 255
+                })
+        });
+        if lit {
+            len += 4;
+        }
+    }
+    Some((enc, ienc, len))
+}
+
+/// `decode_inst` equals the reference decode on `words` (as a full window and cut to
+/// every shorter length).
+fn agrees<Op: Generation>(p: &Amd<Op>, words: &[u32; MAX_WORDS]) {
+    let bytes: Vec<u8> = words.iter().flat_map(|x| x.to_le_bytes()).collect();
+    for cut in [24, 20, 16, 12, 8, 4] {
+        // The decoder sees the words that are there, zero past them.
+        let mut seen = [0u32; MAX_WORDS];
+        seen[..cut / 4].copy_from_slice(&words[..cut / 4]);
+        let want = reference(p, &seen);
+        let got = p.decode_inst(&bytes[..cut], 0);
+        match (want, got) {
+            (Some((enc, ienc, len)), Ok(d)) => {
+                assert!(len <= cut, "{words:08x?}");
+                assert_eq!((d.enc, d.ienc, d.len as usize), (enc, ienc, len), "{words:08x?} cut {cut}");
+                let mut w = [0u32; MAX_WORDS];
+                w[..len / 4].copy_from_slice(&words[..len / 4]);
+                assert_eq!(d.words, w);
+            }
+            (Some((_, _, len)), Err(DecodeError::Truncated { need, .. })) => {
+                assert!(len > cut && need == len, "{words:08x?} cut {cut}: needs {need}, reference {len}")
+            }
+            (None, Err(DecodeError::Unknown { .. })) => {}
+            (want, got) => panic!("{words:08x?} cut {cut}: reference {want:?}, decoder {got:?}"),
+        }
+    }
+}
+
+/// Every 6-word window starting at an instruction of the corpus, and every probe word.
+fn inputs(isa: Isa) -> Vec<[u32; MAX_WORDS]> {
+    let mut out = Vec::new();
+    let mut paths: Vec<_> = std::fs::read_dir(root().join("fixtures/amd/bin"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    paths.sort();
+    for path in paths {
+        let obj = elf::read(&std::fs::read(&path).unwrap()).unwrap();
+        if obj.isa != isa {
+            continue;
+        }
+        for s in obj.sections {
+            let mut d = s.data.clone();
+            d.resize(d.len() + 4 * MAX_WORDS, 0);
+            for off in (0..s.data.len()).step_by(4) {
+                out.push(std::array::from_fn(|i| {
+                    u32::from_le_bytes(d[off + 4 * i..off + 4 * i + 4].try_into().unwrap())
+                }));
+            }
+        }
+    }
+    let probe = std::fs::read_to_string(root().join(format!("fixtures/amd/probe/{isa}.tsv"))).unwrap();
+    for line in probe.lines() {
+        let hex = line.split('\t').next().unwrap();
+        let mut b: Vec<u8> = (0..hex.len() / 2).map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap()).collect();
+        b.resize(4 * MAX_WORDS, 0);
+        out.push(std::array::from_fn(|i| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap())));
+    }
+    out
+}
+
+#[test]
+fn corpus_and_probe_words_decode_as_the_reference() {
+    let a = inputs(Isa::Gfx1013);
+    let b = inputs(Isa::Gfx1201);
+    assert!(a.len() > 59_446 && b.len() > 41_631, "{} {}", a.len(), b.len());
+    for w in &a {
+        agrees(&GFX10, w);
+    }
+    for w in &b {
+        agrees(&GFX12, w);
+    }
+}
+
+/// `decode_block` gives what `decode` gives, instruction by instruction, on every corpus
+/// section (a block stops at a word that does not decode; the caller steps over it).
+fn block_equals_loop(p: &dyn IsaPlugin, code: &[u8]) -> usize {
+    let mut want: Vec<Decoded> = Vec::new();
+    let mut stops = Vec::new();
+    let mut off = 0;
+    while off < code.len() {
+        match p.decode(&code[off..], off as u64) {
+            Ok(d) => {
+                off += d.len as usize;
+                want.push(d);
+            }
+            Err(_) => {
+                stops.push(off);
+                off += 4;
+            }
+        }
+    }
+    let mut got = Vec::new();
+    let mut off = 0;
+    let mut got_stops = Vec::new();
+    while off < code.len() {
+        off += p.decode_block(&code[off..], off as u64, &mut got);
+        if off < code.len() {
+            got_stops.push(off);
+            off += 4;
+        }
+    }
+    assert_eq!(got, want);
+    assert_eq!(got_stops, stops);
+    want.len()
+}
+
+#[test]
+fn decode_block_equals_per_instruction_decode_on_the_corpus() {
+    for (isa, count) in [(Isa::Gfx1013, 59_446), (Isa::Gfx1201, 41_631)] {
+        let mut n = 0;
+        for e in std::fs::read_dir(root().join("fixtures/amd/bin")).unwrap().flatten() {
+            let obj = elf::read(&std::fs::read(e.path()).unwrap()).unwrap();
+            if obj.isa == isa {
+                for s in &obj.sections {
+                    n += block_equals_loop(isa.plugin(), &s.data);
+                }
+            }
+        }
+        // The listings count every instruction once (reference: llvm-objdump-22 listings).
+        assert_eq!(n, count, "{isa}");
+    }
+}
+
+/// Distinct upper halves of the first word of every corpus and probe input of one ISA.
+fn upper_halves(isa: Isa) -> Vec<u32> {
+    let mut v: Vec<u32> = inputs(isa).iter().map(|w| w[0] >> 16).collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100_000))]
+    #[test]
+    fn random_words_decode_as_the_reference(words in proptest::array::uniform6(any::<u32>())) {
+        agrees(&GFX10, &words);
+        agrees(&GFX12, &words);
+    }
+
+    #[test]
+    fn random_low_bits_under_known_upper_halves(
+        k in any::<prop::sample::Index>(),
+        mut words in proptest::array::uniform6(any::<u32>()),
+    ) {
+        static HALVES: std::sync::OnceLock<(Vec<u32>, Vec<u32>)> = std::sync::OnceLock::new();
+        let (a, b) = HALVES.get_or_init(|| (upper_halves(Isa::Gfx1013), upper_halves(Isa::Gfx1201)));
+        let w0 = words[0];
+        words[0] = (a[k.index(a.len())] << 16) | (w0 & 0xffff);
+        agrees(&GFX10, &words);
+        words[0] = (b[k.index(b.len())] << 16) | (w0 & 0xffff);
+        agrees(&GFX12, &words);
+    }
+
+    #[test]
+    fn decode_block_equals_per_instruction_decode_on_random_bytes(
+        bytes in proptest::collection::vec(any::<u8>(), 0..64),
+    ) {
+        block_equals_loop(Isa::Gfx1013.plugin(), &bytes);
+        block_equals_loop(Isa::Gfx1201.plugin(), &bytes);
+    }
+}
