@@ -196,9 +196,15 @@ fn push_branch_note(out: &mut Vec<u8>, target: u64, section: &str, labels: &[Lab
     out.push(b'>');
 }
 
-/// Appends the `\n<address> <function>:` header that opens a function's lines.
+/// Appends the `\n<address> <function>:` header that opens a function's lines (16 lower-case
+/// hex digits).
 fn push_header(out: &mut Vec<u8>, addr: u64, function: &str) {
-    let _ = std::io::Write::write_fmt(out, format_args!("\n{addr:016x} <{function}>:\n"));
+    const D: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'\n');
+    out.extend((0..16).rev().map(|k| D[(addr >> (4 * k) & 15) as usize]));
+    out.extend_from_slice(b" <");
+    out.extend_from_slice(function.as_bytes());
+    out.extend_from_slice(b">:\n");
 }
 
 /// Printed lines of the distinct instructions of a listing, keyed by the decoded instruction
@@ -334,17 +340,23 @@ pub fn listing(
     let mut next_label = 0usize;
     let mut function = section;
     let mut last: Option<&str> = None;
+    let mut changed = true;
     while off < code.len() {
         if next_label < labels.len() && labels[next_label].offset <= off as u64 {
             while next_label < labels.len() && labels[next_label].offset <= off as u64 {
                 function = &labels[next_label].name;
                 next_label += 1;
             }
+            changed = true;
         }
         let addr = base + off as u64;
-        if last != Some(function) {
-            push_header(out, addr, function);
-            last = Some(function);
+        // A header where the function's name changes (names are compared only at labels).
+        if changed {
+            if last != Some(function) {
+                push_header(out, addr, function);
+                last = Some(function);
+            }
+            changed = false;
         }
         match plugin.decode(&code[off..], addr) {
             Ok(d) => {
