@@ -1,6 +1,6 @@
 //! `isabridge disasm`.
 
-use isabridge_decoder::disasm::{disassemble, Line};
+use isabridge_decoder::disasm::{disassemble, listing, write_line, Line};
 use isabridge_decoder::elf::{self, Label};
 use isabridge_decoder::{Isa, IsaPlugin};
 use std::fmt::Write as _;
@@ -50,14 +50,46 @@ pub fn run(a: &Args) -> Result<(), String> {
     };
     let plugin = isa.plugin();
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut lock = stdout.lock();
+    let format = match (is_elf, isa) {
+        (false, _) => "binary",
+        (true, Isa::Sm50 | Isa::Sm86) => "elf64-cuda",
+        (true, _) => "elf64-amdgpu",
+    };
+    if !a.json && !a.control {
+        // The whole listing is built in one buffer, written out every 64 KiB.
+        let mut io_err: Option<std::io::Error> = None;
+        let mut buf = Vec::with_capacity(1 << 17);
+        let _ = writeln!(buf, "\n{path}:\tfile format {format}");
+        let mut flush = |b: &mut Vec<u8>| {
+            if io_err.is_none() {
+                if let Err(e) = lock.write_all(b) {
+                    io_err = Some(e);
+                }
+            }
+            b.clear();
+        };
+        let mut result = Ok(());
+        for (name, addr, data, labels) in &sections {
+            let _ = writeln!(buf, "\nDisassembly of section {name}:");
+            result = listing(plugin, data, *addr, name, labels, &mut buf, &mut flush);
+            if result.is_err() {
+                break;
+            }
+        }
+        flush(&mut buf);
+        if let Err(e) = lock.flush() {
+            io_err.get_or_insert(e);
+        }
+        result.map_err(|e| format!("{path}: {e}"))?;
+        return match io_err {
+            Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+            _ => Ok(()),
+        };
+    }
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, lock);
     let mut io_err: Option<std::io::Error> = None;
     if !a.json {
-        let format = match (is_elf, isa) {
-            (false, _) => "binary",
-            (true, Isa::Sm50 | Isa::Sm86) => "elf64-cuda",
-            (true, _) => "elf64-amdgpu",
-        };
         let _ = writeln!(out, "\n{path}:\tfile format {format}");
     }
     for (name, addr, data, labels) in &sections {
@@ -68,21 +100,19 @@ pub fn run(a: &Args) -> Result<(), String> {
         let mut emit = |l: &Line<'_>| {
             let r = if a.json {
                 write_json(&mut out, l, a.control)
-            } else if a.control && l.control.is_some() {
-                if last_fn.as_deref() != Some(l.function) {
-                    last_fn = Some(l.function.to_string());
-                    let _ = writeln!(out, "\n{:016x} <{}>:", addr + l.offset, l.function);
-                }
-                let c = l.control.unwrap_or_default();
-                let line = Line { text: &format!("{:<59}// {c}", l.text), ..*l };
-                write_text(&mut out, addr + l.offset, &line, None)
             } else {
+                // --control: the scheduling fields after the text, in the text column.
                 if last_fn.as_deref() != Some(l.function) {
                     last_fn = Some(l.function.to_string());
                     let _ = writeln!(out, "\n{:016x} <{}>:", addr + l.offset, l.function);
                 }
-                let target = branch_comment(plugin, l, *addr, name, labels);
-                write_text(&mut out, addr + l.offset, l, target.as_deref())
+                let (text, note) = match l.control {
+                    Some(c) => (format!("{:<59}// {c}", l.text), String::new()),
+                    None => (l.text.to_string(), branch_comment(plugin, l, *addr, name, labels).unwrap_or_default()),
+                };
+                let mut line = Vec::with_capacity(128);
+                write_line(&mut line, &text, addr + l.offset, l.bytes, &note);
+                out.write_all(&line)
             };
             if let Err(e) = r {
                 io_err.get_or_insert(e);
@@ -97,7 +127,6 @@ pub fn run(a: &Args) -> Result<(), String> {
     }
 }
 
-/// One line in llvm-objdump-22's layout: text padded to 59 columns, then offset and dwords.
 /// llvm-objdump's ` <symbol+0xoff>` note after a direct branch: the symbol at or before the
 /// target in the same section.
 fn branch_comment(plugin: &dyn IsaPlugin, l: &Line<'_>, base: u64, section: &str, labels: &[Label]) -> Option<String> {
@@ -112,35 +141,6 @@ fn branch_comment(plugin: &dyn IsaPlugin, l: &Line<'_>, base: u64, section: &str
         None => (section, 0),
     };
     Some(if target == start { format!(" <{name}>") } else { format!(" <{name}+0x{:x}>", target - start) })
-}
-
-fn write_text(out: &mut impl Write, addr: u64, l: &Line<'_>, note: Option<&str>) -> std::io::Result<()> {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    // Pad to 59 columns from a slice of spaces, digits written directly: this runs per line.
-    const SPACES: &str = "                                                           ";
-    let mut line = String::with_capacity(128);
-    line.push('\t');
-    line.push_str(l.text);
-    line.push_str(&SPACES[..SPACES.len().saturating_sub(l.text.len())]);
-    line.push_str("// ");
-    for k in (0..12).rev() {
-        line.push(char::from(HEX[(addr >> (4 * k) & 0xf) as usize]));
-    }
-    line.push_str(": ");
-    for (i, c) in l.bytes.chunks(4).enumerate() {
-        if i > 0 {
-            line.push(' ');
-        }
-        let mut b = [0u8; 4];
-        b[..c.len()].copy_from_slice(c);
-        let w = u32::from_le_bytes(b);
-        for k in (0..8).rev() {
-            line.push(char::from(HEX[(w >> (4 * k) & 0xf) as usize]));
-        }
-    }
-    line.push_str(note.unwrap_or(""));
-    line.push('\n');
-    out.write_all(line.as_bytes())
 }
 
 /// One JSON object, keys in a fixed order: function, offset, bytes, text.

@@ -58,10 +58,36 @@ impl Kind {
     }
 }
 
+/// "000" to "999": three digits per number, for [`dec`].
+const DEC3: &str = {
+    const B: [u8; 3000] = {
+        let mut b = [0u8; 3000];
+        let mut n = 0;
+        while n < 1000 {
+            b[3 * n] = b'0' + (n / 100) as u8;
+            b[3 * n + 1] = b'0' + (n / 10 % 10) as u8;
+            b[3 * n + 2] = b'0' + (n % 10) as u8;
+            n += 1;
+        }
+        b
+    };
+    match std::str::from_utf8(&B) {
+        Ok(s) => s,
+        Err(_) => panic!("ASCII digits"),
+    }
+};
+
 /// Appends a decimal number without going through `core::fmt` (the printers' hot path).
-pub fn dec(out: &mut String, mut n: u32) {
+pub fn dec(out: &mut String, n: u32) {
+    if n < 1000 {
+        let k = if n < 10 { 1 } else if n < 100 { 2 } else { 3 };
+        let end = 3 * n as usize + 3;
+        out.push_str(DEC3.get(end - k..end).unwrap_or("0"));
+        return;
+    }
     let mut buf = [0u8; 10];
     let mut i = buf.len();
+    let mut n = n;
     loop {
         i -= 1;
         buf[i] = b'0' + (n % 10) as u8;
@@ -72,6 +98,36 @@ pub fn dec(out: &mut String, mut n: u32) {
     }
     // The buffer holds ASCII digits only.
     out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+}
+
+/// Appends `0x` and the value in lower-case hex, without going through `core::fmt`.
+pub fn hex(out: &mut String, v: u32) {
+    const D: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    let mut n = v;
+    loop {
+        i -= 1;
+        buf[i] = D[(n & 15) as usize];
+        n >>= 4;
+        if n == 0 {
+            break;
+        }
+    }
+    i -= 2;
+    buf[i] = b'0';
+    buf[i + 1] = b'x';
+    // The buffer holds ASCII only.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0x0"));
+}
+
+/// True when `needle` occurs in `hay`: a plain byte search, cheaper than `str::contains` on the
+/// short mnemonics and format names the printers test.
+#[inline]
+pub fn has(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = n.split_first() else { return true };
+    h.len() >= n.len() && (0..=h.len() - n.len()).any(|i| h[i] == first && h[i + 1..i + n.len()] == *rest)
 }
 
 /// Appends `v5` or `v[5:6]`.
@@ -339,5 +395,29 @@ pub fn vgpr_mods(out: &mut String, n: u32, size_bits: u16, neg: bool, abs: bool)
     vgpr(out, n, size_bits);
     if abs {
         out.push('|');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn has_finds_substrings_like_str_contains() {
+        for (h, n) in [("v_cmp_class_f32", "_class_"), ("v_ldexp_f16", "ldexp"), ("s_load", "load"), ("ab", "abc"), ("", "x"), ("x", "")] {
+            assert_eq!(has(h, n), h.contains(n), "{h} {n}");
+        }
+    }
+
+    #[test]
+    fn dec_and_hex_write_the_digits() {
+        let mut s = String::new();
+        for n in [0, 7, 10, 99, 100, 511, 999, 1000, 65535, u32::MAX] {
+            dec(&mut s, n);
+            s.push(' ');
+            hex(&mut s, n);
+            s.push(';');
+        }
+        assert_eq!(s, "0 0x0;7 0x7;10 0xa;99 0x63;100 0x64;511 0x1ff;999 0x3e7;1000 0x3e8;65535 0xffff;4294967295 0xffffffff;");
     }
 }

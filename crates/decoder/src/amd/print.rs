@@ -24,6 +24,10 @@ pub struct Ctx<'a, Op: 'static> {
     used: Cell<[u32; crate::MAX_WORDS]>,
     /// Index of the literal dword (the encoding's base size in dwords).
     lit_index: usize,
+    /// Whether reads are recorded in `used` (canonical encoding only; printing skips it).
+    track: bool,
+    /// Print kind per data format of the tables (size 32), when the caller has them.
+    kinds: &'static [Kind],
 }
 
 impl<'a, Op> Ctx<'a, Op> {
@@ -33,7 +37,13 @@ impl<'a, Op> Ctx<'a, Op> {
         let e = &t.encodings[d.enc as usize];
         let base = (e.bits as usize) / 32;
         let lit = if (d.len as usize) > base * 4 { d.words[base] } else { 0 };
-        Ctx { t, d, ie, lit, names, addr, used: Cell::new([0; crate::MAX_WORDS]), lit_index: base }
+        Ctx { t, d, ie, lit, names, addr, used: Cell::new([0; crate::MAX_WORDS]), lit_index: base, track: true, kinds: &[] }
+    }
+
+    /// A context for printing only: reads are not recorded, operand kinds come from `kinds`
+    /// (one per data format, see [`kinds_of`]).
+    pub fn for_print(t: &'static Tables<Op>, d: &'a Decoded, names: &'static ScalarNames, addr: u64, kinds: &'static [Kind]) -> Self {
+        Ctx { track: false, kinds, ..Ctx::new(t, d, names, addr) }
     }
 
     /// The bits read so far (see [`Ctx::f`], [`Ctx::val`], [`Ctx::bits`]).
@@ -41,7 +51,11 @@ impl<'a, Op> Ctx<'a, Op> {
         self.used.get()
     }
 
+    #[inline]
     fn mark(&self, f: Field) {
+        if !self.track {
+            return;
+        }
         let mut u = self.used.get();
         f.set(&mut u, u64::MAX);
         self.used.set(u);
@@ -49,9 +63,11 @@ impl<'a, Op> Ctx<'a, Op> {
 
     /// Reads bits [off, off+cnt) of the words, marking them used.
     pub fn bits(&self, off: u32, cnt: u32) -> u32 {
-        let mut u = self.used.get();
-        crate::spec::deposit(&mut u, off, cnt, u64::MAX);
-        self.used.set(u);
+        if self.track {
+            let mut u = self.used.get();
+            crate::spec::deposit(&mut u, off, cnt, u64::MAX);
+            self.used.set(u);
+        }
         crate::spec::extract(&self.d.words, off, cnt) as u32
     }
 
@@ -62,11 +78,13 @@ impl<'a, Op> Ctx<'a, Op> {
 
     /// The literal dword, marking only the bits in `mask` used.
     pub fn literal_bits(&self, mask: u32) -> u32 {
-        let mut u = self.used.get();
-        if let Some(x) = u.get_mut(self.lit_index) {
-            *x |= mask;
+        if self.track {
+            let mut u = self.used.get();
+            if let Some(x) = u.get_mut(self.lit_index) {
+                *x |= mask;
+            }
+            self.used.set(u);
         }
-        self.used.set(u);
         self.lit
     }
 
@@ -133,7 +151,11 @@ impl<'a, Op> Ctx<'a, Op> {
 
     /// The operand's print kind.
     pub fn kind(&self, op: &Operand) -> Kind {
-        Kind::of(self.t.data_formats[op.fmt as usize], op.size)
+        match self.kinds.get(op.fmt as usize) {
+            Some(&Kind::I32) if op.size == 64 => Kind::I64,
+            Some(&k) => k,
+            None => Kind::of(self.t.data_formats[op.fmt as usize], op.size),
+        }
     }
 
     /// The operand's raw field value.
@@ -156,6 +178,12 @@ impl<'a, Op> Ctx<'a, Op> {
         let lit = self.src_literal(v, kind);
         operands::src(out, self.names, v, size, kind, lit)
     }
+}
+
+/// The print kind of every data format of a table (at size 32; [`Ctx::kind`] widens I32 to I64
+/// for 64-bit operands, as [`Kind::of`] does).
+pub fn kinds_of(formats: &[&str]) -> Vec<Kind> {
+    formats.iter().map(|f| Kind::of(f, 32)).collect()
 }
 
 /// Appends ` name:0x..` in hex.

@@ -1,5 +1,6 @@
 //! DS: LDS and GDS operations.
 
+use crate::amd::operands::has;
 use super::{fields::ENC_DS as F, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
@@ -16,7 +17,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     }
     let o0 = c.f(F::OFFSET0);
     let o1 = c.f(F::OFFSET1);
-    if m.contains("read2") || m.contains("write2") || m.contains("wrxchg2") {
+    if has(m, "read2") || has(m, "write2") || has(m, "wrxchg2") {
         if o0 != 0 {
             let _ = write!(out, " offset0:{o0}");
         }

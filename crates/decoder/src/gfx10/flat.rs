@@ -1,5 +1,6 @@
 //! FLAT, GLOBAL and SCRATCH memory instructions.
 
+use crate::amd::operands::has;
 use super::{enc, fields::ENC_FLAT as F, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
@@ -16,9 +17,9 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let mut k = 0;
     // Atomics with GLC return the old value: the destination comes first, sized like the data
     // (half of it for compare-and-swap).
-    if m.contains("_atomic_") && c.f(F::GLC) != 0 {
+    if has(m, "_atomic_") && c.f(F::GLC) != 0 {
         if let Some(data) = c.ie.operands.iter().find(|o| c.field_name(o) == "DATA") {
-            let size = if m.contains("cmpswap") { data.size / 2 } else { data.size };
+            let size = if has(m, "cmpswap") { data.size / 2 } else { data.size };
             out.push(' ');
             operands::vgpr(out, c.f(F::VDST), size);
             k = 1;

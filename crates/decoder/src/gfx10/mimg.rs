@@ -1,5 +1,6 @@
 //! MIMG: image loads, stores, samples, gathers, atomics and BVH ray intersection.
 
+use crate::amd::operands::has;
 use super::{fields::ENC_MIMG as F, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
@@ -87,7 +88,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 } else {
                     dmask.count_ones().max(1)
                 };
-                if atomic && m.contains("cmpswap") {
+                if atomic && has(m, "cmpswap") {
                     n = n.max(2);
                 }
                 if d16 && !atomic {

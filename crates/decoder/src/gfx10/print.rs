@@ -2,13 +2,17 @@
 
 use super::{enc, Op};
 use crate::amd::operands::GFX10_SCALARS;
-use crate::amd::print::Ctx;
+use crate::amd::operands::Kind;
+use crate::amd::print::{kinds_of, Ctx};
+use std::sync::OnceLock;
 use crate::amd::{Amd, Generation};
 use crate::Decoded;
 
 impl Generation for Op {
     fn print(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String) {
-        let c = Ctx::new(p.tables(), d, &GFX10_SCALARS, addr);
+        static KINDS: OnceLock<Vec<Kind>> = OnceLock::new();
+        let kinds = KINDS.get_or_init(|| kinds_of(p.tables().data_formats));
+        let c = Ctx::for_print(p.tables(), d, &GFX10_SCALARS, addr, kinds);
         dispatch(&c, out)
     }
 

@@ -1,5 +1,6 @@
 //! SMEM: scalar memory loads, stores, atomics and cache control.
 
+use crate::amd::operands::has;
 use super::{fields::ENC_SMEM as F, Op};
 use crate::amd::print::Ctx;
 use std::fmt::Write as _;
@@ -38,7 +39,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         }
     }
     let m = c.mnemonic();
-    if !(m.contains("load") || m.contains("store") || m.contains("atomic")) {
+    if !(has(m, "load") || has(m, "store") || has(m, "atomic")) {
         return; // probes, cache maintenance and timers take no cache policy
     }
     if c.f(F::GLC) != 0 {

@@ -1,5 +1,6 @@
 //! VOP1, VOP2, VOPC, VOP3, VOP3B, VOP3P and their DPP16, DPP8 and SDWA forms.
 
+use crate::amd::operands::has;
 use super::{enc, fields, opr, Op};
 use crate::amd::operands::{self, bit_list, Kind};
 use crate::amd::print::{hex_mod, Ctx};
@@ -88,10 +89,10 @@ fn mod_kind(c: &Ctx<'_, Op>, op: &Operand, i: usize) -> Kind {
     let k = c.kind(op);
     if m.starts_with("v_cndmask_b32") {
         Kind::F32
-    } else if m.contains("_ubyte")
+    } else if has(m, "_ubyte")
         || m.ends_with("_i4")
         || m == "v_sad_u16"
-        || (i == 1 && (m.contains("_class_") || m.starts_with("v_ldexp")))
+        || (i == 1 && (has(m, "_class_") || m.starts_with("v_ldexp")))
         || (i >= 1 && m == "v_cvt_pk_u8_f32")
         || (i == 2 && matches!(m, "v_mad_i32_i16" | "v_mad_u32_u16"))
     {
@@ -128,7 +129,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
                     continue;
                 }
                 let (n, a) = if kind.is_float() { (neg(i), abs(i)) } else { (false, false) };
-                if i == 1 && c.mnemonic().contains("_class_") {
+                if i == 1 && has(c.mnemonic(), "_class_") {
                     // LLVM keeps the class mask's modifier bits without printing them.
                     let _ = (c.bits(62, 1), vop3b || c.bits(9, 1) != 0);
                 }

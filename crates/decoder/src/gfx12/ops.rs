@@ -1,6 +1,7 @@
 //! gfx12 operand text: literals (with LLVM's `lit(...)` marker), 16-bit inline constants,
 //! cache policy and other helpers shared by the gfx1201 family printers.
 
+use crate::amd::operands::has;
 use super::Op;
 use crate::amd::operands::{self, Kind};
 use crate::amd::print::Ctx;
@@ -104,9 +105,9 @@ pub enum MemKind {
 impl MemKind {
     /// Classifies by mnemonic.
     pub fn of(m: &str) -> MemKind {
-        if m.contains("atomic") {
+        if has(m, "atomic") {
             MemKind::Atomic
-        } else if m.contains("store") {
+        } else if has(m, "store") {
             MemKind::Store
         } else {
             MemKind::Load

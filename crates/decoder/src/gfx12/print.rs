@@ -2,13 +2,17 @@
 
 use super::{enc, Op};
 use crate::amd::operands::GFX12_SCALARS;
-use crate::amd::print::Ctx;
+use crate::amd::operands::Kind;
+use crate::amd::print::{kinds_of, Ctx};
+use std::sync::OnceLock;
 use crate::amd::{Amd, Generation};
 use crate::Decoded;
 
 impl Generation for Op {
     fn print(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String) {
-        let c = Ctx::new(p.tables(), d, &GFX12_SCALARS, addr);
+        static KINDS: OnceLock<Vec<Kind>> = OnceLock::new();
+        let kinds = KINDS.get_or_init(|| kinds_of(p.tables().data_formats));
+        let c = Ctx::for_print(p.tables(), d, &GFX12_SCALARS, addr, kinds);
         match d.enc {
             enc::ENC_SOP1 | enc::ENC_SOP2 | enc::ENC_SOPK | enc::ENC_SOPC | enc::ENC_SOPP => {
                 super::sop::print(&c, out)

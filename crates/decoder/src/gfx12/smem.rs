@@ -1,5 +1,6 @@
 //! SMEM: scalar memory loads, prefetches, cache control.
 
+use crate::amd::operands::has;
 use super::ops::{self, MemKind};
 use super::{fields::ENC_SMEM as F, Op};
 use crate::amd::print::Ctx;
@@ -11,7 +12,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     out.push_str(m);
     let imm = ops::sext(c.f(F::IOFFSET), 24);
     let soff = c.f(F::SOFFSET);
-    let prefetch = m.contains("prefetch");
+    let prefetch = has(m, "prefetch");
     let mut k = 0;
     for op in c.ie.operands {
         ops::sep(out, &mut k);

@@ -1,5 +1,6 @@
 //! VDS (LDS operations) and VDSDIR (LDS direct and parameter loads).
 
+use crate::amd::operands::has;
 use super::ops::sep;
 use super::{fields::ENC_VDS as F, fields::ENC_VDSDIR as D, Op};
 use crate::amd::operands;
@@ -17,7 +18,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     }
     let o0 = c.f(F::OFFSET0);
     let o1 = c.f(F::OFFSET1);
-    if m.contains("2addr") || m.contains("xchg2") {
+    if has(m, "2addr") || has(m, "xchg2") {
         if o0 != 0 {
             let _ = write!(out, " offset0:{o0}");
         }

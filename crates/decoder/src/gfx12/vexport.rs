@@ -1,5 +1,6 @@
 //! VEXPORT (exports) and VINTERP (parameter interpolation).
 
+use crate::amd::operands::has;
 use super::ops::{self, sep};
 use super::{fields::ENC_VEXPORT as E, fields::ENC_VINTERP as V, Op};
 use crate::amd::operands::{self, bit_list};
@@ -46,7 +47,7 @@ pub fn print_vinterp(c: &Ctx<'_, Op>, out: &mut String) {
         out.push_str(" clamp");
     }
     let opsel = c.f(V::OPSEL);
-    if opsel != 0 && c.mnemonic().contains("f16") {
+    if opsel != 0 && has(c.mnemonic(), "f16") {
         out.push_str(" op_sel:");
         bit_list(out, opsel as u64, 4);
     }

@@ -1,5 +1,6 @@
 //! VFLAT, VGLOBAL and VSCRATCH memory instructions.
 
+use crate::amd::operands::has;
 use super::ops::{self, sep, MemKind};
 use super::{fields::ENC_VFLAT as F, Op};
 use crate::amd::operands;
@@ -18,7 +19,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let ret = MemKind::of(m) == MemKind::Atomic && c.f(F::TH) & 1 != 0;
     if ret && !c.ie.operands.iter().any(|o| c.field_name(o) == "VDST") {
         let data = c.ie.operands.iter().find(|o| c.field_name(o) == "VDATA").map(|o| o.size).unwrap_or(32);
-        let size = if m.contains("cmpswap") { data / 2 } else { data };
+        let size = if has(m, "cmpswap") { data / 2 } else { data };
         sep(out, &mut k);
         operands::vgpr(out, c.f(F::VDST), size);
     }

@@ -1,20 +1,20 @@
 //! VOP1, VOP2, VOPC, VOP3, VOP3SD, VOP3P, their DPP16/DPP8 forms (VOP3 DPP in 96 bits) and VOPD.
 
 use super::ops::{self, sep};
-use super::{fields, Op};
-use crate::amd::operands::{self, bit_list, Kind};
+use super::{enc, fields, fmt, opr, Op};
+use crate::amd::operands::{self, bit_list, has, Kind};
 use crate::amd::print::{hex_mod, Ctx};
 use crate::spec::Operand;
 use std::fmt::Write as _;
 
 /// Prints any vector ALU instruction except VOPD.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
-    let e = c.enc_name();
+    let e = c.d.enc;
     out.push_str(c.mnemonic());
-    let short = c.has_encoding("ENC_VOP1") || c.has_encoding("ENC_VOP2") || c.has_encoding("ENC_VOPC");
+    let short = c.has_enc(enc::ENC_VOP1) || c.has_enc(enc::ENC_VOP2) || c.has_enc(enc::ENC_VOPC);
     match e {
-        "ENC_VOP1" | "ENC_VOP2" | "ENC_VOPC" => {
-            if !c.ie.operands.is_empty() && (c.has_encoding("ENC_VOP3") || c.has_encoding("ENC_VOP3SD")) {
+        enc::ENC_VOP1 | enc::ENC_VOP2 | enc::ENC_VOPC => {
+            if !c.ie.operands.is_empty() && (c.has_enc(enc::ENC_VOP3) || c.has_enc(enc::ENC_VOP3SD)) {
                 out.push_str("_e32");
             }
             let mut k = 0;
@@ -23,41 +23,41 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 plain(c, op, out);
             }
         }
-        "ENC_VOP3" | "ENC_VOP3SD" => {
+        enc::ENC_VOP3 | enc::ENC_VOP3SD => {
             if short {
                 out.push_str("_e64");
             }
             vop3(c, out, Dpp::None);
         }
-        "ENC_VOP3P" => vop3p(c, out, Dpp::None),
-        "ENC_VOP1_DPP16" | "ENC_VOP2_DPP16" | "ENC_VOPC_DPP16" => {
-            if e != "ENC_VOPC_DPP16" {
+        enc::ENC_VOP3P => vop3p(c, out, Dpp::None),
+        enc::ENC_VOP1_DPP16 | enc::ENC_VOP2_DPP16 | enc::ENC_VOPC_DPP16 => {
+            if e != enc::ENC_VOPC_DPP16 {
                 out.push_str("_dpp");
             }
             use fields::ENC_VOP1_DPP16 as F;
             dpp_operands(c, out, [c.f(F::SRC0_NEG), c.f(F::SRC1_NEG)], [c.f(F::SRC0_ABS), c.f(F::SRC1_ABS)]);
             dpp16_ctrl(c, out, Dpp16Fields::E32);
         }
-        "ENC_VOP1_DPP8" | "ENC_VOP2_DPP8" | "ENC_VOPC_DPP8" => {
-            if e != "ENC_VOPC_DPP8" {
+        enc::ENC_VOP1_DPP8 | enc::ENC_VOP2_DPP8 | enc::ENC_VOPC_DPP8 => {
+            if e != enc::ENC_VOPC_DPP8 {
                 out.push_str("_dpp");
             }
             dpp_operands(c, out, [0, 0], [0, 0]);
             dpp8_ctrl(c, out, false);
         }
-        "ENC_VOP3_DPP16" | "ENC_VOP3SD_DPP16" => {
+        enc::ENC_VOP3_DPP16 | enc::ENC_VOP3SD_DPP16 => {
             out.push_str("_e64_dpp");
             vop3(c, out, Dpp::Dpp16);
         }
-        "ENC_VOP3_DPP8" | "ENC_VOP3SD_DPP8" => {
+        enc::ENC_VOP3_DPP8 | enc::ENC_VOP3SD_DPP8 => {
             out.push_str("_e64_dpp");
             vop3(c, out, Dpp::Dpp8);
         }
-        "ENC_VOP3P_DPP16" => {
+        enc::ENC_VOP3P_DPP16 => {
             out.push_str("_e64_dpp");
             vop3p(c, out, Dpp::Dpp16);
         }
-        "ENC_VOP3P_DPP8" => {
+        enc::ENC_VOP3P_DPP8 => {
             out.push_str("_e64_dpp");
             vop3p(c, out, Dpp::Dpp8);
         }
@@ -75,9 +75,9 @@ enum Dpp {
 /// Plain operand: register, source, implicit vcc, literal.
 fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
     let v = c.val(op);
-    match c.ty(op) {
-        "OPR_VGPR" => operands::vgpr(out, v, op.size),
-        "OPR_SDST" | "OPR_SREG" => {
+    match op.ty {
+        opr::OPR_VGPR => operands::vgpr(out, v, op.size),
+        opr::OPR_SDST | opr::OPR_SREG => {
             if op.is_implicit() {
                 out.push_str("vcc_lo")
             } else if v >= 128 {
@@ -86,8 +86,8 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
                 c.sreg(out, v, op.size)
             }
         }
-        "OPR_SIMM32" => {
-            let _ = write!(out, "0x{:x}", c.lit);
+        opr::OPR_SIMM32 => {
+            operands::hex(out, c.lit);
         }
         _ => {
             let m = c.mnemonic();
@@ -100,33 +100,32 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
 use crate::amd::operands::{omod, src_index};
 
 /// True for a 16-bit (not packed) data format: the instruction takes op_sel.
-pub(super) fn is16(c: &Ctx<'_, Op>, op: &Operand) -> bool {
-    let f = c.t.data_formats[op.fmt as usize];
-    !f.contains("PK2") && (f.ends_with("16") || f.ends_with("F16") || f.ends_with("BF16"))
+pub(super) fn is16(_c: &Ctx<'_, Op>, op: &Operand) -> bool {
+    // The 16-bit formats that are not packed pairs (names ending in 16, without PK2).
+    matches!(op.fmt, fmt::FMT_NUM_B16 | fmt::FMT_NUM_BF16 | fmt::FMT_NUM_F16 | fmt::FMT_NUM_I16 | fmt::FMT_NUM_U16)
 }
 
 /// True when source `i` takes float input modifiers.
 pub(super) fn float_mods(c: &Ctx<'_, Op>, kind: Kind, i: usize) -> bool {
     let m = c.mnemonic();
-    if i == 1 && (m.contains("ldexp") || m.contains("_class_f32") || m.contains("_class_f64")) {
+    if i == 1 && (has(m, "ldexp") || has(m, "_class_f32") || has(m, "_class_f64")) {
         return false;
     }
     kind.is_float() || m.starts_with("v_cndmask")
 }
 
 /// VOP3 opcodes whose text carries op_sel (LLVM 22 without true16: the VOP3-only 16-bit
-/// operations and a few packing ones); everything else ignores the field.
+/// operations and a few packing ones), sorted for binary search; everything else ignores the
+/// field.
 const OPSEL_VOP3: &[&str] = &[
     "v_add_nc_i16",
     "v_add_nc_u16",
-    "v_sub_nc_i16",
-    "v_sub_nc_u16",
     "v_alignbit_b32",
     "v_alignbyte_b32",
     "v_cvt_pk_bf8_f32",
-    "v_cvt_pk_fp8_f32",
-    "v_cvt_pk_f32_fp8",
     "v_cvt_pk_f32_bf8",
+    "v_cvt_pk_f32_fp8",
+    "v_cvt_pk_fp8_f32",
     "v_cvt_pk_norm_i16_f16",
     "v_cvt_pk_norm_u16_f16",
     "v_div_fixup_f16",
@@ -155,11 +154,13 @@ const OPSEL_VOP3: &[&str] = &[
     "v_minimummaximum_f16",
     "v_minmax_num_f16",
     "v_pack_b32_f16",
+    "v_sub_nc_i16",
+    "v_sub_nc_u16",
 ];
 
 /// True when the VOP3 form of the instruction prints op_sel.
 pub(super) fn has_opsel(c: &Ctx<'_, Op>, _has16: bool) -> bool {
-    OPSEL_VOP3.contains(&c.mnemonic())
+    OPSEL_VOP3.binary_search(&c.mnemonic()).is_ok()
 }
 
 /// A source with gfx12 modifiers: `-x`/`neg(imm)`, `|x|`.
@@ -177,7 +178,7 @@ fn src_mod(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind, neg
 fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
     use fields::ENC_VOP3 as F;
     use fields::ENC_VOP3_DPP16 as D;
-    let sd = c.enc_name().starts_with("ENC_VOP3SD");
+    let sd = matches!(c.d.enc, enc::ENC_VOP3SD | enc::ENC_VOP3SD_DPP16 | enc::ENC_VOP3SD_DPP8);
     let neg = c.f(F::NEG);
     let abs = if sd { 0 } else { c.f(F::ABS) };
     let mut k = 0;
@@ -201,7 +202,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
                 src_mod(c, out, v, op.size, kind, n, a);
             }
             None => {
-                float |= c.field_name(op) == "VDST" && c.kind(op).is_float();
+                float |= op.field.is_some_and(|f| f.name == "VDST") && c.kind(op).is_float();
                 plain(c, op, out)
             }
         }
@@ -306,7 +307,7 @@ fn dpp_operands(c: &Ctx<'_, Op>, out: &mut String, neg: [u32; 2], abs: [u32; 2])
     for op in c.ie.operands {
         sep(out, &mut k);
         match src_index(op) {
-            Some(i) if c.ty(op) == "OPR_VGPR" || c.ty(op) == "OPR_SRC" => {
+            Some(i) if op.ty == opr::OPR_VGPR || op.ty == opr::OPR_SRC => {
                 let kind = c.kind(op);
                 let (n, a) = if float_mods(c, kind, i) { (neg[i] != 0, abs[i] != 0) } else { (false, false) };
                 operands::vgpr_mods(out, c.val(op) & 0xff, op.size, n, a);
@@ -385,7 +386,7 @@ pub fn print_vopd(c: &Ctx<'_, Op>, out: &mut String) {
 
 fn half(c: &Ctx<'_, Op>, out: &mut String, m: &str, vdst: u32, src0: u32, vsrc1: u32) {
     out.push_str(m);
-    let kind = if m.contains("_f32") && !m.contains("bf16") && !m.contains("f16") { Kind::F32 } else { Kind::I32 };
+    let kind = if has(m, "_f32") && !has(m, "bf16") && !has(m, "f16") { Kind::F32 } else { Kind::I32 };
     let _ = write!(out, " v{vdst}, ");
     ops::src(c, out, src0, 32, kind);
     let lit = |out: &mut String| {
@@ -405,5 +406,14 @@ fn half(c: &Ctx<'_, Op>, out: &mut String, m: &str, vdst: u32, src0: u32, vsrc1:
         _ => {
             let _ = write!(out, ", v{vsrc1}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `has_opsel` binary-searches the list.
+    #[test]
+    fn opsel_list_is_sorted() {
+        assert!(super::OPSEL_VOP3.windows(2).all(|w| w[0] < w[1]));
     }
 }
