@@ -109,9 +109,10 @@ impl IsaPlugin for Sm50 {
 
 mod alu;
 mod branch;
+mod video;
 
 fn fixup(ctx: &Ctx, t: &mut Text) {
-    if branch::fix(ctx, t) {
+    if branch::fix(ctx, t) || video::fix(ctx, t) {
         return;
     }
     alu::fix(ctx, t);
