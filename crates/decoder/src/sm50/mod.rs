@@ -107,12 +107,23 @@ impl IsaPlugin for Sm50 {
     }
 }
 
+/// Bits of the instruction word that the sm50 printer rules read beyond the form's fields (the
+/// encoder keeps them): all of them for the families printed whole from their bits.
+pub fn printed_bits(inst: &str) -> u64 {
+    if video::NAMES.contains(&inst) || convert::NAMES.contains(&inst) {
+        u64::MAX
+    } else {
+        0
+    }
+}
+
 mod alu;
 mod branch;
+mod convert;
 mod video;
 
 fn fixup(ctx: &Ctx, t: &mut Text) {
-    if branch::fix(ctx, t) || video::fix(ctx, t) {
+    if branch::fix(ctx, t) || video::fix(ctx, t) || convert::fix(ctx, t) {
         return;
     }
     alu::fix(ctx, t);

@@ -15,6 +15,9 @@
 use crate::nvidia::{Ctx, Text};
 use std::fmt::Write as _;
 
+/// The instructions printed here.
+pub const NAMES: [&str; 9] = ["VMAD", "VADD", "VABSDIFF", "VABSDIFF4", "VMNMX", "VSET", "VSETP", "VSHL", "VSHR"];
+
 /// Merge / accumulate modes of bits 51-53.
 const MRG: [&str; 8] = [".MRG_16H", ".MRG_16L", ".MRG_8B0", ".MRG_8B2", ".ACC", ".MIN", ".MAX", ""];
 /// Comparisons.
@@ -52,7 +55,7 @@ fn which(w: u64) -> Option<&'static str> {
 
 /// Prints a video instruction; false (text untouched) for any other instruction.
 pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
-    if !ctx.inst().starts_with('V') {
+    if !NAMES.contains(&ctx.inst()) {
         return false;
     }
     let w = ctx.w as u64;
