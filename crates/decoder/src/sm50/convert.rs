@@ -158,9 +158,6 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
         if abs {
             src.push('|');
         }
-        if kind == b'r' && ctx.reuse >> 1 & 1 == 1 {
-            src.push_str(".reuse");
-        }
     }
     let mut d = String::new();
     let r = b(0, 8);

@@ -120,9 +120,11 @@ pub fn printed_bits(inst: &str) -> u64 {
 mod alu;
 mod branch;
 mod convert;
+mod reuse;
 mod video;
 
 fn fixup(ctx: &Ctx, t: &mut Text) {
+    reuse::fix(ctx, t);
     if branch::fix(ctx, t) || video::fix(ctx, t) || convert::fix(ctx, t) {
         return;
     }
