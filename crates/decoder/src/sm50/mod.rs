@@ -110,8 +110,13 @@ impl IsaPlugin for Sm50 {
 /// Bits of the instruction word that the sm50 printer rules read beyond the form's fields (the
 /// encoder keeps them): all of them for the families printed whole from their bits.
 pub fn printed_bits(inst: &str) -> u64 {
-    if video::NAMES.contains(&inst) || convert::NAMES.contains(&inst) {
+    if video::NAMES.contains(&inst) || convert::NAMES.contains(&inst) || inst == "IMADSP" {
         u64::MAX
+    } else if matches!(inst, "PEXIT" | "PLONGJMP") {
+        0xff_ffff << 20
+    } else if inst.starts_with('F') || inst.starts_with('D') {
+        // float immediates of the 0x38 forms: bits 20-38 and the sign in 56
+        (0x7_ffff << 20) | 1 << 56
     } else {
         0
     }
