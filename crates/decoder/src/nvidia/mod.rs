@@ -537,6 +537,9 @@ impl NvPlugin {
             let n = if inst.name == "JMX" { 32 } else { 24 };
             keep |= if self.size == 8 { ((1u128 << n) - 1) << 20 } else { ((1u128 << 49) - 1) << 32 };
         }
+        if self.isa == Isa::Sm50 {
+            keep |= crate::sm50::printed_bits(inst.name) as u128;
+        }
         if self.size == 16 {
             keep |= ((1u128 << 21) - 1) << 105;
             if inst.name == "IMAD" {

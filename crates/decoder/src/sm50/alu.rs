@@ -1,61 +1,107 @@
-//! Integer and float ALU, conversions: cross-field spellings the templates cannot express.
+//! Integer and float ALU: cross-field spellings the templates cannot express. (Conversions are
+//! printed whole by `convert`, video instructions by `video`.) Each rule was measured on
+//! nvdisasm 12.8 by flipping the bits involved on fuzz-set words.
 
-use crate::nvidia::{rules, Ctx, Text};
+use crate::nvidia::{float, rules, Ctx, Text};
+use std::fmt::Write as _;
 
 /// Applies the ALU rules.
 pub fn fix(ctx: &Ctx, t: &mut Text) {
     rules::single_minus(t);
-    match ctx.inst() {
-        "I2F" => {
-            int_source_type(t);
-            rules::dedup_suffixes(t);
+    let name = ctx.inst();
+    if name == "IMADSP" {
+        imadsp(ctx, t);
+        return;
+    }
+    float_immediate(ctx, t);
+    match name {
+        // `.S32.S32` is the default type pair, never printed.
+        "IMAD" | "IMAD32I" if t.mnem.starts_with(&format!("{name}.S32.S32")) => {
+            t.mnem.replace_range(name.len()..name.len() + 8, "");
         }
-        "F2F" => {
-            rounding_from_field(ctx, t);
-            rules::dedup_suffixes(t);
+        // Both register / constant operands negated is `.PO` (plus one), printed right after
+        // the mnemonic (an immediate form keeps its two minus signs).
+        "IADD" | "ISCADD" => {
+            let neg_operand = |o: &str| o.starts_with("-R") || o.starts_with("-c[");
+            if t.ops.len() >= 3 && neg_operand(&t.ops[1]) && neg_operand(&t.ops[2]) {
+                t.ops[1].remove(0);
+                t.ops[2].remove(0);
+                t.mnem.insert_str(name.len(), ".PO");
+            }
         }
         _ => {}
     }
 }
 
-fn int_type(s: &str) -> Option<(char, &str)> {
-    let (c, w) = s.split_at(1);
-    (matches!(c, "S" | "U") && matches!(w, "8" | "16" | "32" | "64")).then(|| (c.chars().next().unwrap_or('U'), w))
-}
-
-/// `I2F`: the source type is printed by two fields, its width (`U64`) and its signedness
-/// (`S32` / `U32`); nvdisasm prints one type with the sign of the second and the width of the
-/// first (`U64` + `S32` -> `S64`).
-fn int_source_type(t: &mut Text) {
-    let mut parts: Vec<String> = t.mnem.split('.').map(str::to_string).collect();
-    for i in 1..parts.len().saturating_sub(1) {
-        if let (Some((_, w)), Some((s, "32"))) = (int_type(&parts[i]), int_type(&parts[i + 1])) {
-            parts[i] = format!("{s}{w}");
-            parts.remove(i + 1);
-            break;
-        }
+/// Float immediates: a NaN of a single-precision immediate prints as `QNAN` (nvdisasm widens it
+/// to double first), and no second space before a suffix (`-INF .ABS`). The 0x38 forms of
+/// `FADD` / `FSETP` / `DMNMX` whose immediate the spec types as an integer print it as a float
+/// (bits 20-38, sign 56: the high bits of an IEEE single or double).
+fn float_immediate(ctx: &Ctx, t: &mut Text) {
+    let name = ctx.inst();
+    if !(name.starts_with('F') || name.starts_with('D')) {
+        return;
     }
-    t.mnem = parts.join(".");
-}
-
-/// `F2F`: the probed type field's spellings carry the example's rounding mode; the rounding
-/// printed is the `RND` field's alone.
-fn rounding_from_field(ctx: &Ctx, t: &mut Text) {
-    let Some(rnd) = ctx.get("RND") else { return };
-    let keep = ["", ".RM", ".RP", ".RZ"][rnd as usize & 3];
-    let mut out = String::with_capacity(t.mnem.len());
-    let mut seen = false;
-    for (i, p) in t.mnem.split('.').enumerate() {
-        if i > 0 && matches!(p, "RM" | "RP" | "RZ" | "RN") {
-            if seen || keep.get(1..) != Some(p) {
-                continue;
+    if matches!(name, "FADD" | "FSETP" | "DMNMX") {
+        if let Some(o) = t.ops.iter_mut().find(|o| o.starts_with("0x") || o.starts_with("-0x")) {
+            // keep `.NEG` / `.ABS` after the number
+            let suffix = o.find('.').map(|i| o[i..].to_string()).unwrap_or_default();
+            let (m, s) = (ctx.bits(20, 19), ctx.bits(56, 1));
+            o.clear();
+            if name == "DMNMX" {
+                float::push_f64_bits(o, s << 63 | m << 44);
+            } else {
+                float::push_f32_bits(o, (s << 31 | m << 12) as u32);
             }
-            seen = true;
+            o.push_str(&suffix);
         }
-        if i > 0 {
-            out.push('.');
-        }
-        out.push_str(p);
     }
-    t.mnem = out;
+    for o in t.ops.iter_mut() {
+        if o.contains("NAN  ") || o.contains("INF  ") {
+            *o = o.replace("  ", " ");
+        }
+        if !name.starts_with('D') && o.contains("SNAN") {
+            *o = o.replace("SNAN", "QNAN");
+        }
+    }
+}
+
+/// `IMADSP`: three operand types from fields whose spellings depend on each other (measured):
+/// a: sign 48, format 49-50 (`32`, `24`, `16H0`, `16H1`); b: sign 53, format 54 (`24`, `16H0`);
+/// c: sign of a or b, format 51-52 (`32`, `24`, `16H0`). Forms by bits 56-63: 0x34/0x35 20-bit
+/// immediate b, 0x4a constant b, 0x52 constant c (register b at 39), 0x5a registers.
+fn imadsp(ctx: &Ctx, t: &mut Text) {
+    let b = |o: u32, n: u32| ctx.bits(o, n);
+    let s = |x: u64| if x == 1 { 'S' } else { 'U' };
+    let (sa, sb) = (b(48, 1), b(53, 1));
+    let fa = ["32", "24", "16H0", "16H1"][b(49, 2) as usize];
+    let fb = ["24", "16H0"][b(54, 1) as usize];
+    let fc = ["32", "24", "16H0", "INVALID3"][b(51, 2) as usize];
+    let mut m = String::from("IMADSP");
+    let _ = write!(m, ".{}{fa}.{}{fb}.{}{fc}", s(sa), s(sb), s(sa | sb));
+    let reg = |v: u64| if v == 255 { "RZ".to_string() } else { format!("R{v}") };
+    let mut d = reg(b(0, 8));
+    if b(47, 1) == 1 {
+        d.push_str(".CC");
+    }
+    let cbuf = || {
+        let off = b(20, 14) << 2;
+        if off >= 0x8000 {
+            format!("c[{:#x}][-{:#x}]", b(34, 5), 0x1_0000 - off)
+        } else {
+            format!("c[{:#x}][{off:#x}]", b(34, 5))
+        }
+    };
+    let (src_b, src_c) = match b(56, 8) {
+        0x34 | 0x35 => {
+            let v = b(20, 19) | b(56, 1) << 19;
+            let imm = if v >= 0x8_0000 { format!("-{:#x}", 0x10_0000 - v) } else { format!("{v:#x}") };
+            (imm, reg(b(39, 8)))
+        }
+        0x4a => (cbuf(), reg(b(39, 8))),
+        0x52 => (reg(b(39, 8)), cbuf()),
+        _ => (reg(b(20, 8)), reg(b(39, 8))),
+    };
+    t.mnem = m;
+    t.ops = vec![d, reg(b(8, 8)), src_b, src_c];
 }

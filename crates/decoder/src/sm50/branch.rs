@@ -6,7 +6,7 @@ use crate::nvidia::{rules, Ctx, Text};
 /// Applies the branch rules; true when the instruction is a branch.
 pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
     match ctx.inst() {
-        "BRA" | "SSY" | "PBK" | "PCNT" | "CAL" | "PRET" => {
+        "BRA" | "SSY" | "PBK" | "PCNT" | "CAL" | "PRET" | "PEXIT" | "PLONGJMP" => {
             rules::relative_target(ctx, t, 8, 20, 24, 1);
             true
         }

@@ -107,11 +107,35 @@ impl IsaPlugin for Sm50 {
     }
 }
 
+/// Bits of the instruction word that the sm50 printer rules read beyond the form's fields (the
+/// encoder keeps them): all of them for the families printed whole from their bits.
+pub fn printed_bits(inst: &str) -> u64 {
+    if video::NAMES.contains(&inst) || convert::NAMES.contains(&inst) || inst == "IMADSP" {
+        u64::MAX
+    } else if matches!(inst, "PEXIT" | "PLONGJMP") {
+        0xff_ffff << 20
+    } else if matches!(inst, "LD" | "ST") {
+        7 << 58 | 0xffff_ffff << 20
+    } else if matches!(inst, "ATOMS" | "ATOM" | "R2P" | "S2R" | "LEA" | "LOP") {
+        0x1f_ffff_ffff_ffff
+    } else if inst.starts_with('F') || inst.starts_with('D') {
+        // float immediates of the 0x38 forms: bits 20-38 and the sign in 56
+        (0x7_ffff << 20) | 1 << 56
+    } else {
+        0
+    }
+}
+
 mod alu;
 mod branch;
+mod convert;
+mod mem;
+mod reuse;
+mod video;
 
 fn fixup(ctx: &Ctx, t: &mut Text) {
-    if branch::fix(ctx, t) {
+    reuse::fix(ctx, t);
+    if branch::fix(ctx, t) || video::fix(ctx, t) || convert::fix(ctx, t) || mem::fix(ctx, t) {
         return;
     }
     alu::fix(ctx, t);
