@@ -35,7 +35,7 @@ _FIELD = re.compile(r"( *)<Field>\n\s*<FieldName>(.*?)</FieldName>\n\s*<BitLayou
 _RANGE = re.compile(r"<BitCount>(\d+)</BitCount><BitOffset>(\d+)</BitOffset>")
 _IENC = re.compile(r"<EncodingName>(.*?)</EncodingName>.*?</InstructionEncoding>", re.S)
 _OPND = re.compile(r"<FieldName>(.*?)</FieldName><DataFormatName>[^<]*</DataFormatName><OperandType>(.*?)</OperandType>")
-_WORD = re.compile(r"\w+")
+_WORD = re.compile(r"-?0x[0-9a-f]+|\w+")
 _SYNTAX = re.compile(r"<Syntax>(.*?)</Syntax>")
 _IENC_BLOCK = re.compile(r" *<InstructionEncoding>\n\s*<EncodingName>(.*?)</EncodingName>.*?</InstructionEncoding>\n", re.S)
 
@@ -47,6 +47,27 @@ def operand_types(xml):
     for m in _IENC.finditer(ins):
         out[m.group(1)] = dict(_OPND.findall(m.group(0)))
     return out
+
+
+_SCALED = re.compile(r"<FieldName>([A-Z0-9_]+)</FieldName>(<DataFormatName>[^<]*</DataFormatName><OperandType>[^<]*</OperandType>)<OperandSize>(\d+)</OperandSize><Scale>(\d+)</Scale>")
+
+
+def operand_scales(xml):
+    """-> {encoding name: {field name: Scale}} (fields with a Scale only)."""
+    out = {}
+    ins = xml[xml.index("<Instructions>"):]
+    for m in _IENC.finditer(ins):
+        out[m.group(1)] = {f: int(sc) for f, _, _, sc in _SCALED.findall(m.group(0))}
+    return out
+
+
+def unscale(block, enc_name, rescale):
+    """A number widened by its lowest bit prints the field value (no Scale, one bit more)."""
+    def sub(m):
+        if (enc_name, m.group(1)) not in rescale:
+            return m.group(0)
+        return "<FieldName>%s</FieldName>%s<OperandSize>%d</OperandSize>" % (m.group(1), m.group(2), int(m.group(3)) + 1)
+    return _SCALED.sub(sub, block)
 
 
 def parse_encodings(xml, arch):
@@ -66,11 +87,18 @@ def parse_encodings(xml, arch):
     return encs
 
 
-def candidates(enc, types):
+def candidates(enc, types, scales=None):
     """(field name, kind, lo, width, new lo, new width) widenings to test."""
     out = []
     for name, rs in enc["fields"]:
         kind = types.get(name)
+        if kind in ("OPR_UIMM", "OPR_SIMM") and len(rs) == 1 and (scales or {}).get(name) == 2:
+            # a number whose lowest bit was taken for structural (the example's offset was
+            # 0x1: clearing the bit removes the offset) and whose step 2 was read as a scale
+            lo, w = rs[0]
+            if lo > 0 and enc["mask"] >> (lo - 1) & 1:
+                out.append((name, kind, lo, w, lo - 1, w + 1))
+            continue
         if kind not in NATURAL or len(rs) != 1:
             continue
         lo, w = rs[0]
@@ -88,15 +116,30 @@ def reg_name(kind, v):
     return zn if v == z else fmt % v
 
 
+def num_ok(kind, nw, v, tok):
+    """A printed number that shows value v of an nw-bit field (either sign reading)."""
+    if not re.fullmatch(r"-?0x[0-9a-f]+", tok or ""):
+        return False
+    p = int(tok, 16)
+    return p == v or p == v - (1 << nw)
+
+
+def name_of(cand, v):
+    kind = cand[1]
+    return reg_name(kind, v) if kind in NATURAL else "0x%x" % v
+
+
 def test_words(enc, cand, rng):
     name, kind, lo, w, nlo, nw = cand
     allones = (1 << nw) - 1
     vals = {0, 1, 2, allones - 1, 1 << (nw - 1), (1 << (nw - 1)) - 1}
+    if kind not in NATURAL:
+        vals = {1, 3, 5, 0x11, allones, 1 << (nw - 1), (1 << (nw - 1)) + 1}
     while len(vals) < min(10, allones):
         vals.add(rng.randrange(0, allones))
     ex = enc["example"]
     old = (ex >> nlo) & allones
-    vals.discard(allones)
+    vals.discard(allones if kind in NATURAL else 0)
     vals.discard(old)
     words = []
     for v in sorted(vals):
@@ -104,7 +147,9 @@ def test_words(enc, cand, rng):
     return old, words
 
 
-def accepts(ex_text, old_name, new_name, text):
+def accepts(ex_text, old_name, new_name, text, same=None):
+    """nvdisasm's text of a probe word equals the example's except that tokens showing the old
+    value show the new one (`same(token)` decides for numbers)."""
     if text is None:
         return False
     a, b = _WORD.findall(ex_text), _WORD.findall(text)
@@ -112,9 +157,9 @@ def accepts(ex_text, old_name, new_name, text):
         return False
     changed = False
     for x, y in zip(a, b):
-        if x == y:
+        if x == y and (same is None or x != old_name):
             continue
-        if x != old_name or y != new_name:
+        if x != old_name or not (same(y) if same else y == new_name):
             return False
         changed = True
     return changed
@@ -159,7 +204,8 @@ def widen(arch, path, orc=None, rng=None, rounds=4):
     encs = parse_encodings(xml, arch)
     keys = {(e["mask"], e["ident"]) for e in encs}
     bykey = {(e["mask"], e["ident"]): e for e in encs}
-    drop = set()
+    scales = operand_scales(xml)
+    drop, rescale = set(), set()
     # texts of the examples as nvdisasm prints them (with their own scheduling bits)
     ex_text = dict(zip((e["name"] for e in encs), orc.disasm([e["example"] for e in encs])))
     done = 0
@@ -168,7 +214,7 @@ def widen(arch, path, orc=None, rng=None, rounds=4):
         for e in encs:
             if e["name"] in drop or not ex_text.get(e["name"]):
                 continue
-            for cand in candidates(e, types.get(e["name"], {})):
+            for cand in candidates(e, types.get(e["name"], {}), scales.get(e["name"], {})):
                 old, words = test_words(e, cand, rng)
                 jobs.append((e, cand, old, words))
         flat = [w for _, _, _, ws in jobs for _, w in ws]
@@ -178,7 +224,10 @@ def widen(arch, path, orc=None, rng=None, rounds=4):
         for e, cand, old, words in jobs:
             kind = cand[1]
             got = [next(texts) for _ in words]
-            ok = all(accepts(ex_text[e["name"]], reg_name(kind, old), reg_name(kind, v), t) for (v, _), t in zip(words, got))
+            nw = cand[5]
+            ok = all(accepts(ex_text[e["name"]], name_of(cand, old), name_of(cand, v), t,
+                             None if kind in NATURAL else (lambda y, v=v: num_ok(kind, nw, v, y)))
+                     for (v, _), t in zip(words, got))
             if not ok or (e["name"], cand[0]) in taken:
                 continue
             c = cand[4] if cand[4] != cand[2] else cand[2] + cand[3]
@@ -198,6 +247,8 @@ def widen(arch, path, orc=None, rng=None, rounds=4):
             keys.add(key)
             apply(e, cand)
             bykey[key] = e
+            if kind not in NATURAL:
+                rescale.add((e["name"], cand[0]))
             taken.add((e["name"], cand[0]))
             changed += 1
         done += changed
@@ -213,7 +264,7 @@ def widen(arch, path, orc=None, rng=None, rounds=4):
     out.append(xml[pos:])
     xml = "".join(out)
     # the dropped forms' entries in the Instructions section
-    xml = _IENC_BLOCK.sub(lambda m: "" if m.group(1) in drop else m.group(0), xml)
+    xml = _IENC_BLOCK.sub(lambda m: "" if m.group(1) in drop else unscale(m.group(0), m.group(1), rescale), xml)
     with open(path, "w") as f:
         f.write(xml)
     return done
