@@ -114,7 +114,12 @@ def main():
             "seed %d, %d backgrounds." % (arch, a.seed, a.backgrounds))
     os.makedirs(os.path.join(ROOT, "isa-specs", "nvidia"), exist_ok=True)
     suffix_order = learn_suffix_order(orc.mnemonics)
-    emit.emit(arch, forms, os.path.join(ROOT, "isa-specs", "nvidia", "sm%d.xml" % arch), prov, suffix_order)
+    xml_path = os.path.join(ROOT, "isa-specs", "nvidia", "sm%d.xml" % arch)
+    emit.emit(arch, forms, xml_path, prov, suffix_order)
+    if arch == 86:
+        # register/predicate fields left short by the classification (nvspec.widen)
+        from .widen import widen
+        widen(arch, xml_path, orc)
     # fuzzed valid words
     nb = probe.NBITS[arch]
     cands = []

@@ -545,6 +545,9 @@ impl NvPlugin {
             if inst.name == "IMAD" {
                 keep |= 7u128 << 81; // the WIDE forms' carry-out predicate (sm86 ALU rules)
             }
+            if matches!(inst.name, "LDS" | "STS" | "ATOMS") {
+                keep |= 3u128 << 78; // the address scale .X4/.X8/.X16 (sm86 memory rules)
+            }
         }
         keep & if self.size == 8 { u64::MAX as u128 } else { u128::MAX }
     }

@@ -17,11 +17,13 @@ pub static SM86: NvPlugin =
 
 mod alu;
 mod branch;
+mod mem;
 mod tex;
 
 fn fixup(ctx: &Ctx, t: &mut Text) {
     if branch::fix(ctx, t) || tex::fix(ctx, t) {
         return;
     }
+    mem::fix(ctx, t);
     alu::fix(ctx, t);
 }

@@ -1,0 +1,94 @@
+//! Memory operands (measured on nvdisasm 12.8): the offset of `[base+offset]` is signed when the
+//! operand has a base register (`[R2+-0x10]`, `[UR4+-0x10]`, also `[URZ+..]`) and unsigned when
+//! nothing but the offset is printed (`[0x800000]`); shared-memory instructions scale their
+//! register base by bits 78-79 (`.X4`, `.X8`, `.X16`), printed after a base that is not RZ.
+
+use crate::nvidia::{Ctx, Text};
+use crate::spec::{NvKind, NvPiece};
+
+/// Applies the memory-operand rules.
+pub fn fix(ctx: &Ctx, t: &mut Text) {
+    offsets(ctx, t);
+    if matches!(ctx.inst(), "LDS" | "STS" | "ATOMS") {
+        scale(ctx, t);
+    }
+}
+
+/// Re-prints each memory operand's trailing offset with the sign nvdisasm gives it.
+fn offsets(ctx: &Ctx, t: &mut Text) {
+    let syn = ctx.form.syntax;
+    let mut k = 0usize; // memory offset fields seen so far
+    for (i, p) in syn.iter().enumerate() {
+        let NvPiece::Field(fi) = p else { continue };
+        let f = &ctx.form.fields[*fi as usize];
+        if !matches!(f.kind, NvKind::UImm | NvKind::SImm) {
+            continue;
+        }
+        let (Some(NvPiece::Lit(before)), Some(NvPiece::Lit(after))) = (i.checked_sub(1).and_then(|j| syn.get(j)), syn.get(i + 1))
+        else {
+            continue;
+        };
+        if !before.ends_with('+') || !after.starts_with(']') || !opens_memory(syn, i) {
+            continue;
+        }
+        let n = f.width();
+        if n == 0 || n >= 64 {
+            k += 1;
+            continue;
+        }
+        let v = f.get(ctx.w);
+        let scale = f.scale.max(1) as i64;
+        let signed = if v >> (n - 1) & 1 == 1 { v as i64 - (1i64 << n) } else { v as i64 };
+        let Some(op) = t.ops.iter_mut().filter(|o| o.starts_with('[')).nth(k) else { return };
+        k += 1;
+        let Some(body) = op.strip_suffix(']') else { continue };
+        let start = body.rfind(['[', '+']).map(|x| x + 1).unwrap_or(0);
+        let num = &body[start..];
+        if !(num.starts_with("0x") || num.starts_with("-0x")) {
+            continue;
+        }
+        let mut s = String::new();
+        if body.as_bytes().get(start.wrapping_sub(1)) == Some(&b'+') {
+            crate::nvidia::hex(&mut s, signed.wrapping_mul(scale), true);
+        } else {
+            crate::nvidia::hex(&mut s, (v as i64).wrapping_mul(scale), false);
+        }
+        op.replace_range(start..body.len(), &s);
+    }
+}
+
+/// True when the last `[` before piece `i` opens a memory operand (not `c[..]`, `a[..]` or a
+/// second bracket).
+fn opens_memory(syn: &[NvPiece], i: usize) -> bool {
+    for p in syn[..i].iter().rev() {
+        if let NvPiece::Lit(s) = p {
+            if let Some(j) = s.rfind('[') {
+                return j == 0 || s.as_bytes()[j - 1] == b' ';
+            }
+            if s.contains(']') {
+                return false;
+            }
+        }
+    }
+    false
+}
+
+/// `.X4` / `.X8` / `.X16` after a register base, from bits 78-79, when the form does not print
+/// them itself.
+fn scale(ctx: &Ctx, t: &mut Text) {
+    let bits = 3u128 << 78;
+    if ctx.form.mask & bits != 0 || ctx.form.fields.iter().any(|f| f.mask() & bits != 0) {
+        return;
+    }
+    let x = match ctx.bits(78, 2) {
+        1 => ".X4",
+        2 => ".X8",
+        3 => ".X16",
+        _ => return,
+    };
+    let Some(op) = t.ops.iter_mut().find(|o| o.starts_with("[R") && !o.starts_with("[RZ")) else { return };
+    let end = 2 + op[2..].bytes().take_while(u8::is_ascii_digit).count();
+    if end > 2 && !op[end..].starts_with(".X") {
+        op.insert_str(end, x);
+    }
+}
