@@ -278,8 +278,8 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
         for sec in file.sections().filter(|x| x.kind() == SectionKind::Note) {
             let Ok(data) = sec.data() else { continue };
             for desc in amdmeta::notes(data, "AMDGPU", amdmeta::NT_AMDGPU_METADATA) {
-                let Ok(m) = amdmeta::parse(desc) else { continue };
-                for (name, w, src) in amdmeta::entry_waves(&m) {
+                let Ok(waves) = amdmeta::entry_waves_in(desc) else { continue };
+                for (name, w, src) in waves {
                     let src = match src {
                         amdmeta::MetaSource::HsaMetadata => WaveSource::HsaMetadata,
                         _ => WaveSource::PalMetadata,
