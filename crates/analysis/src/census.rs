@@ -302,7 +302,7 @@ pub fn census_program(path: &str, p: &Program) -> FileCensus {
 }
 
 /// Feature counter names; a shader counts them in an array indexed by position.
-const FEATURES: [&str; 47] = [
+const FEATURES: [&str; 48] = [
     "branch",
     "buffer",
     "cf.bra",
@@ -341,6 +341,7 @@ const FEATURES: [&str; 47] = [
     "jump_table",
     "lds",
     "local",
+    "movrel",
     "param_load",
     "predicated",
     "scratch",
@@ -756,9 +757,11 @@ mod class {
     pub const HAS_SAMP: u32 = 1 << 22;
     /// `s_buffer_load_*` / `s_buffer_store_*`: SBASE is a buffer descriptor.
     pub const S_BUFFER: u32 = 1 << 23;
+    /// `s_movrel*` / `v_movrel*`: a register chosen at run time by M0.
+    pub const MOVREL: u32 = 1 << 24;
     pub const FIELD_WORK: u32 = IMAGE | BUFFER | EXPORT | INTERP | S_BUFFER | SOP_B32 | SOP_B64;
     /// (class bit, feature name) of the classes counted as features.
-    pub const FEATURE_BITS: [(u32, &str); 18] = [
+    pub const FEATURE_BITS: [(u32, &str); 19] = [
         (SDWA, "sdwa"),
         (DPP16, "dpp16"),
         (DPP8, "dpp8"),
@@ -777,6 +780,7 @@ mod class {
         (SWAPPC, "swappc"),
         (BRANCH, "branch"),
         (ENDPGM, "endpgm"),
+        (MOVREL, "movrel"),
     ];
 }
 
@@ -795,8 +799,19 @@ struct AmdFields {
     soffset: Option<Field>,
 }
 
+/// In [`SDef::regs`]: every SGPR from the field's register up (an M0-indexed write).
+const SDEF_FROM: u8 = u8::MAX;
+
+/// SGPRs that a call preserves: callee-saved in both AMDGPU calling conventions that LLVM uses for
+/// calls between functions, the C convention (`CSR_AMDGPU_SGPRs`: s30-s39, s48-s55, s64-s71,
+/// s80-s87, s96-s105; earlier LLVM releases saved s32-s105) and `amdgpu_gfx`
+/// (`CSR_AMDGPU_SI_Gfx_SGPRs`: s4-s31, s64-s105): s64-s71, s80-s87 and s96-s105. s[30:31] is
+/// callee-saved too but holds the return address the call itself writes. A fetch-shader call
+/// (driver code, no LLVM convention) preserves nothing.
+const CALL_PRESERVED: u128 = (0xffu128 << 64) | (0xffu128 << 80) | (0x3ffu128 << 96);
+
 /// An SGPR an instruction writes: its field, how many registers (a lane mask counts as 0: one
-/// register in wave32, two in wave64).
+/// register in wave32, two in wave64; [`SDEF_FROM`]: all from the field up).
 #[derive(Clone, Copy)]
 struct SDef {
     field: Field,
@@ -914,7 +929,15 @@ fn amd_tab(isa: Isa) -> &'static AmdTab {
                             let field = o.field?;
                             // A 32-bit scalar result of a VOP3 compare or carry op is a lane mask.
                             let mask = enc.starts_with("ENC_VOP3") && o.size == 32 && !mn.starts_with("v_read");
-                            Some(SDef { field, regs: if mask { 0 } else { o.size.div_ceil(32).max(1) as u8 } })
+                            // `s_movreld_*` writes s[SDST + M0]: any SGPR from SDST up.
+                            let regs = if mn.starts_with("s_movreld") {
+                                SDEF_FROM
+                            } else if mask {
+                                0
+                            } else {
+                                o.size.div_ceil(32).max(1) as u8
+                            };
+                            Some(SDef { field, regs })
                         })
                         .collect::<Vec<_>>()
                 })
@@ -1009,6 +1032,9 @@ fn amd_class(enc: &str, name: &str) -> u32 {
     }
     if name.starts_with("S_ENDPGM") {
         c |= ENDPGM;
+    }
+    if name.starts_with("S_MOVREL") || name.starts_with("V_MOVREL") {
+        c |= MOVREL;
     }
     if name.starts_with("S_CBRANCH") || name == "S_BRANCH" {
         c |= BRANCH;
@@ -1138,15 +1164,19 @@ impl<'a> Tracer<'a> {
             return w;
         }
         let (_, d, flow) = &self.g.insts[k];
-        let mut m = 0u128;
-        if matches!(flow, Flow::Call(_) | Flow::CallPret(_)) {
-            m = (1u128 << NUM_SGPRS) - 1;
-        } else if let Some(defs) = self.tab.sdefs.get(d.ienc as usize) {
+        let all = (1u128 << NUM_SGPRS) - 1;
+        let mut m = match flow {
+            Flow::Call(CallTarget::FetchShader(_)) | Flow::CallPret(_) => all,
+            Flow::Call(_) => all & !CALL_PRESERVED,
+            _ => 0,
+        };
+        if let Some(defs) = self.tab.sdefs.get(d.ienc as usize) {
             for sd in defs {
                 let r = sd.field.get(&d.words) as u32;
                 let n = match sd.regs {
                     0 if self.wide_masks => 2,
                     0 => 1,
+                    SDEF_FROM => NUM_SGPRS.saturating_sub(r),
                     n => n as u32,
                 };
                 for x in r..(r + n).min(NUM_SGPRS) {
