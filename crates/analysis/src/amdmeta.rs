@@ -173,6 +173,33 @@ impl<'a> Reader<'a> {
     /// [`Self::value`]. Iterative: `left[k]` counts the items still to step over at depth
     /// `depth + k`.
     fn skip(&mut self, depth: usize) -> Result<(), MsgpackError> {
+        // Scalars (most values) without the container stack.
+        match self.b.get(self.at) {
+            Some(0x80..=0x9f | 0xdc..=0xdf) | None => {}
+            Some(_) if depth > MAX_DEPTH => {}
+            Some(&t) => {
+                let n = match t {
+                    0x00..=0x7f | 0xc0 | 0xc2 | 0xc3 | 0xe0..=0xff => 0,
+                    0xa0..=0xbf => (t & 0x1f) as usize,
+                    0xca => 4,
+                    0xcb => 8,
+                    0xcc..=0xcf => 1 << (t - 0xcc),
+                    0xd0..=0xd3 => 1 << (t - 0xd0),
+                    0xd9 => {
+                        self.at += 1;
+                        return self.uint(1).and_then(|n| self.take(n as usize)).map(|_| ());
+                    }
+                    _ => return self.skip_nested(depth),
+                };
+                self.at += 1;
+                return self.take(n).map(|_| ());
+            }
+        }
+        self.skip_nested(depth)
+    }
+
+    /// [`Self::skip`] for any value, containers included.
+    fn skip_nested(&mut self, depth: usize) -> Result<(), MsgpackError> {
         let mut left = [0u64; MAX_DEPTH + 2];
         let mut k = 0usize;
         left[0] = 1;

@@ -835,11 +835,32 @@ impl Ranked {
 
     /// Histogram of `runs` (entry index, count) by name.
     fn histogram(&self, runs: &[(u16, u64)]) -> Histogram {
-        let mut v: Vec<(u16, u64)> = runs.iter().map(|&(i, n)| (self.rank[i as usize], n)).collect();
+        self.histogram_of(runs.iter().copied())
+    }
+
+    /// Histogram of (entry index, count) pairs by name.
+    fn histogram_of(&self, runs: impl Iterator<Item = (u16, u64)>) -> Histogram {
+        // Most shaders use a few dozen entries: sort their ranks on the stack.
+        let mut small = [(0u16, 0u64); 64];
+        let mut big = Vec::new();
+        let mut len = 0;
+        for (i, n) in runs {
+            let r = (self.rank.get(i as usize).copied().unwrap_or(0), n);
+            if len < small.len() {
+                small[len] = r;
+            } else {
+                if big.is_empty() {
+                    big.extend_from_slice(&small);
+                }
+                big.push(r);
+            }
+            len += 1;
+        }
+        let v: &mut [(u16, u64)] = if big.is_empty() { &mut small[..len] } else { &mut big };
         v.sort_unstable_by_key(|x| x.0);
         let mut out: Vec<(Cow<'static, str>, u64)> = Vec::with_capacity(v.len());
         let mut last = u16::MAX;
-        for (r, n) in v {
+        for &mut (r, n) in v {
             if r == last {
                 if let Some(l) = out.last_mut() {
                     l.1 += n;
@@ -865,6 +886,8 @@ struct AmdTab {
     mnemonic: Vec<&'static str>,
     /// gfx1013 only: (category index into GFX12_CATS, mnemonic) per entry.
     gfx12: Vec<(u8, &'static str)>,
+    /// gfx1013 only: the gfx12 mnemonics ranked.
+    gfx12_names: Ranked,
     /// Per entry: the SGPR fields it writes.
     sdefs: Vec<Vec<SDef>>,
     /// Per entry: an `s_load_*` / `s_buffer_load_*`.
@@ -951,7 +974,7 @@ fn amd_tab(isa: Isa) -> &'static AmdTab {
                         && (mn.starts_with("s_load_") || mn.starts_with("s_buffer_load_"))
                 })
                 .collect();
-            let gfx12 = if isa == Isa::Gfx1013 {
+            let gfx12: Vec<(u8, &'static str)> = if isa == Isa::Gfx1013 {
                 (0..t.inst_encodings.len())
                     .map(|i| {
                         let (cat, name) = crate::gfx12map::category(i);
@@ -971,7 +994,9 @@ fn amd_tab(isa: Isa) -> &'static AmdTab {
                         .fold(0u64, |m, f| m | 1 << f)
                 })
                 .collect();
+            let gfx12_names = Ranked::new(gfx12.iter().map(|x: &(u8, &'static str)| x.1).collect());
             AmdTab {
+                gfx12_names,
                 feats,
                 class,
                 enc: t.inst_encodings.iter().map(|ie| ie.enc).collect(),
@@ -1516,28 +1541,26 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
             c.opcodes = tab.opcodes.histogram(&r.runs);
             c.encodings = tab.encodings.histogram(&r.runs);
             let mut cats = [0u64; 5];
-            let mut ops: [Vec<(Cow<'static, str>, u64)>; 5] = Default::default();
             for &(i, n) in &r.runs {
                 let mut m = tab.feats[i as usize];
                 while m != 0 {
                     features[m.trailing_zeros() as usize] += n;
                     m &= m - 1;
                 }
-                if let Some(&(cat, name)) = tab.gfx12.get(i as usize) {
+                if let Some(&(cat, _)) = tab.gfx12.get(i as usize) {
                     cats[cat as usize] += n;
-                    if GFX12_CATS[cat as usize] != "unchanged" {
-                        ops[cat as usize].push((Cow::Borrowed(name), n));
-                    }
                 }
             }
             if !tab.gfx12.is_empty() {
                 c.gfx12 = Histogram(
                     GFX12_CATS.iter().zip(cats).filter(|x| x.1 > 0).map(|(k, n)| (Cow::Borrowed(*k), n)).collect(),
                 );
-                for (k, v) in GFX12_CATS.iter().zip(ops) {
-                    if !v.is_empty() {
-                        c.gfx12_ops.insert(k, Histogram::from_pairs(v));
+                for (cat, k) in GFX12_CATS.iter().enumerate() {
+                    if cats[cat] == 0 || *k == "unchanged" {
+                        continue;
                     }
+                    let of_cat = r.runs.iter().copied().filter(|&(i, _)| tab.gfx12.get(i as usize).is_some_and(|x| x.0 as usize == cat));
+                    c.gfx12_ops.insert(k, tab.gfx12_names.histogram_of(of_cat));
                 }
             }
             c.export_targets = Histogram::from_pairs(r.export_targets.iter().map(|&(t, n)| (export_name(t), n)).collect());
