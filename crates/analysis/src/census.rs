@@ -197,9 +197,9 @@ pub struct Shader {
     /// Size in bytes.
     pub size: u64,
     /// AMD: `wave32`, `wave64` or `unknown`; NVIDIA: `warp32`.
-    pub wave: String,
+    pub wave: &'static str,
     /// How the wave size was found: `kernel_descriptor`, `instructions`, `isa` or `none`.
-    pub wave_source: String,
+    pub wave_source: &'static str,
     /// CFG recovery.
     pub cfg: CfgSummary,
     /// What it contains.
@@ -654,8 +654,8 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
         section: s.name.clone(),
         start: f.start,
         size: f.end - f.start,
-        wave: wave.into(),
-        wave_source: wave_source.into(),
+        wave,
+        wave_source,
         cfg: summary,
         counts,
         raw,
@@ -1166,21 +1166,50 @@ struct Tracer<'a> {
     tab: &'a AmdTab,
     /// Lane masks take two SGPRs (wave64 or unknown wave size).
     wide_masks: bool,
-    /// Predecessors of each block.
-    preds: Vec<Vec<usize>>,
+    /// Predecessors of block `b`: `pred_list[pred_start[b]..pred_start[b + 1]]`, in edge order.
+    pred_start: Vec<u32>,
+    pred_list: Vec<u32>,
     /// Entry block.
     entry: Option<usize>,
     /// Per instruction index, the SGPRs it writes as a 128-bit set (computed on demand).
     writes: Vec<Option<u128>>,
+    /// Per block: the search (`stamp`) that last queued it.
+    seen: Vec<u32>,
+    stamp: u32,
+    /// The backward search's work list and result, kept between searches.
+    work: Vec<usize>,
+    out: Vec<Def>,
 }
 
 impl<'a> Tracer<'a> {
     fn new(g: &'a cfg::Cfg, tab: &'a AmdTab, wide_masks: bool) -> Self {
-        let mut preds = vec![Vec::new(); g.blocks.len()];
-        for &(a, b, _) in &g.edges {
-            preds[b].push(a);
+        let n = g.blocks.len();
+        let mut pred_start = vec![0u32; n + 1];
+        for &(_, b, _) in &g.edges {
+            pred_start[b + 1] += 1;
         }
-        Tracer { g, tab, wide_masks, preds, entry: g.block_at(g.entry), writes: vec![None; g.insts.len()] }
+        for i in 0..n {
+            pred_start[i + 1] += pred_start[i];
+        }
+        let mut fill = pred_start.clone();
+        let mut pred_list = vec![0u32; g.edges.len()];
+        for &(a, b, _) in &g.edges {
+            pred_list[fill[b] as usize] = a as u32;
+            fill[b] += 1;
+        }
+        Tracer {
+            g,
+            tab,
+            wide_masks,
+            pred_start,
+            pred_list,
+            entry: g.block_at(g.entry),
+            writes: vec![None; g.insts.len()],
+            seen: vec![0; n],
+            stamp: 0,
+            work: Vec::new(),
+            out: Vec::new(),
+        }
     }
 
     /// The SGPRs instruction `k` writes; all of them for a call.
@@ -1217,44 +1246,54 @@ impl<'a> Tracer<'a> {
         self.g.blocks.partition_point(|b| b.end <= k)
     }
 
-    /// Every write of SGPR `r` that reaches instruction `k`.
-    fn defs(&mut self, k: usize, r: u32) -> Vec<Def> {
+    /// Every write of SGPR `r` that reaches instruction `k`, into `self.out` (each once).
+    fn defs(&mut self, k: usize, r: u32) {
         let bit = 1u128 << r;
-        let mut out = Vec::new();
+        self.out.clear();
+        let b0 = self.block_of(k);
+        let first = self.g.blocks.get(b0).map_or(0, |b| b.first);
+        if let Some(j) = (first..k).rev().find(|&j| self.writes(j) & bit != 0) {
+            let d = self.def_at(j);
+            self.out.push(d);
+            return;
+        }
+        if self.stamp == u32::MAX {
+            self.seen.iter_mut().for_each(|x| *x = 0);
+            self.stamp = 0;
+        }
+        self.stamp += 1;
+        let stamp = self.stamp;
         let push = |out: &mut Vec<Def>, d: Def| {
             if !out.contains(&d) {
                 out.push(d)
             }
         };
-        let b0 = self.block_of(k);
-        let first = self.g.blocks.get(b0).map_or(0, |b| b.first);
-        if let Some(j) = (first..k).rev().find(|&j| self.writes(j) & bit != 0) {
-            return vec![self.def_at(j)];
-        }
-        let mut seen = vec![false; self.g.blocks.len()];
-        let mut work = vec![b0];
+        self.work.clear();
+        self.work.push(b0);
         let mut top = true;
-        while let Some(b) = work.pop() {
+        while let Some(b) = self.work.pop() {
             if !top {
                 let blk = &self.g.blocks[b];
                 let (lo, hi) = (blk.first, blk.end);
                 if let Some(j) = (lo..hi).rev().find(|&j| self.writes(j) & bit != 0) {
-                    push(&mut out, self.def_at(j));
+                    let d = self.def_at(j);
+                    push(&mut self.out, d);
                     continue;
                 }
             }
             top = false;
-            if Some(b) == self.entry || self.preds[b].is_empty() {
-                push(&mut out, Def::Entry);
+            let (ps, pe) = (self.pred_start[b] as usize, self.pred_start[b + 1] as usize);
+            if Some(b) == self.entry || ps == pe {
+                push(&mut self.out, Def::Entry);
             }
-            for &p in &self.preds[b] {
-                if !seen[p] {
-                    seen[p] = true;
-                    work.push(p);
+            for i in ps..pe {
+                let p = self.pred_list[i] as usize;
+                if self.seen[p] != stamp {
+                    self.seen[p] = stamp;
+                    self.work.push(p);
                 }
             }
         }
-        out
     }
 
     fn def_at(&self, j: usize) -> Def {
@@ -1271,7 +1310,12 @@ impl<'a> Tracer<'a> {
         let mut one: Option<Def> = None;
         let mut same = true;
         for (i, r) in (base..base + len.min(8)).enumerate() {
-            let d = if r < NUM_SGPRS { self.defs(k, r) } else { Vec::new() };
+            if r < NUM_SGPRS {
+                self.defs(k, r);
+            } else {
+                self.out.clear();
+            }
+            let d = &self.out;
             per[i] = match d.as_slice() {
                 [Def::Entry] => MIX_USER,
                 [Def::Call] => MIX_CALL,
