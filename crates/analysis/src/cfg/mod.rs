@@ -388,21 +388,52 @@ fn check_target<F: Family>(code: &Code<'_>, from: u64, d: &Decoded, to: u64) -> 
     Ok(to)
 }
 
+/// The walk's side buffers, kept per thread between functions (a large object has thousands of
+/// small ones): the slot maps, the interned stacks and the work list.
+#[derive(Default)]
+struct Scratch {
+    slot: Vec<u32>,
+    target_slot: Vec<bool>,
+    stacks: Vec<u32>,
+    pool: Vec<Stack>,
+    work: Vec<(u64, Stack)>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
+}
+
 fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
+    let mut sc = SCRATCH.with(|c| c.take()).unwrap_or_default();
+    let r = walk_with::<F>(code, &mut sc);
+    SCRATCH.with(|c| c.set(Some(sc)));
+    r
+}
+
+fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgError> {
     let span = code.end.saturating_sub(code.start);
     let slots = span.div_ceil(F::UNIT) as usize;
+    let mut slot = std::mem::take(&mut sc.slot);
+    slot.clear();
+    slot.resize(slots, NONE);
+    let mut target_slot = std::mem::take(&mut sc.target_slot);
+    target_slot.clear();
+    target_slot.resize(slots, false);
     let mut w = Walk {
         start: code.start,
         unit: F::UNIT,
-        slot: vec![NONE; slots],
-        target_slot: vec![false; slots],
+        slot,
+        target_slot,
         targets: Vec::new(),
         insts: Vec::with_capacity(slots.min(1 << 16)),
         pops: Vec::new(),
     };
     // Reconvergence stacks, interned: `stacks[i]` is the index into `pool` of instruction i's.
-    let mut pool: Vec<Stack> = vec![Vec::new()];
-    let mut stacks: Vec<u32> = Vec::with_capacity(slots.min(1 << 16));
+    let pool = &mut sc.pool;
+    pool.clear();
+    pool.push(Vec::new());
+    let stacks = &mut sc.stacks;
+    stacks.clear();
     let intern = |pool: &mut Vec<Stack>, s: &Stack| -> u32 {
         if s.is_empty() {
             return 0;
@@ -419,7 +450,9 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
     if F::UNIT == 8 && entry.is_multiple_of(32) {
         entry += 8; // Maxwell: the first bundle's control word
     }
-    let mut work: Vec<(u64, Stack)> = vec![(entry, Vec::new())];
+    let work = &mut sc.work;
+    work.clear();
+    work.push((entry, Vec::new()));
     let mut deferred: Vec<usize> = Vec::new();
     loop {
         while let Some((mut addr, mut stack)) = work.pop() {
@@ -438,7 +471,7 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
                 let idx = w.insts.len();
                 let k = ((addr - code.start) / F::UNIT) as usize;
                 w.slot[k] = idx as u32;
-                stacks.push(intern(&mut pool, &stack));
+                stacks.push(intern(pool, &stack));
                 let next = F::next(addr, &d);
                 let mut pop_target = None;
                 let mut go_on = true;
@@ -552,6 +585,8 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
         }
     }
     calls.sort_by_key(|c| c.site);
+    sc.slot = std::mem::take(&mut w.slot);
+    sc.target_slot = std::mem::take(&mut w.target_slot);
     build(code, w, calls)
 }
 
