@@ -169,6 +169,251 @@ impl<'a> Reader<'a> {
             0xe0..=0xff => Value::Int(t as i8 as i128),
         })
     }
+    /// Steps over one value at `depth` without building it; the same checks and errors as
+    /// [`Self::value`]. Iterative: `left[k]` counts the items still to step over at depth
+    /// `depth + k`.
+    fn skip(&mut self, depth: usize) -> Result<(), MsgpackError> {
+        // Scalars (most values) without the container stack.
+        match self.b.get(self.at) {
+            Some(0x80..=0x9f | 0xdc..=0xdf) | None => {}
+            Some(_) if depth > MAX_DEPTH => {}
+            Some(&t) => {
+                let n = match t {
+                    0x00..=0x7f | 0xc0 | 0xc2 | 0xc3 | 0xe0..=0xff => 0,
+                    0xa0..=0xbf => (t & 0x1f) as usize,
+                    0xca => 4,
+                    0xcb => 8,
+                    0xcc..=0xcf => 1 << (t - 0xcc),
+                    0xd0..=0xd3 => 1 << (t - 0xd0),
+                    0xd9 => {
+                        self.at += 1;
+                        return self.uint(1).and_then(|n| self.take(n as usize)).map(|_| ());
+                    }
+                    _ => return self.skip_nested(depth),
+                };
+                self.at += 1;
+                return self.take(n).map(|_| ());
+            }
+        }
+        self.skip_nested(depth)
+    }
+
+    /// [`Self::skip`] for any value, containers included.
+    fn skip_nested(&mut self, depth: usize) -> Result<(), MsgpackError> {
+        let mut left = [0u64; MAX_DEPTH + 2];
+        let mut k = 0usize;
+        left[0] = 1;
+        loop {
+            while left[k] == 0 {
+                if k == 0 {
+                    return Ok(());
+                }
+                k -= 1;
+            }
+            left[k] -= 1;
+            if depth + k > MAX_DEPTH {
+                return Err(MsgpackError::TooDeep);
+            }
+            let at = self.at;
+            let t = *self.b.get(at).ok_or(MsgpackError::Truncated(at))?;
+            self.at += 1;
+            let (n, items) = match t {
+                0x00..=0x7f | 0xc0 | 0xc2 | 0xc3 | 0xe0..=0xff => continue,
+                0x80..=0x8f => (0, (t & 0x0f) as u64 * 2),
+                0x90..=0x9f => (0, (t & 0x0f) as u64),
+                0xa0..=0xbf => ((t & 0x1f) as usize, 0),
+                0xc1 => return Err(MsgpackError::Invalid(t, at)),
+                0xc4..=0xc6 => (self.uint(1 << (t - 0xc4))? as usize, 0),
+                0xc7..=0xc9 => {
+                    let n = self.uint(1 << (t - 0xc7))? as usize;
+                    self.take(1)?;
+                    (n, 0)
+                }
+                0xca => (4, 0),
+                0xcb => (8, 0),
+                0xcc..=0xcf => (1 << (t - 0xcc), 0),
+                0xd0..=0xd3 => (1 << (t - 0xd0), 0),
+                0xd4..=0xd8 => {
+                    self.take(1)?;
+                    (1 << (t - 0xd4), 0)
+                }
+                0xd9..=0xdb => (self.uint(1 << (t - 0xd9))? as usize, 0),
+                0xdc | 0xdd => (0, self.uint(if t == 0xdc { 2 } else { 4 })?),
+                0xde | 0xdf => (0, self.uint(if t == 0xde { 2 } else { 4 })?.saturating_mul(2)),
+            };
+            if n > 0 {
+                self.take(n)?;
+            } else if items > 0 {
+                // Every item takes at least one byte.
+                if items > (self.b.len() - self.at) as u64 {
+                    return Err(MsgpackError::Truncated(self.at));
+                }
+                k += 1;
+                left[k] = items;
+            }
+        }
+    }
+}
+
+impl<'a> Reader<'a> {
+    /// Reads the header of a map (`map`) or array at `depth` when the next value is one: its
+    /// count; None (nothing read) for any other value. The checks of [`Self::value`].
+    fn open(&mut self, map: bool, depth: usize) -> Result<Option<u64>, MsgpackError> {
+        if depth > MAX_DEPTH {
+            return Err(MsgpackError::TooDeep);
+        }
+        let Some(&t) = self.b.get(self.at) else { return Err(MsgpackError::Truncated(self.at)) };
+        let save = self.at;
+        self.at += 1;
+        let n = match (t, map) {
+            (0x80..=0x8f, true) | (0x90..=0x9f, false) => (t & 0x0f) as u64,
+            (0xdc, false) | (0xde, true) => self.uint(2)?,
+            (0xdd, false) | (0xdf, true) => self.uint(4)?,
+            _ => {
+                self.at = save;
+                return Ok(None);
+            }
+        };
+        if (if map { n.saturating_mul(2) } else { n }) > (self.b.len() - self.at) as u64 {
+            return Err(MsgpackError::Truncated(self.at));
+        }
+        Ok(Some(n))
+    }
+
+    /// The next value if it is a UTF-8 string; any other value is stepped over (None).
+    fn str_or_skip(&mut self, depth: usize) -> Result<Option<&'a str>, MsgpackError> {
+        match self.b.get(self.at) {
+            Some(0xa0..=0xbf | 0xd9..=0xdb) => match self.value(depth)? {
+                Value::Str(s) => Ok(Some(s)),
+                _ => Ok(None),
+            },
+            _ => self.skip(depth).map(|_| None),
+        }
+    }
+
+    /// The bytes of the next value if it is a string (not checked for UTF-8: callers compare them
+    /// with ASCII keys); any other value is stepped over (None).
+    fn key_or_skip(&mut self, depth: usize) -> Result<Option<&'a [u8]>, MsgpackError> {
+        let n = match self.b.get(self.at) {
+            Some(&t @ 0xa0..=0xbf) => {
+                self.at += 1;
+                (t & 0x1f) as usize
+            }
+            Some(&t @ 0xd9..=0xdb) => {
+                self.at += 1;
+                self.uint(1 << (t - 0xd9))? as usize
+            }
+            _ => return self.skip(depth).map(|_| None),
+        };
+        self.take(n).map(Some)
+    }
+
+    /// The next value if it is an integer; any other value is stepped over (None).
+    fn int_or_skip(&mut self, depth: usize) -> Result<Option<i128>, MsgpackError> {
+        match self.b.get(self.at) {
+            Some(0x00..=0x7f | 0xcc..=0xd3 | 0xe0..=0xff) => Ok(self.value(depth)?.as_int()),
+            _ => self.skip(depth).map(|_| None),
+        }
+    }
+
+    /// `amdhsa.kernels` at `depth`: what [`entry_waves`] reads of each kernel map.
+    fn hsa_kernels(&mut self, depth: usize, out: &mut Vec<(String, WaveSize, MetaSource)>) -> Result<(), MsgpackError> {
+        let Some(n) = self.open(false, depth)? else { return self.skip(depth) };
+        let d = depth + 1;
+        for _ in 0..n {
+            let Some(m) = self.open(true, d)? else {
+                self.skip(d)?;
+                continue;
+            };
+            // First occurrence of each key wins, as in `Value::get`.
+            let (mut symbol, mut name, mut wave) = (None, None, None);
+            for _ in 0..m {
+                match self.key_or_skip(d + 1)? {
+                    Some(b".symbol") if symbol.is_none() => symbol = Some(self.str_or_skip(d + 1)?),
+                    Some(b".name") if name.is_none() => name = Some(self.str_or_skip(d + 1)?),
+                    Some(b".wavefront_size") if wave.is_none() => wave = Some(self.int_or_skip(d + 1)?),
+                    _ => self.skip(d + 1)?,
+                }
+            }
+            let name = symbol.flatten().map(|s| s.strip_suffix(".kd").unwrap_or(s)).or(name.flatten());
+            if let (Some(n), Some(w)) = (name, wave.flatten().and_then(wave_of)) {
+                out.push((n.to_string(), w, MetaSource::HsaMetadata));
+            }
+        }
+        Ok(())
+    }
+
+    /// `amdpal.pipelines` at `depth`: each pipeline's stages and the W32_EN registers.
+    fn pal_pipelines(&mut self, depth: usize, out: &mut Vec<(String, WaveSize, MetaSource)>) -> Result<(), MsgpackError> {
+        const REGS: [u32; 3] = [0xa2d5, 0xa1b6, 0x2e00];
+        let Some(n) = self.open(false, depth)? else { return self.skip(depth) };
+        let d = depth + 1;
+        for _ in 0..n {
+            let Some(m) = self.open(true, d)? else {
+                self.skip(d)?;
+                continue;
+            };
+            let (mut regs_seen, mut stages_seen) = (false, false);
+            let mut regs: [Option<u64>; 3] = [None; 3];
+            let mut stages: Vec<(&str, &str, Option<i128>)> = Vec::new();
+            for _ in 0..m {
+                match self.key_or_skip(d + 1)? {
+                    Some(b".registers") if !regs_seen => {
+                        regs_seen = true;
+                        let Some(k) = self.open(true, d + 1)? else {
+                            self.skip(d + 1)?;
+                            continue;
+                        };
+                        for _ in 0..k {
+                            let key = self.int_or_skip(d + 2)?;
+                            match REGS.iter().position(|&r| key == Some(r as i128)) {
+                                Some(i) if regs[i].is_none() => {
+                                    regs[i] = Some(self.int_or_skip(d + 2)?.map_or(0, |v| v as u64))
+                                }
+                                _ => self.skip(d + 2)?,
+                            }
+                        }
+                    }
+                    Some(b".hardware_stages") if !stages_seen => {
+                        stages_seen = true;
+                        let Some(k) = self.open(true, d + 1)? else {
+                            self.skip(d + 1)?;
+                            continue;
+                        };
+                        for _ in 0..k {
+                            let stage = self.str_or_skip(d + 2)?;
+                            let Some(sm) = self.open(true, d + 2)? else {
+                                self.skip(d + 2)?;
+                                continue;
+                            };
+                            let (mut sym, mut wave) = (None, None);
+                            for _ in 0..sm {
+                                match self.key_or_skip(d + 3)? {
+                                    Some(b".entry_point_symbol") if sym.is_none() => sym = Some(self.str_or_skip(d + 3)?),
+                                    Some(b".wavefront_size") if wave.is_none() => wave = Some(self.int_or_skip(d + 3)?),
+                                    _ => self.skip(d + 3)?,
+                                }
+                            }
+                            if let (Some(stage), Some(Some(sym))) = (stage, sym) {
+                                stages.push((stage, sym, wave.flatten()));
+                            }
+                        }
+                    }
+                    _ => self.skip(d + 1)?,
+                }
+            }
+            for (stage, sym, wave) in stages {
+                if let Some(w) = wave.and_then(wave_of) {
+                    out.push((sym.to_string(), w, MetaSource::PalWavefrontSize));
+                } else if let Some((r, bit)) = pal_w32_bit(stage) {
+                    let v = REGS.iter().position(|&x| x == r).and_then(|i| regs[i]).unwrap_or(0);
+                    let w = if v >> bit & 1 != 0 { WaveSize::W32 } else { WaveSize::W64 };
+                    out.push((sym.to_string(), w, MetaSource::PalRegisters));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Reads one MessagePack value from the front of `b`.
@@ -282,6 +527,34 @@ pub fn entry_waves(m: &Value<'_>) -> Vec<(String, WaveSize, MetaSource)> {
     out
 }
 
+/// [`entry_waves`] of the note `b` read in one pass without building a tree (the notes of large
+/// objects hold mostly kernel argument lists that the wave size does not need): the same answer
+/// as `entry_waves(&parse(b)?)`, and an error exactly when [`parse`] gives one.
+pub fn entry_waves_in(b: &[u8]) -> Result<Vec<(String, WaveSize, MetaSource)>, MsgpackError> {
+    let mut r = Reader { b, at: 0 };
+    let (mut hsa, mut pal) = (Vec::new(), Vec::new());
+    let Some(n) = r.open(true, 0)? else {
+        r.skip(0)?;
+        return Ok(hsa);
+    };
+    let (mut seen_k, mut seen_p) = (false, false);
+    for _ in 0..n {
+        match r.key_or_skip(1)? {
+            Some(b"amdhsa.kernels") if !seen_k => {
+                seen_k = true;
+                r.hsa_kernels(1, &mut hsa)?;
+            }
+            Some(b"amdpal.pipelines") if !seen_p => {
+                seen_p = true;
+                r.pal_pipelines(1, &mut pal)?;
+            }
+            _ => r.skip(1)?,
+        }
+    }
+    hsa.extend(pal);
+    Ok(hsa)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,6 +593,9 @@ mod tests {
         assert_eq!(parse(&[0xc1]), Err(MsgpackError::Invalid(0xc1, 0)));
         assert_eq!(parse(&[0x91; 100]), Err(MsgpackError::TooDeep));
         assert_eq!(parse(&[]), Err(MsgpackError::Truncated(0)));
+        for b in [&[0xa5, b'a'][..], &[0xdd, 0xff, 0xff, 0xff, 0xff], &[0xc1], &[0x91; 100], &[]] {
+            assert_eq!(entry_waves_in(b).map(|_| ()), parse(b).map(|_| ()));
+        }
     }
 
     #[test]
@@ -342,5 +618,6 @@ mod tests {
         b.push(0x80);
         let v = parse(&b).unwrap();
         assert_eq!(entry_waves(&v), vec![("p".to_string(), WaveSize::W32, MetaSource::PalWavefrontSize)]);
+        assert_eq!(entry_waves_in(&b), Ok(entry_waves(&v)));
     }
 }

@@ -197,9 +197,9 @@ pub struct Shader {
     /// Size in bytes.
     pub size: u64,
     /// AMD: `wave32`, `wave64` or `unknown`; NVIDIA: `warp32`.
-    pub wave: String,
+    pub wave: &'static str,
     /// How the wave size was found: `kernel_descriptor`, `instructions`, `isa` or `none`.
-    pub wave_source: String,
+    pub wave_source: &'static str,
     /// CFG recovery.
     pub cfg: CfgSummary,
     /// What it contains.
@@ -302,7 +302,7 @@ pub fn census_program(path: &str, p: &Program) -> FileCensus {
 }
 
 /// Feature counter names; a shader counts them in an array indexed by position.
-const FEATURES: [&str; 47] = [
+const FEATURES: [&str; 48] = [
     "branch",
     "buffer",
     "cf.bra",
@@ -341,6 +341,7 @@ const FEATURES: [&str; 47] = [
     "jump_table",
     "lds",
     "local",
+    "movrel",
     "param_load",
     "predicated",
     "scratch",
@@ -653,8 +654,8 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
         section: s.name.clone(),
         start: f.start,
         size: f.end - f.start,
-        wave: wave.into(),
-        wave_source: wave_source.into(),
+        wave,
+        wave_source,
         cfg: summary,
         counts,
         raw,
@@ -756,9 +757,11 @@ mod class {
     pub const HAS_SAMP: u32 = 1 << 22;
     /// `s_buffer_load_*` / `s_buffer_store_*`: SBASE is a buffer descriptor.
     pub const S_BUFFER: u32 = 1 << 23;
+    /// `s_movrel*` / `v_movrel*`: a register chosen at run time by M0.
+    pub const MOVREL: u32 = 1 << 24;
     pub const FIELD_WORK: u32 = IMAGE | BUFFER | EXPORT | INTERP | S_BUFFER | SOP_B32 | SOP_B64;
     /// (class bit, feature name) of the classes counted as features.
-    pub const FEATURE_BITS: [(u32, &str); 18] = [
+    pub const FEATURE_BITS: [(u32, &str); 19] = [
         (SDWA, "sdwa"),
         (DPP16, "dpp16"),
         (DPP8, "dpp8"),
@@ -777,6 +780,7 @@ mod class {
         (SWAPPC, "swappc"),
         (BRANCH, "branch"),
         (ENDPGM, "endpgm"),
+        (MOVREL, "movrel"),
     ];
 }
 
@@ -795,8 +799,19 @@ struct AmdFields {
     soffset: Option<Field>,
 }
 
+/// In [`SDef::regs`]: every SGPR from the field's register up (an M0-indexed write).
+const SDEF_FROM: u8 = u8::MAX;
+
+/// SGPRs that a call preserves: callee-saved in both AMDGPU calling conventions that LLVM uses for
+/// calls between functions, the C convention (`CSR_AMDGPU_SGPRs`: s30-s39, s48-s55, s64-s71,
+/// s80-s87, s96-s105; earlier LLVM releases saved s32-s105) and `amdgpu_gfx`
+/// (`CSR_AMDGPU_SI_Gfx_SGPRs`: s4-s31, s64-s105): s64-s71, s80-s87 and s96-s105. s[30:31] is
+/// callee-saved too but holds the return address the call itself writes. A fetch-shader call
+/// (driver code, no LLVM convention) preserves nothing.
+const CALL_PRESERVED: u128 = (0xffu128 << 64) | (0xffu128 << 80) | (0x3ffu128 << 96);
+
 /// An SGPR an instruction writes: its field, how many registers (a lane mask counts as 0: one
-/// register in wave32, two in wave64).
+/// register in wave32, two in wave64; [`SDEF_FROM`]: all from the field up).
 #[derive(Clone, Copy)]
 struct SDef {
     field: Field,
@@ -820,11 +835,32 @@ impl Ranked {
 
     /// Histogram of `runs` (entry index, count) by name.
     fn histogram(&self, runs: &[(u16, u64)]) -> Histogram {
-        let mut v: Vec<(u16, u64)> = runs.iter().map(|&(i, n)| (self.rank[i as usize], n)).collect();
+        self.histogram_of(runs.iter().copied())
+    }
+
+    /// Histogram of (entry index, count) pairs by name.
+    fn histogram_of(&self, runs: impl Iterator<Item = (u16, u64)>) -> Histogram {
+        // Most shaders use a few dozen entries: sort their ranks on the stack.
+        let mut small = [(0u16, 0u64); 64];
+        let mut big = Vec::new();
+        let mut len = 0;
+        for (i, n) in runs {
+            let r = (self.rank.get(i as usize).copied().unwrap_or(0), n);
+            if len < small.len() {
+                small[len] = r;
+            } else {
+                if big.is_empty() {
+                    big.extend_from_slice(&small);
+                }
+                big.push(r);
+            }
+            len += 1;
+        }
+        let v: &mut [(u16, u64)] = if big.is_empty() { &mut small[..len] } else { &mut big };
         v.sort_unstable_by_key(|x| x.0);
         let mut out: Vec<(Cow<'static, str>, u64)> = Vec::with_capacity(v.len());
         let mut last = u16::MAX;
-        for (r, n) in v {
+        for &mut (r, n) in v {
             if r == last {
                 if let Some(l) = out.last_mut() {
                     l.1 += n;
@@ -850,6 +886,8 @@ struct AmdTab {
     mnemonic: Vec<&'static str>,
     /// gfx1013 only: (category index into GFX12_CATS, mnemonic) per entry.
     gfx12: Vec<(u8, &'static str)>,
+    /// gfx1013 only: the gfx12 mnemonics ranked.
+    gfx12_names: Ranked,
     /// Per entry: the SGPR fields it writes.
     sdefs: Vec<Vec<SDef>>,
     /// Per entry: an `s_load_*` / `s_buffer_load_*`.
@@ -914,7 +952,15 @@ fn amd_tab(isa: Isa) -> &'static AmdTab {
                             let field = o.field?;
                             // A 32-bit scalar result of a VOP3 compare or carry op is a lane mask.
                             let mask = enc.starts_with("ENC_VOP3") && o.size == 32 && !mn.starts_with("v_read");
-                            Some(SDef { field, regs: if mask { 0 } else { o.size.div_ceil(32).max(1) as u8 } })
+                            // `s_movreld_*` writes s[SDST + M0]: any SGPR from SDST up.
+                            let regs = if mn.starts_with("s_movreld") {
+                                SDEF_FROM
+                            } else if mask {
+                                0
+                            } else {
+                                o.size.div_ceil(32).max(1) as u8
+                            };
+                            Some(SDef { field, regs })
                         })
                         .collect::<Vec<_>>()
                 })
@@ -928,7 +974,7 @@ fn amd_tab(isa: Isa) -> &'static AmdTab {
                         && (mn.starts_with("s_load_") || mn.starts_with("s_buffer_load_"))
                 })
                 .collect();
-            let gfx12 = if isa == Isa::Gfx1013 {
+            let gfx12: Vec<(u8, &'static str)> = if isa == Isa::Gfx1013 {
                 (0..t.inst_encodings.len())
                     .map(|i| {
                         let (cat, name) = crate::gfx12map::category(i);
@@ -948,7 +994,9 @@ fn amd_tab(isa: Isa) -> &'static AmdTab {
                         .fold(0u64, |m, f| m | 1 << f)
                 })
                 .collect();
+            let gfx12_names = Ranked::new(gfx12.iter().map(|x: &(u8, &'static str)| x.1).collect());
             AmdTab {
+                gfx12_names,
                 feats,
                 class,
                 enc: t.inst_encodings.iter().map(|ie| ie.enc).collect(),
@@ -1009,6 +1057,9 @@ fn amd_class(enc: &str, name: &str) -> u32 {
     }
     if name.starts_with("S_ENDPGM") {
         c |= ENDPGM;
+    }
+    if name.starts_with("S_MOVREL") || name.starts_with("V_MOVREL") {
+        c |= MOVREL;
     }
     if name.starts_with("S_CBRANCH") || name == "S_BRANCH" {
         c |= BRANCH;
@@ -1115,21 +1166,50 @@ struct Tracer<'a> {
     tab: &'a AmdTab,
     /// Lane masks take two SGPRs (wave64 or unknown wave size).
     wide_masks: bool,
-    /// Predecessors of each block.
-    preds: Vec<Vec<usize>>,
+    /// Predecessors of block `b`: `pred_list[pred_start[b]..pred_start[b + 1]]`, in edge order.
+    pred_start: Vec<u32>,
+    pred_list: Vec<u32>,
     /// Entry block.
     entry: Option<usize>,
     /// Per instruction index, the SGPRs it writes as a 128-bit set (computed on demand).
     writes: Vec<Option<u128>>,
+    /// Per block: the search (`stamp`) that last queued it.
+    seen: Vec<u32>,
+    stamp: u32,
+    /// The backward search's work list and result, kept between searches.
+    work: Vec<usize>,
+    out: Vec<Def>,
 }
 
 impl<'a> Tracer<'a> {
     fn new(g: &'a cfg::Cfg, tab: &'a AmdTab, wide_masks: bool) -> Self {
-        let mut preds = vec![Vec::new(); g.blocks.len()];
-        for &(a, b, _) in &g.edges {
-            preds[b].push(a);
+        let n = g.blocks.len();
+        let mut pred_start = vec![0u32; n + 1];
+        for &(_, b, _) in &g.edges {
+            pred_start[b + 1] += 1;
         }
-        Tracer { g, tab, wide_masks, preds, entry: g.block_at(g.entry), writes: vec![None; g.insts.len()] }
+        for i in 0..n {
+            pred_start[i + 1] += pred_start[i];
+        }
+        let mut fill = pred_start.clone();
+        let mut pred_list = vec![0u32; g.edges.len()];
+        for &(a, b, _) in &g.edges {
+            pred_list[fill[b] as usize] = a as u32;
+            fill[b] += 1;
+        }
+        Tracer {
+            g,
+            tab,
+            wide_masks,
+            pred_start,
+            pred_list,
+            entry: g.block_at(g.entry),
+            writes: vec![None; g.insts.len()],
+            seen: vec![0; n],
+            stamp: 0,
+            work: Vec::new(),
+            out: Vec::new(),
+        }
     }
 
     /// The SGPRs instruction `k` writes; all of them for a call.
@@ -1138,15 +1218,19 @@ impl<'a> Tracer<'a> {
             return w;
         }
         let (_, d, flow) = &self.g.insts[k];
-        let mut m = 0u128;
-        if matches!(flow, Flow::Call(_) | Flow::CallPret(_)) {
-            m = (1u128 << NUM_SGPRS) - 1;
-        } else if let Some(defs) = self.tab.sdefs.get(d.ienc as usize) {
+        let all = (1u128 << NUM_SGPRS) - 1;
+        let mut m = match flow {
+            Flow::Call(CallTarget::FetchShader(_)) | Flow::CallPret(_) => all,
+            Flow::Call(_) => all & !CALL_PRESERVED,
+            _ => 0,
+        };
+        if let Some(defs) = self.tab.sdefs.get(d.ienc as usize) {
             for sd in defs {
                 let r = sd.field.get(&d.words) as u32;
                 let n = match sd.regs {
                     0 if self.wide_masks => 2,
                     0 => 1,
+                    SDEF_FROM => NUM_SGPRS.saturating_sub(r),
                     n => n as u32,
                 };
                 for x in r..(r + n).min(NUM_SGPRS) {
@@ -1162,44 +1246,54 @@ impl<'a> Tracer<'a> {
         self.g.blocks.partition_point(|b| b.end <= k)
     }
 
-    /// Every write of SGPR `r` that reaches instruction `k`.
-    fn defs(&mut self, k: usize, r: u32) -> Vec<Def> {
+    /// Every write of SGPR `r` that reaches instruction `k`, into `self.out` (each once).
+    fn defs(&mut self, k: usize, r: u32) {
         let bit = 1u128 << r;
-        let mut out = Vec::new();
+        self.out.clear();
+        let b0 = self.block_of(k);
+        let first = self.g.blocks.get(b0).map_or(0, |b| b.first);
+        if let Some(j) = (first..k).rev().find(|&j| self.writes(j) & bit != 0) {
+            let d = self.def_at(j);
+            self.out.push(d);
+            return;
+        }
+        if self.stamp == u32::MAX {
+            self.seen.iter_mut().for_each(|x| *x = 0);
+            self.stamp = 0;
+        }
+        self.stamp += 1;
+        let stamp = self.stamp;
         let push = |out: &mut Vec<Def>, d: Def| {
             if !out.contains(&d) {
                 out.push(d)
             }
         };
-        let b0 = self.block_of(k);
-        let first = self.g.blocks.get(b0).map_or(0, |b| b.first);
-        if let Some(j) = (first..k).rev().find(|&j| self.writes(j) & bit != 0) {
-            return vec![self.def_at(j)];
-        }
-        let mut seen = vec![false; self.g.blocks.len()];
-        let mut work = vec![b0];
+        self.work.clear();
+        self.work.push(b0);
         let mut top = true;
-        while let Some(b) = work.pop() {
+        while let Some(b) = self.work.pop() {
             if !top {
                 let blk = &self.g.blocks[b];
                 let (lo, hi) = (blk.first, blk.end);
                 if let Some(j) = (lo..hi).rev().find(|&j| self.writes(j) & bit != 0) {
-                    push(&mut out, self.def_at(j));
+                    let d = self.def_at(j);
+                    push(&mut self.out, d);
                     continue;
                 }
             }
             top = false;
-            if Some(b) == self.entry || self.preds[b].is_empty() {
-                push(&mut out, Def::Entry);
+            let (ps, pe) = (self.pred_start[b] as usize, self.pred_start[b + 1] as usize);
+            if Some(b) == self.entry || ps == pe {
+                push(&mut self.out, Def::Entry);
             }
-            for &p in &self.preds[b] {
-                if !seen[p] {
-                    seen[p] = true;
-                    work.push(p);
+            for i in ps..pe {
+                let p = self.pred_list[i] as usize;
+                if self.seen[p] != stamp {
+                    self.seen[p] = stamp;
+                    self.work.push(p);
                 }
             }
         }
-        out
     }
 
     fn def_at(&self, j: usize) -> Def {
@@ -1216,7 +1310,12 @@ impl<'a> Tracer<'a> {
         let mut one: Option<Def> = None;
         let mut same = true;
         for (i, r) in (base..base + len.min(8)).enumerate() {
-            let d = if r < NUM_SGPRS { self.defs(k, r) } else { Vec::new() };
+            if r < NUM_SGPRS {
+                self.defs(k, r);
+            } else {
+                self.out.clear();
+            }
+            let d = &self.out;
             per[i] = match d.as_slice() {
                 [Def::Entry] => MIX_USER,
                 [Def::Call] => MIX_CALL,
@@ -1486,28 +1585,26 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
             c.opcodes = tab.opcodes.histogram(&r.runs);
             c.encodings = tab.encodings.histogram(&r.runs);
             let mut cats = [0u64; 5];
-            let mut ops: [Vec<(Cow<'static, str>, u64)>; 5] = Default::default();
             for &(i, n) in &r.runs {
                 let mut m = tab.feats[i as usize];
                 while m != 0 {
                     features[m.trailing_zeros() as usize] += n;
                     m &= m - 1;
                 }
-                if let Some(&(cat, name)) = tab.gfx12.get(i as usize) {
+                if let Some(&(cat, _)) = tab.gfx12.get(i as usize) {
                     cats[cat as usize] += n;
-                    if GFX12_CATS[cat as usize] != "unchanged" {
-                        ops[cat as usize].push((Cow::Borrowed(name), n));
-                    }
                 }
             }
             if !tab.gfx12.is_empty() {
                 c.gfx12 = Histogram(
                     GFX12_CATS.iter().zip(cats).filter(|x| x.1 > 0).map(|(k, n)| (Cow::Borrowed(*k), n)).collect(),
                 );
-                for (k, v) in GFX12_CATS.iter().zip(ops) {
-                    if !v.is_empty() {
-                        c.gfx12_ops.insert(k, Histogram::from_pairs(v));
+                for (cat, k) in GFX12_CATS.iter().enumerate() {
+                    if cats[cat] == 0 || *k == "unchanged" {
+                        continue;
                     }
+                    let of_cat = r.runs.iter().copied().filter(|&(i, _)| tab.gfx12.get(i as usize).is_some_and(|x| x.0 as usize == cat));
+                    c.gfx12_ops.insert(k, tab.gfx12_names.histogram_of(of_cat));
                 }
             }
             c.export_targets = Histogram::from_pairs(r.export_targets.iter().map(|&(t, n)| (export_name(t), n)).collect());

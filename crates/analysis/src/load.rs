@@ -249,7 +249,16 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
                 object::RelocationFlags::Elf { r_type } => r_type,
                 _ => 0,
             };
-            relocs.insert(base + at, Reloc { symbol_value, symbol, addend: r.addend(), kind });
+            // A REL section (what llvm-mc writes for amdpal objects) keeps the addend in the
+            // relocated field itself: the AMDGPU relocations the walk reads are 32-bit fields.
+            let addend = if r.has_implicit_addend() && amd {
+                data.get(at as usize..at as usize + 4)
+                    .map_or(0, |b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64)
+                    .wrapping_add(r.addend())
+            } else {
+                r.addend()
+            };
+            relocs.insert(base + at, Reloc { symbol_value, symbol, addend, kind });
         }
         let const2 = name
             .strip_prefix(".text.")
@@ -278,8 +287,8 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
         for sec in file.sections().filter(|x| x.kind() == SectionKind::Note) {
             let Ok(data) = sec.data() else { continue };
             for desc in amdmeta::notes(data, "AMDGPU", amdmeta::NT_AMDGPU_METADATA) {
-                let Ok(m) = amdmeta::parse(desc) else { continue };
-                for (name, w, src) in amdmeta::entry_waves(&m) {
+                let Ok(waves) = amdmeta::entry_waves_in(desc) else { continue };
+                for (name, w, src) in waves {
                     let src = match src {
                         amdmeta::MetaSource::HsaMetadata => WaveSource::HsaMetadata,
                         _ => WaveSource::PalMetadata,

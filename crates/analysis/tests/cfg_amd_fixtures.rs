@@ -52,3 +52,35 @@ fn setpc_through_a_table_of_offsets() {
     assert_eq!(setpc.2, Flow::Table(vec![0x30, 0x38, 0x40]));
     assert_eq!(g.data, vec![(0x48, 0x54)]);
 }
+
+/// setpc_load.dis: `s_load_dwordx2 s[4:5], s[0:1], null` at 0x0, `s_waitcnt` at 0x8,
+/// `s_setpc_b64 s[4:5]` at 0xc. The jump goes to an address read from memory: no `s_getpc_b64`
+/// and no table pattern, so recovery reports the jump unresolved instead of guessing a target.
+#[test]
+fn setpc_to_a_loaded_address_is_unresolved() {
+    let e = cfg_of("setpc_load.o", "cs_setpc_load").unwrap_err();
+    assert_eq!(
+        e,
+        CfgError::Unresolved {
+            isa: isabridge_decoder::Isa::Gfx1013,
+            inst: "S_SETPC_B64",
+            addr: 0xc,
+            why: "s[4:5] written by S_LOAD_DWORDX2 at 0x0".into(),
+        }
+    );
+}
+
+/// desc_call.dis: `s_getpc_b64 s[16:17]` at 0x14 (base 0x18), `s_add_u32` / `s_addc_u32` with
+/// R_AMDGPU_REL32_LO/HI against `callee` (0x100) at 0x1c / 0x24: 0x100 + 4 - 0x1c = 0xe8, so
+/// `s_swappc_b64 s[30:31], s[16:17]` at 0x28 calls 0x18 + 0xe8 = 0x100 (`<callee>`). Execution
+/// resumes at 0x2c and runs straight to `s_endpgm` at 0x54; the function is 0x58 bytes.
+#[test]
+fn swappc_to_a_relocated_local_function() {
+    let g = cfg_of("desc_call.o", "cs_desc").unwrap();
+    assert_eq!(g.block_starts(), vec![0x0, 0x2c]);
+    assert_eq!(g.edge_addrs(), vec![(0x0, 0x2c, CallReturn)]);
+    assert_eq!(g.calls.len(), 1);
+    assert_eq!(g.calls[0].site, 0x28);
+    assert_eq!(g.calls[0].target, CallTarget::Direct(0x100));
+    assert!(g.data.is_empty());
+}

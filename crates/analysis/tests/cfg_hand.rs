@@ -83,3 +83,32 @@ fn amd_getpc_swappc_calls_and_branches() {
     let b = f.blocks.iter().position(|b| b.last == 0x5c8).unwrap();
     assert!(f.edges.iter().all(|&(a, _, _)| a != b));
 }
+
+/// The jump tables of `BRX` live in constant bank 2 (`LDC R4, c[0x2][R0]` at 0x90 feeds
+/// `BRX R4 -0xc0` at 0xb0 in jumptable.sm86.txt; `LDC R0, c[0x2][R0]` at 0x70 feeds `BRX R0 -0x80`
+/// at 0x78 in jumptable.sm50.txt). Without the `.nv.constant2.jumptable` section the table cannot
+/// be found: the BRX is a typed error, never a guessed target.
+#[test]
+fn brx_without_its_table_is_unresolved() {
+    for (file, isa, addr) in [
+        ("nvidia/bin/jumptable.sm86.cubin", isabridge_decoder::Isa::Sm86, 0xb0),
+        ("nvidia/bin/jumptable.sm50.cubin", isabridge_decoder::Isa::Sm50, 0x78),
+    ] {
+        let path = format!("{}/../../fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
+        let mut p = load(&std::fs::read(path).unwrap(), None).unwrap();
+        let s = p.sections.iter_mut().find(|s| s.functions.iter().any(|f| f.name == "jumptable")).unwrap();
+        assert!(s.const2.is_some());
+        s.const2 = None;
+        let f = s.functions.iter().find(|f| f.name == "jumptable").unwrap();
+        assert_eq!(
+            recover(p.isa, s, f).unwrap_err(),
+            isabridge_analysis::cfg::CfgError::Unresolved {
+                isa,
+                inst: "BRX",
+                addr,
+                why: "the kernel has no constant bank 2 section".into(),
+            },
+            "{file}"
+        );
+    }
+}

@@ -93,3 +93,27 @@ fn scratch_descriptor_patched_in_place_and_across_calls() {
     // The register-only view is unchanged.
     assert_eq!(s.counts.descriptor_sources.get("buffer.rsrc s[0:3]"), Some(22));
 }
+
+/// fixtures/amd/cfg/desc_call.dis: `s_load_dwordx4 s[64:67], s[4:5], null` at 0x0 and
+/// `s_load_dwordx4 s[8:11], s[4:5], 0x10` at 0x8, then `s_swappc_b64` at 0x28. After the call:
+/// s[64:67] (callee-saved in the AMDGPU calling conventions) still holds the first load; s[8:11]
+/// and s[12:15] (clobbered by a callee) come from the call. `s_movreld_b32 s20, s0` at 0x40
+/// writes s[20 + M0], so s[24:27] read at 0x44 may be any of its writes.
+#[test]
+fn origins_across_a_call_and_an_indexed_move() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/amd/cfg/desc_call.o");
+    let prog = load(&std::fs::read(p).unwrap(), None).unwrap();
+    let c = census_program("desc_call.o", &prog);
+    let s = c.shaders.iter().find(|s| s.name == "cs_desc").unwrap();
+    assert_eq!(
+        origins(s),
+        pairs(&[
+            ("buffer.rsrc s[64:67] <- s_load_dwordx4 s[4:5]+0x0", 1),
+            ("buffer.rsrc s[8:11] <- call", 1),
+            ("buffer.rsrc s[12:15] <- call", 1),
+            ("buffer.rsrc s[24:27] <- s_movreld_b32", 1),
+        ])
+    );
+    assert_eq!(s.counts.features.get("movrel"), Some(1));
+    assert_eq!(s.cfg.calls.get("direct"), Some(1));
+}

@@ -85,7 +85,10 @@ fn metadata_waves(bytes: &[u8]) -> Vec<(String, WaveSize, amdmeta::MetaSource)> 
     let mut out = Vec::new();
     for s in f.sections().filter(|s| s.kind() == SectionKind::Note) {
         for d in amdmeta::notes(s.data().unwrap(), "AMDGPU", amdmeta::NT_AMDGPU_METADATA) {
-            out.extend(amdmeta::entry_waves(&amdmeta::parse(d).unwrap()));
+            let w = amdmeta::entry_waves(&amdmeta::parse(d).unwrap());
+            // The in-place reader the loader uses gives the same answer as the parsed tree.
+            assert_eq!(amdmeta::entry_waves_in(d).as_ref(), Ok(&w));
+            out.extend(w);
         }
     }
     out

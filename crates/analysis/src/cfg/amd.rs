@@ -196,7 +196,7 @@ impl Family for Amd {
     }
 
     fn resolve(code: &Code<'_>, walk: &Walk, addr: u64) -> Flow {
-        let Some((_, d, _, _)) = walk.at(addr) else { return Flow::Deferred };
+        let Some((_, d, _)) = walk.at(addr) else { return Flow::Deferred };
         let inf = info(code.isa, d);
         let n = inf.field(d, "SSRC0").unwrap_or(0) as u32;
         let scan = scan_pair(code, walk, addr, n);
@@ -226,7 +226,7 @@ impl Family for Amd {
     }
 
     fn resolve_call(code: &Code<'_>, walk: &Walk, addr: u64) -> CallTarget {
-        let Some((_, d, _, _)) = walk.at(addr) else { return CallTarget::Pending };
+        let Some((_, d, _)) = walk.at(addr) else { return CallTarget::Pending };
         let inf = info(code.isa, d);
         let n = inf.field(d, "SSRC0").unwrap_or(0) as u32;
         match scan_pair(code, walk, addr, n) {
@@ -286,7 +286,7 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
         if cur != addr && walk.is_target(cur) {
             return Scan::Other(format!("another path joins at {cur:#x} before the jump"));
         }
-        let Some((a, d, flow, _)) = walk.before(cur) else {
+        let Some((a, d, flow)) = walk.before(cur) else {
             return Scan::Other(format!("no straight-line code before {cur:#x}"));
         };
         let (a, d) = (*a, *d);
@@ -344,7 +344,7 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
 /// None when the code before the jump is not this pattern.
 fn table_jump(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Option<Result<Vec<u64>, String>> {
     let step = |at: u64| -> Option<(u64, Decoded, Info)> {
-        let (a, d, flow, _) = walk.before(at)?;
+        let (a, d, flow) = walk.before(at)?;
         if !matches!(flow, Flow::Next) || walk.is_target(at) && at != addr {
             return None;
         }

@@ -310,8 +310,10 @@ pub struct Walk {
     target_slot: Vec<bool>,
     /// Targets of direct branches found so far (unsorted, may repeat).
     targets: Vec<u64>,
-    /// (address, instruction, flow, reconvergence target of a pop).
-    pub(crate) insts: Vec<(u64, Decoded, Flow, Option<u64>)>,
+    /// (address, instruction, flow) in walk order.
+    pub(crate) insts: Vec<(u64, Decoded, Flow)>,
+    /// (index into `insts`, reconvergence target) of each pop (SYNC, BRK, CONT, RET, INDIRECT_CALL).
+    pops: Vec<(u32, u64)>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -335,7 +337,7 @@ impl Walk {
     }
 
     /// The instruction at `addr`, if the walk decoded one there.
-    pub fn at(&self, addr: u64) -> Option<&(u64, Decoded, Flow, Option<u64>)> {
+    pub fn at(&self, addr: u64) -> Option<&(u64, Decoded, Flow)> {
         let i = self.index(addr)?;
         self.insts.get(i)
     }
@@ -350,7 +352,7 @@ impl Walk {
     }
 
     /// The decoded instruction that ends right before `addr` (for backward scans).
-    pub fn before(&self, addr: u64) -> Option<&(u64, Decoded, Flow, Option<u64>)> {
+    pub fn before(&self, addr: u64) -> Option<&(u64, Decoded, Flow)> {
         // Instructions are at most 32 bytes (sm50 bundle starts count 16).
         let mut a = addr.checked_sub(self.unit)?;
         for _ in 0..(32 / self.unit) {
@@ -386,20 +388,52 @@ fn check_target<F: Family>(code: &Code<'_>, from: u64, d: &Decoded, to: u64) -> 
     Ok(to)
 }
 
+/// The walk's side buffers, kept per thread between functions (a large object has thousands of
+/// small ones): the slot maps, the interned stacks and the work list.
+#[derive(Default)]
+struct Scratch {
+    slot: Vec<u32>,
+    target_slot: Vec<bool>,
+    stacks: Vec<u32>,
+    pool: Vec<Stack>,
+    work: Vec<(u64, Stack)>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
+}
+
 fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
+    let mut sc = SCRATCH.with(|c| c.take()).unwrap_or_default();
+    let r = walk_with::<F>(code, &mut sc);
+    SCRATCH.with(|c| c.set(Some(sc)));
+    r
+}
+
+fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgError> {
     let span = code.end.saturating_sub(code.start);
     let slots = span.div_ceil(F::UNIT) as usize;
+    let mut slot = std::mem::take(&mut sc.slot);
+    slot.clear();
+    slot.resize(slots, NONE);
+    let mut target_slot = std::mem::take(&mut sc.target_slot);
+    target_slot.clear();
+    target_slot.resize(slots, false);
     let mut w = Walk {
         start: code.start,
         unit: F::UNIT,
-        slot: vec![NONE; slots],
-        target_slot: vec![false; slots],
+        slot,
+        target_slot,
         targets: Vec::new(),
         insts: Vec::with_capacity(slots.min(1 << 16)),
+        pops: Vec::new(),
     };
     // Reconvergence stacks, interned: `stacks[i]` is the index into `pool` of instruction i's.
-    let mut pool: Vec<Stack> = vec![Vec::new()];
-    let mut stacks: Vec<u32> = Vec::with_capacity(slots.min(1 << 16));
+    let pool = &mut sc.pool;
+    pool.clear();
+    pool.push(Vec::new());
+    let stacks = &mut sc.stacks;
+    stacks.clear();
     let intern = |pool: &mut Vec<Stack>, s: &Stack| -> u32 {
         if s.is_empty() {
             return 0;
@@ -416,7 +450,9 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
     if F::UNIT == 8 && entry.is_multiple_of(32) {
         entry += 8; // Maxwell: the first bundle's control word
     }
-    let mut work: Vec<(u64, Stack)> = vec![(entry, Vec::new())];
+    let work = &mut sc.work;
+    work.clear();
+    work.push((entry, Vec::new()));
     let mut deferred: Vec<usize> = Vec::new();
     loop {
         while let Some((mut addr, mut stack)) = work.pop() {
@@ -435,7 +471,7 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
                 let idx = w.insts.len();
                 let k = ((addr - code.start) / F::UNIT) as usize;
                 w.slot[k] = idx as u32;
-                stacks.push(intern(&mut pool, &stack));
+                stacks.push(intern(pool, &stack));
                 let next = F::next(addr, &d);
                 let mut pop_target = None;
                 let mut go_on = true;
@@ -489,7 +525,10 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
                     }
                     Flow::Invalid(e) => return Err(e.clone()),
                 }
-                w.insts.push((addr, d, flow, pop_target));
+                if let Some(t) = pop_target {
+                    w.pops.push((idx as u32, t));
+                }
+                w.insts.push((addr, d, flow));
                 if !go_on {
                     break;
                 }
@@ -546,13 +585,32 @@ fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
         }
     }
     calls.sort_by_key(|c| c.site);
+    sc.slot = std::mem::take(&mut w.slot);
+    sc.target_slot = std::mem::take(&mut w.target_slot);
     build(code, w, calls)
 }
 
 fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>) -> Result<Cfg, CfgError> {
     let jump_targets = w.targets;
     let mut insts = w.insts;
-    insts.sort_unstable_by_key(|x| x.0);
+    let mut pop_at: Vec<(u32, u64)> = w.pops;
+    // Address order. The walk follows fall-through first, so straight-line functions (most of
+    // them) are in order already; otherwise sort indices, not the instructions themselves.
+    if !insts.windows(2).all(|x| x[0].0 < x[1].0) {
+        let mut order: Vec<u32> = (0..insts.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| insts[i as usize].0);
+        let mut new_index = vec![0u32; insts.len()];
+        for (k, &i) in order.iter().enumerate() {
+            new_index[i as usize] = k as u32;
+        }
+        let mut old: Vec<Option<(u64, Decoded, Flow)>> = insts.into_iter().map(Some).collect();
+        insts = order.iter().filter_map(|&i| old[i as usize].take()).collect();
+        for p in &mut pop_at {
+            p.0 = new_index[p.0 as usize];
+        }
+        pop_at.sort_unstable();
+    }
+    let pop_of = |i: usize| pop_at.binary_search_by_key(&(i as u32), |p| p.0).ok().map(|k| pop_at[k].1);
     let pos = |a: u64| insts.binary_search_by_key(&a, |x| x.0).ok();
     let mut leaders = vec![false; insts.len() + 1];
     leaders[0] = true;
@@ -570,7 +628,7 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>) -> Result<Cfg, CfgError> {
             None => break,
         };
         // Is the next decoded instruction the physical successor?
-        let (a, d, _, _) = &insts[i];
+        let (a, d, _) = &insts[i];
         let phys = if code.isa == Isa::Sm50 { sm50::Sm50::next_addr(*a) } else { a + d.len as u64 };
         sequential[i] = phys == next_addr;
         let ends = !matches!(insts[i].2, Flow::Next | Flow::Push(..) | Flow::Reconverge(_));
@@ -589,7 +647,8 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>) -> Result<Cfg, CfgError> {
     let mut edges = Vec::new();
     for (k, b) in blocks.iter().enumerate() {
         let li = b.end - 1;
-        let (a, d, flow, pop) = &insts[li];
+        let (a, d, flow) = &insts[li];
+        let pop = &pop_of(li);
         let fall = |edges: &mut Vec<(usize, usize, EdgeKind)>, kind| -> Result<(), CfgError> {
             if sequential.get(li).copied().unwrap_or(false) && k + 1 < blocks.len() {
                 edges.push((k, k + 1, kind));
@@ -641,7 +700,7 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>) -> Result<Cfg, CfgError> {
     // Data: the function's bytes no instruction covers.
     let mut data = Vec::new();
     let mut cur = code.start;
-    for (a, d, _, _) in &insts {
+    for (a, d, _) in &insts {
         let lo = if code.isa == Isa::Sm50 && a % 32 == 8 { a - 8 } else { *a };
         if lo > cur {
             data.push((cur, lo));
@@ -668,7 +727,7 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>) -> Result<Cfg, CfgError> {
     Ok(Cfg {
         isa: code.isa,
         entry,
-        insts: insts.into_iter().map(|(a, d, f, _)| (a, d, f)).collect(),
+        insts,
         blocks,
         edges,
         calls,
