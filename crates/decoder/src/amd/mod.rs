@@ -16,18 +16,26 @@ use std::sync::OnceLock;
 const E_LEAF: u32 = 1 << 31;
 /// Leaf flag: no instruction has these bits (a decode error).
 const E_NONE: u32 = 1 << 30;
-/// Leaf flag: the instruction carries a literal dword when a source field is 255 (see
-/// `Facts::lit`).
-const E_LIT: u32 = 1 << 24;
 /// Leaf flag: the length needs the general rule (an NSA field, or literal fields `Facts::lit`
 /// cannot describe).
 const E_ODD: u32 = 1 << 25;
 /// Leaf flag: an operand is always a literal dword.
-const E_LIT_ALWAYS: u32 = 1 << 26;
-/// Leaf: bits 22-23 hold the encoding's width in dwords (1-3).
-const E_DW_SHIFT: u32 = 22;
-/// Leaf: bits 16-21 hold the encoding index.
-const E_ENC_SHIFT: u32 = 16;
+const E_LIT_ALWAYS: u32 = 1 << 24;
+/// Leaf: bits 20-23 index `Facts::lit`, the source fields that select a literal with 255.
+const E_LIT_SHIFT: u32 = 20;
+/// Leaf: bits 18-19 hold the encoding's width in dwords (1-3).
+const E_DW_SHIFT: u32 = 18;
+/// Leaf: bits 12-17 hold the encoding index.
+const E_ENC_SHIFT: u32 = 12;
+/// Leaf: bits 0-11 hold the instruction encoding index.
+const E_IENC_MASK: u32 = 0xfff;
+/// Bits 26-28 of a leaf, and of an `Facts::top` entry that is a node: the length in dwords
+/// the instruction most likely has (a leaf's width plus its always-literal; for a node, that of
+/// the leaf reached with the low bits zero). `decode_block` advances by this guess, which needs
+/// one load, and checks it against the exact length off the critical path.
+const E_GUESS_SHIFT: u32 = 26;
+/// Non-leaf entry: bits 0-17 index `Facts::nodes`.
+const E_NODE_MASK: u32 = 0x3_ffff;
 /// Non-leaf entry: these bits decide nothing; take [`Tables::classify`].
 const E_SLOW: u32 = 0x7fff_ffff;
 /// Non-leaf entry of `Facts::top` not worked out yet.
@@ -67,25 +75,30 @@ struct Facts {
     nsa: Vec<Option<usize>>,
     /// Per instruction encoding: how it may carry a literal dword.
     literal: Vec<Literal>,
-    /// Per instruction encoding: its literal-selecting source fields within the first two
-    /// words, for leaves with `E_LIT`.
-    lit: Vec<LitFields>,
+    /// The distinct sets of literal-selecting source fields within the first two words; a
+    /// leaf names its set (0: none).
+    lit: [LitFields; 16],
 }
 
-/// Up to three source fields of the first two words (as one u64); the instruction has a
-/// literal when one of them is 255. Unused fields have mask 0 (never 255).
-#[derive(Debug, Clone, Copy, Default)]
+/// Source fields of the first two words (as one u64) of which one holding 255 makes the
+/// instruction carry a literal dword, tested all at once: `mask` covers the fields, `pat` holds
+/// 255 in each, `low` / `high` the lowest / highest bit of each. A field equals 255 exactly when
+/// `x & mask ^ pat` has a zero field, which the borrow of subtracting `low` shows in `high`.
+/// The empty set is all zero (never a literal).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct LitFields {
-    shift: [u8; 3],
-    mask: [u16; 3],
+    mask: u64,
+    pat: u64,
+    low: u64,
+    high: u64,
 }
 
 impl LitFields {
     /// True when a field of `x` (the first two words) is 255.
     #[inline(always)]
     fn any_255(&self, x: u64) -> bool {
-        let f = |i: usize| (x >> (self.shift[i] & 63)) as u16 & self.mask[i] == 255;
-        f(0) | f(1) | f(2)
+        let t = (x & self.mask) ^ self.pat;
+        t.wrapping_sub(self.low) & !t & self.high != 0
     }
 }
 
@@ -202,6 +215,9 @@ impl<Op> Builder<'_, Op> {
             .collect();
         let base = self.entries.len() as u32;
         self.entries.extend(children);
+        if self.nodes.len() >= E_NODE_MASK as usize {
+            return E_SLOW;
+        }
         self.nodes.push(Node { shift: lo, mask: (1 << bits) - 1, cmap, base });
         (self.nodes.len() - 1) as u32
     }
@@ -308,28 +324,54 @@ impl<Op: Generation> Amd<Op> {
                 .collect();
             let nsa: Vec<Option<usize>> =
                 t.encodings.iter().map(|e| e.fields.iter().position(|f| f.name == "NSA")).collect();
+            // Literal field sets, shared by the instruction encodings that have the same ones.
+            let mut lit = [LitFields::default(); 16];
+            let mut n_sets = 1;
+            let lit_set: Vec<Option<u32>> = literal
+                .iter()
+                .map(|l| {
+                    let mut lf = LitFields::default();
+                    for &(off, w) in &l.fields[..l.n as usize] {
+                        let m = ((1u64 << w) - 1) << off;
+                        if off as u32 + w as u32 > 64 || !(8..=16).contains(&w) || lf.mask & m != 0 {
+                            return None;
+                        }
+                        lf.mask |= m;
+                        lf.pat |= 255 << off;
+                        lf.low |= 1 << off;
+                        lf.high |= 1 << (off + w - 1);
+                    }
+                    let k = lit[..n_sets].iter().position(|x| *x == lf).unwrap_or(n_sets);
+                    if k == lit.len() {
+                        return None;
+                    }
+                    if k == n_sets {
+                        lit[k] = lf;
+                        n_sets += 1;
+                    }
+                    Some(k as u32)
+                })
+                .collect();
             // Leaves pack the encoding (6 bits), its width in dwords (2 bits) and the
-            // instruction encoding (16 bits); tables too large for that take the slow path.
+            // instruction encoding (12 bits); tables too large for that take the slow path.
             let packable = t.encodings.len() <= 64
-                && t.inst_encodings.len() < u16::MAX as usize
+                && t.inst_encodings.len() <= E_IENC_MASK as usize + 1
                 && t.encodings.iter().all(|e| (32..=96).contains(&e.bits) && e.bits % 32 == 0);
             let leaf = |enc: u16, ie: Option<u16>| -> u32 {
                 let Some(ie) = ie else { return E_LEAF | E_NONE };
                 let e = &t.encodings[enc as usize];
-                let l = literal[ie as usize];
                 let mut v = E_LEAF
                     | (enc as u32) << E_ENC_SHIFT
                     | (e.bits as u32 / 32) << E_DW_SHIFT
                     | ie as u32;
-                if l.always {
+                let always = literal[ie as usize].always;
+                if always {
                     v |= E_LIT_ALWAYS;
                 }
-                if l.n > 0 {
-                    v |= E_LIT;
-                }
-                let in_two_words = l.fields[..l.n as usize].iter().all(|&(o, w)| o as u32 + w as u32 <= 64 && w <= 16);
-                if nsa[enc as usize].is_some() || !in_two_words {
-                    v |= E_ODD;
+                v |= (e.bits as u32 / 32 + always as u32) << E_GUESS_SHIFT;
+                match lit_set[ie as usize] {
+                    Some(k) if nsa[enc as usize].is_none() => v |= k << E_LIT_SHIFT,
+                    _ => v |= E_ODD,
                 }
                 v
             };
@@ -359,19 +401,6 @@ impl<Op: Generation> Amd<Op> {
             } else {
                 Vec::new()
             };
-            let lit = literal
-                .iter()
-                .map(|l| {
-                    let mut lf = LitFields::default();
-                    for (i, &(off, w)) in l.fields[..l.n as usize].iter().enumerate() {
-                        if off as u32 + w as u32 <= 64 && w <= 16 {
-                            lf.shift[i] = off;
-                            lf.mask[i] = ((1u32 << w) - 1) as u16;
-                        }
-                    }
-                    lf
-                })
-                .collect();
             Facts {
                 lit,
                 top: match (0..1usize << 16).map(|_| AtomicU32::new(E_UNKNOWN)).collect::<Box<[_]>>().try_into() {
@@ -426,10 +455,15 @@ impl<Op: Generation> Amd<Op> {
     fn fill_top(&self, f: &Facts, w0: u32) -> u32 {
         let t = self.tables;
         let key = ((w0 >> t.key_lo) & ((1u32 << t.key_bits) - 1)) as usize;
-        let e = match f.root.get(key) {
+        let mut e = match f.root.get(key) {
             Some(&r) => Self::walk(f, r, (w0 & 0xffff_0000) as u64, 0xffff_0000),
             None => E_SLOW,
         };
+        if e & E_LEAF == 0 && e != E_SLOW {
+            let g = Self::walk(f, e, (w0 & 0xffff_0000) as u64, u64::MAX);
+            let guess = if g & (E_LEAF | E_NONE) == E_LEAF { g >> E_GUESS_SHIFT & 7 } else { 7 };
+            e = (e & !(7 << E_GUESS_SHIFT)) | guess << E_GUESS_SHIFT;
+        }
         f.top[(w0 >> 16) as usize].store(e, Ordering::Relaxed);
         e
     }
@@ -438,7 +472,7 @@ impl<Op: Generation> Amd<Op> {
     #[inline(always)]
     fn walk(f: &Facts, mut e: u32, x: u64, known: u64) -> u32 {
         while e & E_LEAF == 0 {
-            let Some(n) = f.nodes.get(e as usize) else { return e };
+            let Some(n) = f.nodes.get((e & E_NODE_MASK) as usize) else { return e };
             if ((n.mask as u64) << n.shift) & !known != 0 {
                 return e;
             }
@@ -452,13 +486,10 @@ impl<Op: Generation> Amd<Op> {
     /// Length in dwords of the instruction of leaf `e` (not `E_NONE`, not `E_ODD`): its
     /// encoding's width plus a literal dword when it has one.
     #[inline(always)]
-    fn leaf_dwords(f: &Facts, e: u32, words: &[u32; MAX_WORDS]) -> usize {
+    fn leaf_dwords(f: &Facts, e: u32, words: &[u32]) -> usize {
         // One literal dword however many operands select it.
-        let mut lit = e & E_LIT_ALWAYS != 0;
-        if e & E_LIT != 0 {
-            let x = words[0] as u64 | (words[1] as u64) << 32;
-            lit |= f.lit.get(e as u16 as usize).is_some_and(|l| l.any_255(x));
-        }
+        let x = words[0] as u64 | (words.get(1).copied().unwrap_or(0) as u64) << 32;
+        let lit = (e & E_LIT_ALWAYS != 0) | f.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
         ((e >> E_DW_SHIFT) & 3) as usize + lit as usize
     }
 
@@ -505,13 +536,13 @@ impl<Op: Generation> Amd<Op> {
                 0,
                 0,
             ];
-            return Ok(Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc: e as u16 });
+            return Ok(Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc: (e & E_IENC_MASK) as u16 });
         }
         let (enc, ienc) = if e & E_LEAF != 0 {
             if e & E_NONE != 0 {
                 return Err(DecodeError::Unknown { isa, addr, word: words[0] });
             }
-            (((e >> E_ENC_SHIFT) & 63) as u16, e as u16)
+            (((e >> E_ENC_SHIFT) & 63) as u16, (e & E_IENC_MASK) as u16)
         } else {
             match self.tables.classify(&words) {
                 Some((e, Some(i))) => (e, i),
@@ -537,34 +568,62 @@ impl<Op: Generation> Amd<Op> {
         Ok(Decoded { words, len: len as u8, enc, ienc })
     }
 
-    /// Decodes instructions front to back (see [`IsaPlugin::decode_block`]): the loop the
-    /// per-instruction call pays for once per block, with no error value built on the way.
+    /// Appends the instruction of leaf `e` and `keep` (1-4) dwords of `w`; returns its length
+    /// in bytes.
+    #[inline(always)]
+    fn push_leaf_inline(out: &mut Vec<Decoded>, e: u32, w: [u32; 4], keep: usize) -> usize {
+        // At most three dwords plus a literal: the last two words are zero.
+        let words = [
+            w[0],
+            if keep > 1 { w[1] } else { 0 },
+            if keep > 2 { w[2] } else { 0 },
+            if keep > 3 { w[3] } else { 0 },
+            0,
+            0,
+        ];
+        let (enc, ienc) = (((e >> E_ENC_SHIFT) & 63) as u16, (e & E_IENC_MASK) as u16);
+        out.push(Decoded { words, len: (keep * 4) as u8, enc, ienc });
+        keep * 4
+    }
+
+    /// [`Self::push_leaf_inline`] out of line, for lengths other than the guessed one.
+    #[inline(never)]
+    #[cold]
+    fn push_leaf(out: &mut Vec<Decoded>, e: u32, w0: u32, w1: u32, w2: u32, w3: u32, keep: usize) -> usize {
+        Self::push_leaf_inline(out, e, [w0, w1, w2, w3], keep)
+    }
+
+    /// Decodes instructions front to back (see [`IsaPlugin::decode_block`]). While four words
+    /// are left, an instruction whose leaf gives its length takes the inline path: the
+    /// upper-half table, nodes when needed, and the length; the loop advances by the length
+    /// guessed from the upper-half entry alone and branches off when the exact one differs, so
+    /// that the next instruction's loads need not wait for this one's. Everything else goes
+    /// through [`Self::decode_inst`].
     pub fn decode_block_inst(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<Decoded>) -> usize {
         let f = self.facts();
         out.reserve(bytes.len() / 4);
         let mut off = 0usize;
-        while let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) {
-            if let Some(b) = rest.first_chunk::<{ MAX_WORDS * 4 }>() {
-                let words: [u32; MAX_WORDS] =
-                    std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
-                let e = self.entry(f, words[0], words[1]);
-                if e & (E_LEAF | E_NONE | E_ODD) == E_LEAF {
-                    let ienc = e as u16;
-                    let keep = Self::leaf_dwords(f, e, &words);
-                    // At most three dwords plus a literal: the last two words are zero.
-                    let words = [
-                        words[0],
-                        if keep > 1 { words[1] } else { 0 },
-                        if keep > 2 { words[2] } else { 0 },
-                        if keep > 3 { words[3] } else { 0 },
-                        0,
-                        0,
-                    ];
-                    out.push(Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc });
-                    off += keep * 4;
+        loop {
+            while let Some(b) = bytes.get(off..).and_then(|r| r.first_chunk::<16>()) {
+                let w: [u32; 4] = std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
+                let top = f.top[(w[0] >> 16) as usize].load(Ordering::Relaxed);
+                let guess = (top >> E_GUESS_SHIFT & 7) as usize;
+                let e = if top & E_LEAF != 0 { top } else { self.entry_nodes(f, top, w[0], w[1]) };
+                if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF {
+                    break;
+                }
+                // One literal dword however many operands select it.
+                let x = w[0] as u64 | (w[1] as u64) << 32;
+                let lit = (e & E_LIT_ALWAYS != 0) | f.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
+                let keep = ((e >> E_DW_SHIFT) & 3) as usize + lit as usize;
+                if keep != guess {
+                    // A literal, a DPP/SDWA form, ...: a branch rather than a data dependency.
+                    off += Self::push_leaf(out, e, w[0], w[1], w[2], w[3], keep);
                     continue;
                 }
+                off += Self::push_leaf_inline(out, e, w, guess);
             }
+            let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) else { break };
             match self.decode_inst(rest, base_addr.wrapping_add(off as u64)) {
                 Ok(d) if d.len > 0 => {
                     off += d.len as usize;
