@@ -57,27 +57,24 @@ pub fn run(a: &Args) -> Result<(), String> {
         (true, _) => "elf64-amdgpu",
     };
     if !a.json && !a.control {
-        // The whole listing is built in one buffer, written out every 64 KiB.
+        // The listing comes in pieces of about 64 KiB, each written at once.
         let mut io_err: Option<std::io::Error> = None;
-        let mut buf = Vec::with_capacity(1 << 17);
-        let _ = writeln!(buf, "\n{path}:\tfile format {format}");
-        let mut flush = |b: &mut Vec<u8>| {
-            if io_err.is_none() {
+        let mut flush = |b: &[u8]| {
+            if io_err.is_none() && !b.is_empty() {
                 if let Err(e) = lock.write_all(b) {
                     io_err = Some(e);
                 }
             }
-            b.clear();
         };
+        flush(format!("\n{path}:\tfile format {format}\n").as_bytes());
         let mut result = Ok(());
         for (name, addr, data, labels) in &sections {
-            let _ = writeln!(buf, "\nDisassembly of section {name}:");
-            result = listing(plugin, data, *addr, name, labels, &mut buf, &mut flush);
+            flush(format!("\nDisassembly of section {name}:\n").as_bytes());
+            result = listing(plugin, data, *addr, name, labels, &mut flush);
             if result.is_err() {
                 break;
             }
         }
-        flush(&mut buf);
         if let Err(e) = lock.flush() {
             io_err.get_or_insert(e);
         }

@@ -234,8 +234,11 @@ struct MemoEntry {
 }
 
 impl Memo {
-    fn new() -> Memo {
-        Memo { slots: vec![0; 1 << 12], entries: Vec::new(), arena: Vec::new() }
+    /// An empty memo for a section of `code_len` bytes: room reserved for every instruction
+    /// being distinct (untouched reserved memory costs nothing; growing by copying would).
+    fn new(code_len: usize) -> Memo {
+        let n = (code_len / 4).min(1 << 20);
+        Memo { slots: vec![0; 1 << 12], entries: Vec::with_capacity(n), arena: Vec::with_capacity(n * 96) }
     }
 
     #[inline]
@@ -295,96 +298,350 @@ impl Memo {
     }
 }
 
-/// Writes the text listing of one section in llvm-objdump-22's layout into `out`: a header
-/// line where the function changes, then one line per instruction with the branch-target note
-/// of direct branches. `flush` is called with the buffer whenever it holds more than 64 KiB
-/// (and may empty it). Errors as in [`disassemble`]; what was listed before stays in `out`.
+/// Writes the text listing of one section in llvm-objdump-22's layout: a header line where the
+/// function changes, then one line per instruction with the branch-target note of direct
+/// branches. The text goes to `flush` in pieces of about 64 KiB, in order. Errors as in
+/// [`disassemble`]; the lines before the error have been passed to `flush`.
+///
+/// AMD sections of [`PARALLEL_MIN`] bytes or more are listed by two threads, the second from an
+/// instruction boundary near the middle; the result is the sequential listing byte for byte
+/// (see [`amd_listing`]).
 pub fn listing(
     plugin: &dyn IsaPlugin,
     code: &[u8],
     base: u64,
     section: &str,
     labels: &[Label],
-    out: &mut Vec<u8>,
-    flush: &mut dyn FnMut(&mut Vec<u8>),
+    flush: &mut dyn FnMut(&[u8]),
 ) -> Result<(), DecodeError> {
-    const FLUSH_AT: usize = 1 << 16;
-    if !matches!(plugin.isa(), Isa::Gfx1013 | Isa::Gfx1201) {
-        // NVIDIA text reads the address (branch targets): no memo.
-        let mut last: Option<String> = None;
-        return disassemble(plugin, code, base, section, labels, |l| {
-            let addr = base + l.offset;
-            if last.as_deref() != Some(l.function) {
-                push_header(out, addr, l.function);
-                last = Some(l.function.to_string());
-            }
-            let target = if l.decoded {
-                plugin.decode(l.bytes, addr).ok().and_then(|d| plugin.branch_target(&d, addr))
-            } else {
-                None
-            };
-            write_line(out, l.text, addr, l.bytes, "");
-            if let Some(t) = target.and_then(|t| t.checked_sub(base)) {
-                out.pop();
-                push_branch_note(out, t, section, labels);
-                out.push(b'\n');
-            }
-            if out.len() > FLUSH_AT {
-                flush(out);
-            }
-        });
+    if matches!(plugin.isa(), Isa::Gfx1013 | Isa::Gfx1201) {
+        return amd_listing(plugin, code, base, section, labels, flush);
     }
-    let mut memo = Memo::new();
-    let mut text = String::with_capacity(128);
-    let mut off = 0usize;
-    let mut next_label = 0usize;
-    let mut function = section;
-    let mut last: Option<&str> = None;
-    let mut changed = true;
-    while off < code.len() {
-        if next_label < labels.len() && labels[next_label].offset <= off as u64 {
-            while next_label < labels.len() && labels[next_label].offset <= off as u64 {
-                function = &labels[next_label].name;
-                next_label += 1;
-            }
-            changed = true;
+    // NVIDIA text reads the address (branch targets): no memo.
+    let mut out = Vec::with_capacity(FLUSH_AT + 4096);
+    let mut last: Option<String> = None;
+    let r = disassemble(plugin, code, base, section, labels, |l| {
+        let addr = base + l.offset;
+        if last.as_deref() != Some(l.function) {
+            push_header(&mut out, addr, l.function);
+            last = Some(l.function.to_string());
         }
-        let addr = base + off as u64;
-        // A header where the function's name changes (names are compared only at labels).
-        if changed {
-            if last != Some(function) {
-                push_header(out, addr, function);
-                last = Some(function);
-            }
-            changed = false;
-        }
-        match plugin.decode(&code[off..], addr) {
-            Ok(d) => {
-                let n = d.len as usize;
-                let k = memo.get(plugin, &d, &code[off..off + n], &mut text);
-                let e = &memo.entries[k];
-                let at = out.len() + e.addr_at as usize;
-                out.extend_from_slice(&memo.arena[e.start as usize..(e.start + e.len) as usize]);
-                out[at..at + 12].copy_from_slice(&addr_digits(addr));
-                if e.branch {
-                    if let Some(t) = plugin.branch_target(&d, addr).and_then(|t| t.checked_sub(base)) {
-                        push_branch_note(out, t, section, labels);
-                    }
-                }
-                out.push(b'\n');
-                off += n;
-            }
-            Err(DecodeError::Unknown { word, .. }) => {
-                text.clear();
-                let _ = write!(text, ".long 0x{word:08x}");
-                write_line(out, &text, addr, &code[off..off + 4], "");
-                off += 4;
-            }
-            Err(e) => return Err(e),
+        let target = if l.decoded {
+            plugin.decode(l.bytes, addr).ok().and_then(|d| plugin.branch_target(&d, addr))
+        } else {
+            None
+        };
+        write_line(&mut out, l.text, addr, l.bytes, "");
+        if let Some(t) = target.and_then(|t| t.checked_sub(base)) {
+            out.pop();
+            push_branch_note(&mut out, t, section, labels);
+            out.push(b'\n');
         }
         if out.len() > FLUSH_AT {
-            flush(out);
+            flush(&out);
+            out.clear();
+        }
+    });
+    flush(&out);
+    r
+}
+
+/// Listing text is handed on in pieces of about this size.
+const FLUSH_AT: usize = 1 << 16;
+
+/// Smallest AMD section (bytes) listed by two threads.
+pub const PARALLEL_MIN: usize = 32 << 10;
+
+/// Instruction starts the second thread's first lines are checked against (see [`amd_listing`]).
+const SPLICE_STARTS: usize = 64;
+
+/// Where the lines of an AMD listing loop go.
+trait Sink {
+    /// A function header (`label`: index of the function's label, None for the section).
+    fn header(&mut self, addr: u64, off: usize, label: Option<usize>, name: &str);
+    /// The line of distinct instruction `k` of `memo` (`d`) at `off`.
+    fn inst(&mut self, memo: &Memo, k: usize, d: &Decoded, addr: u64, off: usize);
+    /// The `.long` line of an undecodable word.
+    fn long(&mut self, word: u32, addr: u64, off: usize);
+    /// How many lines have come so far.
+    fn lines(&self) -> usize;
+}
+
+/// Lines as text, handed to `flush` every [`FLUSH_AT`] bytes.
+struct Text<'a, 'f> {
+    out: Vec<u8>,
+    flush: &'f mut dyn FnMut(&[u8]),
+    plugin: &'a dyn IsaPlugin,
+    code: &'a [u8],
+    base: u64,
+    section: &'a str,
+    labels: &'a [Label],
+    text: String,
+    lines: usize,
+}
+
+impl Text<'_, '_> {
+    #[inline]
+    fn line_done(&mut self) {
+        self.lines += 1;
+        if self.out.len() > FLUSH_AT {
+            (self.flush)(&self.out);
+            self.out.clear();
         }
     }
-    Ok(())
+
+    fn finish(&mut self) {
+        (self.flush)(&self.out);
+        self.out.clear();
+    }
+}
+
+impl Sink for Text<'_, '_> {
+    fn header(&mut self, addr: u64, _off: usize, _label: Option<usize>, name: &str) {
+        push_header(&mut self.out, addr, name);
+    }
+
+    #[inline]
+    fn inst(&mut self, memo: &Memo, k: usize, d: &Decoded, addr: u64, _off: usize) {
+        let e = &memo.entries[k];
+        let out = &mut self.out;
+        let at = out.len() + e.addr_at as usize;
+        out.extend_from_slice(&memo.arena[e.start as usize..(e.start + e.len) as usize]);
+        out[at..at + 12].copy_from_slice(&addr_digits(addr));
+        if e.branch {
+            if let Some(t) = self.plugin.branch_target(d, addr).and_then(|t| t.checked_sub(self.base)) {
+                push_branch_note(out, t, self.section, self.labels);
+            }
+        }
+        out.push(b'\n');
+        self.line_done();
+    }
+
+    fn long(&mut self, word: u32, addr: u64, off: usize) {
+        self.text.clear();
+        let _ = write!(self.text, ".long 0x{word:08x}");
+        write_line(&mut self.out, &self.text, addr, &self.code[off..off + 4], "");
+        self.line_done();
+    }
+
+    fn lines(&self) -> usize {
+        self.lines
+    }
+}
+
+/// One line in compact form: the second thread's output, turned into text by the first.
+#[derive(Debug, Clone, Copy)]
+enum Rec {
+    /// A function header: offset, label index (`u32::MAX`: the section).
+    Header(u32, u32),
+    /// An instruction line: offset, memo entry.
+    Inst(u32, u32),
+    /// A `.long` line: offset, word.
+    Long(u32, u32),
+}
+
+impl Sink for Vec<Rec> {
+    fn header(&mut self, _addr: u64, off: usize, label: Option<usize>, _name: &str) {
+        self.push(Rec::Header(off as u32, label.map_or(u32::MAX, |l| l as u32)));
+    }
+
+    #[inline]
+    fn inst(&mut self, _memo: &Memo, k: usize, _d: &Decoded, _addr: u64, off: usize) {
+        self.push(Rec::Inst(off as u32, k as u32));
+    }
+
+    fn long(&mut self, word: u32, _addr: u64, off: usize) {
+        self.push(Rec::Long(off as u32, word));
+    }
+
+    fn lines(&self) -> usize {
+        self.len()
+    }
+}
+
+/// The state of an AMD listing loop besides the offset: everything a line depends on.
+struct Run<'a> {
+    /// Lines of the distinct instructions seen.
+    memo: Memo,
+    /// The next label not yet passed.
+    next_label: usize,
+    /// The function the current instruction belongs to.
+    function: &'a str,
+    /// The function of the previous line (a header is written where it differs).
+    last: Option<&'a str>,
+    /// A label was passed since the last line: compare `function` with `last`.
+    changed: bool,
+}
+
+impl<'a> Run<'a> {
+    /// The state at offset `from` of a sequential run from 0, guessing that the previous line
+    /// belongs to the last label before `from` (exact for `from` = 0: no previous line).
+    fn at(section: &'a str, labels: &'a [Label], from: usize, code_len: usize) -> Run<'a> {
+        let next_label = labels.partition_point(|l| l.offset <= from as u64);
+        let before = labels.partition_point(|l| l.offset < from as u64);
+        let name = |k: usize| k.checked_sub(1).and_then(|k| labels.get(k)).map_or(section, |l| l.name.as_str());
+        Run {
+            memo: Memo::new(code_len),
+            next_label,
+            function: name(next_label),
+            last: (from > 0).then(|| name(before)),
+            changed: true,
+        }
+    }
+
+    /// Lists instructions from `off` until the end of `code`, or until `stop(off)` holds at an
+    /// instruction start; returns the offset where it stopped. With `record`, the first
+    /// [`SPLICE_STARTS`] lines are noted as (offset, lines before it, `last` before it).
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        plugin: &dyn IsaPlugin,
+        code: &[u8],
+        base: u64,
+        labels: &'a [Label],
+        mut off: usize,
+        mut stop: impl FnMut(usize) -> bool,
+        sink: &mut impl Sink,
+        mut record: Option<&mut Vec<(usize, usize, Option<&'a str>)>>,
+    ) -> Result<usize, DecodeError> {
+        let mut text = String::new();
+        while off < code.len() && !stop(off) {
+            if let Some(r) = record.as_deref_mut() {
+                if r.len() < SPLICE_STARTS {
+                    r.push((off, sink.lines(), self.last));
+                }
+            }
+            if self.next_label < labels.len() && labels[self.next_label].offset <= off as u64 {
+                while self.next_label < labels.len() && labels[self.next_label].offset <= off as u64 {
+                    self.function = &labels[self.next_label].name;
+                    self.next_label += 1;
+                }
+                self.changed = true;
+            }
+            let addr = base + off as u64;
+            // A header where the function's name changes (names are compared only at labels).
+            if self.changed {
+                if self.last != Some(self.function) {
+                    sink.header(addr, off, self.next_label.checked_sub(1), self.function);
+                    self.last = Some(self.function);
+                }
+                self.changed = false;
+            }
+            match plugin.decode(&code[off..], addr) {
+                Ok(d) => {
+                    let n = d.len as usize;
+                    let k = self.memo.get(plugin, &d, &code[off..off + n], &mut text);
+                    sink.inst(&self.memo, k, &d, addr, off);
+                    off += n;
+                }
+                Err(DecodeError::Unknown { word, .. }) => {
+                    sink.long(word, addr, off);
+                    off += 4;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(off)
+    }
+}
+
+/// The AMD listing. A large section is cut at `g`, the first label at or after the middle (or
+/// the middle itself): a second thread lists from `g` to the end (in compact form) while this
+/// one lists from 0. When this thread arrives exactly at one of the second thread's first line
+/// starts, with the same previous function, every later line is the same as the second
+/// thread's (a line depends only on its offset and that), so the lines are taken from there;
+/// otherwise this thread simply goes on to the end. Either way the output is the sequential
+/// listing.
+fn amd_listing(
+    plugin: &dyn IsaPlugin,
+    code: &[u8],
+    base: u64,
+    section: &str,
+    labels: &[Label],
+    flush: &mut dyn FnMut(&[u8]),
+) -> Result<(), DecodeError> {
+    let mut text = Text {
+        out: Vec::with_capacity(FLUSH_AT + 4096),
+        flush,
+        plugin,
+        code,
+        base,
+        section,
+        labels,
+        text: String::new(),
+        lines: 0,
+    };
+    let mut main = Run::at(section, labels, 0, code.len());
+    let split = (code.len() >= PARALLEL_MIN && code.len() < u32::MAX as usize).then(|| {
+        let mid = (code.len() / 2) & !3;
+        let i = labels.partition_point(|l| l.offset < mid as u64);
+        match labels.get(i) {
+            Some(l) if l.offset < (mid + code.len() / 4) as u64 => l.offset as usize,
+            _ => mid,
+        }
+    });
+    let Some(g) = split else {
+        let r = main.run(plugin, code, base, labels, 0, |_| false, &mut text, None);
+        text.finish();
+        return r.map(|_| ());
+    };
+    // The second thread's first line starts, found here (decoding is cheap next to printing).
+    let mut starts = Vec::with_capacity(SPLICE_STARTS);
+    let mut o = g;
+    while o < code.len() && starts.len() < SPLICE_STARTS {
+        starts.push(o);
+        o += match plugin.decode(&code[o..], base + o as u64) {
+            Ok(d) => d.len as usize,
+            Err(DecodeError::Unknown { .. }) => 4,
+            Err(_) => break,
+        };
+    }
+    let last_start = starts.last().copied().unwrap_or(usize::MAX);
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let cancelled = || cancel.load(std::sync::atomic::Ordering::Relaxed);
+    std::thread::scope(|scope| {
+        let second = scope.spawn(|| {
+            let mut run = Run::at(section, labels, g, code.len());
+            let mut rec = Vec::with_capacity(SPLICE_STARTS);
+            let mut lines: Vec<Rec> = Vec::with_capacity((code.len() - g) / 4 + 64);
+            let r = run.run(plugin, code, base, labels, g, |_| cancelled(), &mut lines, Some(&mut rec));
+            (r, run.memo, lines, rec)
+        });
+        // This thread stops at the first of those starts it meets, or once past them all.
+        let at_start = |off: usize| off >= g && (off > last_start || starts.binary_search(&off).is_ok());
+        let r = main.run(plugin, code, base, labels, 0, at_start, &mut text, None);
+        let off = match r {
+            Ok(off) if off < code.len() => off,
+            r => {
+                cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+                text.finish();
+                return r.map(|_| ());
+            }
+        };
+        if off > last_start {
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        } else if let Ok((r2, memo, lines, rec)) = second.join() {
+            if let Some(&(_, pos, _)) = rec.iter().find(|x| x.0 == off && x.2 == main.last) {
+                for &l in &lines[pos..] {
+                    match l {
+                        Rec::Header(o, k) => {
+                            let name = labels.get(k as usize).map_or(section, |l| l.name.as_str());
+                            text.header(base + o as u64, o as usize, None, name);
+                        }
+                        Rec::Inst(o, k) => {
+                            let e = &memo.entries[k as usize];
+                            text.inst(&memo, k as usize, &e.key, base + o as u64, o as usize);
+                        }
+                        Rec::Long(o, w) => text.long(w, base + o as u64, o as usize),
+                    }
+                }
+                text.finish();
+                return r2.map(|_| ());
+            }
+        }
+        // No splice: go on alone.
+        let r = main.run(plugin, code, base, labels, off, |_| false, &mut text, None);
+        text.finish();
+        r.map(|_| ())
+    })
 }
