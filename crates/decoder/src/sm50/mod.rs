@@ -110,7 +110,11 @@ impl IsaPlugin for Sm50 {
 /// Bits of the instruction word that the sm50 printer rules read beyond the form's fields (the
 /// encoder keeps them): all of them for the families printed whole from their bits.
 pub fn printed_bits(inst: &str) -> u64 {
-    if video::NAMES.contains(&inst) || convert::NAMES.contains(&inst) || inst == "IMADSP" {
+    if video::NAMES.contains(&inst)
+        || convert::NAMES.contains(&inst)
+        || surface::NAMES.contains(&inst)
+        || inst == "IMADSP"
+    {
         u64::MAX
     } else if matches!(inst, "PEXIT" | "PLONGJMP") {
         0xff_ffff << 20
@@ -131,11 +135,12 @@ mod branch;
 mod convert;
 mod mem;
 mod reuse;
+mod surface;
 mod video;
 
 fn fixup(ctx: &Ctx, t: &mut Text) {
     reuse::fix(ctx, t);
-    if branch::fix(ctx, t) || video::fix(ctx, t) || convert::fix(ctx, t) || mem::fix(ctx, t) {
+    if branch::fix(ctx, t) || video::fix(ctx, t) || convert::fix(ctx, t) || mem::fix(ctx, t) || surface::fix(ctx, t) {
         return;
     }
     alu::fix(ctx, t);
