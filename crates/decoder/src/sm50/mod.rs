@@ -109,9 +109,19 @@ impl IsaPlugin for Sm50 {
 
 /// Decodes one instruction word. A word of a family printed whole from its bits (video
 /// instructions) that no probed form matches is given the family's first form: the printer
-/// reads only the word's bits, and the encoder keeps every bit of these families.
+/// reads only the word's bits, and the encoder keeps every bit of these families. `TEXS` /
+/// `TLDS` words whose channel value no probe reached take the form of channel 0.
 fn decode_insn(w: u64, addr: u64) -> Result<Decoded, DecodeError> {
     SM50_INSN.decode_word(w as u128, addr).or_else(|e| {
+        if matches!(w >> 57, 0x6c | 0x6d) {
+            // TEXS / TLDS with a channel value no probe reached: the form of channel 0 (the
+            // printer reads the channel from the bits).
+            let f = TABLES.classify((w & !(7 << 50)) as u128).ok_or_else(|| e.clone())?;
+            let mut words = [0u32; crate::MAX_WORDS];
+            words[0] = w as u32;
+            words[1] = (w >> 32) as u32;
+            return Ok(Decoded { words, len: 8, enc: f, ienc: TABLES.forms[f as usize].inst });
+        }
         let name = video::which(w).ok_or_else(|| e.clone())?;
         let f = TABLES.forms.iter().position(|f| TABLES.insts[f.inst as usize].name == name).ok_or(e)?;
         let mut words = [0u32; crate::MAX_WORDS];
@@ -134,8 +144,11 @@ pub fn printed_bits(inst: &str) -> u64 {
         0xff_ffff << 20
     } else if matches!(inst, "LD" | "ST") {
         7 << 58 | 0xffff_ffff << 20
-    } else if matches!(inst, "ATOMS" | "ATOM" | "R2P" | "S2R" | "CS2R" | "LEA" | "LOP" | "BAR" | "XMAD" | "TXQ" | "TXD") {
+    } else if matches!(inst, "ATOMS" | "ATOM" | "R2P" | "S2R" | "CS2R" | "LEA" | "LOP" | "BAR" | "XMAD" | "TXQ" | "TXD")
+    {
         0x1f_ffff_ffff_ffff
+    } else if matches!(inst, "TEXS" | "TLDS") {
+        7 << 50 | 0xff << 28
     } else if inst.starts_with('F') || inst.starts_with('D') {
         // float immediates of the 0x38 forms: bits 20-38 and the sign in 56
         (0x7_ffff << 20) | 1 << 56

@@ -53,12 +53,19 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
                 }
             }
         }
-        // A second destination register of `RZ` is left out.
+        // A second destination register of `RZ` is left out. The channels (bits 50-52) name
+        // one or two components when the register of bits 28-35 is `RZ`, else three or four.
         "TEXS" | "TLDS" => {
             if let Some(k) = t.ops.iter().position(|o| is_hex(o)) {
                 if k >= 4 && t.ops[k - 1] == "RZ" {
                     t.ops.remove(k - 1);
                 }
+            }
+            let narrow = ["R", "G", "B", "A", "RG", "RA", "GA", "BA"];
+            let wide = ["RGB", "RGA", "RBA", "GBA", "RGBA", "INVALID5", "INVALID6", "INVALID7"];
+            let table = if ctx.bits(28, 8) == 255 { narrow } else { wide };
+            if let Some(o) = t.ops.last_mut() {
+                *o = table[ctx.bits(50, 3) as usize].to_string();
             }
         }
         _ => return false,
