@@ -31,7 +31,8 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
         "ATOMS" => atoms(ctx, t),
         "ATOM" => atom(ctx, t),
         "R2P" => byte_selector(ctx, t, 1),
-        "S2R" => {
+        "BAR" => bar(ctx, t),
+        "S2R" | "CS2R" => {
             // The special register is bits 20-27; values without a name print as `SR<n>`.
             let v = ctx.bits(20, 8);
             if let Some(o) = t.ops.get_mut(1) {
@@ -41,6 +42,8 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
             }
         }
         "LEA" | "LOP" => predicate_destination(ctx, t),
+        "AL2P" | "PIXLD" => t.ops.retain(|o| o != "PT"),
+        "XMAD" => xmad(ctx, t),
         _ => return false,
     }
     true
@@ -91,7 +94,11 @@ fn atoms(ctx: &Ctx, t: &mut Text) {
     }
     if t.mnem.starts_with("ATOMS.CAS") {
         let wide = ctx.bits(52, 1) == 1;
-        cas(ctx, t, wide, ctx.bits(28, 1) == 0);
+        if ctx.bits(29, 1) == 1 {
+            rz_first(ctx, t);
+        } else {
+            cas(ctx, t, wide, ctx.bits(28, 1) == 0);
+        }
     }
 }
 
@@ -106,9 +113,20 @@ fn address(ra: u64, off: i64) -> String {
 /// `ATOM.CAS`: `.64` (the last suffix) is bit 49; the second data register follows the first
 /// when bit 50 is clear, else `RZ`.
 fn atom(ctx: &Ctx, t: &mut Text) {
+    if ctx.bits(8, 8) == 255 {
+        // absolute address: bits 28-47, unsigned
+        let off = ctx.bits(28, 20);
+        if let Some(o) = t.ops.iter_mut().find(|o| o.starts_with('[')) {
+            *o = format!("[{off:#x}]");
+        }
+    }
     if t.mnem.contains(".CAS") {
         let wide = ctx.bits(49, 1) == 1;
-        cas(ctx, t, wide, ctx.bits(50, 1) == 0);
+        if ctx.bits(51, 1) == 1 {
+            rz_first(ctx, t);
+        } else {
+            cas(ctx, t, wide, ctx.bits(50, 1) == 0);
+        }
     }
 }
 
@@ -155,6 +173,74 @@ fn predicate_destination(ctx: &Ctx, t: &mut Text) {
             t.ops.remove(0);
         } else {
             t.ops[0] = format!("P{p}");
+        }
+    }
+}
+
+/// `CAS` forms with bit 29 (`ATOMS`) / 51 (`ATOM`) set: the data registers are `RZ` and bits
+/// 20-27.
+fn rz_first(ctx: &Ctx, t: &mut Text) {
+    if t.ops.len() >= 4 {
+        t.ops[2] = "RZ".to_string();
+        t.ops[3] = reg(ctx.bits(20, 8));
+    }
+}
+
+/// `BAR`, printed from its bits: mode 32-34 (`SYNC`, `ARV`, `RED`, `SCAN`, 4: `SYNCALL` alone),
+/// `RED` operation 35-36; barrier 8-15 (a register unless bit 44), thread count 20-31 (a
+/// register 20-27 unless bit 43; an immediate 0 is left out except for `ARV`); `RED`/`SCAN`
+/// end with the predicate 39-41, negated by 42.
+fn bar(ctx: &Ctx, t: &mut Text) {
+    let b = |o: u32, n: u32| ctx.bits(o, n);
+    let mode = b(32, 3);
+    if mode == 4 {
+        t.guard.clear();
+        t.mnem = "BAR.SYNCALL".to_string();
+        t.ops.clear();
+        return;
+    }
+    let mut m = String::from("BAR.");
+    m.push_str(["SYNC", "ARV", "RED", "SCAN", "", "INVALIDBARMODE5", "INVALIDBARMODE6", "INVALIDBARMODE7"][mode as usize]);
+    if mode == 2 {
+        m.push_str([".POPC", ".AND", ".OR", ".INVALIDBARMODE3"][b(35, 2) as usize]);
+    }
+    let mut ops = vec![if b(44, 1) == 1 { format!("{:#x}", b(8, 8)) } else { reg(b(8, 8)) }];
+    if b(43, 1) == 0 {
+        ops.push(reg(b(20, 8)));
+    } else if b(20, 12) != 0 || mode == 1 {
+        ops.push(format!("{:#x}", b(20, 12)));
+    }
+    if mode == 2 || mode == 3 {
+        let p = b(39, 3);
+        let mut s = String::new();
+        if b(42, 1) == 1 {
+            s.push('!');
+        }
+        if p == 7 {
+            s.push_str("PT");
+        } else {
+            let _ = write!(s, "P{p}");
+        }
+        ops.push(s);
+    }
+    t.mnem = m;
+    t.ops = ops;
+}
+
+/// `XMAD`: the 16-bit immediate (bits 20-35) of the 0x36/0x37 forms is signed when b is (bit
+/// 49); a placeholder spelling of the mode field (`???6`) comes after `.PSL`.
+fn xmad(ctx: &Ctx, t: &mut Text) {
+    if ctx.bits(57, 7) == 0x1b {
+        if let Some(o) = t.ops.iter_mut().find(|o| o.starts_with("0x") || o.starts_with("-0x")) {
+            let v = ctx.bits(20, 16);
+            *o = if ctx.bits(49, 1) == 1 && v >= 0x8000 { format!("-{:#x}", 0x1_0000 - v) } else { format!("{v:#x}") };
+        }
+    }
+    let mut parts: Vec<&str> = t.mnem.split('.').collect();
+    if let (Some(i), Some(j)) = (parts.iter().position(|p| p.starts_with("???")), parts.iter().position(|p| *p == "PSL")) {
+        if i < j {
+            parts.swap(i, j);
+            t.mnem = parts.join(".");
         }
     }
 }

@@ -34,7 +34,7 @@ pub const CTRL_KNOWN: u32 = 1 << 31;
 impl Sm50 {
     /// Decodes instruction `inst` in slot `slot` (0..3) of a bundle with control word `ctrl`.
     pub fn decode_slot(&self, inst: u64, ctrl: u64, slot: usize, addr: u64) -> Result<Decoded, DecodeError> {
-        let mut d = SM50_INSN.decode_word(inst as u128, addr)?;
+        let mut d = decode_insn(inst, addr)?;
         d.words[4] = Control::sm50_slot(ctrl, slot).to_bits() | CTRL_KNOWN;
         Ok(d)
     }
@@ -81,7 +81,7 @@ impl IsaPlugin for Sm50 {
             d.words[3] = (ctrl >> 32) as u32;
             Ok(d)
         } else {
-            SM50_INSN.decode_word(le64(bytes) as u128, addr)
+            decode_insn(le64(bytes), addr)
         }
     }
     fn print(&self, inst: &Decoded, addr: u64, out: &mut String) {
@@ -107,17 +107,48 @@ impl IsaPlugin for Sm50 {
     }
 }
 
+/// Decodes one instruction word. A word of a family printed whole from its bits (video
+/// instructions) that no probed form matches is given the family's first form: the printer
+/// reads only the word's bits, and the encoder keeps every bit of these families. `TEXS` /
+/// `TLDS` words whose channel value no probe reached take the form of channel 0.
+fn decode_insn(w: u64, addr: u64) -> Result<Decoded, DecodeError> {
+    SM50_INSN.decode_word(w as u128, addr).or_else(|e| {
+        if matches!(w >> 57, 0x6c | 0x6d) {
+            // TEXS / TLDS with a channel value no probe reached: the form of channel 0 (the
+            // printer reads the channel from the bits).
+            let f = TABLES.classify((w & !(7 << 50)) as u128).ok_or_else(|| e.clone())?;
+            let mut words = [0u32; crate::MAX_WORDS];
+            words[0] = w as u32;
+            words[1] = (w >> 32) as u32;
+            return Ok(Decoded { words, len: 8, enc: f, ienc: TABLES.forms[f as usize].inst });
+        }
+        let name = video::which(w).ok_or_else(|| e.clone())?;
+        let f = TABLES.forms.iter().position(|f| TABLES.insts[f.inst as usize].name == name).ok_or(e)?;
+        let mut words = [0u32; crate::MAX_WORDS];
+        words[0] = w as u32;
+        words[1] = (w >> 32) as u32;
+        Ok(Decoded { words, len: 8, enc: f as u16, ienc: TABLES.forms[f].inst })
+    })
+}
+
 /// Bits of the instruction word that the sm50 printer rules read beyond the form's fields (the
 /// encoder keeps them): all of them for the families printed whole from their bits.
 pub fn printed_bits(inst: &str) -> u64 {
-    if video::NAMES.contains(&inst) || convert::NAMES.contains(&inst) || inst == "IMADSP" {
+    if video::NAMES.contains(&inst)
+        || convert::NAMES.contains(&inst)
+        || surface::NAMES.contains(&inst)
+        || inst == "IMADSP"
+    {
         u64::MAX
     } else if matches!(inst, "PEXIT" | "PLONGJMP") {
         0xff_ffff << 20
     } else if matches!(inst, "LD" | "ST") {
         7 << 58 | 0xffff_ffff << 20
-    } else if matches!(inst, "ATOMS" | "ATOM" | "R2P" | "S2R" | "LEA" | "LOP") {
+    } else if matches!(inst, "ATOMS" | "ATOM" | "R2P" | "S2R" | "CS2R" | "LEA" | "LOP" | "BAR" | "XMAD" | "TXQ" | "TXD")
+    {
         0x1f_ffff_ffff_ffff
+    } else if matches!(inst, "TEXS" | "TLDS") {
+        7 << 50 | 0xff << 28
     } else if inst.starts_with('F') || inst.starts_with('D') {
         // float immediates of the 0x38 forms: bits 20-38 and the sign in 56
         (0x7_ffff << 20) | 1 << 56
@@ -131,11 +162,13 @@ mod branch;
 mod convert;
 mod mem;
 mod reuse;
+mod surface;
+mod tex;
 mod video;
 
 fn fixup(ctx: &Ctx, t: &mut Text) {
     reuse::fix(ctx, t);
-    if branch::fix(ctx, t) || video::fix(ctx, t) || convert::fix(ctx, t) || mem::fix(ctx, t) {
+    if branch::fix(ctx, t) || video::fix(ctx, t) || convert::fix(ctx, t) || mem::fix(ctx, t) || surface::fix(ctx, t) || tex::fix(ctx, t) {
         return;
     }
     alu::fix(ctx, t);

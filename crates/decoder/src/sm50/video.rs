@@ -38,7 +38,7 @@ const RED: [&str; 4] = ["", ".ACC", ".INVALIDRED2", ".INVALIDRED3"];
 
 /// Which video instruction a word is, by its opcode bits (every word nvdisasm accepts with these
 /// bits is that instruction).
-fn which(w: u64) -> Option<&'static str> {
+pub(crate) fn which(w: u64) -> Option<&'static str> {
     Some(match w >> 51 {
         x if x >> 5 == 0x5f => "VMAD",
         x if x >> 7 == 0x08 => "VADD",
