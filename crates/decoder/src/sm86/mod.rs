@@ -12,18 +12,38 @@ use crate::Isa;
 
 /// The sm86 plugin: 128-bit instructions, scheduling bits 105-125; reuse bits 122-125 flag the
 /// registers named by each form's probed `REUSE_<field>` fields.
-pub static SM86: NvPlugin =
-    NvPlugin { isa: Isa::Sm86, t: &TABLES, reuse_slots: &[24, 32, 64, 0], fixup, size: 16 };
+pub static SM86: NvPlugin = NvPlugin {
+    isa: Isa::Sm86,
+    t: &TABLES,
+    reuse_slots: &[24, 32, 64, 0],
+    fixup,
+    size: 16,
+};
 
 mod alu;
 mod branch;
 mod mem;
+mod pred;
 mod tex;
+
+/// Bits of instruction `name` that the rules below read outside the form's fields (the encoder
+/// keeps them).
+pub fn rule_bits(name: &str) -> u128 {
+    match name {
+        "IMAD" => 7 << 81,            // WIDE carry-out predicate
+        "LDS" | "STS" => 3 << 78,     // address scale
+        "ATOMS" => 3 << 78 | 3 << 87, // address scale, CAST.SPIN
+        "I2F" | "MUFU" => 3 << 60,    // source byte / half
+        "R2P" | "UR2UP" => 3 << 76,   // source byte
+        _ => 0,
+    }
+}
 
 fn fixup(ctx: &Ctx, t: &mut Text) {
     if branch::fix(ctx, t) || tex::fix(ctx, t) {
         return;
     }
     mem::fix(ctx, t);
+    pred::fix(ctx, t);
     alu::fix(ctx, t);
 }
