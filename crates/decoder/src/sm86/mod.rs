@@ -30,7 +30,8 @@ mod tex;
 /// keeps them).
 pub fn rule_bits(name: &str) -> u128 {
     match name {
-        "IMAD" => 7 << 81,            // WIDE carry-out predicate
+        "IMAD" => 7 << 81 | 0x1b << 73, // WIDE carry-out predicate, IDP bits
+        "IDP" => 0x1b << 73,            // IDP signs, 2A, HI
         "LDS" | "STS" => 3 << 78,     // address scale
         "ATOMS" => 3 << 78 | 3 << 87, // address scale, CAST.SPIN
         "I2F" | "MUFU" => 3 << 60,    // source byte / half
