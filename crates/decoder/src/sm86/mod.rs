@@ -36,6 +36,7 @@ pub fn rule_bits(name: &str) -> u128 {
         "ATOMS" => 3 << 78 | 3 << 87, // address scale, CAST.SPIN
         "I2F" | "MUFU" => 3 << 60,    // source byte / half
         "R2P" | "UR2UP" => 3 << 76,   // source byte
+        _ if mem::sem_table(name).is_some() => 0xf << 77, // memory semantics
         _ => 0,
     }
 }
