@@ -22,6 +22,7 @@ pub static SM86: NvPlugin = NvPlugin {
 
 mod alu;
 mod branch;
+mod half;
 mod mem;
 mod pred;
 mod tex;
@@ -36,15 +37,24 @@ pub fn rule_bits(name: &str) -> u128 {
         "ATOMS" => 3 << 78 | 3 << 87, // address scale, CAST.SPIN
         "I2F" | "MUFU" => 3 << 60,    // source byte / half
         "R2P" | "UR2UP" => 3 << 76,   // source byte
+        "HFMA2" => 3 << 60 | 3 << 74 | 3 << 81 | 3 << 85 | 4, // swizzles, BF16_V2, MMA
+        "HADD2" | "HMUL2" | "HSETP2" | "HMNMX2" => 3 << 60 | 3 << 74, // swizzles
         _ if mem::sem_table(name).is_some() => 0xf << 77, // memory semantics
         _ => 0,
     }
 }
 
 fn fixup(ctx: &Ctx, t: &mut Text) {
+    // nvdisasm prints every sm86 NaN immediate as quiet.
+    for o in t.ops.iter_mut() {
+        if o.contains("SNAN") {
+            *o = o.replace("SNAN", "QNAN");
+        }
+    }
     if branch::fix(ctx, t) || tex::fix(ctx, t) {
         return;
     }
+    half::fix(ctx, t);
     mem::fix(ctx, t);
     pred::fix(ctx, t);
     alu::fix(ctx, t);
