@@ -49,7 +49,7 @@ def operand_types(xml):
     return out
 
 
-_SCALED = re.compile(r"<FieldName>([A-Z0-9_]+)</FieldName>(<DataFormatName>[^<]*</DataFormatName><OperandType>[^<]*</OperandType>)<OperandSize>(\d+)</OperandSize><Scale>(\d+)</Scale>")
+_SCALED = re.compile(r"<FieldName>([A-Z0-9_]+)</FieldName>(<DataFormatName>[^<]*</DataFormatName><OperandType>[^<]*</OperandType>)<OperandSize>(\d+)</OperandSize>(?:<Scale>(\d+)</Scale>)?")
 
 
 def operand_scales(xml):
@@ -57,12 +57,13 @@ def operand_scales(xml):
     out = {}
     ins = xml[xml.index("<Instructions>"):]
     for m in _IENC.finditer(ins):
-        out[m.group(1)] = {f: int(sc) for f, _, _, sc in _SCALED.findall(m.group(0))}
+        out[m.group(1)] = {f: int(sc) for f, _, _, sc in _SCALED.findall(m.group(0)) if sc}
     return out
 
 
 def unscale(block, enc_name, rescale):
-    """A number widened by its lowest bit prints the field value (no Scale, one bit more)."""
+    """A widened number has one bit more; one widened by its lowest bit prints the field value
+    (no Scale)."""
     def sub(m):
         if (enc_name, m.group(1)) not in rescale:
             return m.group(0)
@@ -98,6 +99,12 @@ def candidates(enc, types, scales=None):
             lo, w = rs[0]
             if lo > 0 and enc["mask"] >> (lo - 1) & 1:
                 out.append((name, kind, lo, w, lo - 1, w + 1))
+            continue
+        if kind in ("OPR_UIMM", "OPR_SIMM") and len(rs) == 2 and rs[0][0] + rs[0][1] + 1 == rs[1][0] \
+                and enc["mask"] >> (rs[1][0] - 1) & 1 and (scales or {}).get(name, 1) == 1:
+            # a number with a one-bit hole that was taken for structural (the example's value
+            # had only that bit set: clearing it removes the operand)
+            out.append((name, kind, rs[0][0], rs[0][1], rs[0][0], rs[0][1] + rs[1][1] + 1))
             continue
         if kind not in NATURAL or len(rs) != 1:
             continue
@@ -248,7 +255,7 @@ def widen(arch, path, orc=None, rng=None, rounds=4):
             apply(e, cand)
             bykey[key] = e
             if kind not in NATURAL:
-                rescale.add((e["name"], cand[0]))
+                rescale.add((e["name"], cand[0]))  # one bit more, no Scale
             taken.add((e["name"], cand[0]))
             changed += 1
         done += changed

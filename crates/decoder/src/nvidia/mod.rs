@@ -542,12 +542,8 @@ impl NvPlugin {
         }
         if self.size == 16 {
             keep |= ((1u128 << 21) - 1) << 105;
-            if inst.name == "IMAD" {
-                keep |= 7u128 << 81; // the WIDE forms' carry-out predicate (sm86 ALU rules)
-            }
-            if matches!(inst.name, "LDS" | "STS" | "ATOMS") {
-                keep |= 3u128 << 78; // the address scale .X4/.X8/.X16 (sm86 memory rules)
-            }
+            // bits the sm86 printer rules read outside the form's fields
+            keep |= crate::sm86::rule_bits(inst.name);
         }
         keep & if self.size == 8 { u64::MAX as u128 } else { u128::MAX }
     }

@@ -5,6 +5,12 @@ use crate::nvidia::{rules, Ctx, Text};
 /// Applies the ALU rules.
 pub fn fix(ctx: &Ctx, t: &mut Text) {
     rules::single_minus(t);
+    // IDP (opcode 0x026 in bits 0-8); words with the HI bit fall into an IMAD form whose bits 0-1
+    // the spec reads as a modifier.
+    if ctx.inst() == "IDP" || (ctx.inst() == "IMAD" && ctx.bits(0, 9) == 0x026) {
+        t.mnem = idp_mnemonic(ctx);
+        return;
+    }
     match ctx.inst() {
         "I2FP" => {
             rules::dedup_suffixes(t);
@@ -14,7 +20,42 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
                 t.remove("U32");
             }
         }
-        "I2F" | "F2F" | "F2FP" | "ATOMG" | "ATOM" | "RED" => rules::dedup_suffixes(t),
+        "I2F" => {
+            rules::dedup_suffixes(t);
+            // The byte / half of an 8- or 16-bit source register: bits 60-61.
+            let v = ctx.bits(60, 2) as usize;
+            let sel = if t.has("S8") || t.has("U8") {
+                Some(["", ".B1", ".B2", ".B3"][v])
+            } else if t.has("S16") || t.has("U16") {
+                Some(["", ".H1", ".INVALID2", ".INVALID3"][v])
+            } else {
+                None
+            };
+            if let (Some(sel), Some(o)) = (sel, t.ops.last_mut()) {
+                set_reg_suffix(o, sel);
+            }
+        }
+        // The byte of the source register: bits 76-77.
+        "R2P" | "UR2UP" if t.ops.len() == 3 => {
+            set_reg_suffix(
+                &mut t.ops[1],
+                ["", ".B1", ".B2", ".B3"][ctx.bits(76, 2) as usize],
+            );
+        }
+        // The half of an F16 source register: bits 60-61.
+        "MUFU" if t.has("F16") => {
+            if let Some(o) = t.ops.last_mut() {
+                set_reg_suffix(
+                    o,
+                    ["", ".H1", ".INVALID2", ".INVALID3"][ctx.bits(60, 2) as usize],
+                );
+            }
+        }
+        // Compare-and-swap spin variant: bits 87-88 both set.
+        "ATOMS" if t.has("CAST") && !t.has("SPIN") && ctx.bits(87, 2) == 3 => {
+            t.mnem = t.mnem.replacen(".CAST", ".CAST.SPIN", 1);
+        }
+        "F2F" | "F2FP" | "ATOMG" | "ATOM" | "RED" => rules::dedup_suffixes(t),
         "IMAD" => {
             imad_alias(t);
             wide_carry_out(ctx, t);
@@ -29,18 +70,22 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
 
 /// An operand without its `.reuse` flag.
 fn bare(t: &Text, i: usize) -> &str {
-    t.ops.get(i).map(|s| s.strip_suffix(".reuse").unwrap_or(s)).unwrap_or("")
+    t.ops
+        .get(i)
+        .map(|s| s.strip_suffix(".reuse").unwrap_or(s))
+        .unwrap_or("")
 }
 
 /// nvdisasm names three special cases of a plain `IMAD d, a, b, c` (no `.WIDE`, `.HI`, `.X`;
 /// measured on nvdisasm 12.8): a zero product (`a` or `b` is `RZ`, `b` is `0x0`) or `b` = `0x1`
 /// with `c` = `RZ` is `IMAD.MOV`, unless `c` is a uniform register; `b` = `0x1` is `IMAD.IADD`;
 /// `b` another positive power-of-two immediate with `c` = `RZ` is `IMAD.SHL`.
-/// IMAD.WIDE(.U32) writes a carry-out predicate (bits 81-83) that nvidia prints after the
+/// IMAD.WIDE(.U32)(.X) writes a carry-out predicate (bits 81-83) that nvidia prints after the
 /// destination unless it is PT; closure forms probed with PT have no field for it.
 fn wide_carry_out(ctx: &Ctx, t: &mut Text) {
     let p = ctx.bits(81, 3);
-    if t.has("WIDE") && !t.has("X") && p != 7 && t.ops.len() == 4 && !t.ops[1].starts_with('P') {
+    let n = if t.has("X") { 5 } else { 4 };
+    if t.has("WIDE") && p != 7 && t.ops.len() == n && !t.ops[1].starts_with('P') {
         t.ops.insert(1, format!("P{p}"));
     }
 }
@@ -54,7 +99,9 @@ fn imad_alias(t: &mut Text) {
         return;
     }
     let (a, b, c) = (bare(t, 1), bare(t, 2), bare(t, 3));
-    let imm = b.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok());
+    let imm = b
+        .strip_prefix("0x")
+        .and_then(|h| u32::from_str_radix(h, 16).ok());
     let alias = if c.starts_with("UR") {
         None
     } else if a == "RZ" || b == "RZ" || imm == Some(0) || (imm == Some(1) && c == "RZ") {
@@ -68,5 +115,61 @@ fn imad_alias(t: &mut Text) {
     };
     if let Some(s) = alias {
         t.mnem = t.mnem.replacen("IMAD", &format!("IMAD.{s}"), 1);
+    }
+}
+
+/// Replaces the selector suffix (`.B2`, `.H1`, `.INVALID3`) of the register in operand `o` by
+/// `sel` (empty: none); it follows the register and its `.reuse`. No register: unchanged.
+fn set_reg_suffix(o: &mut String, sel: &str) {
+    let b = o.as_bytes();
+    let mut i = 0;
+    let start = loop {
+        if i >= b.len() {
+            return;
+        }
+        let at_word =
+            i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.' || b[i - 1] == b'_');
+        let rest = &o[i..];
+        let r = rest.strip_prefix("UR").or_else(|| rest.strip_prefix('R'));
+        if at_word
+            && r.is_some_and(|r| r.starts_with('Z') || r.starts_with(|c: char| c.is_ascii_digit()))
+        {
+            break i;
+        }
+        i += 1;
+    };
+    let mut end = start + if o[start..].starts_with("UR") { 2 } else { 1 };
+    end += o[end..]
+        .bytes()
+        .take_while(|c| c.is_ascii_digit() || *c == b'Z')
+        .count();
+    if o[end..].starts_with(".reuse") {
+        end += 6;
+    }
+    // the old selector, if any
+    let tail = &o[end..];
+    let old = ["B0", "B1", "B2", "B3", "H1", "H0", "INVALID2", "INVALID3"]
+        .iter()
+        .find(|s| {
+            tail.strip_prefix('.').is_some_and(|t| {
+                t.starts_with(*s)
+                    && !t[s.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
+        .map(|s| s.len() + 1)
+        .unwrap_or(0);
+    o.replace_range(end..end + old, sel);
+}
+
+/// `IDP.4A.<a>.<b>` or `IDP.2A.LO|HI.<a>.<b>` from bits 73 (a signed), 74 (b signed),
+/// 76 (2A) and 77 (HI); measured on nvdisasm 12.8.
+fn idp_mnemonic(ctx: &Ctx) -> String {
+    let (ua, ub) = (ctx.bits(73, 1) == 0, ctx.bits(74, 1) == 0);
+    let b = if ub { "U8" } else { "S8" };
+    if ctx.bits(76, 1) == 1 {
+        let hi = if ctx.bits(77, 1) == 1 { "HI" } else { "LO" };
+        format!("IDP.2A.{hi}.{}.{b}", if ua { "U16" } else { "S16" })
+    } else {
+        format!("IDP.4A.{}.{b}", if ua { "U8" } else { "S8" })
     }
 }

@@ -12,6 +12,67 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
     if matches!(ctx.inst(), "LDS" | "STS" | "ATOMS") {
         scale(ctx, t);
     }
+    semantics(ctx, t);
+}
+
+/// Memory-order and scope suffixes, bits 77-80 (measured per mnemonic on nvdisasm 12.8: loads
+/// read value 4 as `.CONSTANT`, stores and atomics as `.STRONG.SM.PRIVATE`; `LDGSTS` has its own
+/// table). Index = field value; empty: nothing printed.
+const SEM_LOAD: [&str; 16] = [
+    "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".CONSTANT", ".STRONG.SM",
+    ".STRONG.GPU.PRIVATE", ".STRONG.GPU", ".MMIO.GPU", ".CONSTANT.SM", ".STRONG.SYS",
+    ".CONSTANT.SM.PRIVATE", ".MMIO.SYS", ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
+];
+const SEM_STORE: [&str; 16] = [
+    "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".STRONG.SM.PRIVATE",
+    ".STRONG.SM", ".STRONG.GPU.PRIVATE", ".STRONG.GPU", ".MMIO.GPU", ".CONSTANT.SM", ".STRONG.SYS",
+    ".CONSTANT.SM.PRIVATE", ".MMIO.SYS", ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
+];
+const SEM_LDGSTS: [&str; 16] = [
+    "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".CONSTANT", ".MMIO.CTA", "",
+    ".MMIO.CTA.PRIVATE", ".MMIO.SM", ".CONSTANT.SM", ".MMIO.VC", ".CONSTANT.SM.PRIVATE", ".MMIO.GPU",
+    ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
+];
+
+/// The instructions whose bits 77-80 are the memory semantics, and their table.
+pub fn sem_table(name: &str) -> Option<&'static [&'static str; 16]> {
+    match name {
+        "LD" | "LDG" | "SULD" => Some(&SEM_LOAD),
+        "ST" | "STG" | "ATOM" | "ATOMG" | "RED" | "SUST" | "SUATOM" | "SURED" => Some(&SEM_STORE),
+        "LDGSTS" => Some(&SEM_LDGSTS),
+        _ => None,
+    }
+}
+
+/// Replaces the template's memory-semantics suffixes by the spelling of bits 77-80: where the
+/// first of them was, else (not for surface instructions, whose later suffixes vary) at the end.
+fn semantics(ctx: &Ctx, t: &mut Text) {
+    let Some(table) = sem_table(ctx.inst()) else { return };
+    let want = table[ctx.bits(77, 4) as usize];
+    let parts: Vec<&str> = t.mnem.split('.').collect();
+    let is_sem = |p: &str| matches!(p, "STRONG" | "CONSTANT" | "MMIO" | "CTA" | "SM" | "GPU" | "SYS" | "VC" | "PRIVATE");
+    let first = parts.iter().skip(1).position(|p| is_sem(p)).map(|i| i + 1);
+    if first.is_none() && ctx.inst().starts_with("SU") && !want.is_empty() {
+        return;
+    }
+    let at = first.unwrap_or(parts.len());
+    let mut m = String::with_capacity(t.mnem.len() + want.len());
+    for (i, p) in parts.iter().enumerate() {
+        if i == at {
+            m.push_str(want);
+        }
+        if i > 0 && is_sem(p) {
+            continue;
+        }
+        if i > 0 {
+            m.push('.');
+        }
+        m.push_str(p);
+    }
+    if at == parts.len() {
+        m.push_str(want);
+    }
+    t.mnem = m;
 }
 
 /// Re-prints each memory operand's trailing offset with the sign nvdisasm gives it.

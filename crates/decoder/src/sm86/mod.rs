@@ -12,18 +12,50 @@ use crate::Isa;
 
 /// The sm86 plugin: 128-bit instructions, scheduling bits 105-125; reuse bits 122-125 flag the
 /// registers named by each form's probed `REUSE_<field>` fields.
-pub static SM86: NvPlugin =
-    NvPlugin { isa: Isa::Sm86, t: &TABLES, reuse_slots: &[24, 32, 64, 0], fixup, size: 16 };
+pub static SM86: NvPlugin = NvPlugin {
+    isa: Isa::Sm86,
+    t: &TABLES,
+    reuse_slots: &[24, 32, 64, 0],
+    fixup,
+    size: 16,
+};
 
 mod alu;
 mod branch;
+mod half;
 mod mem;
+mod pred;
 mod tex;
 
+/// Bits of instruction `name` that the rules below read outside the form's fields (the encoder
+/// keeps them).
+pub fn rule_bits(name: &str) -> u128 {
+    match name {
+        "IMAD" => 7 << 81 | 0x1b << 73, // WIDE carry-out predicate, IDP bits
+        "IDP" => 0x1b << 73,            // IDP signs, 2A, HI
+        "LDS" | "STS" => 3 << 78,     // address scale
+        "ATOMS" => 3 << 78 | 3 << 87, // address scale, CAST.SPIN
+        "I2F" | "MUFU" => 3 << 60,    // source byte / half
+        "R2P" | "UR2UP" => 3 << 76,   // source byte
+        "HFMA2" => 3 << 60 | 3 << 74 | 3 << 81 | 3 << 85 | 4, // swizzles, BF16_V2, MMA
+        "HADD2" | "HMUL2" | "HSETP2" | "HMNMX2" => 3 << 60 | 3 << 74, // swizzles
+        _ if mem::sem_table(name).is_some() => 0xf << 77, // memory semantics
+        _ => 0,
+    }
+}
+
 fn fixup(ctx: &Ctx, t: &mut Text) {
+    // nvdisasm prints every sm86 NaN immediate as quiet.
+    for o in t.ops.iter_mut() {
+        if o.contains("SNAN") {
+            *o = o.replace("SNAN", "QNAN");
+        }
+    }
     if branch::fix(ctx, t) || tex::fix(ctx, t) {
         return;
     }
+    half::fix(ctx, t);
     mem::fix(ctx, t);
+    pred::fix(ctx, t);
     alu::fix(ctx, t);
 }

@@ -1,0 +1,50 @@
+//! Predicate operands that nvdisasm 12.8 leaves out when they are `PT` (measured: the corpus and
+//! fuzz listings never show them, probing shows them vanish): carry-out / predicate destinations
+//! after a register destination (`IADD3 R9, PT, P6, ...` -> `IADD3 R9, P6, ...`, `LEA`, `LOP3`,
+//! `IMAD.HI`...; not `VOTE`, whose `PT` is printed), the leading predicate destination of some
+//! memory instructions and of `LOP3` (`LDG PT, R2, [..]` -> `LDG R2, [..]`), and `HFMA2`'s trailing
+//! predicate.
+
+use crate::nvidia::{Ctx, Text};
+
+fn is_pt(s: &str) -> bool {
+    s == "PT" || s == "UPT"
+}
+
+fn is_pred(s: &str) -> bool {
+    let s = s.trim_start_matches('!');
+    let d = s.strip_prefix("UP").or_else(|| s.strip_prefix('P'));
+    d.is_some_and(|d| d == "T" || (!d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())))
+}
+
+fn is_reg(s: &str) -> bool {
+    let d = s.strip_prefix("UR").or_else(|| s.strip_prefix('R'));
+    d.is_some_and(|d| d.starts_with('Z') || d.bytes().next().is_some_and(|b| b.is_ascii_digit()))
+}
+
+/// Applies the rules.
+pub fn fix(ctx: &Ctx, t: &mut Text) {
+    let name = ctx.inst();
+    if t.ops.len() >= 2 && is_reg(&t.ops[0]) && !matches!(name, "VOTE" | "VOTEU") {
+        let mut i = 1;
+        while i < t.ops.len() && is_pred(&t.ops[i]) {
+            if is_pt(&t.ops[i]) {
+                t.ops.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+    if matches!(
+        name,
+        "LDG" | "LD" | "SUATOM" | "SULD" | "FOOTPRINT" | "SUQUERY" | "LOP3"
+    ) && t.ops.len() >= 2
+        && t.ops[0] == "PT"
+        && is_reg(&t.ops[1])
+    {
+        t.ops.remove(0);
+    }
+    if name == "HFMA2" && t.ops.len() > 4 && t.ops.last().map(String::as_str) == Some("PT") {
+        t.ops.pop();
+    }
+}
