@@ -70,19 +70,29 @@ impl Text {
     }
     /// True when the mnemonic has the suffix `.s` (given without the dot).
     pub fn has(&self, s: &str) -> bool {
-        self.mnem.split('.').skip(1).any(|x| x == s)
+        self.suffix(s).is_some()
     }
     /// Removes the first suffix `.s`.
     pub fn remove(&mut self, s: &str) -> bool {
-        let Some(mut dot) = self.mnem.find('.') else { return false };
-        loop {
-            let end = self.mnem[dot + 1..].find('.').map_or(self.mnem.len(), |e| dot + 1 + e);
-            if &self.mnem[dot + 1..end] == s {
+        match self.suffix(s) {
+            Some((dot, end)) => {
                 self.mnem.replace_range(dot..end, "");
-                return true;
+                true
             }
-            if end == self.mnem.len() {
-                return false;
+            None => false,
+        }
+    }
+    /// The byte range of the first suffix `.s`, its dot included.
+    fn suffix(&self, s: &str) -> Option<(usize, usize)> {
+        let m = self.mnem.as_bytes();
+        let mut dot = m.iter().position(|&b| b == b'.')?;
+        loop {
+            let end = m[dot + 1..].iter().position(|&b| b == b'.').map_or(m.len(), |e| dot + 1 + e);
+            if &m[dot + 1..end] == s.as_bytes() {
+                return Some((dot, end));
+            }
+            if end == m.len() {
+                return None;
             }
             dot = end;
         }
@@ -115,8 +125,10 @@ pub fn field_text(ctx: &Ctx, f: &NvField, out: &mut String) {
             push_dec(out, v);
         }
         NvKind::Lookup => {
-            let ty = &ctx.t.operand_types[f.ty as usize];
-            match ty.lookup(v as i64) {
+            let Some(ty) = ctx.t.operand_types.get(f.ty as usize) else { return };
+            // Most value lists are dense from 0: try the value as an index first.
+            let direct = ty.values.get(v as usize).filter(|x| x.0 == v as i64).map(|x| x.1);
+            match direct.or_else(|| ty.lookup(v as i64)) {
                 Some(s) => out.push_str(s),
                 None => {
                     if ty.name.starts_with("OPR_SREG") {
@@ -293,7 +305,7 @@ fn sort_suffixes_in(ctx: &Ctx, t: &mut Text, sc: &mut SortScratch) {
     for p in ctx.form.syntax {
         match p {
             NvPiece::Lit(s) => {
-                let (s, done) = match s.find(' ') {
+                let (s, done) = match s.bytes().position(|b| b == b' ') {
                     Some(i) => (&s[..i], true),
                     None => (*s, false),
                 };
@@ -316,13 +328,18 @@ fn sort_suffixes_in(ctx: &Ctx, t: &mut Text, sc: &mut SortScratch) {
                 v.clear();
                 field_text(ctx, f, v);
                 if f.kind == NvKind::Lookup && v.starts_with('.') {
-                    let n = v.matches('.').count();
-                    for (k, part) in v[1..].split('.').enumerate() {
-                        toks.push((start, buf.len(), cur_origin));
-                        buf.push('.');
-                        start = buf.len();
-                        buf.push_str(part);
-                        cur_origin = Some((*i, k, n));
+                    let n = v.bytes().filter(|&b| b == b'.').count();
+                    let mut k = 0usize;
+                    for c in v.chars() {
+                        if c == '.' {
+                            toks.push((start, buf.len(), cur_origin));
+                            buf.push('.');
+                            start = buf.len();
+                            cur_origin = Some((*i, k, n));
+                            k += 1;
+                        } else {
+                            buf.push(c);
+                        }
                     }
                 } else {
                     buf.push_str(v);
@@ -421,7 +438,7 @@ pub fn split(s: &str, t: &mut Text) {
 
 /// `split`, taking the operand strings from `pool` (cleared buffers) while it has some.
 fn split_pooled(s: &str, t: &mut Text, pool: &mut Vec<String>) {
-    let (m, rest) = match s.find(' ') {
+    let (m, rest) = match s.bytes().position(|b| b == b' ') {
         Some(i) => (&s[..i], &s[i + 1..]),
         None => (s, ""),
     };
