@@ -52,12 +52,12 @@ impl NvTree {
     /// `classify` for a word whose high half is zero (`WIDE` false: every sm50 word) or not.
     #[inline(always)]
     pub fn classify_in<const WIDE: bool>(&self, w: u128) -> Option<(u16, u16)> {
-        let halves = [w as u64, if WIDE { (w >> 64) as u64 } else { 0 }];
+        let (lo, hi) = (w as u64, if WIDE { (w >> 64) as u64 } else { 0 });
         let mut at = 0usize;
         for _ in 0..MAX_DEPTH {
             let h = *self.nodes.get(at)?;
             // The window lies inside one 64-bit half: bit 6 of `lo` picks it.
-            let x = if WIDE { halves[(h >> 6 & 1) as usize] } else if h & 64 == 0 { halves[0] } else { 0 };
+            let x = if h & 64 == 0 { lo } else { hi };
             let v = (x >> (h & 63)) as u32 & (h >> 8);
             let r = *self.nodes.get(at + 1 + v as usize)?;
             if r & LEAF == 0 {
