@@ -449,6 +449,10 @@ fn split_pooled(s: &str, t: &mut Text, pool: &mut Vec<String>) {
     let mut start = 0usize;
     let mut i = 0usize;
     while i < b.len() {
+        if !SPLIT_SPECIAL[b[i] as usize] {
+            i += 1;
+            continue;
+        }
         match b[i] {
             b'[' | b'(' | b'{' => depth += 1,
             b']' | b')' | b'}' => depth -= 1,
@@ -466,6 +470,18 @@ fn split_pooled(s: &str, t: &mut Text, pool: &mut Vec<String>) {
         push_operand(t, pool, &rest[start..]);
     }
 }
+
+/// The bytes `split` looks at: brackets and the comma.
+const SPLIT_SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let s = b"[({])},";
+    while k < s.len() {
+        t[s[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
 
 fn push_operand(t: &mut Text, pool: &mut Vec<String>, o: &str) {
     let mut s = pool.pop().unwrap_or_default();
