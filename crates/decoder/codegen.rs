@@ -668,7 +668,178 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig) -> Result<String
         writeln!(w, "    {},", ch.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")).unwrap();
     }
     writeln!(w, "];").unwrap();
+    // Decode tree: the dispatch key at the root, then windows that split long candidate lists.
+    let inst_of: Vec<usize> = spec.encodings.iter().map(|e| form_of.get(e.name.as_str()).map(|x| x.0).unwrap_or(0)).collect();
+    let (nodes, cands) = nv_tree(spec, &order, key);
+    writeln!(w, "\n/// Decode tree nodes (crate::nvidia::tree): header (window lo | (2^width - 1) << 8), then 2^width children.").unwrap();
+    writeln!(w, "pub static TREE_NODES: &[u32] = &[").unwrap();
+    for ch in nodes.chunks(16) {
+        writeln!(w, "    {},", ch.iter().map(|v| format!("{v:#x}")).collect::<Vec<_>>().join(", ")).unwrap();
+    }
+    writeln!(w, "];").unwrap();
+    writeln!(w, "\n/// Candidate lists of the decode tree's leaves.").unwrap();
+    writeln!(w, "pub static TREE_CANDS: &[crate::nvidia::tree::NvCand] = &[").unwrap();
+    for &(c, last) in &cands {
+        let Some(c) = c else {
+            writeln!(w, "    crate::nvidia::tree::NvCand {{ mask: 0x0, ident: 0x1, form: 0, inst: 0, last: true }},").unwrap();
+            continue;
+        };
+        let e = &spec.encodings[c];
+        writeln!(
+            w,
+            "    crate::nvidia::tree::NvCand {{ mask: {:#x}, ident: {:#x}, form: {c}, inst: {}, last: {last} }},",
+            e.mask,
+            e.idents[0] & e.mask,
+            inst_of[c]
+        )
+        .unwrap();
+    }
+    writeln!(w, "];").unwrap();
+    writeln!(w, "\n/// The decode tree.").unwrap();
+    writeln!(w, "pub static TREE: crate::nvidia::tree::NvTree = crate::nvidia::tree::NvTree {{ nodes: TREE_NODES, cands: TREE_CANDS }};").unwrap();
     writeln!(w, "\n/// The tables as one value.").unwrap();
     writeln!(w, "pub static TABLES: NvTables = NvTables {{ arch: ARCH, forms: FORMS, insts: INSTS, operand_types: OPERAND_TYPES, dispatch_lists: DISPATCH_LISTS, dispatch: DISPATCH, key_lo: {}, key_bits: {} }};", key.lo, key.bits).unwrap();
     Ok(o)
+}
+
+/// Leaf flag of a decode-tree child reference (crate::nvidia::tree::LEAF).
+const NV_LEAF: u32 = 1 << 31;
+/// Widest window of a non-root tree node.
+const NV_MAX_WINDOW: u32 = 8;
+/// Cost of a tree node in candidate checks (the tree builder's cost model).
+const NV_NODE_COST: f64 = 1.5;
+
+/// Builds the decode tree of an NVIDIA spec: the root reads the dispatch key; a child whose
+/// candidate list (most specific mask first) has more than one form reads the window of at most
+/// `NV_MAX_WINDOW` bits that leaves the longest child list shortest (then the fewest entries,
+/// then the narrowest window), as long as that shortens the list. A form whose mask leaves a
+/// window bit open goes into every child it can match, in the same order, so the first match in
+/// the final list is the first match in the whole sorted list. Returns the node words and the
+/// leaves' candidates (form index, none for the one that matches nothing; last of its leaf).
+fn nv_tree(spec: &Spec, order: &[usize], key: NvKeyConfig) -> (Vec<u32>, Vec<(Option<usize>, bool)>) {
+    struct Build<'a> {
+        spec: &'a Spec,
+        bits: u32,
+        nodes: Vec<u32>,
+        cands: Vec<(Option<usize>, bool)>,
+        leaves: BTreeMap<Vec<usize>, u32>,
+        subtrees: BTreeMap<Vec<usize>, u32>,
+    }
+    impl Build<'_> {
+        fn mi(&self, i: usize) -> (u128, u128) {
+            let e = &self.spec.encodings[i];
+            (e.mask, e.idents[0] & e.mask)
+        }
+        /// The children lists of `l` under window (lo, k).
+        fn split(&self, l: &[usize], lo: u32, k: u32) -> Vec<Vec<usize>> {
+            let km = (1u128 << k) - 1;
+            let mut out = vec![Vec::new(); 1 << k];
+            for &i in l {
+                let (m, id) = self.mi(i);
+                let (cm, ci) = ((m >> lo) & km, (id >> lo) & km);
+                for (v, child) in out.iter_mut().enumerate() {
+                    if v as u128 & cm == ci {
+                        child.push(i);
+                    }
+                }
+            }
+            out
+        }
+        fn leaf(&mut self, l: Vec<usize>) -> u32 {
+            if l.is_empty() {
+                return NV_LEAF; // candidate 0: the one that matches nothing
+            }
+            if let Some(&r) = self.leaves.get(&l) {
+                return r;
+            }
+            let r = NV_LEAF | self.cands.len() as u32;
+            let n = l.len();
+            self.cands.extend(l.iter().enumerate().map(|(k, &i)| (Some(i), k + 1 == n)));
+            self.leaves.insert(l, r);
+            r
+        }
+        fn node(&mut self, lo: u32, k: u32, children: Vec<Vec<usize>>) -> u32 {
+            let refs: Vec<u32> = children.into_iter().map(|c| self.child(c)).collect();
+            let at = self.nodes.len() as u32;
+            self.nodes.push(lo | ((1u32 << k) - 1) << 8);
+            self.nodes.extend_from_slice(&refs);
+            at
+        }
+        fn child(&mut self, l: Vec<usize>) -> u32 {
+            if l.len() <= 1 {
+                return self.leaf(l);
+            }
+            if let Some(&r) = self.subtrees.get(&l) {
+                return r;
+            }
+            // Bits some candidate tests with value 0 and another with value 1, or that some
+            // test and others leave open: only windows starting at one of those can split.
+            let mut useful = Vec::new();
+            for b in 0..self.bits {
+                let (mut tested, mut open, mut one, mut zero) = (false, false, false, false);
+                for &i in &l {
+                    let (m, id) = self.mi(i);
+                    if m >> b & 1 == 1 {
+                        tested = true;
+                        if id >> b & 1 == 1 {
+                            one = true;
+                        } else {
+                            zero = true;
+                        }
+                    } else {
+                        open = true;
+                    }
+                }
+                if tested && (open || (one && zero)) {
+                    useful.push(b);
+                }
+            }
+            // Cost model (forms equally likely, open window bits uniform): a node costs
+            // NV_NODE_COST checks for every form; a form at position p of a leaf costs p checks.
+            let leaf_cost: f64 = (1..=l.len()).map(|p| p as f64).sum();
+            let mut best: Option<(f64, u32, u32)> = None;
+            for &lo in &useful {
+                // A window stays inside one 64-bit half of the instruction.
+                let room = 64 - lo % 64;
+                for k in 1..=NV_MAX_WINDOW.min(self.bits - lo).min(room) {
+                    let ch = self.split(&l, lo, k);
+                    // Every child must be shorter, or the recursion would not end.
+                    if ch.iter().any(|c| c.len() >= l.len()) {
+                        continue;
+                    }
+                    let km = (1u128 << k) - 1;
+                    let mut cost = NV_NODE_COST * l.len() as f64;
+                    for child in &ch {
+                        for (p, &i) in child.iter().enumerate() {
+                            let open = k - ((self.mi(i).0 >> lo) & km).count_ones();
+                            cost += (p + 1) as f64 / (1u64 << open) as f64;
+                        }
+                    }
+                    if best.is_none_or(|(c, _, _)| cost < c - 1e-9) {
+                        best = Some((cost, lo, k));
+                    }
+                }
+            }
+            let r = match best {
+                Some((cost, lo, k)) if cost < leaf_cost - 1e-9 => {
+                    let ch = self.split(&l, lo, k);
+                    self.node(lo, k, ch)
+                }
+                _ => self.leaf(l.clone()),
+            };
+            self.subtrees.insert(l, r);
+            r
+        }
+    }
+    let bits = spec.encodings.iter().map(|e| e.bits).max().unwrap_or(64).min(128);
+    let mut b = Build { spec, bits, nodes: Vec::new(), cands: vec![(None, true)], leaves: BTreeMap::new(), subtrees: BTreeMap::new() };
+    // The root first, at offset 0: its children are filled in once built.
+    b.nodes.push(key.lo | ((1u32 << key.bits) - 1) << 8);
+    b.nodes.extend(std::iter::repeat_n(NV_LEAF, 1 << key.bits));
+    let root: Vec<Vec<usize>> = b.split(order, key.lo, key.bits);
+    for (v, l) in root.into_iter().enumerate() {
+        let r = b.child(l);
+        b.nodes[1 + v] = r;
+    }
+    (b.nodes, b.cands)
 }

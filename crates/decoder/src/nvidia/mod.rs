@@ -5,10 +5,10 @@
 pub mod control;
 pub mod float;
 pub mod rules;
+pub mod tree;
 
 use crate::spec::{NvField, NvForm, NvKind, NvPiece, NvTables};
 use crate::{DecodeError, Decoded, Isa, IsaPlugin};
-use std::fmt::Write as _;
 
 /// Everything a printer rule may look at: the form, the instruction bits, its address.
 #[derive(Clone, Copy)]
@@ -70,18 +70,41 @@ impl Text {
     }
     /// True when the mnemonic has the suffix `.s` (given without the dot).
     pub fn has(&self, s: &str) -> bool {
-        self.mnem.split('.').skip(1).any(|x| x == s)
+        self.suffix(s).is_some()
     }
     /// Removes the first suffix `.s`.
     pub fn remove(&mut self, s: &str) -> bool {
-        let parts: Vec<&str> = self.mnem.split('.').collect();
-        if let Some(i) = parts.iter().skip(1).position(|x| *x == s) {
-            let mut v = parts.clone();
-            v.remove(i + 1);
-            self.mnem = v.join(".");
-            true
-        } else {
-            false
+        match self.suffix(s) {
+            Some((dot, end)) => {
+                self.mnem.replace_range(dot..end, "");
+                true
+            }
+            None => false,
+        }
+    }
+    /// The byte range of the first suffix `.s`, its dot included.
+    fn suffix(&self, s: &str) -> Option<(usize, usize)> {
+        let m = self.mnem.as_bytes();
+        let mut dot = m.iter().position(|&b| b == b'.')?;
+        loop {
+            let end = m[dot + 1..].iter().position(|&b| b == b'.').map_or(m.len(), |e| dot + 1 + e);
+            if &m[dot + 1..end] == s.as_bytes() {
+                return Some((dot, end));
+            }
+            if end == m.len() {
+                return None;
+            }
+            dot = end;
+        }
+    }
+
+    /// Empties the text, keeping the operand strings' buffers in `pool` for reuse.
+    fn recycle(&mut self, pool: &mut Vec<String>) {
+        self.guard.clear();
+        self.mnem.clear();
+        for mut o in self.ops.drain(..) {
+            o.clear();
+            pool.push(o);
         }
     }
 }
@@ -98,17 +121,22 @@ pub fn field_text(ctx: &Ctx, f: &NvField, out: &mut String) {
         NvKind::UReg => reg(out, "UR", v, 63, "URZ"),
         NvKind::UPred => reg(out, "UP", v, 7, "UPT"),
         NvKind::BReg => {
-            let _ = write!(out, "B{v}");
+            out.push('B');
+            push_dec(out, v);
         }
         NvKind::Lookup => {
-            let ty = &ctx.t.operand_types[f.ty as usize];
-            match ty.lookup(v as i64) {
+            let Some(ty) = ctx.t.operand_types.get(f.ty as usize) else { return };
+            // Most value lists are dense from 0: try the value as an index first.
+            let direct = ty.values.get(v as usize).filter(|x| x.0 == v as i64).map(|x| x.1);
+            match direct.or_else(|| ty.lookup(v as i64)) {
                 Some(s) => out.push_str(s),
                 None => {
                     if ty.name.starts_with("OPR_SREG") {
-                        let _ = write!(out, "SR{v}");
+                        out.push_str("SR");
+                        push_dec(out, v);
                     } else if !matches!(ty.name, "OPR_NEG" | "OPR_ABS" | "OPR_NOT" | "OPR_INV") {
-                        let _ = write!(out, ".INVALID{v}");
+                        out.push_str(".INVALID");
+                        push_dec(out, v);
                     }
                 }
             }
@@ -120,9 +148,7 @@ pub fn field_text(ctx: &Ctx, f: &NvField, out: &mut String) {
             hex(out, s.wrapping_mul(f.scale as i64), true)
         }
         NvKind::FImm => float_imm(ctx, f, out),
-        NvKind::Other => {
-            let _ = write!(out, "{v:#x}");
-        }
+        NvKind::Other => push_hex(out, v),
     }
 }
 
@@ -130,16 +156,47 @@ fn reg(out: &mut String, p: &str, v: u64, z: u64, zn: &str) {
     if v == z {
         out.push_str(zn);
     } else {
-        let _ = write!(out, "{p}{v}");
+        out.push_str(p);
+        push_dec(out, v);
+    }
+}
+
+/// Appends `v` in decimal.
+pub fn push_dec(out: &mut String, v: u64) {
+    if v < 10 {
+        out.push((b'0' + v as u8) as char);
+        return;
+    }
+    let mut b = [0u8; 20];
+    let mut i = b.len();
+    let mut v = v;
+    while v > 0 {
+        i -= 1;
+        b[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    for &c in &b[i..] {
+        out.push(c as char);
+    }
+}
+
+/// Appends `v` as `0x` and lower-case hex digits.
+pub fn push_hex(out: &mut String, v: u64) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("0x");
+    let n = (64 - v.leading_zeros()).div_ceil(4).max(1);
+    for k in (0..n).rev() {
+        out.push(HEX[(v >> (4 * k) & 0xf) as usize] as char);
     }
 }
 
 /// `0x..` or `-0x..`.
 pub fn hex(out: &mut String, v: i64, signed: bool) {
     if signed && v < 0 {
-        let _ = write!(out, "-{:#x}", v.unsigned_abs());
+        out.push('-');
+        push_hex(out, v.unsigned_abs());
     } else {
-        let _ = write!(out, "{:#x}", v as u64);
+        push_hex(out, v as u64);
     }
 }
 
@@ -218,74 +275,103 @@ fn render_mnem_only(ctx: &Ctx, out: &mut String) {
 /// rank of the ranked spellings its field prints at the same place for other values, else the
 /// rank of the suffix before it.
 pub fn sort_suffixes(ctx: &Ctx, t: &mut Text) {
+    sort_suffixes_in(ctx, t, &mut SortScratch::default());
+}
+
+/// Reused buffers of `sort_suffixes`.
+#[derive(Default)]
+struct SortScratch {
+    /// The re-rendered mnemonic.
+    buf: String,
+    /// One field's text.
+    v: String,
+    /// Suffixes: (start, end) in `buf`, origin.
+    toks: Vec<(usize, usize, Option<Origin>)>,
+    /// (rank, suffix index).
+    ranked: Vec<(u32, usize)>,
+}
+
+fn sort_suffixes_in(ctx: &Ctx, t: &mut Text, sc: &mut SortScratch) {
     let inst = &ctx.t.insts[ctx.form.inst as usize];
     if inst.order.is_empty() || t.mnem.bytes().filter(|&b| b == b'.').count() < 2 {
         return;
     }
     // Re-render the mnemonic, remembering which field printed each suffix.
-    let mut toks: Vec<(String, Option<Origin>)> = Vec::new();
-    let mut cur = String::new();
+    let SortScratch { buf, v, toks, ranked } = sc;
+    buf.clear();
+    toks.clear();
+    let mut start = 0usize;
     let mut cur_origin: Option<Origin> = None;
-    let mut done = false;
     for p in ctx.form.syntax {
-        if done {
-            break;
-        }
         match p {
             NvPiece::Lit(s) => {
-                let s = match s.find(' ') {
-                    Some(i) => {
-                        done = true;
-                        &s[..i]
-                    }
-                    None => s,
+                let (s, done) = match s.bytes().position(|b| b == b' ') {
+                    Some(i) => (&s[..i], true),
+                    None => (*s, false),
                 };
                 for c in s.chars() {
                     if c == '.' {
-                        toks.push((std::mem::take(&mut cur), cur_origin));
+                        toks.push((start, buf.len(), cur_origin));
                         cur_origin = None;
+                        buf.push('.');
+                        start = buf.len();
                     } else {
-                        cur.push(c);
+                        buf.push(c);
                     }
+                }
+                if done {
+                    break;
                 }
             }
             NvPiece::Field(i) => {
                 let f = &ctx.form.fields[*i as usize];
-                let mut v = String::new();
-                field_text(ctx, f, &mut v);
+                v.clear();
+                field_text(ctx, f, v);
                 if f.kind == NvKind::Lookup && v.starts_with('.') {
-                    let n = v.matches('.').count();
-                    for (k, part) in v[1..].split('.').enumerate() {
-                        toks.push((std::mem::take(&mut cur), cur_origin));
-                        cur.push_str(part);
-                        cur_origin = Some((*i, k, n));
+                    let n = v.bytes().filter(|&b| b == b'.').count();
+                    let mut k = 0usize;
+                    for c in v.chars() {
+                        if c == '.' {
+                            toks.push((start, buf.len(), cur_origin));
+                            buf.push('.');
+                            start = buf.len();
+                            cur_origin = Some((*i, k, n));
+                            k += 1;
+                        } else {
+                            buf.push(c);
+                        }
                     }
                 } else {
-                    cur.push_str(&v);
+                    buf.push_str(v);
                 }
             }
         }
     }
-    toks.push((cur, cur_origin));
-    let joined = toks.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join(".");
-    if joined != t.mnem || toks.len() < 3 {
+    toks.push((start, buf.len(), cur_origin));
+    if *buf != t.mnem || toks.len() < 3 {
         return;
     }
-    let mut ranked: Vec<(u32, usize)> = Vec::with_capacity(toks.len());
+    ranked.clear();
     let mut prev = 0u32;
-    for (k, (s, origin)) in toks.iter().enumerate().skip(1) {
+    let mut sorted = true;
+    for (k, &(a, b, origin)) in toks.iter().enumerate().skip(1) {
+        let s = &buf[a..b];
         let r = inst.rank(s).or_else(|| origin.and_then(|o| sibling_rank(ctx, inst, o)));
         let r = r.map(|r| 2 * r as u32 + 1).unwrap_or(prev);
+        sorted &= r >= prev;
         prev = r;
         ranked.push((r, k));
     }
-    ranked.sort_by_key(|x| x.0);
-    let mut m = toks[0].0.clone();
-    for (_, k) in ranked {
-        m.push('.');
-        m.push_str(&toks[k].0);
+    if sorted {
+        return; // a stable sort would keep every suffix in place
     }
-    t.mnem = m;
+    ranked.sort_by_key(|x| x.0);
+    t.mnem.clear();
+    t.mnem.push_str(&buf[toks[0].0..toks[0].1]);
+    for &(_, k) in ranked.iter() {
+        t.mnem.push('.');
+        t.mnem.push_str(&buf[toks[k].0..toks[k].1]);
+    }
 }
 
 /// Where a suffix came from: (field index, position in the field's spelling, suffixes in it).
@@ -347,49 +433,111 @@ fn probed_reuse_bit(form: &NvForm, name: &str) -> Option<usize> {
 /// Splits rendered text into mnemonic and operands (commas inside brackets do not split) and
 /// applies the memory-operand rule (`[R2+0x0]` -> `[R2]`, `[RZ+0x10]` -> `[0x10]`).
 pub fn split(s: &str, t: &mut Text) {
-    let (m, rest) = match s.find(' ') {
+    split_pooled(s, t, &mut Vec::new());
+}
+
+/// `split`, taking the operand strings from `pool` (cleared buffers) while it has some.
+fn split_pooled(s: &str, t: &mut Text, pool: &mut Vec<String>) {
+    let (m, rest) = match s.bytes().position(|b| b == b' ') {
         Some(i) => (&s[..i], &s[i + 1..]),
         None => (s, ""),
     };
     t.mnem.push_str(m);
+    // Delimiters are ASCII, so byte positions are character boundaries.
+    let b = rest.as_bytes();
     let mut depth = 0i32;
-    let mut cur = String::new();
-    let mut chars = rest.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '[' | '(' | '{' => depth += 1,
-            ']' | ')' | '}' => depth -= 1,
-            _ => {}
-        }
-        if c == ',' && depth == 0 && chars.peek() == Some(&' ') {
-            chars.next();
-            t.ops.push(fix_operand(std::mem::take(&mut cur)));
+    let mut start = 0usize;
+    let mut i = 0usize;
+    while i < b.len() {
+        if !SPLIT_SPECIAL[b[i] as usize] {
+            i += 1;
             continue;
         }
-        cur.push(c);
+        match b[i] {
+            b'[' | b'(' | b'{' => depth += 1,
+            b']' | b')' | b'}' => depth -= 1,
+            b',' if depth == 0 && b.get(i + 1) == Some(&b' ') => {
+                push_operand(t, pool, &rest[start..i]);
+                i += 2;
+                start = i;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
     }
-    if !cur.is_empty() || !rest.is_empty() {
-        t.ops.push(fix_operand(cur));
+    if start < b.len() || !rest.is_empty() {
+        push_operand(t, pool, &rest[start..]);
     }
 }
 
-fn fix_operand(mut o: String) -> String {
-    if o.contains('[') {
-        // A base of RZ disappears (`[RZ+0x10]` -> `[0x10]`, `c[RZ+0x0]` -> `c[0x0]`); a zero
-        // offset after a real register does too (`[R2+0x0]` -> `[R2]`).
-        // An absent base with a zero offset prints as `[RZ]` (not so inside a constant operand).
-        if let Some(i) = o.find("[RZ+0x0]") {
-            if !o[..i].contains(['c', ']']) {
-                o.replace_range(i..i + 8, "[RZ\u{0}]");
-            }
-        }
-        o = o.replace("[RZ+", "[").replace("+0x0]", "]").replace('\u{0}', "");
+/// The bytes `split` looks at: brackets and the comma.
+const SPLIT_SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let s = b"[({])},";
+    while k < s.len() {
+        t[s[k] as usize] = true;
+        k += 1;
     }
-    o
+    t
+};
+
+fn push_operand(t: &mut Text, pool: &mut Vec<String>, o: &str) {
+    let mut s = pool.pop().unwrap_or_default();
+    s.push_str(o);
+    fix_operand(&mut s);
+    t.ops.push(s);
+}
+
+fn fix_operand(o: &mut String) {
+    if !o.contains('[') {
+        return;
+    }
+    // A base of RZ disappears (`[RZ+0x10]` -> `[0x10]`, `c[RZ+0x0]` -> `c[0x0]`); a zero
+    // offset after a real register does too (`[R2+0x0]` -> `[R2]`).
+    // An absent base with a zero offset prints as `[RZ]` (not so inside a constant operand).
+    let mut keep_rz = None;
+    if let Some(i) = o.find("[RZ+0x0]") {
+        if !o[..i].contains(['c', ']']) {
+            keep_rz = Some(i);
+        }
+    }
+    if keep_rz.is_none() && !o.contains("[RZ+") && !o.contains("+0x0]") {
+        return;
+    }
+    let mut r = String::with_capacity(o.len());
+    let mut rest: &str = o;
+    let mut at = 0usize;
+    while !rest.is_empty() {
+        if keep_rz == Some(at) {
+            // `[RZ+0x0]` stays `[RZ]`.
+            r.push_str("[RZ]");
+            rest = &rest[8..];
+            at += 8;
+        } else if let Some(x) = rest.strip_prefix("[RZ+") {
+            r.push('[');
+            rest = x;
+            at += 4;
+        } else if let Some(x) = rest.strip_prefix("+0x0]") {
+            r.push(']');
+            rest = x;
+            at += 5;
+        } else {
+            let c = rest.chars().next().unwrap_or(' ');
+            r.push(c);
+            rest = &rest[c.len_utf8()..];
+            at += c.len_utf8();
+        }
+    }
+    *o = r;
 }
 
 /// `.reuse` goes after the register's closing `|`; on sm50 also after its `.H1`-style suffixes.
 fn place_reuse(o: &mut String, after_suffix: bool) {
+    if !o.as_bytes().contains(&(REUSE_MARK as u8)) {
+        return;
+    }
     while let Some(i) = o.find(REUSE_MARK) {
         o.remove(i);
         let mut j = i;
@@ -431,9 +579,27 @@ pub fn guard(ctx: &Ctx, out: &mut String) {
     if p == 7 {
         out.push('T');
     } else {
-        let _ = write!(out, "{p}");
+        push_dec(out, p);
     }
     out.push(' ');
+}
+
+/// Buffers that printing reuses from one instruction to the next (no allocation per
+/// instruction once they have grown).
+#[derive(Default)]
+struct Scratch {
+    /// The rendered template.
+    s: String,
+    /// The text in pieces.
+    t: Text,
+    /// Operand strings to reuse.
+    pool: Vec<String>,
+    /// Buffers of the suffix sort.
+    sort: SortScratch,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 /// A family rule: edits the generic text of an instruction.
@@ -445,6 +611,8 @@ pub struct NvPlugin {
     pub isa: Isa,
     /// Its generated tables.
     pub t: &'static NvTables,
+    /// Its generated decode tree (the same forms as `t`).
+    pub tree: &'static tree::NvTree,
     /// Bit offsets of the register fields of operand slots a, b, c (reuse flags 0, 1, 2).
     pub reuse_slots: &'static [u8],
     /// The family rules.
@@ -468,13 +636,16 @@ impl NvPlugin {
     /// Decodes one instruction given as a 128-bit value (sm50: the word in the low half).
     #[inline]
     pub fn decode_word(&self, w: u128, addr: u64) -> Result<Decoded, DecodeError> {
-        match self.t.classify(w) {
-            Some(f) => {
+        match self.tree.classify(w) {
+            Some((f, inst)) => {
                 let mut words = [0u32; crate::MAX_WORDS];
-                for (i, x) in words.iter_mut().take(self.size / 4).enumerate() {
-                    *x = (w >> (32 * i)) as u32;
+                words[0] = w as u32;
+                words[1] = (w >> 32) as u32;
+                if self.size == 16 {
+                    words[2] = (w >> 64) as u32;
+                    words[3] = (w >> 96) as u32;
                 }
-                Ok(Decoded { words, len: self.size as u8, enc: f, ienc: self.t.forms[f as usize].inst })
+                Ok(Decoded { words, len: self.size as u8, enc: f, ienc: inst })
             }
             None => Err(DecodeError::Unknown { isa: self.isa, addr, word: w as u32 }),
         }
@@ -484,16 +655,24 @@ impl NvPlugin {
     pub fn print_with(&self, d: &Decoded, addr: u64, reuse: u8, out: &mut String) {
         let Some(form) = self.t.forms.get(d.enc as usize) else { return };
         let ctx = Ctx { t: self.t, form, w: self.word(d), addr, reuse, isa: self.isa };
-        let mut s = String::with_capacity(96);
-        render_template(&ctx, self.reuse_slots, &mut s);
-        let mut t = Text::default();
-        guard(&ctx, &mut t.guard);
-        split(&s, &mut t);
+        SCRATCH.with(|sc| match sc.try_borrow_mut() {
+            Ok(mut sc) => self.print_in(&ctx, &mut sc, out),
+            Err(_) => self.print_in(&ctx, &mut Scratch::default(), out),
+        })
+    }
+
+    fn print_in(&self, ctx: &Ctx, sc: &mut Scratch, out: &mut String) {
+        let Scratch { s, t, pool, sort } = sc;
+        t.recycle(pool);
+        s.clear();
+        render_template(ctx, self.reuse_slots, s);
+        guard(ctx, &mut t.guard);
+        split_pooled(s, t, pool);
         for o in t.ops.iter_mut() {
             place_reuse(o, self.size == 8);
         }
-        sort_suffixes(&ctx, &mut t);
-        (self.fixup)(&ctx, &mut t);
+        sort_suffixes_in(ctx, t, sort);
+        (self.fixup)(ctx, t);
         t.write(out);
     }
 
@@ -510,9 +689,9 @@ impl NvPlugin {
         let w = self.word(d);
         let mut keep = self.keep(d);
         for _ in 0..8 {
-            match self.t.classify(w & keep) {
-                Some(f) if f == d.enc => return keep,
-                Some(f) => keep |= self.t.forms[f as usize].mask,
+            match self.tree.classify(w & keep) {
+                Some((f, _)) if f == d.enc => return keep,
+                Some((f, _)) => keep |= self.t.forms.get(f as usize).map(|x| x.mask).unwrap_or(u128::MAX),
                 None => break,
             }
         }
@@ -562,21 +741,16 @@ impl IsaPlugin for NvPlugin {
     fn unit(&self) -> usize {
         self.size
     }
+    #[inline]
     fn decode(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError> {
-        if !addr.is_multiple_of(self.size as u64) {
+        // The size is 8 or 16: alignment is a mask test (no division).
+        if addr & (self.size as u64 - 1) != 0 {
             return Err(DecodeError::Misaligned { isa: self.isa, addr, unit: self.size });
         }
-        if bytes.len() < self.size {
-            return Err(DecodeError::Truncated { isa: self.isa, addr, need: self.size, have: bytes.len() });
-        }
-        let w = if self.size == 16 {
-            let mut b = [0u8; 16];
-            b.copy_from_slice(&bytes[..16]);
-            u128::from_le_bytes(b)
-        } else {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&bytes[..8]);
-            u64::from_le_bytes(b) as u128
+        let w = match (self.size, bytes.first_chunk::<16>(), bytes.first_chunk::<8>()) {
+            (16, Some(b), _) => u128::from_le_bytes(*b),
+            (8, _, Some(b)) => u64::from_le_bytes(*b) as u128,
+            _ => return Err(DecodeError::Truncated { isa: self.isa, addr, need: self.size, have: bytes.len() }),
         };
         self.decode_word(w, addr)
     }

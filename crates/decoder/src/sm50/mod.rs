@@ -16,7 +16,7 @@ pub const BUNDLE: usize = 32;
 
 /// The sm50 instruction-level plugin; [`SM50`] adds the bundle structure.
 pub static SM50_INSN: NvPlugin =
-    NvPlugin { isa: Isa::Sm50, t: &TABLES, reuse_slots: &[8, 20, 39, 0], fixup, size: 8 };
+    NvPlugin { isa: Isa::Sm50, t: &TABLES, tree: &TREE, reuse_slots: &[8, 20, 39, 0], fixup, size: 8 };
 
 /// The sm50 plugin.
 pub static SM50: Sm50 = Sm50;

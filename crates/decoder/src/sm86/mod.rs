@@ -12,13 +12,8 @@ use crate::Isa;
 
 /// The sm86 plugin: 128-bit instructions, scheduling bits 105-125; reuse bits 122-125 flag the
 /// registers named by each form's probed `REUSE_<field>` fields.
-pub static SM86: NvPlugin = NvPlugin {
-    isa: Isa::Sm86,
-    t: &TABLES,
-    reuse_slots: &[24, 32, 64, 0],
-    fixup,
-    size: 16,
-};
+pub static SM86: NvPlugin =
+    NvPlugin { isa: Isa::Sm86, t: &TABLES, tree: &TREE, reuse_slots: &[24, 32, 64, 0], fixup, size: 16 };
 
 mod alu;
 mod branch;
