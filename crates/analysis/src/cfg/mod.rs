@@ -150,8 +150,8 @@ pub enum Flow {
     /// Not known from the instruction alone (AMD `s_setpc_b64`): resolved once the walk has
     /// decoded the instructions before it.
     Deferred,
-    /// The instruction is not executable here (padding).
-    Invalid(CfgError),
+    /// The instruction is not executable here (padding), or its target cannot be found.
+    Invalid(Box<CfgError>),
 }
 
 /// Where a call goes.
@@ -523,7 +523,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                         deferred.push(idx);
                         go_on = false;
                     }
-                    Flow::Invalid(e) => return Err(e.clone()),
+                    Flow::Invalid(e) => return Err((**e).clone()),
                 }
                 if let Some(t) = pop_target {
                     w.pops.push((idx as u32, t));
@@ -557,7 +557,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                     }
                 }
                 Flow::Return { cond: false } => {}
-                Flow::Invalid(e) => return Err(e.clone()),
+                Flow::Invalid(e) => return Err((**e).clone()),
                 _ => {
                     return Err(CfgError::Unresolved {
                         isa: code.isa,
