@@ -1336,8 +1336,33 @@ impl<'a> Tracer<'a> {
         let mut per = [MIX_NONE; 8];
         let mut one: Option<Def> = None;
         let mut same = true;
+        // One backward scan of the use's own block for all the registers: most are written
+        // there (the last write before `k` is what `defs` would find first).
+        let mut near: [Option<Def>; 8] = [None; 8];
+        let mut left: u128 = 0;
+        for r in (base..base + len.min(8)).filter(|&r| r < NUM_SGPRS) {
+            left |= 1 << r;
+        }
+        let first = self.g.blocks.get(self.block_of(k)).map_or(0, |b| b.first);
+        let mut j = k;
+        while left != 0 && j > first {
+            j -= 1;
+            let hit = self.writes(j) & left;
+            if hit != 0 {
+                let d = self.def_at(j);
+                for (i, r) in (base..base + len.min(8)).enumerate() {
+                    if r < NUM_SGPRS && hit >> r & 1 != 0 {
+                        near[i] = Some(d);
+                    }
+                }
+                left &= !hit;
+            }
+        }
         for (i, r) in (base..base + len.min(8)).enumerate() {
-            if r < NUM_SGPRS {
+            if let Some(d) = near[i] {
+                self.out.clear();
+                self.out.push(d);
+            } else if r < NUM_SGPRS {
                 self.defs(k, r);
             } else {
                 self.out.clear();
