@@ -578,7 +578,8 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
         at: 0,
         desc_uses: Vec::new(),
     };
-    let known_wave = p.entry_wave.get(&f.name).map(|x| x.0).or(p.object_wave);
+    let entry_wave = p.entry_wave.get(&f.name).copied();
+    let known_wave = entry_wave.map(|x| x.0).or(p.object_wave);
     let mut summary = CfgSummary::default();
     match cfg::recover(isa, s, f) {
         Ok(g) => {
@@ -635,7 +636,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
     };
     let (wave, wave_source) = match isa {
         Isa::Sm50 | Isa::Sm86 => ("warp32", "isa"),
-        _ => match p.entry_wave.get(&f.name).map(|x| (x.0, x.1.name())).or(p.object_wave.map(|w| (w, "object"))) {
+        _ => match entry_wave.map(|x| (x.0, x.1.name())).or(p.object_wave.map(|w| (w, "object"))) {
             Some((WaveSize::W32, src)) => ("wave32", src),
             Some((WaveSize::W64, src)) => ("wave64", src),
             None => match inst_wave {

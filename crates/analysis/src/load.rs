@@ -298,7 +298,12 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
             }
         }
         for (k, w) in &kernel_wave {
-            entry_wave.insert(k.clone(), (*w, WaveSource::KernelDescriptor));
+            match entry_wave.get_mut(k) {
+                Some(e) => *e = (*w, WaveSource::KernelDescriptor),
+                None => {
+                    entry_wave.insert(k.clone(), (*w, WaveSource::KernelDescriptor));
+                }
+            }
         }
     }
     let mut sizes = entry_wave.values().map(|x| x.0);
