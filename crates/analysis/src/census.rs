@@ -854,7 +854,7 @@ impl Ranked {
                     l.1 += n;
                 }
             } else {
-                out.push((Cow::Borrowed(self.names[r as usize]), n));
+                out.push((Cow::Borrowed(self.names.get(r as usize).copied().unwrap_or("?")), n));
                 last = r;
             }
         }
@@ -894,7 +894,7 @@ impl Ranked {
                     l.1 += n;
                 }
             } else {
-                out.push((Cow::Borrowed(self.names[r as usize]), n));
+                out.push((Cow::Borrowed(self.names.get(r as usize).copied().unwrap_or("?")), n));
                 last = r;
             }
         }
