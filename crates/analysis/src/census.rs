@@ -435,8 +435,10 @@ const MIX_NONE: u16 = u16::MAX - 3;
 /// Small maps are vectors sorted by key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Raw {
-    /// (instruction table index, count), by index: AMD (instruction, encoding) pair; NVIDIA form.
+    /// (instruction table index, count): AMD (instruction, encoding) pair; NVIDIA form. By index,
+    /// or by opcode name then index when `op_order`.
     runs: Vec<(u16, u64)>,
+    op_order: bool,
     features: [u64; NF],
     export_targets: Vec<(u32, u64)>,
     interp: Vec<((u16, u32), u64)>,
@@ -452,6 +454,7 @@ impl Default for Raw {
     fn default() -> Self {
         Raw {
             runs: Vec::new(),
+            op_order: false,
             features: [0; NF],
             export_targets: Vec::new(),
             interp: Vec::new(),
@@ -534,6 +537,7 @@ impl RawTotal {
     fn finish(self) -> Counts {
         let raw = Raw {
             runs: self.dense.iter().enumerate().filter(|x| *x.1 > 0).map(|(i, n)| (i as u16, *n)).collect(),
+            op_order: false,
             features: self.features,
             export_targets: self.export_targets.into_iter().collect(),
             interp: self.interp.into_iter().collect(),
@@ -574,7 +578,8 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
         at: 0,
         desc_uses: Vec::new(),
     };
-    let known_wave = p.entry_wave.get(&f.name).map(|x| x.0).or(p.object_wave);
+    let entry_wave = p.entry_wave.get(&f.name).copied();
+    let known_wave = entry_wave.map(|x| x.0).or(p.object_wave);
     let mut summary = CfgSummary::default();
     match cfg::recover(isa, s, f) {
         Ok(g) => {
@@ -631,7 +636,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
     };
     let (wave, wave_source) = match isa {
         Isa::Sm50 | Isa::Sm86 => ("warp32", "isa"),
-        _ => match p.entry_wave.get(&f.name).map(|x| (x.0, x.1.name())).or(p.object_wave.map(|w| (w, "object"))) {
+        _ => match entry_wave.map(|x| (x.0, x.1.name())).or(p.object_wave.map(|w| (w, "object"))) {
             Some((WaveSize::W32, src)) => ("wave32", src),
             Some((WaveSize::W64, src)) => ("wave64", src),
             None => match inst_wave {
@@ -642,7 +647,9 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
         },
     };
     let mut raw = acc.raw;
-    raw.runs = runs(acc.by_index);
+    let op_rank = if matches!(isa, Isa::Gfx1013 | Isa::Gfx1201) { &amd_tab(isa).opcodes.rank } else { &nv_tab(isa).opcodes.rank };
+    raw.runs = runs(&acc.by_index, op_rank);
+    raw.op_order = true;
     raw.export_targets.sort_unstable();
     raw.interp.sort_unstable();
     raw.descriptors.sort_unstable();
@@ -829,8 +836,29 @@ impl Ranked {
         let mut names = per_entry.clone();
         names.sort_unstable();
         names.dedup();
-        let rank = per_entry.iter().map(|n| names.binary_search(n).unwrap_or(0) as u16).collect();
+        let rank: Vec<u16> = per_entry.iter().map(|n| names.binary_search(n).unwrap_or(0) as u16).collect();
         Ranked { names, rank }
+    }
+
+    /// Histogram of `runs` (entry index, count) by name; `in_order`: the runs are in rank order.
+    fn histogram_sorted(&self, runs: &[(u16, u64)], in_order: bool) -> Histogram {
+        if !in_order {
+            return self.histogram(runs);
+        }
+        let mut out: Vec<(Cow<'static, str>, u64)> = Vec::with_capacity(runs.len());
+        let mut last = u16::MAX;
+        for &(i, n) in runs {
+            let r = self.rank.get(i as usize).copied().unwrap_or(0);
+            if r == last {
+                if let Some(l) = out.last_mut() {
+                    l.1 += n;
+                }
+            } else {
+                out.push((Cow::Borrowed(self.names.get(r as usize).copied().unwrap_or("?")), n));
+                last = r;
+            }
+        }
+        Histogram(out)
     }
 
     /// Histogram of `runs` (entry index, count) by name.
@@ -866,7 +894,7 @@ impl Ranked {
                     l.1 += n;
                 }
             } else {
-                out.push((Cow::Borrowed(self.names[r as usize]), n));
+                out.push((Cow::Borrowed(self.names.get(r as usize).copied().unwrap_or("?")), n));
                 last = r;
             }
         }
@@ -1309,8 +1337,33 @@ impl<'a> Tracer<'a> {
         let mut per = [MIX_NONE; 8];
         let mut one: Option<Def> = None;
         let mut same = true;
+        // One backward scan of the use's own block for all the registers: most are written
+        // there (the last write before `k` is what `defs` would find first).
+        let mut near: [Option<Def>; 8] = [None; 8];
+        let mut left: u128 = 0;
+        for r in (base..base + len.min(8)).filter(|&r| r < NUM_SGPRS) {
+            left |= 1 << r;
+        }
+        let first = self.g.blocks.get(self.block_of(k)).map_or(0, |b| b.first);
+        let mut j = k;
+        while left != 0 && j > first {
+            j -= 1;
+            let hit = self.writes(j) & left;
+            if hit != 0 {
+                let d = self.def_at(j);
+                for (i, r) in (base..base + len.min(8)).enumerate() {
+                    if r < NUM_SGPRS && hit >> r & 1 != 0 {
+                        near[i] = Some(d);
+                    }
+                }
+                left &= !hit;
+            }
+        }
         for (i, r) in (base..base + len.min(8)).enumerate() {
-            if r < NUM_SGPRS {
+            if let Some(d) = near[i] {
+                self.out.clear();
+                self.out.push(d);
+            } else if r < NUM_SGPRS {
                 self.defs(k, r);
             } else {
                 self.out.clear();
@@ -1557,11 +1610,14 @@ fn export_name(t: u32) -> Cow<'static, str> {
     }
 }
 
-/// (table index, count) pairs in index order.
-fn runs(mut v: Vec<u16>) -> Vec<(u16, u64)> {
-    v.sort_unstable();
+/// (table index, count) pairs in the order of `rank` (each index's opcode-name rank), then
+/// index: the opcode histogram is then one pass.
+fn runs(v: &[u16], rank: &[u16]) -> Vec<(u16, u64)> {
+    let mut keys: Vec<u32> = v.iter().map(|&i| (rank.get(i as usize).copied().unwrap_or(0) as u32) << 16 | i as u32).collect();
+    keys.sort_unstable();
     let mut out: Vec<(u16, u64)> = Vec::new();
-    for x in v {
+    for k in keys {
+        let x = k as u16;
         match out.last_mut() {
             Some(l) if l.0 == x => l.1 += 1,
             _ => out.push((x, 1)),
@@ -1582,7 +1638,7 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
     match isa {
         Isa::Gfx1013 | Isa::Gfx1201 => {
             let tab = amd_tab(isa);
-            c.opcodes = tab.opcodes.histogram(&r.runs);
+            c.opcodes = tab.opcodes.histogram_sorted(&r.runs, r.op_order);
             c.encodings = tab.encodings.histogram(&r.runs);
             let mut cats = [0u64; 5];
             for &(i, n) in &r.runs {
@@ -1633,7 +1689,7 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
         _ => {
             let tab = nv_tab(isa);
             let t = crate::nv::plugin(isa).t;
-            c.opcodes = tab.opcodes.histogram(&r.runs);
+            c.opcodes = tab.opcodes.histogram_sorted(&r.runs, r.op_order);
             c.encodings = tab.encodings.histogram(&r.runs);
             for &(i, n) in &r.runs {
                 let ff = &tab.forms[i as usize];

@@ -252,7 +252,8 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
             // A REL section (what llvm-mc writes for amdpal objects) keeps the addend in the
             // relocated field itself: the AMDGPU relocations the walk reads are 32-bit fields.
             let addend = if r.has_implicit_addend() && amd {
-                data.get(at as usize..at as usize + 4)
+                data.get(at as usize..)
+                    .and_then(|b| b.get(..4))
                     .map_or(0, |b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as i64)
                     .wrapping_add(r.addend())
             } else {
@@ -298,7 +299,12 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
             }
         }
         for (k, w) in &kernel_wave {
-            entry_wave.insert(k.clone(), (*w, WaveSource::KernelDescriptor));
+            match entry_wave.get_mut(k) {
+                Some(e) => *e = (*w, WaveSource::KernelDescriptor),
+                None => {
+                    entry_wave.insert(k.clone(), (*w, WaveSource::KernelDescriptor));
+                }
+            }
         }
     }
     let mut sizes = entry_wave.values().map(|x| x.0);

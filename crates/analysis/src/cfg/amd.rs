@@ -173,7 +173,7 @@ impl Family for Amd {
         let inf = info(code.isa, d);
         match kind {
             FlowKind::Next => Flow::Next,
-            FlowKind::CodeEnd => Flow::Invalid(CfgError::IntoPadding { isa: code.isa, inst: inf.name, addr }),
+            FlowKind::CodeEnd => Flow::Invalid(Box::new(CfgError::IntoPadding { isa: code.isa, inst: inf.name, addr })),
             FlowKind::EndPgm => Flow::Exit { cond: false },
             FlowKind::Branch => Flow::Jump(simm16_target(&inf, d, addr)),
             FlowKind::CondBranch => Flow::Cond(simm16_target(&inf, d, addr)),
@@ -186,12 +186,12 @@ impl Family for Amd {
                 }
             }
             FlowKind::SwapPc => Flow::Call(CallTarget::Pending),
-            FlowKind::Other => Flow::Invalid(CfgError::Unresolved {
+            FlowKind::Other => Flow::Invalid(Box::new(CfgError::Unresolved {
                 isa: code.isa,
                 inst: inf.name,
                 addr,
                 why: "branch kind not handled".into(),
-            }),
+            })),
         }
     }
 
@@ -203,25 +203,25 @@ impl Family for Amd {
         if let Scan::Other(_) = scan {
             match table_jump(code, walk, addr, n) {
                 Some(Ok(ts)) => return Flow::Table(ts),
-                Some(Err(why)) => return Flow::Invalid(CfgError::Unresolved { isa: code.isa, inst: inf.name, addr, why }),
+                Some(Err(why)) => return Flow::Invalid(Box::new(CfgError::Unresolved { isa: code.isa, inst: inf.name, addr, why })),
                 None => {}
             }
         }
         match scan {
             Scan::Target(t) => Flow::Jump(t),
-            Scan::External(s) => Flow::Invalid(CfgError::Unresolved {
+            Scan::External(s) => Flow::Invalid(Box::new(CfgError::Unresolved {
                 isa: code.isa,
                 inst: inf.name,
                 addr,
                 why: format!("jumps to undefined symbol {s}"),
-            }),
-            Scan::Entry => Flow::Invalid(CfgError::Unresolved {
+            })),
+            Scan::Entry => Flow::Invalid(Box::new(CfgError::Unresolved {
                 isa: code.isa,
                 inst: inf.name,
                 addr,
                 why: format!("s[{n}:{}] holds an address passed in on entry", n + 1),
-            }),
-            Scan::Other(why) => Flow::Invalid(CfgError::Unresolved { isa: code.isa, inst: inf.name, addr, why }),
+            })),
+            Scan::Other(why) => Flow::Invalid(Box::new(CfgError::Unresolved { isa: code.isa, inst: inf.name, addr, why })),
         }
     }
 

@@ -150,8 +150,8 @@ pub enum Flow {
     /// Not known from the instruction alone (AMD `s_setpc_b64`): resolved once the walk has
     /// decoded the instructions before it.
     Deferred,
-    /// The instruction is not executable here (padding).
-    Invalid(CfgError),
+    /// The instruction is not executable here (padding), or its target cannot be found.
+    Invalid(Box<CfgError>),
 }
 
 /// Where a call goes.
@@ -397,6 +397,8 @@ struct Scratch {
     stacks: Vec<u32>,
     pool: Vec<Stack>,
     work: Vec<(u64, Stack)>,
+    leaders: Vec<bool>,
+    sequential: Vec<bool>,
 }
 
 thread_local! {
@@ -523,7 +525,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                         deferred.push(idx);
                         go_on = false;
                     }
-                    Flow::Invalid(e) => return Err(e.clone()),
+                    Flow::Invalid(e) => return Err((**e).clone()),
                 }
                 if let Some(t) = pop_target {
                     w.pops.push((idx as u32, t));
@@ -557,7 +559,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                     }
                 }
                 Flow::Return { cond: false } => {}
-                Flow::Invalid(e) => return Err(e.clone()),
+                Flow::Invalid(e) => return Err((**e).clone()),
                 _ => {
                     return Err(CfgError::Unresolved {
                         isa: code.isa,
@@ -587,10 +589,10 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
     calls.sort_by_key(|c| c.site);
     sc.slot = std::mem::take(&mut w.slot);
     sc.target_slot = std::mem::take(&mut w.target_slot);
-    build(code, w, calls)
+    build(code, w, calls, sc)
 }
 
-fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>) -> Result<Cfg, CfgError> {
+fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result<Cfg, CfgError> {
     let jump_targets = w.targets;
     let mut insts = w.insts;
     let mut pop_at: Vec<(u32, u64)> = w.pops;
@@ -612,7 +614,9 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>) -> Result<Cfg, CfgError> {
     }
     let pop_of = |i: usize| pop_at.binary_search_by_key(&(i as u32), |p| p.0).ok().map(|k| pop_at[k].1);
     let pos = |a: u64| insts.binary_search_by_key(&a, |x| x.0).ok();
-    let mut leaders = vec![false; insts.len() + 1];
+    let mut leaders = std::mem::take(&mut sc.leaders);
+    leaders.clear();
+    leaders.resize(insts.len() + 1, false);
     leaders[0] = true;
     let entry = insts.first().map(|x| x.0).unwrap_or(code.start);
     for &t in &jump_targets {
@@ -621,7 +625,9 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>) -> Result<Cfg, CfgError> {
             leaders[i] = true;
         }
     }
-    let mut sequential = vec![false; insts.len()];
+    let mut sequential = std::mem::take(&mut sc.sequential);
+    sequential.clear();
+    sequential.resize(insts.len(), false);
     for i in 0..insts.len() {
         let next_addr = match insts.get(i + 1) {
             Some(n) => n.0,
@@ -637,14 +643,17 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>) -> Result<Cfg, CfgError> {
         }
     }
     // Reconvergence points (BSSY targets that are reached) also start blocks: in jump_targets.
-    let starts: Vec<usize> = (0..insts.len()).filter(|&i| leaders[i]).collect();
-    let mut blocks = Vec::with_capacity(starts.len());
-    for (k, &s) in starts.iter().enumerate() {
-        let end = starts.get(k + 1).copied().unwrap_or(insts.len());
-        blocks.push(Block { start: insts[s].0, last: insts[end - 1].0, first: s, end });
+    let n_blocks = leaders[..insts.len()].iter().filter(|&&l| l).count();
+    let mut blocks = Vec::with_capacity(n_blocks);
+    let mut s = 0;
+    for i in 1..=insts.len() {
+        if i == insts.len() || leaders[i] {
+            blocks.push(Block { start: insts[s].0, last: insts[i - 1].0, first: s, end: i });
+            s = i;
+        }
     }
     let block_of = |a: u64| blocks.binary_search_by_key(&a, |b: &Block| b.start).ok();
-    let mut edges = Vec::new();
+    let mut edges = Vec::with_capacity(blocks.len() + 1);
     for (k, b) in blocks.iter().enumerate() {
         let li = b.end - 1;
         let (a, d, flow) = &insts[li];
@@ -697,6 +706,8 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>) -> Result<Cfg, CfgError> {
     }
     edges.sort();
     edges.dedup();
+    sc.leaders = leaders;
+    sc.sequential = sequential;
     // Data: the function's bytes no instruction covers.
     let mut data = Vec::new();
     let mut cur = code.start;

@@ -91,7 +91,7 @@ impl Family for Sm50 {
         let cc_test = inf.form.mask & 0x1f == 0x1f && inf.w & 0x1f != 0xf;
         let cond = inf.predicated() || cc_test;
         let unresolved = |why: &str| {
-            Flow::Invalid(CfgError::Unresolved { isa: Isa::Sm50, inst: name, addr, why: why.into() })
+            Flow::Invalid(Box::new(CfgError::Unresolved { isa: Isa::Sm50, inst: name, addr, why: why.into() }))
         };
         match name {
             "BRA" => {
@@ -127,7 +127,7 @@ impl Family for Sm50 {
     }
 
     fn resolve(code: &Code<'_>, _walk: &Walk, addr: u64) -> Flow {
-        Flow::Invalid(CfgError::Unresolved { isa: code.isa, inst: "?", addr, why: "nothing deferred on sm50".into() })
+        Flow::Invalid(Box::new(CfgError::Unresolved { isa: code.isa, inst: "?", addr, why: "nothing deferred on sm50".into() }))
     }
 
     fn resolve_call(_code: &Code<'_>, _walk: &Walk, _addr: u64) -> CallTarget {

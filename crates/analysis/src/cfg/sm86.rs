@@ -77,7 +77,7 @@ impl Family for Sm86 {
         }
         let cond = inf.predicated();
         let unresolved = |why: &str| {
-            Flow::Invalid(CfgError::Unresolved { isa: Isa::Sm86, inst: name, addr, why: why.into() })
+            Flow::Invalid(Box::new(CfgError::Unresolved { isa: Isa::Sm86, inst: name, addr, why: why.into() }))
         };
         // REL forms have the PC-relative offset; ABS forms an absolute address.
         let abs = inf.form.syntax.iter().any(|p| matches!(p, isabridge_decoder::spec::NvPiece::Lit(s) if s.contains(".ABS")));
@@ -113,7 +113,7 @@ impl Family for Sm86 {
     }
 
     fn resolve(code: &Code<'_>, _walk: &Walk, addr: u64) -> Flow {
-        Flow::Invalid(CfgError::Unresolved { isa: code.isa, inst: "?", addr, why: "nothing deferred on sm86".into() })
+        Flow::Invalid(Box::new(CfgError::Unresolved { isa: code.isa, inst: "?", addr, why: "nothing deferred on sm86".into() }))
     }
 
     fn resolve_call(_code: &Code<'_>, _walk: &Walk, _addr: u64) -> CallTarget {
