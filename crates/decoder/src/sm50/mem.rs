@@ -43,6 +43,12 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
         }
         "LEA" | "LOP" => predicate_destination(ctx, t),
         "AL2P" | "PIXLD" => t.ops.retain(|o| o != "PT"),
+        // The default size `.32` is printed only after `.U`.
+        "LDS" => {
+            if !t.has("U") {
+                t.remove("32");
+            }
+        }
         "XMAD" => xmad(ctx, t),
         _ => return false,
     }
