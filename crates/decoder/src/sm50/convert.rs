@@ -26,7 +26,7 @@ const HSEL: [&str; 4] = ["", ".INVALIDSIZE1", ".H1", ".INVALIDSIZE3"];
 
 /// Which conversion a word is, by its opcode bits 51-55 and 57-63 (every word nvdisasm accepts
 /// with these bits is that instruction).
-fn which(w: u64) -> Option<(&'static str, u8)> {
+pub(crate) fn which(w: u64) -> Option<(&'static str, u8)> {
     let name = match w >> 51 & 0x1f {
         0x15 => "F2F",
         0x16 => "F2I",

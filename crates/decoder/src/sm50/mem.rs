@@ -43,6 +43,12 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
         }
         "LEA" | "LOP" => predicate_destination(ctx, t),
         "AL2P" | "PIXLD" => t.ops.retain(|o| o != "PT"),
+        // The default size `.32` is printed only after `.U`.
+        "LDS" => {
+            if !t.has("U") {
+                t.remove("32");
+            }
+        }
         "XMAD" => xmad(ctx, t),
         _ => return false,
     }
@@ -110,9 +116,16 @@ fn address(ra: u64, off: i64) -> String {
     }
 }
 
+/// `ATOM`: a placeholder size spelling (`INVALIDATOMICSIZE7`) is the last suffix.
 /// `ATOM.CAS`: `.64` (the last suffix) is bit 49; the second data register follows the first
 /// when bit 50 is clear, else `RZ`.
 fn atom(ctx: &Ctx, t: &mut Text) {
+    let mut parts: Vec<&str> = t.mnem.split('.').collect();
+    if let Some(i) = parts.iter().position(|p| p.starts_with("INVALIDATOMICSIZE")) {
+        let s = parts.remove(i);
+        parts.push(s);
+        t.mnem = parts.join(".");
+    }
     if ctx.bits(8, 8) == 255 {
         // absolute address: bits 28-47, unsigned
         let off = ctx.bits(28, 20);

@@ -108,7 +108,7 @@ impl IsaPlugin for Sm50 {
 }
 
 /// Decodes one instruction word. A word of a family printed whole from its bits (video
-/// instructions) that no probed form matches is given the family's first form: the printer
+/// instructions, conversions) that no probed form matches is given the family's first form: the printer
 /// reads only the word's bits, and the encoder keeps every bit of these families. `TEXS` /
 /// `TLDS` words whose channel value no probe reached take the form of channel 0.
 fn decode_insn(w: u64, addr: u64) -> Result<Decoded, DecodeError> {
@@ -122,7 +122,7 @@ fn decode_insn(w: u64, addr: u64) -> Result<Decoded, DecodeError> {
             words[1] = (w >> 32) as u32;
             return Ok(Decoded { words, len: 8, enc: f, ienc: TABLES.forms[f as usize].inst });
         }
-        let name = video::which(w).ok_or_else(|| e.clone())?;
+        let name = video::which(w).or_else(|| convert::which(w).map(|x| x.0)).ok_or_else(|| e.clone())?;
         let f = TABLES.forms.iter().position(|f| TABLES.insts[f.inst as usize].name == name).ok_or(e)?;
         let mut words = [0u32; crate::MAX_WORDS];
         words[0] = w as u32;
