@@ -427,20 +427,11 @@ impl<Op: Generation> Amd<Op> {
         &self.tables.encodings[d.enc as usize]
     }
 
-    /// The decision entry of an instruction whose first words are `w0`, `w1`: usually one load
-    /// from the upper-half table; instructions the upper half does not decide (VOP1/VOP2/VOPC
-    /// with their DPP/SDWA forms, SOP1, FLAT, MIMG, MTBUF, gfx12 VOP3-DPP, ...) follow a node
-    /// or two keyed by the low bits. Never `E_UNKNOWN`; `E_SLOW` sends to [`Tables::classify`].
-    #[inline(always)]
-    fn entry(&self, f: &Facts, w0: u32, w1: u32) -> u32 {
-        let e = f.top[(w0 >> 16) as usize].load(Ordering::Relaxed);
-        if e & E_LEAF != 0 {
-            return e;
-        }
-        self.entry_nodes(f, e, w0, w1)
-    }
-
-    /// [`Self::entry`] past the upper-half table: fills its slot on first use, then walks nodes.
+    /// The decision entry of an instruction whose first words are `w0`, `w1`, given its
+    /// upper-half table entry `e` when that is no leaf: instructions the upper half does not
+    /// decide (VOP1/VOP2/VOPC with their DPP/SDWA forms, SOP1, FLAT, MIMG, MTBUF, gfx12
+    /// VOP3-DPP, ...) follow a node or two keyed by the low bits. Fills the table's slot on
+    /// first use. Never `E_UNKNOWN`; `E_SLOW` sends to [`Tables::classify`].
     #[inline(always)]
     fn entry_nodes(&self, f: &Facts, mut e: u32, w0: u32, w1: u32) -> u32 {
         if e == E_UNKNOWN {
@@ -503,6 +494,23 @@ impl<Op: Generation> Amd<Op> {
                 .any(|&(off, w)| crate::spec::extract(words, off as u32, w as u32) == 255)
     }
 
+    /// The instruction of leaf `e`, `keep` dwords long, with `have` bytes there.
+    #[inline(always)]
+    fn leaf_result(&self, e: u32, words: &[u32; MAX_WORDS], keep: usize, have: usize, addr: u64) -> Result<Decoded, DecodeError> {
+        if keep * 4 > have {
+            return Err(DecodeError::Truncated { isa: self.isa, addr, need: keep * 4, have });
+        }
+        let words = [
+            words[0],
+            if keep > 1 { words[1] } else { 0 },
+            if keep > 2 { words[2] } else { 0 },
+            if keep > 3 { words[3] } else { 0 },
+            0,
+            0,
+        ];
+        Ok(Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc: (e & E_IENC_MASK) as u16 })
+    }
+
     /// Decodes one instruction (see [`IsaPlugin::decode`]).
     #[inline]
     pub fn decode_inst(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError> {
@@ -522,21 +530,15 @@ impl<Op: Generation> Amd<Op> {
             }
         }
         let facts = self.facts();
-        let e = self.entry(facts, words[0], words[1]);
+        let top = facts.top[(words[0] >> 16) as usize].load(Ordering::Relaxed);
+        let guess = (top >> E_GUESS_SHIFT & 7) as usize;
+        let e = if top & E_LEAF != 0 { top } else { self.entry_nodes(facts, top, words[0], words[1]) };
         if e & (E_LEAF | E_NONE | E_ODD) == E_LEAF {
             let keep = Self::leaf_dwords(facts, e, &words);
-            if keep * 4 > bytes.len() {
-                return Err(DecodeError::Truncated { isa, addr, need: keep * 4, have: bytes.len() });
-            }
-            let words = [
-                words[0],
-                if keep > 1 { words[1] } else { 0 },
-                if keep > 2 { words[2] } else { 0 },
-                if keep > 3 { words[3] } else { 0 },
-                0,
-                0,
-            ];
-            return Ok(Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc: (e & E_IENC_MASK) as u16 });
+            // The returned length is the guess from the upper-half entry when it is right (a
+            // branch, not a data dependency, for the caller's next address).
+            let keep = if keep == guess { guess } else { return self.leaf_result(e, &words, keep, bytes.len(), addr) };
+            return self.leaf_result(e, &words, keep, bytes.len(), addr);
         }
         let (enc, ienc) = if e & E_LEAF != 0 {
             if e & E_NONE != 0 {
