@@ -9,6 +9,7 @@ pub mod symbols;
 use crate::spec::{Encoding, Field, InstEncoding, Tables};
 use crate::{gfx10, gfx12, Decoded, DecodeError, Isa, IsaPlugin, MAX_WORDS};
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
@@ -118,6 +119,35 @@ fn field_mask(f: &Field) -> u128 {
     f.ranges.iter().fold(0u128, |m, &(o, c)| m | (((1u128 << c) - 1) << o))
 }
 
+/// A hash map with a cheap multiply-rotate hash (the table builder's keys are its own
+/// integers; no untrusted input reaches it).
+type Map<K, V> = HashMap<K, V, BuildHasherDefault<MixHasher>>;
+
+/// The hash of [`Map`].
+#[derive(Debug, Default)]
+struct MixHasher(u64);
+
+impl std::hash::Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut c = bytes.chunks_exact(8);
+        for x in c.by_ref() {
+            self.write_u64(u64::from_le_bytes([x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]]));
+        }
+        for &b in c.remainder() {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
 /// How a node splits the values of its bits: (class table offset, one value per class).
 type Split = (u32, Vec<u64>);
 
@@ -132,11 +162,13 @@ struct Builder<'a, Op: 'static> {
     entries: Vec<u32>,
     classes: Vec<u16>,
     /// Class tables already in `classes`, by content.
-    class_maps: HashMap<Vec<u16>, u32>,
+    class_maps: Map<Vec<u16>, u32>,
     /// (candidates, range) -> (class table offset, one value per class).
-    splits: HashMap<(&'static [u8], u64), Split>,
+    /// Keyed by the candidate list's address: lists are static, and equal lists elsewhere
+    /// only miss the sharing.
+    splits: Map<(usize, u64), Split>,
     /// (candidates, known bits, their values), both cut to the bits the candidates read -> entry.
-    done: HashMap<(&'static [u8], u64, u64), u32>,
+    done: Map<(usize, u64, u64), u32>,
 }
 
 impl<Op> Builder<'_, Op> {
@@ -155,7 +187,7 @@ impl<Op> Builder<'_, Op> {
                 None => return E_SLOW,
             }
         }
-        let memo = (cands, known & read, val & known & read);
+        let memo = (cands.as_ptr() as usize, known & read, val & known & read);
         if let Some(&e) = self.done.get(&memo) {
             return e;
         }
@@ -201,11 +233,11 @@ impl<Op> Builder<'_, Op> {
         let lo = need.trailing_zeros();
         let bits = (need >> lo).trailing_ones().min(MAX_NODE_BITS);
         let range = ((1u64 << bits) - 1) << lo;
-        let (cmap, reps) = match self.splits.get(&(cands, range)) {
+        let (cmap, reps) = match self.splits.get(&(cands.as_ptr() as usize, range)) {
             Some(x) => x.clone(),
             None => {
                 let x = self.split(cands, lo, bits);
-                self.splits.insert((cands, range), x.clone());
+                self.splits.insert((cands.as_ptr() as usize, range), x.clone());
                 x
             }
         };
@@ -235,7 +267,7 @@ impl<Op> Builder<'_, Op> {
                 ((m | om) & range != 0).then(|| (m & range, om & range, t.encodings[c as usize].idents))
             })
             .collect();
-        let mut seen: HashMap<Vec<u64>, u16> = HashMap::new();
+        let mut seen: Map<Vec<u64>, u16> = Map::default();
         let mut reps: Vec<u64> = Vec::new();
         let mut class_of: Vec<u16> = Vec::with_capacity(1 << bits);
         let mut sig = Vec::new();
@@ -427,20 +459,11 @@ impl<Op: Generation> Amd<Op> {
         &self.tables.encodings[d.enc as usize]
     }
 
-    /// The decision entry of an instruction whose first words are `w0`, `w1`: usually one load
-    /// from the upper-half table; instructions the upper half does not decide (VOP1/VOP2/VOPC
-    /// with their DPP/SDWA forms, SOP1, FLAT, MIMG, MTBUF, gfx12 VOP3-DPP, ...) follow a node
-    /// or two keyed by the low bits. Never `E_UNKNOWN`; `E_SLOW` sends to [`Tables::classify`].
-    #[inline(always)]
-    fn entry(&self, f: &Facts, w0: u32, w1: u32) -> u32 {
-        let e = f.top[(w0 >> 16) as usize].load(Ordering::Relaxed);
-        if e & E_LEAF != 0 {
-            return e;
-        }
-        self.entry_nodes(f, e, w0, w1)
-    }
-
-    /// [`Self::entry`] past the upper-half table: fills its slot on first use, then walks nodes.
+    /// The decision entry of an instruction whose first words are `w0`, `w1`, given its
+    /// upper-half table entry `e` when that is no leaf: instructions the upper half does not
+    /// decide (VOP1/VOP2/VOPC with their DPP/SDWA forms, SOP1, FLAT, MIMG, MTBUF, gfx12
+    /// VOP3-DPP, ...) follow a node or two keyed by the low bits. Fills the table's slot on
+    /// first use. Never `E_UNKNOWN`; `E_SLOW` sends to [`Tables::classify`].
     #[inline(always)]
     fn entry_nodes(&self, f: &Facts, mut e: u32, w0: u32, w1: u32) -> u32 {
         if e == E_UNKNOWN {
@@ -503,6 +526,23 @@ impl<Op: Generation> Amd<Op> {
                 .any(|&(off, w)| crate::spec::extract(words, off as u32, w as u32) == 255)
     }
 
+    /// The instruction of leaf `e`, `keep` dwords long, with `have` bytes there.
+    #[inline(always)]
+    fn leaf_result(&self, e: u32, words: &[u32; MAX_WORDS], keep: usize, have: usize, addr: u64) -> Result<Decoded, DecodeError> {
+        if keep * 4 > have {
+            return Err(DecodeError::Truncated { isa: self.isa, addr, need: keep * 4, have });
+        }
+        let words = [
+            words[0],
+            if keep > 1 { words[1] } else { 0 },
+            if keep > 2 { words[2] } else { 0 },
+            if keep > 3 { words[3] } else { 0 },
+            0,
+            0,
+        ];
+        Ok(Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc: (e & E_IENC_MASK) as u16 })
+    }
+
     /// Decodes one instruction (see [`IsaPlugin::decode`]).
     #[inline]
     pub fn decode_inst(&self, bytes: &[u8], addr: u64) -> Result<Decoded, DecodeError> {
@@ -522,21 +562,15 @@ impl<Op: Generation> Amd<Op> {
             }
         }
         let facts = self.facts();
-        let e = self.entry(facts, words[0], words[1]);
+        let top = facts.top[(words[0] >> 16) as usize].load(Ordering::Relaxed);
+        let guess = (top >> E_GUESS_SHIFT & 7) as usize;
+        let e = if top & E_LEAF != 0 { top } else { self.entry_nodes(facts, top, words[0], words[1]) };
         if e & (E_LEAF | E_NONE | E_ODD) == E_LEAF {
             let keep = Self::leaf_dwords(facts, e, &words);
-            if keep * 4 > bytes.len() {
-                return Err(DecodeError::Truncated { isa, addr, need: keep * 4, have: bytes.len() });
-            }
-            let words = [
-                words[0],
-                if keep > 1 { words[1] } else { 0 },
-                if keep > 2 { words[2] } else { 0 },
-                if keep > 3 { words[3] } else { 0 },
-                0,
-                0,
-            ];
-            return Ok(Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc: (e & E_IENC_MASK) as u16 });
+            // The returned length is the guess from the upper-half entry when it is right (a
+            // branch, not a data dependency, for the caller's next address).
+            let keep = if keep == guess { guess } else { return self.leaf_result(e, &words, keep, bytes.len(), addr) };
+            return self.leaf_result(e, &words, keep, bytes.len(), addr);
         }
         let (enc, ienc) = if e & E_LEAF != 0 {
             if e & E_NONE != 0 {
