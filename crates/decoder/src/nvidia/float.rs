@@ -212,7 +212,7 @@ mod tests {
         s
     }
 
-    /// The fast path prints what the `core::fmt` path prints, on every half value, a sweep of
+    /// The fast path prints what the `core::fmt` path prints, on every finite positive half, a sweep of
     /// single values and the doubles of a few patterns.
     #[test]
     fn exact_matches_slow_path() {

@@ -35,7 +35,8 @@ impl Sm50 {
     /// Decodes instruction `inst` in slot `slot` (0..3) of a bundle with control word `ctrl`.
     pub fn decode_slot(&self, inst: u64, ctrl: u64, slot: usize, addr: u64) -> Result<Decoded, DecodeError> {
         let mut d = decode_insn(inst, addr)?;
-        d.words[4] = Control::sm50_slot(ctrl, slot).to_bits() | CTRL_KNOWN;
+        // The slot's 21 control bits as they are (what Control::sm50_slot unpacks).
+        d.words[4] = ((ctrl >> (21 * (slot % 3))) as u32 & 0x1f_ffff) | CTRL_KNOWN;
         Ok(d)
     }
 
