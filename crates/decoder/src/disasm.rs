@@ -247,15 +247,21 @@ impl Memo {
         let a = (w[0] as u64 | (w[1] as u64) << 32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let b = (w[2] as u64 | (w[3] as u64) << 32).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
         let c = (w[4] as u64 | (w[5] as u64) << 32 | (d.len as u64) << 56).wrapping_mul(0x1656_67b1_9e37_79f9);
-        let h = a ^ b.rotate_left(21) ^ c.rotate_left(42);
-        h ^ h >> 29
+        // Fibonacci hashing: the slot is taken from the well-mixed high bits.
+        (a ^ b.rotate_left(21) ^ c.rotate_left(42)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+
+    /// The first slot of hash `h` in a table of `n` (a power of two) slots.
+    #[inline]
+    fn slot(h: u64, n: usize) -> usize {
+        (h >> (64 - n.trailing_zeros())) as usize
     }
 
     /// The index of `d`'s entry, printing it on first sight.
     #[inline]
     fn get(&mut self, plugin: &dyn IsaPlugin, d: &Decoded, bytes: &[u8], text: &mut String) -> usize {
         let mask = self.slots.len() - 1;
-        let mut i = Self::hash(d) as usize & mask;
+        let mut i = Self::slot(Self::hash(d), self.slots.len());
         loop {
             match self.slots[i] {
                 0 => break,
@@ -288,7 +294,7 @@ impl Memo {
         let n = self.slots.len() * 2;
         let mut slots = vec![0u32; n];
         for (k, e) in self.entries.iter().enumerate() {
-            let mut i = Self::hash(&e.key) as usize & (n - 1);
+            let mut i = Self::slot(Self::hash(&e.key), n);
             while slots[i] != 0 {
                 i = (i + 1) & (n - 1);
             }
