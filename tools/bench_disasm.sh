@@ -1,13 +1,76 @@
 #!/usr/bin/env bash
 # `isabridge disasm` against `llvm-objdump-22 -d` as whole processes on the same files
-# (goal: >= 50x faster). Needs hyperfine (Debian package) and a release build.
+# (goal: >= 50x faster). Needs hyperfine (Debian package) and a release build; with clang-22 it
+# also builds two large objects (about 450,000 and 520,000 instructions of varied generated
+# OpenCL kernels) under target/bench/.
+#
+#   tools/bench_disasm.sh            every bundled AMD object, then the large ones
+#   FILES="a.o b.o" tools/bench_disasm.sh
+#   RUNS=20 tools/bench_disasm.sh    more runs per command (default 10)
+#
+# Prints one row per file: instructions, distinct instructions, mean wall time of each tool
+# and the ratio, and checks that both listings are the same bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p isabridge-cli
-for f in fixtures/amd/bin/cl_math.gfx1013-w32.o fixtures/amd/bin/cl_math.gfx1201-w32.o; do
-  n=$(llvm-objdump-22 -d "$f" | grep -c '// ')
-  echo "== $f ($n instructions)"
-  hyperfine -N --warmup 2 --runs "${RUNS:-10}" \
-    "target/release/isabridge disasm $f" \
-    "llvm-objdump-22 -d $f" 2>&1 | grep -E "Time|±|faster|isabridge|llvm-objdump"
+out=target/bench
+mkdir -p "$out"
+
+big() {
+  # Deterministic random kernels: every line differs, so the code is varied, as in real
+  # shaders (the bundled corpus repeats small kernels).
+  command -v clang-22 >/dev/null || return 0
+  [ -f "$out/big.cl" ] || python3 - "$out/big.cl" <<'EOF'
+import random, sys
+r = random.Random(7)
+types = ['int', 'uint', 'float', 'double', 'short', 'long', 'half']
+funcs = ['sqrt', 'fabs', 'floor', 'ceil', 'exp2', 'log2', 'rsqrt', 'sin', 'fmin', 'fmax', 'fma']
+def expr(t, d):
+    fl = t in ('float', 'double', 'half')
+    if d == 0 or r.random() < 0.2:
+        c = r.choice(['x', 'y', 'z', 'w'])
+        if r.random() < 0.3:
+            c = ('(%s)%d.%d' % (t, r.randint(0, 999), r.randint(0, 9))) if fl else ('(%s)%d' % (t, r.randint(-100, 100000)))
+        return c
+    if fl and r.random() < 0.3:
+        f = r.choice(funcs)
+        if f in ('fmin', 'fmax'):
+            return '%s(%s, %s)' % (f, expr(t, d - 1), expr(t, d - 1))
+        if f == 'fma':
+            return 'fma(%s, %s, %s)' % (expr(t, d - 1), expr(t, d - 1), expr(t, d - 1))
+        return '%s(%s)' % (f, expr(t, d - 1))
+    if r.random() < 0.15:
+        return '((%s) > (%s) ? (%s) : (%s))' % tuple(expr(t, d - 1) for _ in range(4))
+    if not fl and r.random() < 0.15:
+        return '((%s) >> %d)' % (expr(t, d - 1), r.randint(1, 7))
+    return '(%s %s %s)' % (expr(t, d - 1), r.choice(['+', '-', '*', '/'] if fl else ['+', '-', '*', '&', '|', '^']), expr(t, d - 1))
+with open(sys.argv[1], 'w') as f:
+    f.write('#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n')
+    for k in range(1500):
+        t = r.choice(types)
+        f.write('kernel void k%d(global %s *o, global const %s *a, int n) {\n  int i = get_global_id(0);\n' % (k, t, t))
+        f.write('  %s x = a[i], y = a[i + 1], z = a[i + 2], w = a[i + 3];\n' % t)
+        if r.random() < 0.4:
+            f.write('  for (int j = 0; j < n; j++) { x = %s; y = %s; }\n' % (expr(t, 3), expr(t, 2)))
+        f.write('  o[i] = %s;\n}\n' % expr(t, 6))
+EOF
+  for cpu in gfx1013 gfx1201; do
+    [ -f "$out/big.$cpu-w32.o" ] || clang-22 -target amdgcn-amd-amdhsa -mcpu=$cpu -nogpulib -O2 \
+      -cl-std=CL2.0 -fno-ident -w -c "$out/big.cl" -o "$out/big.$cpu-w32.o"
+  done
+  echo "$out/big.gfx1013-w32.o $out/big.gfx1201-w32.o"
+}
+
+files="${FILES:-$(ls fixtures/amd/bin/*.o) $(big)}"
+printf '%-32s %9s %9s %12s %14s %8s\n' file insts distinct "isabridge ms" "objdump-22 ms" ratio
+for f in $files; do
+  llvm-objdump-22 -d "$f" > "$out/ref.txt"
+  target/release/isabridge disasm "$f" > "$out/our.txt"
+  cmp -s "$out/ref.txt" "$out/our.txt" || { echo "$f: listings differ" >&2; exit 1; }
+  n=$(grep -c '// ' "$out/ref.txt")
+  u=$(grep '// ' "$out/ref.txt" | sed 's/ *\/\/.*//' | sort -u | wc -l)
+  hyperfine -N --warmup 2 --runs "${RUNS:-10}" --export-json "$out/h.json" \
+    "target/release/isabridge disasm $f" "llvm-objdump-22 -d $f" >/dev/null 2>&1
+  read -r a b < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(r[0]["mean"]*1e3, r[1]["mean"]*1e3)' "$out/h.json")
+  printf '%-32s %9d %9d %12.2f %14.2f %7.1fx\n' "$(basename "$f")" "$n" "$u" "$a" "$b" "$(python3 -c "print($b/$a)")"
 done
