@@ -208,3 +208,29 @@ proptest! {
         block_equals_loop(Isa::Gfx1201.plugin(), &bytes);
     }
 }
+
+/// The checked-in decision trees (src/generated/gfx10_tree.rs, gfx12_tree.rs) are what
+/// `Amd::tree_source` works out from the generated tables now, and the decoders use them.
+/// Refresh: `ISABRIDGE_UPDATE_GENERATED=1 cargo test --release -p isabridge-decoder --test amd_fast tree`.
+#[test]
+fn prebuilt_trees_are_current() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/generated");
+    let sources = [(isabridge_decoder::amd::GFX10.tree_source(), "gfx10_tree.rs"), (isabridge_decoder::amd::GFX12.tree_source(), "gfx12_tree.rs")];
+    for (now, name) in &sources {
+        assert!(now.starts_with("// @generated") && now.contains("DO NOT EDIT"));
+        let path = dir.join(name);
+        if std::env::var_os("ISABRIDGE_UPDATE_GENERATED").is_some() {
+            std::fs::write(&path, now).unwrap();
+            continue;
+        }
+        let checked_in = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            *now == checked_in,
+            "src/generated/{name} is stale: run ISABRIDGE_UPDATE_GENERATED=1 cargo test --release -p isabridge-decoder --test amd_fast tree, then rebuild"
+        );
+    }
+    if std::env::var_os("ISABRIDGE_UPDATE_GENERATED").is_none() {
+        assert!(isabridge_decoder::amd::GFX10.uses_prebuilt());
+        assert!(isabridge_decoder::amd::GFX12.uses_prebuilt());
+    }
+}

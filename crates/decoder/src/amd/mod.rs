@@ -8,7 +8,9 @@ pub mod symbols;
 
 use crate::spec::{Encoding, Field, InstEncoding, Tables};
 use crate::{gfx10, gfx12, Decoded, DecodeError, Isa, IsaPlugin, MAX_WORDS};
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
@@ -62,23 +64,100 @@ struct Node {
 #[derive(Debug)]
 struct Facts {
     /// Per value of the first word's upper half: the entry reached from `root` reading only those
-    /// bits, filled on first use (a plain load once filled).
+    /// bits XOR `E_UNKNOWN` (so a fresh table is all zero), filled on first use (a plain load
+    /// once filled). Read through [`Facts::top`].
     top: Box<[AtomicU32; 1 << 16]>,
     /// Per dispatch key (`Tables::key_lo`, `key_bits`): the root entry.
-    root: Vec<u32>,
+    root: Cow<'static, [u32]>,
     /// Inner nodes.
-    nodes: Vec<Node>,
+    nodes: Cow<'static, [Node]>,
     /// Child entries of the nodes.
-    entries: Vec<u32>,
+    entries: Cow<'static, [u32]>,
     /// Value -> class tables of nodes that read bits most values of which decide alike.
-    classes: Vec<u16>,
+    classes: Cow<'static, [u16]>,
     /// Per encoding: index of its NSA field, when it has one.
-    nsa: Vec<Option<usize>>,
+    nsa: Cow<'static, [Option<usize>]>,
     /// Per instruction encoding: how it may carry a literal dword.
-    literal: Vec<Literal>,
+    literal: Cow<'static, [Literal]>,
     /// The distinct sets of literal-selecting source fields within the first two words; a
     /// leaf names its set (0: none).
     lit: [LitFields; 16],
+}
+
+impl Facts {
+    /// The upper-half table's entry for first word `w0` (`E_UNKNOWN` until filled).
+    #[inline(always)]
+    fn top(&self, w0: u32) -> u32 {
+        self.top[(w0 >> 16) as usize].load(Ordering::Relaxed) ^ E_UNKNOWN
+    }
+}
+
+/// A fresh upper-half table: every entry unknown (stored as zero).
+fn new_top() -> Box<[AtomicU32; 1 << 16]> {
+    let v: Box<[AtomicU32]> = (0..1usize << 16).map(|_| AtomicU32::new(0)).collect();
+    match v.try_into() {
+        Ok(top) => top,
+        Err(_) => unreachable!("the table has 65536 entries"),
+    }
+}
+
+/// The decision tree and literal facts of one ISA worked out ahead of time
+/// (`src/generated/<gen>_tree.rs`, written by [`Amd::tree_source`]), so that a process does not
+/// build them on first use. Used only while `stamp` matches the tables it was built from.
+#[derive(Debug)]
+pub(crate) struct Prebuilt {
+    stamp: u64,
+    root: &'static [u32],
+    nodes: &'static [Node],
+    entries: &'static [u32],
+    classes: &'static [u16],
+    nsa: &'static [Option<usize>],
+    literal: &'static [Literal],
+    lit: [LitFields; 16],
+}
+
+/// A fingerprint of everything the decision tree and the literal facts are built from.
+fn stamp<Op>(t: &Tables<Op>) -> u64 {
+    use std::hash::Hasher;
+    let mut h = MixHasher(0x5eed);
+    h.write_u64(((t.key_lo as u64) << 32) | t.key_bits as u64);
+    for d in t.dispatch {
+        h.write(d);
+        h.write_u64(0xd15);
+    }
+    let field = |h: &mut MixHasher, f: &Option<Field>| match f {
+        Some(f) => f.ranges.iter().for_each(|&(o, c)| h.write_u64(((o as u64) << 8) | c as u64 | 1 << 20)),
+        None => h.write_u64(0xf1e1d),
+    };
+    for e in t.encodings {
+        h.write(e.name.as_bytes());
+        h.write_u64(e.bits as u64);
+        h.write_u64(e.mask as u64);
+        h.write_u64((e.mask >> 64) as u64);
+        for &i in e.idents {
+            h.write_u64(i as u64);
+            h.write_u64((i >> 64) as u64);
+        }
+        field(&mut h, &e.op);
+        for f in e.fields {
+            h.write(f.name.as_bytes());
+        }
+        for &o in e.opmap {
+            h.write_u64(o as u64);
+        }
+    }
+    for ie in t.inst_encodings {
+        h.write_u64(ie.enc as u64);
+        for op in ie.operands {
+            h.write_u64(op.ty as u64);
+            field(&mut h, &op.field);
+        }
+    }
+    for ty in t.operand_types {
+        h.write(ty.name.as_bytes());
+        h.write_u64(ty.lookup(255).is_some_and(|n| n.eq_ignore_ascii_case("literal")) as u64);
+    }
+    h.finish() | 1
 }
 
 /// Source fields of the first two words (as one u64) of which one holding 255 makes the
@@ -309,17 +388,28 @@ impl<Op> Builder<'_, Op> {
 pub struct Amd<Op: 'static> {
     isa: Isa,
     tables: &'static Tables<Op>,
+    prebuilt: &'static Prebuilt,
     facts: OnceLock<Facts>,
 }
 
+mod prebuilt_gfx10 {
+    use super::{LitFields, Literal, Node, Prebuilt};
+    include!("../generated/gfx10_tree.rs");
+}
+
+mod prebuilt_gfx12 {
+    use super::{LitFields, Literal, Node, Prebuilt};
+    include!("../generated/gfx12_tree.rs");
+}
+
 /// The gfx1013 plugin.
-pub static GFX10: Amd<gfx10::Op> = Amd::new(Isa::Gfx1013, &gfx10::TABLES);
+pub static GFX10: Amd<gfx10::Op> = Amd::new(Isa::Gfx1013, &gfx10::TABLES, &prebuilt_gfx10::PREBUILT);
 /// The gfx1201 plugin.
-pub static GFX12: Amd<gfx12::Op> = Amd::new(Isa::Gfx1201, &gfx12::TABLES);
+pub static GFX12: Amd<gfx12::Op> = Amd::new(Isa::Gfx1201, &gfx12::TABLES, &prebuilt_gfx12::PREBUILT);
 
 impl<Op: Generation> Amd<Op> {
-    const fn new(isa: Isa, tables: &'static Tables<Op>) -> Self {
-        Amd { isa, tables, facts: OnceLock::new() }
+    const fn new(isa: Isa, tables: &'static Tables<Op>, prebuilt: &'static Prebuilt) -> Self {
+        Amd { isa, tables, prebuilt, facts: OnceLock::new() }
     }
 
     /// The generated tables.
@@ -329,6 +419,28 @@ impl<Op: Generation> Amd<Op> {
 
     fn facts(&self) -> &Facts {
         self.facts.get_or_init(|| {
+            let p = self.prebuilt;
+            if self.uses_prebuilt() {
+                Facts {
+                    top: new_top(),
+                    root: Cow::Borrowed(p.root),
+                    nodes: Cow::Borrowed(p.nodes),
+                    entries: Cow::Borrowed(p.entries),
+                    classes: Cow::Borrowed(p.classes),
+                    nsa: Cow::Borrowed(p.nsa),
+                    literal: Cow::Borrowed(p.literal),
+                    lit: p.lit,
+                }
+            } else {
+                self.build_facts()
+            }
+        })
+    }
+
+    /// Works the decision tree and literal facts out from the generated tables (what
+    /// `generated/*_tree.rs` holds, when that is current).
+    fn build_facts(&self) -> Facts {
+        {
             let t = self.tables;
             let literal: Vec<Literal> = t
                 .inst_encodings
@@ -435,18 +547,66 @@ impl<Op: Generation> Amd<Op> {
             };
             Facts {
                 lit,
-                top: match (0..1usize << 16).map(|_| AtomicU32::new(E_UNKNOWN)).collect::<Box<[_]>>().try_into() {
-                    Ok(top) => top,
-                    Err(_) => unreachable!("the table has 65536 entries"),
-                },
-                root,
-                nodes: b.nodes,
-                entries: b.entries,
-                classes: b.classes,
-                literal,
-                nsa,
+                top: new_top(),
+                root: root.into(),
+                nodes: b.nodes.into(),
+                entries: b.entries.into(),
+                classes: b.classes.into(),
+                literal: literal.into(),
+                nsa: nsa.into(),
             }
-        })
+        }
+    }
+
+    /// True when the checked-in decision tree (`src/generated/<gen>_tree.rs`) matches the
+    /// generated tables and is used instead of building one.
+    #[doc(hidden)]
+    pub fn uses_prebuilt(&self) -> bool {
+        self.prebuilt.stamp != 0 && self.prebuilt.stamp == stamp(self.tables)
+    }
+
+    /// Rust source of this ISA's decision tree and literal facts, for
+    /// `src/generated/<gen>_tree.rs` (always worked out afresh, never read from that file).
+    #[doc(hidden)]
+    pub fn tree_source(&self) -> String {
+        let f = self.build_facts();
+        let mut o = String::new();
+        let _ = writeln!(o, "// @generated by Amd::tree_source ({}) from the generated tables. DO NOT EDIT.", self.isa);
+        let _ = writeln!(o, "// Refresh: ISABRIDGE_UPDATE_GENERATED=1 cargo test --release -p isabridge-decoder --test amd_fast tree");
+        let _ = writeln!(o, "#[rustfmt::skip]\npub(super) static PREBUILT: Prebuilt = Prebuilt {{");
+        let _ = writeln!(o, "    stamp: {:#x},", stamp(self.tables));
+        let list = |o: &mut String, name: &str, items: Vec<String>| {
+            let _ = write!(o, "    {name}: &[");
+            for (i, it) in items.iter().enumerate() {
+                o.push_str(if i % 16 == 0 { "\n        " } else { " " });
+                o.push_str(it);
+                o.push(',');
+            }
+            o.push_str("\n    ],\n");
+        };
+        list(&mut o, "root", f.root.iter().map(|v| format!("{v:#x}")).collect());
+        list(
+            &mut o,
+            "nodes",
+            f.nodes.iter().map(|n| format!("Node {{ shift: {}, mask: {:#x}, cmap: {}, base: {} }}", n.shift, n.mask, n.cmap, n.base)).collect(),
+        );
+        list(&mut o, "entries", f.entries.iter().map(|v| format!("{v:#x}")).collect());
+        list(&mut o, "classes", f.classes.iter().map(|v| v.to_string()).collect());
+        list(&mut o, "nsa", f.nsa.iter().map(|v| format!("{v:?}")).collect());
+        list(
+            &mut o,
+            "literal",
+            f.literal
+                .iter()
+                .map(|l| format!("Literal {{ always: {}, n: {}, fields: {:?} }}", l.always, l.n, l.fields))
+                .collect(),
+        );
+        let _ = writeln!(o, "    lit: [");
+        for l in &f.lit {
+            let _ = writeln!(o, "        LitFields {{ mask: {:#x}, pat: {:#x}, low: {:#x}, high: {:#x} }},", l.mask, l.pat, l.low, l.high);
+        }
+        let _ = writeln!(o, "    ],\n}};");
+        o
     }
 
     /// The (instruction, encoding) entry of a decoded instruction.
@@ -487,7 +647,7 @@ impl<Op: Generation> Amd<Op> {
             let guess = if g & (E_LEAF | E_NONE) == E_LEAF { g >> E_GUESS_SHIFT & 7 } else { 7 };
             e = (e & !(7 << E_GUESS_SHIFT)) | guess << E_GUESS_SHIFT;
         }
-        f.top[(w0 >> 16) as usize].store(e, Ordering::Relaxed);
+        f.top[(w0 >> 16) as usize].store(e ^ E_UNKNOWN, Ordering::Relaxed);
         e
     }
 
@@ -562,7 +722,7 @@ impl<Op: Generation> Amd<Op> {
             }
         }
         let facts = self.facts();
-        let top = facts.top[(words[0] >> 16) as usize].load(Ordering::Relaxed);
+        let top = facts.top(words[0]);
         let guess = (top >> E_GUESS_SHIFT & 7) as usize;
         let e = if top & E_LEAF != 0 { top } else { self.entry_nodes(facts, top, words[0], words[1]) };
         if e & (E_LEAF | E_NONE | E_ODD) == E_LEAF {
@@ -640,7 +800,7 @@ impl<Op: Generation> Amd<Op> {
         loop {
             while let Some(b) = bytes.get(off..).and_then(|r| r.first_chunk::<16>()) {
                 let w: [u32; 4] = std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
-                let top = f.top[(w[0] >> 16) as usize].load(Ordering::Relaxed);
+                let top = f.top(w[0]);
                 let guess = (top >> E_GUESS_SHIFT & 7) as usize;
                 let e = if top & E_LEAF != 0 { top } else { self.entry_nodes(f, top, w[0], w[1]) };
                 if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF {
