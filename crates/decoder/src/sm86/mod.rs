@@ -39,6 +39,8 @@ pub fn rule_bits(name: &str) -> u128 {
         "R2P" | "UR2UP" => 3 << 76,   // source byte
         "HFMA2" => 3 << 60 | 3 << 74 | 3 << 81 | 3 << 85 | 4, // swizzles, BF16_V2, MMA
         "HADD2" | "HMUL2" | "HSETP2" | "HMNMX2" => 3 << 60 | 3 << 74, // swizzles
+        "LD" | "LDG" => 0xf << 77 | 0xf << 64, // memory semantics, inverted predicate
+        "IMMA" | "HMMA" | "DMMA" | "BMMA" => 0xf << 87, // inverted predicate
         _ if mem::sem_table(name).is_some() => 0xf << 77, // memory semantics
         _ => 0,
     }
