@@ -17,7 +17,40 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
     if n >= 2 && t.ops[n - 1] == "0xf" && is_dim(&t.ops[n - 2]) {
         t.ops.pop();
     }
+    if ctx.inst() != "TMML" {
+        eviction(ctx, t);
+    }
     true
+}
+
+/// Eviction priority, bits 84-86 (value 1 prints nothing), measured on nvdisasm 12.8.
+const EVICT: [&str; 8] = ["EF", "", "EL", "LU", "EU", "NA", "INVALID6", "INVALID7"];
+
+/// The eviction priority goes after the sampling suffixes and before `MS`, `CL`, `NDV`, `NODEP`
+/// (the learned ranks misplace it where its field also prints other suffixes or placeholders).
+fn eviction(ctx: &Ctx, t: &mut Text) {
+    let want = EVICT[ctx.bits(84, 3) as usize];
+    let mut parts: Vec<&str> = t.mnem.split('.').collect();
+    if want.starts_with("INVALID") {
+        let at: Vec<usize> = (1..parts.len()).filter(|&i| parts[i] == want).collect();
+        if at.len() != 1 {
+            return;
+        }
+        parts.remove(at[0]);
+    }
+    let mut k = 1;
+    while k < parts.len() {
+        if matches!(parts[k], "EF" | "EL" | "LU" | "EU" | "NA") {
+            parts.remove(k);
+        } else {
+            k += 1;
+        }
+    }
+    if !want.is_empty() {
+        let at = (1..parts.len()).find(|&i| matches!(parts[i], "MS" | "CL" | "NDV" | "NODEP")).unwrap_or(parts.len());
+        parts.insert(at, want);
+    }
+    t.mnem = parts.join(".");
 }
 
 fn is_dim(s: &str) -> bool {
