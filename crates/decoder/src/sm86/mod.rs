@@ -38,7 +38,7 @@ pub fn rule_bits(name: &str) -> u128 {
         "I2F" | "MUFU" => 3 << 60,    // source byte / half
         "R2P" | "UR2UP" => 3 << 76,   // source byte
         "HFMA2" => 3 << 60 | 3 << 74 | 3 << 81 | 3 << 85 | 4, // swizzles, BF16_V2, MMA
-        "TEX" | "TLD" | "TLD4" | "TXD" => 7 << 84, // eviction priority
+        "TEX" | "TLD" | "TLD4" | "TXD" => 7 << 84 | 3 << 79, // eviction, F16 rounding
         "HMNMX2" => 3 << 60 | 3 << 74 | 1 << 85,  // swizzles, BF16_V2
         "HADD2" | "HMUL2" | "HSETP2" => 3 << 60 | 3 << 74, // swizzles
         "LD" | "LDG" => 0xf << 77 | 0xf << 64, // memory semantics, inverted predicate
