@@ -29,12 +29,14 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
         } else {
             ""
         };
-        t.mnem.insert_str(5, m);
+        let at = name.len().min(t.mnem.len());
+        t.mnem.insert_str(at, m);
     }
     if name == "HMNMX2" {
         t.remove("BF16_V2");
         if ctx.bits(85, 1) == 1 {
-            t.mnem.insert_str(6, ".BF16_V2");
+            let at = name.len().min(t.mnem.len());
+            t.mnem.insert_str(at, ".BF16_V2");
         }
     }
     if t.has("BF16_V2") {
