@@ -31,8 +31,23 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
             } else {
                 None
             };
-            if let (Some(sel), Some(o)) = (sel, t.ops.last_mut()) {
-                set_reg_suffix(o, sel);
+            let signed_src = !(t.has("U8") || t.has("U16") || t.has("U32") || t.has("U64"));
+            if let Some(o) = t.ops.last_mut() {
+                if o.contains('[') {
+                    // a constant-bank source: the selector follows the whole operand
+                    if let Some(sel) = sel {
+                        set_trailing_selector(o, sel);
+                    }
+                } else if let Some(sel) = sel {
+                    set_reg_suffix(o, sel);
+                } else if signed_src {
+                    // a 32-bit immediate of a signed source prints signed
+                    if let Some(v) = o.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok()) {
+                        if v >= 0x8000_0000 {
+                            *o = format!("-{:#x}", (v as i32).unsigned_abs());
+                        }
+                    }
+                }
             }
         }
         // The byte of the source register: bits 76-77.
@@ -171,5 +186,16 @@ fn idp_mnemonic(ctx: &Ctx) -> String {
         format!("IDP.2A.{hi}.{}.{b}", if ua { "U16" } else { "S16" })
     } else {
         format!("IDP.4A.{}.{b}", if ua { "U8" } else { "S8" })
+    }
+}
+
+/// Replaces the selector suffix at the end of operand `o` (after `]`) by `sel`.
+fn set_trailing_selector(o: &mut String, sel: &str) {
+    if let Some(i) = o.rfind(']') {
+        let tail = &o[i + 1..];
+        if tail.is_empty() || tail.starts_with('.') {
+            o.truncate(i + 1);
+            o.push_str(sel);
+        }
     }
 }
