@@ -57,8 +57,22 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
                 ["", ".B1", ".B2", ".B3"][ctx.bits(76, 2) as usize],
             );
         }
-        // The half of an F16 source register: bits 60-61.
-        "MUFU" if t.has("F16") => {
+        // The operation (bits 74-77) and the half of an F16 source register (bits 60-61).
+        "MUFU" => {
+            let f16 = t.has("F16");
+            let v = ctx.bits(74, 4) as usize;
+            let op = match v {
+                6 | 7 if f16 => ["INVALID6", "INVALID7"][v - 6],
+                _ => MUFU_OPS[v],
+            };
+            let mut parts: Vec<&str> = t.mnem.split('.').collect();
+            if parts.len() >= 2 && parts[1] != "F16" {
+                parts[1] = op;
+                t.mnem = parts.join(".");
+            }
+            if !f16 {
+                return;
+            }
             if let Some(o) = t.ops.last_mut() {
                 set_reg_suffix(
                     o,
@@ -199,3 +213,9 @@ fn set_trailing_selector(o: &mut String, sel: &str) {
         }
     }
 }
+
+/// `MUFU` operations by the value of bits 74-77 (measured on nvdisasm 12.8).
+const MUFU_OPS: [&str; 16] = [
+    "COS", "SIN", "EX2", "LG2", "RCP", "RSQ", "RCP64H", "RSQ64H", "SQRT", "TANH", "INVALID10",
+    "INVALID11", "INVALID12", "INVALID13", "INVALID14", "INVALID15",
+];
