@@ -31,8 +31,23 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
             } else {
                 None
             };
-            if let (Some(sel), Some(o)) = (sel, t.ops.last_mut()) {
-                set_reg_suffix(o, sel);
+            let signed_src = !(t.has("U8") || t.has("U16") || t.has("U32") || t.has("U64"));
+            if let Some(o) = t.ops.last_mut() {
+                if o.contains('[') {
+                    // a constant-bank source: the selector follows the whole operand
+                    if let Some(sel) = sel {
+                        set_trailing_selector(o, sel);
+                    }
+                } else if let Some(sel) = sel {
+                    set_reg_suffix(o, sel);
+                } else if signed_src {
+                    // a 32-bit immediate of a signed source prints signed
+                    if let Some(v) = o.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok()) {
+                        if v >= 0x8000_0000 {
+                            *o = format!("-{:#x}", (v as i32).unsigned_abs());
+                        }
+                    }
+                }
             }
         }
         // The byte of the source register: bits 76-77.
@@ -42,8 +57,22 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
                 ["", ".B1", ".B2", ".B3"][ctx.bits(76, 2) as usize],
             );
         }
-        // The half of an F16 source register: bits 60-61.
-        "MUFU" if t.has("F16") => {
+        // The operation (bits 74-77) and the half of an F16 source register (bits 60-61).
+        "MUFU" => {
+            let f16 = t.has("F16");
+            let v = ctx.bits(74, 4) as usize;
+            let op = match v {
+                6 | 7 if f16 => ["INVALID6", "INVALID7"][v - 6],
+                _ => MUFU_OPS[v],
+            };
+            let mut parts: Vec<&str> = t.mnem.split('.').collect();
+            if parts.len() >= 2 && parts[1] != "F16" {
+                parts[1] = op;
+                t.mnem = parts.join(".");
+            }
+            if !f16 {
+                return;
+            }
             if let Some(o) = t.ops.last_mut() {
                 set_reg_suffix(
                     o,
@@ -173,3 +202,20 @@ fn idp_mnemonic(ctx: &Ctx) -> String {
         format!("IDP.4A.{}.{b}", if ua { "U8" } else { "S8" })
     }
 }
+
+/// Replaces the selector suffix at the end of operand `o` (after `]`) by `sel`.
+fn set_trailing_selector(o: &mut String, sel: &str) {
+    if let Some(i) = o.rfind(']') {
+        let tail = &o[i + 1..];
+        if tail.is_empty() || tail.starts_with('.') {
+            o.truncate(i + 1);
+            o.push_str(sel);
+        }
+    }
+}
+
+/// `MUFU` operations by the value of bits 74-77 (measured on nvdisasm 12.8).
+const MUFU_OPS: [&str; 16] = [
+    "COS", "SIN", "EX2", "LG2", "RCP", "RSQ", "RCP64H", "RSQ64H", "SQRT", "TANH", "INVALID10",
+    "INVALID11", "INVALID12", "INVALID13", "INVALID14", "INVALID15",
+];

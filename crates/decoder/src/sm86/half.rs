@@ -2,8 +2,8 @@
 //! register source is printed after it (after `|..|` and `.reuse`), measured on nvdisasm 12.8:
 //! `a` bits 74-75, `b` bits 60-61 (`HFMA2`: with bit 86), `c` (`HFMA2`) bits 81-82; value 0 (the
 //! plain `H1_H0`) prints nothing. `HFMA2` prints `.MMA` for bit 2 (then without swizzles), else
-//! `.BF16_V2` for bit 85; with `.BF16_V2` the 16-bit float immediates are bfloat16 (printed as
-//! the float whose upper half they are).
+//! `.BF16_V2` for bit 85 (`HMNMX2` too); with `.BF16_V2` the 16-bit float immediates are
+//! bfloat16 (printed as the float whose upper half they are).
 
 use crate::nvidia::{float, Ctx, Text};
 use crate::spec::{NvKind, NvPiece};
@@ -18,9 +18,6 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
         "HSETP2" => 2,
         _ => return false,
     };
-    if t.has("BF16_V2") {
-        bf16_immediates(ctx, t);
-    }
     let mma = name == "HFMA2" && ctx.bits(2, 1) == 1;
     if name == "HFMA2" {
         t.remove("MMA");
@@ -32,7 +29,18 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
         } else {
             ""
         };
-        t.mnem.insert_str(5, m);
+        let at = name.len().min(t.mnem.len());
+        t.mnem.insert_str(at, m);
+    }
+    if name == "HMNMX2" {
+        t.remove("BF16_V2");
+        if ctx.bits(85, 1) == 1 {
+            let at = name.len().min(t.mnem.len());
+            t.mnem.insert_str(at, ".BF16_V2");
+        }
+    }
+    if t.has("BF16_V2") {
+        bf16_immediates(ctx, t);
     }
     // opcode 0x2..: every source is a register
     if ctx.bits(9, 3) != 1 {

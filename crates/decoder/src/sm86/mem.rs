@@ -13,6 +13,26 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
         scale(ctx, t);
     }
     semantics(ctx, t);
+    match ctx.inst() {
+        "LDGSTS" | "LD" | "LDG" | "ST" | "STG" => eviction_first(t, 0),
+        "ATOM" | "ATOMG" | "RED" => eviction_first(t, 1),
+        _ => {}
+    }
+}
+
+/// Loads, stores and `LDGSTS` print their eviction priority (`EF`, `EL`, `EU`, `LU`, `NA`) right
+/// after `.E` and `.BYPASS` (atomics: after the operation that follows them), before the
+/// cache-line, type, size and order suffixes (the learned suffix ranks place it later: the
+/// spellings were never seen together while probing). `skip`: suffixes kept before it.
+fn eviction_first(t: &mut Text, skip: usize) {
+    let mut parts: Vec<&str> = t.mnem.split('.').collect();
+    let Some(i) = parts.iter().skip(1).position(|p| matches!(*p, "EF" | "EL" | "EU" | "LU" | "NA")).map(|i| i + 1) else {
+        return;
+    };
+    let e = parts.remove(i);
+    let at = 1 + parts[1..].iter().take_while(|p| matches!(**p, "E" | "BYPASS") || p.starts_with("???")).count();
+    parts.insert((at + skip).min(parts.len()), e);
+    t.mnem = parts.join(".");
 }
 
 /// Memory-order and scope suffixes, bits 77-80 (measured per mnemonic on nvdisasm 12.8: loads
@@ -29,8 +49,8 @@ const SEM_STORE: [&str; 16] = [
     ".CONSTANT.SM.PRIVATE", ".MMIO.SYS", ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
 ];
 const SEM_LDGSTS: [&str; 16] = [
-    "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".CONSTANT", ".MMIO.CTA", "",
-    ".MMIO.CTA.PRIVATE", ".MMIO.SM", ".CONSTANT.SM", ".MMIO.VC", ".CONSTANT.SM.PRIVATE", ".MMIO.GPU",
+    "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".CONSTANT", ".MMIO.CTA",
+    ".GPU.PRIVATE", ".MMIO.CTA.PRIVATE", ".MMIO.SM", ".CONSTANT.SM", ".MMIO.VC", ".CONSTANT.SM.PRIVATE", ".MMIO.GPU",
     ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
 ];
 

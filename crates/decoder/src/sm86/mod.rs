@@ -30,10 +30,15 @@ pub fn rule_bits(name: &str) -> u128 {
         "IDP" => 0x1b << 73,            // IDP signs, 2A, HI
         "LDS" | "STS" => 3 << 78,     // address scale
         "ATOMS" => 3 << 78 | 3 << 87, // address scale, CAST.SPIN
-        "I2F" | "MUFU" => 3 << 60,    // source byte / half
+        "I2F" => 3 << 60,                      // source byte / half
+        "MUFU" => 3 << 60 | 0xf << 74,         // source half, operation
         "R2P" | "UR2UP" => 3 << 76,   // source byte
         "HFMA2" => 3 << 60 | 3 << 74 | 3 << 81 | 3 << 85 | 4, // swizzles, BF16_V2, MMA
-        "HADD2" | "HMUL2" | "HSETP2" | "HMNMX2" => 3 << 60 | 3 << 74, // swizzles
+        "TEX" | "TLD" | "TLD4" | "TXD" => 7 << 84 | 3 << 79, // eviction, F16 rounding
+        "HMNMX2" => 3 << 60 | 3 << 74 | 1 << 85,  // swizzles, BF16_V2
+        "HADD2" | "HMUL2" | "HSETP2" => 3 << 60 | 3 << 74, // swizzles
+        "LD" | "LDG" => 0xf << 77 | 0xf << 64, // memory semantics, inverted predicate
+        "IMMA" | "HMMA" | "DMMA" | "BMMA" => 0xf << 87, // inverted predicate
         _ if mem::sem_table(name).is_some() => 0xf << 77, // memory semantics
         _ => 0,
     }

@@ -3,7 +3,7 @@
 //! after a register destination (`IADD3 R9, PT, P6, ...` -> `IADD3 R9, P6, ...`, `LEA`, `LOP3`,
 //! `IMAD.HI`...; not `VOTE`, whose `PT` is printed), the leading predicate destination of some
 //! memory instructions and of `LOP3` (`LDG PT, R2, [..]` -> `LDG R2, [..]`), and `HFMA2`'s trailing
-//! predicate.
+//! predicate. Loads and matrix instructions store their trailing predicate inverted (7 - n).
 
 use crate::nvidia::{Ctx, Text};
 
@@ -46,5 +46,34 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
     }
     if name == "HFMA2" && t.ops.len() > 4 && t.ops.last().map(String::as_str) == Some("PT") {
         t.ops.pop();
+    }
+    // A trailing source predicate stored as 7 - n (0 = PT, then not printed): loads (bits
+    // 64-66) and the matrix instructions' uniform predicate (bits 87-89).
+    let inv = match name {
+        "LD" | "LDG" => Some(ctx.bits(64, 3)),
+        "IMMA" | "HMMA" | "DMMA" | "BMMA" => Some(ctx.bits(87, 3)),
+        _ => None,
+    };
+    if let Some(v) = inv {
+        inverted_last(t, 7 - v);
+    }
+}
+
+/// Re-numbers the last operand, a predicate, as `n` (7: `PT`, left out unless negated).
+fn inverted_last(t: &mut Text, n: u64) {
+    let Some(o) = t.ops.last() else { return };
+    if t.ops.len() < 3 || !is_pred(o) {
+        return;
+    }
+    let neg = o.starts_with('!');
+    let u = o.trim_start_matches('!').starts_with("UP");
+    if n == 7 && !neg {
+        t.ops.pop();
+        return;
+    }
+    let p = if u { "UP" } else { "P" };
+    let s = if n == 7 { format!("{}{p}T", if neg { "!" } else { "" }) } else { format!("{}{p}{n}", if neg { "!" } else { "" }) };
+    if let Some(o) = t.ops.last_mut() {
+        *o = s;
     }
 }
