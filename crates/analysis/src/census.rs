@@ -185,8 +185,10 @@ pub struct CfgSummary {
     pub error: Option<String>,
 }
 
-/// One shader (function symbol, or the whole input for a raw dump).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+/// One shader (function symbol, or the whole input for a raw dump). Its named [`Counts`] are
+/// built on demand ([`Shader::counts`], and when serialized): the totals need only the counts
+/// by table index.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shader {
     /// Symbol name.
     pub name: String,
@@ -202,17 +204,42 @@ pub struct Shader {
     pub wave_source: &'static str,
     /// CFG recovery.
     pub cfg: CfgSummary,
-    /// What it contains.
-    pub counts: Counts,
-    /// The same counts by table index, for the totals.
-    #[serde(skip)]
+    /// ISA of its code (names the counts).
+    isa: Isa,
+    /// What it contains, by table index (named by [`Shader::counts`]).
     raw: Raw,
     /// AMD: the wave size the instructions show (exec written by 32- or 64-bit ops only).
-    #[serde(skip)]
     inst_wave: Option<WaveSize>,
 }
 
+impl Serialize for Shader {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("Shader", 8)?;
+        m.serialize_field("name", &self.name)?;
+        m.serialize_field("section", &self.section)?;
+        m.serialize_field("start", &self.start)?;
+        m.serialize_field("size", &self.size)?;
+        m.serialize_field("wave", self.wave)?;
+        m.serialize_field("wave_source", self.wave_source)?;
+        m.serialize_field("cfg", &self.cfg)?;
+        m.serialize_field("counts", &self.counts())?;
+        m.end()
+    }
+}
+
 impl Shader {
+    /// What it contains, named (built on each call; cheap for a few shaders, so callers that
+    /// need them repeatedly keep the result).
+    pub fn counts(&self) -> Counts {
+        name_counts(self.isa, &self.raw)
+    }
+
+    /// Instructions counted (without naming the other counts).
+    pub fn instructions(&self) -> u64 {
+        self.raw.instructions
+    }
+
     /// AMD: the wave size the instructions alone show (`*_saveexec_b32` or a 32-bit op writing
     /// `exec_lo` -> 32; the 64-bit forms -> 64), whatever `wave` says; None when they show none
     /// or both.
@@ -655,7 +682,6 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
     raw.descriptors.sort_unstable();
     raw.cbuf_banks.sort_unstable();
     raw.rounding.sort_unstable();
-    let counts = name_counts(isa, &raw);
     Shader {
         name: f.name.clone(),
         section: s.name.clone(),
@@ -664,7 +690,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
         wave,
         wave_source,
         cfg: summary,
-        counts,
+        isa,
         raw,
         inst_wave,
     }
