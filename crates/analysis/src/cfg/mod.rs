@@ -288,6 +288,12 @@ pub(crate) trait Family {
     const UNIT: u64;
     /// Decodes the instruction at `addr`.
     fn decode(code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError>;
+    /// Decodes the function front to back as far as it decodes, appending to `out` (the
+    /// walk then looks instructions up there and decodes only what this missed); false when
+    /// the family has no batch decoder.
+    fn decode_run(_code: &Code<'_>, _out: &mut Vec<Decoded>) -> bool {
+        false
+    }
     /// Address of the instruction after the one at `addr`.
     fn next(addr: u64, d: &Decoded) -> u64;
     /// Classifies the instruction at `addr`.
@@ -399,6 +405,9 @@ struct Scratch {
     work: Vec<(u64, Stack)>,
     leaders: Vec<bool>,
     sequential: Vec<bool>,
+    /// [`Family::decode_run`]'s instructions and, per slot, the index of the one there.
+    pre: Vec<Decoded>,
+    pre_at: Vec<u32>,
 }
 
 thread_local! {
@@ -452,6 +461,24 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
     if F::UNIT == 8 && entry.is_multiple_of(32) {
         entry += 8; // Maxwell: the first bundle's control word
     }
+    // Decode the whole function once in a batch; the walk takes its instructions from there.
+    let pre = &mut sc.pre;
+    pre.clear();
+    let pre_at = &mut sc.pre_at;
+    pre_at.clear();
+    if F::decode_run(code, pre) {
+        pre_at.resize(slots, NONE);
+        let mut off = 0u64;
+        for (i, d) in pre.iter().enumerate() {
+            if off % F::UNIT == 0 {
+                if let Some(p) = pre_at.get_mut((off / F::UNIT) as usize) {
+                    *p = i as u32;
+                }
+            }
+            off += d.len as u64;
+        }
+    }
+    let (pre, pre_at) = (&*pre, &*pre_at);
     let work = &mut sc.work;
     work.clear();
     work.push((entry, Vec::new()));
@@ -468,10 +495,14 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                 if addr >= code.end || addr < code.start {
                     return Err(CfgError::FallsOffEnd { isa: code.isa, addr });
                 }
-                let d = F::decode(code, addr)?;
+                let k = ((addr - code.start) / F::UNIT) as usize;
+                let at = if (addr - code.start) % F::UNIT == 0 { pre_at.get(k).copied().unwrap_or(NONE) } else { NONE };
+                let d = match pre.get(at as usize) {
+                    Some(d) => *d,
+                    None => F::decode(code, addr)?,
+                };
                 let flow = F::flow(code, addr, &d);
                 let idx = w.insts.len();
-                let k = ((addr - code.start) / F::UNIT) as usize;
                 w.slot[k] = idx as u32;
                 stacks.push(intern(pool, &stack));
                 let next = F::next(addr, &d);
