@@ -647,6 +647,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
                     flow_features(&mut acc, flow);
                 }
             }
+            cfg::recycle(g);
         }
         Err(e) => {
             summary.error = Some(e.to_string());
