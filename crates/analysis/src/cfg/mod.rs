@@ -495,7 +495,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
         pre_at.resize(slots, NONE);
         let mut off = 0u64;
         for (i, d) in pre.iter().enumerate() {
-            if off % F::UNIT == 0 {
+            if off.is_multiple_of(F::UNIT) {
                 if let Some(p) = pre_at.get_mut((off / F::UNIT) as usize) {
                     *p = i as u32;
                 }
@@ -521,7 +521,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                     return Err(CfgError::FallsOffEnd { isa: code.isa, addr });
                 }
                 let k = ((addr - code.start) / F::UNIT) as usize;
-                let at = if (addr - code.start) % F::UNIT == 0 { pre_at.get(k).copied().unwrap_or(NONE) } else { NONE };
+                let at = if (addr - code.start).is_multiple_of(F::UNIT) { pre_at.get(k).copied().unwrap_or(NONE) } else { NONE };
                 let d = match pre.get(at as usize) {
                     Some(d) => *d,
                     None => F::decode(code, addr)?,
