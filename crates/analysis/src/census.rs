@@ -1640,6 +1640,37 @@ fn export_name(t: u32) -> Cow<'static, str> {
 /// (table index, count) pairs in the order of `rank` (each index's opcode-name rank), then
 /// index: the opcode histogram is then one pass.
 fn runs(v: &[u16], rank: &[u16]) -> Vec<(u16, u64)> {
+    thread_local! {
+        /// Per-thread counts by table index (all zero between calls) and the indices seen.
+        static COUNT: std::cell::RefCell<(Vec<u32>, Vec<u32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+    }
+    COUNT.with(|c| {
+        let Ok(mut c) = c.try_borrow_mut() else { return runs_sorted(v, rank) };
+        let (count, keys) = &mut *c;
+        keys.clear();
+        for &i in v {
+            let i = i as usize;
+            if i >= count.len() {
+                count.resize(i + 1, 0);
+            }
+            if count[i] == 0 {
+                keys.push((rank.get(i).copied().unwrap_or(0) as u32) << 16 | i as u32);
+            }
+            count[i] += 1;
+        }
+        keys.sort_unstable();
+        keys.iter()
+            .map(|&k| {
+                let i = k as u16;
+                let n = std::mem::take(&mut count[i as usize]);
+                (i, n as u64)
+            })
+            .collect()
+    })
+}
+
+/// [`runs`] by sorting every instruction's key (the same result, without the per-thread counts).
+fn runs_sorted(v: &[u16], rank: &[u16]) -> Vec<(u16, u64)> {
     let mut keys: Vec<u32> = v.iter().map(|&i| (rank.get(i as usize).copied().unwrap_or(0) as u32) << 16 | i as u32).collect();
     keys.sort_unstable();
     let mut out: Vec<(u16, u64)> = Vec::new();
@@ -1751,6 +1782,18 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
 
 #[cfg(test)]
 mod tests {
+    use super::{runs, runs_sorted};
+
+    #[test]
+    fn runs_by_counting_equal_runs_by_sorting() {
+        let rank: Vec<u16> = (0..40u16).map(|i| (i * 7) % 13).collect();
+        let v: Vec<u16> = (0..200u32).map(|k| ((k * 31 + k / 3) % 45) as u16).collect();
+        for n in [0, 1, 2, 35, 200] {
+            assert_eq!(runs(&v[..n], &rank), runs_sorted(&v[..n], &rank));
+            assert_eq!(runs(&v[..n], &rank), runs_sorted(&v[..n], &rank));
+        }
+    }
+
     #[test]
     fn feature_names_are_sorted_and_unique() {
         assert!(super::FEATURES.windows(2).all(|w| w[0] < w[1]));
