@@ -185,8 +185,10 @@ pub struct CfgSummary {
     pub error: Option<String>,
 }
 
-/// One shader (function symbol, or the whole input for a raw dump).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+/// One shader (function symbol, or the whole input for a raw dump). Its named [`Counts`] are
+/// built on demand ([`Shader::counts`], and when serialized): the totals need only the counts
+/// by table index.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shader {
     /// Symbol name.
     pub name: String,
@@ -202,17 +204,42 @@ pub struct Shader {
     pub wave_source: &'static str,
     /// CFG recovery.
     pub cfg: CfgSummary,
-    /// What it contains.
-    pub counts: Counts,
-    /// The same counts by table index, for the totals.
-    #[serde(skip)]
+    /// ISA of its code (names the counts).
+    isa: Isa,
+    /// What it contains, by table index (named by [`Shader::counts`]).
     raw: Raw,
     /// AMD: the wave size the instructions show (exec written by 32- or 64-bit ops only).
-    #[serde(skip)]
     inst_wave: Option<WaveSize>,
 }
 
+impl Serialize for Shader {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("Shader", 8)?;
+        m.serialize_field("name", &self.name)?;
+        m.serialize_field("section", &self.section)?;
+        m.serialize_field("start", &self.start)?;
+        m.serialize_field("size", &self.size)?;
+        m.serialize_field("wave", self.wave)?;
+        m.serialize_field("wave_source", self.wave_source)?;
+        m.serialize_field("cfg", &self.cfg)?;
+        m.serialize_field("counts", &self.counts())?;
+        m.end()
+    }
+}
+
 impl Shader {
+    /// What it contains, named (built on each call; cheap for a few shaders, so callers that
+    /// need them repeatedly keep the result).
+    pub fn counts(&self) -> Counts {
+        name_counts(self.isa, &self.raw)
+    }
+
+    /// Instructions counted (without naming the other counts).
+    pub fn instructions(&self) -> u64 {
+        self.raw.instructions
+    }
+
     /// AMD: the wave size the instructions alone show (`*_saveexec_b32` or a 32-bit op writing
     /// `exec_lo` -> 32; the 64-bit forms -> 64), whatever `wave` says; None when they show none
     /// or both.
@@ -620,6 +647,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
                     flow_features(&mut acc, flow);
                 }
             }
+            cfg::recycle(g);
         }
         Err(e) => {
             summary.error = Some(e.to_string());
@@ -655,7 +683,6 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
     raw.descriptors.sort_unstable();
     raw.cbuf_banks.sort_unstable();
     raw.rounding.sort_unstable();
-    let counts = name_counts(isa, &raw);
     Shader {
         name: f.name.clone(),
         section: s.name.clone(),
@@ -664,7 +691,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
         wave,
         wave_source,
         cfg: summary,
-        counts,
+        isa,
         raw,
         inst_wave,
     }
@@ -1613,6 +1640,37 @@ fn export_name(t: u32) -> Cow<'static, str> {
 /// (table index, count) pairs in the order of `rank` (each index's opcode-name rank), then
 /// index: the opcode histogram is then one pass.
 fn runs(v: &[u16], rank: &[u16]) -> Vec<(u16, u64)> {
+    thread_local! {
+        /// Per-thread counts by table index (all zero between calls) and the indices seen.
+        static COUNT: std::cell::RefCell<(Vec<u32>, Vec<u32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+    }
+    COUNT.with(|c| {
+        let Ok(mut c) = c.try_borrow_mut() else { return runs_sorted(v, rank) };
+        let (count, keys) = &mut *c;
+        keys.clear();
+        for &i in v {
+            let i = i as usize;
+            if i >= count.len() {
+                count.resize(i + 1, 0);
+            }
+            if count[i] == 0 {
+                keys.push((rank.get(i).copied().unwrap_or(0) as u32) << 16 | i as u32);
+            }
+            count[i] += 1;
+        }
+        keys.sort_unstable();
+        keys.iter()
+            .map(|&k| {
+                let i = k as u16;
+                let n = std::mem::take(&mut count[i as usize]);
+                (i, n as u64)
+            })
+            .collect()
+    })
+}
+
+/// [`runs`] by sorting every instruction's key (the same result, without the per-thread counts).
+fn runs_sorted(v: &[u16], rank: &[u16]) -> Vec<(u16, u64)> {
     let mut keys: Vec<u32> = v.iter().map(|&i| (rank.get(i as usize).copied().unwrap_or(0) as u32) << 16 | i as u32).collect();
     keys.sort_unstable();
     let mut out: Vec<(u16, u64)> = Vec::new();
@@ -1724,6 +1782,18 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
 
 #[cfg(test)]
 mod tests {
+    use super::{runs, runs_sorted};
+
+    #[test]
+    fn runs_by_counting_equal_runs_by_sorting() {
+        let rank: Vec<u16> = (0..40u16).map(|i| (i * 7) % 13).collect();
+        let v: Vec<u16> = (0..200u32).map(|k| ((k * 31 + k / 3) % 45) as u16).collect();
+        for n in [0, 1, 2, 35, 200] {
+            assert_eq!(runs(&v[..n], &rank), runs_sorted(&v[..n], &rank));
+            assert_eq!(runs(&v[..n], &rank), runs_sorted(&v[..n], &rank));
+        }
+    }
+
     #[test]
     fn feature_names_are_sorted_and_unique() {
         assert!(super::FEATURES.windows(2).all(|w| w[0] < w[1]));

@@ -13,7 +13,7 @@ fn shader(file: &str, name: &str) -> Shader {
 }
 
 fn origins(s: &Shader) -> Vec<(String, u64)> {
-    s.counts.descriptor_origins.iter().map(|(k, n)| (k.to_string(), n)).collect()
+    s.counts().descriptor_origins.iter().map(|(k, n)| (k.to_string(), n)).collect()
 }
 
 fn pairs(v: &[(&str, u64)]) -> Vec<(String, u64)> {
@@ -91,7 +91,7 @@ fn scratch_descriptor_patched_in_place_and_across_calls() {
         ])
     );
     // The register-only view is unchanged.
-    assert_eq!(s.counts.descriptor_sources.get("buffer.rsrc s[0:3]"), Some(22));
+    assert_eq!(s.counts().descriptor_sources.get("buffer.rsrc s[0:3]"), Some(22));
 }
 
 /// fixtures/amd/cfg/desc_call.dis: `s_load_dwordx4 s[64:67], s[4:5], null` at 0x0 and
@@ -114,6 +114,6 @@ fn origins_across_a_call_and_an_indexed_move() {
             ("buffer.rsrc s[24:27] <- s_movreld_b32", 1),
         ])
     );
-    assert_eq!(s.counts.features.get("movrel"), Some(1));
+    assert_eq!(s.counts().features.get("movrel"), Some(1));
     assert_eq!(s.cfg.calls.get("direct"), Some(1));
 }

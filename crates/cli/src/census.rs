@@ -113,7 +113,7 @@ pub fn table(c: &Census) -> String {
             continue;
         }
         for sh in &f.shaders {
-            let feats: Vec<String> = top(&sh.counts.features, 4).iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            let feats: Vec<String> = top(&sh.counts().features, 4).iter().map(|(k, v)| format!("{k}:{v}")).collect();
             let mut name = sh.name.clone();
             if name.len() > 28 {
                 name.truncate(27);
@@ -124,7 +124,7 @@ pub fn table(c: &Census) -> String {
                 "{file:<34} {name:<28} {:<8} {:<7} {:>7} {:>6} {:>6}  {}{}",
                 f.isa.as_deref().unwrap_or(""),
                 sh.wave,
-                sh.counts.instructions,
+                sh.instructions(),
                 sh.cfg.blocks,
                 sh.cfg.edges,
                 feats.join(" "),
@@ -199,8 +199,9 @@ pub fn html(c: &Census) -> String {
         let file = Path::new(&f.path).file_name().map(|x| x.to_string_lossy().into_owned()).unwrap_or_default();
         for sh in &f.shaders {
             let _ = write!(s, "<tr><td>{} {}</td>", esc(&file), esc(&sh.name));
+            let counts = sh.counts();
             for k in &feats {
-                match sh.counts.features.get(k) {
+                match counts.features.get(k) {
                     Some(v) => {
                         let _ = write!(s, "<td class=\"on\">{v}</td>");
                     }

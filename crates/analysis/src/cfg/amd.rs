@@ -157,6 +157,16 @@ impl Family for Amd {
         Ok(if code.isa == Isa::Gfx1201 { GFX12.decode_inst(b, addr) } else { GFX10.decode_inst(b, addr) }?)
     }
 
+    fn decode_run(code: &Code<'_>, out: &mut Vec<Decoded>) -> bool {
+        let b = code.bytes_at(code.start);
+        if code.isa == Isa::Gfx1201 {
+            GFX12.decode_block_inst(b, code.start, out);
+        } else {
+            GFX10.decode_block_inst(b, code.start, out);
+        }
+        true
+    }
+
     fn next(addr: u64, d: &Decoded) -> u64 {
         addr + d.len as u64
     }

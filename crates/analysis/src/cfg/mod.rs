@@ -288,6 +288,12 @@ pub(crate) trait Family {
     const UNIT: u64;
     /// Decodes the instruction at `addr`.
     fn decode(code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError>;
+    /// Decodes the function front to back as far as it decodes, appending to `out` (the
+    /// walk then looks instructions up there and decodes only what this missed); false when
+    /// the family has no batch decoder.
+    fn decode_run(_code: &Code<'_>, _out: &mut Vec<Decoded>) -> bool {
+        false
+    }
     /// Address of the instruction after the one at `addr`.
     fn next(addr: u64, d: &Decoded) -> u64;
     /// Classifies the instruction at `addr`.
@@ -399,10 +405,33 @@ struct Scratch {
     work: Vec<(u64, Stack)>,
     leaders: Vec<bool>,
     sequential: Vec<bool>,
+    /// [`Family::decode_run`]'s instructions and, per slot, the index of the one there.
+    pre: Vec<Decoded>,
+    pre_at: Vec<u32>,
+    /// Buffers of a [`Cfg`] handed back by [`recycle`], reused for the next one.
+    insts: Vec<(u64, Decoded, Flow)>,
+    blocks: Vec<Block>,
+    edges: Vec<(usize, usize, EdgeKind)>,
+    calls: Vec<Call>,
+    data: Vec<(u64, u64)>,
 }
 
 thread_local! {
     static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Hands a [`Cfg`] that is no longer needed back to this thread's buffers, so that the next
+/// [`recover`] on this thread reuses its vectors instead of allocating new ones.
+pub fn recycle(g: Cfg) {
+    let mut sc = SCRATCH.with(|c| c.take()).unwrap_or_default();
+    let Cfg { mut insts, mut blocks, mut edges, mut calls, mut data, .. } = g;
+    insts.clear();
+    blocks.clear();
+    edges.clear();
+    calls.clear();
+    data.clear();
+    (sc.insts, sc.blocks, sc.edges, sc.calls, sc.data) = (insts, blocks, edges, calls, data);
+    SCRATCH.with(|c| c.set(Some(sc)));
 }
 
 fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
@@ -427,7 +456,12 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
         slot,
         target_slot,
         targets: Vec::new(),
-        insts: Vec::with_capacity(slots.min(1 << 16)),
+        insts: {
+            let mut v = std::mem::take(&mut sc.insts);
+            v.clear();
+            v.reserve(slots.min(1 << 16));
+            v
+        },
         pops: Vec::new(),
     };
     // Reconvergence stacks, interned: `stacks[i]` is the index into `pool` of instruction i's.
@@ -452,6 +486,24 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
     if F::UNIT == 8 && entry.is_multiple_of(32) {
         entry += 8; // Maxwell: the first bundle's control word
     }
+    // Decode the whole function once in a batch; the walk takes its instructions from there.
+    let pre = &mut sc.pre;
+    pre.clear();
+    let pre_at = &mut sc.pre_at;
+    pre_at.clear();
+    if F::decode_run(code, pre) {
+        pre_at.resize(slots, NONE);
+        let mut off = 0u64;
+        for (i, d) in pre.iter().enumerate() {
+            if off.is_multiple_of(F::UNIT) {
+                if let Some(p) = pre_at.get_mut((off / F::UNIT) as usize) {
+                    *p = i as u32;
+                }
+            }
+            off += d.len as u64;
+        }
+    }
+    let (pre, pre_at) = (&*pre, &*pre_at);
     let work = &mut sc.work;
     work.clear();
     work.push((entry, Vec::new()));
@@ -468,10 +520,14 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                 if addr >= code.end || addr < code.start {
                     return Err(CfgError::FallsOffEnd { isa: code.isa, addr });
                 }
-                let d = F::decode(code, addr)?;
+                let k = ((addr - code.start) / F::UNIT) as usize;
+                let at = if (addr - code.start).is_multiple_of(F::UNIT) { pre_at.get(k).copied().unwrap_or(NONE) } else { NONE };
+                let d = match pre.get(at as usize) {
+                    Some(d) => *d,
+                    None => F::decode(code, addr)?,
+                };
                 let flow = F::flow(code, addr, &d);
                 let idx = w.insts.len();
-                let k = ((addr - code.start) / F::UNIT) as usize;
                 w.slot[k] = idx as u32;
                 stacks.push(intern(pool, &stack));
                 let next = F::next(addr, &d);
@@ -573,7 +629,8 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
         }
     }
     // Calls: resolve pending targets.
-    let mut calls = Vec::new();
+    let mut calls = std::mem::take(&mut sc.calls);
+    calls.clear();
     for i in 0..w.insts.len() {
         let addr = w.insts[i].0;
         match &w.insts[i].2 {
@@ -644,7 +701,9 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
     }
     // Reconvergence points (BSSY targets that are reached) also start blocks: in jump_targets.
     let n_blocks = leaders[..insts.len()].iter().filter(|&&l| l).count();
-    let mut blocks = Vec::with_capacity(n_blocks);
+    let mut blocks = std::mem::take(&mut sc.blocks);
+    blocks.clear();
+    blocks.reserve(n_blocks);
     let mut s = 0;
     for i in 1..=insts.len() {
         if i == insts.len() || leaders[i] {
@@ -653,7 +712,9 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
         }
     }
     let block_of = |a: u64| blocks.binary_search_by_key(&a, |b: &Block| b.start).ok();
-    let mut edges = Vec::with_capacity(blocks.len() + 1);
+    let mut edges = std::mem::take(&mut sc.edges);
+    edges.clear();
+    edges.reserve(blocks.len() + 1);
     for (k, b) in blocks.iter().enumerate() {
         let li = b.end - 1;
         let (a, d, flow) = &insts[li];
@@ -709,7 +770,8 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
     sc.leaders = leaders;
     sc.sequential = sequential;
     // Data: the function's bytes no instruction covers.
-    let mut data = Vec::new();
+    let mut data = std::mem::take(&mut sc.data);
+    data.clear();
     let mut cur = code.start;
     for (a, d, _) in &insts {
         let lo = if code.isa == Isa::Sm50 && a % 32 == 8 { a - 8 } else { *a };
