@@ -8,7 +8,6 @@ pub mod symbols;
 
 use crate::spec::{Encoding, Field, InstEncoding, Tables};
 use crate::{gfx10, gfx12, Decoded, DecodeError, Isa, IsaPlugin, MAX_WORDS};
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::BuildHasherDefault;
@@ -68,17 +67,17 @@ struct Facts {
     /// once filled). Read through [`Facts::top`].
     top: Box<[AtomicU32; 1 << 16]>,
     /// Per dispatch key (`Tables::key_lo`, `key_bits`): the root entry.
-    root: Cow<'static, [u32]>,
+    root: &'static [u32],
     /// Inner nodes.
-    nodes: Cow<'static, [Node]>,
+    nodes: &'static [Node],
     /// Child entries of the nodes.
-    entries: Cow<'static, [u32]>,
+    entries: &'static [u32],
     /// Value -> class tables of nodes that read bits most values of which decide alike.
-    classes: Cow<'static, [u16]>,
+    classes: &'static [u16],
     /// Per encoding: index of its NSA field, when it has one.
-    nsa: Cow<'static, [Option<usize>]>,
+    nsa: &'static [Option<usize>],
     /// Per instruction encoding: how it may carry a literal dword.
-    literal: Cow<'static, [Literal]>,
+    literal: &'static [Literal],
     /// The distinct sets of literal-selecting source fields within the first two words; a
     /// leaf names its set (0: none).
     lit: [LitFields; 16],
@@ -423,12 +422,12 @@ impl<Op: Generation> Amd<Op> {
             if self.uses_prebuilt() {
                 Facts {
                     top: new_top(),
-                    root: Cow::Borrowed(p.root),
-                    nodes: Cow::Borrowed(p.nodes),
-                    entries: Cow::Borrowed(p.entries),
-                    classes: Cow::Borrowed(p.classes),
-                    nsa: Cow::Borrowed(p.nsa),
-                    literal: Cow::Borrowed(p.literal),
+                    root: p.root,
+                    nodes: p.nodes,
+                    entries: p.entries,
+                    classes: p.classes,
+                    nsa: p.nsa,
+                    literal: p.literal,
                     lit: p.lit,
                 }
             } else {
@@ -548,12 +547,13 @@ impl<Op: Generation> Amd<Op> {
             Facts {
                 lit,
                 top: new_top(),
-                root: root.into(),
-                nodes: b.nodes.into(),
-                entries: b.entries.into(),
-                classes: b.classes.into(),
-                literal: literal.into(),
-                nsa: nsa.into(),
+                // Built once per process when the checked-in tree is stale: kept for its life.
+                root: root.leak(),
+                nodes: b.nodes.leak(),
+                entries: b.entries.leak(),
+                classes: b.classes.leak(),
+                literal: literal.leak(),
+                nsa: nsa.leak(),
             }
         }
     }
@@ -566,7 +566,8 @@ impl<Op: Generation> Amd<Op> {
     }
 
     /// Rust source of this ISA's decision tree and literal facts, for
-    /// `src/generated/<gen>_tree.rs` (always worked out afresh, never read from that file).
+    /// `src/generated/<gen>_tree.rs` (always worked out afresh, never read from that file; the
+    /// tables it builds stay allocated: a generation tool, not for repeated use).
     #[doc(hidden)]
     pub fn tree_source(&self) -> String {
         let f = self.build_facts();
