@@ -1,13 +1,15 @@
 //! Decode, print and re-encode arbitrary bytes as sm50 (whole sections and single instructions):
 //! nothing may panic, and encoding keeps every bit outside the don't-care bits.
 #![no_main]
-use isabridge_decoder::{disasm::disassemble, Isa};
+use isabridge_decoder::{disasm, disasm::disassemble, Isa};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let p = Isa::Sm50.plugin();
     let mut n = 0usize;
     let _ = disassemble(p, data, 0, "raw", &[], |l| n += l.text.len());
+    let mut text = Vec::new();
+    let _ = disasm::listing(p, data, 0, "raw", &[], &mut |b| text.extend_from_slice(b));
     if let Ok(d) = p.decode(data, 0) {
         let mut s = String::new();
         p.print(&d, 0, &mut s);
