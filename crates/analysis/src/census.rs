@@ -192,8 +192,8 @@ pub struct CfgSummary {
 pub struct Shader {
     /// Symbol name.
     pub name: String,
-    /// Code section.
-    pub section: String,
+    /// Code section (shared by the shaders of one section).
+    pub section: std::sync::Arc<str>,
     /// Address of its first byte.
     pub start: u64,
     /// Size in bytes.
@@ -217,7 +217,7 @@ impl Serialize for Shader {
         use serde::ser::SerializeStruct;
         let mut m = s.serialize_struct("Shader", 8)?;
         m.serialize_field("name", &self.name)?;
-        m.serialize_field("section", &self.section)?;
+        m.serialize_field("section", &*self.section)?;
         m.serialize_field("start", &self.start)?;
         m.serialize_field("size", &self.size)?;
         m.serialize_field("wave", self.wave)?;
@@ -332,12 +332,18 @@ pub fn census_program(path: &str, p: &Program) -> FileCensus {
 /// in (in the order of `p`'s sections and functions).
 fn census_program_with(path: &str, p: &Program, names: bool) -> FileCensus {
     use rayon::prelude::*;
-    let work: Vec<(&load::Section, &load::Function)> =
-        p.sections.iter().flat_map(|s| s.functions.iter().map(move |f| (s, f))).collect();
+    // Each section's name once, shared by its shaders.
+    let section_names: Vec<std::sync::Arc<str>> = p.sections.iter().map(|s| std::sync::Arc::from(s.name.as_str())).collect();
+    let work: Vec<(&load::Section, &load::Function, &std::sync::Arc<str>)> = p
+        .sections
+        .iter()
+        .zip(&section_names)
+        .flat_map(|(s, n)| s.functions.iter().map(move |f| (s, f, n)))
+        .collect();
     let shaders = if work.len() > 1 {
-        work.par_iter().with_min_len(8).map(|(s, f)| shader(p, s, f, names)).collect()
+        work.par_iter().with_min_len(8).map(|(s, f, n)| shader(p, s, f, n, names)).collect()
     } else {
-        work.iter().map(|(s, f)| shader(p, s, f, names)).collect()
+        work.iter().map(|(s, f, n)| shader(p, s, f, n, names)).collect()
     };
     FileCensus { path: path.into(), isa: Some(p.isa.name().into()), error: None, shaders }
 }
@@ -607,7 +613,7 @@ struct Acc {
     desc_uses: Vec<(usize, DescKey)>,
 }
 
-fn shader(p: &Program, s: &load::Section, f: &load::Function, name: bool) -> Shader {
+fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::sync::Arc<str>, name: bool) -> Shader {
     let isa = p.isa;
     let unit = if isa == Isa::Gfx1013 || isa == Isa::Gfx1201 { 6 } else { 16 };
     thread_local! {
@@ -707,7 +713,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function, name: bool) -> Sha
     raw.rounding.sort_unstable();
     Shader {
         name: if name { f.name.clone() } else { String::new() },
-        section: s.name.clone(),
+        section: section.clone(),
         start: f.start,
         size: f.end - f.start,
         wave,
