@@ -1525,7 +1525,8 @@ fn reg_scale(f: &Option<Field>) -> u64 {
 struct NvFormFacts {
     /// Uniform-register fields and their "none" value.
     uniform: Vec<(usize, u64)>,
-    cbuf: bool,
+    /// The constant-bank operand's bank field ([`crate::nv::cbuf_bank_field`]).
+    cbuf: Option<Option<usize>>,
     rounding: Vec<usize>,
     /// Feature of a control-flow instruction (`cf.bra`).
     cf: Option<usize>,
@@ -1577,7 +1578,7 @@ fn nv_tab(isa: Isa) -> &'static NvTab {
                             _ => None,
                         })
                         .collect(),
-                    cbuf: f.syntax.iter().any(|p| matches!(p, isabridge_decoder::spec::NvPiece::Lit(s) if s.contains("c[") || s.contains("cx["))),
+                    cbuf: crate::nv::cbuf_bank_field(f),
                     rounding: f
                         .fields
                         .iter()
@@ -1622,10 +1623,9 @@ fn nv_inst(acc: &mut Acc, tab: &NvTab, d: &Decoded) {
     if ff.uniform.iter().any(|&(k, none)| inf.form.fields[k].get(inf.w) != none) {
         acc.raw.features[F_UNIFORM] += 1;
     }
-    if ff.cbuf {
-        if let Some(c) = inf.cbuf() {
-            bump_small(&mut acc.raw.cbuf_banks, c.bank);
-        }
+    if let Some(bank) = ff.cbuf {
+        // What `inf.cbuf()` gives as the bank, from the field found once per form.
+        bump_small(&mut acc.raw.cbuf_banks, bank.map(|k| inf.form.fields[k].get(inf.w) as u32));
     }
     for &k in &ff.rounding {
         let f = &inf.form.fields[k];
