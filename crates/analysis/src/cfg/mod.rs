@@ -732,6 +732,8 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
     edges.clear();
     edges.reserve(blocks.len() + 1);
     for (k, b) in blocks.iter().enumerate() {
+        // Edges leave blocks in block order: sorting each block's few edges sorts them all.
+        let first_edge = edges.len();
         let li = b.end - 1;
         let (a, d, flow) = &insts[li];
         let pop = &pop_of(li);
@@ -780,8 +782,10 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
             }
             Flow::Deferred | Flow::Invalid(_) => {}
         }
+        if edges.len() - first_edge > 1 {
+            edges[first_edge..].sort_unstable();
+        }
     }
-    edges.sort();
     edges.dedup();
     sc.leaders = leaders;
     sc.sequential = sequential;
