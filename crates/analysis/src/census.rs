@@ -192,8 +192,8 @@ pub struct CfgSummary {
 pub struct Shader {
     /// Symbol name.
     pub name: String,
-    /// Code section.
-    pub section: String,
+    /// Code section (shared by the shaders of one section).
+    pub section: std::sync::Arc<str>,
     /// Address of its first byte.
     pub start: u64,
     /// Size in bytes.
@@ -217,7 +217,7 @@ impl Serialize for Shader {
         use serde::ser::SerializeStruct;
         let mut m = s.serialize_struct("Shader", 8)?;
         m.serialize_field("name", &self.name)?;
-        m.serialize_field("section", &self.section)?;
+        m.serialize_field("section", &*self.section)?;
         m.serialize_field("start", &self.start)?;
         m.serialize_field("size", &self.size)?;
         m.serialize_field("wave", self.wave)?;
@@ -309,7 +309,15 @@ impl Census {
 /// Takes the census of one input's bytes. `path` is only recorded.
 pub fn census_bytes(path: &str, bytes: &[u8], raw_isa: Option<Isa>) -> FileCensus {
     match load::load(bytes, raw_isa) {
-        Ok(p) => census_program(path, &p),
+        Ok(mut p) => {
+            // The program is ours: its symbol names move into the shaders instead of being copied.
+            let mut fc = census_program_with(path, &p, false);
+            let mut names = p.sections.iter_mut().flat_map(|s| s.functions.iter_mut().map(|f| std::mem::take(&mut f.name)));
+            for (sh, n) in fc.shaders.iter_mut().zip(&mut names) {
+                sh.name = n;
+            }
+            fc
+        }
         Err(e) => FileCensus { path: path.into(), isa: None, error: Some(e.to_string()), shaders: Vec::new() },
     }
 }
@@ -317,13 +325,25 @@ pub fn census_bytes(path: &str, bytes: &[u8], raw_isa: Option<Isa>) -> FileCensu
 /// Takes the census of a loaded program; its functions run in parallel on the current rayon
 /// pool (a file of many functions is not one long serial task), in address order in the result.
 pub fn census_program(path: &str, p: &Program) -> FileCensus {
+    census_program_with(path, p, true)
+}
+
+/// [`census_program`]; without `names`, the shaders' names are left empty for the caller to fill
+/// in (in the order of `p`'s sections and functions).
+fn census_program_with(path: &str, p: &Program, names: bool) -> FileCensus {
     use rayon::prelude::*;
-    let work: Vec<(&load::Section, &load::Function)> =
-        p.sections.iter().flat_map(|s| s.functions.iter().map(move |f| (s, f))).collect();
+    // Each section's name once, shared by its shaders.
+    let section_names: Vec<std::sync::Arc<str>> = p.sections.iter().map(|s| std::sync::Arc::from(s.name.as_str())).collect();
+    let work: Vec<(&load::Section, &load::Function, &std::sync::Arc<str>)> = p
+        .sections
+        .iter()
+        .zip(&section_names)
+        .flat_map(|(s, n)| s.functions.iter().map(move |f| (s, f, n)))
+        .collect();
     let shaders = if work.len() > 1 {
-        work.par_iter().with_min_len(8).map(|(s, f)| shader(p, s, f)).collect()
+        work.par_iter().with_min_len(8).map(|(s, f, n)| shader(p, s, f, n, names)).collect()
     } else {
-        work.iter().map(|(s, f)| shader(p, s, f)).collect()
+        work.iter().map(|(s, f, n)| shader(p, s, f, n, names)).collect()
     };
     FileCensus { path: path.into(), isa: Some(p.isa.name().into()), error: None, shaders }
 }
@@ -593,12 +613,19 @@ struct Acc {
     desc_uses: Vec<(usize, DescKey)>,
 }
 
-fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
+fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::sync::Arc<str>, name: bool) -> Shader {
     let isa = p.isa;
     let unit = if isa == Isa::Gfx1013 || isa == Isa::Gfx1201 { 6 } else { 16 };
+    thread_local! {
+        /// A finished shader's `by_index` buffer, for the next shader on this thread.
+        static BY_INDEX: std::cell::Cell<Vec<u16>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut by_index = BY_INDEX.with(|c| c.take());
+    by_index.clear();
+    by_index.reserve(((f.end - f.start) / unit) as usize);
     let mut acc = Acc {
         isa,
-        by_index: Vec::with_capacity(((f.end - f.start) / unit) as usize),
+        by_index,
         raw: Raw::default(),
         w32: 0,
         w64: 0,
@@ -677,6 +704,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
     let mut raw = acc.raw;
     let op_rank = if matches!(isa, Isa::Gfx1013 | Isa::Gfx1201) { &amd_tab(isa).opcodes.rank } else { &nv_tab(isa).opcodes.rank };
     raw.runs = runs(&acc.by_index, op_rank);
+    BY_INDEX.with(|c| c.set(acc.by_index));
     raw.op_order = true;
     raw.export_targets.sort_unstable();
     raw.interp.sort_unstable();
@@ -684,8 +712,8 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function) -> Shader {
     raw.cbuf_banks.sort_unstable();
     raw.rounding.sort_unstable();
     Shader {
-        name: f.name.clone(),
-        section: s.name.clone(),
+        name: if name { f.name.clone() } else { String::new() },
+        section: section.clone(),
         start: f.start,
         size: f.end - f.start,
         wave,
@@ -1497,7 +1525,8 @@ fn reg_scale(f: &Option<Field>) -> u64 {
 struct NvFormFacts {
     /// Uniform-register fields and their "none" value.
     uniform: Vec<(usize, u64)>,
-    cbuf: bool,
+    /// The constant-bank operand's bank field ([`crate::nv::cbuf_bank_field`]).
+    cbuf: Option<Option<usize>>,
     rounding: Vec<usize>,
     /// Feature of a control-flow instruction (`cf.bra`).
     cf: Option<usize>,
@@ -1549,7 +1578,7 @@ fn nv_tab(isa: Isa) -> &'static NvTab {
                             _ => None,
                         })
                         .collect(),
-                    cbuf: f.syntax.iter().any(|p| matches!(p, isabridge_decoder::spec::NvPiece::Lit(s) if s.contains("c[") || s.contains("cx["))),
+                    cbuf: crate::nv::cbuf_bank_field(f),
                     rounding: f
                         .fields
                         .iter()
@@ -1594,10 +1623,9 @@ fn nv_inst(acc: &mut Acc, tab: &NvTab, d: &Decoded) {
     if ff.uniform.iter().any(|&(k, none)| inf.form.fields[k].get(inf.w) != none) {
         acc.raw.features[F_UNIFORM] += 1;
     }
-    if ff.cbuf {
-        if let Some(c) = inf.cbuf() {
-            bump_small(&mut acc.raw.cbuf_banks, c.bank);
-        }
+    if let Some(bank) = ff.cbuf {
+        // What `inf.cbuf()` gives as the bank, from the field found once per form.
+        bump_small(&mut acc.raw.cbuf_banks, bank.map(|k| inf.form.fields[k].get(inf.w) as u32));
     }
     for &k in &ff.rounding {
         let f = &inf.form.fields[k];

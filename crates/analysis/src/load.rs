@@ -211,11 +211,12 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
             .collect();
         funcs.sort();
         funcs.dedup_by_key(|f| f.0);
-        let mut functions = Vec::new();
-        for (k, (off, size, n)) in funcs.iter().enumerate() {
+        let mut functions = Vec::with_capacity(funcs.len());
+        for k in 0..funcs.len() {
             let next = funcs.get(k + 1).map(|f| f.0).unwrap_or(len);
-            let end = if *size > 0 { (off + size).min(next) } else { next };
-            functions.push(Function { name: n.clone(), start: base + off, end: base + end });
+            let (off, size, n) = &mut funcs[k];
+            let end = if *size > 0 { (*off + *size).min(next) } else { next };
+            functions.push(Function { name: std::mem::take(n), start: base + *off, end: base + end });
         }
         if functions.is_empty() {
             functions.push(Function { name: name.clone(), start: base, end: base + len });

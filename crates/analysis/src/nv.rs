@@ -38,6 +38,28 @@ pub struct CbufRef {
     pub reg: Option<u32>,
 }
 
+/// Where a form's constant-bank operand starts in its print template (the piece that opens
+/// `c[` or `cx[`) and whether it is bindless (`cx[`); None when the form has none.
+fn cbuf_start(form: &NvForm) -> Option<(usize, bool)> {
+    let pieces = form.syntax;
+    let start = pieces.iter().position(|p| matches!(p, NvPiece::Lit(s) if s.ends_with("c[") || s.ends_with("c[RZ+") || s.ends_with("cx[")))?;
+    Some((start, matches!(pieces[start], NvPiece::Lit(s) if s.ends_with("cx["))))
+}
+
+/// Where the bank of a form's constant-bank operand comes from (what [`NvInfo::cbuf`] reads, by
+/// form): None when the form has no constant-bank operand; `Some(Some(i))` when it is field `i`;
+/// `Some(None)` when it is no field (bindless `cx[..]`: the bank is in a register).
+pub fn cbuf_bank_field(form: &NvForm) -> Option<Option<usize>> {
+    let (start, bindless) = cbuf_start(form)?;
+    if bindless {
+        return Some(None);
+    }
+    Some(match form.syntax.get(start + 1) {
+        Some(NvPiece::Field(i)) if (*i as usize) < form.fields.len() => Some(*i as usize),
+        _ => None,
+    })
+}
+
 impl NvInfo {
     /// Facts of `d`; None when its form index is out of range (never for decoded input).
     pub fn new(isa: Isa, d: &Decoded) -> Option<NvInfo> {
@@ -89,8 +111,7 @@ impl NvInfo {
     /// The constant-bank operand, if the form has one (from its print template).
     pub fn cbuf(&self) -> Option<CbufRef> {
         let pieces = self.form.syntax;
-        let start = pieces.iter().position(|p| matches!(p, NvPiece::Lit(s) if s.ends_with("c[") || s.ends_with("c[RZ+") || s.ends_with("cx[")))?;
-        let bindless = matches!(pieces[start], NvPiece::Lit(s) if s.ends_with("cx["));
+        let (start, bindless) = cbuf_start(self.form)?;
         let mut k = start + 1;
         let mut bank = None;
         if let Some(NvPiece::Field(i)) = pieces.get(k) {

@@ -306,9 +306,16 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
         let inf = info(code.isa, &d);
         if let Some((lo, hi)) = inf.sgpr_writes(&d) {
             let writes = |r: u32| lo <= r && r < hi;
-            let sdst = inf.field(&d, "SDST").unwrap_or(u64::MAX) as u32;
-            let ssrc0 = inf.field(&d, "SSRC0").unwrap_or(u64::MAX) as u32;
-            let ssrc1 = inf.field(&d, "SSRC1").unwrap_or(0);
+            // Field lookups by name only for the three instructions that read them.
+            let (sdst, ssrc0, ssrc1) = if matches!(inf.name, "S_GETPC_B64" | "S_ADD_U32" | "S_ADDC_U32") {
+                (
+                    inf.field(&d, "SDST").unwrap_or(u64::MAX) as u32,
+                    inf.field(&d, "SSRC0").unwrap_or(u64::MAX) as u32,
+                    inf.field(&d, "SSRC1").unwrap_or(0),
+                )
+            } else {
+                (u32::MAX, u32::MAX, 0)
+            };
             match inf.name {
                 "S_GETPC_B64" if sdst == n => {
                     let base = a + 4;

@@ -15,7 +15,6 @@ pub mod sm86;
 use crate::load::{Function, Section};
 use isabridge_decoder::{Decoded, DecodeError, Isa};
 use petgraph::graph::DiGraph;
-use std::collections::BTreeSet;
 
 /// Why a function's CFG could not be recovered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -320,6 +319,8 @@ pub struct Walk {
     pub(crate) insts: Vec<(u64, Decoded, Flow)>,
     /// (index into `insts`, reconvergence target) of each pop (SYNC, BRK, CONT, RET, INDIRECT_CALL).
     pops: Vec<(u32, u64)>,
+    /// Targets of [`Flow::Reconverge`] and [`Flow::Push`] (unsorted, may repeat).
+    reconv: Vec<u64>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -408,6 +409,9 @@ struct Scratch {
     /// [`Family::decode_run`]'s instructions and, per slot, the index of the one there.
     pre: Vec<Decoded>,
     pre_at: Vec<u32>,
+    /// The walk's branch targets and pops (see [`Walk`]).
+    targets: Vec<u64>,
+    pops: Vec<(u32, u64)>,
     /// Buffers of a [`Cfg`] handed back by [`recycle`], reused for the next one.
     insts: Vec<(u64, Decoded, Flow)>,
     blocks: Vec<Block>,
@@ -455,14 +459,23 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
         unit: F::UNIT,
         slot,
         target_slot,
-        targets: Vec::new(),
+        targets: {
+            let mut v = std::mem::take(&mut sc.targets);
+            v.clear();
+            v
+        },
         insts: {
             let mut v = std::mem::take(&mut sc.insts);
             v.clear();
             v.reserve(slots.min(1 << 16));
             v
         },
-        pops: Vec::new(),
+        pops: {
+            let mut v = std::mem::take(&mut sc.pops);
+            v.clear();
+            v
+        },
+        reconv: Vec::new(),
     };
     // Reconvergence stacks, interned: `stacks[i]` is the index into `pool` of instruction i's.
     let pool = &mut sc.pool;
@@ -538,6 +551,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                     Flow::Reconverge(t) => {
                         check_target::<F>(code, addr, &d, *t)?;
                         w.add_target(*t);
+                        w.reconv.push(*t);
                     }
                     Flow::Jump(t) => {
                         let t = check_target::<F>(code, addr, &d, *t)?;
@@ -562,6 +576,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                     Flow::Push(kind, t) => {
                         let t = check_target::<F>(code, addr, &d, *t)?;
                         w.add_target(t);
+                        w.reconv.push(t);
                         stack.push((*kind, t));
                     }
                     Flow::Pop { .. } | Flow::CallPret(_) => {
@@ -651,6 +666,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
 
 fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result<Cfg, CfgError> {
     let jump_targets = w.targets;
+    let reconv = w.reconv;
     let mut insts = w.insts;
     let mut pop_at: Vec<(u32, u64)> = w.pops;
     // Address order. The walk follows fall-through first, so straight-line functions (most of
@@ -716,6 +732,8 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
     edges.clear();
     edges.reserve(blocks.len() + 1);
     for (k, b) in blocks.iter().enumerate() {
+        // Edges leave blocks in block order: sorting each block's few edges sorts them all.
+        let first_edge = edges.len();
         let li = b.end - 1;
         let (a, d, flow) = &insts[li];
         let pop = &pop_of(li);
@@ -764,11 +782,15 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
             }
             Flow::Deferred | Flow::Invalid(_) => {}
         }
+        if edges.len() - first_edge > 1 {
+            edges[first_edge..].sort_unstable();
+        }
     }
-    edges.sort();
     edges.dedup();
     sc.leaders = leaders;
     sc.sequential = sequential;
+    sc.targets = jump_targets;
+    sc.pops = pop_at;
     // Data: the function's bytes no instruction covers.
     let mut data = std::mem::take(&mut sc.data);
     data.clear();
@@ -788,15 +810,10 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
     if cur < code.end {
         data.push((cur, code.end));
     }
-    let reconvergence: Vec<u64> = insts
-        .iter()
-        .filter_map(|x| match x.2 {
-            Flow::Reconverge(t) | Flow::Push(_, t) => Some(t),
-            _ => None,
-        })
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    // Collected by the walk (the flows of every reached instruction, as it classified them).
+    let mut reconvergence = reconv;
+    reconvergence.sort_unstable();
+    reconvergence.dedup();
     Ok(Cfg {
         isa: code.isa,
         entry,
