@@ -6,7 +6,6 @@ use crate::amd::operands::{self, bit_list, Kind};
 use crate::amd::print::{hex_mod, Ctx};
 use crate::amd::symbols;
 use crate::spec::Operand;
-use std::fmt::Write as _;
 
 /// Prints any vector ALU instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -68,7 +67,7 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
             }
         }
         opr::OPR_SIMM32 => {
-            let _ = write!(out, "0x{:x}", c.literal());
+            crate::amd::operands::put_hex(out, c.literal());
         }
         _ => c.src(out, v, op.size, c.kind(op)),
     }
@@ -125,7 +124,10 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
                 if c.mnemonic().starts_with("v_interp_") && c.field_name(op) == "SRC0" {
                     // VOP3 interpolation: SRC0 holds attribute, channel and the high-half bit.
                     let v = c.val(op);
-                    let _ = write!(out, "attr{}.{}", v & 0x3f, ["x", "y", "z", "w"][(v >> 6 & 3) as usize]);
+                    out.push_str("attr");
+                    crate::amd::operands::put(out, v & 0x3f);
+                    out.push('.');
+                    crate::amd::operands::put(out, ["x", "y", "z", "w"][(v >> 6 & 3) as usize]);
                     continue;
                 }
                 let (n, a) = if kind.is_float() { (neg(i), abs(i)) } else { (false, false) };
@@ -279,7 +281,7 @@ fn dpp8(c: &Ctx<'_, Op>, out: &mut String) {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{}", c.f(*s));
+        crate::amd::operands::put(out, c.f(*s));
     }
     out.push(']');
     if c.f(fields::ENC_VOP1_DPP8::SRC0) == 0xea {
@@ -341,11 +343,16 @@ fn sdwa(c: &Ctx<'_, Op>, out: &mut String) {
         if float || c.ie.operands.iter().any(|op| c.kind(op).is_float()) {
             omod(out, c.f(F::OMOD));
         }
-        let _ = write!(out, " dst_sel:{} dst_unused:{}", SEL[c.f(F::DST_SEL) as usize], UNUSED[c.f(F::DST_U) as usize]);
+        out.push_str(" dst_sel:");
+        crate::amd::operands::put(out, SEL[c.f(F::DST_SEL) as usize]);
+        out.push_str(" dst_unused:");
+        crate::amd::operands::put(out, UNUSED[c.f(F::DST_U) as usize]);
     }
-    let _ = write!(out, " src0_sel:{}", SEL[c.f(F::SRC0_SEL) as usize]);
+    out.push_str(" src0_sel:");
+    crate::amd::operands::put(out, SEL[c.f(F::SRC0_SEL) as usize]);
     if !vop1 {
-        let _ = write!(out, " src1_sel:{}", SEL[c.f(F::SRC1_SEL) as usize]);
+        out.push_str(" src1_sel:");
+        crate::amd::operands::put(out, SEL[c.f(F::SRC1_SEL) as usize]);
     }
 }
 

@@ -5,7 +5,6 @@ use super::{enc, fields, fmt, opr, Op};
 use crate::amd::operands::{self, bit_list, has, Kind};
 use crate::amd::print::{hex_mod, Ctx};
 use crate::spec::Operand;
-use std::fmt::Write as _;
 
 /// Prints any vector ALU instruction except VOPD.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -364,7 +363,7 @@ fn dpp8_ctrl(c: &Ctx<'_, Op>, out: &mut String, e64: bool) {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{}", c.f(*s));
+        crate::amd::operands::put(out, c.f(*s));
     }
     out.push(']');
     if fi {
@@ -387,24 +386,30 @@ pub fn print_vopd(c: &Ctx<'_, Op>, out: &mut String) {
 fn half(c: &Ctx<'_, Op>, out: &mut String, m: &str, vdst: u32, src0: u32, vsrc1: u32) {
     out.push_str(m);
     let kind = if has(m, "_f32") && !has(m, "bf16") && !has(m, "f16") { Kind::F32 } else { Kind::I32 };
-    let _ = write!(out, " v{vdst}, ");
+    out.push_str(" v");
+    crate::amd::operands::put(out, vdst);
+    out.push_str(", ");
     ops::src(c, out, src0, 32, kind);
     let lit = |out: &mut String| {
-        let _ = write!(out, "0x{:x}", c.lit);
+        crate::amd::operands::put_hex(out, c.lit);
     };
     match m {
         "v_dual_mov_b32" => {}
         "v_dual_fmaak_f32" => {
-            let _ = write!(out, ", v{vsrc1}, ");
+            out.push_str(", v");
+            crate::amd::operands::put(out, vsrc1);
+            out.push_str(", ");
             lit(out);
         }
         "v_dual_fmamk_f32" => {
             out.push_str(", ");
             lit(out);
-            let _ = write!(out, ", v{vsrc1}");
+            out.push_str(", v");
+            crate::amd::operands::put(out, vsrc1);
         }
         _ => {
-            let _ = write!(out, ", v{vsrc1}");
+            out.push_str(", v");
+            crate::amd::operands::put(out, vsrc1);
         }
     }
 }
