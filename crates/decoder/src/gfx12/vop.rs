@@ -89,14 +89,53 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
             operands::hex(out, c.lit);
         }
         _ => {
-            let m = c.mnemonic();
-            let kind = if m.starts_with("v_cvt_pk_f32_fp8") || m.starts_with("v_cvt_pk_f32_bf8") { Kind::F16 } else { c.kind(op) };
+            let kind = if traits(c) & tr::FP8_SRC != 0 { Kind::F16 } else { c.kind(op) };
             ops::src(c, out, v, op.size, kind)
         }
     }
 }
 
 use crate::amd::operands::{omod, src_index};
+
+/// Mnemonic facts the vector printer tests, read once per instruction (see [`traits`]).
+mod tr {
+    /// `*ldexp*`, `*_class_f32*`, `*_class_f64*`: the second source takes no float modifiers.
+    pub const INT_SRC1: u8 = 1;
+    /// `v_cndmask*`: float modifiers whatever the type.
+    pub const CNDMASK: u8 = 2;
+    /// `v_cvt_pk_f32_fp8*`, `v_cvt_pk_f32_bf8*`: the source prints as f16.
+    pub const FP8_SRC: u8 = 4;
+    /// `v_alignbit*`, `v_alignbyte*`: the third source prints as i16.
+    pub const ALIGN: u8 = 8;
+    /// In [`super::OPSEL_VOP3`].
+    pub const OPSEL: u8 = 16;
+    /// `v_permlane16*`, `v_permlanex16*`.
+    pub const PERMLANE16: u8 = 32;
+}
+
+/// The [`tr`] bits of a mnemonic.
+fn traits_of(m: &str) -> u8 {
+    let mut t = 0;
+    let mut set = |cond: bool, bit: u8| {
+        if cond {
+            t |= bit
+        }
+    };
+    set(has(m, "ldexp") || has(m, "_class_f32") || has(m, "_class_f64"), tr::INT_SRC1);
+    set(m.starts_with("v_cndmask"), tr::CNDMASK);
+    set(m.starts_with("v_cvt_pk_f32_fp8") || m.starts_with("v_cvt_pk_f32_bf8"), tr::FP8_SRC);
+    set(m.starts_with("v_alignbit") || m.starts_with("v_alignbyte"), tr::ALIGN);
+    set(OPSEL_VOP3.binary_search(&m).is_ok(), tr::OPSEL);
+    set(m.starts_with("v_permlane16") || m.starts_with("v_permlanex16"), tr::PERMLANE16);
+    t
+}
+
+/// The [`tr`] bits of the instruction (computed for every instruction on first use).
+fn traits(c: &Ctx<'_, Op>) -> u8 {
+    static T: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let t = T.get_or_init(|| c.t.instructions.iter().map(|i| traits_of(i.mnemonic)).collect());
+    t.get(c.ie.inst as usize).copied().unwrap_or_else(|| traits_of(c.mnemonic()))
+}
 
 /// True for a 16-bit (not packed) data format: the instruction takes op_sel.
 pub(super) fn is16(_c: &Ctx<'_, Op>, op: &Operand) -> bool {
@@ -106,11 +145,11 @@ pub(super) fn is16(_c: &Ctx<'_, Op>, op: &Operand) -> bool {
 
 /// True when source `i` takes float input modifiers.
 pub(super) fn float_mods(c: &Ctx<'_, Op>, kind: Kind, i: usize) -> bool {
-    let m = c.mnemonic();
-    if i == 1 && (has(m, "ldexp") || has(m, "_class_f32") || has(m, "_class_f64")) {
+    let t = traits(c);
+    if i == 1 && t & tr::INT_SRC1 != 0 {
         return false;
     }
-    kind.is_float() || m.starts_with("v_cndmask")
+    kind.is_float() || t & tr::CNDMASK != 0
 }
 
 /// VOP3 opcodes whose text carries op_sel (LLVM 22 without true16: the VOP3-only 16-bit
@@ -159,7 +198,7 @@ const OPSEL_VOP3: &[&str] = &[
 
 /// True when the VOP3 form of the instruction prints op_sel.
 pub(super) fn has_opsel(c: &Ctx<'_, Op>, _has16: bool) -> bool {
-    OPSEL_VOP3.binary_search(&c.mnemonic()).is_ok()
+    traits(c) & tr::OPSEL != 0
 }
 
 /// A source with gfx12 modifiers: `-x`/`neg(imm)`, `|x|`.
@@ -193,8 +232,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
         match src_index(op) {
             Some(i) => {
                 nsrc += 1;
-                let m = c.mnemonic();
-                let kind = if i == 2 && (m.starts_with("v_alignbit") || m.starts_with("v_alignbyte")) { Kind::I16 } else { c.kind(op) };
+                let kind = if i == 2 && traits(c) & tr::ALIGN != 0 { Kind::I16 } else { c.kind(op) };
                 float |= kind.is_float();
                 let (n, a) = if float_mods(c, kind, i) { (neg >> i & 1 != 0, abs >> i & 1 != 0) } else { (false, false) };
                 let v = if i == 0 && dpp != Dpp::None { 256 + c.f(D::VSRC0) } else { c.val(op) };
@@ -206,8 +244,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
             }
         }
     }
-    let m = c.mnemonic();
-    if m.starts_with("v_permlane16") || m.starts_with("v_permlanex16") {
+    if traits(c) & tr::PERMLANE16 != 0 {
         // op_sel carries fetch-inactive and bound-control here.
         let opsel = c.f(F::OPSEL) & 3;
         if opsel != 0 {
