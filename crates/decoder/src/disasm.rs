@@ -486,6 +486,8 @@ struct Run<'a> {
     memo: Memo,
     /// The next label not yet passed.
     next_label: usize,
+    /// Offset of the next label (`u64::MAX` when none is left): one compare per line.
+    next_at: u64,
     /// The function the current instruction belongs to.
     function: &'a str,
     /// The function of the previous line (a header is written where it differs).
@@ -504,6 +506,7 @@ impl<'a> Run<'a> {
         Run {
             memo: Memo::new(code_len),
             next_label,
+            next_at: labels.get(next_label).map_or(u64::MAX, |l| l.offset),
             function: name(next_label),
             last: (from > 0).then(|| name(before)),
             changed: true,
@@ -535,11 +538,12 @@ impl<'a> Run<'a> {
                     r.push((off, sink.lines(), self.last));
                 }
             }
-            if self.next_label < labels.len() && labels[self.next_label].offset <= off as u64 {
+            if self.next_at <= off as u64 {
                 while self.next_label < labels.len() && labels[self.next_label].offset <= off as u64 {
                     self.function = &labels[self.next_label].name;
                     self.next_label += 1;
                 }
+                self.next_at = labels.get(self.next_label).map_or(u64::MAX, |l| l.offset);
                 self.changed = true;
             }
             let addr = base + off as u64;
