@@ -6,7 +6,6 @@ use crate::amd::operands::{self, bit_list, Kind};
 use crate::amd::print::{hex_mod, Ctx};
 use crate::amd::symbols;
 use crate::spec::Operand;
-use std::sync::OnceLock;
 
 /// Prints any vector ALU instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -130,11 +129,21 @@ fn traits_of(m: &str) -> u16 {
     t
 }
 
-/// The [`tr`] bits of the instruction (computed for every instruction on first use).
+/// The [`tr`] bits of the instruction, worked out on its first use (a slot per instruction;
+/// `0x8000` marks a filled slot, 0 an empty one).
 fn traits(c: &Ctx<'_, Op>) -> u16 {
-    static T: OnceLock<Vec<u16>> = OnceLock::new();
-    let t = T.get_or_init(|| c.t.instructions.iter().map(|i| traits_of(i.mnemonic)).collect());
-    t.get(c.ie.inst as usize).copied().unwrap_or_else(|| traits_of(c.mnemonic()))
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static T: std::sync::OnceLock<Vec<AtomicU16>> = std::sync::OnceLock::new();
+    let t = T.get_or_init(|| (0..c.t.instructions.len()).map(|_| AtomicU16::new(0)).collect());
+    let Some(slot) = t.get(c.ie.inst as usize) else { return traits_of(c.mnemonic()) };
+    match slot.load(Ordering::Relaxed) {
+        0 => {
+            let v = traits_of(c.mnemonic());
+            slot.store(v | 0x8000, Ordering::Relaxed);
+            v
+        }
+        v => v & !0x8000,
+    }
 }
 
 /// The kind a source's modifiers follow: v_cndmask_b32 takes float modifiers on its b32 sources,

@@ -130,11 +130,21 @@ fn traits_of(m: &str) -> u8 {
     t
 }
 
-/// The [`tr`] bits of the instruction (computed for every instruction on first use).
+/// The [`tr`] bits of the instruction, worked out on its first use (a slot per instruction;
+/// `0x80` marks a filled slot, 0 an empty one).
 fn traits(c: &Ctx<'_, Op>) -> u8 {
-    static T: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    let t = T.get_or_init(|| c.t.instructions.iter().map(|i| traits_of(i.mnemonic)).collect());
-    t.get(c.ie.inst as usize).copied().unwrap_or_else(|| traits_of(c.mnemonic()))
+    use std::sync::atomic::{AtomicU8, Ordering};
+    static T: std::sync::OnceLock<Vec<AtomicU8>> = std::sync::OnceLock::new();
+    let t = T.get_or_init(|| (0..c.t.instructions.len()).map(|_| AtomicU8::new(0)).collect());
+    let Some(slot) = t.get(c.ie.inst as usize) else { return traits_of(c.mnemonic()) };
+    match slot.load(Ordering::Relaxed) {
+        0 => {
+            let v = traits_of(c.mnemonic());
+            slot.store(v | 0x80, Ordering::Relaxed);
+            v
+        }
+        v => v & !0x80,
+    }
 }
 
 /// True for a 16-bit (not packed) data format: the instruction takes op_sel.
