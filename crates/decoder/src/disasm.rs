@@ -147,16 +147,16 @@ fn addr_digits(addr: u64) -> [u8; 12] {
 /// Appends `: DWORD DWORD ...`: the bytes as little-endian 32-bit words in upper-case hex (a
 /// short last word is zero-extended).
 fn push_words(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.extend_from_slice(b": ");
-    for (i, c) in bytes.chunks(4).enumerate() {
-        if i > 0 {
-            out.push(b' ');
-        }
+    out.push(b':');
+    for c in bytes.chunks(4) {
+        // One copy per word: the separator and its eight digits.
         let mut b = [0u8; 4];
         b[..c.len()].copy_from_slice(c);
-        for &x in b.iter().rev() {
-            out.extend_from_slice(&HEX_PAIRS[x as usize]);
+        let mut w = [b' '; 9];
+        for (k, &x) in b.iter().rev().enumerate() {
+            w[1 + 2 * k..3 + 2 * k].copy_from_slice(&HEX_PAIRS[x as usize]);
         }
+        out.extend_from_slice(&w);
     }
 }
 
@@ -258,7 +258,7 @@ impl Memo {
     }
 
     /// The index of `d`'s entry, printing it on first sight.
-    #[inline]
+    #[inline(always)]
     fn get(&mut self, plugin: &dyn IsaPlugin, d: &Decoded, bytes: &[u8], text: &mut String) -> usize {
         let mask = self.slots.len() - 1;
         let mut i = Self::slot(Self::hash(d), self.slots.len());
@@ -273,6 +273,12 @@ impl Memo {
                 }
             }
         }
+        self.insert(plugin, d, bytes, text, i)
+    }
+
+    /// Prints `d` (met for the first time) into a new entry at the empty slot `i`.
+    #[inline(never)]
+    fn insert(&mut self, plugin: &dyn IsaPlugin, d: &Decoded, bytes: &[u8], text: &mut String, i: usize) -> usize {
         text.clear();
         plugin.print(d, 0, text);
         let start = self.arena.len();
@@ -358,6 +364,9 @@ const FLUSH_AT: usize = 1 << 16;
 /// Smallest AMD section (bytes) listed by two threads.
 pub const PARALLEL_MIN: usize = 32 << 10;
 
+/// Bytes decoded ahead at a time by the AMD listing loop.
+const BATCH_BYTES: usize = 4 << 10;
+
 /// Instruction starts the second thread's first lines are checked against (see [`amd_listing`]).
 const SPLICE_STARTS: usize = 64;
 
@@ -396,6 +405,14 @@ impl Text<'_, '_> {
         }
     }
 
+    /// Appends the branch-target note of a branch at `addr`.
+    #[inline(never)]
+    fn note(&mut self, d: &Decoded, addr: u64) {
+        if let Some(t) = self.plugin.branch_target(d, addr).and_then(|t| t.checked_sub(self.base)) {
+            push_branch_note(&mut self.out, t, self.section, self.labels);
+        }
+    }
+
     fn finish(&mut self) {
         (self.flush)(&self.out);
         self.out.clear();
@@ -407,7 +424,7 @@ impl Sink for Text<'_, '_> {
         push_header(&mut self.out, addr, name);
     }
 
-    #[inline]
+    #[inline(always)]
     fn inst(&mut self, memo: &Memo, k: usize, d: &Decoded, addr: u64, _off: usize) {
         let e = &memo.entries[k];
         let out = &mut self.out;
@@ -415,11 +432,9 @@ impl Sink for Text<'_, '_> {
         out.extend_from_slice(&memo.arena[e.start as usize..(e.start + e.len) as usize]);
         out[at..at + 12].copy_from_slice(&addr_digits(addr));
         if e.branch {
-            if let Some(t) = self.plugin.branch_target(d, addr).and_then(|t| t.checked_sub(self.base)) {
-                push_branch_note(out, t, self.section, self.labels);
-            }
+            self.note(d, addr);
         }
-        out.push(b'\n');
+        self.out.push(b'\n');
         self.line_done();
     }
 
@@ -471,6 +486,8 @@ struct Run<'a> {
     memo: Memo,
     /// The next label not yet passed.
     next_label: usize,
+    /// Offset of the next label (`u64::MAX` when none is left): one compare per line.
+    next_at: u64,
     /// The function the current instruction belongs to.
     function: &'a str,
     /// The function of the previous line (a header is written where it differs).
@@ -489,6 +506,7 @@ impl<'a> Run<'a> {
         Run {
             memo: Memo::new(code_len),
             next_label,
+            next_at: labels.get(next_label).map_or(u64::MAX, |l| l.offset),
             function: name(next_label),
             last: (from > 0).then(|| name(before)),
             changed: true,
@@ -511,17 +529,21 @@ impl<'a> Run<'a> {
         mut record: Option<&mut Vec<(usize, usize, Option<&'a str>)>>,
     ) -> Result<usize, DecodeError> {
         let mut text = String::new();
+        // Instructions decoded ahead, from offset `off` on: `batch[next..]`.
+        let mut batch: Vec<Decoded> = Vec::with_capacity(BATCH_BYTES / 4);
+        let mut next = 0usize;
         while off < code.len() && !stop(off) {
             if let Some(r) = record.as_deref_mut() {
                 if r.len() < SPLICE_STARTS {
                     r.push((off, sink.lines(), self.last));
                 }
             }
-            if self.next_label < labels.len() && labels[self.next_label].offset <= off as u64 {
+            if self.next_at <= off as u64 {
                 while self.next_label < labels.len() && labels[self.next_label].offset <= off as u64 {
                     self.function = &labels[self.next_label].name;
                     self.next_label += 1;
                 }
+                self.next_at = labels.get(self.next_label).map_or(u64::MAX, |l| l.offset);
                 self.changed = true;
             }
             let addr = base + off as u64;
@@ -532,6 +554,22 @@ impl<'a> Run<'a> {
                     self.last = Some(self.function);
                 }
                 self.changed = false;
+            }
+            if next == batch.len() {
+                // Decode ahead in blocks (cheaper per instruction than one at a time); the
+                // block stops before bytes that do not decode, handled one by one below.
+                batch.clear();
+                next = 0;
+                let end = code.len().min(off + BATCH_BYTES);
+                plugin.decode_block(&code[off..end], addr, &mut batch);
+            }
+            if let Some(d) = batch.get(next) {
+                next += 1;
+                let n = d.len as usize;
+                let k = self.memo.get(plugin, d, &code[off..off + n], &mut text);
+                sink.inst(&self.memo, k, d, addr, off);
+                off += n;
+                continue;
             }
             match plugin.decode(&code[off..], addr) {
                 Ok(d) => {

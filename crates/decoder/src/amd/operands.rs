@@ -1,7 +1,5 @@
 //! Operand printing shared by the AMD generations (LLVM AMDGPU syntax).
 
-use std::fmt::Write as _;
-
 /// How a source operand's constants print: LLVM chooses by the operand's data type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -58,33 +56,28 @@ impl Kind {
     }
 }
 
-/// "000" to "999": three digits per number, for [`dec`].
-const DEC3: &str = {
-    const B: [u8; 3000] = {
-        let mut b = [0u8; 3000];
-        let mut n = 0;
-        while n < 1000 {
-            b[3 * n] = b'0' + (n / 100) as u8;
-            b[3 * n + 1] = b'0' + (n / 10 % 10) as u8;
-            b[3 * n + 2] = b'0' + (n % 10) as u8;
-            n += 1;
-        }
-        b
-    };
-    match std::str::from_utf8(&B) {
-        Ok(s) => s,
-        Err(_) => panic!("ASCII digits"),
-    }
-};
-
-/// Appends a decimal number without going through `core::fmt` (the printers' hot path).
+/// Appends a decimal number without going through `core::fmt` (the printers' hot path): short
+/// numbers go in as single ASCII characters, which is cheaper than a `push_str` copy.
+#[inline]
 pub fn dec(out: &mut String, n: u32) {
-    if n < 1000 {
-        let k = if n < 10 { 1 } else if n < 100 { 2 } else { 3 };
-        let end = 3 * n as usize + 3;
-        out.push_str(DEC3.get(end - k..end).unwrap_or("0"));
-        return;
+    let digit = |d: u32| char::from(b'0' + d as u8);
+    if n < 10 {
+        out.push(digit(n));
+    } else if n < 100 {
+        out.push(digit(n / 10));
+        out.push(digit(n % 10));
+    } else if n < 1000 {
+        out.push(digit(n / 100));
+        out.push(digit(n / 10 % 10));
+        out.push(digit(n % 10));
+    } else {
+        dec_long(out, n)
     }
+}
+
+/// [`dec`] for numbers of four digits or more.
+#[cold]
+fn dec_long(out: &mut String, n: u32) {
     let mut buf = [0u8; 10];
     let mut i = buf.len();
     let mut n = n;
@@ -100,25 +93,184 @@ pub fn dec(out: &mut String, n: u32) {
     out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
 }
 
-/// Appends `0x` and the value in lower-case hex, without going through `core::fmt`.
+/// Appends `0x` and the value in lower-case hex, without going through `core::fmt` (one ASCII
+/// character at a time: cheaper than a copy for these short numbers).
+#[inline]
 pub fn hex(out: &mut String, v: u32) {
     const D: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [0u8; 10];
-    let mut i = buf.len();
-    let mut n = v;
+    out.push('0');
+    out.push('x');
+    // Digits from the highest non-zero nibble (one digit for 0).
+    let mut shift = (31 - (v | 1).leading_zeros()) / 4 * 4;
     loop {
-        i -= 1;
-        buf[i] = D[(n & 15) as usize];
-        n >>= 4;
-        if n == 0 {
+        out.push(char::from(D[(v >> shift & 15) as usize]));
+        if shift == 0 {
             break;
         }
+        shift -= 4;
     }
-    i -= 2;
-    buf[i] = b'0';
-    buf[i + 1] = b'x';
-    // The buffer holds ASCII only.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0x0"));
+}
+
+/// A piece of printed text: what `{}` shows, appended without going through `core::fmt`.
+pub trait Piece {
+    /// Appends the piece.
+    fn put(self, out: &mut String);
+}
+
+impl Piece for &str {
+    #[inline]
+    fn put(self, out: &mut String) {
+        out.push_str(self)
+    }
+}
+
+impl Piece for &&str {
+    #[inline]
+    fn put(self, out: &mut String) {
+        out.push_str(self)
+    }
+}
+
+impl Piece for String {
+    #[inline]
+    fn put(self, out: &mut String) {
+        out.push_str(&self)
+    }
+}
+
+impl Piece for u32 {
+    #[inline]
+    fn put(self, out: &mut String) {
+        dec(out, self)
+    }
+}
+
+impl Piece for u64 {
+    #[inline]
+    fn put(self, out: &mut String) {
+        match u32::try_from(self) {
+            Ok(v) => dec(out, v),
+            Err(_) => {
+                use std::fmt::Write as _;
+                let _ = write!(out, "{self}");
+            }
+        }
+    }
+}
+
+impl Piece for i32 {
+    #[inline]
+    fn put(self, out: &mut String) {
+        if self < 0 {
+            out.push('-');
+        }
+        dec(out, self.unsigned_abs())
+    }
+}
+
+impl Piece for i64 {
+    #[inline]
+    fn put(self, out: &mut String) {
+        if self < 0 {
+            out.push('-');
+        }
+        self.unsigned_abs().put(out)
+    }
+}
+
+impl Piece for usize {
+    #[inline]
+    fn put(self, out: &mut String) {
+        (self as u64).put(out)
+    }
+}
+
+impl Piece for u16 {
+    #[inline]
+    fn put(self, out: &mut String) {
+        dec(out, self as u32)
+    }
+}
+
+impl Piece for u8 {
+    #[inline]
+    fn put(self, out: &mut String) {
+        dec(out, self as u32)
+    }
+}
+
+/// Appends a piece of text (a string or a decimal number).
+#[inline]
+pub fn put(out: &mut String, x: impl Piece) {
+    x.put(out)
+}
+
+/// A number `{:x}` shows: appended as lower-case hex digits (the caller writes `0x`).
+pub trait HexPiece {
+    /// The value as `{:x}` reads it (two's complement for negative numbers).
+    fn bits(self) -> u64;
+}
+
+impl HexPiece for u32 {
+    #[inline]
+    fn bits(self) -> u64 {
+        self as u64
+    }
+}
+
+impl HexPiece for u64 {
+    #[inline]
+    fn bits(self) -> u64 {
+        self
+    }
+}
+
+impl HexPiece for i64 {
+    #[inline]
+    fn bits(self) -> u64 {
+        self as u64
+    }
+}
+
+impl HexPiece for i32 {
+    #[inline]
+    fn bits(self) -> u64 {
+        self as u32 as u64
+    }
+}
+
+impl HexPiece for u16 {
+    #[inline]
+    fn bits(self) -> u64 {
+        self as u64
+    }
+}
+
+impl HexPiece for u8 {
+    #[inline]
+    fn bits(self) -> u64 {
+        self as u64
+    }
+}
+
+/// Appends `0x` and a number in lower-case hex (`0x{:x}`).
+#[inline]
+pub fn put_hex(out: &mut String, x: impl HexPiece) {
+    let v = x.bits();
+    match u32::try_from(v) {
+        Ok(v) => hex(out, v),
+        Err(_) => {
+            out.push_str("0x");
+            let mut shift = (63 - v.leading_zeros()) / 4 * 4;
+            loop {
+                out.push(char::from(b"0123456789abcdef"[(v >> shift & 15) as usize]));
+                if shift == 0 {
+                    break;
+                }
+                shift -= 4;
+            }
+        }
+    }
 }
 
 /// True when `needle` occurs in `hay`: a plain byte search, cheaper than `str::contains` on the
@@ -131,9 +283,13 @@ pub fn has(hay: &str, needle: &str) -> bool {
 }
 
 /// Appends `v5` or `v[5:6]`.
+#[inline]
 pub fn reg(out: &mut String, prefix: &str, n: u32, size_bits: u16) {
     let cnt = (size_bits as u32).div_ceil(32).max(1);
-    out.push_str(prefix);
+    match prefix.as_bytes() {
+        &[c] => out.push(char::from(c)),
+        _ => out.push_str(prefix),
+    }
     if cnt == 1 {
         dec(out, n);
     } else {
@@ -188,19 +344,22 @@ pub fn sreg(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16) {
         x if x >= names.ttmp_base && x < names.ttmp_base + 16 => {
             let n = x - names.ttmp_base;
             let cnt = (size_bits as u32).div_ceil(32).max(1);
+            out.push_str("ttmp");
             if cnt == 1 {
-                let _ = write!(out, "ttmp{n}");
+                dec(out, n);
             } else {
-                let _ = write!(out, "ttmp[{}:{}]", n, n + cnt - 1);
+                out.push('[');
+                dec(out, n);
+                out.push(':');
+                dec(out, n + cnt - 1);
+                out.push(']');
             }
         }
         x if x == names.m0 => out.push_str("m0"),
         x if x == names.null => out.push_str("null"),
         126 => out.push_str(if wide { "exec" } else { "exec_lo" }),
         127 => out.push_str("exec_hi"),
-        _ => {
-            let _ = write!(out, "{v}");
-        }
+        _ => dec(out, v),
     }
 }
 
@@ -246,16 +405,20 @@ pub fn literal(out: &mut String, lit: u32, kind: Kind) {
     match kind {
         Kind::F16 | Kind::I16 | Kind::BF16 => {
             if inlinable16(lit) {
-                let _ = write!(out, "lit(0x{lit:x})");
+                out.push_str("lit(");
+                hex(out, lit);
+                out.push(')');
             } else {
-                let _ = write!(out, "0x{:x}", lit & 0xffff);
+                hex(out, lit & 0xffff);
             }
         }
         _ => {
             if inlinable32(lit) {
-                let _ = write!(out, "lit(0x{lit:x})");
+                out.push_str("lit(");
+                hex(out, lit);
+                out.push(')');
             } else {
-                let _ = write!(out, "0x{lit:x}");
+                hex(out, lit);
             }
         }
     }
@@ -280,9 +443,9 @@ pub fn inline_f16_bits(v: u32) -> Option<u32> {
 /// Appends an integer immediate: decimal when it is an inline-constant value, else hex.
 pub fn imm(out: &mut String, v: u32) {
     if v <= 64 {
-        let _ = write!(out, "{v}");
+        dec(out, v);
     } else {
-        let _ = write!(out, "0x{v:x}");
+        hex(out, v);
     }
 }
 
@@ -293,7 +456,8 @@ pub fn src(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16, kind: 
         0..=127 => sreg(out, names, v, size_bits),
         128..=192 => dec(out, v - 128),
         193..=208 => {
-            let _ = write!(out, "-{}", v - 192);
+            out.push('-');
+            dec(out, v - 192);
         }
         230 => out.push_str("src_flat_scratch_base_lo"),
         231 => out.push_str("src_flat_scratch_base_hi"),
@@ -303,9 +467,7 @@ pub fn src(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16, kind: 
         238 => out.push_str("src_private_limit"),
         239 => out.push_str("src_pops_exiting_wave_id"),
         240..=248 => match (kind, inline_f16_bits(v)) {
-            (Kind::I16, Some(b)) => {
-                let _ = write!(out, "0x{b:x}");
-            }
+            (Kind::I16, Some(b)) => hex(out, b),
             _ => out.push_str(inline_float(v, kind).unwrap_or("?")),
         },
         251 => out.push_str("src_vccz"),
@@ -314,9 +476,7 @@ pub fn src(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16, kind: 
         254 => out.push_str("src_lds_direct"),
         255 => literal(out, lit, kind),
         256..=511 => vgpr(out, v - 256, size_bits),
-        _ => {
-            let _ = write!(out, "{v}");
-        }
+        _ => dec(out, v),
     }
 }
 

@@ -4,7 +4,6 @@ use super::operands::{self, Kind, ScalarNames};
 use crate::spec::{Field, InstEncoding, Operand, Tables};
 use crate::Decoded;
 use std::cell::Cell;
-use std::fmt::Write as _;
 
 /// What a family printer needs: the words, the tables entry, the literal, the register names.
 pub struct Ctx<'a, Op: 'static> {
@@ -188,5 +187,8 @@ pub fn kinds_of(formats: &[&str]) -> Vec<Kind> {
 
 /// Appends ` name:0x..` in hex.
 pub fn hex_mod(out: &mut String, name: &str, v: u32) {
-    let _ = write!(out, " {name}:0x{v:x}");
+    out.push(' ');
+    crate::amd::operands::put(out, name);
+    out.push(':');
+    crate::amd::operands::put_hex(out, v);
 }

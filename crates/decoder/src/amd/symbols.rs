@@ -1,7 +1,6 @@
 //! Symbolic operands as LLVM 22 prints them: s_waitcnt counters, sendmsg, hwreg, depctr, export
 //! targets, data formats. The names are facts read off llvm-mc-22 (see tools/amdspec).
 
-use std::fmt::Write as _;
 
 /// gfx10 hardware register names by id.
 pub const HWREG_GFX10: &[(u32, &str)] = &[
@@ -64,11 +63,14 @@ pub fn hwreg(out: &mut String, v: u32, table: &[(u32, &'static str)]) {
     match lookup(table, id) {
         Some(n) => out.push_str(n),
         None => {
-            let _ = write!(out, "{id}");
+            crate::amd::operands::put(out, id);
         }
     }
     if !(off == 0 && size == 32) {
-        let _ = write!(out, ", {off}, {size}");
+        out.push_str(", ");
+        crate::amd::operands::put(out, off);
+        out.push_str(", ");
+        crate::amd::operands::put(out, size);
     }
     out.push(')');
 }
@@ -85,7 +87,10 @@ pub fn waitcnt_gfx10(out: &mut String, v: u32) {
             out.push(' ');
         }
         first = false;
-        let _ = write!(out, "{name}({n})");
+        crate::amd::operands::put(out, name);
+        out.push('(');
+        crate::amd::operands::put(out, n);
+        out.push(')');
     };
     if vm != 63 || all {
         put(out, "vmcnt", vm);
@@ -144,13 +149,21 @@ pub fn sendmsg_gfx10(out: &mut String, v: u32) {
     // prints as a numeric triple when those bits are clear, else as the raw number.
     match sym {
         Some(s) => {
-            let _ = write!(out, "sendmsg({s})");
+            out.push_str("sendmsg(");
+            crate::amd::operands::put(out, s);
+            out.push(')');
         }
         None if v & !0x37f == 0 => {
-            let _ = write!(out, "sendmsg({id}, {op}, {stream})");
+            out.push_str("sendmsg(");
+            crate::amd::operands::put(out, id);
+            out.push_str(", ");
+            crate::amd::operands::put(out, op);
+            out.push_str(", ");
+            crate::amd::operands::put(out, stream);
+            out.push(')');
         }
         None => {
-            let _ = write!(out, "{v}");
+            crate::amd::operands::put(out, v);
         }
     }
 }
@@ -181,7 +194,7 @@ pub const DEPCTR_GFX12: &[(&str, u32, u32)] = &[
 pub fn depctr(out: &mut String, v: u32, fields: &[(&str, u32, u32)]) {
     let known: u32 = fields.iter().map(|(_, s, w)| ((1 << w) - 1) << s).sum();
     if v & !known & 0xffff != 0 {
-        let _ = write!(out, "0x{v:x}");
+        crate::amd::operands::put_hex(out, v);
         return;
     }
     let mut first = true;
@@ -192,11 +205,14 @@ pub fn depctr(out: &mut String, v: u32, fields: &[(&str, u32, u32)]) {
                 out.push(' ');
             }
             first = false;
-            let _ = write!(out, "{n}({x})");
+            crate::amd::operands::put(out, n);
+            out.push('(');
+            crate::amd::operands::put(out, x);
+            out.push(')');
         }
     }
     if first {
-        let _ = write!(out, "0x{v:x}");
+        crate::amd::operands::put_hex(out, v);
     }
 }
 
@@ -206,22 +222,27 @@ pub fn exp_target(out: &mut String, t: u32, gfx12: bool) {
         21 if gfx12 => out.push_str("dual_src_blend0"),
         22 if gfx12 => out.push_str("dual_src_blend1"),
         32..=63 if gfx12 => {
-            let _ = write!(out, "invalid_target_{t}");
+            out.push_str("invalid_target_");
+            crate::amd::operands::put(out, t);
         }
         0..=7 => {
-            let _ = write!(out, "mrt{t}");
+            out.push_str("mrt");
+            crate::amd::operands::put(out, t);
         }
         8 => out.push_str("mrtz"),
         9 => out.push_str("null"),
         12..=16 => {
-            let _ = write!(out, "pos{}", t - 12);
+            out.push_str("pos");
+            crate::amd::operands::put(out, t - 12);
         }
         20 => out.push_str("prim"),
         32..=63 => {
-            let _ = write!(out, "param{}", t - 32);
+            out.push_str("param");
+            crate::amd::operands::put(out, t - 32);
         }
         _ => {
-            let _ = write!(out, "invalid_target_{t}");
+            out.push_str("invalid_target_");
+            crate::amd::operands::put(out, t);
         }
     }
 }
@@ -236,7 +257,7 @@ pub fn version(out: &mut String, v: u32) {
         _ => "",
     };
     if name.is_empty() {
-        let _ = write!(out, "0x{v:x}");
+        crate::amd::operands::put_hex(out, v);
     } else {
         out.push_str(name);
     }
@@ -245,19 +266,35 @@ pub fn version(out: &mut String, v: u32) {
 /// ds_swizzle_b32's offset as LLVM's swizzle() macro.
 pub fn ds_swizzle(out: &mut String, off: u32) {
     if off & 0x8000 != 0 {
-        let _ = write!(out, "swizzle(QUAD_PERM,{},{},{},{})", off & 3, off >> 2 & 3, off >> 4 & 3, off >> 6 & 3);
+        out.push_str("swizzle(QUAD_PERM,");
+        crate::amd::operands::put(out, off & 3);
+        out.push(',');
+        crate::amd::operands::put(out, off >> 2 & 3);
+        out.push(',');
+        crate::amd::operands::put(out, off >> 4 & 3);
+        out.push(',');
+        crate::amd::operands::put(out, off >> 6 & 3);
+        out.push(')');
         return;
     }
     let and = off & 0x1f;
     let or = off >> 5 & 0x1f;
     let xor = off >> 10 & 0x1f;
     if and == 0x1f && or == 0 && xor.count_ones() == 1 {
-        let _ = write!(out, "swizzle(SWAP,{xor})");
+        out.push_str("swizzle(SWAP,");
+        crate::amd::operands::put(out, xor);
+        out.push(')');
     } else if and == 0x1f && or == 0 && xor != 0 && (xor + 1).is_power_of_two() {
-        let _ = write!(out, "swizzle(REVERSE,{})", xor + 1);
+        out.push_str("swizzle(REVERSE,");
+        crate::amd::operands::put(out, xor + 1);
+        out.push(')');
     } else if xor == 0 && (and ^ 0x1f).wrapping_add(1).is_power_of_two() && (and ^ 0x1f) + 1 >= 2 && or < (and ^ 0x1f) + 1 {
         let group = (and ^ 0x1f) + 1;
-        let _ = write!(out, "swizzle(BROADCAST,{group},{or})");
+        out.push_str("swizzle(BROADCAST,");
+        crate::amd::operands::put(out, group);
+        out.push(',');
+        crate::amd::operands::put(out, or);
+        out.push(')');
     } else {
         out.push_str("swizzle(BITMASK_PERM,\"");
         for i in (0..5).rev() {
@@ -283,24 +320,37 @@ pub fn ds_swizzle(out: &mut String, off: u32) {
 pub fn dpp_ctrl(out: &mut String, ctrl: u32) {
     match ctrl {
         0x000..=0x0ff => {
-            let _ = write!(out, " quad_perm:[{},{},{},{}]", ctrl & 3, ctrl >> 2 & 3, ctrl >> 4 & 3, ctrl >> 6 & 3);
+            out.push_str(" quad_perm:[");
+            crate::amd::operands::put(out, ctrl & 3);
+            out.push(',');
+            crate::amd::operands::put(out, ctrl >> 2 & 3);
+            out.push(',');
+            crate::amd::operands::put(out, ctrl >> 4 & 3);
+            out.push(',');
+            crate::amd::operands::put(out, ctrl >> 6 & 3);
+            out.push(']');
         }
         0x101..=0x10f => {
-            let _ = write!(out, " row_shl:{}", ctrl & 0xf);
+            out.push_str(" row_shl:");
+            crate::amd::operands::put(out, ctrl & 0xf);
         }
         0x111..=0x11f => {
-            let _ = write!(out, " row_shr:{}", ctrl & 0xf);
+            out.push_str(" row_shr:");
+            crate::amd::operands::put(out, ctrl & 0xf);
         }
         0x121..=0x12f => {
-            let _ = write!(out, " row_ror:{}", ctrl & 0xf);
+            out.push_str(" row_ror:");
+            crate::amd::operands::put(out, ctrl & 0xf);
         }
         0x140 => out.push_str(" row_mirror"),
         0x141 => out.push_str(" row_half_mirror"),
         0x150..=0x15f => {
-            let _ = write!(out, " row_share:{}", ctrl & 0xf);
+            out.push_str(" row_share:");
+            crate::amd::operands::put(out, ctrl & 0xf);
         }
         0x160..=0x16f => {
-            let _ = write!(out, " row_xmask:{}", ctrl & 0xf);
+            out.push_str(" row_xmask:");
+            crate::amd::operands::put(out, ctrl & 0xf);
         }
         _ => {
             out.push_str(" /* Invalid dpp_ctrl value */");
@@ -335,10 +385,13 @@ pub fn buffer_addressing(
     match format {
         Some((1, _)) | None => {}
         Some((_, Some(n))) => {
-            let _ = write!(out, " format:[{n}]");
+            out.push_str(" format:[");
+            crate::amd::operands::put(out, n);
+            out.push(']');
         }
         Some((f, None)) => {
-            let _ = write!(out, " format:{f}");
+            out.push_str(" format:");
+            crate::amd::operands::put(out, f);
         }
     }
     if idxen {
@@ -348,6 +401,7 @@ pub fn buffer_addressing(
         out.push_str(" offen");
     }
     if offset != 0 {
-        let _ = write!(out, " offset:{offset}");
+        out.push_str(" offset:");
+        crate::amd::operands::put(out, offset);
     }
 }

@@ -5,7 +5,6 @@ use super::{fields::ENC_DS as F, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
 use crate::amd::symbols;
-use std::fmt::Write as _;
 
 /// Prints an LDS/GDS instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -19,10 +18,12 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let o1 = c.f(F::OFFSET1);
     if has(m, "read2") || has(m, "write2") || has(m, "wrxchg2") {
         if o0 != 0 {
-            let _ = write!(out, " offset0:{o0}");
+            out.push_str(" offset0:");
+            crate::amd::operands::put(out, o0);
         }
         if o1 != 0 {
-            let _ = write!(out, " offset1:{o1}");
+            out.push_str(" offset1:");
+            crate::amd::operands::put(out, o1);
         }
     } else {
         let off = o0 | o1 << 8;
@@ -30,7 +31,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             out.push_str(" offset:");
             symbols::ds_swizzle(out, off);
         } else if off != 0 {
-            let _ = write!(out, " offset:{off}");
+            out.push_str(" offset:");
+            crate::amd::operands::put(out, off);
         }
     }
     if c.f(F::GDS) != 0 {

@@ -4,7 +4,6 @@ use super::{fields::ENC_EXP as E, fields::ENC_VINTRP as I, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
 use crate::amd::symbols;
-use std::fmt::Write as _;
 
 /// Prints `exp`.
 pub fn print_exp(c: &Ctx<'_, Op>, out: &mut String) {
@@ -46,7 +45,10 @@ pub fn print_vintrp(c: &Ctx<'_, Op>, out: &mut String) {
         match op.ty {
             super::opr::OPR_ATTR => {
                 let chan = ["x", "y", "z", "w"][c.f(I::ATTRCHAN) as usize & 3];
-                let _ = write!(out, "attr{}.{chan}", c.f(I::ATTR));
+                out.push_str("attr");
+                crate::amd::operands::put(out, c.f(I::ATTR));
+                out.push('.');
+                crate::amd::operands::put(out, chan);
             }
             super::opr::OPR_VGPR => operands::vgpr(out, c.val(op), op.size),
             _ => {
@@ -59,7 +61,8 @@ pub fn print_vintrp(c: &Ctx<'_, Op>, out: &mut String) {
                     _ => "",
                 });
                 if p > 2 {
-                    let _ = write!(out, "invalid_param_{p}");
+                    out.push_str("invalid_param_");
+                    crate::amd::operands::put(out, p);
                 }
             }
         }

@@ -4,7 +4,6 @@ use crate::amd::operands::has;
 use super::{enc, fields::ENC_FLAT as F, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
-use std::fmt::Write as _;
 
 /// Prints a flat, global or scratch instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -58,7 +57,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let raw = c.f(F::OFFSET);
     let off = if seg == enc::ENC_FLAT { raw as i32 } else { ((raw << 20) as i32) >> 20 };
     if off != 0 {
-        let _ = write!(out, " offset:{off}");
+        out.push_str(" offset:");
+        crate::amd::operands::put(out, off);
     }
     if c.f(F::GLC) != 0 {
         out.push_str(" glc");

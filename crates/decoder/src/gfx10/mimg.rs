@@ -5,7 +5,6 @@ use super::{fields::ENC_MIMG as F, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
 use crate::amd::Amd;
-use std::fmt::Write as _;
 
 use crate::amd::symbols::{DIM_COORDS, IMAGE_DIMS as DIMS};
 
@@ -125,7 +124,10 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         }
     }
     if !bvh {
-        let _ = write!(out, " dmask:0x{dmask:x} dim:{}", DIMS[dim]);
+        out.push_str(" dmask:");
+        crate::amd::operands::put_hex(out, dmask);
+        out.push_str(" dim:");
+        crate::amd::operands::put(out, DIMS[dim]);
         if c.f(F::UNORM) != 0 {
             out.push_str(" unorm");
         }

@@ -3,7 +3,6 @@
 use crate::amd::operands::has;
 use super::{fields::ENC_SMEM as F, Op};
 use crate::amd::print::Ctx;
-use std::fmt::Write as _;
 
 /// Prints a scalar memory instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -52,8 +51,9 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
 
 fn signed_hex(out: &mut String, v: i32) {
     if v < 0 {
-        let _ = write!(out, "-0x{:x}", -(v as i64));
+        out.push('-');
+        crate::amd::operands::put_hex(out, -(v as i64));
     } else {
-        let _ = write!(out, "0x{v:x}");
+        crate::amd::operands::put_hex(out, v);
     }
 }

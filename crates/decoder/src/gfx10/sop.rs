@@ -4,7 +4,6 @@ use super::{enc, opr, Op};
 use crate::amd::print::Ctx;
 use crate::amd::operands::{self, Kind};
 use crate::amd::symbols;
-use std::fmt::Write as _;
 
 /// Prints a scalar ALU or program-control instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -14,7 +13,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         // s_endpgm's optional immediate shows only when set.
         let v = c.bits(0, 16);
         if v != 0 {
-            let _ = write!(out, " {v}");
+            out.push(' ');
+            crate::amd::operands::put(out, v);
         }
         return;
     }
@@ -37,7 +37,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 c.src(out, v, op.size, k)
             }
             opr::OPR_LABEL => {
-                let _ = write!(out, "{v}");
+                crate::amd::operands::put(out, v);
             }
             opr::OPR_WAITCNT => {
                 if m == "s_waitcnt" {
@@ -45,7 +45,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 } else if m == "s_waitcnt_depctr" {
                     symbols::depctr(out, v, symbols::DEPCTR_GFX10)
                 } else {
-                    let _ = write!(out, "0x{v:x}");
+                    crate::amd::operands::put_hex(out, v);
                 }
             }
             opr::OPR_SENDMSG => symbols::sendmsg_gfx10(out, v),
@@ -64,6 +64,6 @@ fn simm16(c: &Ctx<'_, Op>, m: &str, v: u32, out: &mut String) {
     } else if m == "s_waitcnt_depctr" {
         symbols::depctr(out, v, symbols::DEPCTR_GFX10);
     } else {
-        let _ = write!(out, "0x{v:x}");
+        crate::amd::operands::put_hex(out, v);
     }
 }

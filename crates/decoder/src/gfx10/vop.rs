@@ -6,7 +6,6 @@ use crate::amd::operands::{self, bit_list, Kind};
 use crate::amd::print::{hex_mod, Ctx};
 use crate::amd::symbols;
 use crate::spec::Operand;
-use std::fmt::Write as _;
 
 /// Prints any vector ALU instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -68,7 +67,7 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
             }
         }
         opr::OPR_SIMM32 => {
-            let _ = write!(out, "0x{:x}", c.literal());
+            crate::amd::operands::put_hex(out, c.literal());
         }
         _ => c.src(out, v, op.size, c.kind(op)),
     }
@@ -82,23 +81,85 @@ fn vop_e32(c: &Ctx<'_, Op>, out: &mut String) {
     }
 }
 
+/// Mnemonic facts the vector printer tests, read once per instruction (see [`traits`]).
+mod tr {
+    /// `v_cndmask_b32*`: float modifiers on b32 sources.
+    pub const CNDMASK: u16 = 1;
+    /// Byte conversions, `*_i4`, `v_sad_u16`: integer sources.
+    pub const INT: u16 = 2;
+    /// `*_class_*`: the second source is an integer mask.
+    pub const CLASS: u16 = 4;
+    /// `v_ldexp*`: the second source is an integer exponent.
+    pub const LDEXP: u16 = 8;
+    /// `v_cvt_pk_u8_f32`: sources after the first are integers.
+    pub const CVT_PK_U8: u16 = 16;
+    /// `v_mad_i32_i16`, `v_mad_u32_u16`: the third source is a 32-bit integer.
+    pub const MAD16: u16 = 32;
+    /// `v_interp_*`.
+    pub const INTERP: u16 = 64;
+    /// `v_permlane*`.
+    pub const PERMLANE: u16 = 128;
+    /// `v_fma_mix*`.
+    pub const FMA_MIX: u16 = 256;
+    /// `v_alignbit_b32`, `v_alignbyte_b32`: op_sel although 32-bit.
+    pub const ALIGN: u16 = 512;
+    /// `v_sad_u16`: no op_sel.
+    pub const SAD_U16: u16 = 1024;
+}
+
+/// The [`tr`] bits of a mnemonic.
+fn traits_of(m: &str) -> u16 {
+    let mut t = 0;
+    let mut set = |cond: bool, bit: u16| {
+        if cond {
+            t |= bit
+        }
+    };
+    set(m.starts_with("v_cndmask_b32"), tr::CNDMASK);
+    set(has(m, "_ubyte") || m.ends_with("_i4") || m == "v_sad_u16", tr::INT);
+    set(has(m, "_class_"), tr::CLASS);
+    set(m.starts_with("v_ldexp"), tr::LDEXP);
+    set(m == "v_cvt_pk_u8_f32", tr::CVT_PK_U8);
+    set(matches!(m, "v_mad_i32_i16" | "v_mad_u32_u16"), tr::MAD16);
+    set(m.starts_with("v_interp_"), tr::INTERP);
+    set(m.starts_with("v_permlane"), tr::PERMLANE);
+    set(m.starts_with("v_fma_mix"), tr::FMA_MIX);
+    set(matches!(m, "v_alignbit_b32" | "v_alignbyte_b32"), tr::ALIGN);
+    set(m == "v_sad_u16", tr::SAD_U16);
+    t
+}
+
+/// The [`tr`] bits of the instruction, worked out on its first use (a slot per instruction;
+/// `0x8000` marks a filled slot, 0 an empty one).
+fn traits(c: &Ctx<'_, Op>) -> u16 {
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static T: std::sync::OnceLock<Vec<AtomicU16>> = std::sync::OnceLock::new();
+    let t = T.get_or_init(|| (0..c.t.instructions.len()).map(|_| AtomicU16::new(0)).collect());
+    let Some(slot) = t.get(c.ie.inst as usize) else { return traits_of(c.mnemonic()) };
+    match slot.load(Ordering::Relaxed) {
+        0 => {
+            let v = traits_of(c.mnemonic());
+            slot.store(v | 0x8000, Ordering::Relaxed);
+            v
+        }
+        v => v & !0x8000,
+    }
+}
+
 /// The kind a source's modifiers follow: v_cndmask_b32 takes float modifiers on its b32 sources,
 /// byte conversions and class masks read integers.
 fn mod_kind(c: &Ctx<'_, Op>, op: &Operand, i: usize) -> Kind {
-    let m = c.mnemonic();
-    let k = c.kind(op);
-    if m.starts_with("v_cndmask_b32") {
+    let t = traits(c);
+    if t & tr::CNDMASK != 0 {
         Kind::F32
-    } else if has(m, "_ubyte")
-        || m.ends_with("_i4")
-        || m == "v_sad_u16"
-        || (i == 1 && (has(m, "_class_") || m.starts_with("v_ldexp")))
-        || (i >= 1 && m == "v_cvt_pk_u8_f32")
-        || (i == 2 && matches!(m, "v_mad_i32_i16" | "v_mad_u32_u16"))
+    } else if t & tr::INT != 0
+        || (i == 1 && t & (tr::CLASS | tr::LDEXP) != 0)
+        || (i >= 1 && t & tr::CVT_PK_U8 != 0)
+        || (i == 2 && t & tr::MAD16 != 0)
     {
         Kind::I32
     } else {
-        k
+        c.kind(op)
     }
 }
 
@@ -106,6 +167,7 @@ use crate::amd::operands::{omod, src_index};
 
 fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
     let vop3b = c.d.enc == enc::ENC_VOP3B;
+    let t = traits(c);
     // NEG and ABS are read per source, only where a float source can carry them.
     let neg = |i: usize| c.bits(61 + i as u32, 1) != 0;
     let abs = |i: usize| !vop3b && c.bits(8 + i as u32, 1) != 0;
@@ -122,14 +184,17 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
                 nsrc += 1;
                 let kind = mod_kind(c, op, i);
                 float |= kind.is_float();
-                if c.mnemonic().starts_with("v_interp_") && c.field_name(op) == "SRC0" {
+                if t & tr::INTERP != 0 && c.field_name(op) == "SRC0" {
                     // VOP3 interpolation: SRC0 holds attribute, channel and the high-half bit.
                     let v = c.val(op);
-                    let _ = write!(out, "attr{}.{}", v & 0x3f, ["x", "y", "z", "w"][(v >> 6 & 3) as usize]);
+                    out.push_str("attr");
+                    crate::amd::operands::put(out, v & 0x3f);
+                    out.push('.');
+                    crate::amd::operands::put(out, ["x", "y", "z", "w"][(v >> 6 & 3) as usize]);
                     continue;
                 }
                 let (n, a) = if kind.is_float() { (neg(i), abs(i)) } else { (false, false) };
-                if i == 1 && has(c.mnemonic(), "_class_") {
+                if i == 1 && t & tr::CLASS != 0 {
                     // LLVM keeps the class mask's modifier bits without printing them.
                     let _ = (c.bits(62, 1), vop3b || c.bits(9, 1) != 0);
                 }
@@ -139,8 +204,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
         }
     }
     if !vop3b {
-        let m = c.mnemonic();
-        if m.starts_with("v_permlane") {
+        if t & tr::PERMLANE != 0 {
             // permlane: op_sel holds fetch-inactive and bound-control, two entries.
             let opsel = c.bits(11, 2);
             if opsel != 0 {
@@ -157,7 +221,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
             }
         }
     }
-    if c.mnemonic().starts_with("v_interp_") && c.bits(40, 1) != 0 {
+    if t & tr::INTERP != 0 && c.bits(40, 1) != 0 {
         out.push_str(" high");
     }
     let clamp = if vop3b { c.f(fields::ENC_VOP3B::CLAMP) } else { c.f(fields::ENC_VOP3::CLAMP) };
@@ -172,11 +236,11 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
 /// gfx10 VOP3 op_sel exists on VOP3-only instructions with 16-bit operands (and the byte/bit
 /// aligns, as LLVM 22 has them).
 fn has_op_sel(c: &Ctx<'_, Op>) -> bool {
-    let m = c.mnemonic();
-    if matches!(m, "v_alignbit_b32" | "v_alignbyte_b32") {
+    let t = traits(c);
+    if t & tr::ALIGN != 0 {
         return true;
     }
-    if m == "v_sad_u16" || m.starts_with("v_interp_") {
+    if t & (tr::SAD_U16 | tr::INTERP) != 0 {
         return false;
     }
     if c.has_enc(enc::ENC_VOP1) || c.has_enc(enc::ENC_VOP2) || c.has_enc(enc::ENC_VOPC) {
@@ -188,7 +252,7 @@ fn has_op_sel(c: &Ctx<'_, Op>) -> bool {
 fn vop3p(c: &Ctx<'_, Op>, out: &mut String) {
     use fields::ENC_VOP3P as F;
     // v_fma_mix*: NEG and NEG_HI are per-source neg and abs; op_sel_hi defaults to 0.
-    let mix = c.mnemonic().starts_with("v_fma_mix");
+    let mix = traits(c) & tr::FMA_MIX != 0;
     let neg = c.f(F::NEG) as u64;
     let neg_hi = c.f(F::NEG_HI) as u64;
     let mut k = 0;
@@ -279,7 +343,7 @@ fn dpp8(c: &Ctx<'_, Op>, out: &mut String) {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{}", c.f(*s));
+        crate::amd::operands::put(out, c.f(*s));
     }
     out.push(']');
     if c.f(fields::ENC_VOP1_DPP8::SRC0) == 0xea {
@@ -341,11 +405,16 @@ fn sdwa(c: &Ctx<'_, Op>, out: &mut String) {
         if float || c.ie.operands.iter().any(|op| c.kind(op).is_float()) {
             omod(out, c.f(F::OMOD));
         }
-        let _ = write!(out, " dst_sel:{} dst_unused:{}", SEL[c.f(F::DST_SEL) as usize], UNUSED[c.f(F::DST_U) as usize]);
+        out.push_str(" dst_sel:");
+        crate::amd::operands::put(out, SEL[c.f(F::DST_SEL) as usize]);
+        out.push_str(" dst_unused:");
+        crate::amd::operands::put(out, UNUSED[c.f(F::DST_U) as usize]);
     }
-    let _ = write!(out, " src0_sel:{}", SEL[c.f(F::SRC0_SEL) as usize]);
+    out.push_str(" src0_sel:");
+    crate::amd::operands::put(out, SEL[c.f(F::SRC0_SEL) as usize]);
     if !vop1 {
-        let _ = write!(out, " src1_sel:{}", SEL[c.f(F::SRC1_SEL) as usize]);
+        out.push_str(" src1_sel:");
+        crate::amd::operands::put(out, SEL[c.f(F::SRC1_SEL) as usize]);
     }
 }
 

@@ -5,7 +5,6 @@ use crate::amd::operands::has;
 use super::Op;
 use crate::amd::operands::{self, Kind};
 use crate::amd::print::Ctx;
-use std::fmt::Write as _;
 
 /// f32 bit patterns of the inline float constants (0.5, -0.5, 1, -1, 2, -2, 4, -4, 1/(2pi)).
 const F32_INLINE: [u32; 9] =
@@ -58,9 +57,11 @@ pub fn literal(out: &mut String, lit: u32, kind: Kind) {
         Kind::PkI16 | Kind::I32 | Kind::F32 => (inline32(lit), lit),
     };
     if is_lit {
-        let _ = write!(out, "lit(0x{lit:x})");
+        out.push_str("lit(");
+        crate::amd::operands::put_hex(out, lit);
+        out.push(')');
     } else {
-        let _ = write!(out, "0x{shown:x}");
+        crate::amd::operands::put_hex(out, shown);
     }
 }
 
@@ -71,7 +72,7 @@ pub fn src(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind) {
         230 => out.push_str("src_flat_scratch_base_lo"),
         231 => out.push_str("src_flat_scratch_base_hi"),
         240..=248 if kind == Kind::I16 => {
-            let _ = write!(out, "0x{:x}", F16_INLINE[(v - 240) as usize]);
+            crate::amd::operands::put_hex(out, F16_INLINE[(v - 240) as usize]);
         }
         _ => operands::src(out, c.names, v, size, kind, c.lit),
     }
@@ -153,9 +154,10 @@ pub fn cache_policy(out: &mut String, kind: MemKind, th: u32, scope: u32) {
         };
         if name.is_empty() {
             if kind == MemKind::Atomic {
-                let _ = write!(out, "TH_ATOMIC_0x{th:x}");
+                out.push_str("TH_ATOMIC_");
+                crate::amd::operands::put_hex(out, th);
             } else {
-                let _ = write!(out, "0x{th:x}");
+                crate::amd::operands::put_hex(out, th);
             }
         } else {
             out.push_str(name);
@@ -170,9 +172,10 @@ pub fn cache_policy(out: &mut String, kind: MemKind, th: u32, scope: u32) {
 /// Appends `-0x..` or `0x..` of a signed value.
 pub fn signed_hex(out: &mut String, v: i32) {
     if v < 0 {
-        let _ = write!(out, "-0x{:x}", -(v as i64));
+        out.push('-');
+        crate::amd::operands::put_hex(out, -(v as i64));
     } else {
-        let _ = write!(out, "0x{v:x}");
+        crate::amd::operands::put_hex(out, v);
     }
 }
 

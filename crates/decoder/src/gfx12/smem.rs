@@ -4,7 +4,6 @@ use crate::amd::operands::has;
 use super::ops::{self, MemKind};
 use super::{fields::ENC_SMEM as F, Op};
 use crate::amd::print::Ctx;
-use std::fmt::Write as _;
 
 /// Prints a scalar memory instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -24,7 +23,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 c.sreg(out, base, op.size)
             }
             "SDATA" if prefetch || m.starts_with("s_atc_probe") => {
-                let _ = write!(out, "{v}");
+                crate::amd::operands::put(out, v);
             }
             "IOFFSET" => ops::signed_hex(out, imm),
             "SOFFSET" if prefetch => c.sreg(out, soff, 32),

@@ -4,7 +4,6 @@ use super::ops;
 use super::Op;
 use crate::amd::print::Ctx;
 use crate::amd::symbols;
-use std::fmt::Write as _;
 
 /// Prints a scalar ALU or program-control instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -31,7 +30,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 }
             }
             "OPR_LABEL" => {
-                let _ = write!(out, "{v}");
+                crate::amd::operands::put(out, v);
             }
             "OPR_WAITCNT" => {
                 if m == "s_waitcnt" {
@@ -44,7 +43,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             "OPR_SENDMSG" => sendmsg(out, v, false),
             "OPR_HWREG" => symbols::hwreg(out, v, symbols::HWREG_GFX12),
             "OPR_SIMM32" => {
-                let _ = write!(out, "0x{:x}", c.lit);
+                crate::amd::operands::put_hex(out, c.lit);
             }
             _ => simm16(m, v, out),
         }
@@ -53,7 +52,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         // The spec lists no operand; LLVM prints the immediate when it is not zero.
         let v = c.f(super::fields::ENC_SOPP::SIMM16);
         if v != 0 {
-            let _ = write!(out, " {v}");
+            out.push(' ');
+            crate::amd::operands::put(out, v);
         }
     }
 }
@@ -69,9 +69,9 @@ fn simm16(m: &str, v: u32, out: &mut String) {
         || m.starts_with("s_mulk")
         || m == "s_version";
     if hex || v > 64 {
-        let _ = write!(out, "0x{v:x}");
+        crate::amd::operands::put_hex(out, v);
     } else {
-        let _ = write!(out, "{v}");
+        crate::amd::operands::put(out, v);
     }
 }
 
@@ -156,13 +156,17 @@ fn sendmsg(out: &mut String, v: u32, rtn: bool) {
     };
     match name {
         Some(n) => {
-            let _ = write!(out, "sendmsg({n})");
+            out.push_str("sendmsg(");
+            crate::amd::operands::put(out, n);
+            out.push(')');
         }
         None if v >> 8 == 0 => {
-            let _ = write!(out, "sendmsg({id}, 0, 0)");
+            out.push_str("sendmsg(");
+            crate::amd::operands::put(out, id);
+            out.push_str(", 0, 0)");
         }
         None => {
-            let _ = write!(out, "{v}");
+            crate::amd::operands::put(out, v);
         }
     }
 }

@@ -5,7 +5,6 @@ use super::ops::sep;
 use super::{fields::ENC_VDS as F, fields::ENC_VDSDIR as D, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
-use std::fmt::Write as _;
 
 /// Prints an LDS instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -20,10 +19,12 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let o1 = c.f(F::OFFSET1);
     if has(m, "2addr") || has(m, "xchg2") {
         if o0 != 0 {
-            let _ = write!(out, " offset0:{o0}");
+            out.push_str(" offset0:");
+            crate::amd::operands::put(out, o0);
         }
         if o1 != 0 {
-            let _ = write!(out, " offset1:{o1}");
+            out.push_str(" offset1:");
+            crate::amd::operands::put(out, o1);
         }
     } else {
         let off = o0 | o1 << 8;
@@ -31,7 +32,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             out.push_str(" offset:");
             crate::amd::symbols::ds_swizzle(out, off);
         } else if off != 0 {
-            let _ = write!(out, " offset:{off}");
+            out.push_str(" offset:");
+            crate::amd::operands::put(out, off);
         }
     }
 }
@@ -44,10 +46,16 @@ pub fn print_dir(c: &Ctx<'_, Op>, out: &mut String) {
         sep(out, &mut k);
         if c.ty(op) == "OPR_ATTR" {
             let chan = ["x", "y", "z", "w"][c.f(D::ATTRCHAN) as usize & 3];
-            let _ = write!(out, "attr{}.{chan}", c.f(D::ATTR));
+            out.push_str("attr");
+            crate::amd::operands::put(out, c.f(D::ATTR));
+            out.push('.');
+            crate::amd::operands::put(out, chan);
         } else {
             operands::vgpr(out, c.val(op), op.size);
         }
     }
-    let _ = write!(out, " wait_va_vdst:{} wait_vm_vsrc:{}", c.f(D::WAIT_VA_VDST), c.f(D::WAIT_VM_VSRC));
+    out.push_str(" wait_va_vdst:");
+    crate::amd::operands::put(out, c.f(D::WAIT_VA_VDST));
+    out.push_str(" wait_vm_vsrc:");
+    crate::amd::operands::put(out, c.f(D::WAIT_VM_VSRC));
 }

@@ -5,7 +5,6 @@ use super::ops::{self, sep};
 use super::{fields::ENC_VEXPORT as E, fields::ENC_VINTERP as V, Op};
 use crate::amd::operands::{self, bit_list};
 use crate::amd::print::Ctx;
-use std::fmt::Write as _;
 
 /// Prints `export`.
 pub fn print_export(c: &Ctx<'_, Op>, out: &mut String) {
@@ -51,5 +50,6 @@ pub fn print_vinterp(c: &Ctx<'_, Op>, out: &mut String) {
         out.push_str(" op_sel:");
         bit_list(out, opsel as u64, 4);
     }
-    let _ = write!(out, " wait_exp:{}", c.f(V::WAIT_EXP));
+    out.push_str(" wait_exp:");
+    crate::amd::operands::put(out, c.f(V::WAIT_EXP));
 }

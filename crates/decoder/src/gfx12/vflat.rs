@@ -5,7 +5,6 @@ use super::ops::{self, sep, MemKind};
 use super::{fields::ENC_VFLAT as F, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
-use std::fmt::Write as _;
 
 /// Prints a flat, global or scratch instruction.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -48,7 +47,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     }
     let off = ops::sext(c.f(F::IOFFSET), 24);
     if off != 0 && !c.ie.operands.is_empty() {
-        let _ = write!(out, " offset:{off}");
+        out.push_str(" offset:");
+        crate::amd::operands::put(out, off);
     }
     if c.f(F::SCALE_OFFSET) != 0 {
         out.push_str(" scale_offset");

@@ -4,7 +4,6 @@ use super::ops::{self, sep, MemKind};
 use super::{fields::ENC_VIMAGE as I, fields::ENC_VSAMPLE as S, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
-use std::fmt::Write as _;
 
 use crate::amd::symbols::{DIM_COORDS, IMAGE_DIMS as DIMS};
 
@@ -118,7 +117,10 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             _ => c.sreg(out, v, op.size),
         }
     }
-    let _ = write!(out, " dmask:0x{dmask:x} dim:{}", DIMS[dim]);
+    out.push_str(" dmask:");
+    crate::amd::operands::put_hex(out, dmask);
+    out.push_str(" dim:");
+    crate::amd::operands::put(out, DIMS[dim]);
     if sample && c.f(S::UNORM) != 0 {
         out.push_str(" unorm");
     }

@@ -5,7 +5,6 @@ use super::{enc, fields, fmt, opr, Op};
 use crate::amd::operands::{self, bit_list, has, Kind};
 use crate::amd::print::{hex_mod, Ctx};
 use crate::spec::Operand;
-use std::fmt::Write as _;
 
 /// Prints any vector ALU instruction except VOPD.
 pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
@@ -90,14 +89,63 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
             operands::hex(out, c.lit);
         }
         _ => {
-            let m = c.mnemonic();
-            let kind = if m.starts_with("v_cvt_pk_f32_fp8") || m.starts_with("v_cvt_pk_f32_bf8") { Kind::F16 } else { c.kind(op) };
+            let kind = if traits(c) & tr::FP8_SRC != 0 { Kind::F16 } else { c.kind(op) };
             ops::src(c, out, v, op.size, kind)
         }
     }
 }
 
 use crate::amd::operands::{omod, src_index};
+
+/// Mnemonic facts the vector printer tests, read once per instruction (see [`traits`]).
+mod tr {
+    /// `*ldexp*`, `*_class_f32*`, `*_class_f64*`: the second source takes no float modifiers.
+    pub const INT_SRC1: u8 = 1;
+    /// `v_cndmask*`: float modifiers whatever the type.
+    pub const CNDMASK: u8 = 2;
+    /// `v_cvt_pk_f32_fp8*`, `v_cvt_pk_f32_bf8*`: the source prints as f16.
+    pub const FP8_SRC: u8 = 4;
+    /// `v_alignbit*`, `v_alignbyte*`: the third source prints as i16.
+    pub const ALIGN: u8 = 8;
+    /// In [`super::OPSEL_VOP3`].
+    pub const OPSEL: u8 = 16;
+    /// `v_permlane16*`, `v_permlanex16*`.
+    pub const PERMLANE16: u8 = 32;
+}
+
+/// The [`tr`] bits of a mnemonic.
+fn traits_of(m: &str) -> u8 {
+    let mut t = 0;
+    let mut set = |cond: bool, bit: u8| {
+        if cond {
+            t |= bit
+        }
+    };
+    set(has(m, "ldexp") || has(m, "_class_f32") || has(m, "_class_f64"), tr::INT_SRC1);
+    set(m.starts_with("v_cndmask"), tr::CNDMASK);
+    set(m.starts_with("v_cvt_pk_f32_fp8") || m.starts_with("v_cvt_pk_f32_bf8"), tr::FP8_SRC);
+    set(m.starts_with("v_alignbit") || m.starts_with("v_alignbyte"), tr::ALIGN);
+    set(OPSEL_VOP3.binary_search(&m).is_ok(), tr::OPSEL);
+    set(m.starts_with("v_permlane16") || m.starts_with("v_permlanex16"), tr::PERMLANE16);
+    t
+}
+
+/// The [`tr`] bits of the instruction, worked out on its first use (a slot per instruction;
+/// `0x80` marks a filled slot, 0 an empty one).
+fn traits(c: &Ctx<'_, Op>) -> u8 {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    static T: std::sync::OnceLock<Vec<AtomicU8>> = std::sync::OnceLock::new();
+    let t = T.get_or_init(|| (0..c.t.instructions.len()).map(|_| AtomicU8::new(0)).collect());
+    let Some(slot) = t.get(c.ie.inst as usize) else { return traits_of(c.mnemonic()) };
+    match slot.load(Ordering::Relaxed) {
+        0 => {
+            let v = traits_of(c.mnemonic());
+            slot.store(v | 0x80, Ordering::Relaxed);
+            v
+        }
+        v => v & !0x80,
+    }
+}
 
 /// True for a 16-bit (not packed) data format: the instruction takes op_sel.
 pub(super) fn is16(_c: &Ctx<'_, Op>, op: &Operand) -> bool {
@@ -107,11 +155,11 @@ pub(super) fn is16(_c: &Ctx<'_, Op>, op: &Operand) -> bool {
 
 /// True when source `i` takes float input modifiers.
 pub(super) fn float_mods(c: &Ctx<'_, Op>, kind: Kind, i: usize) -> bool {
-    let m = c.mnemonic();
-    if i == 1 && (has(m, "ldexp") || has(m, "_class_f32") || has(m, "_class_f64")) {
+    let t = traits(c);
+    if i == 1 && t & tr::INT_SRC1 != 0 {
         return false;
     }
-    kind.is_float() || m.starts_with("v_cndmask")
+    kind.is_float() || t & tr::CNDMASK != 0
 }
 
 /// VOP3 opcodes whose text carries op_sel (LLVM 22 without true16: the VOP3-only 16-bit
@@ -160,7 +208,7 @@ const OPSEL_VOP3: &[&str] = &[
 
 /// True when the VOP3 form of the instruction prints op_sel.
 pub(super) fn has_opsel(c: &Ctx<'_, Op>, _has16: bool) -> bool {
-    OPSEL_VOP3.binary_search(&c.mnemonic()).is_ok()
+    traits(c) & tr::OPSEL != 0
 }
 
 /// A source with gfx12 modifiers: `-x`/`neg(imm)`, `|x|`.
@@ -194,8 +242,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
         match src_index(op) {
             Some(i) => {
                 nsrc += 1;
-                let m = c.mnemonic();
-                let kind = if i == 2 && (m.starts_with("v_alignbit") || m.starts_with("v_alignbyte")) { Kind::I16 } else { c.kind(op) };
+                let kind = if i == 2 && traits(c) & tr::ALIGN != 0 { Kind::I16 } else { c.kind(op) };
                 float |= kind.is_float();
                 let (n, a) = if float_mods(c, kind, i) { (neg >> i & 1 != 0, abs >> i & 1 != 0) } else { (false, false) };
                 let v = if i == 0 && dpp != Dpp::None { 256 + c.f(D::VSRC0) } else { c.val(op) };
@@ -207,8 +254,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
             }
         }
     }
-    let m = c.mnemonic();
-    if m.starts_with("v_permlane16") || m.starts_with("v_permlanex16") {
+    if traits(c) & tr::PERMLANE16 != 0 {
         // op_sel carries fetch-inactive and bound-control here.
         let opsel = c.f(F::OPSEL) & 3;
         if opsel != 0 {
@@ -364,7 +410,7 @@ fn dpp8_ctrl(c: &Ctx<'_, Op>, out: &mut String, e64: bool) {
         if i > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{}", c.f(*s));
+        crate::amd::operands::put(out, c.f(*s));
     }
     out.push(']');
     if fi {
@@ -387,24 +433,30 @@ pub fn print_vopd(c: &Ctx<'_, Op>, out: &mut String) {
 fn half(c: &Ctx<'_, Op>, out: &mut String, m: &str, vdst: u32, src0: u32, vsrc1: u32) {
     out.push_str(m);
     let kind = if has(m, "_f32") && !has(m, "bf16") && !has(m, "f16") { Kind::F32 } else { Kind::I32 };
-    let _ = write!(out, " v{vdst}, ");
+    out.push_str(" v");
+    crate::amd::operands::put(out, vdst);
+    out.push_str(", ");
     ops::src(c, out, src0, 32, kind);
     let lit = |out: &mut String| {
-        let _ = write!(out, "0x{:x}", c.lit);
+        crate::amd::operands::put_hex(out, c.lit);
     };
     match m {
         "v_dual_mov_b32" => {}
         "v_dual_fmaak_f32" => {
-            let _ = write!(out, ", v{vsrc1}, ");
+            out.push_str(", v");
+            crate::amd::operands::put(out, vsrc1);
+            out.push_str(", ");
             lit(out);
         }
         "v_dual_fmamk_f32" => {
             out.push_str(", ");
             lit(out);
-            let _ = write!(out, ", v{vsrc1}");
+            out.push_str(", v");
+            crate::amd::operands::put(out, vsrc1);
         }
         _ => {
-            let _ = write!(out, ", v{vsrc1}");
+            out.push_str(", v");
+            crate::amd::operands::put(out, vsrc1);
         }
     }
 }
