@@ -317,7 +317,7 @@ impl Memo {
 ///
 /// AMD sections of [`PARALLEL_MIN`] bytes or more are listed by two threads, the second from an
 /// instruction boundary near 7/16 of the section; the result is the sequential listing byte for byte
-/// (see [`amd_listing`]).
+/// (see `amd_listing`).
 pub fn listing(
     plugin: &dyn IsaPlugin,
     code: &[u8],
