@@ -84,7 +84,11 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
         "ATOMS" if t.has("CAST") && !t.has("SPIN") && ctx.bits(87, 2) == 3 => {
             t.mnem = t.mnem.replacen(".CAST", ".CAST.SPIN", 1);
         }
-        "F2F" | "F2FP" | "ATOMG" | "ATOM" | "RED" => rules::dedup_suffixes(t),
+        "F2FP" => {
+            rules::dedup_suffixes(t);
+            f2fp_type(ctx, t);
+        }
+        "F2F" | "ATOMG" | "ATOM" | "RED" => rules::dedup_suffixes(t),
         "IMAD" => {
             imad_alias(t);
             wide_carry_out(ctx, t);
@@ -212,6 +216,31 @@ fn set_trailing_selector(o: &mut String, sel: &str) {
             o.push_str(sel);
         }
     }
+}
+
+/// `F2FP`'s output type: bits 76 and 86 together (measured on nvdisasm 12.8). Without `.RS`:
+/// none, `.BF16`, `.INVALID3` (bit 86 alone is illegal); with `.RS`: none, `???1`, `???2`,
+/// `???3`. It follows `.SATFINITE` / `.RELU` and precedes the packing suffix.
+fn f2fp_type(ctx: &Ctx, t: &mut Text) {
+    let v = (ctx.bits(76, 1) | ctx.bits(86, 1) << 1) as usize;
+    let ty = if t.has("RS") {
+        ["", "???1", "???2", "???3"][v]
+    } else {
+        ["", "BF16", "", "INVALID3"][v]
+    };
+    let mut parts: Vec<&str> = t
+        .mnem
+        .split('.')
+        .filter(|p| !matches!(*p, "BF16" | "INVALID3" | "???1" | "???2" | "???3"))
+        .collect();
+    if !ty.is_empty() {
+        let at = parts
+            .iter()
+            .rposition(|p| matches!(*p, "F2FP" | "SATFINITE" | "RELU"))
+            .map_or(parts.len(), |i| i + 1);
+        parts.insert(at, ty);
+    }
+    t.mnem = parts.join(".");
 }
 
 /// `MUFU` operations by the value of bits 74-77 (measured on nvdisasm 12.8).
