@@ -37,10 +37,12 @@ pub fn rule_bits(name: &str) -> u128 {
         "F2FP" => 1 << 76 | 1 << 86,           // output type                      // source byte / half
         "MUFU" => 3 << 60 | 0xf << 74,         // source half, operation
         "R2P" | "UR2UP" => 3 << 76,   // source byte
-        "HFMA2" => 3 << 60 | 3 << 74 | 3 << 81 | 3 << 85 | 4, // swizzles, BF16_V2, MMA
+        "HFMA2" => 3 << 60 | 3 << 74 | 3 << 81 | 3 << 85 | 4 | 1 << 78 | 0xf << 87 | 0xffff_ffff << 32, // swizzles, BF16_V2, MMA, F32, RELU predicate, immediates
         "TEX" | "TLD" | "TLD4" | "TXD" => 7 << 84 | 3 << 79, // eviction, F16 rounding
-        "HMNMX2" => 3 << 60 | 3 << 74 | 1 << 85,  // swizzles, BF16_V2
-        "HADD2" | "HMUL2" | "HSETP2" => 3 << 60 | 3 << 74, // swizzles
+        "HMNMX2" => 3 << 60 | 3 << 74 | 1 << 85 | 0xffff_ffff << 32, // swizzles, BF16_V2, immediates
+        "HADD2" => 3 << 60 | 3 << 74 | 1 << 73 | 1 << 78, // swizzles, |a| beside F32, reuse of a
+        "HMUL2" => 3 << 60 | 3 << 74 | 1 << 76 | 1 << 80, // swizzles, FMZ + FTZ
+        "HSETP2" => 3 << 60 | 3 << 74, // swizzles
         "LD" | "LDG" => 0xf << 77 | 0xf << 64, // memory semantics, inverted predicate
         "IMMA" | "HMMA" | "DMMA" | "BMMA" => 0xf << 87, // inverted predicate
         _ if mem::sem_table(name).is_some() => 0xf << 77, // memory semantics
