@@ -44,7 +44,7 @@ pub fn rule_bits(name: &str) -> u128 {
         "HMUL2" => 3 << 60 | 3 << 74 | 1 << 76 | 1 << 80, // swizzles, FMZ + FTZ
         "HSETP2" => 3 << 60 | 3 << 74, // swizzles
         "LD" | "LDG" => 0xf << 77 | 0xf << 64, // memory semantics, inverted predicate
-        "IMMA" | "HMMA" | "DMMA" | "BMMA" => 0xf << 87, // inverted predicate
+        "IMMA" | "HMMA" | "DMMA" | "BMMA" => 0xf << 87, // inverted predicate (also .SP)
         _ if mem::sem_table(name).is_some() => 0xf << 77, // memory semantics
         _ => 0,
     }
