@@ -43,6 +43,8 @@ pub fn rule_bits(name: &str) -> u128 {
         "HADD2" => 3 << 60 | 3 << 74 | 1 << 73 | 1 << 78, // swizzles, |a| beside F32, reuse of a
         "HMUL2" => 3 << 60 | 3 << 74 | 1 << 76 | 1 << 80, // swizzles, FMZ + FTZ
         "HSETP2" => 3 << 60 | 3 << 74, // swizzles
+        "ATOM" => 1 << 40 | 0xf << 77, // offset bit 0 of the .U32+UR form, memory semantics
+        "SULD" => 1 << 81 | 0xf << 77, // predicate destination bit 0, memory semantics
         "LD" | "LDG" => 0xf << 77 | 0xf << 64, // memory semantics, inverted predicate
         "IMMA" | "HMMA" | "DMMA" | "BMMA" => 0xf << 87, // inverted predicate (also .SP)
         _ if mem::sem_table(name).is_some() => 0xf << 77, // memory semantics
