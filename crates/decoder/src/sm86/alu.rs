@@ -1,6 +1,6 @@
 //! Integer and float ALU, conversions: cross-field spellings the templates cannot express.
 
-use crate::nvidia::{rules, Ctx, Text};
+use crate::nvidia::{float, rules, Ctx, Text};
 
 /// Applies the ALU rules.
 pub fn fix(ctx: &Ctx, t: &mut Text) {
@@ -10,6 +10,9 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
     if ctx.inst() == "IDP" || (ctx.inst() == "IMAD" && ctx.bits(0, 9) == 0x026) {
         t.mnem = idp_mnemonic(ctx);
         return;
+    }
+    if matches!(ctx.inst(), "F2I" | "FRND" | "MUFU") {
+        source_immediate(ctx, t);
     }
     match ctx.inst() {
         "I2FP" => {
@@ -73,11 +76,21 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
             if !f16 {
                 return;
             }
+            let sel = ["", ".H1", ".INVALID2", ".INVALID3"][ctx.bits(60, 2) as usize];
             if let Some(o) = t.ops.last_mut() {
-                set_reg_suffix(
-                    o,
-                    ["", ".H1", ".INVALID2", ".INVALID3"][ctx.bits(60, 2) as usize],
-                );
+                if o.contains('[') {
+                    // a constant-bank source: the half follows the operand (inside `|..|`)
+                    let bar = o.ends_with('|');
+                    if bar {
+                        o.pop();
+                    }
+                    set_trailing_selector(o, sel);
+                    if bar {
+                        o.push('|');
+                    }
+                } else {
+                    set_reg_suffix(o, sel);
+                }
             }
         }
         // Compare-and-swap spin variant: bits 87-88 both set.
@@ -241,6 +254,33 @@ fn f2fp_type(ctx: &Ctx, t: &mut Text) {
         parts.insert(at, ty);
     }
     t.mnem = parts.join(".");
+}
+
+/// The float immediate source of `F2I`, `FRND` and `MUFU` (measured on nvdisasm 12.8): an F16
+/// source is the half in bits 32-47, an F64 source (`.F64`, `MUFU.RCP64H`/`RSQ64H`) the upper
+/// half of a double in bits 32-63; the probed templates print them as F32.
+fn source_immediate(ctx: &Ctx, t: &mut Text) {
+    let Some(o) = t.ops.last_mut() else { return };
+    let b = o.trim_start_matches(['-', '+']);
+    let is_float = b.starts_with(|c: char| c.is_ascii_digit()) && !b.starts_with("0x")
+        || b.starts_with("INF")
+        || b.starts_with("QNAN")
+        || b.starts_with("SNAN");
+    if !is_float || t.ops.len() != 2 {
+        return;
+    }
+    let mut s = String::new();
+    if t.mnem.split('.').any(|p| p == "F16") {
+        float::push_f16_bits(&mut s, ctx.bits(32, 16) as u16);
+    } else if t.mnem.split('.').any(|p| p == "F64") || (ctx.inst() == "MUFU" && matches!(ctx.bits(74, 4), 6 | 7)) {
+        float::push_f64_bits(&mut s, ctx.bits(32, 32) << 32);
+    } else {
+        return;
+    }
+    let s = s.replace("SNAN", "QNAN");
+    if let Some(o) = t.ops.last_mut() {
+        *o = s;
+    }
 }
 
 /// `MUFU` operations by the value of bits 74-77 (measured on nvdisasm 12.8).
