@@ -15,12 +15,29 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
         source_immediate(ctx, t);
     }
     match ctx.inst() {
+        // `I2FP.<dst>.<src>[.<rounding>]`, printed whole from its bits (measured on nvdisasm
+        // 12.8 by enumerating them): destination bits 75-77, source bit 74 (signed) with bits
+        // 84-85, rounding bits 78-79; placeholders `???n` for unnamed values.
         "I2FP" => {
-            rules::dedup_suffixes(t);
-            // The source type is one of .S32 / .U32: the U32 spelling of the second type
-            // field is the unsigned default and is not printed beside .S32.
-            if t.has("S32") {
-                t.remove("U32");
+            const DST: [&str; 8] = ["???0", "???1", "F32", "???3", "???4", "???5", "???6", "???7"];
+            const SRC: [&str; 8] = ["???0", "???1", "???2", "???3", "U32", "S32", "???6", "???7"];
+            const RND: [&str; 4] = ["", ".INVALID1", ".INVALID2", ".RZ"];
+            let src = (ctx.bits(74, 1) | ctx.bits(84, 2) << 1) as usize;
+            t.mnem = format!(
+                "I2FP.{}.{}{}",
+                DST[ctx.bits(75, 3) as usize],
+                SRC[src],
+                RND[ctx.bits(78, 2) as usize]
+            );
+            // an immediate of a signed source (bit 74) prints signed
+            if ctx.bits(74, 1) == 1 {
+                if let Some(o) = t.ops.last_mut() {
+                    if let Some(v) = o.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok()) {
+                        if v >= 0x8000_0000 {
+                            *o = format!("-{:#x}", (v as i32).unsigned_abs());
+                        }
+                    }
+                }
             }
         }
         "I2F" => {

@@ -35,7 +35,8 @@ pub fn rule_bits(name: &str) -> u128 {
         "ATOMS" => 3 << 78 | 3 << 87, // address scale, CAST.SPIN
         "I2F" => 3 << 60,
         "F2FP" => 1 << 76 | 1 << 86,           // output type
-        "F2I" | "FRND" => 0xffff_ffff << 32,  // F16 / F64 immediate source                      // source byte / half
+        "F2I" | "FRND" => 0xffff_ffff << 32,  // F16 / F64 immediate source
+        "I2FP" => 0x3f << 74 | 3 << 84,        // types, rounding                      // source byte / half
         "MUFU" => 3 << 60 | 0xf << 74 | 0xffff_ffff << 32, // source half, operation, immediate
         "R2P" | "UR2UP" => 3 << 76,   // source byte
         "HFMA2" => 3 << 60 | 3 << 74 | 3 << 81 | 3 << 85 | 4 | 1 << 78 | 0xf << 87 | 0xffff_ffff << 32, // swizzles, BF16_V2, MMA, F32, RELU predicate, immediates
