@@ -65,8 +65,19 @@ fn category(want: &str) -> String {
     m.to_string()
 }
 
+/// nvdisasm pads the sm86 `?PM<n>` tag (bits 102-103) to a column set by the longest text of
+/// the listing the word was disassembled in (a listing artefact, not a function of the word);
+/// alone, the word prints the tag after one space.
+fn unpad_pm(want: &str) -> std::borrow::Cow<'_, str> {
+    match want.rfind(" ?PM") {
+        Some(i) if want.len() - i == 5 => format!("{} {}", want[..i].trim_end(), &want[i + 1..]).into(),
+        _ => want.into(),
+    }
+}
+
 fn check(p: &NvPlugin, r: &mut Report, d: Result<Decoded, String>, reuse: u8, addr: u64, want: &str, what: &str) {
     r.total += 1;
+    let want = &*unpad_pm(want);
     match d {
         Err(e) => r.add(format!("{} decode-error", category(want)), format!("{what} want {want:?}: {e}")),
         Ok(d) => {
@@ -249,7 +260,7 @@ const PINNED: &[(&str, usize, usize, usize)] = &[
     ("sm50 fuzz", 14676, 7, 5),
     ("sm50 random", 16353, 43, 36),
     ("sm86 corpus", 7296, 0, 0),
-    ("sm86 fuzz", 10063, 395, 22),
+    ("sm86 fuzz", 10063, 118, 6),
 ];
 
 #[test]

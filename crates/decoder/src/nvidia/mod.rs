@@ -636,7 +636,7 @@ impl NvPlugin {
     /// Decodes one instruction given as a 128-bit value (sm50: the word in the low half).
     #[inline]
     pub fn decode_word(&self, w: u128, addr: u64) -> Result<Decoded, DecodeError> {
-        match self.tree.classify(w) {
+        match self.classify(w) {
             Some((f, inst)) => {
                 let mut words = [0u32; crate::MAX_WORDS];
                 words[0] = w as u32;
@@ -648,6 +648,18 @@ impl NvPlugin {
                 Ok(Decoded { words, len: self.size as u8, enc: f, ienc: inst })
             }
             None => Err(DecodeError::Unknown { isa: self.isa, addr, word: w as u32 }),
+        }
+    }
+
+    /// The form and instruction of a word. sm86: a word no form matches whose bits 102-103
+    /// (nvdisasm's `?PM1`..`?PM3` tag) are set is the form of the word without them.
+    #[inline]
+    fn classify(&self, w: u128) -> Option<(u16, u16)> {
+        match self.tree.classify(w) {
+            None if self.size == 16 && w & crate::sm86::PM_BITS != 0 => {
+                self.tree.classify(w & !crate::sm86::PM_BITS)
+            }
+            r => r,
         }
     }
 
@@ -689,7 +701,7 @@ impl NvPlugin {
         let w = self.word(d);
         let mut keep = self.keep(d);
         for _ in 0..8 {
-            match self.tree.classify(w & keep) {
+            match self.classify(w & keep) {
                 Some((f, _)) if f == d.enc => return keep,
                 Some((f, _)) => keep |= self.t.forms.get(f as usize).map(|x| x.mask).unwrap_or(u128::MAX),
                 None => break,

@@ -1,6 +1,6 @@
 //! Integer and float ALU, conversions: cross-field spellings the templates cannot express.
 
-use crate::nvidia::{rules, Ctx, Text};
+use crate::nvidia::{float, rules, Ctx, Text};
 
 /// Applies the ALU rules.
 pub fn fix(ctx: &Ctx, t: &mut Text) {
@@ -11,13 +11,33 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
         t.mnem = idp_mnemonic(ctx);
         return;
     }
+    if matches!(ctx.inst(), "F2I" | "FRND" | "MUFU") {
+        source_immediate(ctx, t);
+    }
     match ctx.inst() {
+        // `I2FP.<dst>.<src>[.<rounding>]`, printed whole from its bits (measured on nvdisasm
+        // 12.8 by enumerating them): destination bits 75-77, source bit 74 (signed) with bits
+        // 84-85, rounding bits 78-79; placeholders `???n` for unnamed values.
         "I2FP" => {
-            rules::dedup_suffixes(t);
-            // The source type is one of .S32 / .U32: the U32 spelling of the second type
-            // field is the unsigned default and is not printed beside .S32.
-            if t.has("S32") {
-                t.remove("U32");
+            const DST: [&str; 8] = ["???0", "???1", "F32", "???3", "???4", "???5", "???6", "???7"];
+            const SRC: [&str; 8] = ["???0", "???1", "???2", "???3", "U32", "S32", "???6", "???7"];
+            const RND: [&str; 4] = ["", ".INVALID1", ".INVALID2", ".RZ"];
+            let src = (ctx.bits(74, 1) | ctx.bits(84, 2) << 1) as usize;
+            t.mnem = format!(
+                "I2FP.{}.{}{}",
+                DST[ctx.bits(75, 3) as usize],
+                SRC[src],
+                RND[ctx.bits(78, 2) as usize]
+            );
+            // an immediate of a signed source (bit 74) prints signed
+            if ctx.bits(74, 1) == 1 {
+                if let Some(o) = t.ops.last_mut() {
+                    if let Some(v) = o.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok()) {
+                        if v >= 0x8000_0000 {
+                            *o = format!("-{:#x}", (v as i32).unsigned_abs());
+                        }
+                    }
+                }
             }
         }
         "I2F" => {
@@ -73,18 +93,32 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
             if !f16 {
                 return;
             }
+            let sel = ["", ".H1", ".INVALID2", ".INVALID3"][ctx.bits(60, 2) as usize];
             if let Some(o) = t.ops.last_mut() {
-                set_reg_suffix(
-                    o,
-                    ["", ".H1", ".INVALID2", ".INVALID3"][ctx.bits(60, 2) as usize],
-                );
+                if o.contains('[') {
+                    // a constant-bank source: the half follows the operand (inside `|..|`)
+                    let bar = o.ends_with('|');
+                    if bar {
+                        o.pop();
+                    }
+                    set_trailing_selector(o, sel);
+                    if bar {
+                        o.push('|');
+                    }
+                } else {
+                    set_reg_suffix(o, sel);
+                }
             }
         }
         // Compare-and-swap spin variant: bits 87-88 both set.
         "ATOMS" if t.has("CAST") && !t.has("SPIN") && ctx.bits(87, 2) == 3 => {
             t.mnem = t.mnem.replacen(".CAST", ".CAST.SPIN", 1);
         }
-        "F2F" | "F2FP" | "ATOMG" | "ATOM" | "RED" => rules::dedup_suffixes(t),
+        "F2FP" => {
+            rules::dedup_suffixes(t);
+            f2fp_type(ctx, t);
+        }
+        "F2F" | "ATOMG" | "ATOM" | "RED" => rules::dedup_suffixes(t),
         "IMAD" => {
             imad_alias(t);
             wide_carry_out(ctx, t);
@@ -211,6 +245,58 @@ fn set_trailing_selector(o: &mut String, sel: &str) {
             o.truncate(i + 1);
             o.push_str(sel);
         }
+    }
+}
+
+/// `F2FP`'s output type: bits 76 and 86 together (measured on nvdisasm 12.8). Without `.RS`:
+/// none, `.BF16`, `.INVALID3` (bit 86 alone is illegal); with `.RS`: none, `???1`, `???2`,
+/// `???3`. It follows `.SATFINITE` / `.RELU` and precedes the packing suffix.
+fn f2fp_type(ctx: &Ctx, t: &mut Text) {
+    let v = (ctx.bits(76, 1) | ctx.bits(86, 1) << 1) as usize;
+    let ty = if t.has("RS") {
+        ["", "???1", "???2", "???3"][v]
+    } else {
+        ["", "BF16", "", "INVALID3"][v]
+    };
+    let mut parts: Vec<&str> = t
+        .mnem
+        .split('.')
+        .filter(|p| !matches!(*p, "BF16" | "INVALID3" | "???1" | "???2" | "???3"))
+        .collect();
+    if !ty.is_empty() {
+        let at = parts
+            .iter()
+            .rposition(|p| matches!(*p, "F2FP" | "SATFINITE" | "RELU"))
+            .map_or(parts.len(), |i| i + 1);
+        parts.insert(at, ty);
+    }
+    t.mnem = parts.join(".");
+}
+
+/// The float immediate source of `F2I`, `FRND` and `MUFU` (measured on nvdisasm 12.8): an F16
+/// source is the half in bits 32-47, an F64 source (`.F64`, `MUFU.RCP64H`/`RSQ64H`) the upper
+/// half of a double in bits 32-63; the probed templates print them as F32.
+fn source_immediate(ctx: &Ctx, t: &mut Text) {
+    let Some(o) = t.ops.last_mut() else { return };
+    let b = o.trim_start_matches(['-', '+']);
+    let is_float = b.starts_with(|c: char| c.is_ascii_digit()) && !b.starts_with("0x")
+        || b.starts_with("INF")
+        || b.starts_with("QNAN")
+        || b.starts_with("SNAN");
+    if !is_float || t.ops.len() != 2 {
+        return;
+    }
+    let mut s = String::new();
+    if t.mnem.split('.').any(|p| p == "F16") {
+        float::push_f16_bits(&mut s, ctx.bits(32, 16) as u16);
+    } else if t.mnem.split('.').any(|p| p == "F64") || (ctx.inst() == "MUFU" && matches!(ctx.bits(74, 4), 6 | 7)) {
+        float::push_f64_bits(&mut s, ctx.bits(32, 32) << 32);
+    } else {
+        return;
+    }
+    let s = s.replace("SNAN", "QNAN");
+    if let Some(o) = t.ops.last_mut() {
+        *o = s;
     }
 }
 

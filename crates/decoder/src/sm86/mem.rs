@@ -9,6 +9,7 @@ use crate::spec::{NvKind, NvPiece};
 /// Applies the memory-operand rules.
 pub fn fix(ctx: &Ctx, t: &mut Text) {
     offsets(ctx, t);
+    short_fields(ctx, t);
     if matches!(ctx.inst(), "LDS" | "STS" | "ATOMS") {
         scale(ctx, t);
     }
@@ -16,6 +17,40 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
     match ctx.inst() {
         "LDGSTS" | "LD" | "LDG" | "ST" | "STG" => eviction_first(t, 0),
         "ATOM" | "ATOMG" | "RED" => eviction_first(t, 1),
+        _ => {}
+    }
+}
+
+/// Whether the form's field `name` is exactly the one range `(offset, width)`.
+fn field_is(ctx: &Ctx, name: &str, range: (u8, u8)) -> bool {
+    ctx.form.fields.iter().any(|f| f.name == name && f.ranges == [range])
+}
+
+/// Fields the prober found one bit short (the example's low bit was an identifier bit), read
+/// whole here (measured on the fuzz listing and nvdisasm 12.8): the `ATOM` `[Rb.U32+URa+imm]`
+/// offset is bits 40-63 (signed), the `SULD.D` predicate destination bits 81-83.
+fn short_fields(ctx: &Ctx, t: &mut Text) {
+    match ctx.inst() {
+        "ATOM" if field_is(ctx, "IMM", (41, 23)) => {
+            let v = ((ctx.bits(40, 24) as i64) << 40) >> 40;
+            let Some(o) = t.ops.iter_mut().find(|o| o.contains(".U32+UR")) else { return };
+            let Some(end) = o.rfind(']') else { return };
+            let start = o[..end].rfind('+').map_or(end, |i| i + 1);
+            if !o[start..end].trim_start_matches('-').starts_with("0x") {
+                return;
+            }
+            let mut n = String::new();
+            crate::nvidia::hex(&mut n, v, true);
+            o.replace_range(start..end, &n);
+        }
+        "SULD" if field_is(ctx, "PD", (82, 2)) => {
+            let p = ctx.bits(81, 3);
+            if let Some(o) = t.ops.first_mut() {
+                if o.starts_with('P') {
+                    *o = if p == 7 { "PT".to_string() } else { format!("P{p}") };
+                }
+            }
+        }
         _ => {}
     }
 }

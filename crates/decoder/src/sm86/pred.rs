@@ -55,8 +55,22 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
         _ => None,
     };
     if let Some(v) = inv {
-        inverted_last(t, 7 - v);
+        if t.has("SP") && matches!(name, "IMMA" | "HMMA") {
+            inverted_sparse(t, 7 - v);
+        } else {
+            inverted_last(t, 7 - v);
+        }
     }
+}
+
+/// `.SP` matrix forms: the inverted uniform predicate sits before the metadata register and
+/// selector; it is printed even as `UPT`.
+fn inverted_sparse(t: &mut Text, n: u64) {
+    let Some(o) = t.ops.iter_mut().rev().find(|o| is_pred(o) && o.trim_start_matches('!').starts_with("UP")) else {
+        return;
+    };
+    let neg = if o.starts_with('!') { "!" } else { "" };
+    *o = if n == 7 { format!("{neg}UPT") } else { format!("{neg}UP{n}") };
 }
 
 /// Re-numbers the last operand, a predicate, as `n` (7: `PT`, left out unless negated).
