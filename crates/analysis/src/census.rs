@@ -900,10 +900,14 @@ impl Ranked {
         if !in_order {
             return self.histogram(runs);
         }
-        let mut out: Vec<(Cow<'static, str>, u64)> = Vec::with_capacity(runs.len());
+        self.merge_ranked(runs.len(), runs.iter().map(|&(i, n)| (self.rank.get(i as usize).copied().unwrap_or(0), n)))
+    }
+
+    /// Names (rank, count) pairs that come in rank order, adding up the counts of equal ranks.
+    fn merge_ranked(&self, len: usize, ranked: impl Iterator<Item = (u16, u64)>) -> Histogram {
+        let mut out: Vec<(Cow<'static, str>, u64)> = Vec::with_capacity(len);
         let mut last = u16::MAX;
-        for &(i, n) in runs {
-            let r = self.rank.get(i as usize).copied().unwrap_or(0);
+        for (r, n) in ranked {
             if r == last {
                 if let Some(l) = out.last_mut() {
                     l.1 += n;
@@ -941,19 +945,7 @@ impl Ranked {
         }
         let v: &mut [(u16, u64)] = if big.is_empty() { &mut small[..len] } else { &mut big };
         v.sort_unstable_by_key(|x| x.0);
-        let mut out: Vec<(Cow<'static, str>, u64)> = Vec::with_capacity(v.len());
-        let mut last = u16::MAX;
-        for &mut (r, n) in v {
-            if r == last {
-                if let Some(l) = out.last_mut() {
-                    l.1 += n;
-                }
-            } else {
-                out.push((Cow::Borrowed(self.names.get(r as usize).copied().unwrap_or("?")), n));
-                last = r;
-            }
-        }
-        Histogram(out)
+        self.merge_ranked(v.len(), v.iter().copied())
     }
 }
 
