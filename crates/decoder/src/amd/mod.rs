@@ -18,12 +18,12 @@ use std::sync::OnceLock;
 const E_LEAF: u32 = 1 << 31;
 /// Leaf flag: no instruction has these bits (a decode error).
 const E_NONE: u32 = 1 << 30;
-/// Leaf flag: the length needs the general rule (an NSA field, or literal fields `Facts::lit`
+/// Leaf flag: the length needs the general rule (an NSA field, or literal fields `Prebuilt::lit`
 /// cannot describe).
 const E_ODD: u32 = 1 << 25;
 /// Leaf flag: an operand is always a literal dword.
 const E_LIT_ALWAYS: u32 = 1 << 24;
-/// Leaf: bits 20-23 index `Facts::lit`, the source fields that select a literal with 255.
+/// Leaf: bits 20-23 index `Prebuilt::lit`, the source fields that select a literal with 255.
 const E_LIT_SHIFT: u32 = 20;
 /// Leaf: bits 18-19 hold the encoding's width in dwords (1-3).
 const E_DW_SHIFT: u32 = 18;
@@ -36,7 +36,7 @@ const E_IENC_MASK: u32 = 0xfff;
 /// the leaf reached with the low bits zero). `decode_block` advances by this guess, which needs
 /// one load, and checks it against the exact length off the critical path.
 const E_GUESS_SHIFT: u32 = 26;
-/// Non-leaf entry: bits 0-17 index `Facts::nodes`.
+/// Non-leaf entry: bits 0-17 index `Prebuilt::nodes`.
 const E_NODE_MASK: u32 = 0x3_ffff;
 /// Non-leaf entry: these bits decide nothing; take [`Tables::classify`].
 const E_SLOW: u32 = 0x7fff_ffff;
@@ -53,7 +53,7 @@ struct Node {
     shift: u32,
     /// `(1 << bits) - 1`.
     mask: u32,
-    /// Offset of the value -> class table in `Facts::classes`.
+    /// Offset of the value -> class table in `Prebuilt::classes`.
     cmap: u32,
     base: u32,
 }
@@ -62,25 +62,12 @@ struct Node {
 /// exactly what [`Tables::classify`] decides.
 #[derive(Debug)]
 struct Facts {
-    /// Per value of the first word's upper half: the entry reached from `root` reading only those
-    /// bits XOR `E_UNKNOWN` (so a fresh table is all zero), filled on first use (a plain load
-    /// once filled). Read through [`Facts::top`].
+    /// Per value of the first word's upper half: the entry reached from `tree.root` reading only
+    /// those bits XOR `E_UNKNOWN` (so a fresh table is all zero), filled on first use (a plain
+    /// load once filled). Read through [`Facts::top`].
     top: Box<[AtomicU32; 1 << 16]>,
-    /// Per dispatch key (`Tables::key_lo`, `key_bits`): the root entry.
-    root: &'static [u32],
-    /// Inner nodes.
-    nodes: &'static [Node],
-    /// Child entries of the nodes.
-    entries: &'static [u32],
-    /// Value -> class tables of nodes that read bits most values of which decide alike.
-    classes: &'static [u16],
-    /// Per encoding: index of its NSA field, when it has one.
-    nsa: &'static [Option<usize>],
-    /// Per instruction encoding: how it may carry a literal dword.
-    literal: &'static [Literal],
-    /// The distinct sets of literal-selecting source fields within the first two words; a
-    /// leaf names its set (0: none).
-    lit: [LitFields; 16],
+    /// The decision tree and literal facts (checked in, or built at first use when stale).
+    tree: Prebuilt,
 }
 
 impl Facts {
@@ -100,18 +87,27 @@ fn new_top() -> Box<[AtomicU32; 1 << 16]> {
     }
 }
 
-/// The decision tree and literal facts of one ISA worked out ahead of time
-/// (`src/generated/<gen>_tree.rs`, written by [`Amd::tree_source`]), so that a process does not
-/// build them on first use. Used only while `stamp` matches the tables it was built from.
-#[derive(Debug)]
+/// The decision tree and literal facts of one ISA. Worked out ahead of time
+/// (`src/generated/<gen>_tree.rs`, written by [`Amd::tree_source`]) so that a process does not
+/// build them on first use; used only while `stamp` matches the tables it was built from.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Prebuilt {
+    /// [`stamp`] of the tables it was built from.
     stamp: u64,
+    /// Per dispatch key (`Tables::key_lo`, `key_bits`): the root entry.
     root: &'static [u32],
+    /// Inner nodes.
     nodes: &'static [Node],
+    /// Child entries of the nodes.
     entries: &'static [u32],
+    /// Value -> class tables of nodes that read bits most values of which decide alike.
     classes: &'static [u16],
+    /// Per encoding: index of its NSA field, when it has one.
     nsa: &'static [Option<usize>],
+    /// Per instruction encoding: how it may carry a literal dword.
     literal: &'static [Literal],
+    /// The distinct sets of literal-selecting source fields within the first two words; a
+    /// leaf names its set (0: none).
     lit: [LitFields; 16],
 }
 
@@ -418,27 +414,14 @@ impl<Op: Generation> Amd<Op> {
 
     fn facts(&self) -> &Facts {
         self.facts.get_or_init(|| {
-            let p = self.prebuilt;
-            if self.uses_prebuilt() {
-                Facts {
-                    top: new_top(),
-                    root: p.root,
-                    nodes: p.nodes,
-                    entries: p.entries,
-                    classes: p.classes,
-                    nsa: p.nsa,
-                    literal: p.literal,
-                    lit: p.lit,
-                }
-            } else {
-                self.build_facts()
-            }
+            let tree = if self.uses_prebuilt() { *self.prebuilt } else { self.build_tree() };
+            Facts { top: new_top(), tree }
         })
     }
 
     /// Works the decision tree and literal facts out from the generated tables (what
     /// `generated/*_tree.rs` holds, when that is current).
-    fn build_facts(&self) -> Facts {
+    fn build_tree(&self) -> Prebuilt {
         {
             let t = self.tables;
             let literal: Vec<Literal> = t
@@ -544,10 +527,10 @@ impl<Op: Generation> Amd<Op> {
             } else {
                 Vec::new()
             };
-            Facts {
+            // Built once per process when the checked-in tree is stale: kept for its life.
+            Prebuilt {
+                stamp: stamp(t),
                 lit,
-                top: new_top(),
-                // Built once per process when the checked-in tree is stale: kept for its life.
                 root: root.leak(),
                 nodes: b.nodes.leak(),
                 entries: b.entries.leak(),
@@ -570,7 +553,7 @@ impl<Op: Generation> Amd<Op> {
     /// tables it builds stay allocated: a generation tool, not for repeated use).
     #[doc(hidden)]
     pub fn tree_source(&self) -> String {
-        let f = self.build_facts();
+        let f = self.build_tree();
         let mut o = String::new();
         let _ = writeln!(o, "// @generated by Amd::tree_source ({}) from the generated tables. DO NOT EDIT.", self.isa);
         let _ = writeln!(o, "// Refresh: ISABRIDGE_UPDATE_GENERATED=1 cargo test --release -p isabridge-decoder --test amd_fast tree");
@@ -639,7 +622,7 @@ impl<Op: Generation> Amd<Op> {
     fn fill_top(&self, f: &Facts, w0: u32) -> u32 {
         let t = self.tables;
         let key = ((w0 >> t.key_lo) & ((1u32 << t.key_bits) - 1)) as usize;
-        let mut e = match f.root.get(key) {
+        let mut e = match f.tree.root.get(key) {
             Some(&r) => Self::walk(f, r, (w0 & 0xffff_0000) as u64, 0xffff_0000),
             None => E_SLOW,
         };
@@ -656,13 +639,13 @@ impl<Op: Generation> Amd<Op> {
     #[inline(always)]
     fn walk(f: &Facts, mut e: u32, x: u64, known: u64) -> u32 {
         while e & E_LEAF == 0 {
-            let Some(n) = f.nodes.get((e & E_NODE_MASK) as usize) else { return e };
+            let Some(n) = f.tree.nodes.get((e & E_NODE_MASK) as usize) else { return e };
             if ((n.mask as u64) << n.shift) & !known != 0 {
                 return e;
             }
             let v = (x >> n.shift) as usize & n.mask as usize;
-            let v = f.classes.get(n.cmap as usize + v).copied().unwrap_or(0) as usize;
-            e = f.entries.get(n.base as usize + v).copied().unwrap_or(E_SLOW);
+            let v = f.tree.classes.get(n.cmap as usize + v).copied().unwrap_or(0) as usize;
+            e = f.tree.entries.get(n.base as usize + v).copied().unwrap_or(E_SLOW);
         }
         e
     }
@@ -673,14 +656,14 @@ impl<Op: Generation> Amd<Op> {
     fn leaf_dwords(f: &Facts, e: u32, words: &[u32]) -> usize {
         // One literal dword however many operands select it.
         let x = words[0] as u64 | (words.get(1).copied().unwrap_or(0) as u64) << 32;
-        let lit = (e & E_LIT_ALWAYS != 0) | f.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
+        let lit = (e & E_LIT_ALWAYS != 0) | f.tree.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
         ((e >> E_DW_SHIFT) & 3) as usize + lit as usize
     }
 
     /// True when instruction encoding `ienc` carries a literal dword in `words`.
     #[inline(always)]
     fn has_literal(f: &Facts, words: &[u32; MAX_WORDS], ienc: u16) -> bool {
-        let Some(l) = f.literal.get(ienc as usize) else { return false };
+        let Some(l) = f.tree.literal.get(ienc as usize) else { return false };
         l.always
             || l.fields[..(l.n as usize).min(3)]
                 .iter()
@@ -746,7 +729,7 @@ impl<Op: Generation> Amd<Op> {
         };
         let e = &self.tables.encodings[enc as usize];
         let mut len = e.bits as usize / 8;
-        if let Some(nsa) = facts.nsa[enc as usize] {
+        if let Some(nsa) = facts.tree.nsa[enc as usize] {
             if e.fields[nsa].get(&words) != 0 {
                 len += 4 * Op::nsa_dwords(self, &words, ienc);
             }
@@ -809,7 +792,7 @@ impl<Op: Generation> Amd<Op> {
                 }
                 // One literal dword however many operands select it.
                 let x = w[0] as u64 | (w[1] as u64) << 32;
-                let lit = (e & E_LIT_ALWAYS != 0) | f.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
+                let lit = (e & E_LIT_ALWAYS != 0) | f.tree.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
                 let keep = ((e >> E_DW_SHIFT) & 3) as usize + lit as usize;
                 if keep != guess {
                     // A literal, a DPP/SDWA form, ...: a branch rather than a data dependency.
