@@ -75,9 +75,30 @@ fn unpad_pm(want: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// nvdisasm pads a `???<n>` operand (a value it has no name for) to a column that depends on
+/// the listing (measured on nvdisasm 12.8: `BMOV.32 ???52, R22` alone, 29 spaces before `???52`
+/// beside a longer instruction), so the run of spaces before it is compared as one space.
+fn unpad_placeholder(want: &str) -> std::borrow::Cow<'_, str> {
+    if !want.contains("  ???") {
+        return want.into();
+    }
+    let mut s = String::with_capacity(want.len());
+    for (i, part) in want.split("???").enumerate() {
+        if i > 0 {
+            while s.ends_with("  ") {
+                s.pop();
+            }
+            s.push_str("???");
+        }
+        s.push_str(part);
+    }
+    s.into()
+}
+
 fn check(p: &NvPlugin, r: &mut Report, d: Result<Decoded, String>, reuse: u8, addr: u64, want: &str, what: &str) {
     r.total += 1;
     let want = &*unpad_pm(want);
+    let want = &*unpad_placeholder(want);
     match d {
         Err(e) => r.add(format!("{} decode-error", category(want)), format!("{what} want {want:?}: {e}")),
         Ok(d) => {
@@ -161,6 +182,25 @@ fn report_all() {
         fuzz(arch).print(&format!("{arch} fuzz"));
     }
     fuzz_file("sm50", "sm50_random").print("sm50 random");
+}
+
+/// Report over any sm86 listing in the fuzz-set format, named by `ISABRIDGE_SM86_TSV` (used to
+/// check a rule on words generated and disassembled by nvdisasm 12.8, tools/nvspec).
+#[test]
+#[ignore = "probe only: ISABRIDGE_SM86_TSV=file cargo test --release --test nvidia_conformance -- --ignored --nocapture report_tsv"]
+fn report_tsv() {
+    let Some(path) = std::env::var_os("ISABRIDGE_SM86_TSV") else { return };
+    let mut r = Report::default();
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let (ws, want) = line.split_once('\t').unwrap();
+        let (a, b) = ws.split_once(' ').unwrap();
+        let a = u64::from_str_radix(a.trim_start_matches("0x"), 16).unwrap();
+        let b = u64::from_str_radix(b.trim_start_matches("0x"), 16).unwrap();
+        let w = (a as u128) | (b as u128) << 64;
+        let d = SM86.decode(&w.to_le_bytes(), 0).map_err(|e| e.to_string());
+        check(&SM86, &mut r, d, isabridge_decoder::nvidia::control::sm86_reuse(w), 0, want, ws);
+    }
+    r.print("sm86 tsv");
 }
 
 /// encode(decode(w)) == w outside the don't-care bits, and the canonical word (don't-care bits
@@ -260,7 +300,7 @@ const PINNED: &[(&str, usize, usize, usize)] = &[
     ("sm50 fuzz", 14676, 7, 5),
     ("sm50 random", 16353, 43, 36),
     ("sm86 corpus", 7296, 0, 0),
-    ("sm86 fuzz", 10063, 118, 6),
+    ("sm86 fuzz", 10063, 46, 6),
 ];
 
 #[test]

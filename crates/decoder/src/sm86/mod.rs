@@ -20,6 +20,7 @@ mod branch;
 mod half;
 mod mem;
 mod pred;
+mod round3;
 mod tex;
 
 /// Bits 102-103: nvdisasm appends `?PM1`..`?PM3` for their value to any instruction's text.
@@ -28,7 +29,7 @@ pub const PM_BITS: u128 = 3 << 102;
 /// Bits of instruction `name` that the rules below read outside the form's fields (the encoder
 /// keeps them).
 pub fn rule_bits(name: &str) -> u128 {
-    PM_BITS | match name {
+    PM_BITS | round3::rule_bits(name) | match name {
         "IMAD" => 7 << 81 | 0x1b << 73, // WIDE carry-out predicate, IDP bits
         "IDP" => 0x1b << 73,            // IDP signs, 2A, HI
         "LDS" | "STS" => 3 << 78,     // address scale
@@ -56,6 +57,7 @@ pub fn rule_bits(name: &str) -> u128 {
 
 fn fixup(ctx: &Ctx, t: &mut Text) {
     rules(ctx, t);
+    round3::fix(ctx, t);
     pm_tag(ctx, t);
 }
 

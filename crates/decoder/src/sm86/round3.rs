@@ -1,0 +1,302 @@
+//! Third-round rules (measured on nvdisasm 12.8 by enumerating the bits involved, then compared on
+//! 1 000-3 000 fuzz words of the mnemonic with those bits randomised): special-register and
+//! barrier-register names, operand fields the prober found one bit short, unnamed register
+//! values printed `???<n>`, float immediates of conversions.
+
+use crate::nvidia::{float, Ctx, Text};
+
+/// Bits that the rules below read outside the form's fields, by instruction (the encoder keeps
+/// them).
+pub fn rule_bits(name: &str) -> u128 {
+    match name {
+        "S2R" | "CS2R" | "S2UR" => 0xff << 72,
+        "BMOV" => 0x3f << 24,
+        "ST" | "STG" | "STL" | "RED" => 1 << 40,
+        "F2F" | "F2I" | "FRND" => 0xffff_ffff << 32 | 1 << 84,
+        _ => 0,
+    }
+}
+
+/// Applies the rules; called after the other sm86 rules.
+pub fn fix(ctx: &Ctx, t: &mut Text) {
+    match ctx.inst() {
+        "S2R" | "CS2R" | "S2UR" => special_register(ctx, t),
+        "BMOV" if t.mnem.starts_with("BMOV.32") => barrier_register(ctx, t),
+        "ST" | "STG" | "STL" | "RED" => ur_offset(ctx, t),
+        "ISBERD" => isberd_offset(ctx, t),
+        "TEX" | "TLD" | "TLD4" | "TXD" | "TMML" | "SUQUERY" => {
+            unnamed_rz(ctx, t, 24);
+            // a uniform register 63 (bits 40-45, bindless handle) prints `???63`, not `URZ`
+            if ctx.inst() != "SUQUERY" {
+                for o in t.ops.iter_mut().filter(|o| o.as_str() == "URZ") {
+                    *o = "???63".to_string();
+                }
+            }
+        }
+        "F2F" => f2f_immediate(ctx, t),
+        "F2I" | "FRND" => conv_immediate(ctx, t),
+        "FOOTPRINT" if ctx.bits(78, 1) == 1 && ctx.bits(60, 1) == 0 => {
+            // bit 78 prints `TXD`, or `???1` when bit 60 is set
+            let parts: Vec<&str> = t.mnem.split('.').map(|p| if p == "???1" { "TXD" } else { p }).collect();
+            t.mnem = parts.join(".");
+        }
+        _ => {}
+    }
+    match ctx.inst() {
+        "ST" | "STG" | "STL" | "LD" | "LDG" | "LDL" => size_before_semantics(t),
+        "TEX" | "TLD" | "TLD4" | "TXD" => invalid_eviction(ctx, t),
+        _ => {}
+    }
+}
+
+/// Loads and stores print the size (`U8`..`128`) before the memory order and scope.
+fn size_before_semantics(t: &mut Text) {
+    let is_sem = |p: &str| matches!(p, "STRONG" | "CONSTANT" | "MMIO" | "CTA" | "SM" | "GPU" | "SYS" | "VC" | "PRIVATE");
+    let is_size = |p: &str| matches!(p, "U8" | "S8" | "U16" | "S16" | "32" | "64" | "128");
+    let mut parts: Vec<&str> = t.mnem.split('.').collect();
+    let Some(first) = parts.iter().skip(1).position(|p| is_sem(p)).map(|i| i + 1) else { return };
+    let Some(size) = parts.iter().skip(first).position(|p| is_size(p)).map(|i| i + first) else { return };
+    let s = parts.remove(size);
+    parts.insert(first, s);
+    t.mnem = parts.join(".");
+}
+
+/// An eviction priority of 6 or 7 (bits 84-86, `INVALID6` / `INVALID7`) goes before `MS`, `CL`,
+/// `NDV`, `NODEP` also when another field prints the same placeholder.
+fn invalid_eviction(ctx: &Ctx, t: &mut Text) {
+    let want = match ctx.bits(84, 3) {
+        6 => "INVALID6",
+        7 => "INVALID7",
+        _ => return,
+    };
+    let mut parts: Vec<&str> = t.mnem.split('.').collect();
+    let at: Vec<usize> = (1..parts.len()).filter(|&i| parts[i] == want).collect();
+    if at.len() != 2 {
+        return;
+    }
+    parts.remove(at[1]);
+    let to = (1..parts.len()).find(|&i| matches!(parts[i], "MS" | "CL" | "NDV" | "NODEP")).unwrap_or(parts.len());
+    parts.insert(to, want);
+    t.mnem = parts.join(".");
+}
+
+/// Special registers by number (bits 72-79), the same for `S2R`, `CS2R` and `S2UR`; others print
+/// `SR<n>`, 255 prints `SRZ`.
+const SREG: [(u8, &str); 99] = [
+    (0, "SR_LANEID"), (1, "SR_CLOCK"), (2, "SR_VIRTCFG"), (3, "SR_VIRTID"), (15, "SR_ORDERING_TICKET"),
+    (16, "SR_PRIM_TYPE"), (17, "SR_INVOCATION_ID"), (18, "SR_Y_DIRECTION"), (19, "SR_THREAD_KILL"),
+    (20, "SM_SHADER_TYPE"), (21, "SR_DIRECTCBEWRITEADDRESSLOW"), (22, "SR_DIRECTCBEWRITEADDRESSHIGH"),
+    (23, "SR_DIRECTCBEWRITEENABLED"), (24, "SR_SW_SCRATCH"), (25, "SR_MACHINE_ID_1"),
+    (26, "SR_MACHINE_ID_2"), (27, "SR_MACHINE_ID_3"), (28, "SR_AFFINITY"), (29, "SR_INVOCATION_INFO"),
+    (30, "SR_WSCALEFACTOR_XY"), (31, "SR_WSCALEFACTOR_Z"), (32, "SR_TID"), (33, "SR_TID.X"),
+    (34, "SR_TID.Y"), (35, "SR_TID.Z"), (37, "SR_CTAID.X"), (38, "SR_CTAID.Y"), (39, "SR_CTAID.Z"),
+    (40, "SR_NTID"), (41, "SR_CirQueueIncrMinusOne"), (42, "SR_NLATC"), (44, "SR_SM_SPA_VERSION"),
+    (45, "SR_MULTIPASSSHADERINFO"), (46, "SR_LWINHI"), (47, "SR_SWINHI"), (48, "SR_SWINLO"),
+    (49, "SR_SWINSZ"), (50, "SR_SMEMSZ"), (51, "SR_SMEMBANKS"), (52, "SR_LWINLO"), (53, "SR_LWINSZ"),
+    (54, "SR_LMEMLOSZ"), (55, "SR_LMEMHIOFF"), (56, "SR_EQMASK"), (57, "SR_LTMASK"), (58, "SR_LEMASK"),
+    (59, "SR_GTMASK"), (60, "SR_GEMASK"), (61, "SR_REGALLOC"), (62, "SR_BARRIERALLOC"),
+    (64, "SR_GLOBALERRORSTATUS"), (66, "SR_WARPERRORSTATUS"), (67, "SR_VIRTUALSMID"),
+    (68, "SR_VIRTUALENGINEID"), (80, "SR_CLOCKLO"), (81, "SR_CLOCKHI"), (82, "SR_GLOBALTIMERLO"),
+    (83, "SR_GLOBALTIMERHI"), (84, "SR_ESR_PC"), (85, "SR_ESR_PC_HI"), (96, "SR_HWTASKID"),
+    (97, "SR_CIRCULARQUEUEENTRYINDEX"), (98, "SR_CIRCULARQUEUEENTRYADDRESSLOW"),
+    (99, "SR_CIRCULARQUEUEENTRYADDRESSHIGH"), (100, "SR_PM0"), (101, "SR_PM_HI0"), (102, "SR_PM1"),
+    (103, "SR_PM_HI1"), (104, "SR_PM2"), (105, "SR_PM_HI2"), (106, "SR_PM3"), (107, "SR_PM_HI3"),
+    (108, "SR_PM4"), (109, "SR_PM_HI4"), (110, "SR_PM5"), (111, "SR_PM_HI5"), (112, "SR_PM6"),
+    (113, "SR_PM_HI6"), (114, "SR_PM7"), (115, "SR_PM_HI7"), (116, "SR_SNAP_PM0"),
+    (117, "SR_SNAP_PM_HI0"), (118, "SR_SNAP_PM1"), (119, "SR_SNAP_PM_HI1"), (120, "SR_SNAP_PM2"),
+    (121, "SR_SNAP_PM_HI2"), (122, "SR_SNAP_PM3"), (123, "SR_SNAP_PM_HI3"), (124, "SR_SNAP_PM4"),
+    (125, "SR_SNAP_PM_HI4"), (126, "SR_SNAP_PM5"), (127, "SR_SNAP_PM_HI5"), (128, "SR_SNAP_PM6"),
+    (129, "SR_SNAP_PM_HI6"), (130, "SR_SNAP_PM7"), (131, "SR_SNAP_PM_HI7"), (132, "SR_VARIABLE_RATE"),
+    (133, "SR_TTU_TICKET_INFO"), (255, "SRZ"),
+];
+
+/// The special register is bits 72-79 in every form (the probed forms hold parts of it).
+fn special_register(ctx: &Ctx, t: &mut Text) {
+    let Some(o) = t.ops.last_mut() else { return };
+    if !(o.starts_with("SR") || o.starts_with("SM_")) {
+        return;
+    }
+    let v = ctx.bits(72, 8) as u8;
+    *o = match SREG.binary_search_by_key(&v, |e| e.0) {
+        Ok(i) => SREG[i].1.to_string(),
+        Err(_) => format!("SR{v}"),
+    };
+}
+
+/// `BMOV` names of bits 24-29 from 16 on (0-15 are `B0`..`B15`); 32-63 print `???<n>`.
+const BREG: [&str; 16] = [
+    "THREAD_STATE_ENUM.0", "THREAD_STATE_ENUM.1", "THREAD_STATE_ENUM.2", "THREAD_STATE_ENUM.3",
+    "THREAD_STATE_ENUM.4", "TRAP_RETURN_PC.LO", "TRAP_RETURN_PC.HI", "TRAP_RETURN_MASK", "MEXITED",
+    "MKILL", "MACTIVE", "MATEXIT", "OPT_STACK", "API_CALL_DEPTH", "ATEXIT_PC.LO", "ATEXIT_PC.HI",
+];
+
+/// The `BMOV` barrier operand: bits 24-29 (the probed forms read one or two of them).
+fn barrier_register(ctx: &Ctx, t: &mut Text) {
+    let v = ctx.bits(24, 6) as usize;
+    let name = match v {
+        0..=15 => format!("B{v}"),
+        16..=31 => BREG[v - 16].to_string(),
+        _ => format!("???{v}"),
+    };
+    // the first operand that is not a general register
+    let Some(o) = t.ops.iter_mut().find(|o| {
+        let b = o.strip_suffix(".reuse").unwrap_or(o);
+        !(b == "RZ" || (b.len() > 1 && b.starts_with('R') && b[1..].bytes().all(|c| c.is_ascii_digit())))
+    }) else {
+        return;
+    };
+    *o = name;
+}
+
+/// `[Ra(.U32)+URb+imm]` offsets of stores and reductions are bits 40-63, signed (probed one bit
+/// short: the forms read bits 41-63 times two).
+fn ur_offset(ctx: &Ctx, t: &mut Text) {
+    if !ctx.form.fields.iter().any(|f| f.name == "IMM" && f.ranges == [(41, 23)]) {
+        return;
+    }
+    let v = ((ctx.bits(40, 24) as i64) << 40) >> 40;
+    let Some(o) = t.ops.iter_mut().find(|o| o.starts_with('[') && o.contains("+UR")) else { return };
+    let Some(end) = o.rfind(']') else { return };
+    let start = o[..end].rfind('+').map_or(end, |i| i + 1);
+    if !o[start..end].trim_start_matches('-').starts_with("0x") {
+        return;
+    }
+    let mut n = String::new();
+    crate::nvidia::hex(&mut n, v, true);
+    o.replace_range(start..end, &n);
+}
+
+/// `ISBERD [Ra+imm]`: the 16-bit offset (bits 40-55) is unsigned.
+fn isberd_offset(ctx: &Ctx, t: &mut Text) {
+    let Some(f) = ctx.form.fields.iter().find(|f| f.name == "IMM" && f.ranges == [(40, 16)]) else { return };
+    let v = f.get(ctx.w) as i64;
+    let Some(o) = t.ops.iter_mut().find(|o| o.starts_with('[')) else { return };
+    let Some(end) = o.rfind(']') else { return };
+    let Some(plus) = o[..end].rfind('+') else { return };
+    let mut n = String::new();
+    crate::nvidia::hex(&mut n, v, false);
+    o.replace_range(plus + 1..end, &n);
+}
+
+/// Texture and surface-query instructions print register 255 of bits `off..off+8` as `???255`,
+/// not `RZ`.
+fn unnamed_rz(ctx: &Ctx, t: &mut Text, off: u32) {
+    if ctx.bits(off, 8) != 255 {
+        return;
+    }
+    let Some(fi) = ctx.form.fields.iter().position(|f| f.ranges == [(off as u8, 8)]) else { return };
+    // the operand printed by that field: the n-th register operand in template order
+    let mut k = 0usize;
+    let mut found = None;
+    for p in ctx.form.syntax.iter() {
+        if let crate::spec::NvPiece::Field(i) = p {
+            let f = &ctx.form.fields[*i as usize];
+            if *i as usize == fi {
+                found = Some(k);
+                break;
+            }
+            if f.kind == crate::spec::NvKind::Reg {
+                k += 1;
+            }
+        }
+    }
+    let Some(k) = found else { return };
+    let mut seen = 0usize;
+    for o in t.ops.iter_mut() {
+        let bare = o.trim_start_matches('[').trim_end_matches(']');
+        let bare = bare.strip_suffix(".reuse").unwrap_or(bare);
+        let is_reg = bare == "RZ" || (bare.starts_with('R') && bare[1..].bytes().all(|c| c.is_ascii_digit()) && bare.len() > 1);
+        if !is_reg {
+            continue;
+        }
+        if seen == k {
+            if bare == "RZ" {
+                *o = o.replacen("RZ", "???255", 1);
+            }
+            return;
+        }
+        seen += 1;
+    }
+}
+
+/// True when the instruction's last operand is a float immediate (`F2F`, `F2I`, `FRND`: two
+/// operands).
+fn float_source(t: &Text) -> bool {
+    let Some(o) = t.ops.last() else { return false };
+    let b = o.trim_start_matches(['-', '+']);
+    let is_float = (b.starts_with(|c: char| c.is_ascii_digit()) && !b.starts_with("0x"))
+        || b.starts_with("INF")
+        || b.starts_with("QNAN")
+        || b.starts_with("SNAN");
+    is_float && t.ops.len() == 2
+}
+
+/// Replaces the last operand by the float of bits 32-47 (`F16`), 32-63 (`F32`) or the double
+/// whose upper half is bits 32-63 (`F64`).
+fn set_float(ctx: &Ctx, t: &mut Text, ty: &str) {
+    let mut s = String::new();
+    match ty {
+        "F16" => float::push_f16_bits(&mut s, ctx.bits(32, 16) as u16),
+        "F32" => float::push_f32_bits(&mut s, ctx.bits(32, 32) as u32),
+        "F64" => float::push_f64_bits(&mut s, ctx.bits(32, 32) << 32),
+        _ => return,
+    }
+    let s = s.replace("SNAN", "QNAN");
+    if let Some(o) = t.ops.last_mut() {
+        *o = s;
+    }
+}
+
+/// `F2I` / `FRND` immediate sources. `F2I`: the source type is bits 84-85 (1 `F16`, 2 `F32`,
+/// 3 `F64`, printed `.F64` after the integer type; some forms read bit 84 as part of the
+/// immediate). `FRND`: `F32` without a type suffix, `F16` with `.F16`, otherwise (`.F64` and the
+/// placeholders `???0`..`???14` of its type field) `F64`.
+fn conv_immediate(ctx: &Ctx, t: &mut Text) {
+    if !float_source(t) {
+        return;
+    }
+    let has = |t: &Text, s: &str| t.mnem.split('.').any(|p| p == s);
+    let ty = if ctx.inst() == "F2I" {
+        let ty = ["", "F16", "F32", "F64"][ctx.bits(84, 2) as usize];
+        if ty == "F64" && !has(t, "F64") {
+            let mut parts: Vec<&str> = t.mnem.split('.').collect();
+            let at = (1..parts.len()).find(|&i| matches!(parts[i], "CEIL" | "FLOOR" | "TRUNC" | "NTZ")).unwrap_or(parts.len());
+            parts.insert(at, "F64");
+            t.mnem = parts.join(".");
+        }
+        ty
+    } else if has(t, "F16") {
+        "F16"
+    } else if t.mnem.split('.').skip(1).any(|p| p == "F64" || p.starts_with("???")) {
+        "F64"
+    } else {
+        "F32"
+    };
+    set_float(ctx, t, ty);
+}
+
+/// `F2F` immediate sources: an `F16` source (the type after the destination type) is the half in
+/// bits 32-47, an `F64` source the upper half of a double in bits 32-63.
+fn f2f_immediate(ctx: &Ctx, t: &mut Text) {
+    let Some(o) = t.ops.last() else { return };
+    let b = o.trim_start_matches(['-', '+']);
+    let is_float = (b.starts_with(|c: char| c.is_ascii_digit()) && !b.starts_with("0x"))
+        || b.starts_with("INF")
+        || b.starts_with("QNAN")
+        || b.starts_with("SNAN");
+    if !is_float || t.ops.len() != 2 {
+        return;
+    }
+    let types: Vec<&str> = t.mnem.split('.').filter(|p| matches!(*p, "F16" | "F32" | "F64" | "BF16")).collect();
+    let Some(src) = types.get(1) else { return };
+    let mut s = String::new();
+    match *src {
+        "F16" => float::push_f16_bits(&mut s, ctx.bits(32, 16) as u16),
+        "F64" => float::push_f64_bits(&mut s, ctx.bits(32, 32) << 32),
+        _ => return,
+    }
+    let s = s.replace("SNAN", "QNAN");
+    if let Some(o) = t.ops.last_mut() {
+        *o = s;
+    }
+}
