@@ -21,6 +21,7 @@ mod half;
 mod mem;
 mod pred;
 mod round3;
+mod surface;
 mod tex;
 
 /// Bits 102-103: nvdisasm appends `?PM1`..`?PM3` for their value to any instruction's text.

@@ -13,12 +13,14 @@ pub fn rule_bits(name: &str) -> u128 {
         "BMOV" => 0x3f << 24,
         "ST" | "STG" | "STL" | "RED" => 1 << 40,
         "F2F" | "F2I" | "FRND" => 0xffff_ffff << 32 | 1 << 84,
+        "SULD" | "SUST" | "SUATOM" | "SURED" => super::surface::BITS,
         _ => 0,
     }
 }
 
 /// Applies the rules; called after the other sm86 rules.
 pub fn fix(ctx: &Ctx, t: &mut Text) {
+    super::surface::fix(ctx, t);
     match ctx.inst() {
         "S2R" | "CS2R" | "S2UR" => special_register(ctx, t),
         "BMOV" if t.mnem.starts_with("BMOV.32") => barrier_register(ctx, t),
@@ -34,6 +36,8 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
             }
         }
         "F2F" => f2f_immediate(ctx, t),
+        // the surface handle register
+        "SULD" | "SUST" | "SUATOM" | "SURED" => unnamed_rz(ctx, t, 64),
         "F2I" | "FRND" => conv_immediate(ctx, t),
         "FOOTPRINT" if ctx.bits(78, 1) == 1 && ctx.bits(60, 1) == 0 => {
             // bit 78 prints `TXD`, or `???1` when bit 60 is set
@@ -178,13 +182,17 @@ fn isberd_offset(ctx: &Ctx, t: &mut Text) {
     o.replace_range(plus + 1..end, &n);
 }
 
-/// Texture and surface-query instructions print register 255 of bits `off..off+8` as `???255`,
-/// not `RZ`.
+/// Texture and surface instructions print register 255 of their texture / surface operand
+/// (textures and `SUQUERY`: bits 24-31; `SULD`/`SUST`/`SUATOM`/`SURED` register-handle forms:
+/// bits 64-71) as `???255`, not `RZ`.
 fn unnamed_rz(ctx: &Ctx, t: &mut Text, off: u32) {
     if ctx.bits(off, 8) != 255 {
         return;
     }
-    let Some(fi) = ctx.form.fields.iter().position(|f| f.ranges == [(off as u8, 8)]) else { return };
+    let Some(fi) = ctx.form.fields.iter().position(|f| f.ranges == [(off as u8, 8)] && f.kind == crate::spec::NvKind::Reg)
+    else {
+        return;
+    };
     // the operand printed by that field: the n-th register operand in template order
     let mut k = 0usize;
     let mut found = None;
