@@ -14,6 +14,7 @@ pub fn rule_bits(name: &str) -> u128 {
         "ST" | "STG" | "STL" | "RED" => 1 << 40,
         "F2F" | "F2I" | "FRND" => 0xffff_ffff << 32 | 1 << 84,
         "SULD" | "SUST" | "SUATOM" | "SURED" => super::surface::BITS,
+        "ATOM" => super::surface::ATOM_BITS,
         _ => 0,
     }
 }
@@ -21,6 +22,7 @@ pub fn rule_bits(name: &str) -> u128 {
 /// Applies the rules; called after the other sm86 rules.
 pub fn fix(ctx: &Ctx, t: &mut Text) {
     super::surface::fix(ctx, t);
+    super::surface::atom(ctx, t);
     match ctx.inst() {
         "S2R" | "CS2R" | "S2UR" => special_register(ctx, t),
         "BMOV" if t.mnem.starts_with("BMOV.32") => barrier_register(ctx, t),
