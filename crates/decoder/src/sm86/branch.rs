@@ -1,17 +1,23 @@
-//! Control flow: PC-relative targets (bits 34-80 in words, from the next instruction) print as
-//! absolute addresses.
+//! Control flow: PC-relative targets (in words, from the next instruction: `BRA`, `CALL.REL`,
+//! `RET.REL` bits 34-81, `BSSY` bits 34-63) print as absolute addresses.
 
 use crate::nvidia::{rules, Ctx, Text};
 
 /// Applies the branch rules; true when the instruction is a branch.
 pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
     match ctx.inst() {
-        "BRA" | "BSSY" => {
-            rules::relative_target(ctx, t, 16, 34, 47, 4);
+        // offset bits 34-81 (signed, bit 81 measured on nvdisasm 12.8)
+        "BRA" => {
+            rules::relative_target(ctx, t, 16, 34, 48, 4);
+            true
+        }
+        // offset bits 34-63 (signed, bit 63; bits 64 and up are not read)
+        "BSSY" => {
+            rules::relative_target(ctx, t, 16, 34, 30, 4);
             true
         }
         "CALL" | "RET" if t.has("REL") => {
-            rules::relative_target(ctx, t, 16, 34, 47, 4);
+            rules::relative_target(ctx, t, 16, 34, 48, 4);
             true
         }
         "BRX" | "JMX" => {

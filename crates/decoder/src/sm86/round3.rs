@@ -13,6 +13,7 @@ pub fn rule_bits(name: &str) -> u128 {
         "BMOV" => 0x3f << 24,
         "ST" | "STG" | "STL" | "RED" => 1 << 40,
         "F2F" | "F2I" | "FRND" => 0xffff_ffff << 32 | 1 << 84,
+        "IMAD" => 1 << 75,
         "SULD" | "SUST" | "SUATOM" | "SURED" => super::surface::BITS,
         "ATOM" => super::surface::ATOM_BITS,
         _ => 0,
@@ -38,6 +39,7 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
             }
         }
         "F2F" => f2f_immediate(ctx, t),
+        "IMAD" if ctx.bits(0, 9) == 0x026 => idp_in_imad_form(ctx, t),
         // the surface handle register
         "SULD" | "SUST" | "SUATOM" | "SURED" => unnamed_rz(ctx, t, 64),
         "F2I" | "FRND" => conv_immediate(ctx, t),
@@ -227,6 +229,20 @@ fn unnamed_rz(ctx: &Ctx, t: &mut Text, off: u32) {
         }
         seen += 1;
     }
+}
+
+/// An `IDP` word filed under an `IMAD.X` form (opcode 0x026 in bits 0-8, measured on nvdisasm
+/// 12.8): four operands (no carry predicate), the last register negated (`-`) by bit 75.
+fn idp_in_imad_form(ctx: &Ctx, t: &mut Text) {
+    if t.ops.len() < 4 {
+        return;
+    }
+    t.ops.truncate(4);
+    let c = t.ops[3].trim_start_matches(['~', '-']).to_string();
+    if !c.starts_with('R') {
+        return;
+    }
+    t.ops[3] = if ctx.bits(75, 1) == 1 { format!("-{c}") } else { c };
 }
 
 /// True when the instruction's last operand is a float immediate (`F2F`, `F2I`, `FRND`: two
