@@ -300,7 +300,7 @@ const PINNED: &[(&str, usize, usize, usize)] = &[
     ("sm50 fuzz", 14676, 7, 5),
     ("sm50 random", 16353, 43, 36),
     ("sm86 corpus", 7296, 0, 0),
-    ("sm86 fuzz", 10063, 10, 6),
+    ("sm86 fuzz", 10063, 6, 6),
 ];
 
 #[test]

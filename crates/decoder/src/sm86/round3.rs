@@ -13,6 +13,7 @@ pub fn rule_bits(name: &str) -> u128 {
         "BMOV" => 0x3f << 24,
         "ST" | "STG" | "STL" | "RED" => 1 << 40,
         "F2F" | "F2I" | "FRND" => 0xffff_ffff << 32 | 1 << 84,
+        "BAR" => 3 << 74,
         "IMAD" => 1 << 75,
         "SULD" | "SUST" | "SUATOM" | "SURED" => super::surface::BITS,
         "ATOM" => super::surface::ATOM_BITS,
@@ -39,6 +40,19 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
             }
         }
         "F2F" => f2f_immediate(ctx, t),
+        "BAR" => bar_reduction(ctx, t),
+        // a leading `UPT` predicate destination is left out before a uniform register
+        "ULOP3" if t.ops.len() >= 2 && t.ops[0] == "UPT" && t.ops[1].starts_with("UR") => {
+            t.ops.remove(0);
+        }
+        // the global address's uniform register (bits 64-69) is left out when it is `URZ`
+        "LDGSTS" => {
+            if let Some(o) = t.ops.iter_mut().filter(|o| o.starts_with('[') || o.starts_with("desc[")).nth(1) {
+                if let Some(i) = o.find("+URZ") {
+                    o.replace_range(i..i + 4, "");
+                }
+            }
+        }
         "IMAD" if ctx.bits(0, 9) == 0x026 => idp_in_imad_form(ctx, t),
         // the surface handle register
         "SULD" | "SUST" | "SUATOM" | "SURED" => unnamed_rz(ctx, t, 64),
@@ -243,6 +257,23 @@ fn idp_in_imad_form(ctx: &Ctx, t: &mut Text) {
         return;
     }
     t.ops[3] = if ctx.bits(75, 1) == 1 { format!("-{c}") } else { c };
+}
+
+/// `BAR.RED` prints its operation from bits 74-75 (`POPC`, `AND`, `OR`, `INVALID3`); `BAR.SCAN`
+/// prints none (measured on nvdisasm 12.8).
+fn bar_reduction(ctx: &Ctx, t: &mut Text) {
+    let red = t.mnem.split('.').any(|p| p == "RED");
+    let scan = t.mnem.split('.').any(|p| p == "SCAN");
+    if !red && !scan {
+        return;
+    }
+    let op = ["POPC", "AND", "OR", "INVALID3"][ctx.bits(74, 2) as usize];
+    let mut parts: Vec<&str> = t.mnem.split('.').filter(|p| !matches!(*p, "POPC" | "AND" | "OR" | "INVALID3")).collect();
+    if red {
+        let at = parts.iter().position(|p| *p == "RED").map_or(parts.len(), |i| i + 1);
+        parts.insert(at, op);
+    }
+    t.mnem = parts.join(".");
 }
 
 /// True when the instruction's last operand is a float immediate (`F2F`, `F2I`, `FRND`: two
