@@ -11,7 +11,8 @@ pub fn rule_bits(name: &str) -> u128 {
     match name {
         "S2R" | "CS2R" | "S2UR" => 0xff << 72,
         "BMOV" => 0x3f << 24,
-        "ST" | "STG" | "STL" | "RED" => 1 << 40,
+        "ST" | "STG" | "STL" | "RED" => 1 << 40 | 7 << 73,
+        "LD" | "LDG" | "LDL" => 7 << 73,
         "F2F" | "F2I" | "FRND" => 0xffff_ffff << 32 | 1 << 84,
         "BAR" => 3 << 74,
         "IMAD" => 1 << 75,
@@ -65,21 +66,29 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
         _ => {}
     }
     match ctx.inst() {
-        "ST" | "STG" | "STL" | "LD" | "LDG" | "LDL" => size_before_semantics(t),
+        "ST" | "STG" | "STL" | "LD" | "LDG" | "LDL" => size_before_semantics(ctx, t),
         "TEX" | "TLD" | "TLD4" | "TXD" => invalid_eviction(ctx, t),
         _ => {}
     }
 }
 
-/// Loads and stores print the size (`U8`..`128`) before the memory order and scope.
-fn size_before_semantics(t: &mut Text) {
+/// Loads and stores print the size (`U8`..`128`, bits 73-75; value 7 `INVALID7`) after the
+/// eviction priority and cache-line suffixes, before the memory order and scope.
+fn size_before_semantics(ctx: &Ctx, t: &mut Text) {
     let is_sem = |p: &str| matches!(p, "STRONG" | "CONSTANT" | "MMIO" | "CTA" | "SM" | "GPU" | "SYS" | "VC" | "PRIVATE");
     let is_size = |p: &str| matches!(p, "U8" | "S8" | "U16" | "S16" | "32" | "64" | "128");
     let mut parts: Vec<&str> = t.mnem.split('.').collect();
-    let Some(first) = parts.iter().skip(1).position(|p| is_sem(p)).map(|i| i + 1) else { return };
-    let Some(size) = parts.iter().skip(first).position(|p| is_size(p)).map(|i| i + first) else { return };
-    let s = parts.remove(size);
-    parts.insert(first, s);
+    let first = parts.iter().skip(1).position(|p| is_sem(p)).map_or(parts.len(), |i| i + 1);
+    if ctx.bits(73, 3) == 7 {
+        // the size placeholder: the last `INVALID7` before the semantics
+        let Some(i) = (1..first).rev().find(|&i| parts[i] == "INVALID7") else { return };
+        let s = parts.remove(i);
+        parts.insert(first - 1, s);
+    } else {
+        let Some(size) = parts.iter().skip(first).position(|p| is_size(p)).map(|i| i + first) else { return };
+        let s = parts.remove(size);
+        parts.insert(first, s);
+    }
     t.mnem = parts.join(".");
 }
 
