@@ -835,7 +835,9 @@ fn nv_tree(spec: &Spec, order: &[usize], key: NvKeyConfig) -> (Vec<u32>, Vec<(Op
     }
     let bits = spec.encodings.iter().map(|e| e.bits).max().unwrap_or(64).min(128);
     let mut b = Build { spec, bits, nodes: Vec::new(), cands: vec![(None, true)], leaves: BTreeMap::new(), subtrees: BTreeMap::new() };
-    // The root first, at offset 0: its children are filled in once built.
+    // The root first, at offset 0: its children are filled in once built. Its window lies in
+    // bits 0-63 (the walk reads it from the low half).
+    assert!(key.lo + key.bits <= 64, "the dispatch key lies in bits 0-63");
     b.nodes.push(key.lo | ((1u32 << key.bits) - 1) << 8);
     b.nodes.extend(std::iter::repeat_n(NV_LEAF, 1 << key.bits));
     let root: Vec<Vec<usize>> = b.split(order, key.lo, key.bits);

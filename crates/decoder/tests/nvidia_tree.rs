@@ -181,3 +181,36 @@ fn decode_block_matches_decode() {
         assert!(n > 10_000);
     }
 }
+
+/// Nodes visited below the root per corpus and fuzz word, and the most common paths (window
+/// lowest bit, width): `cargo test --release -p isabridge-decoder --test nvidia_tree -- --ignored --nocapture tree_stats`.
+#[test]
+#[ignore = "statistics"]
+fn tree_stats() {
+    for (p, arch) in [(&SM50_INSN, "sm50"), (&SM86, "sm86")] {
+        let ws = words(arch, p.size);
+        let mut hist = std::collections::BTreeMap::new();
+        let mut depth = std::collections::BTreeMap::new();
+        for &w in &ws {
+            let nodes = p.tree.nodes;
+            let h0 = nodes[0];
+            let x = if h0 & 64 == 0 { w as u64 } else { (w >> 64) as u64 };
+            let mut r = nodes[1 + ((x >> (h0 & 63)) as u32 & (h0 >> 8)) as usize];
+            let mut path = Vec::new();
+            while r & (1 << 31) == 0 {
+                let h = nodes[r as usize];
+                path.push((h & 127, (h >> 8).count_ones()));
+                let x = if h & 64 == 0 { w as u64 } else { (w >> 64) as u64 };
+                r = nodes[r as usize + 1 + ((x >> (h & 63)) as u32 & (h >> 8)) as usize];
+            }
+            *depth.entry(path.len()).or_insert(0) += 1;
+            *hist.entry(path).or_insert(0) += 1;
+        }
+        eprintln!("{arch} depth {depth:?}");
+        let mut v: Vec<_> = hist.into_iter().collect();
+        v.sort_by_key(|x| std::cmp::Reverse(x.1));
+        for (k, n) in v.iter().take(15) {
+            eprintln!("  {n} {k:?}");
+        }
+    }
+}

@@ -694,7 +694,13 @@ impl NvPlugin {
                         None => break,
                     },
                 };
-                let words = [lo as u32, (lo >> 32) as u32, hi as u32, (hi >> 32) as u32, 0, 0];
+                let mut words = [lo as u32, (lo >> 32) as u32, 0, 0, 0, 0];
+                if WIDE {
+                    // Straight from the bytes: one 16-byte copy.
+                    for (w, b) in words.iter_mut().zip(c.chunks_exact(4)) {
+                        *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    }
+                }
                 *slot = Decoded { words, len: n as u8, enc, ienc };
                 done += 1;
             }

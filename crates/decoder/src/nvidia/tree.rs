@@ -33,7 +33,7 @@ pub const LEAF: u32 = 1 << 31;
 /// The decode tree of one ISA.
 #[derive(Debug)]
 pub struct NvTree {
-    /// Nodes, the root at offset 0. A node is a header word (bits 0-6: lowest bit of the window,
+    /// Nodes, the root at offset 0 (its window lies in bits 0-63). A node is a header word (bits 0-6: lowest bit of the window,
     /// which lies inside one 64-bit half; bits 8-31: the mask 2^k - 1 of its width k) followed
     /// by 2^k child references, indexed by the window's value.
     pub nodes: &'static [u32],
@@ -54,8 +54,10 @@ pub struct Walk {
     nodes: &'static [u32],
     /// `NvTree::cands`.
     cands: &'static [NvCand],
-    /// The root's header word.
-    root: u32,
+    /// Lowest bit of the root's window (which lies in bits 0-63).
+    root_lo: u32,
+    /// Mask of the root's window, at bit 0.
+    root_mask: u32,
 }
 
 impl NvTree {
@@ -73,7 +75,8 @@ impl NvTree {
     /// The walker of this tree.
     #[inline(always)]
     pub fn walk(&self) -> Walk {
-        Walk { nodes: self.nodes, cands: self.cands, root: self.nodes.first().copied().unwrap_or(0) }
+        let root = self.nodes.first().copied().unwrap_or(0);
+        Walk { nodes: self.nodes, cands: self.cands, root_lo: root & 63, root_mask: root >> 8 }
     }
 }
 
@@ -88,7 +91,7 @@ impl Walk {
             ((x >> (h & 63)) as u32 & (h >> 8)) as usize
         };
         let nodes = self.nodes;
-        let mut r = *nodes.get(1 + window(self.root))?;
+        let mut r = *nodes.get(1 + ((lo >> self.root_lo) as u32 & self.root_mask) as usize)?;
         let mut depth = 0;
         while r & LEAF == 0 {
             let at = r as usize;
@@ -101,7 +104,14 @@ impl Walk {
         let mut i = (r & !LEAF) as usize;
         loop {
             let c = self.cands.get(i)?;
-            if lo & c.mask_lo == c.ident_lo && (!WIDE || hi & c.mask_hi == c.ident_hi) {
+            // One branch per candidate: a 128-bit compare, not two 64-bit ones.
+            let hit = if WIDE {
+                let w = lo as u128 | (hi as u128) << 64;
+                w & (c.mask_lo as u128 | (c.mask_hi as u128) << 64) == c.ident_lo as u128 | (c.ident_hi as u128) << 64
+            } else {
+                lo & c.mask_lo == c.ident_lo
+            };
+            if hit {
                 return Some((c.form, c.inst));
             }
             if c.last {
