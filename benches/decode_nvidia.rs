@@ -1,10 +1,10 @@
 //! NVIDIA decode-only throughput over the code sections of the bundled cubins (goal: >= 200 M
 //! instructions/s per core), and decode + print. Run: `cargo bench --bench decode_nvidia`.
 //!
-//! `decode` is `IsaPlugin::decode_block` over every section (sm50 through [`SM50`], bundles:
-//! a bundle's control word is decoded with its slot 0), one `Decoded` (form, instruction,
-//! length, words) per instruction appended to a reused vector, then a checksum of the forms,
-//! lengths and first words; an undecodable word is stepped over. The throughput counts
+//! `decode` is `IsaPlugin::decode_block` over every section in 4 KiB batches (sm50 through
+//! [`SM50`], bundles: a bundle's control word is decoded with its slot 0), one `Decoded` (form,
+//! instruction, length, words) per instruction appended to a reused vector, then a checksum of
+//! the forms, lengths and first words; an undecodable word is stepped over. The throughput counts
 //! instructions (three per sm50 bundle), not control words.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -38,13 +38,15 @@ fn decode_all(p: &dyn IsaPlugin, secs: &[Vec<u8>], out: &mut Vec<Decoded>) -> (u
         let mut off = 0usize;
         while off < s.len() {
             out.clear();
-            off += p.decode_block(&s[off..], off as u64, out);
+            // 4 KiB batches, as the disassembler calls it (disasm.rs `BATCH_BYTES`).
+            let end = s.len().min(off + (4 << 10));
+            off += p.decode_block(&s[off..end], off as u64, out);
             n += out.len() as u64;
             sum = out.iter().fold(sum, |a, d| {
                 a.rotate_left(5) ^ (d.enc as u64 | (d.ienc as u64) << 16 | (d.len as u64) << 32 | (d.words[0] as u64) << 40)
             });
-            if off < s.len() {
-                off += p.unit();
+            if off < end {
+                off += p.unit(); // stopped before a word that does not decode
             }
         }
     }

@@ -291,20 +291,28 @@ fn pass_decode(p: &NvPlugin, buf: &[u8]) -> (u64, usize) {
     (sum, n)
 }
 
-/// One pass of `IsaPlugin::decode_block` (the batch path: every instruction appended to `out`,
-/// whose capacity is kept between passes), then the checksum of `out`; an undecodable word is
-/// stepped over.
+/// Bytes of code per `decode_block` call, as the disassembler batches them (disasm.rs
+/// `BATCH_BYTES`).
+const BATCH: usize = 4 << 10;
+
+/// One pass of `IsaPlugin::decode_block` (the batch path) over `buf` in 4 KiB batches: each
+/// batch's instructions are appended to `out` (emptied first, its capacity kept), then folded
+/// into the checksum; an undecodable word is stepped over.
 #[inline(never)]
 fn pass_block(p: &NvPlugin, buf: &[u8], out: &mut Vec<Decoded>) -> (u64, usize) {
-    out.clear();
+    let (mut sum, mut n) = (0u64, 0usize);
     let mut off = 0usize;
     while off < buf.len() {
-        off += p.decode_block(&buf[off..], off as u64, out);
-        if off < buf.len() {
-            off += p.size;
+        out.clear();
+        let end = buf.len().min(off + BATCH);
+        off += p.decode_block(&buf[off..end], off as u64, out);
+        sum = out.iter().fold(sum, mix);
+        n += out.len();
+        if off < end {
+            off += p.size; // stopped before a word that does not decode
         }
     }
-    (out.iter().fold(0u64, mix), out.len())
+    (sum, n)
 }
 
 /// Checksum step: the form, instruction, length and first word of a decoded instruction.
@@ -316,14 +324,16 @@ fn mix(sum: u64, d: &Decoded) -> u64 {
 
 /// Decode speed on one core: every corpus instruction (fixtures/nvidia/ref; sm50: the 64-bit
 /// instruction words without control words, `SM50_INSN`) decoded into a `Decoded` (form,
-/// instruction, length, words) 200 times per path, then decoded and printed once. Both paths
-/// must give the same checksum. The decode+print figure is one pass of `decode` and `print`. Run with
+/// instruction, length, words) 200 times per path (`decode_block`: in 4 KiB batches, as the
+/// disassembler calls it; `decode`: one call per instruction), then decoded and printed once.
+/// Both paths must give the same checksum. The decode+print figure is one pass of `decode` and
+/// `print`. Run with
 /// `cargo test --release -p isabridge-decoder --test nvidia_conformance -- --ignored --nocapture decode_speed`.
 #[test]
 #[ignore = "benchmark: prints instructions per second"]
 fn decode_speed() {
     // ISABRIDGE_ARCH=sm50 or sm86: that one only; ISABRIDGE_REPS: passes (200).
-    let only = std::env::var("ISABRIDGE_ARCH").ok();
+    let only = std::env::var("ISABRIDGE_ARCH").ok().filter(|a| !a.is_empty());
     for arch in ["sm50", "sm86"].into_iter().filter(|a| only.as_deref().is_none_or(|o| o == *a)) {
         let p: &NvPlugin = if arch == "sm50" { &SM50_INSN } else { &SM86 };
         let mut buf: Vec<u8> = Vec::new();

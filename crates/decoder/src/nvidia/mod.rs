@@ -716,9 +716,14 @@ impl NvPlugin {
     /// (nvdisasm's `?PM1`..`?PM3` tag) are set is the form of the word without them.
     #[inline]
     fn classify(&self, w: u128) -> Option<(u16, u16)> {
-        match self.tree.classify(w) {
-            None if self.size == 16 && w & crate::sm86::PM_BITS != 0 => {
-                self.tree.classify(w & !crate::sm86::PM_BITS)
+        let walk = self.tree.walk();
+        if self.size == 8 {
+            return walk.classify::<false>(w as u64, 0);
+        }
+        match walk.classify::<true>(w as u64, (w >> 64) as u64) {
+            None if w & crate::sm86::PM_BITS != 0 => {
+                let w = w & !crate::sm86::PM_BITS;
+                walk.classify::<true>(w as u64, (w >> 64) as u64)
             }
             r => r,
         }
