@@ -94,8 +94,26 @@ impl IsaPlugin for Sm50 {
         let mut off = 0usize;
         // What `decode` gives at each offset in turn: at a bundle start the control word and
         // slot 0 (16 bytes), else one instruction. The tree decides the common case here; any
-        // other word goes through `decode` (its fallbacks, its errors).
-        while let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) {
+        // other word goes through `decode` (its fallbacks, its errors), one step at a time.
+        loop {
+            // Whole bundles while they decode: the control word read once, three tree walks.
+            if base_addr.wrapping_add(off as u64).is_multiple_of(BUNDLE as u64) {
+                while let Some(b) = bytes.get(off..).and_then(|r| r.first_chunk::<BUNDLE>()) {
+                    let ctrl = le64(b);
+                    let w = [le64(&b[8..]), le64(&b[16..]), le64(&b[24..])];
+                    let (Some(x0), Some(x1), Some(x2)) =
+                        (walk.classify::<false>(w[0], 0), walk.classify::<false>(w[1], 0), walk.classify::<false>(w[2], 0))
+                    else {
+                        break;
+                    };
+                    let words = [w[0] as u32, (w[0] >> 32) as u32, ctrl as u32, (ctrl >> 32) as u32, (ctrl as u32 & 0x1f_ffff) | CTRL_KNOWN, 0];
+                    out.push(Decoded { words, len: 16, enc: x0.0, ienc: x0.1 });
+                    out.push(Decoded { words: [w[1] as u32, (w[1] >> 32) as u32, 0, 0, 0, 0], len: 8, enc: x1.0, ienc: x1.1 });
+                    out.push(Decoded { words: [w[2] as u32, (w[2] >> 32) as u32, 0, 0, 0, 0], len: 8, enc: x2.0, ienc: x2.1 });
+                    off += BUNDLE;
+                }
+            }
+            let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) else { break };
             let addr = base_addr.wrapping_add(off as u64);
             let start = addr.is_multiple_of(BUNDLE as u64);
             let fast = if start {
