@@ -681,22 +681,24 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig) -> Result<String
     writeln!(w, "pub static TREE_CANDS: &[crate::nvidia::tree::NvCand] = &[").unwrap();
     for &(c, last) in &cands {
         let Some(c) = c else {
-            writeln!(w, "    crate::nvidia::tree::NvCand {{ mask: 0x0, ident: 0x1, form: 0, inst: 0, last: true }},").unwrap();
+            writeln!(w, "    crate::nvidia::tree::NvCand {{ mask_lo: 0x0, ident_lo: 0x1, form: 0, inst: 0, last: true, mask_hi: 0x0, ident_hi: 0x0 }},").unwrap();
             continue;
         };
         let e = &spec.encodings[c];
         writeln!(
             w,
-            "    crate::nvidia::tree::NvCand {{ mask: {:#x}, ident: {:#x}, form: {c}, inst: {}, last: {last} }},",
-            e.mask,
-            e.idents[0] & e.mask,
-            inst_of[c]
+            "    crate::nvidia::tree::NvCand {{ mask_lo: {:#x}, ident_lo: {:#x}, form: {c}, inst: {}, last: {last}, mask_hi: {:#x}, ident_hi: {:#x} }},",
+            e.mask as u64,
+            (e.idents[0] & e.mask) as u64,
+            inst_of[c],
+            (e.mask >> 64) as u64,
+            ((e.idents[0] & e.mask) >> 64) as u64,
         )
         .unwrap();
     }
     writeln!(w, "];").unwrap();
     writeln!(w, "\n/// The decode tree.").unwrap();
-    writeln!(w, "pub static TREE: crate::nvidia::tree::NvTree = crate::nvidia::tree::NvTree {{ nodes: TREE_NODES, cands: TREE_CANDS }};").unwrap();
+    writeln!(w, "pub static TREE: crate::nvidia::tree::NvTree = crate::nvidia::tree::NvTree {{ nodes: TREE_NODES, cands: TREE_CANDS, wide: {} }};", spec.encodings.iter().any(|e| e.mask >> 64 != 0 || e.idents[0] >> 64 != 0)).unwrap();
     writeln!(w, "\n/// The tables as one value.").unwrap();
     writeln!(w, "pub static TABLES: NvTables = NvTables {{ arch: ARCH, forms: FORMS, insts: INSTS, operand_types: OPERAND_TYPES, dispatch_lists: DISPATCH_LISTS, dispatch: DISPATCH, key_lo: {}, key_bits: {} }};", key.lo, key.bits).unwrap();
     Ok(o)
@@ -833,7 +835,9 @@ fn nv_tree(spec: &Spec, order: &[usize], key: NvKeyConfig) -> (Vec<u32>, Vec<(Op
     }
     let bits = spec.encodings.iter().map(|e| e.bits).max().unwrap_or(64).min(128);
     let mut b = Build { spec, bits, nodes: Vec::new(), cands: vec![(None, true)], leaves: BTreeMap::new(), subtrees: BTreeMap::new() };
-    // The root first, at offset 0: its children are filled in once built.
+    // The root first, at offset 0: its children are filled in once built. Its window lies in
+    // bits 0-63 (the walk reads it from the low half).
+    assert!(key.lo + key.bits <= 64, "the dispatch key lies in bits 0-63");
     b.nodes.push(key.lo | ((1u32 << key.bits) - 1) << 8);
     b.nodes.extend(std::iter::repeat_n(NV_LEAF, 1 << key.bits));
     let root: Vec<Vec<usize>> = b.split(order, key.lo, key.bits);

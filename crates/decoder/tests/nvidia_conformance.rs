@@ -317,13 +317,64 @@ fn pinned_disagreements() {
     }
 }
 
-/// Decode speed on one core: every corpus and fuzz-set instruction, decoded (classified into
-/// its form) repeatedly. Run with
+/// One pass of `IsaPlugin::decode` (one call per instruction, a `Result` each) over `buf`;
+/// returns the checksum of what it decoded (see `sum`) and the number of instructions.
+#[inline(never)]
+fn pass_decode(p: &NvPlugin, buf: &[u8]) -> (u64, usize) {
+    let (mut sum, mut n) = (0u64, 0usize);
+    for c in buf.chunks_exact(p.size) {
+        if let Ok(d) = p.decode(c, 0) {
+            sum = mix(sum, &d);
+            n += 1;
+        }
+    }
+    (sum, n)
+}
+
+/// Bytes of code per `decode_block` call, as the disassembler batches them (disasm.rs
+/// `BATCH_BYTES`).
+const BATCH: usize = 4 << 10;
+
+/// One pass of `IsaPlugin::decode_block` (the batch path) over `buf` in 4 KiB batches: each
+/// batch's instructions are appended to `out` (emptied first, its capacity kept), then folded
+/// into the checksum; an undecodable word is stepped over.
+#[inline(never)]
+fn pass_block(p: &NvPlugin, buf: &[u8], out: &mut Vec<Decoded>) -> (u64, usize) {
+    let (mut sum, mut n) = (0u64, 0usize);
+    let mut off = 0usize;
+    while off < buf.len() {
+        out.clear();
+        let end = buf.len().min(off + BATCH);
+        off += p.decode_block(&buf[off..end], off as u64, out);
+        sum = out.iter().fold(sum, mix);
+        n += out.len();
+        if off < end {
+            off += p.size; // stopped before a word that does not decode
+        }
+    }
+    (sum, n)
+}
+
+/// Checksum step: the form, instruction, length and first word of a decoded instruction.
+#[inline(always)]
+fn mix(sum: u64, d: &Decoded) -> u64 {
+    let x = d.enc as u64 | (d.ienc as u64) << 16 | (d.len as u64) << 32 | (d.words[0] as u64) << 40;
+    sum.rotate_left(5) ^ x
+}
+
+/// Decode speed on one core: every corpus instruction (fixtures/nvidia/ref; sm50: the 64-bit
+/// instruction words without control words, `SM50_INSN`) decoded into a `Decoded` (form,
+/// instruction, length, words) 200 times per path (`decode_block`: in 4 KiB batches, as the
+/// disassembler calls it; `decode`: one call per instruction), then decoded and printed once.
+/// Both paths must give the same checksum. The decode+print figure is one pass of `decode` and
+/// `print`. Run with
 /// `cargo test --release -p isabridge-decoder --test nvidia_conformance -- --ignored --nocapture decode_speed`.
 #[test]
 #[ignore = "benchmark: prints instructions per second"]
 fn decode_speed() {
-    for arch in ["sm50", "sm86"] {
+    // ISABRIDGE_ARCH=sm50 or sm86: that one only; ISABRIDGE_REPS: passes (200).
+    let only = std::env::var("ISABRIDGE_ARCH").ok().filter(|a| !a.is_empty());
+    for arch in ["sm50", "sm86"].into_iter().filter(|a| only.as_deref().is_none_or(|o| o == *a)) {
         let p: &NvPlugin = if arch == "sm50" { &SM50_INSN } else { &SM86 };
         let mut buf: Vec<u8> = Vec::new();
         let dir = root().join("fixtures/nvidia/ref");
@@ -336,25 +387,30 @@ fn decode_speed() {
             }
         }
         let n = buf.len() / p.size;
-        let reps = 200;
-        let t = std::time::Instant::now();
-        let mut ok = 0usize;
-        for _ in 0..reps {
-            for c in buf.chunks_exact(p.size) {
-                if let Ok(d) = p.decode(std::hint::black_box(c), 0) {
-                    ok += d.enc as usize & 1;
-                }
+        let reps: usize = std::env::var("ISABRIDGE_REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(200);
+        let mut out: Vec<Decoded> = Vec::with_capacity(n);
+        let want = pass_decode(p, &buf);
+        assert_eq!(want.1, n, "{arch}: every corpus instruction decodes");
+        assert_eq!(pass_block(p, &buf, &mut out), want, "{arch}: decode_block gives what decode gives");
+        for (path, block) in [("decode_block", true), ("decode", false)] {
+            let t = std::time::Instant::now();
+            for _ in 0..reps {
+                let got = if block {
+                    pass_block(p, std::hint::black_box(&buf), &mut out)
+                } else {
+                    pass_decode(p, std::hint::black_box(&buf))
+                };
+                assert_eq!(std::hint::black_box(got), want);
             }
+            let s = t.elapsed().as_secs_f64();
+            eprintln!("{arch}: {path} {:.1} M instructions/s ({n} instructions x {reps})", (n * reps) as f64 / s / 1e6);
         }
-        let s = t.elapsed().as_secs_f64();
-        std::hint::black_box(ok);
-        eprintln!("{arch}: decode {:.1} M instructions/s ({} instructions x {reps})", (n * reps) as f64 / s / 1e6, n);
         let t = std::time::Instant::now();
-        let mut out = String::new();
+        let mut text = String::new();
         for c in buf.chunks_exact(p.size) {
             if let Ok(d) = p.decode(c, 0) {
-                out.clear();
-                p.print(&d, 0, &mut out);
+                text.clear();
+                p.print(&d, 0, &mut text);
             }
         }
         let s = t.elapsed().as_secs_f64();

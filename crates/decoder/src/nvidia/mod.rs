@@ -651,13 +651,79 @@ impl NvPlugin {
         }
     }
 
+    /// Decodes consecutive instructions (see [`IsaPlugin::decode_block`]): one tree walk per
+    /// instruction, written into slots of `out` made up front (then cut back to what decoded);
+    /// a word the tree does not know goes through [`Self::classify`] (the sm86 `?PM` retry), and
+    /// the block stops at the first word that does not decode or at a misaligned start, where
+    /// `decode` would return an error. `WIDE`: 16-byte instructions (the tree is wide).
+    #[inline(always)]
+    fn block<const WIDE: bool>(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<Decoded>) -> usize {
+        let n = if WIDE { 16 } else { 8 };
+        if base_addr & (n as u64 - 1) != 0 {
+            return 0;
+        }
+        let walk = self.tree.walk();
+        let mut off = 0usize;
+        // Up to BLOCK instructions at a time: a block that stops early has not zeroed slots
+        // for the whole input.
+        const BLOCK: usize = 512;
+        loop {
+            let want = (bytes.len() - off.min(bytes.len())) / n;
+            let want = want.min(BLOCK);
+            if want == 0 {
+                return off;
+            }
+            let start = out.len();
+            out.resize(start + want, Decoded { words: [0; crate::MAX_WORDS], len: 0, enc: 0, ienc: 0 });
+            let mut done = 0usize;
+            let rest = bytes.get(off..).unwrap_or_default();
+            for (slot, c) in out[start..].iter_mut().zip(rest.chunks_exact(n)) {
+                let (lo, hi) = if WIDE {
+                    // One 128-bit load.
+                    let Some(b) = c.first_chunk::<16>() else { break };
+                    let w = u128::from_le_bytes(*b);
+                    (w as u64, (w >> 64) as u64)
+                } else {
+                    let Some(b) = c.first_chunk::<8>() else { break };
+                    (u64::from_le_bytes(*b), 0)
+                };
+                let (enc, ienc) = match walk.classify::<WIDE>(lo, hi) {
+                    Some(x) => x,
+                    None => match self.classify(lo as u128 | (hi as u128) << 64) {
+                        Some(x) => x,
+                        None => break,
+                    },
+                };
+                let mut words = [lo as u32, (lo >> 32) as u32, 0, 0, 0, 0];
+                if WIDE {
+                    // Straight from the bytes: one 16-byte copy.
+                    for (w, b) in words.iter_mut().zip(c.chunks_exact(4)) {
+                        *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    }
+                }
+                *slot = Decoded { words, len: n as u8, enc, ienc };
+                done += 1;
+            }
+            out.truncate(start + done);
+            off += done * n;
+            if done < want {
+                return off;
+            }
+        }
+    }
+
     /// The form and instruction of a word. sm86: a word no form matches whose bits 102-103
     /// (nvdisasm's `?PM1`..`?PM3` tag) are set is the form of the word without them.
     #[inline]
     fn classify(&self, w: u128) -> Option<(u16, u16)> {
-        match self.tree.classify(w) {
-            None if self.size == 16 && w & crate::sm86::PM_BITS != 0 => {
-                self.tree.classify(w & !crate::sm86::PM_BITS)
+        let walk = self.tree.walk();
+        if self.size == 8 {
+            return walk.classify::<false>(w as u64, 0);
+        }
+        match walk.classify::<true>(w as u64, (w >> 64) as u64) {
+            None if w & crate::sm86::PM_BITS != 0 => {
+                let w = w & !crate::sm86::PM_BITS;
+                walk.classify::<true>(w as u64, (w >> 64) as u64)
             }
             r => r,
         }
@@ -765,6 +831,13 @@ impl IsaPlugin for NvPlugin {
             _ => return Err(DecodeError::Truncated { isa: self.isa, addr, need: self.size, have: bytes.len() }),
         };
         self.decode_word(w, addr)
+    }
+    fn decode_block(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<Decoded>) -> usize {
+        if self.size == 16 {
+            self.block::<true>(bytes, base_addr, out)
+        } else {
+            self.block::<false>(bytes, base_addr, out)
+        }
     }
     fn print(&self, inst: &Decoded, addr: u64, out: &mut String) {
         let reuse = if self.size == 16 { control::sm86_reuse(self.word(inst)) } else { 0 };

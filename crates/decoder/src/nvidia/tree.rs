@@ -4,19 +4,25 @@
 //! structural bits match is the instruction's form, the same answer as a scan of every form
 //! sorted most specific mask first.
 
-/// A candidate form at a leaf: the structural bits to compare and the indices to return.
+/// A candidate form at a leaf: the structural bits to compare and the indices to return. The
+/// fields a 64-bit (sm50) check reads come first, in the record's first 24 bytes.
 #[derive(Debug, Clone, Copy)]
+#[repr(C)]
 pub struct NvCand {
-    /// Structural bits of the form.
-    pub mask: u128,
+    /// Structural bits of the form, instruction bits 0-63.
+    pub mask_lo: u64,
     /// Their value.
-    pub ident: u128,
+    pub ident_lo: u64,
     /// Index into `NvTables::forms`.
     pub form: u16,
     /// Index into `NvTables::insts` (the form's instruction).
     pub inst: u16,
     /// The last candidate of its leaf.
     pub last: bool,
+    /// Structural bits of the form, instruction bits 64-127.
+    pub mask_hi: u64,
+    /// Their value.
+    pub ident_hi: u64,
 }
 
 /// A child reference with this bit set is a leaf: the low bits index its first candidate in
@@ -27,56 +33,91 @@ pub const LEAF: u32 = 1 << 31;
 /// The decode tree of one ISA.
 #[derive(Debug)]
 pub struct NvTree {
-    /// Nodes, the root at offset 0. A node is a header word (bits 0-6: lowest bit of the window,
+    /// Nodes, the root at offset 0 (its window lies in bits 0-63). A node is a header word (bits 0-6: lowest bit of the window,
     /// which lies inside one 64-bit half; bits 8-31: the mask 2^k - 1 of its width k) followed
     /// by 2^k child references, indexed by the window's value.
     pub nodes: &'static [u32],
     /// Candidate lists of the leaves, each most specific mask first.
     pub cands: &'static [NvCand],
+    /// Some form tests bits 64-127 (sm86); false: every form is 64-bit (sm50).
+    pub wide: bool,
 }
 
-/// Nodes on the longest root-to-leaf path the walk allows (the generated trees are shallower).
-const MAX_DEPTH: usize = 32;
+/// Nodes below the root on the longest path the walk allows (the generated trees are shallower).
+const MAX_DEPTH: u32 = 32;
+
+/// The tree's slices and root header copied out of [`NvTree`], for a loop that decodes many
+/// instructions (they stay in registers).
+#[derive(Debug, Clone, Copy)]
+pub struct Walk {
+    /// `NvTree::nodes`.
+    nodes: &'static [u32],
+    /// `NvTree::cands`.
+    cands: &'static [NvCand],
+    /// Lowest bit of the root's window (which lies in bits 0-63).
+    root_lo: u32,
+    /// Mask of the root's window, at bit 0.
+    root_mask: u32,
+}
 
 impl NvTree {
     /// The (form, instruction) of instruction `w`, if any form matches.
     #[inline]
     pub fn classify(&self, w: u128) -> Option<(u16, u16)> {
-        if w >> 64 == 0 {
-            self.classify_in::<false>(w)
+        let walk = self.walk();
+        if self.wide {
+            walk.classify::<true>(w as u64, (w >> 64) as u64)
         } else {
-            self.classify_in::<true>(w)
+            walk.classify::<false>(w as u64, 0) // the forms leave bits 64-127 open
         }
     }
 
-    /// `classify` for a word whose high half is zero (`WIDE` false: every sm50 word) or not.
+    /// The walker of this tree.
     #[inline(always)]
-    pub fn classify_in<const WIDE: bool>(&self, w: u128) -> Option<(u16, u16)> {
-        let (lo, hi) = (w as u64, if WIDE { (w >> 64) as u64 } else { 0 });
-        let mut at = 0usize;
-        for _ in 0..MAX_DEPTH {
-            let h = *self.nodes.get(at)?;
-            // The window lies inside one 64-bit half: bit 6 of `lo` picks it.
-            let x = if h & 64 == 0 { lo } else { hi };
-            let v = (x >> (h & 63)) as u32 & (h >> 8);
-            let r = *self.nodes.get(at + 1 + v as usize)?;
-            if r & LEAF == 0 {
-                at = r as usize;
-                continue;
-            }
-            let mut i = (r & !LEAF) as usize;
-            loop {
-                let c = self.cands.get(i)?;
-                let hit = if WIDE { w & c.mask == c.ident } else { c.ident >> 64 == 0 && (w as u64) & (c.mask as u64) == c.ident as u64 };
-                if hit {
-                    return Some((c.form, c.inst));
-                }
-                if c.last {
-                    return None;
-                }
-                i += 1;
+    pub fn walk(&self) -> Walk {
+        let root = self.nodes.first().copied().unwrap_or(0);
+        Walk { nodes: self.nodes, cands: self.cands, root_lo: root & 63, root_mask: root >> 8 }
+    }
+}
+
+impl Walk {
+    /// The (form, instruction) of the instruction with 64-bit halves `lo` and `hi`. `WIDE` must
+    /// be the tree's `wide`; false (sm50) ignores `hi` and the forms' high halves.
+    #[inline(always)]
+    pub fn classify<const WIDE: bool>(self, lo: u64, hi: u64) -> Option<(u16, u16)> {
+        // The window of header `h` lies inside one 64-bit half: bit 6 picks it.
+        let window = |h: u32| {
+            let x = if WIDE && h & 64 != 0 { hi } else { lo };
+            ((x >> (h & 63)) as u32 & (h >> 8)) as usize
+        };
+        let nodes = self.nodes;
+        let mut r = *nodes.get(1 + ((lo >> self.root_lo) as u32 & self.root_mask) as usize)?;
+        let mut depth = 0;
+        while r & LEAF == 0 {
+            let at = r as usize;
+            r = *nodes.get(at + 1 + window(*nodes.get(at)?))?;
+            depth += 1;
+            if depth > MAX_DEPTH {
+                return None;
             }
         }
-        None
+        let mut i = (r & !LEAF) as usize;
+        loop {
+            let c = self.cands.get(i)?;
+            // One branch per candidate: a 128-bit compare, not two 64-bit ones.
+            let hit = if WIDE {
+                let w = lo as u128 | (hi as u128) << 64;
+                w & (c.mask_lo as u128 | (c.mask_hi as u128) << 64) == c.ident_lo as u128 | (c.ident_hi as u128) << 64
+            } else {
+                lo & c.mask_lo == c.ident_lo
+            };
+            if hit {
+                return Some((c.form, c.inst));
+            }
+            if c.last {
+                return None;
+            }
+            i += 1;
+        }
     }
 }

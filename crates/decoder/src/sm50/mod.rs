@@ -85,6 +85,62 @@ impl IsaPlugin for Sm50 {
             decode_insn(le64(bytes), addr)
         }
     }
+    fn decode_block(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<Decoded>) -> usize {
+        if !base_addr.is_multiple_of(8) {
+            return 0;
+        }
+        out.reserve(bytes.len() / 8);
+        let walk = SM50_INSN.tree.walk();
+        let mut off = 0usize;
+        // What `decode` gives at each offset in turn: at a bundle start the control word and
+        // slot 0 (16 bytes), else one instruction. The tree decides the common case here; any
+        // other word goes through `decode` (its fallbacks, its errors), one step at a time.
+        loop {
+            // Whole bundles while they decode: the control word read once, three tree walks.
+            if base_addr.wrapping_add(off as u64).is_multiple_of(BUNDLE as u64) {
+                while let Some(b) = bytes.get(off..).and_then(|r| r.first_chunk::<BUNDLE>()) {
+                    let ctrl = le64(b);
+                    let w = [le64(&b[8..]), le64(&b[16..]), le64(&b[24..])];
+                    let (Some(x0), Some(x1), Some(x2)) =
+                        (walk.classify::<false>(w[0], 0), walk.classify::<false>(w[1], 0), walk.classify::<false>(w[2], 0))
+                    else {
+                        break;
+                    };
+                    let words = [w[0] as u32, (w[0] >> 32) as u32, ctrl as u32, (ctrl >> 32) as u32, (ctrl as u32 & 0x1f_ffff) | CTRL_KNOWN, 0];
+                    out.push(Decoded { words, len: 16, enc: x0.0, ienc: x0.1 });
+                    out.push(Decoded { words: [w[1] as u32, (w[1] >> 32) as u32, 0, 0, 0, 0], len: 8, enc: x1.0, ienc: x1.1 });
+                    out.push(Decoded { words: [w[2] as u32, (w[2] >> 32) as u32, 0, 0, 0, 0], len: 8, enc: x2.0, ienc: x2.1 });
+                    off += BUNDLE;
+                }
+            }
+            let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) else { break };
+            let addr = base_addr.wrapping_add(off as u64);
+            let start = addr.is_multiple_of(BUNDLE as u64);
+            let fast = if start {
+                rest.first_chunk::<16>().map(|b| (le64(&b[8..]), le64(b), 16u8))
+            } else {
+                rest.first_chunk::<8>().map(|b| (u64::from_le_bytes(*b), 0, 8u8))
+            };
+            let d = match fast.and_then(|(w, ctrl, len)| walk.classify::<false>(w, 0).map(|x| (w, ctrl, len, x))) {
+                Some((w, ctrl, len, (enc, ienc))) => {
+                    let mut words = [w as u32, (w >> 32) as u32, 0, 0, 0, 0];
+                    if len == 16 {
+                        words[2] = ctrl as u32;
+                        words[3] = (ctrl >> 32) as u32;
+                        words[4] = (ctrl as u32 & 0x1f_ffff) | CTRL_KNOWN;
+                    }
+                    Decoded { words, len, enc, ienc }
+                }
+                None => match self.decode(rest, addr) {
+                    Ok(d) if d.len > 0 => d,
+                    _ => break,
+                },
+            };
+            off += d.len as usize;
+            out.push(d);
+        }
+        off
+    }
     fn print(&self, inst: &Decoded, addr: u64, out: &mut String) {
         let reuse = self.control(inst).map(|c| c.reuse).unwrap_or(0);
         let addr = if inst.len == 16 { addr + 8 } else { addr };
