@@ -268,11 +268,14 @@ const BRANCH_REL: u8 = 1;
 const BRANCH_ASK: u8 = 2;
 
 impl Memo {
-    /// An empty memo for a section of `code_len` bytes. The table starts small (its pages are
-    /// touched as it grows, not all at once).
+    /// An empty memo for a section of `code_len` bytes. The arena starts at 256 KiB (or room
+    /// for every instruction being distinct, if less): above the allocator's mapping threshold,
+    /// so that growing it remaps its pages instead of copying them; the table starts small.
     fn new(code_len: usize) -> Memo {
-        let n = (code_len / 64).clamp(16, 1 << 16);
-        Memo { slots: vec![0; 1 << 10], entries: Vec::with_capacity(n), arena: vec![0; TEMPLATE_MAX] }
+        let n = (code_len / 4).min(1 << 20);
+        let mut arena = Vec::with_capacity(((n + 1) * TEMPLATE_MAX).min(256 << 10));
+        arena.resize(TEMPLATE_MAX, 0);
+        Memo { slots: vec![0; 1 << 10], entries: Vec::with_capacity(n.min(8 << 10)), arena }
     }
 
     #[inline]
