@@ -231,6 +231,8 @@ struct Memo {
     /// Line templates of the entries, back to back, then [`TEMPLATE_MAX`] bytes of slack (a
     /// template is copied as one fixed-size block).
     arena: Vec<u8>,
+    /// Per (instruction, encoding) index: true when known to have no branch target.
+    no_target: Vec<bool>,
 }
 
 /// Longest line template the memo holds (a longer one is printed at every occurrence).
@@ -275,7 +277,7 @@ impl Memo {
         let n = (code_len / 4).min(1 << 20);
         let mut arena = Vec::with_capacity(((n + 1) * TEMPLATE_MAX).min(256 << 10));
         arena.resize(TEMPLATE_MAX, 0);
-        Memo { slots: vec![0; 1 << 10], entries: Vec::with_capacity(n.min(8 << 10)), arena }
+        Memo { slots: vec![0; 1 << 10], entries: Vec::with_capacity(n.min(8 << 10)), arena, no_target: Vec::new() }
     }
 
     #[inline]
@@ -354,8 +356,18 @@ impl Memo {
             return None;
         }
         self.arena.resize(start + len + TEMPLATE_MAX, 0);
-        let (branch, rel) = match plugin.branch_target(d, 0) {
-            None => (BRANCH_NONE, 0),
+        // Whether an AMD instruction has a target depends on its (instruction, encoding) entry
+        // only: the plugin is asked once per entry that has none.
+        let known_none = self.no_target.get(d.ienc as usize).copied().unwrap_or(false);
+        let (branch, rel) = match if known_none { None } else { plugin.branch_target(d, 0) } {
+            None => {
+                let i = d.ienc as usize;
+                if self.no_target.len() <= i {
+                    self.no_target.resize(i + 1, false);
+                }
+                self.no_target[i] = true;
+                (BRANCH_NONE, 0)
+            }
             // PC-relative (as AMD branches are): the same distance from another address.
             Some(t) if i32::try_from(t as i64).is_ok() && plugin.branch_target(d, 1 << 40) == Some((1u64 << 40).wrapping_add(t)) => {
                 (BRANCH_REL, t as i64 as i32)
