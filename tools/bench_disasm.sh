@@ -9,7 +9,9 @@
 #   RUNS=20 tools/bench_disasm.sh    more runs per command (default 10)
 #
 # Prints one row per file: instructions, distinct instructions, mean wall time of each tool
-# and the ratio, and checks that both listings are the same bytes.
+# and the ratio, isabridge's page faults (perf stat, when perf is installed; on the development
+# VM a fault costs 1.5-7 us, most of a small object's time), and checks that both listings are
+# the same bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p isabridge-cli
@@ -62,7 +64,7 @@ EOF
 }
 
 files="${FILES:-$(ls fixtures/amd/bin/*.o) $(big)}"
-printf '%-32s %9s %9s %12s %14s %8s\n' file insts distinct "isabridge ms" "objdump-22 ms" ratio
+printf '%-32s %9s %9s %12s %14s %8s %7s\n' file insts distinct "isabridge ms" "objdump-22 ms" ratio faults
 for f in $files; do
   llvm-objdump-22 -d "$f" > "$out/ref.txt"
   target/release/isabridge disasm "$f" > "$out/our.txt"
@@ -72,5 +74,6 @@ for f in $files; do
   hyperfine -N --warmup 2 --runs "${RUNS:-10}" --export-json "$out/h.json" \
     "target/release/isabridge disasm $f" "llvm-objdump-22 -d $f" >/dev/null 2>&1
   read -r a b < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(r[0]["mean"]*1e3, r[1]["mean"]*1e3)' "$out/h.json")
-  printf '%-32s %9d %9d %12.2f %14.2f %7.1fx\n' "$(basename "$f")" "$n" "$u" "$a" "$b" "$(python3 -c "print($b/$a)")"
+  pf=$(perf stat -x, -e page-faults target/release/isabridge disasm "$f" 2>&1 >/dev/null | cut -d, -f1) || pf=-
+  printf '%-32s %9d %9d %12.2f %14.2f %7.1fx %7s\n' "$(basename "$f")" "$n" "$u" "$a" "$b" "$(python3 -c "print($b/$a)")" "${pf:--}"
 done

@@ -1,6 +1,7 @@
 //! `isabridge disasm`.
 
 use isabridge_decoder::disasm::{disassemble, listing, write_line, Line};
+use crate::input::Input;
 use isabridge_decoder::elf::{self, Label};
 use isabridge_decoder::{Isa, IsaPlugin};
 use std::fmt::Write as _;
@@ -31,22 +32,26 @@ pub fn parse_isa(s: &str) -> Result<Isa, String> {
     })
 }
 
+/// A code section: name, address, bytes, labels.
+type Section<'a> = (&'a str, u64, &'a [u8], Vec<Label>);
+
 /// Runs the command; the error is one line for stderr.
 pub fn run(a: &Args) -> Result<(), String> {
     let path = a.file.display();
-    let bytes = std::fs::read(&a.file).map_err(|e| format!("{path}: {e}"))?;
-    let is_elf = elf::is_elf(&bytes);
-    let (isa, sections) = if is_elf {
-        let obj = elf::read(&bytes).map_err(|e| format!("{path}: {e}"))?;
+    let input = Input::open(&a.file).map_err(|e| format!("{path}: {e}"))?;
+    let bytes = input.bytes();
+    let is_elf = elf::is_elf(bytes);
+    let (isa, sections): (Isa, Vec<Section<'_>>) = if is_elf {
+        let (isa, sections) = elf::parse(bytes).map_err(|e| format!("{path}: {e}"))?;
         if let Some(want) = a.isa {
-            if want != obj.isa {
-                return Err(format!("{path}: the ELF header says {}, not {want}", obj.isa));
+            if want != isa {
+                return Err(format!("{path}: the ELF header says {isa}, not {want}"));
             }
         }
-        (obj.isa, obj.sections.into_iter().map(|s| (s.name, s.address, s.data, s.labels)).collect())
+        (isa, sections.into_iter().map(|s| (s.name, s.address, s.data, s.labels)).collect())
     } else {
         let isa = a.isa.ok_or_else(|| format!("{path}: not an ELF file; give --isa for a raw dump"))?;
-        (isa, vec![("raw".to_string(), 0u64, bytes, Vec::<Label>::new())])
+        (isa, vec![("raw", 0u64, bytes, Vec::<Label>::new())])
     };
     let plugin = isa.plugin();
     let stdout = std::io::stdout();

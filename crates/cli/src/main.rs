@@ -2,6 +2,7 @@
 
 mod census;
 mod disasm;
+mod input;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

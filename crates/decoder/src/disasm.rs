@@ -33,6 +33,18 @@ pub fn disassemble(
     labels: &[Label],
     mut f: impl FnMut(&Line<'_>),
 ) -> Result<(), DecodeError> {
+    disassemble_with(plugin, code, base, section, labels, |l, _| f(l))
+}
+
+/// [`disassemble`], also handing `f` each decoded instruction (None for an undecodable word).
+fn disassemble_with(
+    plugin: &dyn IsaPlugin,
+    code: &[u8],
+    base: u64,
+    section: &str,
+    labels: &[Label],
+    mut f: impl FnMut(&Line<'_>, Option<&Decoded>),
+) -> Result<(), DecodeError> {
     if plugin.isa() == Isa::Sm50 {
         return disassemble_sm50(code, base, section, labels, f);
     }
@@ -58,12 +70,12 @@ pub fn disassemble(
                 plugin.print(&d, addr, &mut text);
                 let control = (plugin.isa() == Isa::Sm86)
                     .then(|| Control::sm86(crate::sm86::SM86.word(&d)));
-                f(&Line { function, offset: off as u64, bytes: &code[off..off + n], text: &text, decoded: true, control });
+                f(&Line { function, offset: off as u64, bytes: &code[off..off + n], text: &text, decoded: true, control }, Some(&d));
                 off += n;
             }
             Err(DecodeError::Unknown { word, .. }) => {
                 let _ = write!(text, ".long 0x{word:08x}");
-                f(&Line { function, offset: off as u64, bytes: &code[off..off + unit], text: &text, decoded: false, control: None });
+                f(&Line { function, offset: off as u64, bytes: &code[off..off + unit], text: &text, decoded: false, control: None }, None);
                 off += unit;
             }
             Err(e) => return Err(e),
@@ -80,7 +92,7 @@ fn disassemble_sm50(
     base: u64,
     section: &str,
     labels: &[Label],
-    mut f: impl FnMut(&Line<'_>),
+    mut f: impl FnMut(&Line<'_>, Option<&Decoded>),
 ) -> Result<(), DecodeError> {
     use crate::sm50::{BUNDLE, SM50};
     if !code.len().is_multiple_of(BUNDLE) {
@@ -106,11 +118,11 @@ fn disassemble_sm50(
             match SM50.decode_slot(le(bytes), ctrl, slot, addr) {
                 Ok(d) => {
                     SM50.print(&d, addr, &mut text);
-                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: true, control });
+                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: true, control }, Some(&d));
                 }
                 Err(DecodeError::Unknown { .. }) => {
                     let _ = write!(text, ".quad 0x{:016x}", le(bytes));
-                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: false, control });
+                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: false, control }, None);
                 }
                 Err(e) => return Err(e),
             }
@@ -207,48 +219,79 @@ fn push_header(out: &mut Vec<u8>, addr: u64, function: &str) {
     out.extend_from_slice(b">:\n");
 }
 
-/// Printed lines of the distinct instructions of a listing, keyed by the decoded instruction
-/// (AMD text depends on nothing else, so equal instructions print equal lines).
+/// Printed lines of the distinct instructions of a listing, keyed by the instruction's bytes
+/// (AMD text depends on nothing else, so equal instructions print equal lines). Kept small:
+/// every byte of it is fresh memory, and on the development VM a fresh page costs about as
+/// much as printing three instructions.
 struct Memo {
     /// Open-addressed slots: entry index + 1, 0 when empty; the length is a power of two.
     slots: Vec<u32>,
     /// The distinct instructions met so far.
     entries: Vec<MemoEntry>,
-    /// Line templates of the entries, back to back.
+    /// Line templates of the entries, back to back, then [`TEMPLATE_MAX`] bytes of slack (a
+    /// template is copied as one fixed-size block).
     arena: Vec<u8>,
+    /// Per (instruction, encoding) index: true when known to have no branch target.
+    no_target: Vec<bool>,
 }
 
+/// Longest line template the memo holds (a longer one is printed at every occurrence).
+const TEMPLATE_MAX: usize = 128;
+
 /// One distinct instruction and its line template.
+#[derive(Clone, Copy)]
 struct MemoEntry {
-    /// The instruction.
-    key: Decoded,
+    /// Its first three words (zero past its length): the key, with `ilen` and, for longer
+    /// instructions, the bytes after them at `at`.
+    key: [u32; 3],
+    /// Section offset of its first occurrence.
+    at: u32,
     /// Start of its template in the arena: `\t`, padded text, `// `, 12 placeholder digits for
     /// the address, `: ` and the dwords (no note, no newline).
     start: u32,
     /// Template length.
-    len: u32,
+    len: u8,
     /// Where the address digits go in the template.
-    addr_at: u32,
-    /// True when the instruction has a branch target (its line gets a note).
-    branch: bool,
+    addr_at: u8,
+    /// Instruction length in bytes.
+    ilen: u8,
+    /// [`BRANCH_REL`] when the line gets the note of a branch target at the instruction's
+    /// address plus `rel`; [`BRANCH_ASK`] when the plugin must be asked for each occurrence.
+    branch: u8,
+    /// Branch target minus the instruction's address (wrapping).
+    rel: i32,
 }
 
+/// [`MemoEntry::branch`]: no branch target.
+const BRANCH_NONE: u8 = 0;
+/// [`MemoEntry::branch`]: the target is the address plus `rel`.
+const BRANCH_REL: u8 = 1;
+/// [`MemoEntry::branch`]: ask the plugin.
+const BRANCH_ASK: u8 = 2;
+
 impl Memo {
-    /// An empty memo for a section of `code_len` bytes: room reserved for every instruction
-    /// being distinct (untouched reserved memory costs nothing; growing by copying would).
+    /// An empty memo for a section of `code_len` bytes. The arena starts at 256 KiB (or room
+    /// for every instruction being distinct, if less): above the allocator's mapping threshold,
+    /// so that growing it remaps its pages instead of copying them; the table starts small.
     fn new(code_len: usize) -> Memo {
         let n = (code_len / 4).min(1 << 20);
-        Memo { slots: vec![0; 1 << 12], entries: Vec::with_capacity(n), arena: Vec::with_capacity(n * 96) }
+        let mut arena = Vec::with_capacity(((n + 1) * TEMPLATE_MAX).min(256 << 10));
+        arena.resize(TEMPLATE_MAX, 0);
+        Memo { slots: vec![0; 1 << 10], entries: Vec::with_capacity(n.min(8 << 10)), arena, no_target: Vec::new() }
     }
 
     #[inline]
-    fn hash(d: &Decoded) -> u64 {
-        let w = &d.words;
+    fn hash(w: &[u32; 3], len: u8) -> u64 {
         let a = (w[0] as u64 | (w[1] as u64) << 32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let b = (w[2] as u64 | (w[3] as u64) << 32).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
-        let c = (w[4] as u64 | (w[5] as u64) << 32 | (d.len as u64) << 56).wrapping_mul(0x1656_67b1_9e37_79f9);
+        let b = (w[2] as u64 | (len as u64) << 32).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
         // Fibonacci hashing: the slot is taken from the well-mixed high bits.
-        (a ^ b.rotate_left(21) ^ c.rotate_left(42)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        (a ^ b.rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+
+    /// The first three words of `d`.
+    #[inline(always)]
+    fn key(d: &Decoded) -> [u32; 3] {
+        [d.words[0], d.words[1], d.words[2]]
     }
 
     /// The first slot of hash `h` in a table of `n` (a power of two) slots.
@@ -257,56 +300,107 @@ impl Memo {
         (h >> (64 - n.trailing_zeros())) as usize
     }
 
-    /// The index of `d`'s entry, printing it on first sight.
+    /// True when the instruction at `at` in `code` is `d`, past its first 12 bytes.
+    #[inline(never)]
+    fn same_tail(code: &[u8], at: usize, d: &Decoded) -> bool {
+        let n = d.len as usize;
+        match code.get(at + 12..at + n) {
+            Some(b) => b.chunks(4).zip(&d.words[3..]).all(|(c, &w)| {
+                let mut x = [0u8; 4];
+                x[..c.len()].copy_from_slice(c);
+                u32::from_le_bytes(x) == w
+            }),
+            None => false,
+        }
+    }
+
+    /// The index of `d`'s entry (`d` is the instruction at `off` of `code`), printing it on
+    /// first sight; None when its line is too long to memoise.
     #[inline(always)]
-    fn get(&mut self, plugin: &dyn IsaPlugin, d: &Decoded, bytes: &[u8], text: &mut String) -> usize {
+    fn get(&mut self, plugin: &dyn IsaPlugin, code: &[u8], off: usize, d: &Decoded, text: &mut String) -> Option<usize> {
         let mask = self.slots.len() - 1;
-        let mut i = Self::slot(Self::hash(d), self.slots.len());
+        let key = Self::key(d);
+        let mut i = Self::slot(Self::hash(&key, d.len), self.slots.len());
         loop {
             match self.slots[i] {
                 0 => break,
                 s => {
-                    if self.entries[s as usize - 1].key == *d {
-                        return s as usize - 1;
+                    let e = &self.entries[s as usize - 1];
+                    if e.key == key && e.ilen == d.len && (d.len <= 12 || Self::same_tail(code, e.at as usize, d)) {
+                        return Some(s as usize - 1);
                     }
                     i = (i + 1) & mask;
                 }
             }
         }
-        self.insert(plugin, d, bytes, text, i)
+        self.insert(plugin, code, off, d, text, i)
     }
 
     /// Prints `d` (met for the first time) into a new entry at the empty slot `i`.
     #[inline(never)]
-    fn insert(&mut self, plugin: &dyn IsaPlugin, d: &Decoded, bytes: &[u8], text: &mut String, i: usize) -> usize {
+    fn insert(&mut self, plugin: &dyn IsaPlugin, code: &[u8], off: usize, d: &Decoded, text: &mut String, i: usize) -> Option<usize> {
         text.clear();
         plugin.print(d, 0, text);
-        let start = self.arena.len();
+        let n = d.len as usize;
+        // The slack block at the end becomes this template's start; a new one follows it.
+        let start = self.arena.len() - TEMPLATE_MAX;
+        self.arena.truncate(start);
         push_text(&mut self.arena, text);
-        let addr_at = (self.arena.len() - start) as u32;
+        let addr_at = self.arena.len() - start;
         self.arena.extend_from_slice(&[b'0'; 12]);
-        push_words(&mut self.arena, bytes);
-        let branch = plugin.branch_target(d, 0).is_some();
-        let len = (self.arena.len() - start) as u32;
-        self.entries.push(MemoEntry { key: *d, start: start as u32, len, addr_at, branch });
+        push_words(&mut self.arena, &code[off..off + n]);
+        let len = self.arena.len() - start;
+        if len > TEMPLATE_MAX || off > u32::MAX as usize {
+            self.arena.truncate(start);
+            self.arena.resize(start + TEMPLATE_MAX, 0);
+            return None;
+        }
+        self.arena.resize(start + len + TEMPLATE_MAX, 0);
+        // Whether an AMD instruction has a target depends on its (instruction, encoding) entry
+        // only: the plugin is asked once per entry that has none.
+        let known_none = self.no_target.get(d.ienc as usize).copied().unwrap_or(false);
+        let (branch, rel) = match if known_none { None } else { plugin.branch_target(d, 0) } {
+            None => {
+                let i = d.ienc as usize;
+                if self.no_target.len() <= i {
+                    self.no_target.resize(i + 1, false);
+                }
+                self.no_target[i] = true;
+                (BRANCH_NONE, 0)
+            }
+            // PC-relative (as AMD branches are): the same distance from another address.
+            Some(t) if i32::try_from(t as i64).is_ok() && plugin.branch_target(d, 1 << 40) == Some((1u64 << 40).wrapping_add(t)) => {
+                (BRANCH_REL, t as i64 as i32)
+            }
+            Some(_) => (BRANCH_ASK, 0),
+        };
+        self.entries.push(MemoEntry { key: Self::key(d), at: off as u32, start: start as u32, len: len as u8, addr_at: addr_at as u8, ilen: d.len, branch, rel });
         self.slots[i] = self.entries.len() as u32;
         if self.entries.len() * 2 > self.slots.len() {
             self.grow();
         }
-        self.entries.len() - 1
+        Some(self.entries.len() - 1)
     }
 
+    /// Doubles the table.
     fn grow(&mut self) {
         let n = self.slots.len() * 2;
         let mut slots = vec![0u32; n];
         for (k, e) in self.entries.iter().enumerate() {
-            let mut i = Self::slot(Self::hash(&e.key), n);
+            let mut i = Self::slot(Self::hash(&e.key, e.ilen), n);
             while slots[i] != 0 {
                 i = (i + 1) & (n - 1);
             }
             slots[i] = k as u32 + 1;
         }
         self.slots = slots;
+    }
+
+    /// The template of entry `e` followed by slack: a block of [`TEMPLATE_MAX`] bytes.
+    #[inline(always)]
+    fn block(&self, e: &MemoEntry) -> &[u8; TEMPLATE_MAX] {
+        let s = e.start as usize;
+        self.arena[s..s + TEMPLATE_MAX].try_into().expect("slack after every template")
     }
 }
 
@@ -332,17 +426,13 @@ pub fn listing(
     // NVIDIA text reads the address (branch targets): no memo.
     let mut out = Vec::with_capacity(FLUSH_AT + 4096);
     let mut last: Option<String> = None;
-    let r = disassemble(plugin, code, base, section, labels, |l| {
+    let r = disassemble_with(plugin, code, base, section, labels, |l, d| {
         let addr = base + l.offset;
         if last.as_deref() != Some(l.function) {
             push_header(&mut out, addr, l.function);
             last = Some(l.function.to_string());
         }
-        let target = if l.decoded {
-            plugin.decode(l.bytes, addr).ok().and_then(|d| plugin.branch_target(&d, addr))
-        } else {
-            None
-        };
+        let target = d.and_then(|d| plugin.branch_target(d, addr));
         write_line(&mut out, l.text, addr, l.bytes, "");
         if let Some(t) = target.and_then(|t| t.checked_sub(base)) {
             out.pop();
@@ -373,9 +463,10 @@ const SPLICE_STARTS: usize = 64;
 /// Where the lines of an AMD listing loop go.
 trait Sink {
     /// A function header (`label`: index of the function's label, None for the section).
-    fn header(&mut self, addr: u64, off: usize, label: Option<usize>, name: &str);
-    /// The line of distinct instruction `k` of `memo` (`d`) at `off`.
-    fn inst(&mut self, memo: &Memo, k: usize, d: &Decoded, addr: u64, off: usize);
+    fn header(&mut self, addr: u64, label: Option<usize>, name: &str);
+    /// The line of instruction `d` at `off`: distinct instruction `k` of `memo`, or None when
+    /// it is not memoised.
+    fn inst(&mut self, memo: &Memo, k: Option<usize>, d: &Decoded, addr: u64, off: usize);
     /// The `.long` line of an undecodable word.
     fn long(&mut self, word: u32, addr: u64, off: usize);
     /// How many lines have come so far.
@@ -405,12 +496,50 @@ impl Text<'_, '_> {
         }
     }
 
-    /// Appends the branch-target note of a branch at `addr`.
+    /// Appends the branch-target note of a branch to `target`.
     #[inline(never)]
-    fn note(&mut self, d: &Decoded, addr: u64) {
-        if let Some(t) = self.plugin.branch_target(d, addr).and_then(|t| t.checked_sub(self.base)) {
+    fn note(&mut self, target: Option<u64>) {
+        if let Some(t) = target.and_then(|t| t.checked_sub(self.base)) {
             push_branch_note(&mut self.out, t, self.section, self.labels);
         }
+    }
+
+    /// The line of memo entry `e` at `addr` (`d`: the instruction, when at hand).
+    #[inline(always)]
+    fn entry(&mut self, memo: &Memo, e: &MemoEntry, d: Option<&Decoded>, addr: u64, off: usize) {
+        let old = self.out.len();
+        // One fixed-size copy (the template and slack), then cut to the template.
+        self.out.extend_from_slice(memo.block(e));
+        self.out.truncate(old + e.len as usize);
+        let at = old + e.addr_at as usize;
+        self.out[at..at + 12].copy_from_slice(&addr_digits(addr));
+        match e.branch {
+            BRANCH_NONE => {}
+            BRANCH_REL => self.note(Some(addr.wrapping_add(e.rel as i64 as u64))),
+            _ => {
+                let t = match d {
+                    Some(d) => self.plugin.branch_target(d, addr),
+                    None => self.plugin.decode(&self.code[off..], addr).ok().and_then(|d| self.plugin.branch_target(&d, addr)),
+                };
+                self.note(t);
+            }
+        }
+        self.out.push(b'\n');
+        self.line_done();
+    }
+
+    /// The line of an instruction that is not memoised.
+    #[inline(never)]
+    fn printed(&mut self, d: &Decoded, addr: u64, off: usize) {
+        self.text.clear();
+        self.plugin.print(d, addr, &mut self.text);
+        write_line(&mut self.out, &self.text, addr, &self.code[off..off + d.len as usize], "");
+        if let Some(t) = self.plugin.branch_target(d, addr) {
+            self.out.pop();
+            self.note(Some(t));
+            self.out.push(b'\n');
+        }
+        self.line_done();
     }
 
     fn finish(&mut self) {
@@ -420,22 +549,16 @@ impl Text<'_, '_> {
 }
 
 impl Sink for Text<'_, '_> {
-    fn header(&mut self, addr: u64, _off: usize, _label: Option<usize>, name: &str) {
+    fn header(&mut self, addr: u64, _label: Option<usize>, name: &str) {
         push_header(&mut self.out, addr, name);
     }
 
     #[inline(always)]
-    fn inst(&mut self, memo: &Memo, k: usize, d: &Decoded, addr: u64, _off: usize) {
-        let e = &memo.entries[k];
-        let out = &mut self.out;
-        let at = out.len() + e.addr_at as usize;
-        out.extend_from_slice(&memo.arena[e.start as usize..(e.start + e.len) as usize]);
-        out[at..at + 12].copy_from_slice(&addr_digits(addr));
-        if e.branch {
-            self.note(d, addr);
+    fn inst(&mut self, memo: &Memo, k: Option<usize>, d: &Decoded, addr: u64, off: usize) {
+        match k.and_then(|k| memo.entries.get(k)) {
+            Some(e) => self.entry(memo, e, Some(d), addr, off),
+            None => self.printed(d, addr, off),
         }
-        self.out.push(b'\n');
-        self.line_done();
     }
 
     fn long(&mut self, word: u32, addr: u64, off: usize) {
@@ -450,33 +573,34 @@ impl Sink for Text<'_, '_> {
     }
 }
 
-/// One line in compact form: the second thread's output, turned into text by the first.
-#[derive(Debug, Clone, Copy)]
-enum Rec {
-    /// A function header: offset, label index (`u32::MAX`: the section).
-    Header(u32, u32),
-    /// An instruction line: offset, memo entry.
-    Inst(u32, u32),
-    /// A `.long` line: offset, word.
-    Long(u32, u32),
-}
+/// The second thread's lines in compact form, one `u32` each, turned into text by the first:
+/// a memo entry index (below [`REC_PRINT`]), or a tag. Offsets are not stored: each line
+/// starts where the previous one ends.
+struct Recs(Vec<u32>);
 
-impl Sink for Vec<Rec> {
-    fn header(&mut self, _addr: u64, off: usize, label: Option<usize>, _name: &str) {
-        self.push(Rec::Header(off as u32, label.map_or(u32::MAX, |l| l as u32)));
+/// [`Recs`]: an instruction that is not memoised (decoded and printed again).
+const REC_PRINT: u32 = 1 << 30;
+/// [`Recs`]: a `.long` line.
+const REC_LONG: u32 = 2 << 30;
+/// [`Recs`]: a function header, with the label index in the low 30 bits (all ones: the section).
+const REC_HEADER: u32 = 3 << 30;
+
+impl Sink for Recs {
+    fn header(&mut self, _addr: u64, label: Option<usize>, _name: &str) {
+        self.0.push(REC_HEADER | label.map_or(REC_PRINT - 1, |l| l as u32 & (REC_PRINT - 1)));
     }
 
     #[inline]
-    fn inst(&mut self, _memo: &Memo, k: usize, _d: &Decoded, _addr: u64, off: usize) {
-        self.push(Rec::Inst(off as u32, k as u32));
+    fn inst(&mut self, _memo: &Memo, k: Option<usize>, _d: &Decoded, _addr: u64, _off: usize) {
+        self.0.push(k.map_or(REC_PRINT, |k| k as u32));
     }
 
-    fn long(&mut self, word: u32, _addr: u64, off: usize) {
-        self.push(Rec::Long(off as u32, word));
+    fn long(&mut self, _word: u32, _addr: u64, _off: usize) {
+        self.0.push(REC_LONG);
     }
 
     fn lines(&self) -> usize {
-        self.len()
+        self.0.len()
     }
 }
 
@@ -550,7 +674,7 @@ impl<'a> Run<'a> {
             // A header where the function's name changes (names are compared only at labels).
             if self.changed {
                 if self.last != Some(self.function) {
-                    sink.header(addr, off, self.next_label.checked_sub(1), self.function);
+                    sink.header(addr, self.next_label.checked_sub(1), self.function);
                     self.last = Some(self.function);
                 }
                 self.changed = false;
@@ -566,7 +690,7 @@ impl<'a> Run<'a> {
             if let Some(d) = batch.get(next) {
                 next += 1;
                 let n = d.len as usize;
-                let k = self.memo.get(plugin, d, &code[off..off + n], &mut text);
+                let k = self.memo.get(plugin, code, off, d, &mut text);
                 sink.inst(&self.memo, k, d, addr, off);
                 off += n;
                 continue;
@@ -574,7 +698,7 @@ impl<'a> Run<'a> {
             match plugin.decode(&code[off..], addr) {
                 Ok(d) => {
                     let n = d.len as usize;
-                    let k = self.memo.get(plugin, &d, &code[off..off + n], &mut text);
+                    let k = self.memo.get(plugin, code, off, &d, &mut text);
                     sink.inst(&self.memo, k, &d, addr, off);
                     off += n;
                 }
@@ -649,7 +773,7 @@ fn amd_listing(
         let second = scope.spawn(|| {
             let mut run = Run::at(section, labels, g, code.len());
             let mut rec = Vec::with_capacity(SPLICE_STARTS);
-            let mut lines: Vec<Rec> = Vec::with_capacity((code.len() - g) / 4 + 64);
+            let mut lines = Recs(Vec::with_capacity((code.len() - g) / 6 + 64));
             let r = run.run(plugin, code, base, labels, g, |_| cancelled(), &mut lines, Some(&mut rec));
             (r, run.memo, lines, rec)
         });
@@ -668,17 +792,31 @@ fn amd_listing(
             cancel.store(true, std::sync::atomic::Ordering::Relaxed);
         } else if let Ok((r2, memo, lines, rec)) = second.join() {
             if let Some(&(_, pos, _)) = rec.iter().find(|x| x.0 == off && x.2 == main.last) {
-                for &l in &lines[pos..] {
+                let mut o = off;
+                for &l in &lines.0[pos..] {
+                    let addr = base + o as u64;
                     match l {
-                        Rec::Header(o, k) => {
-                            let name = labels.get(k as usize).map_or(section, |l| l.name.as_str());
-                            text.header(base + o as u64, o as usize, None, name);
+                        REC_HEADER.. => {
+                            let name = labels.get((l & (REC_PRINT - 1)) as usize).map_or(section, |l| l.name.as_str());
+                            text.header(addr, None, name);
                         }
-                        Rec::Inst(o, k) => {
-                            let e = &memo.entries[k as usize];
-                            text.inst(&memo, k as usize, &e.key, base + o as u64, o as usize);
+                        REC_LONG..REC_HEADER => {
+                            let w = code.get(o..o + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                            text.long(w, addr, o);
+                            o += 4;
                         }
-                        Rec::Long(o, w) => text.long(w, base + o as u64, o as usize),
+                        REC_PRINT..REC_LONG => match plugin.decode(&code[o..], addr) {
+                            Ok(d) => {
+                                text.printed(&d, addr, o);
+                                o += d.len as usize;
+                            }
+                            Err(_) => break,
+                        },
+                        k => {
+                            let e = memo.entries[k as usize];
+                            text.entry(&memo, &e, None, addr, o);
+                            o += e.ilen as usize;
+                        }
                     }
                 }
                 text.finish();

@@ -76,6 +76,19 @@ pub struct CodeObject {
     pub sections: Vec<CodeSection>,
 }
 
+/// One executable section, borrowed from the file's bytes (see [`parse`]).
+#[derive(Debug, Clone)]
+pub struct SectionRef<'a> {
+    /// Section name.
+    pub name: &'a str,
+    /// Section address (0 in relocatable objects).
+    pub address: u64,
+    /// Section contents.
+    pub data: &'a [u8],
+    /// Symbols inside the section, sorted by offset.
+    pub labels: Vec<Label>,
+}
+
 /// True when the bytes start with the ELF magic.
 pub fn is_elf(bytes: &[u8]) -> bool {
     bytes.starts_with(b"\x7fELF")
@@ -83,6 +96,17 @@ pub fn is_elf(bytes: &[u8]) -> bool {
 
 /// Reads an AMD code object or an NVIDIA cubin.
 pub fn read(bytes: &[u8]) -> Result<CodeObject, ElfError> {
+    let (isa, sections) = parse(bytes)?;
+    let sections = sections
+        .into_iter()
+        .map(|s| CodeSection { name: s.name.to_string(), address: s.address, data: s.data.to_vec(), labels: s.labels })
+        .collect();
+    Ok(CodeObject { isa, sections })
+}
+
+/// Reads an AMD code object or an NVIDIA cubin without copying its code: the ISA and the
+/// executable sections in file order, each borrowing its name and bytes from `bytes`.
+pub fn parse(bytes: &[u8]) -> Result<(Isa, Vec<SectionRef<'_>>), ElfError> {
     if !is_elf(bytes) {
         return Err(ElfError::NotElf);
     }
@@ -118,8 +142,8 @@ pub fn read(bytes: &[u8]) -> Result<CodeObject, ElfError> {
         if s.kind() != SectionKind::Text || s.size() == 0 {
             continue;
         }
-        let data = s.data().map_err(|e| ElfError::Malformed(e.to_string()))?.to_vec();
-        let name = s.name().unwrap_or("").to_string();
+        let data = s.data().map_err(|e| ElfError::Malformed(e.to_string()))?;
+        let name = s.name().unwrap_or("");
         let mut labels: Vec<Label> = file
             .symbols()
             .filter(|y| y.section_index() == Some(s.index()))
@@ -135,10 +159,10 @@ pub fn read(bytes: &[u8]) -> Result<CodeObject, ElfError> {
             .collect();
         labels.sort_by(|a, b| a.offset.cmp(&b.offset).then(a.name.cmp(&b.name)));
         labels.dedup_by_key(|l| l.offset);
-        sections.push(CodeSection { name, address: s.address(), data, labels });
+        sections.push(SectionRef { name, address: s.address(), data, labels });
     }
     if sections.is_empty() {
         return Err(ElfError::NoCode);
     }
-    Ok(CodeObject { isa, sections })
+    Ok((isa, sections))
 }
