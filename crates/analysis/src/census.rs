@@ -281,24 +281,41 @@ pub struct Census {
 impl Census {
     /// Builds totals over per-file results (already in the order to report).
     pub fn from_files(files: Vec<FileCensus>) -> Census {
-        let mut per: BTreeMap<&'static str, RawTotal> = BTreeMap::new();
-        let mut shaders_per_isa: BTreeMap<String, u64> = BTreeMap::new();
-        let mut failed_files = 0;
-        for f in &files {
-            if f.error.is_some() {
-                failed_files += 1;
-            }
-            let Some(isa) = f.isa.as_deref().and_then(Isa::from_name) else { continue };
-            let e = per.entry(isa.name()).or_insert_with(|| RawTotal::new(isa));
-            for s in &f.shaders {
-                e.add(&s.raw);
-                *shaders_per_isa.entry(isa.name().into()).or_default() += 1;
-            }
-        }
+        use rayon::prelude::*;
+        let failed_files = files.iter().filter(|f| f.error.is_some()).count() as u64;
+        // Summed on the current rayon pool: each task sums a run of files per ISA, then the
+        // partial sums are merged (sums commute, so the result does not depend on the split).
+        let per: BTreeMap<&'static str, RawTotal> = files
+            .par_iter()
+            .with_min_len(4)
+            .fold(BTreeMap::new, |mut per: BTreeMap<&'static str, RawTotal>, f| {
+                if let Some(isa) = f.isa.as_deref().and_then(Isa::from_name) {
+                    let e = per.entry(isa.name()).or_insert_with(|| RawTotal::new(isa));
+                    for s in &f.shaders {
+                        e.add(&s.raw);
+                    }
+                    e.shaders += f.shaders.len() as u64;
+                }
+                per
+            })
+            .reduce(BTreeMap::new, |mut a, b| {
+                for (k, t) in b {
+                    match a.entry(k) {
+                        std::collections::btree_map::Entry::Vacant(v) => {
+                            v.insert(t);
+                        }
+                        std::collections::btree_map::Entry::Occupied(mut o) => o.get_mut().merge(t),
+                    }
+                }
+                a
+            });
+        let shaders_per_isa: BTreeMap<String, u64> =
+            per.iter().filter(|(_, t)| t.shaders > 0).map(|(k, t)| (k.to_string(), t.shaders)).collect();
+        // Each ISA's names attached in parallel.
+        let named: Vec<(&'static str, Counts)> = per.into_iter().collect::<Vec<_>>().into_par_iter().map(|(k, t)| (k, t.finish())).collect();
         let mut per_isa = BTreeMap::new();
         let mut totals = Counts::default();
-        for (k, t) in per {
-            let c = t.finish();
+        for (k, c) in named {
             totals.add(&c);
             per_isa.insert(k.to_string(), c);
         }
@@ -535,6 +552,8 @@ struct RawTotal {
     instructions: u64,
     code_bytes: u64,
     data_bytes: u64,
+    /// Shaders summed.
+    shaders: u64,
 }
 
 fn add_map<K: Ord + Copy>(m: &mut BTreeMap<K, u64>, v: &[(K, u64)]) {
@@ -557,7 +576,35 @@ impl RawTotal {
             instructions: 0,
             code_bytes: 0,
             data_bytes: 0,
+            shaders: 0,
         }
+    }
+
+    /// Adds another partial sum of the same ISA.
+    fn merge(&mut self, o: RawTotal) {
+        if o.dense.len() > self.dense.len() {
+            self.dense.resize(o.dense.len(), 0);
+        }
+        for (a, b) in self.dense.iter_mut().zip(&o.dense) {
+            *a += b;
+        }
+        for (a, b) in self.features.iter_mut().zip(&o.features) {
+            *a += b;
+        }
+        fn merge_map<K: Ord>(m: &mut BTreeMap<K, u64>, o: BTreeMap<K, u64>) {
+            for (k, n) in o {
+                *m.entry(k).or_default() += n;
+            }
+        }
+        merge_map(&mut self.export_targets, o.export_targets);
+        merge_map(&mut self.interp, o.interp);
+        merge_map(&mut self.descriptors, o.descriptors);
+        merge_map(&mut self.cbuf_banks, o.cbuf_banks);
+        merge_map(&mut self.rounding, o.rounding);
+        self.instructions += o.instructions;
+        self.code_bytes += o.code_bytes;
+        self.data_bytes += o.data_bytes;
+        self.shaders += o.shaders;
     }
 
     fn add(&mut self, r: &Raw) {
