@@ -499,10 +499,9 @@ const MIX_NONE: u16 = u16::MAX - 3;
 /// Small maps are vectors sorted by key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Raw {
-    /// (instruction table index, count): AMD (instruction, encoding) pair; NVIDIA form. By index,
-    /// or by opcode name then index when `op_order`.
+    /// (instruction table index, count): AMD (instruction, encoding) pair; NVIDIA form. In no
+    /// particular order (a shader's: as first seen; a total's: by index).
     runs: Vec<(u16, u64)>,
-    op_order: bool,
     features: [u64; NF],
     export_targets: Vec<(u32, u64)>,
     interp: Vec<((u16, u32), u64)>,
@@ -518,7 +517,6 @@ impl Default for Raw {
     fn default() -> Self {
         Raw {
             runs: Vec::new(),
-            op_order: false,
             features: [0; NF],
             export_targets: Vec::new(),
             interp: Vec::new(),
@@ -631,7 +629,6 @@ impl RawTotal {
     fn finish(self) -> Counts {
         let raw = Raw {
             runs: self.dense.iter().enumerate().filter(|x| *x.1 > 0).map(|(i, n)| (i as u16, *n)).collect(),
-            op_order: false,
             features: self.features,
             export_targets: self.export_targets.into_iter().collect(),
             interp: self.interp.into_iter().collect(),
@@ -649,8 +646,10 @@ impl RawTotal {
 /// Counters gathered while walking one shader.
 struct Acc {
     isa: Isa,
-    /// Table index of every counted instruction (sorted and counted at the end).
-    by_index: Vec<u16>,
+    /// Per table index, the instructions counted so far (a per-thread table, all zero between
+    /// shaders), and the indices seen, in the order first seen.
+    count: Vec<u32>,
+    seen: Vec<u16>,
     raw: Raw,
     w32: u64,
     w64: u64,
@@ -660,19 +659,35 @@ struct Acc {
     desc_uses: Vec<(usize, DescKey)>,
 }
 
+impl Acc {
+    /// Counts one instruction of table index `i`.
+    #[inline]
+    fn bump(&mut self, i: u16) {
+        let k = i as usize;
+        if k >= self.count.len() {
+            self.count.resize(k + 1, 0);
+        }
+        let c = &mut self.count[k];
+        if *c == 0 {
+            self.seen.push(i);
+        }
+        *c += 1;
+    }
+}
+
 fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::sync::Arc<str>, name: bool) -> Shader {
     let isa = p.isa;
-    let unit = if isa == Isa::Gfx1013 || isa == Isa::Gfx1201 { 6 } else { 16 };
     thread_local! {
-        /// A finished shader's `by_index` buffer, for the next shader on this thread.
-        static BY_INDEX: std::cell::Cell<Vec<u16>> = const { std::cell::Cell::new(Vec::new()) };
+        /// A finished shader's per-index counts (zeroed) and seen list, for the next shader on
+        /// this thread.
+        static COUNT: std::cell::Cell<(Vec<u32>, Vec<u16>)> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
     }
-    let mut by_index = BY_INDEX.with(|c| c.take());
-    by_index.clear();
-    by_index.reserve(((f.end - f.start) / unit) as usize);
+    let (count, mut seen) = COUNT.with(|c| c.take());
+    seen.clear();
     let mut acc = Acc {
         isa,
-        by_index,
+        count,
+        seen,
         raw: Raw::default(),
         w32: 0,
         w64: 0,
@@ -749,10 +764,10 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::syn
         },
     };
     let mut raw = acc.raw;
-    let op_rank = if matches!(isa, Isa::Gfx1013 | Isa::Gfx1201) { &amd_tab(isa).opcodes.rank } else { &nv_tab(isa).opcodes.rank };
-    raw.runs = runs(&acc.by_index, op_rank);
-    BY_INDEX.with(|c| c.set(acc.by_index));
-    raw.op_order = true;
+    // By index, in the order first seen (named and sorted only when asked: Shader::counts).
+    let mut count = acc.count;
+    raw.runs = acc.seen.iter().map(|&i| (i, std::mem::take(&mut count[i as usize]) as u64)).collect();
+    COUNT.with(|c| c.set((count, acc.seen)));
     raw.export_targets.sort_unstable();
     raw.interp.sort_unstable();
     raw.descriptors.sort_unstable();
@@ -940,14 +955,6 @@ impl Ranked {
         names.dedup();
         let rank: Vec<u16> = per_entry.iter().map(|n| names.binary_search(n).unwrap_or(0) as u16).collect();
         Ranked { names, rank }
-    }
-
-    /// Histogram of `runs` (entry index, count) by name; `in_order`: the runs are in rank order.
-    fn histogram_sorted(&self, runs: &[(u16, u64)], in_order: bool) -> Histogram {
-        if !in_order {
-            return self.histogram(runs);
-        }
-        self.merge_ranked(runs.len(), runs.iter().map(|&(i, n)| (self.rank.get(i as usize).copied().unwrap_or(0), n)))
     }
 
     /// Names (rank, count) pairs that come in rank order, adding up the counts of equal ranks.
@@ -1206,7 +1213,7 @@ fn amd_inst(acc: &mut Acc, tab: &AmdTab, d: &Decoded) {
     acc.raw.instructions += 1;
     acc.raw.code_bytes += d.len as u64;
     let i = d.ienc as usize;
-    acc.by_index.push(d.ienc);
+    acc.bump(d.ienc);
     let c = tab.class.get(i).copied().unwrap_or(0);
     if c & (EXEC32 | EXEC64) != 0 {
         if c & EXEC32 != 0 {
@@ -1653,7 +1660,7 @@ fn nv_inst(acc: &mut Acc, tab: &NvTab, d: &Decoded) {
     acc.raw.instructions += 1;
     acc.raw.code_bytes += if acc.isa == Isa::Sm50 { 8 } else { d.len as u64 };
     let i = d.enc as usize;
-    acc.by_index.push(d.enc);
+    acc.bump(d.enc);
     let Some(inf) = NvInfo::new(acc.isa, d) else { return };
     if inf.predicated() {
         acc.raw.features[F_PREDICATED] += 1;
@@ -1704,53 +1711,6 @@ fn export_name(t: u32) -> Cow<'static, str> {
     }
 }
 
-/// (table index, count) pairs in the order of `rank` (each index's opcode-name rank), then
-/// index: the opcode histogram is then one pass.
-fn runs(v: &[u16], rank: &[u16]) -> Vec<(u16, u64)> {
-    thread_local! {
-        /// Per-thread counts by table index (all zero between calls) and the indices seen.
-        static COUNT: std::cell::RefCell<(Vec<u32>, Vec<u32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
-    }
-    COUNT.with(|c| {
-        let Ok(mut c) = c.try_borrow_mut() else { return runs_sorted(v, rank) };
-        let (count, keys) = &mut *c;
-        keys.clear();
-        for &i in v {
-            let i = i as usize;
-            if i >= count.len() {
-                count.resize(i + 1, 0);
-            }
-            if count[i] == 0 {
-                keys.push((rank.get(i).copied().unwrap_or(0) as u32) << 16 | i as u32);
-            }
-            count[i] += 1;
-        }
-        keys.sort_unstable();
-        keys.iter()
-            .map(|&k| {
-                let i = k as u16;
-                let n = std::mem::take(&mut count[i as usize]);
-                (i, n as u64)
-            })
-            .collect()
-    })
-}
-
-/// [`runs`] by sorting every instruction's key (the same result, without the per-thread counts).
-fn runs_sorted(v: &[u16], rank: &[u16]) -> Vec<(u16, u64)> {
-    let mut keys: Vec<u32> = v.iter().map(|&i| (rank.get(i as usize).copied().unwrap_or(0) as u32) << 16 | i as u32).collect();
-    keys.sort_unstable();
-    let mut out: Vec<(u16, u64)> = Vec::new();
-    for k in keys {
-        let x = k as u16;
-        match out.last_mut() {
-            Some(l) if l.0 == x => l.1 += 1,
-            _ => out.push((x, 1)),
-        }
-    }
-    out
-}
-
 /// Attaches names to raw counts.
 fn name_counts(isa: Isa, r: &Raw) -> Counts {
     let mut c = Counts {
@@ -1763,7 +1723,7 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
     match isa {
         Isa::Gfx1013 | Isa::Gfx1201 => {
             let tab = amd_tab(isa);
-            c.opcodes = tab.opcodes.histogram_sorted(&r.runs, r.op_order);
+            c.opcodes = tab.opcodes.histogram(&r.runs);
             c.encodings = tab.encodings.histogram(&r.runs);
             let mut cats = [0u64; 5];
             for &(i, n) in &r.runs {
@@ -1814,7 +1774,7 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
         _ => {
             let tab = nv_tab(isa);
             let t = crate::nv::plugin(isa).t;
-            c.opcodes = tab.opcodes.histogram_sorted(&r.runs, r.op_order);
+            c.opcodes = tab.opcodes.histogram(&r.runs);
             c.encodings = tab.encodings.histogram(&r.runs);
             for &(i, n) in &r.runs {
                 let ff = &tab.forms[i as usize];
@@ -1849,18 +1809,6 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
 
 #[cfg(test)]
 mod tests {
-    use super::{runs, runs_sorted};
-
-    #[test]
-    fn runs_by_counting_equal_runs_by_sorting() {
-        let rank: Vec<u16> = (0..40u16).map(|i| (i * 7) % 13).collect();
-        let v: Vec<u16> = (0..200u32).map(|k| ((k * 31 + k / 3) % 45) as u16).collect();
-        for n in [0, 1, 2, 35, 200] {
-            assert_eq!(runs(&v[..n], &rank), runs_sorted(&v[..n], &rank));
-            assert_eq!(runs(&v[..n], &rank), runs_sorted(&v[..n], &rank));
-        }
-    }
-
     #[test]
     fn feature_names_are_sorted_and_unique() {
         assert!(super::FEATURES.windows(2).all(|w| w[0] < w[1]));
