@@ -1207,7 +1207,7 @@ fn amd_class(enc: &str, name: &str) -> u32 {
     c
 }
 
-#[inline]
+#[inline(always)]
 fn amd_inst(acc: &mut Acc, tab: &AmdTab, d: &Decoded) {
     use class::*;
     acc.raw.instructions += 1;
@@ -1342,10 +1342,17 @@ impl<'a> Tracer<'a> {
     }
 
     /// The SGPRs instruction `k` writes; all of them for a call.
+    #[inline(always)]
     fn writes(&mut self, k: usize) -> u128 {
-        if let Some(w) = self.writes[k] {
-            return w;
+        match self.writes[k] {
+            Some(w) => w,
+            None => self.writes_of(k),
         }
+    }
+
+    /// [`Tracer::writes`] of an instruction not yet looked at.
+    #[inline(never)]
+    fn writes_of(&mut self, k: usize) -> u128 {
         let (_, d, flow) = &self.g.insts[k];
         let all = (1u128 << NUM_SGPRS) - 1;
         let mut m = match flow {
@@ -1655,7 +1662,7 @@ fn nv_tab(isa: Isa) -> &'static NvTab {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn nv_inst(acc: &mut Acc, tab: &NvTab, d: &Decoded) {
     acc.raw.instructions += 1;
     acc.raw.code_bytes += if acc.isa == Isa::Sm50 { 8 } else { d.len as u64 };
