@@ -84,6 +84,7 @@ impl NvInfo {
     }
 
     /// Guard predicate: (register, negated). `(7, false)` is `@PT` (always).
+    #[inline]
     pub fn guard(&self) -> (u64, bool) {
         if self.form.pred < 0 {
             return (7, false);
@@ -94,11 +95,13 @@ impl NvInfo {
     }
 
     /// True when the guard is not `@PT`.
+    #[inline]
     pub fn predicated(&self) -> bool {
         self.guard() != (7, false)
     }
 
     /// True when the guard is `@!PT` (never executes).
+    #[inline]
     pub fn never(&self) -> bool {
         self.guard() == (7, true)
     }
