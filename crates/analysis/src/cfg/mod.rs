@@ -283,7 +283,7 @@ impl<'a> Code<'a> {
 
 /// What a family provides to the walker.
 pub(crate) trait Family {
-    /// Instruction slot size in bytes (the visited map's granule).
+    /// Instruction slot size in bytes (the visited map's granule), a power of two.
     const UNIT: u64;
     /// Decodes the instruction at `addr`.
     fn decode(code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError>;
@@ -310,6 +310,8 @@ pub(crate) trait Family {
 pub struct Walk {
     start: u64,
     unit: u64,
+    /// log2 of `unit` (a power of two): slot arithmetic by shift and mask, not division.
+    shift: u32,
     slot: Vec<u32>,
     /// Per slot: a direct branch, table or reconvergence point targets it.
     target_slot: Vec<bool>,
@@ -329,14 +331,14 @@ impl Walk {
     /// True when a branch, jump table or reconvergence point found so far targets `addr`.
     pub fn is_target(&self, addr: u64) -> bool {
         let Some(k) = addr.checked_sub(self.start) else { return false };
-        k.is_multiple_of(self.unit) && self.target_slot.get((k / self.unit) as usize).copied().unwrap_or(false)
+        k & (self.unit - 1) == 0 && self.target_slot.get((k >> self.shift) as usize).copied().unwrap_or(false)
     }
 
     fn add_target(&mut self, t: u64) {
         self.targets.push(t);
         if let Some(k) = t.checked_sub(self.start) {
-            if k.is_multiple_of(self.unit) {
-                if let Some(x) = self.target_slot.get_mut((k / self.unit) as usize) {
+            if k & (self.unit - 1) == 0 {
+                if let Some(x) = self.target_slot.get_mut((k >> self.shift) as usize) {
                     *x = true;
                 }
             }
@@ -351,10 +353,10 @@ impl Walk {
 
     fn index(&self, addr: u64) -> Option<usize> {
         let k = addr.checked_sub(self.start)?;
-        if !k.is_multiple_of(self.unit) {
+        if k & (self.unit - 1) != 0 {
             return None;
         }
-        let s = *self.slot.get((k / self.unit) as usize)?;
+        let s = *self.slot.get((k >> self.shift) as usize)?;
         (s != NONE).then_some(s as usize)
     }
 
@@ -457,6 +459,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
     let mut w = Walk {
         start: code.start,
         unit: F::UNIT,
+        shift: F::UNIT.trailing_zeros(),
         slot,
         target_slot,
         targets: {
@@ -521,6 +524,8 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
     work.clear();
     work.push((entry, Vec::new()));
     let mut deferred: Vec<usize> = Vec::new();
+    // Whether any reached instruction is a call (most functions have none: no pass for them).
+    let mut has_calls = false;
     loop {
         while let Some((mut addr, mut stack)) = work.pop() {
             loop {
@@ -547,7 +552,8 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                 let mut pop_target = None;
                 let mut go_on = true;
                 match &flow {
-                    Flow::Next | Flow::Call(_) => {}
+                    Flow::Next => {}
+                    Flow::Call(_) => has_calls = true,
                     Flow::Reconverge(t) => {
                         check_target::<F>(code, addr, &d, *t)?;
                         w.add_target(*t);
@@ -580,6 +586,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                         stack.push((*kind, t));
                     }
                     Flow::Pop { .. } | Flow::CallPret(_) => {
+                        has_calls |= matches!(flow, Flow::CallPret(_));
                         let (kind, cond) = match &flow {
                             Flow::Pop { kind, cond } => (kind, cond),
                             _ => (&StackKind::Ret, &false),
@@ -646,7 +653,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
     // Calls: resolve pending targets.
     let mut calls = std::mem::take(&mut sc.calls);
     calls.clear();
-    for i in 0..w.insts.len() {
+    for i in 0..if has_calls { w.insts.len() } else { 0 } {
         let addr = w.insts[i].0;
         match &w.insts[i].2 {
             Flow::Call(t) => {
@@ -701,14 +708,24 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
     let mut sequential = std::mem::take(&mut sc.sequential);
     sequential.clear();
     sequential.resize(insts.len(), false);
+    // Data (the function's bytes no instruction covers) found in the same pass.
+    let is_sm50 = code.isa == Isa::Sm50;
+    let mut data = std::mem::take(&mut sc.data);
+    data.clear();
+    let mut cur = code.start;
     for i in 0..insts.len() {
+        let (a, d, _) = &insts[i];
+        let lo = if is_sm50 && a % 32 == 8 { a - 8 } else { *a };
+        if lo > cur {
+            data.push((cur, lo));
+        }
+        cur = cur.max(a + if is_sm50 { 8 } else { d.len as u64 });
         let next_addr = match insts.get(i + 1) {
             Some(n) => n.0,
             None => break,
         };
         // Is the next decoded instruction the physical successor?
-        let (a, d, _) = &insts[i];
-        let phys = if code.isa == Isa::Sm50 { sm50::Sm50::next_addr(*a) } else { a + d.len as u64 };
+        let phys = if is_sm50 { sm50::Sm50::next_addr(*a) } else { a + d.len as u64 };
         sequential[i] = phys == next_addr;
         let ends = !matches!(insts[i].2, Flow::Next | Flow::Push(..) | Flow::Reconverge(_));
         if ends || !sequential[i] {
@@ -791,18 +808,7 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
     sc.sequential = sequential;
     sc.targets = jump_targets;
     sc.pops = pop_at;
-    // Data: the function's bytes no instruction covers.
-    let mut data = std::mem::take(&mut sc.data);
-    data.clear();
-    let mut cur = code.start;
-    for (a, d, _) in &insts {
-        let lo = if code.isa == Isa::Sm50 && a % 32 == 8 { a - 8 } else { *a };
-        if lo > cur {
-            data.push((cur, lo));
-        }
-        cur = cur.max(a + if code.isa == Isa::Sm50 { 8 } else { d.len as u64 });
-    }
-    if code.isa == Isa::Sm50 {
+    if is_sm50 {
         // Control words belong to the bundles they describe: only whole unreached bundles and
         // slots count as data; drop ranges that are just control words of reached bundles.
         data.retain(|&(lo, hi)| !(hi - lo == 8 && lo % 32 == 0));
