@@ -206,8 +206,10 @@ pub struct Shader {
     pub cfg: CfgSummary,
     /// ISA of its code (names the counts).
     isa: Isa,
-    /// What it contains, by table index (named by [`Shader::counts`]).
-    raw: Raw,
+    /// What it contains, by table index (named by [`Shader::counts`]). Boxed: it is most of a
+    /// shader's size, and a file's `Vec<Shader>` of small records stays out of the allocator's
+    /// fresh-mapping path (a large vector is mapped anew, and page-faulted, on every run).
+    raw: Box<Raw>,
     /// AMD: the wave size the instructions show (exec written by 32- or 64-bit ops only).
     inst_wave: Option<WaveSize>,
 }
@@ -782,7 +784,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::syn
         wave_source,
         cfg: summary,
         isa,
-        raw,
+        raw: Box::new(raw),
         inst_wave,
     }
 }
