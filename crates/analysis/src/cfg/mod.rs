@@ -480,7 +480,8 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
         },
         reconv: Vec::new(),
     };
-    // Reconvergence stacks, interned: `stacks[i]` is the index into `pool` of instruction i's.
+    // Reconvergence stacks, interned: `stacks[i]` is the index into `pool` of instruction i's;
+    // 0 (the empty stack) past the end (only Maxwell pushes: other families never fill it).
     let pool = &mut sc.pool;
     pool.clear();
     pool.push(Vec::new());
@@ -530,7 +531,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
         while let Some((mut addr, mut stack)) = work.pop() {
             loop {
                 if let Some(i) = w.index(addr) {
-                    if pool[stacks[i] as usize] != stack {
+                    if pool[stacks.get(i).copied().unwrap_or(0) as usize] != stack {
                         return Err(CfgError::StackMismatch { isa: code.isa, addr });
                     }
                     break;
@@ -547,7 +548,11 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                 let flow = F::flow(code, addr, &d);
                 let idx = w.insts.len();
                 w.slot[k] = idx as u32;
-                stacks.push(intern(pool, &stack));
+                let sid = intern(pool, &stack);
+                if sid != 0 {
+                    stacks.resize(idx, 0);
+                    stacks.push(sid);
+                }
                 let next = F::next(addr, &d);
                 let mut pop_target = None;
                 let mut go_on = true;
@@ -627,13 +632,13 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                 Flow::Jump(t) => {
                     let t = check_target::<F>(code, addr, &d, *t)?;
                     w.add_target(t);
-                    work.push((t, pool[stacks[i] as usize].clone()));
+                    work.push((t, pool[stacks.get(i).copied().unwrap_or(0) as usize].clone()));
                 }
                 Flow::Table(ts) => {
                     for &t in ts {
                         let t = check_target::<F>(code, addr, &d, t)?;
                         w.add_target(t);
-                        work.push((t, pool[stacks[i] as usize].clone()));
+                        work.push((t, pool[stacks.get(i).copied().unwrap_or(0) as usize].clone()));
                     }
                 }
                 Flow::Return { cond: false } => {}
