@@ -470,7 +470,11 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
         insts: {
             let mut v = std::mem::take(&mut sc.insts);
             v.clear();
-            v.reserve(slots.min(1 << 16));
+            // Too small: a new buffer (growing the old one would copy its whole capacity).
+            let want = slots.min(1 << 16);
+            if v.capacity() < want {
+                v = Vec::with_capacity(want);
+            }
             v
         },
         pops: {
