@@ -1578,6 +1578,8 @@ fn reg_scale(f: &Option<Field>) -> u64 {
 
 /// Per NVIDIA form: facts the census reads.
 struct NvFormFacts {
+    /// Whether an instruction is predicated, from its bits.
+    guard: crate::nv::GuardTest,
     /// Uniform-register fields and their "none" value.
     uniform: Vec<(usize, u64)>,
     /// The constant-bank operand's bank field ([`crate::nv::cbuf_bank_field`]).
@@ -1623,6 +1625,7 @@ fn nv_tab(isa: Isa) -> &'static NvTab {
                     _ => None,
                 };
                 NvFormFacts {
+                    guard: crate::nv::guard_test(f),
                     uniform: f
                         .fields
                         .iter()
@@ -1671,10 +1674,10 @@ fn nv_inst(acc: &mut Acc, tab: &NvTab, d: &Decoded) {
     let i = d.enc as usize;
     acc.bump(d.enc);
     let Some(inf) = NvInfo::new(acc.isa, d) else { return };
-    if inf.predicated() {
+    let Some(ff) = tab.forms.get(i) else { return };
+    if ff.guard.predicated(inf.w) {
         acc.raw.features[F_PREDICATED] += 1;
     }
-    let Some(ff) = tab.forms.get(i) else { return };
     if ff.uniform.iter().any(|&(k, none)| inf.form.fields[k].get(inf.w) != none) {
         acc.raw.features[F_UNIFORM] += 1;
     }
