@@ -558,6 +558,15 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                     stacks.push(sid);
                 }
                 let next = F::next(addr, &d);
+                // Most instructions just continue: stored without the general case's copies.
+                let flow = match flow {
+                    Flow::Next => {
+                        w.insts.push((addr, d, Flow::Next));
+                        addr = next;
+                        continue;
+                    }
+                    f => f,
+                };
                 let mut pop_target = None;
                 let mut go_on = true;
                 match &flow {
