@@ -697,8 +697,14 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
     // Address order. The walk follows fall-through first, so straight-line functions (most of
     // them) are in order already; otherwise sort indices, not the instructions themselves.
     if !insts.windows(2).all(|x| x[0].0 < x[1].0) {
-        let mut order: Vec<u32> = (0..insts.len() as u32).collect();
-        order.sort_unstable_by_key(|&i| insts[i as usize].0);
+        // The walk's slot map (in `sc.slot`, still filled) lists them in address order when
+        // every instruction has a slot of its own; otherwise sort.
+        let mut order: Vec<u32> = sc.slot.iter().copied().filter(|&s| s != NONE).collect();
+        if order.len() != insts.len() || !order.windows(2).all(|x| insts[x[0] as usize].0 < insts[x[1] as usize].0) {
+            order.clear();
+            order.extend(0..insts.len() as u32);
+            order.sort_unstable_by_key(|&i| insts[i as usize].0);
+        }
         let mut new_index = vec![0u32; insts.len()];
         for (k, &i) in order.iter().enumerate() {
             new_index[i as usize] = k as u32;
