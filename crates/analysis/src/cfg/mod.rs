@@ -709,8 +709,21 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
         for (k, &i) in order.iter().enumerate() {
             new_index[i as usize] = k as u32;
         }
-        let mut old: Vec<Option<(u64, Decoded, Flow)>> = insts.into_iter().map(Some).collect();
-        insts = order.iter().filter_map(|&i| old[i as usize].take()).collect();
+        // Permuted in place, one cycle at a time (position k receives the instruction at
+        // `order[k]`): the buffer is kept for the next function.
+        let mut done = vec![false; insts.len()];
+        for start in 0..insts.len() {
+            let mut k = start;
+            while !done[k] {
+                done[k] = true;
+                let src = order[k] as usize;
+                if src == start {
+                    break;
+                }
+                insts.swap(k, src);
+                k = src;
+            }
+        }
         for p in &mut pop_at {
             p.0 = new_index[p.0 as usize];
         }
