@@ -1,5 +1,5 @@
 //! Runs the census of the bundled corpora `N` times on a pool of `THREADS` threads (default 1;
-//! for callgrind / perf). Run:
+//! for callgrind / perf), files in parallel as in `benches/census.rs`. Run:
 //! `cargo run --release -p isabridge-analysis --example census_profile -- [N [THREADS]]`.
 
 use isabridge_analysis::census::{census_bytes, Census};
@@ -21,10 +21,11 @@ fn main() {
 }
 
 fn run(files: &[(String, Vec<u8>)], n: usize) {
+    use rayon::prelude::*;
     let t = std::time::Instant::now();
     let mut insts = 0;
     for _ in 0..n {
-        let c = Census::from_files(files.iter().map(|(p, b)| census_bytes(p, b, None)).collect());
+        let c = Census::from_files(files.par_iter().map(|(p, b)| census_bytes(p, b, None)).collect());
         insts += c.totals.instructions;
     }
     let s = t.elapsed().as_secs_f64();

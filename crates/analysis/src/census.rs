@@ -206,8 +206,10 @@ pub struct Shader {
     pub cfg: CfgSummary,
     /// ISA of its code (names the counts).
     isa: Isa,
-    /// What it contains, by table index (named by [`Shader::counts`]).
-    raw: Raw,
+    /// What it contains, by table index (named by [`Shader::counts`]). Boxed: it is most of a
+    /// shader's size, and a file's `Vec<Shader>` of small records stays out of the allocator's
+    /// fresh-mapping path (a large vector is mapped anew, and page-faulted, on every run).
+    raw: Box<Raw>,
     /// AMD: the wave size the instructions show (exec written by 32- or 64-bit ops only).
     inst_wave: Option<WaveSize>,
 }
@@ -281,24 +283,41 @@ pub struct Census {
 impl Census {
     /// Builds totals over per-file results (already in the order to report).
     pub fn from_files(files: Vec<FileCensus>) -> Census {
-        let mut per: BTreeMap<&'static str, RawTotal> = BTreeMap::new();
-        let mut shaders_per_isa: BTreeMap<String, u64> = BTreeMap::new();
-        let mut failed_files = 0;
-        for f in &files {
-            if f.error.is_some() {
-                failed_files += 1;
-            }
-            let Some(isa) = f.isa.as_deref().and_then(Isa::from_name) else { continue };
-            let e = per.entry(isa.name()).or_insert_with(|| RawTotal::new(isa));
-            for s in &f.shaders {
-                e.add(&s.raw);
-                *shaders_per_isa.entry(isa.name().into()).or_default() += 1;
-            }
-        }
+        use rayon::prelude::*;
+        let failed_files = files.iter().filter(|f| f.error.is_some()).count() as u64;
+        // Summed on the current rayon pool: each task sums a run of files per ISA, then the
+        // partial sums are merged (sums commute, so the result does not depend on the split).
+        let per: BTreeMap<&'static str, RawTotal> = files
+            .par_iter()
+            .with_min_len(4)
+            .fold(BTreeMap::new, |mut per: BTreeMap<&'static str, RawTotal>, f| {
+                if let Some(isa) = f.isa.as_deref().and_then(Isa::from_name) {
+                    let e = per.entry(isa.name()).or_insert_with(|| RawTotal::new(isa));
+                    for s in &f.shaders {
+                        e.add(&s.raw);
+                    }
+                    e.shaders += f.shaders.len() as u64;
+                }
+                per
+            })
+            .reduce(BTreeMap::new, |mut a, b| {
+                for (k, t) in b {
+                    match a.entry(k) {
+                        std::collections::btree_map::Entry::Vacant(v) => {
+                            v.insert(t);
+                        }
+                        std::collections::btree_map::Entry::Occupied(mut o) => o.get_mut().merge(t),
+                    }
+                }
+                a
+            });
+        let shaders_per_isa: BTreeMap<String, u64> =
+            per.iter().filter(|(_, t)| t.shaders > 0).map(|(k, t)| (k.to_string(), t.shaders)).collect();
+        // Each ISA's names attached in parallel.
+        let named: Vec<(&'static str, Counts)> = per.into_iter().collect::<Vec<_>>().into_par_iter().map(|(k, t)| (k, t.finish())).collect();
         let mut per_isa = BTreeMap::new();
         let mut totals = Counts::default();
-        for (k, t) in per {
-            let c = t.finish();
+        for (k, c) in named {
             totals.add(&c);
             per_isa.insert(k.to_string(), c);
         }
@@ -482,10 +501,9 @@ const MIX_NONE: u16 = u16::MAX - 3;
 /// Small maps are vectors sorted by key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Raw {
-    /// (instruction table index, count): AMD (instruction, encoding) pair; NVIDIA form. By index,
-    /// or by opcode name then index when `op_order`.
+    /// (instruction table index, count): AMD (instruction, encoding) pair; NVIDIA form. In no
+    /// particular order (a shader's: as first seen; a total's: by index).
     runs: Vec<(u16, u64)>,
-    op_order: bool,
     features: [u64; NF],
     export_targets: Vec<(u32, u64)>,
     interp: Vec<((u16, u32), u64)>,
@@ -501,7 +519,6 @@ impl Default for Raw {
     fn default() -> Self {
         Raw {
             runs: Vec::new(),
-            op_order: false,
             features: [0; NF],
             export_targets: Vec::new(),
             interp: Vec::new(),
@@ -535,6 +552,8 @@ struct RawTotal {
     instructions: u64,
     code_bytes: u64,
     data_bytes: u64,
+    /// Shaders summed.
+    shaders: u64,
 }
 
 fn add_map<K: Ord + Copy>(m: &mut BTreeMap<K, u64>, v: &[(K, u64)]) {
@@ -557,7 +576,35 @@ impl RawTotal {
             instructions: 0,
             code_bytes: 0,
             data_bytes: 0,
+            shaders: 0,
         }
+    }
+
+    /// Adds another partial sum of the same ISA.
+    fn merge(&mut self, o: RawTotal) {
+        if o.dense.len() > self.dense.len() {
+            self.dense.resize(o.dense.len(), 0);
+        }
+        for (a, b) in self.dense.iter_mut().zip(&o.dense) {
+            *a += b;
+        }
+        for (a, b) in self.features.iter_mut().zip(&o.features) {
+            *a += b;
+        }
+        fn merge_map<K: Ord>(m: &mut BTreeMap<K, u64>, o: BTreeMap<K, u64>) {
+            for (k, n) in o {
+                *m.entry(k).or_default() += n;
+            }
+        }
+        merge_map(&mut self.export_targets, o.export_targets);
+        merge_map(&mut self.interp, o.interp);
+        merge_map(&mut self.descriptors, o.descriptors);
+        merge_map(&mut self.cbuf_banks, o.cbuf_banks);
+        merge_map(&mut self.rounding, o.rounding);
+        self.instructions += o.instructions;
+        self.code_bytes += o.code_bytes;
+        self.data_bytes += o.data_bytes;
+        self.shaders += o.shaders;
     }
 
     fn add(&mut self, r: &Raw) {
@@ -584,7 +631,6 @@ impl RawTotal {
     fn finish(self) -> Counts {
         let raw = Raw {
             runs: self.dense.iter().enumerate().filter(|x| *x.1 > 0).map(|(i, n)| (i as u16, *n)).collect(),
-            op_order: false,
             features: self.features,
             export_targets: self.export_targets.into_iter().collect(),
             interp: self.interp.into_iter().collect(),
@@ -602,8 +648,10 @@ impl RawTotal {
 /// Counters gathered while walking one shader.
 struct Acc {
     isa: Isa,
-    /// Table index of every counted instruction (sorted and counted at the end).
-    by_index: Vec<u16>,
+    /// Per table index, the instructions counted so far (a per-thread table, all zero between
+    /// shaders), and the indices seen, in the order first seen.
+    count: Vec<u32>,
+    seen: Vec<u16>,
     raw: Raw,
     w32: u64,
     w64: u64,
@@ -613,19 +661,35 @@ struct Acc {
     desc_uses: Vec<(usize, DescKey)>,
 }
 
+impl Acc {
+    /// Counts one instruction of table index `i`.
+    #[inline]
+    fn bump(&mut self, i: u16) {
+        let k = i as usize;
+        if k >= self.count.len() {
+            self.count.resize(k + 1, 0);
+        }
+        let c = &mut self.count[k];
+        if *c == 0 {
+            self.seen.push(i);
+        }
+        *c += 1;
+    }
+}
+
 fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::sync::Arc<str>, name: bool) -> Shader {
     let isa = p.isa;
-    let unit = if isa == Isa::Gfx1013 || isa == Isa::Gfx1201 { 6 } else { 16 };
     thread_local! {
-        /// A finished shader's `by_index` buffer, for the next shader on this thread.
-        static BY_INDEX: std::cell::Cell<Vec<u16>> = const { std::cell::Cell::new(Vec::new()) };
+        /// A finished shader's per-index counts (zeroed) and seen list, for the next shader on
+        /// this thread.
+        static COUNT: std::cell::Cell<(Vec<u32>, Vec<u16>)> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
     }
-    let mut by_index = BY_INDEX.with(|c| c.take());
-    by_index.clear();
-    by_index.reserve(((f.end - f.start) / unit) as usize);
+    let (count, mut seen) = COUNT.with(|c| c.take());
+    seen.clear();
     let mut acc = Acc {
         isa,
-        by_index,
+        count,
+        seen,
         raw: Raw::default(),
         w32: 0,
         w64: 0,
@@ -702,10 +766,10 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::syn
         },
     };
     let mut raw = acc.raw;
-    let op_rank = if matches!(isa, Isa::Gfx1013 | Isa::Gfx1201) { &amd_tab(isa).opcodes.rank } else { &nv_tab(isa).opcodes.rank };
-    raw.runs = runs(&acc.by_index, op_rank);
-    BY_INDEX.with(|c| c.set(acc.by_index));
-    raw.op_order = true;
+    // By index, in the order first seen (named and sorted only when asked: Shader::counts).
+    let mut count = acc.count;
+    raw.runs = acc.seen.iter().map(|&i| (i, std::mem::take(&mut count[i as usize]) as u64)).collect();
+    COUNT.with(|c| c.set((count, acc.seen)));
     raw.export_targets.sort_unstable();
     raw.interp.sort_unstable();
     raw.descriptors.sort_unstable();
@@ -720,7 +784,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::syn
         wave_source,
         cfg: summary,
         isa,
-        raw,
+        raw: Box::new(raw),
         inst_wave,
     }
 }
@@ -893,14 +957,6 @@ impl Ranked {
         names.dedup();
         let rank: Vec<u16> = per_entry.iter().map(|n| names.binary_search(n).unwrap_or(0) as u16).collect();
         Ranked { names, rank }
-    }
-
-    /// Histogram of `runs` (entry index, count) by name; `in_order`: the runs are in rank order.
-    fn histogram_sorted(&self, runs: &[(u16, u64)], in_order: bool) -> Histogram {
-        if !in_order {
-            return self.histogram(runs);
-        }
-        self.merge_ranked(runs.len(), runs.iter().map(|&(i, n)| (self.rank.get(i as usize).copied().unwrap_or(0), n)))
     }
 
     /// Names (rank, count) pairs that come in rank order, adding up the counts of equal ranks.
@@ -1153,13 +1209,13 @@ fn amd_class(enc: &str, name: &str) -> u32 {
     c
 }
 
-#[inline]
+#[inline(always)]
 fn amd_inst(acc: &mut Acc, tab: &AmdTab, d: &Decoded) {
     use class::*;
     acc.raw.instructions += 1;
     acc.raw.code_bytes += d.len as u64;
     let i = d.ienc as usize;
-    acc.by_index.push(d.ienc);
+    acc.bump(d.ienc);
     let c = tab.class.get(i).copied().unwrap_or(0);
     if c & (EXEC32 | EXEC64) != 0 {
         if c & EXEC32 != 0 {
@@ -1288,10 +1344,17 @@ impl<'a> Tracer<'a> {
     }
 
     /// The SGPRs instruction `k` writes; all of them for a call.
+    #[inline(always)]
     fn writes(&mut self, k: usize) -> u128 {
-        if let Some(w) = self.writes[k] {
-            return w;
+        match self.writes[k] {
+            Some(w) => w,
+            None => self.writes_of(k),
         }
+    }
+
+    /// [`Tracer::writes`] of an instruction not yet looked at.
+    #[inline(never)]
+    fn writes_of(&mut self, k: usize) -> u128 {
         let (_, d, flow) = &self.g.insts[k];
         let all = (1u128 << NUM_SGPRS) - 1;
         let mut m = match flow {
@@ -1515,6 +1578,8 @@ fn reg_scale(f: &Option<Field>) -> u64 {
 
 /// Per NVIDIA form: facts the census reads.
 struct NvFormFacts {
+    /// Whether an instruction is predicated, from its bits.
+    guard: crate::nv::GuardTest,
     /// Uniform-register fields and their "none" value.
     uniform: Vec<(usize, u64)>,
     /// The constant-bank operand's bank field ([`crate::nv::cbuf_bank_field`]).
@@ -1560,6 +1625,7 @@ fn nv_tab(isa: Isa) -> &'static NvTab {
                     _ => None,
                 };
                 NvFormFacts {
+                    guard: crate::nv::guard_test(f),
                     uniform: f
                         .fields
                         .iter()
@@ -1601,17 +1667,17 @@ fn nv_tab(isa: Isa) -> &'static NvTab {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn nv_inst(acc: &mut Acc, tab: &NvTab, d: &Decoded) {
     acc.raw.instructions += 1;
     acc.raw.code_bytes += if acc.isa == Isa::Sm50 { 8 } else { d.len as u64 };
     let i = d.enc as usize;
-    acc.by_index.push(d.enc);
+    acc.bump(d.enc);
     let Some(inf) = NvInfo::new(acc.isa, d) else { return };
-    if inf.predicated() {
+    let Some(ff) = tab.forms.get(i) else { return };
+    if ff.guard.predicated(inf.w) {
         acc.raw.features[F_PREDICATED] += 1;
     }
-    let Some(ff) = tab.forms.get(i) else { return };
     if ff.uniform.iter().any(|&(k, none)| inf.form.fields[k].get(inf.w) != none) {
         acc.raw.features[F_UNIFORM] += 1;
     }
@@ -1657,53 +1723,6 @@ fn export_name(t: u32) -> Cow<'static, str> {
     }
 }
 
-/// (table index, count) pairs in the order of `rank` (each index's opcode-name rank), then
-/// index: the opcode histogram is then one pass.
-fn runs(v: &[u16], rank: &[u16]) -> Vec<(u16, u64)> {
-    thread_local! {
-        /// Per-thread counts by table index (all zero between calls) and the indices seen.
-        static COUNT: std::cell::RefCell<(Vec<u32>, Vec<u32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
-    }
-    COUNT.with(|c| {
-        let Ok(mut c) = c.try_borrow_mut() else { return runs_sorted(v, rank) };
-        let (count, keys) = &mut *c;
-        keys.clear();
-        for &i in v {
-            let i = i as usize;
-            if i >= count.len() {
-                count.resize(i + 1, 0);
-            }
-            if count[i] == 0 {
-                keys.push((rank.get(i).copied().unwrap_or(0) as u32) << 16 | i as u32);
-            }
-            count[i] += 1;
-        }
-        keys.sort_unstable();
-        keys.iter()
-            .map(|&k| {
-                let i = k as u16;
-                let n = std::mem::take(&mut count[i as usize]);
-                (i, n as u64)
-            })
-            .collect()
-    })
-}
-
-/// [`runs`] by sorting every instruction's key (the same result, without the per-thread counts).
-fn runs_sorted(v: &[u16], rank: &[u16]) -> Vec<(u16, u64)> {
-    let mut keys: Vec<u32> = v.iter().map(|&i| (rank.get(i as usize).copied().unwrap_or(0) as u32) << 16 | i as u32).collect();
-    keys.sort_unstable();
-    let mut out: Vec<(u16, u64)> = Vec::new();
-    for k in keys {
-        let x = k as u16;
-        match out.last_mut() {
-            Some(l) if l.0 == x => l.1 += 1,
-            _ => out.push((x, 1)),
-        }
-    }
-    out
-}
-
 /// Attaches names to raw counts.
 fn name_counts(isa: Isa, r: &Raw) -> Counts {
     let mut c = Counts {
@@ -1716,7 +1735,7 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
     match isa {
         Isa::Gfx1013 | Isa::Gfx1201 => {
             let tab = amd_tab(isa);
-            c.opcodes = tab.opcodes.histogram_sorted(&r.runs, r.op_order);
+            c.opcodes = tab.opcodes.histogram(&r.runs);
             c.encodings = tab.encodings.histogram(&r.runs);
             let mut cats = [0u64; 5];
             for &(i, n) in &r.runs {
@@ -1767,7 +1786,7 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
         _ => {
             let tab = nv_tab(isa);
             let t = crate::nv::plugin(isa).t;
-            c.opcodes = tab.opcodes.histogram_sorted(&r.runs, r.op_order);
+            c.opcodes = tab.opcodes.histogram(&r.runs);
             c.encodings = tab.encodings.histogram(&r.runs);
             for &(i, n) in &r.runs {
                 let ff = &tab.forms[i as usize];
@@ -1802,18 +1821,6 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
 
 #[cfg(test)]
 mod tests {
-    use super::{runs, runs_sorted};
-
-    #[test]
-    fn runs_by_counting_equal_runs_by_sorting() {
-        let rank: Vec<u16> = (0..40u16).map(|i| (i * 7) % 13).collect();
-        let v: Vec<u16> = (0..200u32).map(|k| ((k * 31 + k / 3) % 45) as u16).collect();
-        for n in [0, 1, 2, 35, 200] {
-            assert_eq!(runs(&v[..n], &rank), runs_sorted(&v[..n], &rank));
-            assert_eq!(runs(&v[..n], &rank), runs_sorted(&v[..n], &rank));
-        }
-    }
-
     #[test]
     fn feature_names_are_sorted_and_unique() {
         assert!(super::FEATURES.windows(2).all(|w| w[0] < w[1]));

@@ -176,7 +176,9 @@ pub fn load(bytes: &[u8], raw_isa: Option<Isa>) -> Result<Program, LoadError> {
         if y.kind() == SymbolKind::Text {
             text_syms.entry(si.0).or_default().push((y.address(), y.size(), y.name().unwrap_or("").to_string()));
         } else if amd {
-            if let Some(k) = y.name().ok().and_then(|n| n.strip_suffix(".kd")) {
+            // Only `.kd` names are read as text (most symbols are not kernel descriptors).
+            let k = y.name_bytes().ok().and_then(|n| n.strip_suffix(b".kd")).and_then(|k| std::str::from_utf8(k).ok());
+            if let Some(k) = k {
                 kds.push((k.to_string(), si, y.address()));
             }
         }

@@ -60,6 +60,63 @@ pub fn cbuf_bank_field(form: &NvForm) -> Option<Option<usize>> {
     })
 }
 
+/// How to tell from an instruction's bits whether a form's guard is `@PT`
+/// ([`NvInfo::predicated`] by mask and compare), computed once per form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GuardTest {
+    /// The form has no guard field: never predicated.
+    Unguarded,
+    /// Predicated unless `w & mask == pt` (the guard field holds 7 and the negation bit is 0).
+    Masked {
+        /// The guard and negation fields' bits.
+        mask: u128,
+        /// Those bits when the guard is `@PT`.
+        pt: u128,
+    },
+    /// The guard field is too narrow to hold 7: always predicated.
+    Always,
+}
+
+/// [`GuardTest`] of `form`.
+pub fn guard_test(form: &NvForm) -> GuardTest {
+    if form.pred < 0 {
+        return GuardTest::Unguarded;
+    }
+    let Some(p) = form.fields.get(form.pred as usize) else { return GuardTest::Always };
+    let (mut mask, mut pt) = (0u128, 0u128);
+    let mut width = 0u32;
+    let mut v = 7u64;
+    for &(off, cnt) in p.ranges {
+        let bits = (1u128 << cnt) - 1;
+        mask |= bits << off;
+        pt |= ((v as u128) & bits) << off;
+        v = v.checked_shr(cnt as u32).unwrap_or(0);
+        width += cnt as u32;
+    }
+    if width < 3 {
+        return GuardTest::Always;
+    }
+    if form.pred_neg >= 0 {
+        let Some(n) = form.fields.get(form.pred_neg as usize) else { return GuardTest::Always };
+        for &(off, cnt) in n.ranges {
+            mask |= ((1u128 << cnt) - 1) << off;
+        }
+    }
+    GuardTest::Masked { mask, pt }
+}
+
+impl GuardTest {
+    /// [`NvInfo::predicated`] of an instruction of this form with bits `w`.
+    #[inline(always)]
+    pub fn predicated(self, w: u128) -> bool {
+        match self {
+            GuardTest::Unguarded => false,
+            GuardTest::Masked { mask, pt } => w & mask != pt,
+            GuardTest::Always => true,
+        }
+    }
+}
+
 impl NvInfo {
     /// Facts of `d`; None when its form index is out of range (never for decoded input).
     pub fn new(isa: Isa, d: &Decoded) -> Option<NvInfo> {
@@ -84,6 +141,7 @@ impl NvInfo {
     }
 
     /// Guard predicate: (register, negated). `(7, false)` is `@PT` (always).
+    #[inline]
     pub fn guard(&self) -> (u64, bool) {
         if self.form.pred < 0 {
             return (7, false);
@@ -94,11 +152,13 @@ impl NvInfo {
     }
 
     /// True when the guard is not `@PT`.
+    #[inline]
     pub fn predicated(&self) -> bool {
         self.guard() != (7, false)
     }
 
     /// True when the guard is `@!PT` (never executes).
+    #[inline]
     pub fn never(&self) -> bool {
         self.guard() == (7, true)
     }
@@ -143,5 +203,31 @@ impl NvInfo {
             k += 1;
         }
         Some(CbufRef { bank: if bindless { None } else { bank }, offset, reg })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guard_test_agrees_with_the_field_reads() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u128;
+        for isa in [Isa::Sm50, Isa::Sm86] {
+            let t = plugin(isa).t;
+            for form in t.forms {
+                let g = guard_test(form);
+                for k in 0..64 {
+                    x = x.wrapping_mul(0x2545_f491_4f6c_dd1d_u128 | 1 << 100).wrapping_add(0x1405_7b7e_f767_814f);
+                    // Every fourth word with the guard bits of @PT forced, so both answers occur.
+                    let w = match g {
+                        GuardTest::Masked { mask, pt } if k % 4 == 0 => x & !mask | pt,
+                        _ => x,
+                    };
+                    let inf = NvInfo { t, form, w };
+                    assert_eq!(g.predicated(w), inf.predicated(), "{isa:?} {} {w:#x}", form.name);
+                }
+            }
+        }
     }
 }

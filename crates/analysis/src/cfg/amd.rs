@@ -149,6 +149,35 @@ fn simm16_target(inf: &Info, d: &Decoded, addr: u64) -> u64 {
     (addr as i64).wrapping_add(4).wrapping_add(super::sext(s, 16) * 4) as u64
 }
 
+/// [`Amd`]'s flow of an instruction whose kind is not [`FlowKind::Next`] (out of line: most
+/// instructions take the inline path).
+#[inline(never)]
+fn flow_of(code: &Code<'_>, addr: u64, d: &Decoded, kind: FlowKind) -> Flow {
+    let inf = info(code.isa, d);
+    match kind {
+        FlowKind::Next => Flow::Next,
+        FlowKind::CodeEnd => Flow::Invalid(Box::new(CfgError::IntoPadding { isa: code.isa, inst: inf.name, addr })),
+        FlowKind::EndPgm => Flow::Exit { cond: false },
+        FlowKind::Branch => Flow::Jump(simm16_target(&inf, d, addr)),
+        FlowKind::CondBranch => Flow::Cond(simm16_target(&inf, d, addr)),
+        FlowKind::CallRel => Flow::Call(CallTarget::Direct(simm16_target(&inf, d, addr))),
+        FlowKind::SetPc => {
+            if inf.field(d, "SSRC0") == Some(30) {
+                Flow::Return { cond: false }
+            } else {
+                Flow::Deferred
+            }
+        }
+        FlowKind::SwapPc => Flow::Call(CallTarget::Pending),
+        FlowKind::Other => Flow::Invalid(Box::new(CfgError::Unresolved {
+            isa: code.isa,
+            inst: inf.name,
+            addr,
+            why: "branch kind not handled".into(),
+        })),
+    }
+}
+
 impl Family for Amd {
     const UNIT: u64 = 4;
 
@@ -175,34 +204,13 @@ impl Family for Amd {
         info(isa, d).name
     }
 
+    #[inline(always)]
     fn flow(code: &Code<'_>, addr: u64, d: &Decoded) -> Flow {
         let kind = flow_kinds(code.isa).get(d.ienc as usize).copied().unwrap_or(FlowKind::Next);
         if kind == FlowKind::Next {
             return Flow::Next;
         }
-        let inf = info(code.isa, d);
-        match kind {
-            FlowKind::Next => Flow::Next,
-            FlowKind::CodeEnd => Flow::Invalid(Box::new(CfgError::IntoPadding { isa: code.isa, inst: inf.name, addr })),
-            FlowKind::EndPgm => Flow::Exit { cond: false },
-            FlowKind::Branch => Flow::Jump(simm16_target(&inf, d, addr)),
-            FlowKind::CondBranch => Flow::Cond(simm16_target(&inf, d, addr)),
-            FlowKind::CallRel => Flow::Call(CallTarget::Direct(simm16_target(&inf, d, addr))),
-            FlowKind::SetPc => {
-                if inf.field(d, "SSRC0") == Some(30) {
-                    Flow::Return { cond: false }
-                } else {
-                    Flow::Deferred
-                }
-            }
-            FlowKind::SwapPc => Flow::Call(CallTarget::Pending),
-            FlowKind::Other => Flow::Invalid(Box::new(CfgError::Unresolved {
-                isa: code.isa,
-                inst: inf.name,
-                addr,
-                why: "branch kind not handled".into(),
-            })),
-        }
+        flow_of(code, addr, d, kind)
     }
 
     fn resolve(code: &Code<'_>, walk: &Walk, addr: u64) -> Flow {

@@ -283,7 +283,7 @@ impl<'a> Code<'a> {
 
 /// What a family provides to the walker.
 pub(crate) trait Family {
-    /// Instruction slot size in bytes (the visited map's granule).
+    /// Instruction slot size in bytes (the visited map's granule), a power of two.
     const UNIT: u64;
     /// Decodes the instruction at `addr`.
     fn decode(code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError>;
@@ -310,6 +310,8 @@ pub(crate) trait Family {
 pub struct Walk {
     start: u64,
     unit: u64,
+    /// log2 of `unit` (a power of two): slot arithmetic by shift and mask, not division.
+    shift: u32,
     slot: Vec<u32>,
     /// Per slot: a direct branch, table or reconvergence point targets it.
     target_slot: Vec<bool>,
@@ -329,14 +331,14 @@ impl Walk {
     /// True when a branch, jump table or reconvergence point found so far targets `addr`.
     pub fn is_target(&self, addr: u64) -> bool {
         let Some(k) = addr.checked_sub(self.start) else { return false };
-        k.is_multiple_of(self.unit) && self.target_slot.get((k / self.unit) as usize).copied().unwrap_or(false)
+        k & (self.unit - 1) == 0 && self.target_slot.get((k >> self.shift) as usize).copied().unwrap_or(false)
     }
 
     fn add_target(&mut self, t: u64) {
         self.targets.push(t);
         if let Some(k) = t.checked_sub(self.start) {
-            if k.is_multiple_of(self.unit) {
-                if let Some(x) = self.target_slot.get_mut((k / self.unit) as usize) {
+            if k & (self.unit - 1) == 0 {
+                if let Some(x) = self.target_slot.get_mut((k >> self.shift) as usize) {
                     *x = true;
                 }
             }
@@ -351,10 +353,10 @@ impl Walk {
 
     fn index(&self, addr: u64) -> Option<usize> {
         let k = addr.checked_sub(self.start)?;
-        if !k.is_multiple_of(self.unit) {
+        if k & (self.unit - 1) != 0 {
             return None;
         }
-        let s = *self.slot.get((k / self.unit) as usize)?;
+        let s = *self.slot.get((k >> self.shift) as usize)?;
         (s != NONE).then_some(s as usize)
     }
 
@@ -457,6 +459,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
     let mut w = Walk {
         start: code.start,
         unit: F::UNIT,
+        shift: F::UNIT.trailing_zeros(),
         slot,
         target_slot,
         targets: {
@@ -467,7 +470,11 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
         insts: {
             let mut v = std::mem::take(&mut sc.insts);
             v.clear();
-            v.reserve(slots.min(1 << 16));
+            // Too small: a new buffer (growing the old one would copy its whole capacity).
+            let want = slots.min(1 << 16);
+            if v.capacity() < want {
+                v = Vec::with_capacity(want);
+            }
             v
         },
         pops: {
@@ -477,7 +484,8 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
         },
         reconv: Vec::new(),
     };
-    // Reconvergence stacks, interned: `stacks[i]` is the index into `pool` of instruction i's.
+    // Reconvergence stacks, interned: `stacks[i]` is the index into `pool` of instruction i's;
+    // 0 (the empty stack) past the end (only Maxwell pushes: other families never fill it).
     let pool = &mut sc.pool;
     pool.clear();
     pool.push(Vec::new());
@@ -521,11 +529,13 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
     work.clear();
     work.push((entry, Vec::new()));
     let mut deferred: Vec<usize> = Vec::new();
+    // Whether any reached instruction is a call (most functions have none: no pass for them).
+    let mut has_calls = false;
     loop {
         while let Some((mut addr, mut stack)) = work.pop() {
             loop {
                 if let Some(i) = w.index(addr) {
-                    if pool[stacks[i] as usize] != stack {
+                    if pool[stacks.get(i).copied().unwrap_or(0) as usize] != stack {
                         return Err(CfgError::StackMismatch { isa: code.isa, addr });
                     }
                     break;
@@ -542,12 +552,26 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                 let flow = F::flow(code, addr, &d);
                 let idx = w.insts.len();
                 w.slot[k] = idx as u32;
-                stacks.push(intern(pool, &stack));
+                let sid = intern(pool, &stack);
+                if sid != 0 {
+                    stacks.resize(idx, 0);
+                    stacks.push(sid);
+                }
                 let next = F::next(addr, &d);
+                // Most instructions just continue: stored without the general case's copies.
+                let flow = match flow {
+                    Flow::Next => {
+                        w.insts.push((addr, d, Flow::Next));
+                        addr = next;
+                        continue;
+                    }
+                    f => f,
+                };
                 let mut pop_target = None;
                 let mut go_on = true;
                 match &flow {
-                    Flow::Next | Flow::Call(_) => {}
+                    Flow::Next => {}
+                    Flow::Call(_) => has_calls = true,
                     Flow::Reconverge(t) => {
                         check_target::<F>(code, addr, &d, *t)?;
                         w.add_target(*t);
@@ -580,6 +604,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                         stack.push((*kind, t));
                     }
                     Flow::Pop { .. } | Flow::CallPret(_) => {
+                        has_calls |= matches!(flow, Flow::CallPret(_));
                         let (kind, cond) = match &flow {
                             Flow::Pop { kind, cond } => (kind, cond),
                             _ => (&StackKind::Ret, &false),
@@ -620,13 +645,13 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                 Flow::Jump(t) => {
                     let t = check_target::<F>(code, addr, &d, *t)?;
                     w.add_target(t);
-                    work.push((t, pool[stacks[i] as usize].clone()));
+                    work.push((t, pool[stacks.get(i).copied().unwrap_or(0) as usize].clone()));
                 }
                 Flow::Table(ts) => {
                     for &t in ts {
                         let t = check_target::<F>(code, addr, &d, t)?;
                         w.add_target(t);
-                        work.push((t, pool[stacks[i] as usize].clone()));
+                        work.push((t, pool[stacks.get(i).copied().unwrap_or(0) as usize].clone()));
                     }
                 }
                 Flow::Return { cond: false } => {}
@@ -646,7 +671,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
     // Calls: resolve pending targets.
     let mut calls = std::mem::take(&mut sc.calls);
     calls.clear();
-    for i in 0..w.insts.len() {
+    for i in 0..if has_calls { w.insts.len() } else { 0 } {
         let addr = w.insts[i].0;
         match &w.insts[i].2 {
             Flow::Call(t) => {
@@ -672,14 +697,33 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
     // Address order. The walk follows fall-through first, so straight-line functions (most of
     // them) are in order already; otherwise sort indices, not the instructions themselves.
     if !insts.windows(2).all(|x| x[0].0 < x[1].0) {
-        let mut order: Vec<u32> = (0..insts.len() as u32).collect();
-        order.sort_unstable_by_key(|&i| insts[i as usize].0);
+        // The walk's slot map (in `sc.slot`, still filled) lists them in address order when
+        // every instruction has a slot of its own; otherwise sort.
+        let mut order: Vec<u32> = sc.slot.iter().copied().filter(|&s| s != NONE).collect();
+        if order.len() != insts.len() || !order.windows(2).all(|x| insts[x[0] as usize].0 < insts[x[1] as usize].0) {
+            order.clear();
+            order.extend(0..insts.len() as u32);
+            order.sort_unstable_by_key(|&i| insts[i as usize].0);
+        }
         let mut new_index = vec![0u32; insts.len()];
         for (k, &i) in order.iter().enumerate() {
             new_index[i as usize] = k as u32;
         }
-        let mut old: Vec<Option<(u64, Decoded, Flow)>> = insts.into_iter().map(Some).collect();
-        insts = order.iter().filter_map(|&i| old[i as usize].take()).collect();
+        // Permuted in place, one cycle at a time (position k receives the instruction at
+        // `order[k]`): the buffer is kept for the next function.
+        let mut done = vec![false; insts.len()];
+        for start in 0..insts.len() {
+            let mut k = start;
+            while !done[k] {
+                done[k] = true;
+                let src = order[k] as usize;
+                if src == start {
+                    break;
+                }
+                insts.swap(k, src);
+                k = src;
+            }
+        }
         for p in &mut pop_at {
             p.0 = new_index[p.0 as usize];
         }
@@ -701,14 +745,24 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
     let mut sequential = std::mem::take(&mut sc.sequential);
     sequential.clear();
     sequential.resize(insts.len(), false);
+    // Data (the function's bytes no instruction covers) found in the same pass.
+    let is_sm50 = code.isa == Isa::Sm50;
+    let mut data = std::mem::take(&mut sc.data);
+    data.clear();
+    let mut cur = code.start;
     for i in 0..insts.len() {
+        let (a, d, _) = &insts[i];
+        let lo = if is_sm50 && a % 32 == 8 { a - 8 } else { *a };
+        if lo > cur {
+            data.push((cur, lo));
+        }
+        cur = cur.max(a + if is_sm50 { 8 } else { d.len as u64 });
         let next_addr = match insts.get(i + 1) {
             Some(n) => n.0,
             None => break,
         };
         // Is the next decoded instruction the physical successor?
-        let (a, d, _) = &insts[i];
-        let phys = if code.isa == Isa::Sm50 { sm50::Sm50::next_addr(*a) } else { a + d.len as u64 };
+        let phys = if is_sm50 { sm50::Sm50::next_addr(*a) } else { a + d.len as u64 };
         sequential[i] = phys == next_addr;
         let ends = !matches!(insts[i].2, Flow::Next | Flow::Push(..) | Flow::Reconverge(_));
         if ends || !sequential[i] {
@@ -791,18 +845,7 @@ fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result
     sc.sequential = sequential;
     sc.targets = jump_targets;
     sc.pops = pop_at;
-    // Data: the function's bytes no instruction covers.
-    let mut data = std::mem::take(&mut sc.data);
-    data.clear();
-    let mut cur = code.start;
-    for (a, d, _) in &insts {
-        let lo = if code.isa == Isa::Sm50 && a % 32 == 8 { a - 8 } else { *a };
-        if lo > cur {
-            data.push((cur, lo));
-        }
-        cur = cur.max(a + if code.isa == Isa::Sm50 { 8 } else { d.len as u64 });
-    }
-    if code.isa == Isa::Sm50 {
+    if is_sm50 {
         // Control words belong to the bundles they describe: only whole unreached bundles and
         // slots count as data; drop ranges that are just control words of reached bundles.
         data.retain(|&(lo, hi)| !(hi - lo == 8 && lo % 32 == 0));

@@ -56,6 +56,21 @@ fn bundle_target(t: u64) -> u64 {
     }
 }
 
+/// Per form: a control-flow instruction (a branch-flagged one, or `EXIT`, `SYNC`, `BRK`, `CONT`), the
+/// only ones [`Sm50`]'s flow classifies further (computed once from the form tables).
+fn cf_forms() -> &'static [bool] {
+    static CF: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    CF.get_or_init(|| {
+        let t = crate::nv::plugin(Isa::Sm50).t;
+        t.forms
+            .iter()
+            .map(|f| {
+                t.insts.get(f.inst as usize).is_some_and(|i| i.flags & FLAG_BRANCH != 0 || ["EXIT", "SYNC", "BRK", "CONT"].contains(&i.name))
+            })
+            .collect()
+    })
+}
+
 impl Family for Sm50 {
     const UNIT: u64 = 8;
 
@@ -82,10 +97,12 @@ impl Family for Sm50 {
     }
 
     fn flow(code: &Code<'_>, addr: u64, d: &Decoded) -> Flow {
+        if !cf_forms().get(d.enc as usize).copied().unwrap_or(false) {
+            return Flow::Next;
+        }
         let Some(inf) = NvInfo::new(Isa::Sm50, d) else { return Flow::Next };
         let name = inf.name();
-        let is_cf = inf.flags() & FLAG_BRANCH != 0 || name == "EXIT" || name == "SYNC" || name == "BRK" || name == "CONT";
-        if !is_cf || inf.never() {
+        if inf.never() {
             return Flow::Next;
         }
         let cc_test = inf.form.mask & 0x1f == 0x1f && inf.w & 0x1f != 0xf;

@@ -53,6 +53,21 @@ fn warp_state_test(inf: &NvInfo) -> bool {
     })
 }
 
+/// Per form: a control-flow instruction (a branch-flagged one, or `EXIT`, `RET`, `BSSY`, `CALL`, `BRX`), the
+/// only ones [`Sm86`]'s flow classifies further (computed once from the form tables).
+fn cf_forms() -> &'static [bool] {
+    static CF: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    CF.get_or_init(|| {
+        let t = crate::nv::plugin(Isa::Sm86).t;
+        t.forms
+            .iter()
+            .map(|f| {
+                t.insts.get(f.inst as usize).is_some_and(|i| i.flags & FLAG_BRANCH != 0 || ["EXIT", "RET", "BSSY", "CALL", "BRX"].contains(&i.name))
+            })
+            .collect()
+    })
+}
+
 impl Family for Sm86 {
     const UNIT: u64 = 16;
 
@@ -69,10 +84,12 @@ impl Family for Sm86 {
     }
 
     fn flow(code: &Code<'_>, addr: u64, d: &Decoded) -> Flow {
+        if !cf_forms().get(d.enc as usize).copied().unwrap_or(false) {
+            return Flow::Next;
+        }
         let Some(inf) = NvInfo::new(Isa::Sm86, d) else { return Flow::Next };
         let name = inf.name();
-        let is_cf = inf.flags() & FLAG_BRANCH != 0 || matches!(name, "EXIT" | "RET" | "BSSY" | "CALL" | "BRX");
-        if !is_cf || inf.never() {
+        if inf.never() {
             return Flow::Next;
         }
         let cond = inf.predicated();
