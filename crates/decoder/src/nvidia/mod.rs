@@ -19,8 +19,9 @@ pub struct Ctx {
     pub form: &'static NvForm,
     /// The instruction (sm50: the 64-bit word in the low half).
     pub w: u128,
-    /// Address of the instruction.
-    pub addr: u64,
+    /// Address of the instruction; rules read it through [`Ctx::addr`], which marks the text as
+    /// address-dependent for the print memo.
+    pc: u64,
     /// Reuse flags (bit k: operand slot k), 0 when unknown.
     pub reuse: u8,
     /// Which ISA.
@@ -37,6 +38,13 @@ impl Ctx {
     #[inline]
     pub fn bits(&self, off: u32, n: u32) -> u64 {
         ((self.w >> off) as u64) & if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+    }
+    /// Address of the instruction (marks the printed text as depending on it: the print memo
+    /// then keys it by address too).
+    #[inline]
+    pub fn addr(&self) -> u64 {
+        ADDR_READ.with(|c| c.set(true));
+        self.pc
     }
     /// Base mnemonic.
     pub fn inst(&self) -> &'static str {
@@ -391,6 +399,11 @@ fn sibling_rank(ctx: &Ctx, inst: &crate::spec::NvInst, (fi, k, n): Origin) -> Op
 
 /// Renders the form's template (guard excluded) into `out`, marking reused registers.
 pub fn render_template(ctx: &Ctx, reuse_slots: &[u8], out: &mut String) {
+    render_in(ctx, reuse_slots, None, out)
+}
+
+/// `render_template`, with the form's precomputed facts when known.
+fn render_in(ctx: &Ctx, reuse_slots: &[u8], info: Option<&FormInfo>, out: &mut String) {
     for p in ctx.form.syntax {
         match p {
             NvPiece::Lit(s) => out.push_str(s),
@@ -406,7 +419,10 @@ pub fn render_template(ctx: &Ctx, reuse_slots: &[u8], out: &mut String) {
                 if f.kind == NvKind::Reg && ctx.reuse != 0 {
                     let off = f.ranges.first().map(|r| r.0).unwrap_or(0);
                     let slot = if ctx.isa == Isa::Sm86 {
-                        probed_reuse_bit(ctx.form, f.name)
+                        match info {
+                            Some(x) => x.reuse.get(*i as usize).copied().filter(|&k| k != u8::MAX).map(usize::from),
+                            None => probed_reuse_bit(ctx.form, f.name),
+                        }
                     } else {
                         reuse_slots.iter().position(|&s| s == off)
                     };
@@ -596,9 +612,67 @@ struct Scratch {
     pool: Vec<String>,
     /// Buffers of the suffix sort.
     sort: SortScratch,
+    /// Texts of recent instructions (direct-mapped by a hash of the key).
+    memo: Vec<MemoEntry>,
+    /// Memo misses since it last grew.
+    misses: usize,
+    /// sm86 form facts by form index, filled at first use.
+    info: Vec<Option<Box<FormInfo>>>,
+}
+
+/// One remembered text of the print memo.
+#[derive(Default)]
+struct MemoEntry {
+    /// The instruction bits the text depends on.
+    key: u128,
+    /// Form, reuse flags and a valid bit (0: empty entry).
+    tag: u64,
+    /// The text depends on the address.
+    by_addr: bool,
+    /// The address, when it matters.
+    addr: u64,
+    /// The printed text.
+    text: String,
+}
+
+/// log2 of the memo's entries (direct-mapped) at first use, and at most (it grows by 4x when
+/// the misses since the last growth reach twice its size).
+const MEMO_MIN_BITS: u32 = 10;
+/// log2 of the memo's largest size.
+const MEMO_MAX_BITS: u32 = 16;
+
+/// The memo entry of (key, tag) in a memo of 2^bits entries.
+#[inline]
+fn memo_slot(key: u128, tag: u64, bits: u32) -> usize {
+    let h = (key as u64 ^ ((key >> 64) as u64).rotate_left(29) ^ tag).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> (64 - bits)) as usize
+}
+
+/// sm86 scheduling bits 105-121 (stall, yield, barriers): no template prints them.
+const SCHED_BITS: u128 = ((1u128 << 17) - 1) << 105;
+
+/// Facts of one sm86 form that printing needs, computed at its first use.
+struct FormInfo {
+    /// A printed field reads scheduling bits (then they are part of the memo key).
+    sched: bool,
+    /// Per field: the reuse bit that flags it (`probed_reuse_bit`), `u8::MAX` for none.
+    reuse: Box<[u8]>,
+}
+
+impl FormInfo {
+    fn new(form: &NvForm) -> FormInfo {
+        let sched = form.syntax.iter().any(|x| match x {
+            NvPiece::Field(i) => form.fields.get(*i as usize).is_some_and(|f| f.mask() & SCHED_BITS != 0),
+            NvPiece::Lit(_) => false,
+        });
+        let reuse = form.fields.iter().map(|f| probed_reuse_bit(form, f.name).map_or(u8::MAX, |k| k.min(254) as u8)).collect();
+        FormInfo { sched, reuse }
+    }
 }
 
 thread_local! {
+    /// Set when a rule reads the instruction's address (see [`Ctx::addr`]).
+    static ADDR_READ: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
@@ -666,18 +740,76 @@ impl NvPlugin {
     /// Prints with explicit reuse flags.
     pub fn print_with(&self, d: &Decoded, addr: u64, reuse: u8, out: &mut String) {
         let Some(form) = self.t.forms.get(d.enc as usize) else { return };
-        let ctx = Ctx { t: self.t, form, w: self.word(d), addr, reuse, isa: self.isa };
+        let ctx = Ctx { t: self.t, form, w: self.word(d), pc: addr, reuse, isa: self.isa };
         SCRATCH.with(|sc| match sc.try_borrow_mut() {
-            Ok(mut sc) => self.print_in(&ctx, &mut sc, out),
-            Err(_) => self.print_in(&ctx, &mut Scratch::default(), out),
+            Ok(mut sc) => self.print_memo(&ctx, d.enc, &mut sc, out),
+            Err(_) => self.print_in(&ctx, d.enc, &mut Scratch::default(), out),
         })
     }
 
-    fn print_in(&self, ctx: &Ctx, sc: &mut Scratch, out: &mut String) {
-        let Scratch { s, t, pool, sort } = sc;
+    /// `print_in` through the memo: the text is a function of the form, the instruction bits
+    /// (sm86: without the scheduling bits 105-121, which no template prints), the reuse flags
+    /// and, for the forms whose rules read it, the address.
+    fn print_memo(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
+        if self.size == 16 {
+            if sc.info.len() != self.t.forms.len() {
+                sc.info.clear();
+                sc.info.resize_with(self.t.forms.len(), || None);
+            }
+            if let Some(slot @ None) = sc.info.get_mut(enc as usize) {
+                *slot = Some(Box::new(FormInfo::new(ctx.form)));
+            }
+        }
+        let info = if self.size == 16 { sc.info.get(enc as usize).and_then(|x| x.as_deref()) } else { None };
+        let key = if info.is_some_and(|x| !x.sched) { ctx.w & !SCHED_BITS } else { ctx.w };
+        // The instruction size tells the ISAs apart (the scratch is shared).
+        let tag = (self.size as u64) << 32 | (enc as u64) << 16 | (ctx.reuse as u64) << 8 | 1;
+        if sc.memo.is_empty() {
+            sc.memo.resize_with(1 << MEMO_MIN_BITS, MemoEntry::default);
+        }
+        let h = memo_slot(key, tag, sc.memo.len().trailing_zeros());
+        if let Some(e) = sc.memo.get(h) {
+            if e.key == key && e.tag == tag && (!e.by_addr || e.addr == ctx.pc) {
+                out.push_str(&e.text);
+                return;
+            }
+        }
+        let start = out.len();
+        ADDR_READ.with(|c| c.set(false));
+        self.print_in(ctx, enc, sc, out);
+        let by_addr = ADDR_READ.with(|c| c.get());
+        sc.misses += 1;
+        if sc.misses > sc.memo.len() && sc.memo.len() < 1 << MEMO_MAX_BITS {
+            // A large listing: a 4x larger memo (small listings keep the small one).
+            let bits = sc.memo.len().trailing_zeros() + 2;
+            let mut big: Vec<MemoEntry> = Vec::new();
+            big.resize_with(1 << bits, MemoEntry::default);
+            for e in sc.memo.drain(..).filter(|e| e.tag != 0) {
+                let h = memo_slot(e.key, e.tag, bits);
+                if let Some(d) = big.get_mut(h) {
+                    *d = e;
+                }
+            }
+            sc.memo = big;
+            sc.misses = 0;
+            return;
+        }
+        if let Some(e) = sc.memo.get_mut(h) {
+            e.key = key;
+            e.tag = tag;
+            e.by_addr = by_addr;
+            e.addr = ctx.pc;
+            e.text.clear();
+            e.text.push_str(out.get(start..).unwrap_or(""));
+        }
+    }
+
+    fn print_in(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
+        let Scratch { s, t, pool, sort, info, .. } = sc;
         t.recycle(pool);
         s.clear();
-        render_template(ctx, self.reuse_slots, s);
+        let info = if self.size == 16 { info.get(enc as usize).and_then(|x| x.as_deref()) } else { None };
+        render_in(ctx, self.reuse_slots, info, s);
         guard(ctx, &mut t.guard);
         split_pooled(s, t, pool);
         for o in t.ops.iter_mut() {

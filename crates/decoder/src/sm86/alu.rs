@@ -176,8 +176,9 @@ fn imad_alias(t: &mut Text) {
     } else {
         None
     };
-    if let Some(s) = alias {
-        t.mnem = t.mnem.replacen("IMAD", &format!("IMAD.{s}"), 1);
+    if let (Some(s), Some(i)) = (alias, t.mnem.find("IMAD")) {
+        t.mnem.insert_str(i + 4, s);
+        t.mnem.insert(i + 4, '.');
     }
 }
 
