@@ -399,13 +399,15 @@ fn sibling_rank(ctx: &Ctx, inst: &crate::spec::NvInst, (fi, k, n): Origin) -> Op
 
 /// Renders the form's template (guard excluded) into `out`, marking reused registers.
 pub fn render_template(ctx: &Ctx, reuse_slots: &[u8], out: &mut String) {
-    render_in(ctx, reuse_slots, None, out)
+    render_in(ctx, reuse_slots, None, (0, 0), out)
 }
 
-/// `render_template`, with the form's precomputed facts when known.
-fn render_in(ctx: &Ctx, reuse_slots: &[u8], info: Option<&FormInfo>, out: &mut String) {
-    for p in ctx.form.syntax {
+/// `render_template`, with the form's precomputed facts when known, from piece `from.0` of
+/// the template (of a literal: from its byte `from.1`).
+fn render_in(ctx: &Ctx, reuse_slots: &[u8], info: Option<&FormInfo>, from: (usize, usize), out: &mut String) {
+    for (k, p) in ctx.form.syntax.iter().enumerate().skip(from.0) {
         match p {
+            NvPiece::Lit(s) if k == from.0 => out.push_str(s.get(from.1..).unwrap_or("")),
             NvPiece::Lit(s) => out.push_str(s),
             NvPiece::Field(i) => {
                 let f = &ctx.form.fields[*i as usize];
@@ -514,12 +516,12 @@ fn fix_operand(o: &mut String) {
     // offset after a real register does too (`[R2+0x0]` -> `[R2]`).
     // An absent base with a zero offset prints as `[RZ]` (not so inside a constant operand).
     let mut keep_rz = None;
-    if let Some(i) = o.find("[RZ+0x0]") {
+    if let Some(i) = find_bytes(o, b"[RZ+0x0]") {
         if !o[..i].contains(['c', ']']) {
             keep_rz = Some(i);
         }
     }
-    if keep_rz.is_none() && !o.contains("[RZ+") && !o.contains("+0x0]") {
+    if keep_rz.is_none() && find_bytes(o, b"[RZ+").is_none() && find_bytes(o, b"+0x0]").is_none() {
         return;
     }
     let mut r = String::with_capacity(o.len());
@@ -547,6 +549,18 @@ fn fix_operand(o: &mut String) {
         }
     }
     *o = r;
+}
+
+/// The first position of `pat` in `s` (a plain scan: cheaper than `str::find` on the short
+/// strings of an operand).
+#[inline]
+pub fn find_bytes(s: &str, pat: &[u8]) -> Option<usize> {
+    let b = s.as_bytes();
+    let first = *pat.first()?;
+    if b.len() < pat.len() {
+        return None;
+    }
+    (0..=b.len() - pat.len()).find(|&i| b[i] == first && &b[i..i + pat.len()] == pat)
 }
 
 /// `.reuse` goes after the register's closing `|`; on sm50 also after its `.H1`-style suffixes.
@@ -614,10 +628,14 @@ struct Scratch {
     sort: SortScratch,
     /// Texts of recent instructions (direct-mapped by a hash of the key).
     memo: Vec<MemoEntry>,
+    /// The memo's texts, one after the other.
+    arena: String,
     /// Memo misses since it last grew.
     misses: usize,
-    /// sm86 form facts by form index, filled at first use.
-    info: Vec<Option<Box<FormInfo>>>,
+    /// Form facts by form index, filled at first use: [sm50, sm86].
+    info: [Vec<Option<Box<FormInfo>>>; 2],
+    /// Sorted mnemonics by form and mnemonic field values.
+    mnems: Vec<MnemEntry>,
 }
 
 /// One remembered text of the print memo.
@@ -631,9 +649,14 @@ struct MemoEntry {
     by_addr: bool,
     /// The address, when it matters.
     addr: u64,
-    /// The printed text.
-    text: String,
+    /// The printed text: bytes [start, end) of the memo's text arena.
+    start: u32,
+    /// End of the text in the arena.
+    end: u32,
 }
+
+/// Size of the memo's text arena after which it (and the memo) starts over.
+const MEMO_ARENA: usize = 8 << 20;
 
 /// log2 of the memo's entries (direct-mapped) at first use, and at most (it grows by 4x when
 /// the misses since the last growth reach twice its size).
@@ -651,24 +674,88 @@ fn memo_slot(key: u128, tag: u64, bits: u32) -> usize {
 /// sm86 scheduling bits 105-121 (stall, yield, barriers): no template prints them.
 const SCHED_BITS: u128 = ((1u128 << 17) - 1) << 105;
 
-/// Facts of one sm86 form that printing needs, computed at its first use.
+/// Facts of one form that printing needs, computed at its first use.
 struct FormInfo {
-    /// A printed field reads scheduling bits (then they are part of the memo key).
+    /// sm86: a printed field reads scheduling bits (then they are part of the memo key).
     sched: bool,
-    /// Per field: the reuse bit that flags it (`probed_reuse_bit`), `u8::MAX` for none.
+    /// sm86: per field, the reuse bit that flags it (`probed_reuse_bit`), `u8::MAX` for none.
     reuse: Box<[u8]>,
+    /// Where the mnemonic ends: the template piece holding the first space and the space's
+    /// byte in it (past the end: no operands), and the fields printed before it. None when a
+    /// field before it could print a space or a reuse mark (then the mnemonic is not cached).
+    mnem: Option<MnemSplit>,
 }
 
+/// The mnemonic part of a template.
+struct MnemSplit {
+    /// (piece, byte) where the operand part starts (at the space).
+    at: (usize, usize),
+    /// The fields printed in the mnemonic (at most `MNEM_FIELDS`).
+    fields: Box<[u8]>,
+}
+
+/// Most fields a cached mnemonic may depend on.
+const MNEM_FIELDS: usize = 8;
+
 impl FormInfo {
-    fn new(form: &NvForm) -> FormInfo {
-        let sched = form.syntax.iter().any(|x| match x {
-            NvPiece::Field(i) => form.fields.get(*i as usize).is_some_and(|f| f.mask() & SCHED_BITS != 0),
-            NvPiece::Lit(_) => false,
-        });
-        let reuse = form.fields.iter().map(|f| probed_reuse_bit(form, f.name).map_or(u8::MAX, |k| k.min(254) as u8)).collect();
-        FormInfo { sched, reuse }
+    fn new(t: &NvTables, form: &NvForm, sm86: bool) -> FormInfo {
+        let sched = sm86
+            && form.syntax.iter().any(|x| match x {
+                NvPiece::Field(i) => form.fields.get(*i as usize).is_some_and(|f| f.mask() & SCHED_BITS != 0),
+                NvPiece::Lit(_) => false,
+            });
+        let reuse = if sm86 {
+            form.fields.iter().map(|f| probed_reuse_bit(form, f.name).map_or(u8::MAX, |k| k.min(254) as u8)).collect()
+        } else {
+            Box::default()
+        };
+        FormInfo { sched, reuse, mnem: mnem_split(t, form) }
     }
 }
+
+/// The mnemonic part of `form`'s template, when its fields print no space (fixed-spelling
+/// lookups, hex numbers).
+fn mnem_split(t: &NvTables, form: &NvForm) -> Option<MnemSplit> {
+    let mut fields = Vec::new();
+    for (k, p) in form.syntax.iter().enumerate() {
+        match p {
+            NvPiece::Lit(s) => {
+                if let Some(i) = s.find(' ') {
+                    return Some(MnemSplit { at: (k, i), fields: fields.into() });
+                }
+            }
+            NvPiece::Field(i) => {
+                let f = form.fields.get(*i as usize)?;
+                let plain = match f.kind {
+                    NvKind::Lookup => {
+                        t.operand_types.get(f.ty as usize).is_some_and(|ty| ty.values.iter().all(|(_, v)| !v.contains([' ', REUSE_MARK])))
+                    }
+                    NvKind::Other | NvKind::UImm | NvKind::SImm => true,
+                    _ => false,
+                };
+                if !plain || fields.len() == MNEM_FIELDS {
+                    return None;
+                }
+                fields.push(*i);
+            }
+        }
+    }
+    Some(MnemSplit { at: (form.syntax.len(), 0), fields: fields.into() })
+}
+
+/// One cached mnemonic: the sorted mnemonic of a form for the values of its mnemonic fields.
+#[derive(Default)]
+struct MnemEntry {
+    /// Form index + 1 (0: empty), the ISA's instruction size above bit 16.
+    tag: u32,
+    /// The field values.
+    vals: [u64; MNEM_FIELDS],
+    /// The mnemonic with its suffixes in order.
+    text: String,
+}
+
+/// log2 of the mnemonic cache's entries (direct-mapped).
+const MNEM_BITS: u32 = 10;
 
 thread_local! {
     /// Set when a rule reads the instruction's address (see [`Ctx::addr`]).
@@ -751,17 +838,17 @@ impl NvPlugin {
     /// (sm86: without the scheduling bits 105-121, which no template prints), the reuse flags
     /// and, for the forms whose rules read it, the address.
     fn print_memo(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
-        if self.size == 16 {
-            if sc.info.len() != self.t.forms.len() {
-                sc.info.clear();
-                sc.info.resize_with(self.t.forms.len(), || None);
-            }
-            if let Some(slot @ None) = sc.info.get_mut(enc as usize) {
-                *slot = Some(Box::new(FormInfo::new(ctx.form)));
-            }
+        let sm86 = self.size == 16;
+        let infos = &mut sc.info[usize::from(sm86)];
+        if infos.len() != self.t.forms.len() {
+            infos.clear();
+            infos.resize_with(self.t.forms.len(), || None);
         }
-        let info = if self.size == 16 { sc.info.get(enc as usize).and_then(|x| x.as_deref()) } else { None };
-        let key = if info.is_some_and(|x| !x.sched) { ctx.w & !SCHED_BITS } else { ctx.w };
+        if let Some(slot @ None) = infos.get_mut(enc as usize) {
+            *slot = Some(Box::new(FormInfo::new(self.t, ctx.form, sm86)));
+        }
+        let info = infos.get(enc as usize).and_then(|x| x.as_deref());
+        let key = if sm86 && info.is_some_and(|x| !x.sched) { ctx.w & !SCHED_BITS } else { ctx.w };
         // The instruction size tells the ISAs apart (the scratch is shared).
         let tag = (self.size as u64) << 32 | (enc as u64) << 16 | (ctx.reuse as u64) << 8 | 1;
         if sc.memo.is_empty() {
@@ -770,7 +857,7 @@ impl NvPlugin {
         let h = memo_slot(key, tag, sc.memo.len().trailing_zeros());
         if let Some(e) = sc.memo.get(h) {
             if e.key == key && e.tag == tag && (!e.by_addr || e.addr == ctx.pc) {
-                out.push_str(&e.text);
+                out.push_str(sc.arena.get(e.start as usize..e.end as usize).unwrap_or(""));
                 return;
             }
         }
@@ -794,28 +881,70 @@ impl NvPlugin {
             sc.misses = 0;
             return;
         }
+        let text = out.get(start..).unwrap_or("");
+        if sc.arena.len() + text.len() > MEMO_ARENA {
+            // Start over (the entries point into the arena).
+            sc.arena.clear();
+            sc.memo.iter_mut().for_each(|e| e.tag = 0);
+        }
         if let Some(e) = sc.memo.get_mut(h) {
             e.key = key;
             e.tag = tag;
             e.by_addr = by_addr;
             e.addr = ctx.pc;
-            e.text.clear();
-            e.text.push_str(out.get(start..).unwrap_or(""));
+            e.start = sc.arena.len() as u32;
+            sc.arena.push_str(text);
+            e.end = sc.arena.len() as u32;
         }
     }
 
     fn print_in(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
-        let Scratch { s, t, pool, sort, info, .. } = sc;
+        let Scratch { s, t, pool, sort, info, mnems, .. } = sc;
         t.recycle(pool);
         s.clear();
-        let info = if self.size == 16 { info.get(enc as usize).and_then(|x| x.as_deref()) } else { None };
-        render_in(ctx, self.reuse_slots, info, s);
+        let info = info[usize::from(self.size == 16)].get(enc as usize).and_then(|x| x.as_deref());
+        // The mnemonic cache: a hit gives the sorted mnemonic; only the operands are rendered.
+        let mut cached = None;
+        if let Some(ms) = info.and_then(|x| x.mnem.as_ref()) {
+            let mut vals = [0u64; MNEM_FIELDS];
+            let mut h = (enc as u64) << 8 | self.size as u64;
+            for (v, &fi) in vals.iter_mut().zip(ms.fields.iter()) {
+                *v = ctx.form.fields.get(fi as usize).map_or(0, |f| f.get(ctx.w));
+                h = (h ^ *v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            }
+            if mnems.is_empty() {
+                mnems.resize_with(1 << MNEM_BITS, MnemEntry::default);
+            }
+            let slot = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MNEM_BITS)) as usize;
+            let tag = (self.size as u32) << 16 | (enc as u32 + 1);
+            cached = Some((slot, tag, vals, ms.at));
+        }
+        let hit = match cached {
+            Some((slot, tag, vals, _)) => mnems.get(slot).filter(|e| e.tag == tag && e.vals == vals),
+            None => None,
+        };
+        let reuse_info = if self.size == 16 { info } else { None };
+        if let (Some(e), Some((_, _, _, at))) = (hit, cached) {
+            t.mnem.push_str(&e.text);
+            render_in(ctx, self.reuse_slots, reuse_info, at, s);
+        } else {
+            render_in(ctx, self.reuse_slots, reuse_info, (0, 0), s);
+        }
         guard(ctx, &mut t.guard);
         split_pooled(s, t, pool);
         for o in t.ops.iter_mut() {
             place_reuse(o, self.size == 8);
         }
-        sort_suffixes_in(ctx, t, sort);
+        if hit.is_none() {
+            sort_suffixes_in(ctx, t, sort);
+            if let Some(e) = cached.and_then(|(slot, tag, vals, _)| mnems.get_mut(slot).map(|e| (e, tag, vals))) {
+                let (e, tag, vals) = e;
+                e.tag = tag;
+                e.vals = vals;
+                e.text.clear();
+                e.text.push_str(&t.mnem);
+            }
+        }
         (self.fixup)(ctx, t);
         t.write(out);
     }
