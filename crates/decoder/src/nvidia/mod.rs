@@ -563,6 +563,39 @@ pub fn find_bytes(s: &str, pat: &[u8]) -> Option<usize> {
     (0..=b.len() - pat.len()).find(|&i| b[i] == first && &b[i..i + pat.len()] == pat)
 }
 
+/// How many non-overlapping times `pat` occurs in `s` (as `str::matches(..).count()`).
+pub fn count_bytes(s: &str, pat: &[u8]) -> usize {
+    let b = s.as_bytes();
+    let (mut n, mut i) = (0, 0);
+    if pat.is_empty() {
+        return s.matches("").count();
+    }
+    while i + pat.len() <= b.len() {
+        if &b[i..i + pat.len()] == pat {
+            n += 1;
+            i += pat.len();
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+/// Removes every non-overlapping occurrence of `pat`, left to right (as
+/// `*s = s.replace(pat, "")`, without a new allocation).
+pub fn remove_all(s: &mut String, pat: &str) {
+    let Some(first) = find_bytes(s, pat.as_bytes()) else { return };
+    let mut r = String::with_capacity(s.len());
+    r.push_str(&s[..first]);
+    let mut rest = &s[first + pat.len()..];
+    while let Some(i) = find_bytes(rest, pat.as_bytes()) {
+        r.push_str(&rest[..i]);
+        rest = &rest[i + pat.len()..];
+    }
+    r.push_str(rest);
+    *s = r;
+}
+
 /// `.reuse` goes after the register's closing `|`; on sm50 also after its `.H1`-style suffixes.
 fn place_reuse(o: &mut String, after_suffix: bool) {
     if !o.as_bytes().contains(&(REUSE_MARK as u8)) {
