@@ -175,6 +175,11 @@ pub fn push_dec(out: &mut String, v: u64) {
         out.push((b'0' + v as u8) as char);
         return;
     }
+    if v < 100 {
+        out.push((b'0' + (v / 10) as u8) as char);
+        out.push((b'0' + (v % 10) as u8) as char);
+        return;
+    }
     let mut b = [0u8; 20];
     let mut i = b.len();
     let mut v = v;
@@ -183,9 +188,8 @@ pub fn push_dec(out: &mut String, v: u64) {
         b[i] = b'0' + (v % 10) as u8;
         v /= 10;
     }
-    for &c in &b[i..] {
-        out.push(c as char);
-    }
+    // ASCII digits: one UTF-8 append.
+    out.push_str(std::str::from_utf8(&b[i..]).unwrap_or(""));
 }
 
 /// Appends `v` as `0x` and lower-case hex digits.
