@@ -697,7 +697,7 @@ const MEMO_ARENA: usize = 8 << 20;
 
 /// log2 of the memo's entries (direct-mapped) at first use, and at most (it grows by 4x when
 /// the misses since the last growth reach twice its size).
-const MEMO_MIN_BITS: u32 = 10;
+const MEMO_MIN_BITS: u32 = 8;
 /// log2 of the memo's largest size.
 const MEMO_MAX_BITS: u32 = 16;
 
@@ -732,27 +732,39 @@ struct MnemSplit {
 }
 
 /// Most fields a cached mnemonic may depend on.
-const MNEM_FIELDS: usize = 8;
+const MNEM_FIELDS: usize = 6;
 
 impl FormInfo {
-    fn new(t: &NvTables, form: &NvForm, sm86: bool) -> FormInfo {
+    fn new(form: &NvForm, sm86: bool) -> FormInfo {
         let sched = sm86
             && form.syntax.iter().any(|x| match x {
                 NvPiece::Field(i) => form.fields.get(*i as usize).is_some_and(|f| f.mask() & SCHED_BITS != 0),
                 NvPiece::Lit(_) => false,
             });
         let reuse = if sm86 {
-            form.fields.iter().map(|f| probed_reuse_bit(form, f.name).map_or(u8::MAX, |k| k.min(254) as u8)).collect()
+            // `probed_reuse_bit` of every field, from one pass over the `REUSE_` fields.
+            let probed: Vec<(&str, usize)> = form
+                .fields
+                .iter()
+                .filter_map(|x| {
+                    let n = x.name.strip_prefix("REUSE_")?;
+                    Some((n, x.ranges.first().map(|r| r.0 as usize).unwrap_or(122).saturating_sub(122)))
+                })
+                .collect();
+            form.fields
+                .iter()
+                .map(|f| probed.iter().find(|p| p.0 == f.name).map_or(u8::MAX, |p| p.1.min(254) as u8))
+                .collect()
         } else {
             Box::default()
         };
-        FormInfo { sched, reuse, mnem: mnem_split(t, form) }
+        FormInfo { sched, reuse, mnem: mnem_split(form) }
     }
 }
 
 /// The mnemonic part of `form`'s template, when its fields print no space (fixed-spelling
 /// lookups, hex numbers).
-fn mnem_split(t: &NvTables, form: &NvForm) -> Option<MnemSplit> {
+fn mnem_split(form: &NvForm) -> Option<MnemSplit> {
     let mut fields = Vec::new();
     for (k, p) in form.syntax.iter().enumerate() {
         match p {
@@ -764,9 +776,8 @@ fn mnem_split(t: &NvTables, form: &NvForm) -> Option<MnemSplit> {
             NvPiece::Field(i) => {
                 let f = form.fields.get(*i as usize)?;
                 let plain = match f.kind {
-                    NvKind::Lookup => {
-                        t.operand_types.get(f.ty as usize).is_some_and(|ty| ty.values.iter().all(|(_, v)| !v.contains([' ', REUSE_MARK])))
-                    }
+                    // (a lookup's spelling is checked for spaces when an entry is cached)
+                    NvKind::Lookup => true,
                     NvKind::Other | NvKind::UImm | NvKind::SImm => true,
                     _ => false,
                 };
@@ -792,7 +803,7 @@ struct MnemEntry {
 }
 
 /// log2 of the mnemonic cache's entries (direct-mapped).
-const MNEM_BITS: u32 = 10;
+const MNEM_BITS: u32 = 9;
 
 thread_local! {
     /// Set when a rule reads the instruction's address (see [`Ctx::addr`]).
@@ -882,7 +893,7 @@ impl NvPlugin {
             infos.resize_with(self.t.forms.len(), || None);
         }
         if let Some(slot @ None) = infos.get_mut(enc as usize) {
-            *slot = Some(Box::new(FormInfo::new(self.t, ctx.form, sm86)));
+            *slot = Some(Box::new(FormInfo::new(ctx.form, sm86)));
         }
         let info = infos.get(enc as usize).and_then(|x| x.as_deref());
         let key = if sm86 && info.is_some_and(|x| !x.sched) { ctx.w & !SCHED_BITS } else { ctx.w };
@@ -974,7 +985,18 @@ impl NvPlugin {
         }
         if hit.is_none() {
             sort_suffixes_in(ctx, t, sort);
-            if let Some(e) = cached.and_then(|(slot, tag, vals, _)| mnems.get_mut(slot).map(|e| (e, tag, vals))) {
+            // Cached only when no mnemonic field printed a space (the mnemonic then ends at the
+            // template's space for these values).
+            let fields = info.and_then(|x| x.mnem.as_ref()).map_or(&[][..], |m| &m.fields[..]);
+            let mut spaced = false;
+            for &fi in fields {
+                if let Some(f) = ctx.form.fields.get(fi as usize) {
+                    sort.v.clear();
+                    field_text(ctx, f, &mut sort.v);
+                    spaced |= sort.v.contains([' ', REUSE_MARK]);
+                }
+            }
+            if let Some(e) = cached.filter(|_| !spaced).and_then(|(slot, tag, vals, _)| mnems.get_mut(slot).map(|e| (e, tag, vals))) {
                 let (e, tag, vals) = e;
                 e.tag = tag;
                 e.vals = vals;
