@@ -665,8 +665,6 @@ struct Scratch {
     sort: SortScratch,
     /// Texts of recent instructions (direct-mapped by a hash of the key).
     memo: Vec<MemoEntry>,
-    /// The memo's texts, one after the other.
-    arena: String,
     /// Memo misses since it last grew.
     misses: usize,
     /// Form facts by form index, filled at first use: [sm50, sm86].
@@ -675,8 +673,10 @@ struct Scratch {
     mnems: Vec<MnemEntry>,
 }
 
+/// Longest text the memo keeps (inline in its entry: no arena, no allocation).
+const MEMO_TEXT: usize = 63;
+
 /// One remembered text of the print memo.
-#[derive(Default)]
 struct MemoEntry {
     /// The instruction bits the text depends on.
     key: u128,
@@ -686,20 +686,24 @@ struct MemoEntry {
     by_addr: bool,
     /// The address, when it matters.
     addr: u64,
-    /// The printed text: bytes [start, end) of the memo's text arena.
-    start: u32,
-    /// End of the text in the arena.
-    end: u32,
+    /// Length of the text.
+    len: u8,
+    /// The printed text (its first `len` bytes).
+    text: [u8; MEMO_TEXT],
 }
 
-/// Size of the memo's text arena after which it (and the memo) starts over.
-const MEMO_ARENA: usize = 8 << 20;
+impl Default for MemoEntry {
+    fn default() -> MemoEntry {
+        MemoEntry { key: 0, tag: 0, by_addr: false, addr: 0, len: 0, text: [0; MEMO_TEXT] }
+    }
+}
 
-/// log2 of the memo's entries (direct-mapped) at first use, and at most (it grows by 4x when
-/// the misses since the last growth reach twice its size).
+/// log2 of the memo's entries (direct-mapped) at first use (it grows by 4x when the misses
+/// since the last growth pass 8x its size: a larger memo costs page faults, worth it only on
+/// large listings).
 const MEMO_MIN_BITS: u32 = 8;
 /// log2 of the memo's largest size.
-const MEMO_MAX_BITS: u32 = 16;
+const MEMO_MAX_BITS: u32 = 14;
 
 /// The memo entry of (key, tag) in a memo of 2^bits entries.
 #[inline]
@@ -803,7 +807,7 @@ struct MnemEntry {
 }
 
 /// log2 of the mnemonic cache's entries (direct-mapped).
-const MNEM_BITS: u32 = 9;
+const MNEM_BITS: u32 = 8;
 
 thread_local! {
     /// Set when a rule reads the instruction's address (see [`Ctx::addr`]).
@@ -905,8 +909,11 @@ impl NvPlugin {
         let h = memo_slot(key, tag, sc.memo.len().trailing_zeros());
         if let Some(e) = sc.memo.get(h) {
             if e.key == key && e.tag == tag && (!e.by_addr || e.addr == ctx.pc) {
-                out.push_str(sc.arena.get(e.start as usize..e.end as usize).unwrap_or(""));
-                return;
+                // The bytes were copied from a `str` whole (ASCII or not, cut nowhere).
+                if let Ok(text) = std::str::from_utf8(&e.text[..usize::from(e.len).min(MEMO_TEXT)]) {
+                    out.push_str(text);
+                    return;
+                }
             }
         }
         let start = out.len();
@@ -914,7 +921,7 @@ impl NvPlugin {
         self.print_in(ctx, enc, sc, out);
         let by_addr = ADDR_READ.with(|c| c.get());
         sc.misses += 1;
-        if sc.misses > sc.memo.len() && sc.memo.len() < 1 << MEMO_MAX_BITS {
+        if sc.misses > 8 * sc.memo.len() && sc.memo.len() < 1 << MEMO_MAX_BITS {
             // A large listing: a 4x larger memo (small listings keep the small one).
             let bits = sc.memo.len().trailing_zeros() + 2;
             let mut big: Vec<MemoEntry> = Vec::new();
@@ -929,20 +936,14 @@ impl NvPlugin {
             sc.misses = 0;
             return;
         }
-        let text = out.get(start..).unwrap_or("");
-        if sc.arena.len() + text.len() > MEMO_ARENA {
-            // Start over (the entries point into the arena).
-            sc.arena.clear();
-            sc.memo.iter_mut().for_each(|e| e.tag = 0);
-        }
-        if let Some(e) = sc.memo.get_mut(h) {
+        let text = out.as_bytes().get(start..).unwrap_or(&[]);
+        if let (Some(e), true) = (sc.memo.get_mut(h), text.len() <= MEMO_TEXT) {
             e.key = key;
             e.tag = tag;
             e.by_addr = by_addr;
             e.addr = ctx.pc;
-            e.start = sc.arena.len() as u32;
-            sc.arena.push_str(text);
-            e.end = sc.arena.len() as u32;
+            e.len = text.len() as u8;
+            e.text[..text.len()].copy_from_slice(text);
         }
     }
 
