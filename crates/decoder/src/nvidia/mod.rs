@@ -19,8 +19,9 @@ pub struct Ctx {
     pub form: &'static NvForm,
     /// The instruction (sm50: the 64-bit word in the low half).
     pub w: u128,
-    /// Address of the instruction.
-    pub addr: u64,
+    /// Address of the instruction; rules read it through [`Ctx::addr`], which marks the text as
+    /// address-dependent for the print memo.
+    pc: u64,
     /// Reuse flags (bit k: operand slot k), 0 when unknown.
     pub reuse: u8,
     /// Which ISA.
@@ -37,6 +38,13 @@ impl Ctx {
     #[inline]
     pub fn bits(&self, off: u32, n: u32) -> u64 {
         ((self.w >> off) as u64) & if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+    }
+    /// Address of the instruction (marks the printed text as depending on it: the print memo
+    /// then keys it by address too).
+    #[inline]
+    pub fn addr(&self) -> u64 {
+        ADDR_READ.with(|c| c.set(true));
+        self.pc
     }
     /// Base mnemonic.
     pub fn inst(&self) -> &'static str {
@@ -167,6 +175,11 @@ pub fn push_dec(out: &mut String, v: u64) {
         out.push((b'0' + v as u8) as char);
         return;
     }
+    if v < 100 {
+        out.push((b'0' + (v / 10) as u8) as char);
+        out.push((b'0' + (v % 10) as u8) as char);
+        return;
+    }
     let mut b = [0u8; 20];
     let mut i = b.len();
     let mut v = v;
@@ -175,9 +188,8 @@ pub fn push_dec(out: &mut String, v: u64) {
         b[i] = b'0' + (v % 10) as u8;
         v /= 10;
     }
-    for &c in &b[i..] {
-        out.push(c as char);
-    }
+    // ASCII digits: one UTF-8 append.
+    out.push_str(std::str::from_utf8(&b[i..]).unwrap_or(""));
 }
 
 /// Appends `v` as `0x` and lower-case hex digits.
@@ -391,8 +403,15 @@ fn sibling_rank(ctx: &Ctx, inst: &crate::spec::NvInst, (fi, k, n): Origin) -> Op
 
 /// Renders the form's template (guard excluded) into `out`, marking reused registers.
 pub fn render_template(ctx: &Ctx, reuse_slots: &[u8], out: &mut String) {
-    for p in ctx.form.syntax {
+    render_in(ctx, reuse_slots, None, (0, 0), out)
+}
+
+/// `render_template`, with the form's precomputed facts when known, from piece `from.0` of
+/// the template (of a literal: from its byte `from.1`).
+fn render_in(ctx: &Ctx, reuse_slots: &[u8], info: Option<&FormInfo>, from: (usize, usize), out: &mut String) {
+    for (k, p) in ctx.form.syntax.iter().enumerate().skip(from.0) {
         match p {
+            NvPiece::Lit(s) if k == from.0 => out.push_str(s.get(from.1..).unwrap_or("")),
             NvPiece::Lit(s) => out.push_str(s),
             NvPiece::Field(i) => {
                 let f = &ctx.form.fields[*i as usize];
@@ -406,7 +425,10 @@ pub fn render_template(ctx: &Ctx, reuse_slots: &[u8], out: &mut String) {
                 if f.kind == NvKind::Reg && ctx.reuse != 0 {
                     let off = f.ranges.first().map(|r| r.0).unwrap_or(0);
                     let slot = if ctx.isa == Isa::Sm86 {
-                        probed_reuse_bit(ctx.form, f.name)
+                        match info {
+                            Some(x) => x.reuse.get(*i as usize).copied().filter(|&k| k != u8::MAX).map(usize::from),
+                            None => probed_reuse_bit(ctx.form, f.name),
+                        }
                     } else {
                         reuse_slots.iter().position(|&s| s == off)
                     };
@@ -498,12 +520,12 @@ fn fix_operand(o: &mut String) {
     // offset after a real register does too (`[R2+0x0]` -> `[R2]`).
     // An absent base with a zero offset prints as `[RZ]` (not so inside a constant operand).
     let mut keep_rz = None;
-    if let Some(i) = o.find("[RZ+0x0]") {
+    if let Some(i) = find_bytes(o, b"[RZ+0x0]") {
         if !o[..i].contains(['c', ']']) {
             keep_rz = Some(i);
         }
     }
-    if keep_rz.is_none() && !o.contains("[RZ+") && !o.contains("+0x0]") {
+    if keep_rz.is_none() && find_bytes(o, b"[RZ+").is_none() && find_bytes(o, b"+0x0]").is_none() {
         return;
     }
     let mut r = String::with_capacity(o.len());
@@ -531,6 +553,51 @@ fn fix_operand(o: &mut String) {
         }
     }
     *o = r;
+}
+
+/// The first position of `pat` in `s` (a plain scan: cheaper than `str::find` on the short
+/// strings of an operand).
+#[inline]
+pub fn find_bytes(s: &str, pat: &[u8]) -> Option<usize> {
+    let b = s.as_bytes();
+    let first = *pat.first()?;
+    if b.len() < pat.len() {
+        return None;
+    }
+    (0..=b.len() - pat.len()).find(|&i| b[i] == first && &b[i..i + pat.len()] == pat)
+}
+
+/// How many non-overlapping times `pat` occurs in `s` (as `str::matches(..).count()`).
+pub fn count_bytes(s: &str, pat: &[u8]) -> usize {
+    let b = s.as_bytes();
+    let (mut n, mut i) = (0, 0);
+    if pat.is_empty() {
+        return s.matches("").count();
+    }
+    while i + pat.len() <= b.len() {
+        if &b[i..i + pat.len()] == pat {
+            n += 1;
+            i += pat.len();
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+/// Removes every non-overlapping occurrence of `pat`, left to right (as
+/// `*s = s.replace(pat, "")`, without a new allocation).
+pub fn remove_all(s: &mut String, pat: &str) {
+    let Some(first) = find_bytes(s, pat.as_bytes()) else { return };
+    let mut r = String::with_capacity(s.len());
+    r.push_str(&s[..first]);
+    let mut rest = &s[first + pat.len()..];
+    while let Some(i) = find_bytes(rest, pat.as_bytes()) {
+        r.push_str(&rest[..i]);
+        rest = &rest[i + pat.len()..];
+    }
+    r.push_str(rest);
+    *s = r;
 }
 
 /// `.reuse` goes after the register's closing `|`; on sm50 also after its `.H1`-style suffixes.
@@ -596,9 +663,155 @@ struct Scratch {
     pool: Vec<String>,
     /// Buffers of the suffix sort.
     sort: SortScratch,
+    /// Texts of recent instructions (direct-mapped by a hash of the key).
+    memo: Vec<MemoEntry>,
+    /// Memo misses since it last grew.
+    misses: usize,
+    /// Form facts by form index, filled at first use: [sm50, sm86].
+    info: [Vec<Option<Box<FormInfo>>>; 2],
+    /// Sorted mnemonics by form and mnemonic field values.
+    mnems: Vec<MnemEntry>,
 }
 
+/// Longest text the memo keeps (inline in its entry: no arena, no allocation).
+const MEMO_TEXT: usize = 63;
+
+/// One remembered text of the print memo.
+struct MemoEntry {
+    /// The instruction bits the text depends on.
+    key: u128,
+    /// Form, reuse flags and a valid bit (0: empty entry).
+    tag: u64,
+    /// The text depends on the address.
+    by_addr: bool,
+    /// The address, when it matters.
+    addr: u64,
+    /// Length of the text.
+    len: u8,
+    /// The printed text (its first `len` bytes).
+    text: [u8; MEMO_TEXT],
+}
+
+impl Default for MemoEntry {
+    fn default() -> MemoEntry {
+        MemoEntry { key: 0, tag: 0, by_addr: false, addr: 0, len: 0, text: [0; MEMO_TEXT] }
+    }
+}
+
+/// log2 of the memo's entries (direct-mapped) at first use (it grows by 4x when the misses
+/// since the last growth pass 8x its size: a larger memo costs page faults, worth it only on
+/// large listings).
+const MEMO_MIN_BITS: u32 = 8;
+/// log2 of the memo's largest size.
+const MEMO_MAX_BITS: u32 = 14;
+
+/// The memo entry of (key, tag) in a memo of 2^bits entries.
+#[inline]
+fn memo_slot(key: u128, tag: u64, bits: u32) -> usize {
+    let h = (key as u64 ^ ((key >> 64) as u64).rotate_left(29) ^ tag).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> (64 - bits)) as usize
+}
+
+/// sm86 scheduling bits 105-121 (stall, yield, barriers): no template prints them.
+const SCHED_BITS: u128 = ((1u128 << 17) - 1) << 105;
+
+/// Facts of one form that printing needs, computed at its first use.
+struct FormInfo {
+    /// sm86: a printed field reads scheduling bits (then they are part of the memo key).
+    sched: bool,
+    /// sm86: per field, the reuse bit that flags it (`probed_reuse_bit`), `u8::MAX` for none.
+    reuse: Box<[u8]>,
+    /// Where the mnemonic ends: the template piece holding the first space and the space's
+    /// byte in it (past the end: no operands), and the fields printed before it. None when a
+    /// field before it could print a space or a reuse mark (then the mnemonic is not cached).
+    mnem: Option<MnemSplit>,
+}
+
+/// The mnemonic part of a template.
+struct MnemSplit {
+    /// (piece, byte) where the operand part starts (at the space).
+    at: (usize, usize),
+    /// The fields printed in the mnemonic (at most `MNEM_FIELDS`).
+    fields: Box<[u8]>,
+}
+
+/// Most fields a cached mnemonic may depend on.
+const MNEM_FIELDS: usize = 6;
+
+impl FormInfo {
+    fn new(form: &NvForm, sm86: bool) -> FormInfo {
+        let sched = sm86
+            && form.syntax.iter().any(|x| match x {
+                NvPiece::Field(i) => form.fields.get(*i as usize).is_some_and(|f| f.mask() & SCHED_BITS != 0),
+                NvPiece::Lit(_) => false,
+            });
+        let reuse = if sm86 {
+            // `probed_reuse_bit` of every field, from one pass over the `REUSE_` fields.
+            let probed: Vec<(&str, usize)> = form
+                .fields
+                .iter()
+                .filter_map(|x| {
+                    let n = x.name.strip_prefix("REUSE_")?;
+                    Some((n, x.ranges.first().map(|r| r.0 as usize).unwrap_or(122).saturating_sub(122)))
+                })
+                .collect();
+            form.fields
+                .iter()
+                .map(|f| probed.iter().find(|p| p.0 == f.name).map_or(u8::MAX, |p| p.1.min(254) as u8))
+                .collect()
+        } else {
+            Box::default()
+        };
+        FormInfo { sched, reuse, mnem: mnem_split(form) }
+    }
+}
+
+/// The mnemonic part of `form`'s template, when its fields print no space (fixed-spelling
+/// lookups, hex numbers).
+fn mnem_split(form: &NvForm) -> Option<MnemSplit> {
+    let mut fields = Vec::new();
+    for (k, p) in form.syntax.iter().enumerate() {
+        match p {
+            NvPiece::Lit(s) => {
+                if let Some(i) = s.find(' ') {
+                    return Some(MnemSplit { at: (k, i), fields: fields.into() });
+                }
+            }
+            NvPiece::Field(i) => {
+                let f = form.fields.get(*i as usize)?;
+                let plain = match f.kind {
+                    // (a lookup's spelling is checked for spaces when an entry is cached)
+                    NvKind::Lookup => true,
+                    NvKind::Other | NvKind::UImm | NvKind::SImm => true,
+                    _ => false,
+                };
+                if !plain || fields.len() == MNEM_FIELDS {
+                    return None;
+                }
+                fields.push(*i);
+            }
+        }
+    }
+    Some(MnemSplit { at: (form.syntax.len(), 0), fields: fields.into() })
+}
+
+/// One cached mnemonic: the sorted mnemonic of a form for the values of its mnemonic fields.
+#[derive(Default)]
+struct MnemEntry {
+    /// Form index + 1 (0: empty), the ISA's instruction size above bit 16.
+    tag: u32,
+    /// The field values.
+    vals: [u64; MNEM_FIELDS],
+    /// The mnemonic with its suffixes in order.
+    text: String,
+}
+
+/// log2 of the mnemonic cache's entries (direct-mapped).
+const MNEM_BITS: u32 = 8;
+
 thread_local! {
+    /// Set when a rule reads the instruction's address (see [`Ctx::addr`]).
+    static ADDR_READ: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
@@ -732,24 +945,132 @@ impl NvPlugin {
     /// Prints with explicit reuse flags.
     pub fn print_with(&self, d: &Decoded, addr: u64, reuse: u8, out: &mut String) {
         let Some(form) = self.t.forms.get(d.enc as usize) else { return };
-        let ctx = Ctx { t: self.t, form, w: self.word(d), addr, reuse, isa: self.isa };
+        let ctx = Ctx { t: self.t, form, w: self.word(d), pc: addr, reuse, isa: self.isa };
         SCRATCH.with(|sc| match sc.try_borrow_mut() {
-            Ok(mut sc) => self.print_in(&ctx, &mut sc, out),
-            Err(_) => self.print_in(&ctx, &mut Scratch::default(), out),
+            Ok(mut sc) => self.print_memo(&ctx, d.enc, &mut sc, out),
+            Err(_) => self.print_in(&ctx, d.enc, &mut Scratch::default(), out),
         })
     }
 
-    fn print_in(&self, ctx: &Ctx, sc: &mut Scratch, out: &mut String) {
-        let Scratch { s, t, pool, sort } = sc;
+    /// `print_in` through the memo: the text is a function of the form, the instruction bits
+    /// (sm86: without the scheduling bits 105-121, which no template prints), the reuse flags
+    /// and, for the forms whose rules read it, the address.
+    fn print_memo(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
+        let sm86 = self.size == 16;
+        let infos = &mut sc.info[usize::from(sm86)];
+        if infos.len() != self.t.forms.len() {
+            infos.clear();
+            infos.resize_with(self.t.forms.len(), || None);
+        }
+        if let Some(slot @ None) = infos.get_mut(enc as usize) {
+            *slot = Some(Box::new(FormInfo::new(ctx.form, sm86)));
+        }
+        let info = infos.get(enc as usize).and_then(|x| x.as_deref());
+        let key = if sm86 && info.is_some_and(|x| !x.sched) { ctx.w & !SCHED_BITS } else { ctx.w };
+        // The instruction size tells the ISAs apart (the scratch is shared).
+        let tag = (self.size as u64) << 32 | (enc as u64) << 16 | (ctx.reuse as u64) << 8 | 1;
+        if sc.memo.is_empty() {
+            sc.memo.resize_with(1 << MEMO_MIN_BITS, MemoEntry::default);
+        }
+        let h = memo_slot(key, tag, sc.memo.len().trailing_zeros());
+        if let Some(e) = sc.memo.get(h) {
+            if e.key == key && e.tag == tag && (!e.by_addr || e.addr == ctx.pc) {
+                // The bytes were copied from a `str` whole (ASCII or not, cut nowhere).
+                if let Ok(text) = std::str::from_utf8(&e.text[..usize::from(e.len).min(MEMO_TEXT)]) {
+                    out.push_str(text);
+                    return;
+                }
+            }
+        }
+        let start = out.len();
+        ADDR_READ.with(|c| c.set(false));
+        self.print_in(ctx, enc, sc, out);
+        let by_addr = ADDR_READ.with(|c| c.get());
+        sc.misses += 1;
+        if sc.misses > 8 * sc.memo.len() && sc.memo.len() < 1 << MEMO_MAX_BITS {
+            // A large listing: a 4x larger memo (small listings keep the small one).
+            let bits = sc.memo.len().trailing_zeros() + 2;
+            let mut big: Vec<MemoEntry> = Vec::new();
+            big.resize_with(1 << bits, MemoEntry::default);
+            for e in sc.memo.drain(..).filter(|e| e.tag != 0) {
+                let h = memo_slot(e.key, e.tag, bits);
+                if let Some(d) = big.get_mut(h) {
+                    *d = e;
+                }
+            }
+            sc.memo = big;
+            sc.misses = 0;
+            return;
+        }
+        let text = out.as_bytes().get(start..).unwrap_or(&[]);
+        if let (Some(e), true) = (sc.memo.get_mut(h), text.len() <= MEMO_TEXT) {
+            e.key = key;
+            e.tag = tag;
+            e.by_addr = by_addr;
+            e.addr = ctx.pc;
+            e.len = text.len() as u8;
+            e.text[..text.len()].copy_from_slice(text);
+        }
+    }
+
+    fn print_in(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
+        let Scratch { s, t, pool, sort, info, mnems, .. } = sc;
         t.recycle(pool);
         s.clear();
-        render_template(ctx, self.reuse_slots, s);
+        let info = info[usize::from(self.size == 16)].get(enc as usize).and_then(|x| x.as_deref());
+        // The mnemonic cache: a hit gives the sorted mnemonic; only the operands are rendered.
+        let mut cached = None;
+        if let Some(ms) = info.and_then(|x| x.mnem.as_ref()) {
+            let mut vals = [0u64; MNEM_FIELDS];
+            let mut h = (enc as u64) << 8 | self.size as u64;
+            for (v, &fi) in vals.iter_mut().zip(ms.fields.iter()) {
+                *v = ctx.form.fields.get(fi as usize).map_or(0, |f| f.get(ctx.w));
+                h = (h ^ *v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            }
+            if mnems.is_empty() {
+                mnems.resize_with(1 << MNEM_BITS, MnemEntry::default);
+            }
+            let slot = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MNEM_BITS)) as usize;
+            let tag = (self.size as u32) << 16 | (enc as u32 + 1);
+            cached = Some((slot, tag, vals, ms.at));
+        }
+        let hit = match cached {
+            Some((slot, tag, vals, _)) => mnems.get(slot).filter(|e| e.tag == tag && e.vals == vals),
+            None => None,
+        };
+        let reuse_info = if self.size == 16 { info } else { None };
+        if let (Some(e), Some((_, _, _, at))) = (hit, cached) {
+            t.mnem.push_str(&e.text);
+            render_in(ctx, self.reuse_slots, reuse_info, at, s);
+        } else {
+            render_in(ctx, self.reuse_slots, reuse_info, (0, 0), s);
+        }
         guard(ctx, &mut t.guard);
         split_pooled(s, t, pool);
         for o in t.ops.iter_mut() {
             place_reuse(o, self.size == 8);
         }
-        sort_suffixes_in(ctx, t, sort);
+        if hit.is_none() {
+            sort_suffixes_in(ctx, t, sort);
+            // Cached only when no mnemonic field printed a space (the mnemonic then ends at the
+            // template's space for these values).
+            let fields = info.and_then(|x| x.mnem.as_ref()).map_or(&[][..], |m| &m.fields[..]);
+            let mut spaced = false;
+            for &fi in fields {
+                if let Some(f) = ctx.form.fields.get(fi as usize) {
+                    sort.v.clear();
+                    field_text(ctx, f, &mut sort.v);
+                    spaced |= sort.v.contains([' ', REUSE_MARK]);
+                }
+            }
+            if let Some(e) = cached.filter(|_| !spaced).and_then(|(slot, tag, vals, _)| mnems.get_mut(slot).map(|e| (e, tag, vals))) {
+                let (e, tag, vals) = e;
+                e.tag = tag;
+                e.vals = vals;
+                e.text.clear();
+                e.text.push_str(&t.mnem);
+            }
+        }
         (self.fixup)(ctx, t);
         t.write(out);
     }

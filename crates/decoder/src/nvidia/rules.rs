@@ -31,8 +31,9 @@ pub fn dedup_suffixes(t: &mut Text) {
 pub fn relative_target(ctx: &Ctx, t: &mut Text, size: u64, lo: u32, n: u32, scale: i64) {
     let raw = ctx.bits(lo, n);
     let off = (((raw << (64 - n)) as i64) >> (64 - n)).wrapping_mul(scale);
-    let target = (ctx.addr as i64).wrapping_add(size as i64).wrapping_add(off);
-    let s = if target < 0 { format!("-{:#x}", target.unsigned_abs()) } else { format!("{target:#x}") };
+    let target = (ctx.addr() as i64).wrapping_add(size as i64).wrapping_add(off);
+    let mut s = String::new();
+    super::hex(&mut s, target, true);
     if let Some(last) = t.ops.iter_mut().rev().find(|o| o.starts_with("0x") || o.starts_with("-0x")) {
         *last = s;
     } else if let Some(last) = t.ops.last_mut() {

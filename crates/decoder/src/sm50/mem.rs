@@ -249,6 +249,9 @@ fn xmad(ctx: &Ctx, t: &mut Text) {
             *o = if ctx.bits(49, 1) == 1 && v >= 0x8000 { format!("-{:#x}", 0x1_0000 - v) } else { format!("{v:#x}") };
         }
     }
+    if crate::nvidia::find_bytes(&t.mnem, b"???").is_none() {
+        return; // no placeholder suffix to move
+    }
     let mut parts: Vec<&str> = t.mnem.split('.').collect();
     if let (Some(i), Some(j)) = (parts.iter().position(|p| p.starts_with("???")), parts.iter().position(|p| *p == "PSL")) {
         if i < j {

@@ -11,7 +11,7 @@
 //! - texture instructions ([`PHASE`]) print flags 0-1 as a phase suffix at the end of the
 //!   mnemonic: `.T`, `.P`, `.INVALIDPHASE3`.
 
-use crate::nvidia::{Ctx, Text};
+use crate::nvidia::{count_bytes, find_bytes, remove_all, Ctx, Text};
 use crate::spec::{NvKind, NvPiece};
 
 /// Instructions that print `.reuse` (every other one ignores the flags).
@@ -29,12 +29,10 @@ pub const PHASE: [&str; 11] = ["TEX", "TEXS", "TLD", "TLD4", "TLD4S", "TLDS", "T
 /// Runs first, while the operands are still the template's.
 pub fn fix(ctx: &Ctx, t: &mut Text) {
     let name = ctx.inst();
-    let had = t.ops.iter().any(|o| o.contains(".reuse"));
+    let had = t.ops.iter().any(|o| find_bytes(o, b".reuse").is_some());
     if had {
         for o in t.ops.iter_mut() {
-            if o.contains(".reuse") {
-                *o = o.replace(".reuse", "");
-            }
+            remove_all(o, ".reuse");
         }
     }
     if ctx.reuse == 0 {
@@ -56,10 +54,10 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
                 if op < 0 {
                     if s.contains(' ') {
                         op = 0;
-                        op += s[s.find(' ').unwrap_or(0)..].matches(", ").count() as i32;
+                        op += count_bytes(&s[s.find(' ').unwrap_or(0)..], b", ") as i32;
                     }
                 } else {
-                    op += s.matches(", ").count() as i32;
+                    op += count_bytes(s, b", ") as i32;
                 }
             }
             NvPiece::Field(i) => {

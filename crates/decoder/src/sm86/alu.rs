@@ -154,11 +154,19 @@ fn wide_carry_out(ctx: &Ctx, t: &mut Text) {
 }
 
 fn imad_alias(t: &mut Text) {
-    // The template may carry the alias of its probe example.
-    for a in ["MOV", "IADD", "SHL"] {
-        t.remove(a);
+    // The template may carry the alias of its probe example. (One pass over the suffixes
+    // finds both kinds; removing an alias does not change the others.)
+    let (mut alias_in, mut wide) = (false, false);
+    for x in t.mnem.split('.').skip(1) {
+        alias_in |= matches!(x, "MOV" | "IADD" | "SHL");
+        wide |= matches!(x, "WIDE" | "HI" | "X");
     }
-    if t.has("WIDE") || t.has("HI") || t.has("X") {
+    if alias_in {
+        for a in ["MOV", "IADD", "SHL"] {
+            t.remove(a);
+        }
+    }
+    if wide {
         return;
     }
     let (a, b, c) = (bare(t, 1), bare(t, 2), bare(t, 3));
@@ -176,8 +184,9 @@ fn imad_alias(t: &mut Text) {
     } else {
         None
     };
-    if let Some(s) = alias {
-        t.mnem = t.mnem.replacen("IMAD", &format!("IMAD.{s}"), 1);
+    if let (Some(s), Some(i)) = (alias, t.mnem.find("IMAD")) {
+        t.mnem.insert_str(i + 4, s);
+        t.mnem.insert(i + 4, '.');
     }
 }
 

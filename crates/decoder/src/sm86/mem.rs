@@ -132,6 +132,10 @@ fn semantics(ctx: &Ctx, t: &mut Text) {
 
 /// Re-prints each memory operand's trailing offset with the sign nvdisasm gives it.
 fn offsets(ctx: &Ctx, t: &mut Text) {
+    // Without a memory operand the loop below changes nothing (it stops at the first offset).
+    if !t.ops.iter().any(|o| o.starts_with('[')) {
+        return;
+    }
     let syn = ctx.form.syntax;
     let mut k = 0usize; // memory offset fields seen so far
     for (i, p) in syn.iter().enumerate() {

@@ -84,7 +84,7 @@ fn pm_tag(ctx: &Ctx, t: &mut Text) {
 fn rules(ctx: &Ctx, t: &mut Text) {
     // nvdisasm prints every sm86 NaN immediate as quiet.
     for o in t.ops.iter_mut() {
-        if o.contains("SNAN") {
+        if crate::nvidia::find_bytes(o, b"SNAN").is_some() {
             *o = o.replace("SNAN", "QNAN");
         }
     }

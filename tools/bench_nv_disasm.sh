@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# `isabridge disasm` against `nvdisasm` 12.8 as whole processes on the same cubins (goal:
+# >= 300x faster). Needs hyperfine, a release build and the oracles of
+# tools/install_nvidia_oracles.sh (/opt/oracles); with clang-22 and ptxas 12 it also builds one
+# large cubin per ISA from generated CUDA kernels (deterministic: fixed seed) under target/bench/.
+#
+#   tools/bench_nv_disasm.sh            every bundled cubin, then the large ones
+#   FILES="a.cubin b.cubin" tools/bench_nv_disasm.sh
+#   RUNS=20 tools/bench_nv_disasm.sh    more runs per command (default 10)
+#   KERNELS=400 tools/bench_nv_disasm.sh   size of the generated source (default 300)
+#
+# Prints one row per file: instructions, distinct instruction words, instructions whose text
+# differs from nvdisasm's (our listing against nvdisasm -b on each code section, the reference
+# the conformance tests use), mean wall time of each tool and the ratio.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TOOLS=${TOOLS:-/opt/oracles}
+NVDISASM=${NVDISASM:-$TOOLS/nvdisasm12}
+PTXAS=${PTXAS:-$TOOLS/ptxas12}
+cargo build --release -q -p isabridge-cli
+out=target/bench
+mkdir -p "$out"
+
+big() {
+  command -v clang-22 >/dev/null && [ -x "$PTXAS" ] || return 0
+  local src="$out/nvbig.${KERNELS:-300}.cu"
+  [ -f "$src" ] || python3 - "$src" "${KERNELS:-300}" <<'EOF'
+import random, sys
+r = random.Random(11)
+# Scalar types and how to spell their operations (no CUDA headers: builtins only).
+types = ['int', 'unsigned', 'float', 'double', 'long long', 'short', 'unsigned char']
+fl = {'float', 'double'}
+fun = {'float': ['__builtin_sqrtf', '__builtin_fabsf', '__builtin_floorf', '__builtin_ceilf',
+                 '__builtin_truncf', '__builtin_fminf', '__builtin_fmaxf', '__builtin_fmaf'],
+       'double': ['__builtin_sqrt', '__builtin_fabs', '__builtin_floor', '__builtin_ceil',
+                  '__builtin_trunc', '__builtin_fmin', '__builtin_fmax', '__builtin_fma']}
+def arity(f):
+    return 3 if f.endswith('fma') or f.endswith('fmaf') else 2 if ('min' in f or 'max' in f) else 1
+def expr(t, d):
+    f = t in fl
+    if d == 0 or r.random() < 0.2:
+        c = r.choice(['x', 'y', 'z', 'w', 'a[i + %d]' % r.randint(4, 64)])
+        if r.random() < 0.3:
+            c = ('(%s)%d.%d' % (t, r.randint(0, 999), r.randint(0, 9))) if f else ('(%s)%d' % (t, r.randint(-100, 100000)))
+        return c
+    if f and r.random() < 0.3:
+        g = r.choice(fun[t])
+        return '%s(%s)' % (g, ', '.join(expr(t, d - 1) for _ in range(arity(g))))
+    if r.random() < 0.15:
+        return '((%s) > (%s) ? (%s) : (%s))' % tuple(expr(t, d - 1) for _ in range(4))
+    if not f and r.random() < 0.15:
+        return '((%s) %s %d)' % (expr(t, d - 1), r.choice(['>>', '<<']), r.randint(1, 13))
+    if r.random() < 0.1:
+        # a round trip through another type (conversions)
+        return '(%s)((%s)(%s))' % (t, r.choice(types), expr(t, d - 1))
+    ops = ['+', '-', '*', '/'] if f else ['+', '-', '*', '&', '|', '^', '/', '%']
+    return '(%s %s %s)' % (expr(t, d - 1), r.choice(ops), expr(t, d - 1))
+n = int(sys.argv[2])
+with open(sys.argv[1], 'w') as f:
+    f.write('#define G extern "C" __attribute__((global))\n')
+    f.write('#define TID (__nvvm_read_ptx_sreg_tid_x() + __nvvm_read_ptx_sreg_ctaid_x() * __nvvm_read_ptx_sreg_ntid_x())\n')
+    for k in range(n):
+        t = r.choice(types)
+        f.write('G void k%d(%s *o, const %s *a, int n) {\n  int i = TID;\n' % (k, t, t))
+        f.write('  %s x = a[i], y = a[i + 1], z = a[i + 2], w = a[i + 3];\n' % t)
+        if r.random() < 0.4:
+            f.write('  for (int j = 0; j < n; j++) { x = %s; y = %s; }\n' % (expr(t, 3), expr(t, 2)))
+        if r.random() < 0.3:
+            f.write('  if (x > y) { o[i + 1] = %s; } else { z = %s; }\n' % (expr(t, 3), expr(t, 3)))
+        f.write('  o[i] = %s;\n}\n' % expr(t, 6))
+EOF
+  local files=""
+  for sm in 50 86; do
+    local base="$out/nvbig.${KERNELS:-300}.sm$sm"
+    local ptxv=ptx81; [ $sm = 50 ] && ptxv=ptx70
+    if [ ! -f "$base.cubin" ]; then
+      clang-22 -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=sm_$sm \
+        -Xclang -target-feature -Xclang +$ptxv -O2 -w -S "$src" -o "$base.ptx"
+      "$PTXAS" -arch=sm_$sm -O3 "$base.ptx" -o "$base.cubin"
+    fi
+    files="$files $base.cubin"
+  done
+  echo "$files"
+}
+
+# Instructions whose text differs from nvdisasm -b on the code section (the conformance
+# reference; nvdisasm's `?PM<n>` column padding undone), plus counts.
+compare() {
+  local f=$1 sm=$2
+  (cd tools && python3 -m nvspec.corpus_ref "../$f" "$sm" "../$out/ref.jsonl" "../$out/ref_listing.txt" >/dev/null)
+  python3 - "$out/ref.jsonl" "$out/our.txt" <<'EOF'
+import json, re, sys
+ref = {}
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    t = e['text']
+    i = t.rfind(' ?PM')
+    if i >= 0 and len(t) - i == 5:
+        t = t[:i].rstrip() + t[i:]
+    ref[(e['section'], e['offset'])] = (t, e['bytes'])
+our, sec = {}, None
+for l in open(sys.argv[2]):
+    m = re.match(r'Disassembly of section (\S+):', l)
+    if m:
+        sec = m.group(1)
+        continue
+    m = re.match(r'\t(.*?)\s*// ([0-9A-F]+):', l)
+    if m and sec:
+        our[(sec, int(m.group(2), 16))] = m.group(1)
+words = {v[1] for v in ref.values()}
+bad = 0
+for k, (t, _) in ref.items():
+    if our.get(k) != t:
+        bad += 1
+        if bad <= 3:
+            print('  %s+%#x: want %r got %r' % (k[0], k[1], t, our.get(k)), file=sys.stderr)
+print(len(ref), len(words), bad)
+EOF
+}
+
+files="${FILES:-$(ls fixtures/nvidia/bin/*.cubin) $(big)}"
+printf '%-26s %7s %8s %6s %12s %12s %8s\n' file insts distinct differ "isabridge ms" "nvdisasm ms" ratio
+for f in $files; do
+  case $f in *sm50*) sm=50 ;; *) sm=86 ;; esac
+  target/release/isabridge disasm "$f" > "$out/our.txt"
+  read -r n u bad < <(compare "$f" "$sm")
+  hyperfine -N --warmup 2 --runs "${RUNS:-10}" --export-json "$out/h.json" \
+    "target/release/isabridge disasm $f" "$NVDISASM $f" >/dev/null 2>&1
+  read -r a b < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(r[0]["mean"]*1e3, r[1]["mean"]*1e3)' "$out/h.json")
+  printf '%-26s %7d %8d %6d %12.2f %12.2f %7.1fx\n' "$(basename "$f")" "$n" "$u" "$bad" "$a" "$b" "$(python3 -c "print($b/$a)")"
+done
