@@ -170,6 +170,31 @@ fn decode_block_equals_per_instruction_decode_on_the_corpus() {
     }
 }
 
+/// One `decode_block` call over every corpus section of an ISA laid end to end (far more than
+/// the 4,096 instructions `decode_block` writes between two capacity checks), into a vector
+/// that already holds instructions: the same as decoding one instruction at a time.
+#[test]
+fn decode_block_over_long_runs_and_non_empty_vectors() {
+    for isa in [Isa::Gfx1013, Isa::Gfx1201] {
+        let mut code = Vec::new();
+        for e in std::fs::read_dir(root().join("fixtures/amd/bin")).unwrap().flatten() {
+            let obj = elf::read(&std::fs::read(e.path()).unwrap()).unwrap();
+            if obj.isa == isa {
+                for s in &obj.sections {
+                    code.extend_from_slice(&s.data);
+                }
+            }
+        }
+        let n = block_equals_loop(isa.plugin(), &code);
+        assert!(n > 3 * 4096, "{isa}: {n}");
+        // Appending after existing instructions keeps them.
+        let first = isa.plugin().decode(&code, 0).unwrap();
+        let mut out = vec![first; 3];
+        let used = isa.plugin().decode_block(&code, 0, &mut out);
+        assert!(used > 0 && out.len() > 3 && out[..4].iter().all(|d| *d == first), "{isa}");
+    }
+}
+
 /// Distinct upper halves of the first word of every corpus and probe input of one ISA.
 fn upper_halves(isa: Isa) -> Vec<u32> {
     let mut v: Vec<u32> = inputs(isa).iter().map(|w| w[0] >> 16).collect();
