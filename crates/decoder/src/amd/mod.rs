@@ -30,11 +30,21 @@ const E_DW_SHIFT: u32 = 18;
 const E_ENC_SHIFT: u32 = 12;
 /// Leaf: bits 0-11 hold the instruction encoding index.
 const E_IENC_MASK: u32 = 0xfff;
-/// Bits 26-28 of a leaf, and of an `Facts::top` entry that is a node: the length in dwords
-/// the instruction most likely has (a leaf's width plus its always-literal; for a node, that of
-/// the leaf reached with the low bits zero). `decode_block` advances by this guess, which needs
-/// one load, and checks it against the exact length off the critical path.
-const E_GUESS_SHIFT: u32 = 26;
+/// `Facts::top` entry, leaf or node: the source field of bits 0-8 (bit 27 clear) or 32-40 (bit
+/// 27 set) of the first two words decides nothing unless its value is in `Facts::exc` (DPP,
+/// SDWA, DPP8 selectors of VOP1/VOP2/VOPC and gfx12 VOP3): the entry is that of every other
+/// value. An exceptional value takes the decision tree from its root.
+const E_CHECK: u32 = 1 << 26;
+/// With `E_CHECK`: the field is bits 32-40 (in the second word).
+const E_CHECK_HI: u32 = 1 << 27;
+/// Values `EXC_LO..EXC_LO + 64` of a checked field can be exceptional (`Facts::exc` bit
+/// `value - EXC_LO`).
+const EXC_LO: u32 = 0xc0;
+/// Bits 18-20 of a leaf, and of a `Facts::top` entry that is a node: the length in dwords the
+/// instruction most likely has (a leaf's own; for a node, that of the leaf reached with the low
+/// bits zero, 7 when there is none). `decode_block` advances by this guess, which needs one
+/// load, and checks it against the exact length off the critical path.
+const E_GUESS_SHIFT: u32 = E_DW_SHIFT;
 /// Non-leaf entry: bits 0-17 index `Prebuilt::nodes`.
 const E_NODE_MASK: u32 = 0x3_ffff;
 /// Non-leaf entry: these bits decide nothing; take [`Tables::classify`] (no node has this
@@ -65,6 +75,8 @@ struct Facts {
     top: &'static [u32; 1 << 16],
     /// The decision tree and literal facts (checked in, or built at first use when stale).
     tree: Prebuilt,
+    /// Exceptional values of `E_CHECK` fields ([`Checks`]).
+    exc: u64,
 }
 
 impl Facts {
@@ -100,7 +112,7 @@ const fn walk_const(p: &Prebuilt, mut e: u32, x: u64, known: u64) -> u32 {
 /// from the root reading only those bits; when that is a node, with the length (bits 26-28) of
 /// the leaf reached with the low bits zero, the guess `decode_block` advances by (7 when there
 /// is none).
-const fn top_entry(p: &Prebuilt, hi: u32) -> u32 {
+const fn top_entry(p: &Prebuilt, checks: &Checks, hi: u32) -> u32 {
     if p.key_lo < 16 || p.key_bits > 16 || p.key_lo + p.key_bits > 32 {
         return E_SLOW;
     }
@@ -109,13 +121,77 @@ const fn top_entry(p: &Prebuilt, hi: u32) -> u32 {
     if key >= p.root.len() {
         return E_SLOW;
     }
-    let e = walk_const(p, p.root[key], w0 as u64, 0xffff_0000);
+    let mut e = walk_const(p, p.root[key], w0 as u64, 0xffff_0000);
+    let mut check = 0;
+    let k = (e & E_NODE_MASK) as usize;
+    if e & E_LEAF == 0 && k < p.nodes.len() && k < MAX_CHECKED && checks.0[k] != 0 {
+        // Every unexceptional value of the field leads where value 0 does.
+        let n = p.nodes[k];
+        e = walk_const(p, p.entries[n.base as usize + p.classes[n.cmap as usize] as usize], w0 as u64, 0xffff_0000);
+        check = E_CHECK | if checks.0[k] == 2 { E_CHECK_HI } else { 0 };
+    }
     if e & E_LEAF != 0 || e == E_SLOW {
-        return e;
+        return e | check;
     }
     let g = walk_const(p, e, w0 as u64, u64::MAX);
     let guess = if g & (E_LEAF | E_NONE) == E_LEAF { g >> E_GUESS_SHIFT & 7 } else { 7 };
-    (e & !(7 << E_GUESS_SHIFT)) | guess << E_GUESS_SHIFT
+    (e & E_NODE_MASK) | guess << E_GUESS_SHIFT | check
+}
+
+/// Nodes an `E_CHECK` entry may stand for (the first `MAX_CHECKED`).
+const MAX_CHECKED: usize = 4096;
+
+/// Per node: 1 or 2 when an `E_CHECK` entry (field in the first or the second word) may stand
+/// for it, else 0; and the exceptional values (`Facts::exc`: bit `value - EXC_LO`), those that
+/// such nodes tell apart from value 0. Nodes qualify when they read a 9-bit field at bit 0 or
+/// 32 (the DPP, SDWA, DPP8 selectors of VOP1/VOP2/VOPC and gfx12 VOP3) and every value they
+/// tell apart from 0 lies in `EXC_LO..EXC_LO + 64`.
+struct Checks([u8; MAX_CHECKED], u64);
+
+/// The [`Checks`] of `p`.
+const fn checks(p: &Prebuilt) -> Checks {
+    let mut c = Checks([0; MAX_CHECKED], 0);
+    let mut i = 0;
+    while i < p.nodes.len() && i < MAX_CHECKED {
+        if let Some(s) = node_exc(p, p.nodes[i]) {
+            c.0[i] = if p.nodes[i].shift == 32 { 2 } else { 1 };
+            c.1 |= s;
+        }
+        i += 1;
+    }
+    c
+}
+
+/// The values of node `n`'s field that it tells apart from 0 (bit `value - EXC_LO`): `None`
+/// unless `n` reads 9 bits at bit 0 or 32 and those values all lie in `EXC_LO..EXC_LO + 64`.
+const fn node_exc(p: &Prebuilt, n: Node) -> Option<u64> {
+    if n.mask != 0x1ff || (n.shift != 0 && n.shift != 32) || n.cmap as usize + 512 > p.classes.len() {
+        return None;
+    }
+    let c0 = p.classes[n.cmap as usize];
+    if n.base as usize + c0 as usize >= p.entries.len() {
+        return None;
+    }
+    let mut set = 0u64;
+    let mut v = 0u32;
+    while v < 512 {
+        if p.classes[n.cmap as usize + v as usize] != c0 {
+            if v < EXC_LO || v >= EXC_LO + 64 {
+                return None;
+            }
+            set |= 1 << (v - EXC_LO);
+        }
+        v += 1;
+    }
+    Some(set)
+}
+
+/// True when the `E_CHECK` field of top entry `t` holds an exceptional value in `x` (the first
+/// two words).
+#[inline(always)]
+fn exceptional(t: u32, x: u64, exc: u64) -> bool {
+    let v = ((x >> ((t & E_CHECK_HI) >> 22)) as u32 & 0x1ff).wrapping_sub(EXC_LO);
+    v < 64 && exc >> v & 1 != 0
 }
 
 /// Follows entry `e` through the nodes of `tree` (nodes, classes, entries) on the first two
@@ -135,9 +211,10 @@ fn walk_nodes((nodes, classes, entries): (&[Node], &[u16], &[u32]), mut e: u32, 
 /// checked-in trees: a read-only static, no first-use cost.
 const fn top_table(p: &Prebuilt) -> [u32; 1 << 16] {
     let mut t = [0u32; 1 << 16];
+    let c = checks(p);
     let mut hi = 0;
     while hi < t.len() {
-        t[hi] = top_entry(p, hi as u32);
+        t[hi] = top_entry(p, &c, hi as u32);
         hi += 1;
     }
     t
@@ -145,7 +222,8 @@ const fn top_table(p: &Prebuilt) -> [u32; 1 << 16] {
 
 /// The upper-half table of a tree built at run time (kept for the process's life).
 fn top_table_leaked(p: &Prebuilt) -> &'static [u32; 1 << 16] {
-    let v: Box<[u32]> = (0..1u32 << 16).map(|hi| top_entry(p, hi)).collect();
+    let c = checks(p);
+    let v: Box<[u32]> = (0..1u32 << 16).map(|hi| top_entry(p, &c, hi)).collect();
     match v.try_into() {
         Ok(top) => Box::leak(top),
         Err(_) => unreachable!("the table has 65536 entries"),
@@ -496,10 +574,10 @@ impl<Op: Generation> Amd<Op> {
     fn facts(&self) -> &Facts {
         self.facts.get_or_init(|| {
             if self.uses_prebuilt() {
-                Facts { top: self.prebuilt_top, tree: *self.prebuilt }
+                Facts { top: self.prebuilt_top, tree: *self.prebuilt, exc: checks(self.prebuilt).1 }
             } else {
                 let tree = self.build_tree();
-                Facts { top: top_table_leaked(&tree), tree }
+                Facts { top: top_table_leaked(&tree), tree, exc: checks(&tree).1 }
             }
         })
     }
@@ -574,7 +652,6 @@ impl<Op: Generation> Amd<Op> {
                 let always = literal[ie as usize].always;
                 let dwords = e.bits as u32 / 32 + always as u32;
                 let mut v = E_LEAF | (enc as u32) << E_ENC_SHIFT | dwords << E_DW_SHIFT | ie as u32;
-                v |= dwords << E_GUESS_SHIFT;
                 match lit_set[ie as usize] {
                     // An always-literal instruction has its one literal dword whatever the fields.
                     Some(_) if always && nsa[enc as usize].is_none() => {}
@@ -688,29 +765,37 @@ impl<Op: Generation> Amd<Op> {
         &self.tables.encodings[d.enc as usize]
     }
 
-    /// The decision entry of an instruction whose first words are `w0`, `w1`, given its
-    /// upper-half table entry `e` when that is no leaf: instructions the upper half does not
-    /// decide (VOP1/VOP2/VOPC with their DPP/SDWA forms, SOP1, FLAT, MIMG, MTBUF, gfx12
-    /// VOP3-DPP, ...) follow a node or two keyed by the low bits. `E_SLOW` sends to
-    /// [`Tables::classify`].
+    /// The decision entry of an instruction whose first two words are `x`, given its
+    /// upper-half table entry `t`: instructions the upper half does not decide (VOP1/VOP2/VOPC
+    /// with their DPP/SDWA forms, SOP1, FLAT, MIMG, MTBUF, gfx12 VOP3-DPP, ...) follow a node or
+    /// two keyed by the low bits. A non-leaf result sends to [`Tables::classify`].
     #[inline(always)]
-    fn entry_nodes(&self, f: &Facts, e: u32, w0: u32, w1: u32) -> u32 {
-        Self::walk(f, e, w0 as u64 | (w1 as u64) << 32, u64::MAX)
+    fn entry(&self, f: &Facts, t: u32, x: u64) -> u32 {
+        let tree = (f.tree.nodes, f.tree.classes, f.tree.entries);
+        if t & E_CHECK != 0 && exceptional(t, x, f.exc) {
+            return Self::root_entry(f, x);
+        }
+        if t & E_LEAF != 0 {
+            t
+        } else {
+            walk_nodes(tree, t, x)
+        }
     }
 
-    /// Follows entry `e` through the nodes that read only bits `known` of `x`.
-    #[inline(always)]
-    fn walk(f: &Facts, mut e: u32, x: u64, known: u64) -> u32 {
-        while e & E_LEAF == 0 {
-            let Some(n) = f.tree.nodes.get((e & E_NODE_MASK) as usize) else { return e };
-            if ((n.mask as u64) << n.shift) & !known != 0 {
-                return e;
-            }
-            let v = (x >> n.shift) as usize & n.mask as usize;
-            let v = f.tree.classes.get(n.cmap as usize + v).copied().unwrap_or(0) as usize;
-            e = f.tree.entries.get(n.base as usize + v).copied().unwrap_or(E_SLOW);
+    /// The decision entry of first words `x` from the root of the tree (for the values
+    /// `E_CHECK` sets apart).
+    #[cold]
+    #[inline(never)]
+    fn root_entry(f: &Facts, x: u64) -> u32 {
+        let p = &f.tree;
+        if p.key_lo < 16 || p.key_bits > 16 || p.key_lo + p.key_bits > 32 {
+            return E_SLOW;
         }
-        e
+        let key = ((x as u32 >> p.key_lo) & ((1u32 << p.key_bits) - 1)) as usize;
+        match p.root.get(key) {
+            Some(&r) => walk_nodes((p.nodes, p.classes, p.entries), r, x),
+            None => E_SLOW,
+        }
     }
 
     /// Length in dwords of the instruction of leaf `e` (not `E_NONE`, not `E_ODD`): its
@@ -771,7 +856,7 @@ impl<Op: Generation> Amd<Op> {
         let facts = self.facts();
         let top = facts.top(words[0]);
         let guess = (top >> E_GUESS_SHIFT & 7) as usize;
-        let e = if top & E_LEAF != 0 { top } else { self.entry_nodes(facts, top, words[0], words[1]) };
+        let e = self.entry(facts, top, words[0] as u64 | (words[1] as u64) << 32);
         if e & (E_LEAF | E_NONE | E_ODD) == E_LEAF {
             let keep = Self::leaf_dwords(facts, e, &words);
             // The returned length is the guess from the upper-half entry when it is right (a
@@ -858,6 +943,7 @@ impl<Op: Generation> Amd<Op> {
         // store to `out`.
         let (top, lit) = (f.top, &f.tree.lit);
         let tree = (f.tree.nodes, f.tree.classes, f.tree.entries);
+        let exc = f.exc;
         let mut off = 0usize;
         loop {
             // Every instruction is at least one dword: room for all the bytes left can hold,
@@ -873,7 +959,13 @@ impl<Op: Generation> Amd<Op> {
                 let t = top[(w[0] >> 16) as usize];
                 let guess = (t >> E_GUESS_SHIFT & 7) as usize;
                 let x = w[0] as u64 | (w[1] as u64) << 32;
-                let e = if t & E_LEAF != 0 { t } else { walk_nodes(tree, t, x) };
+                let e = if t & E_CHECK != 0 && exceptional(t, x, exc) {
+                    Self::root_entry(f, x)
+                } else if t & E_LEAF != 0 {
+                    t
+                } else {
+                    walk_nodes(tree, t, x)
+                };
                 // One literal dword however many operands select it.
                 let has_lit = lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
                 let keep = ((e >> E_DW_SHIFT) & FAST) as usize + has_lit as usize;
