@@ -70,21 +70,85 @@ struct Node {
 /// exactly what [`Tables::classify`] decides.
 #[derive(Debug)]
 struct Facts {
-    /// Per value of the first word's upper half: the entry reached from `tree.root` reading only
-    /// those bits ([`top_entry`]). Read through [`Facts::top`].
-    top: &'static [u32; 1 << 16],
+    /// The tables the inline decode path reads.
+    lut: &'static Lut,
     /// The decision tree and literal facts (checked in, or built at first use when stale).
     tree: Prebuilt,
-    /// Exceptional values of `E_CHECK` fields ([`Checks`]).
-    exc: u64,
 }
 
-impl Facts {
-    /// The upper-half table's entry for first word `w0`.
-    #[inline(always)]
-    fn top(&self, w0: u32) -> u32 {
-        self.top[(w0 >> 16) as usize]
+/// Nodes, class-table values and child entries a [`Lut`] holds (powers of two: indices are
+/// masked, not bounds-checked).
+const LUT_NODES: usize = 512;
+const LUT_CLASSES: usize = 4096;
+const LUT_ENTRIES: usize = 16384;
+
+/// Everything the inline decode path reads, in one block at one address (one base register in
+/// the loop of `decode_block`), worked out by the compiler for the checked-in trees
+/// ([`lut`]). A tree too large for it leaves every upper-half entry `E_SLOW`.
+#[derive(Debug)]
+struct Lut {
+    /// Per value of the first word's upper half: the entry reached from the root reading only
+    /// those bits ([`top_entry`]).
+    top: [u32; 1 << 16],
+    /// `Prebuilt::lit`.
+    lit: [LitFields; 16],
+    /// Exceptional values of `E_CHECK` fields ([`Checks`]).
+    exc: u64,
+    /// `Prebuilt::nodes`, `classes`, `entries`, padded (with `E_SLOW` entries).
+    nodes: [Node; LUT_NODES],
+    classes: [u16; LUT_CLASSES],
+    entries: [u32; LUT_ENTRIES],
+}
+
+/// The [`Lut`] of `p`.
+const fn lut(p: &Prebuilt) -> Lut {
+    let mut l = Lut {
+        top: [E_SLOW; 1 << 16],
+        lit: p.lit,
+        exc: 0,
+        nodes: [Node { shift: 0, mask: 0, cmap: 0, base: 0 }; LUT_NODES],
+        classes: [0; LUT_CLASSES],
+        entries: [E_SLOW; LUT_ENTRIES],
+    };
+    if p.nodes.len() > LUT_NODES || p.classes.len() > LUT_CLASSES || p.entries.len() > LUT_ENTRIES {
+        return l;
     }
+    let mut i = 0;
+    while i < p.nodes.len() {
+        l.nodes[i] = p.nodes[i];
+        i += 1;
+    }
+    i = 0;
+    while i < p.classes.len() {
+        l.classes[i] = p.classes[i];
+        i += 1;
+    }
+    i = 0;
+    while i < p.entries.len() {
+        l.entries[i] = p.entries[i];
+        i += 1;
+    }
+    let c = checks(p);
+    l.exc = c.1;
+    let mut hi = 0;
+    while hi < l.top.len() {
+        l.top[hi] = top_entry(p, &c, hi as u32);
+        hi += 1;
+    }
+    l
+}
+
+/// Follows entry `e` through the nodes of `l` on the first two words `x`; returns the leaf, or
+/// a non-leaf entry when the nodes cannot decide.
+#[inline(always)]
+fn walk_lut(l: &Lut, mut e: u32, x: u64) -> u32 {
+    while e & E_LEAF == 0 {
+        let Some(n) = l.nodes.get((e & E_NODE_MASK) as usize) else { return e };
+        let v = (x >> (n.shift & 63)) as usize & n.mask as usize;
+        let c = l.classes[(n.cmap as usize + v) & (LUT_CLASSES - 1)] as usize;
+        e = l.entries[(n.base as usize + c) & (LUT_ENTRIES - 1)];
+    }
+    e
 }
 
 /// Follows entry `e` through the nodes of `p` that read only bits `known` of `x` (the first
@@ -207,27 +271,9 @@ fn walk_nodes((nodes, classes, entries): (&[Node], &[u16], &[u32]), mut e: u32, 
     e
 }
 
-/// The upper-half table of `p` (every [`top_entry`]), worked out at compile time for the
-/// checked-in trees: a read-only static, no first-use cost.
-const fn top_table(p: &Prebuilt) -> [u32; 1 << 16] {
-    let mut t = [0u32; 1 << 16];
-    let c = checks(p);
-    let mut hi = 0;
-    while hi < t.len() {
-        t[hi] = top_entry(p, &c, hi as u32);
-        hi += 1;
-    }
-    t
-}
-
-/// The upper-half table of a tree built at run time (kept for the process's life).
-fn top_table_leaked(p: &Prebuilt) -> &'static [u32; 1 << 16] {
-    let c = checks(p);
-    let v: Box<[u32]> = (0..1u32 << 16).map(|hi| top_entry(p, &c, hi)).collect();
-    match v.try_into() {
-        Ok(top) => Box::leak(top),
-        Err(_) => unreachable!("the table has 65536 entries"),
-    }
+/// The [`Lut`] of a tree built at run time (kept for the process's life).
+fn lut_leaked(p: &Prebuilt) -> &'static Lut {
+    Box::leak(Box::new(lut(p)))
 }
 
 /// The decision tree and literal facts of one ISA. Worked out ahead of time
@@ -530,40 +576,40 @@ pub struct Amd<Op: 'static> {
     isa: Isa,
     tables: &'static Tables<Op>,
     prebuilt: &'static Prebuilt,
-    /// The upper-half table of `prebuilt`.
-    prebuilt_top: &'static [u32; 1 << 16],
+    /// The [`Lut`] of `prebuilt`.
+    prebuilt_lut: &'static Lut,
     facts: OnceLock<Facts>,
 }
 
 mod prebuilt_gfx10 {
     use super::{LitFields, Literal, Node, Prebuilt};
     include!("../generated/gfx10_tree.rs");
-    /// The upper-half table of [`PREBUILT`], worked out by the compiler.
-    pub(super) static TOP: [u32; 1 << 16] = super::top_table(&PREBUILT);
+    /// The inline path's tables for [`PREBUILT`], worked out by the compiler.
+    pub(super) static LUT: super::Lut = super::lut(&PREBUILT);
 }
 
 mod prebuilt_gfx12 {
     use super::{LitFields, Literal, Node, Prebuilt};
     include!("../generated/gfx12_tree.rs");
-    /// The upper-half table of [`PREBUILT`], worked out by the compiler.
-    pub(super) static TOP: [u32; 1 << 16] = super::top_table(&PREBUILT);
+    /// The inline path's tables for [`PREBUILT`], worked out by the compiler.
+    pub(super) static LUT: super::Lut = super::lut(&PREBUILT);
 }
 
 /// The gfx1013 plugin.
 pub static GFX10: Amd<gfx10::Op> =
-    Amd::new(Isa::Gfx1013, &gfx10::TABLES, &prebuilt_gfx10::PREBUILT, &prebuilt_gfx10::TOP);
+    Amd::new(Isa::Gfx1013, &gfx10::TABLES, &prebuilt_gfx10::PREBUILT, &prebuilt_gfx10::LUT);
 /// The gfx1201 plugin.
 pub static GFX12: Amd<gfx12::Op> =
-    Amd::new(Isa::Gfx1201, &gfx12::TABLES, &prebuilt_gfx12::PREBUILT, &prebuilt_gfx12::TOP);
+    Amd::new(Isa::Gfx1201, &gfx12::TABLES, &prebuilt_gfx12::PREBUILT, &prebuilt_gfx12::LUT);
 
 impl<Op: Generation> Amd<Op> {
     const fn new(
         isa: Isa,
         tables: &'static Tables<Op>,
         prebuilt: &'static Prebuilt,
-        prebuilt_top: &'static [u32; 1 << 16],
+        prebuilt_lut: &'static Lut,
     ) -> Self {
-        Amd { isa, tables, prebuilt, prebuilt_top, facts: OnceLock::new() }
+        Amd { isa, tables, prebuilt, prebuilt_lut, facts: OnceLock::new() }
     }
 
     /// The generated tables.
@@ -574,10 +620,10 @@ impl<Op: Generation> Amd<Op> {
     fn facts(&self) -> &Facts {
         self.facts.get_or_init(|| {
             if self.uses_prebuilt() {
-                Facts { top: self.prebuilt_top, tree: *self.prebuilt, exc: checks(self.prebuilt).1 }
+                Facts { lut: self.prebuilt_lut, tree: *self.prebuilt }
             } else {
                 let tree = self.build_tree();
-                Facts { top: top_table_leaked(&tree), tree, exc: checks(&tree).1 }
+                Facts { lut: lut_leaked(&tree), tree }
             }
         })
     }
@@ -771,14 +817,13 @@ impl<Op: Generation> Amd<Op> {
     /// two keyed by the low bits. A non-leaf result sends to [`Tables::classify`].
     #[inline(always)]
     fn entry(&self, f: &Facts, t: u32, x: u64) -> u32 {
-        let tree = (f.tree.nodes, f.tree.classes, f.tree.entries);
-        if t & E_CHECK != 0 && exceptional(t, x, f.exc) {
+        if t & E_CHECK != 0 && exceptional(t, x, f.lut.exc) {
             return Self::root_entry(f, x);
         }
         if t & E_LEAF != 0 {
             t
         } else {
-            walk_nodes(tree, t, x)
+            walk_lut(f.lut, t, x)
         }
     }
 
@@ -804,7 +849,7 @@ impl<Op: Generation> Amd<Op> {
     fn leaf_dwords(f: &Facts, e: u32, words: &[u32]) -> usize {
         // One literal dword however many operands select it.
         let x = words[0] as u64 | (words.get(1).copied().unwrap_or(0) as u64) << 32;
-        let lit = f.tree.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
+        let lit = f.lut.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
         ((e >> E_DW_SHIFT) & 7) as usize + lit as usize
     }
 
@@ -854,7 +899,7 @@ impl<Op: Generation> Amd<Op> {
             }
         }
         let facts = self.facts();
-        let top = facts.top(words[0]);
+        let top = facts.lut.top[(words[0] >> 16) as usize];
         let guess = (top >> E_GUESS_SHIFT & 7) as usize;
         let e = self.entry(facts, top, words[0] as u64 | (words[1] as u64) << 32);
         if e & (E_LEAF | E_NONE | E_ODD) == E_LEAF {
@@ -920,8 +965,9 @@ impl<Op: Generation> Amd<Op> {
     /// [`Self::leaf_decoded`] out of line, for lengths other than the guessed one.
     #[inline(never)]
     #[cold]
-    fn leaf_decoded_cold(e: u32, w0: u32, w1: u32, w2: u32, w3: u32, keep: usize) -> Decoded {
-        Self::leaf_decoded(e, [w0, w1, w2, w3], keep)
+    fn leaf_decoded_cold(e: u32, b: &[u8; 16], keep: usize) -> Decoded {
+        let w: [u32; 4] = std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
+        Self::leaf_decoded(e, w, keep)
     }
 
     /// Decodes instructions front to back (see [`IsaPlugin::decode_block`]). While four words
@@ -939,11 +985,8 @@ impl<Op: Generation> Amd<Op> {
         const FAST: u32 = (E_LEAF | E_NONE | E_ODD) >> E_DW_SHIFT | 7;
         const FAST_LEAF: usize = (E_LEAF >> E_DW_SHIFT) as usize;
         let f = self.facts();
-        // Table addresses in registers (or the stack), not reloaded through `f` after every
-        // store to `out`.
-        let (top, lit) = (f.top, &f.tree.lit);
-        let tree = (f.tree.nodes, f.tree.classes, f.tree.entries);
-        let exc = f.exc;
+        // The inline path's tables at one address (a register, not reloaded through `f`).
+        let l = f.lut;
         let mut off = 0usize;
         loop {
             // Every instruction is at least one dword: room for all the bytes left can hold,
@@ -956,18 +999,18 @@ impl<Op: Generation> Amd<Op> {
             for slot in spare.iter_mut() {
                 let Some(b) = bytes.get(off..).and_then(|r| r.first_chunk::<16>()) else { break };
                 let w: [u32; 4] = std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
-                let t = top[(w[0] >> 16) as usize];
+                let t = l.top[(w[0] >> 16) as usize];
                 let guess = (t >> E_GUESS_SHIFT & 7) as usize;
                 let x = w[0] as u64 | (w[1] as u64) << 32;
-                let e = if t & E_CHECK != 0 && exceptional(t, x, exc) {
+                let e = if t & E_CHECK != 0 && exceptional(t, x, l.exc) {
                     Self::root_entry(f, x)
                 } else if t & E_LEAF != 0 {
                     t
                 } else {
-                    walk_nodes(tree, t, x)
+                    walk_lut(l, t, x)
                 };
                 // One literal dword however many operands select it.
-                let has_lit = lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
+                let has_lit = l.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
                 let keep = ((e >> E_DW_SHIFT) & FAST) as usize + has_lit as usize;
                 if keep != FAST_LEAF | guess {
                     // A literal, a DPP/SDWA form, ...: a branch rather than a data dependency.
@@ -975,7 +1018,7 @@ impl<Op: Generation> Amd<Op> {
                     if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF {
                         break;
                     }
-                    let d = Self::leaf_decoded_cold(e, w[0], w[1], w[2], w[3], keep & 7);
+                    let d = Self::leaf_decoded_cold(e, b, keep & 7);
                     off += d.len as usize;
                     slot.write(d);
                 } else {
