@@ -188,7 +188,7 @@ const fn top_entry(p: &Prebuilt, checks: &Checks, hi: u32) -> u32 {
     let mut e = walk_const(p, p.root[key], w0 as u64, 0xffff_0000);
     let mut check = 0;
     let k = (e & E_NODE_MASK) as usize;
-    if e & E_LEAF == 0 && k < p.nodes.len() && k < MAX_CHECKED && checks.0[k] != 0 {
+    if e & E_LEAF == 0 && k < p.nodes.len() && k < LUT_NODES && checks.0[k] != 0 {
         // Every unexceptional value of the field leads where value 0 does.
         let n = p.nodes[k];
         e = walk_const(p, p.entries[n.base as usize + p.classes[n.cmap as usize] as usize], w0 as u64, 0xffff_0000);
@@ -197,33 +197,70 @@ const fn top_entry(p: &Prebuilt, checks: &Checks, hi: u32) -> u32 {
     if e & E_LEAF != 0 || e == E_SLOW {
         return e | check;
     }
+    // The length of the leaf reached with the low bits zero, else the one most values of the
+    // node's bits lead to.
     let g = walk_const(p, e, w0 as u64, u64::MAX);
-    let guess = if g & (E_LEAF | E_NONE) == E_LEAF { g >> E_GUESS_SHIFT & 7 } else { 7 };
+    let k = (e & E_NODE_MASK) as usize;
+    let guess = if g & (E_LEAF | E_NONE) == E_LEAF {
+        g >> E_GUESS_SHIFT & 7
+    } else if k < LUT_NODES {
+        checks.2[k] as u32
+    } else {
+        7
+    };
     (e & E_NODE_MASK) | guess << E_GUESS_SHIFT | check
 }
 
-/// Nodes an `E_CHECK` entry may stand for (the first `MAX_CHECKED`).
-const MAX_CHECKED: usize = 4096;
 
 /// Per node: 1 or 2 when an `E_CHECK` entry (field in the first or the second word) may stand
 /// for it, else 0; and the exceptional values (`Facts::exc`: bit `value - EXC_LO`), those that
 /// such nodes tell apart from value 0. Nodes qualify when they read a 9-bit field at bit 0 or
 /// 32 (the DPP, SDWA, DPP8 selectors of VOP1/VOP2/VOPC and gfx12 VOP3) and every value they
-/// tell apart from 0 lies in `EXC_LO..EXC_LO + 64`.
-struct Checks([u8; MAX_CHECKED], u64);
+/// tell apart from 0 lies in `EXC_LO..EXC_LO + 64`. Third, per node: the length in dwords most
+/// of the values of its bits lead to (the guess of an upper-half entry that is that node; 7
+/// when none leads to a leaf).
+struct Checks([u8; LUT_NODES], u64, [u8; LUT_NODES]);
 
 /// The [`Checks`] of `p`.
 const fn checks(p: &Prebuilt) -> Checks {
-    let mut c = Checks([0; MAX_CHECKED], 0);
+    let mut c = Checks([0; LUT_NODES], 0, [7; LUT_NODES]);
     let mut i = 0;
-    while i < p.nodes.len() && i < MAX_CHECKED {
+    while i < p.nodes.len() && i < LUT_NODES {
         if let Some(s) = node_exc(p, p.nodes[i]) {
             c.0[i] = if p.nodes[i].shift == 32 { 2 } else { 1 };
             c.1 |= s;
         }
+        c.2[i] = node_guess(p, p.nodes[i]);
         i += 1;
     }
     c
+}
+
+/// The length in dwords most values of node `n`'s bits lead to (the other bits zero; the
+/// shorter on a tie), 7 when none leads to a leaf.
+const fn node_guess(p: &Prebuilt, n: Node) -> u8 {
+    let mut count = [0u32; 8];
+    let mut v = 0u32;
+    while v <= n.mask && n.shift < 64 {
+        let c = n.cmap as usize + v as usize;
+        if c >= p.classes.len() || n.base as usize + p.classes[c] as usize >= p.entries.len() {
+            break;
+        }
+        let g = walk_const(p, p.entries[n.base as usize + p.classes[c] as usize], (v as u64) << n.shift, u64::MAX);
+        if g & (E_LEAF | E_NONE) == E_LEAF {
+            count[(g >> E_DW_SHIFT & 7) as usize] += 1;
+        }
+        v += 1;
+    }
+    let mut best = 7;
+    let mut i = 0;
+    while i < 8 {
+        if count[i] > 0 && (best == 7 || count[i] > count[best]) {
+            best = i;
+        }
+        i += 1;
+    }
+    best as u8
 }
 
 /// The values of node `n`'s field that it tells apart from 0 (bit `value - EXC_LO`): `None`
