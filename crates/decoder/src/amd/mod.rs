@@ -30,19 +30,19 @@ const E_DW_SHIFT: u32 = 18;
 const E_ENC_SHIFT: u32 = 12;
 /// Leaf: bits 0-11 hold the instruction encoding index.
 const E_IENC_MASK: u32 = 0xfff;
-/// `Facts::top` entry, leaf or node: the source field of bits 0-8 (bit 27 clear) or 32-40 (bit
-/// 27 set) of the first two words decides nothing unless its value is in `Facts::exc` (DPP,
+/// `Lut::top` entry, leaf or node: the source field of bits 0-8 (bit 27 clear) or 32-40 (bit
+/// 27 set) of the first two words decides nothing unless its value is in `Lut::exc` (DPP,
 /// SDWA, DPP8 selectors of VOP1/VOP2/VOPC and gfx12 VOP3): the entry is that of every other
 /// value. An exceptional value takes the decision tree from its root.
 const E_CHECK: u32 = 1 << 26;
 /// With `E_CHECK`: the field is bits 32-40 (in the second word).
 const E_CHECK_HI: u32 = 1 << 27;
-/// Values `EXC_LO..EXC_LO + 64` of a checked field can be exceptional (`Facts::exc` bit
+/// Values `EXC_LO..EXC_LO + 64` of a checked field can be exceptional (`Lut::exc` bit
 /// `value - EXC_LO`).
 const EXC_LO: u32 = 0xc0;
-/// Bits 18-20 of a leaf, and of a `Facts::top` entry that is a node: the length in dwords the
+/// Bits 18-20 of a leaf, and of a `Lut::top` entry that is a node: the length in dwords the
 /// instruction most likely has (a leaf's own; for a node, that of the leaf reached with the low
-/// bits zero, 7 when there is none). `decode_block` advances by this guess, which needs one
+/// bits zero, else the one most values of the node's bits lead to, 7 when none). `decode_block` advances by this guess, which needs one
 /// load, and checks it against the exact length off the critical path.
 const E_GUESS_SHIFT: u32 = E_DW_SHIFT;
 /// Non-leaf entry: bits 0-17 index `Prebuilt::nodes`.
@@ -153,7 +153,7 @@ fn walk_lut(l: &Lut, mut e: u32, x: u64) -> u32 {
 
 /// Follows entry `e` through the nodes of `p` that read only bits `known` of `x` (the first
 /// two words as one little-endian u64). A `const fn`, so that the upper-half tables of the
-/// checked-in trees are worked out by the compiler ([`top_table`]).
+/// checked-in trees are worked out by the compiler ([`lut`]).
 const fn walk_const(p: &Prebuilt, mut e: u32, x: u64, known: u64) -> u32 {
     while e & E_LEAF == 0 {
         let i = (e & E_NODE_MASK) as usize;
@@ -213,7 +213,7 @@ const fn top_entry(p: &Prebuilt, checks: &Checks, hi: u32) -> u32 {
 
 
 /// Per node: 1 or 2 when an `E_CHECK` entry (field in the first or the second word) may stand
-/// for it, else 0; and the exceptional values (`Facts::exc`: bit `value - EXC_LO`), those that
+/// for it, else 0; and the exceptional values (`Lut::exc`: bit `value - EXC_LO`), those that
 /// such nodes tell apart from value 0. Nodes qualify when they read a 9-bit field at bit 0 or
 /// 32 (the DPP, SDWA, DPP8 selectors of VOP1/VOP2/VOPC and gfx12 VOP3) and every value they
 /// tell apart from 0 lies in `EXC_LO..EXC_LO + 64`. Third, per node: the length in dwords most
