@@ -2,8 +2,10 @@
 //! `cargo run --release -p isabridge-decoder --example decode_speed -- [PASSES] [ISA] [PATH]`
 //! (defaults: 200 passes, both ISAs, every path; `AMD_CORPUS=DIR` reads another corpus folder). Paths: `decode` (`dyn IsaPlugin::decode`, one
 //! call per instruction), `decode_inst` (the same on the concrete plugin, no virtual call),
-//! `block` (`dyn IsaPlugin::decode_block`, one call per run of decodable instructions).
-use isabridge_decoder::{amd, elf, Decoded, Isa};
+//! `block` (`dyn IsaPlugin::decode_block`, one call per run of decodable instructions), `ids`
+//! (`dyn IsaPlugin::decode_block_ids`: the same, recording offset, identity and length only;
+//! not in the default set).
+use isabridge_decoder::{amd, elf, Decoded, InstId, Isa};
 
 /// Every code section of the corpus objects of one ISA.
 fn corpus(isa: Isa) -> Vec<Vec<u8>> {
@@ -31,7 +33,7 @@ fn sum_of(d: &Decoded) -> u64 {
 /// One pass of `path` over the sections; returns the number of instructions (undecodable
 /// words count as one each and are stepped over) and a checksum of every decoded
 /// instruction's identity (so that no decode can be skipped).
-fn pass(isa: Isa, path: &str, secs: &[Vec<u8>], buf: &mut Vec<Decoded>) -> (u64, u64) {
+fn pass(isa: Isa, path: &str, secs: &[Vec<u8>], buf: &mut Vec<Decoded>, ids: &mut Vec<InstId>) -> (u64, u64) {
     let p = isa.plugin();
     let mut n = 0u64;
     let mut sum = 0u64;
@@ -66,6 +68,18 @@ fn pass(isa: Isa, path: &str, secs: &[Vec<u8>], buf: &mut Vec<Decoded>) -> (u64,
                     n += 1;
                 }
             }
+            "ids" => {
+                while off < s.len() {
+                    ids.clear();
+                    off += p.decode_block_ids(&s[off..], off as u64, ids);
+                    n += ids.len() as u64;
+                    sum = ids.iter().fold(sum, |a, d| a.wrapping_add(d.ienc as u64));
+                    if off < s.len() {
+                        off += 4;
+                        n += 1;
+                    }
+                }
+            }
             _ => {
                 while off < s.len() {
                     buf.clear();
@@ -97,12 +111,13 @@ fn main() {
     for isa in isas {
         let secs = corpus(isa);
         let mut buf = Vec::with_capacity(1 << 16);
-        pass(isa, "block", &secs, &mut buf); // tables built and warm before timing
+        let mut ids = Vec::with_capacity(1 << 16);
+        pass(isa, "block", &secs, &mut buf, &mut ids); // tables built and warm before timing
         for path in &paths {
             let t = std::time::Instant::now();
             let (mut n, mut sum) = (0u64, 0u64);
             for _ in 0..passes {
-                let (k, s) = pass(isa, path, &secs, &mut buf);
+                let (k, s) = pass(isa, path, &secs, &mut buf, &mut ids);
                 n += k;
                 sum = sum.wrapping_add(s);
             }

@@ -7,7 +7,7 @@ pub mod print;
 pub mod symbols;
 
 use crate::spec::{Encoding, Field, InstEncoding, Tables};
-use crate::{gfx10, gfx12, Decoded, DecodeError, Isa, IsaPlugin, MAX_WORDS};
+use crate::{gfx10, gfx12, Decoded, DecodeError, InstId, Isa, IsaPlugin, MAX_WORDS};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::BuildHasherDefault;
@@ -1065,7 +1065,8 @@ impl<Op: Generation> Amd<Op> {
                 n += 1;
             }
             // SAFETY: the loop above wrote the first `n` slots of the spare capacity
-            // (`slot.write`), and `start + n` is within the capacity (`spare.get_mut(n)`).
+            // (`slot.write` on each slot the iterator handed out before `n += 1`), so
+            // `start + n <= start + room`, within the capacity, and all of them initialised.
             unsafe { out.set_len(start + n) };
             if n != 0 && n == room {
                 continue; // out of room, not out of instructions
@@ -1075,6 +1076,81 @@ impl<Op: Generation> Amd<Op> {
                 Ok(d) if d.len > 0 => {
                     off += d.len as usize;
                     out.push(d);
+                }
+                _ => break,
+            }
+        }
+        off
+    }
+
+    /// Decodes instructions front to back like [`Self::decode_block_inst`] (the same loop),
+    /// recording each as an [`InstId`]: offset, identity, length, 8 bytes, no words (see
+    /// [`IsaPlugin::decode_block_ids`]). A separate copy of the loop: written generically over
+    /// the record type, `decode_block_inst` took 2 more instructions per instruction.
+    pub fn decode_block_ids_inst(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<InstId>) -> usize {
+        // Offsets are u32: at most 4 GiB per call (the caller continues from the result).
+        let bytes = bytes.get(..u32::MAX as usize).unwrap_or(bytes);
+        /// Instructions written between two capacity checks.
+        const CHUNK: usize = 4096;
+        /// `(e >> E_DW_SHIFT) & FAST` keeps a leaf's length and its leaf, none and odd flags:
+        /// it is `FAST_LEAF | dwords` exactly when the leaf takes the inline path.
+        const FAST: u32 = (E_LEAF | E_NONE | E_ODD) >> E_DW_SHIFT | 7;
+        const FAST_LEAF: usize = (E_LEAF >> E_DW_SHIFT) as usize;
+        let f = self.facts();
+        // The inline path's tables at one address (a register, not reloaded through `f`).
+        let l = f.lut;
+        let mut off = 0usize;
+        loop {
+            // Every instruction is at least one dword: room for all the bytes left can hold,
+            // at most CHUNK at a time.
+            out.reserve((bytes.len().saturating_sub(off) / 4).min(CHUNK));
+            let start = out.len();
+            let spare = out.spare_capacity_mut();
+            let room = spare.len();
+            let mut n = 0usize;
+            for slot in spare.iter_mut() {
+                let Some(b) = bytes.get(off..).and_then(|r| r.first_chunk::<16>()) else { break };
+                let w: [u32; 2] = std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
+                let t = l.top[(w[0] >> 16) as usize];
+                let guess = (t >> E_GUESS_SHIFT & 7) as usize;
+                let x = w[0] as u64 | (w[1] as u64) << 32;
+                let e = if t & E_CHECK != 0 && exceptional(t, x, l.exc) {
+                    Self::root_entry(f, x)
+                } else if t & E_LEAF != 0 {
+                    t
+                } else {
+                    walk_lut(l, t, x)
+                };
+                // One literal dword however many operands select it.
+                let has_lit = l.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
+                let keep = ((e >> E_DW_SHIFT) & FAST) as usize + has_lit as usize;
+                if keep != FAST_LEAF | guess {
+                    // A literal, a DPP/SDWA form, ...: a branch rather than a data dependency.
+                    // Also every entry that is no leaf, or a leaf without the inline length.
+                    if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF {
+                        break;
+                    }
+                    let keep = keep & 7;
+                    slot.write(InstId { off: off as u32, ienc: (e & E_IENC_MASK) as u16, len: (keep * 4) as u8 });
+                    off += keep * 4;
+                } else {
+                    slot.write(InstId { off: off as u32, ienc: (e & E_IENC_MASK) as u16, len: (guess * 4) as u8 });
+                    off += guess * 4;
+                }
+                n += 1;
+            }
+            // SAFETY: the loop above wrote the first `n` slots of the spare capacity
+            // (`slot.write` on each slot the iterator handed out before `n += 1`), so
+            // `start + n <= start + room`, within the capacity, and all of them initialised.
+            unsafe { out.set_len(start + n) };
+            if n != 0 && n == room {
+                continue; // out of room, not out of instructions
+            }
+            let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) else { break };
+            match self.decode_inst(rest, base_addr.wrapping_add(off as u64)) {
+                Ok(d) if d.len > 0 => {
+                    out.push(InstId { off: off as u32, ienc: d.ienc, len: d.len });
+                    off += d.len as usize;
                 }
                 _ => break,
             }
@@ -1108,6 +1184,10 @@ impl<Op: Generation> IsaPlugin for Amd<Op> {
 
     fn decode_block(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<Decoded>) -> usize {
         self.decode_block_inst(bytes, base_addr, out)
+    }
+
+    fn decode_block_ids(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<InstId>) -> usize {
+        self.decode_block_ids_inst(bytes, base_addr, out)
     }
 
     fn print(&self, inst: &Decoded, addr: u64, out: &mut String) {
