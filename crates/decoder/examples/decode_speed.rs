@@ -2,8 +2,10 @@
 //! `cargo run --release -p isabridge-decoder --example decode_speed -- [PASSES] [ISA] [PATH]`
 //! (defaults: 200 passes, both ISAs, every path; `AMD_CORPUS=DIR` reads another corpus folder). Paths: `decode` (`dyn IsaPlugin::decode`, one
 //! call per instruction), `decode_inst` (the same on the concrete plugin, no virtual call),
-//! `block` (`dyn IsaPlugin::decode_block`, one call per run of decodable instructions).
-use isabridge_decoder::{amd, elf, Decoded, Isa};
+//! `block` (`dyn IsaPlugin::decode_block`, one call per run of decodable instructions), `ids`
+//! (`dyn IsaPlugin::decode_block_ids`: the same, recording offset, identity and length only;
+//! not in the default set).
+use isabridge_decoder::{amd, elf, Decoded, InstId, Isa};
 
 /// Every code section of the corpus objects of one ISA.
 fn corpus(isa: Isa) -> Vec<Vec<u8>> {
@@ -22,17 +24,31 @@ fn corpus(isa: Isa) -> Vec<Vec<u8>> {
     secs
 }
 
+/// What the checksum takes of one decoded instruction: its identity (lengths, literals
+/// included, decide where the walk goes next, so they are all used already).
+fn sum_of(d: &Decoded) -> u64 {
+    d.ienc as u64
+}
+
 /// One pass of `path` over the sections; returns the number of instructions (undecodable
-/// words count as one each and are stepped over).
-fn pass(isa: Isa, path: &str, secs: &[Vec<u8>], buf: &mut Vec<Decoded>) -> u64 {
+/// words count as one each and are stepped over) and a checksum of every decoded
+/// instruction's identity (so that no decode can be skipped).
+fn pass(isa: Isa, path: &str, secs: &[Vec<u8>], buf: &mut Vec<Decoded>, ids: &mut Vec<InstId>) -> (u64, u64) {
     let p = isa.plugin();
     let mut n = 0u64;
+    let mut sum = 0u64;
     for s in secs {
         let mut off = 0;
         match path {
             "decode" => {
                 while off < s.len() {
-                    off += match p.decode(&s[off..], off as u64) { Ok(d) => d.len as usize, Err(_) => 4 };
+                    off += match p.decode(&s[off..], off as u64) {
+                        Ok(d) => {
+                            sum = sum.wrapping_add(sum_of(&d));
+                            d.len as usize
+                        }
+                        Err(_) => 4,
+                    };
                     n += 1;
                 }
             }
@@ -42,8 +58,26 @@ fn pass(isa: Isa, path: &str, secs: &[Vec<u8>], buf: &mut Vec<Decoded>) -> u64 {
                         Isa::Gfx1013 => amd::GFX10.decode_inst(&s[off..], off as u64),
                         _ => amd::GFX12.decode_inst(&s[off..], off as u64),
                     };
-                    off += match r { Ok(d) => d.len as usize, Err(_) => 4 };
+                    off += match r {
+                        Ok(d) => {
+                            sum = sum.wrapping_add(sum_of(&d));
+                            d.len as usize
+                        }
+                        Err(_) => 4,
+                    };
                     n += 1;
+                }
+            }
+            "ids" => {
+                while off < s.len() {
+                    ids.clear();
+                    off += p.decode_block_ids(&s[off..], off as u64, ids);
+                    n += ids.len() as u64;
+                    sum = ids.iter().fold(sum, |a, d| a.wrapping_add(d.ienc as u64));
+                    if off < s.len() {
+                        off += 4;
+                        n += 1;
+                    }
                 }
             }
             _ => {
@@ -51,6 +85,7 @@ fn pass(isa: Isa, path: &str, secs: &[Vec<u8>], buf: &mut Vec<Decoded>) -> u64 {
                     buf.clear();
                     off += p.decode_block(&s[off..], off as u64, buf);
                     n += buf.len() as u64;
+                    sum = buf.iter().fold(sum, |a, d| a.wrapping_add(sum_of(d)));
                     if off < s.len() {
                         off += 4;
                         n += 1;
@@ -59,7 +94,7 @@ fn pass(isa: Isa, path: &str, secs: &[Vec<u8>], buf: &mut Vec<Decoded>) -> u64 {
             }
         }
     }
-    n
+    (n, sum)
 }
 
 fn main() {
@@ -76,12 +111,18 @@ fn main() {
     for isa in isas {
         let secs = corpus(isa);
         let mut buf = Vec::with_capacity(1 << 16);
-        pass(isa, "block", &secs, &mut buf); // tables built and warm before timing
+        let mut ids = Vec::with_capacity(1 << 16);
+        pass(isa, "block", &secs, &mut buf, &mut ids); // tables built and warm before timing
         for path in &paths {
             let t = std::time::Instant::now();
-            let n: u64 = (0..passes).map(|_| pass(isa, path, &secs, &mut buf)).sum();
+            let (mut n, mut sum) = (0u64, 0u64);
+            for _ in 0..passes {
+                let (k, s) = pass(isa, path, &secs, &mut buf, &mut ids);
+                n += k;
+                sum = sum.wrapping_add(s);
+            }
             let dt = t.elapsed().as_secs_f64();
-            println!("{isa} {path}: {n} instructions in {dt:.3} s: {:.1} M/s", n as f64 / dt / 1e6);
+            println!("{isa} {path}: {n} instructions in {dt:.3} s: {:.1} M/s (checksum {sum:#x})", n as f64 / dt / 1e6);
         }
     }
 }

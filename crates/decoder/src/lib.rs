@@ -89,6 +89,19 @@ impl Decoded {
     }
 }
 
+/// A decoded instruction's place and identity without its words (8 bytes), for batch callers
+/// that need only identity and length ([`IsaPlugin::decode_block_ids`]); operands are read
+/// from the bytes at `off` on demand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct InstId {
+    /// Byte offset of the instruction from the start of the bytes given to the call.
+    pub off: u32,
+    /// Index of its (instruction, encoding) pair in the ISA's tables (as [`Decoded::ienc`]).
+    pub ienc: u16,
+    /// Length in bytes.
+    pub len: u8,
+}
+
 /// One ISA: decode, print, encode.
 pub trait IsaPlugin: Sync {
     /// Which ISA this is.
@@ -112,6 +125,20 @@ pub trait IsaPlugin: Sync {
             }
         }
         off
+    }
+    /// [`IsaPlugin::decode_block`] recording each instruction as an [`InstId`] (offset,
+    /// identity, length) instead of a [`Decoded`]: the same instructions, the same return
+    /// value. Offsets count from the start of `bytes`; at most 4 GiB are decoded per call.
+    fn decode_block_ids(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<InstId>) -> usize {
+        let bytes = bytes.get(..u32::MAX as usize).unwrap_or(bytes);
+        let mut v = Vec::new();
+        let used = self.decode_block(bytes, base_addr, &mut v);
+        let mut off = 0u32;
+        for d in v {
+            out.push(InstId { off, ienc: d.ienc, len: d.len });
+            off = off.wrapping_add(d.len as u32);
+        }
+        used
     }
     /// Appends the instruction's text in the reference disassembler's syntax. `addr` is the
     /// instruction's address, used for branch targets.

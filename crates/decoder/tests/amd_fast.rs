@@ -6,7 +6,7 @@
 //! word, random words, and random low bits under every upper half the corpus and probes use.
 
 use isabridge_decoder::amd::{Amd, Generation, GFX10, GFX12};
-use isabridge_decoder::{elf, Decoded, DecodeError, Isa, IsaPlugin, MAX_WORDS};
+use isabridge_decoder::{elf, Decoded, DecodeError, InstId, Isa, IsaPlugin, MAX_WORDS};
 use proptest::prelude::*;
 use std::path::PathBuf;
 
@@ -170,6 +170,74 @@ fn decode_block_equals_per_instruction_decode_on_the_corpus() {
     }
 }
 
+/// One `decode_block` call over every corpus section of an ISA laid end to end (far more than
+/// the 4,096 instructions `decode_block` writes between two capacity checks), into a vector
+/// that already holds instructions: the same as decoding one instruction at a time.
+#[test]
+fn decode_block_over_long_runs_and_non_empty_vectors() {
+    for isa in [Isa::Gfx1013, Isa::Gfx1201] {
+        let mut code = Vec::new();
+        for e in std::fs::read_dir(root().join("fixtures/amd/bin")).unwrap().flatten() {
+            let obj = elf::read(&std::fs::read(e.path()).unwrap()).unwrap();
+            if obj.isa == isa {
+                for s in &obj.sections {
+                    code.extend_from_slice(&s.data);
+                }
+            }
+        }
+        let n = block_equals_loop(isa.plugin(), &code);
+        assert!(n > 3 * 4096, "{isa}: {n}");
+        // Appending after existing instructions keeps them.
+        let first = isa.plugin().decode(&code, 0).unwrap();
+        let mut out = vec![first; 3];
+        let used = isa.plugin().decode_block(&code, 0, &mut out);
+        assert!(used > 0 && out.len() > 3 && out[..4].iter().all(|d| *d == first), "{isa}");
+    }
+}
+
+/// `decode_block_ids` records exactly what `decode_block` decodes (offset from the start of
+/// the bytes, identity, length) and returns the same length, call after call over `code`.
+fn ids_equal_blocks(p: &dyn IsaPlugin, code: &[u8]) -> usize {
+    let mut off = 0;
+    let mut n = 0;
+    while off < code.len() {
+        let mut want: Vec<Decoded> = Vec::new();
+        let used = p.decode_block(&code[off..], off as u64, &mut want);
+        let mut got: Vec<InstId> = vec![InstId::default()]; // appended after what is there
+        assert_eq!(p.decode_block_ids(&code[off..], off as u64, &mut got), used);
+        let mut at = 0u32;
+        let want: Vec<InstId> = want
+            .iter()
+            .map(|d| {
+                let r = InstId { off: at, ienc: d.ienc, len: d.len };
+                at += d.len as u32;
+                r
+            })
+            .collect();
+        assert_eq!(got[0], InstId::default());
+        assert_eq!(got[1..], want[..]);
+        n += want.len();
+        off += used + 4;
+    }
+    n
+}
+
+#[test]
+fn decode_block_ids_equals_decode_block_on_the_corpus() {
+    for isa in [Isa::Gfx1013, Isa::Gfx1201] {
+        let mut code = Vec::new();
+        for e in std::fs::read_dir(root().join("fixtures/amd/bin")).unwrap().flatten() {
+            let obj = elf::read(&std::fs::read(e.path()).unwrap()).unwrap();
+            if obj.isa == isa {
+                for s in &obj.sections {
+                    code.extend_from_slice(&s.data);
+                }
+            }
+        }
+        assert!(ids_equal_blocks(isa.plugin(), &code) > 3 * 4096, "{isa}");
+    }
+}
+
 /// Distinct upper halves of the first word of every corpus and probe input of one ISA.
 fn upper_halves(isa: Isa) -> Vec<u32> {
     let mut v: Vec<u32> = inputs(isa).iter().map(|w| w[0] >> 16).collect();
@@ -206,6 +274,16 @@ proptest! {
     ) {
         block_equals_loop(Isa::Gfx1013.plugin(), &bytes);
         block_equals_loop(Isa::Gfx1201.plugin(), &bytes);
+    }
+
+    #[test]
+    fn decode_block_ids_equals_decode_block_on_random_bytes(
+        bytes in proptest::collection::vec(any::<u8>(), 0..64),
+    ) {
+        // The AMD loops and the trait's default (NVIDIA).
+        for isa in Isa::ALL {
+            ids_equal_blocks(isa.plugin(), &bytes);
+        }
     }
 }
 

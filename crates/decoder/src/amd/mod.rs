@@ -7,11 +7,10 @@ pub mod print;
 pub mod symbols;
 
 use crate::spec::{Encoding, Field, InstEncoding, Tables};
-use crate::{gfx10, gfx12, Decoded, DecodeError, Isa, IsaPlugin, MAX_WORDS};
+use crate::{gfx10, gfx12, Decoded, DecodeError, InstId, Isa, IsaPlugin, MAX_WORDS};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::BuildHasherDefault;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 /// Decision entry: a leaf (the bits below say what the instruction is).
@@ -21,27 +20,36 @@ const E_NONE: u32 = 1 << 30;
 /// Leaf flag: the length needs the general rule (an NSA field, or literal fields `Prebuilt::lit`
 /// cannot describe).
 const E_ODD: u32 = 1 << 25;
-/// Leaf flag: an operand is always a literal dword.
-const E_LIT_ALWAYS: u32 = 1 << 24;
-/// Leaf: bits 20-23 index `Prebuilt::lit`, the source fields that select a literal with 255.
-const E_LIT_SHIFT: u32 = 20;
-/// Leaf: bits 18-19 hold the encoding's width in dwords (1-3).
+/// Leaf: bits 21-24 index `Prebuilt::lit`, the source fields that select a literal with 255
+/// (set 0, none, for an instruction whose literal is always there: it has one literal dword).
+const E_LIT_SHIFT: u32 = 21;
+/// Leaf: bits 18-20 hold the encoding's width in dwords (1-3) plus one when an operand is
+/// always a literal dword (v_fmamk_f32, s_setreg_imm32_b32, ...).
 const E_DW_SHIFT: u32 = 18;
 /// Leaf: bits 12-17 hold the encoding index.
 const E_ENC_SHIFT: u32 = 12;
 /// Leaf: bits 0-11 hold the instruction encoding index.
 const E_IENC_MASK: u32 = 0xfff;
-/// Bits 26-28 of a leaf, and of an `Facts::top` entry that is a node: the length in dwords
-/// the instruction most likely has (a leaf's width plus its always-literal; for a node, that of
-/// the leaf reached with the low bits zero). `decode_block` advances by this guess, which needs
-/// one load, and checks it against the exact length off the critical path.
-const E_GUESS_SHIFT: u32 = 26;
+/// `Lut::top` entry, leaf or node: the source field of bits 0-8 (bit 27 clear) or 32-40 (bit
+/// 27 set) of the first two words decides nothing unless its value is in `Lut::exc` (DPP,
+/// SDWA, DPP8 selectors of VOP1/VOP2/VOPC and gfx12 VOP3): the entry is that of every other
+/// value. An exceptional value takes the decision tree from its root.
+const E_CHECK: u32 = 1 << 26;
+/// With `E_CHECK`: the field is bits 32-40 (in the second word).
+const E_CHECK_HI: u32 = 1 << 27;
+/// Values `EXC_LO..EXC_LO + 64` of a checked field can be exceptional (`Lut::exc` bit
+/// `value - EXC_LO`).
+const EXC_LO: u32 = 0xc0;
+/// Bits 18-20 of a leaf, and of a `Lut::top` entry that is a node: the length in dwords the
+/// instruction most likely has (a leaf's own; for a node, that of the leaf reached with the low
+/// bits zero, else the one most values of the node's bits lead to, 7 when none). `decode_block` advances by this guess, which needs one
+/// load, and checks it against the exact length off the critical path.
+const E_GUESS_SHIFT: u32 = E_DW_SHIFT;
 /// Non-leaf entry: bits 0-17 index `Prebuilt::nodes`.
 const E_NODE_MASK: u32 = 0x3_ffff;
-/// Non-leaf entry: these bits decide nothing; take [`Tables::classify`].
-const E_SLOW: u32 = 0x7fff_ffff;
-/// Non-leaf entry of `Facts::top` not worked out yet.
-const E_UNKNOWN: u32 = 0x7fff_fffe;
+/// Non-leaf entry: these bits decide nothing; take [`Tables::classify`] (no node has this
+/// index: the builder stops short of it).
+const E_SLOW: u32 = E_NODE_MASK;
 /// Widest bit range one decision node reads.
 const MAX_NODE_BITS: u32 = 12;
 
@@ -62,29 +70,247 @@ struct Node {
 /// exactly what [`Tables::classify`] decides.
 #[derive(Debug)]
 struct Facts {
-    /// Per value of the first word's upper half: the entry reached from `tree.root` reading only
-    /// those bits XOR `E_UNKNOWN` (so a fresh table is all zero), filled on first use (a plain
-    /// load once filled). Read through [`Facts::top`].
-    top: Box<[AtomicU32; 1 << 16]>,
+    /// The tables the inline decode path reads.
+    lut: &'static Lut,
     /// The decision tree and literal facts (checked in, or built at first use when stale).
     tree: Prebuilt,
 }
 
-impl Facts {
-    /// The upper-half table's entry for first word `w0` (`E_UNKNOWN` until filled).
-    #[inline(always)]
-    fn top(&self, w0: u32) -> u32 {
-        self.top[(w0 >> 16) as usize].load(Ordering::Relaxed) ^ E_UNKNOWN
-    }
+/// Nodes, class-table values and child entries a [`Lut`] holds (powers of two: indices are
+/// masked, not bounds-checked).
+const LUT_NODES: usize = 512;
+const LUT_CLASSES: usize = 4096;
+const LUT_ENTRIES: usize = 16384;
+
+/// Everything the inline decode path reads, in one block at one address (one base register in
+/// the loop of `decode_block`), worked out by the compiler for the checked-in trees
+/// ([`lut`]). A tree too large for it leaves every upper-half entry `E_SLOW`.
+#[derive(Debug)]
+struct Lut {
+    /// Per value of the first word's upper half: the entry reached from the root reading only
+    /// those bits ([`top_entry`]).
+    top: [u32; 1 << 16],
+    /// `Prebuilt::lit`.
+    lit: [LitFields; 16],
+    /// Exceptional values of `E_CHECK` fields ([`Checks`]).
+    exc: u64,
+    /// `Prebuilt::nodes`, `classes`, `entries`, padded (with `E_SLOW` entries).
+    nodes: [Node; LUT_NODES],
+    classes: [u16; LUT_CLASSES],
+    entries: [u32; LUT_ENTRIES],
 }
 
-/// A fresh upper-half table: every entry unknown (stored as zero).
-fn new_top() -> Box<[AtomicU32; 1 << 16]> {
-    let v: Box<[AtomicU32]> = (0..1usize << 16).map(|_| AtomicU32::new(0)).collect();
-    match v.try_into() {
-        Ok(top) => top,
-        Err(_) => unreachable!("the table has 65536 entries"),
+/// The [`Lut`] of `p`.
+const fn lut(p: &Prebuilt) -> Lut {
+    let mut l = Lut {
+        top: [E_SLOW; 1 << 16],
+        lit: p.lit,
+        exc: 0,
+        nodes: [Node { shift: 0, mask: 0, cmap: 0, base: 0 }; LUT_NODES],
+        classes: [0; LUT_CLASSES],
+        entries: [E_SLOW; LUT_ENTRIES],
+    };
+    if p.nodes.len() > LUT_NODES || p.classes.len() > LUT_CLASSES || p.entries.len() > LUT_ENTRIES {
+        return l;
     }
+    let mut i = 0;
+    while i < p.nodes.len() {
+        l.nodes[i] = p.nodes[i];
+        i += 1;
+    }
+    i = 0;
+    while i < p.classes.len() {
+        l.classes[i] = p.classes[i];
+        i += 1;
+    }
+    i = 0;
+    while i < p.entries.len() {
+        l.entries[i] = p.entries[i];
+        i += 1;
+    }
+    let c = checks(p);
+    l.exc = c.1;
+    let mut hi = 0;
+    while hi < l.top.len() {
+        l.top[hi] = top_entry(p, &c, hi as u32);
+        hi += 1;
+    }
+    l
+}
+
+/// Follows entry `e` through the nodes of `l` on the first two words `x`; returns the leaf, or
+/// a non-leaf entry when the nodes cannot decide.
+#[inline(always)]
+fn walk_lut(l: &Lut, mut e: u32, x: u64) -> u32 {
+    while e & E_LEAF == 0 {
+        let Some(n) = l.nodes.get((e & E_NODE_MASK) as usize) else { return e };
+        let v = (x >> (n.shift & 63)) as usize & n.mask as usize;
+        let c = l.classes[(n.cmap as usize + v) & (LUT_CLASSES - 1)] as usize;
+        e = l.entries[(n.base as usize + c) & (LUT_ENTRIES - 1)];
+    }
+    e
+}
+
+/// Follows entry `e` through the nodes of `p` that read only bits `known` of `x` (the first
+/// two words as one little-endian u64). A `const fn`, so that the upper-half tables of the
+/// checked-in trees are worked out by the compiler ([`lut`]).
+const fn walk_const(p: &Prebuilt, mut e: u32, x: u64, known: u64) -> u32 {
+    while e & E_LEAF == 0 {
+        let i = (e & E_NODE_MASK) as usize;
+        if i >= p.nodes.len() {
+            return e;
+        }
+        let n = p.nodes[i];
+        if n.shift >= 64 || ((n.mask as u64) << n.shift) & !known != 0 {
+            return e;
+        }
+        let c = n.cmap as usize + ((x >> n.shift) as usize & n.mask as usize);
+        let v = if c < p.classes.len() { p.classes[c] as usize } else { 0 };
+        let k = n.base as usize + v;
+        e = if k < p.entries.len() { p.entries[k] } else { E_SLOW };
+    }
+    e
+}
+
+/// The upper-half table's entry for first words whose upper half is `hi`: the entry reached
+/// from the root reading only those bits; when that is a node, with the length (bits 26-28) of
+/// the leaf reached with the low bits zero, the guess `decode_block` advances by (7 when there
+/// is none).
+const fn top_entry(p: &Prebuilt, checks: &Checks, hi: u32) -> u32 {
+    if p.key_lo < 16 || p.key_bits > 16 || p.key_lo + p.key_bits > 32 {
+        return E_SLOW;
+    }
+    let w0 = (hi & 0xffff) << 16;
+    let key = ((w0 >> p.key_lo) & ((1u32 << p.key_bits) - 1)) as usize;
+    if key >= p.root.len() {
+        return E_SLOW;
+    }
+    let mut e = walk_const(p, p.root[key], w0 as u64, 0xffff_0000);
+    let mut check = 0;
+    let k = (e & E_NODE_MASK) as usize;
+    if e & E_LEAF == 0 && k < p.nodes.len() && k < LUT_NODES && checks.0[k] != 0 {
+        // Every unexceptional value of the field leads where value 0 does.
+        let n = p.nodes[k];
+        e = walk_const(p, p.entries[n.base as usize + p.classes[n.cmap as usize] as usize], w0 as u64, 0xffff_0000);
+        check = E_CHECK | if checks.0[k] == 2 { E_CHECK_HI } else { 0 };
+    }
+    if e & E_LEAF != 0 || e == E_SLOW {
+        return e | check;
+    }
+    // The length of the leaf reached with the low bits zero, else the one most values of the
+    // node's bits lead to.
+    let g = walk_const(p, e, w0 as u64, u64::MAX);
+    let k = (e & E_NODE_MASK) as usize;
+    let guess = if g & (E_LEAF | E_NONE) == E_LEAF {
+        g >> E_GUESS_SHIFT & 7
+    } else if k < LUT_NODES {
+        checks.2[k] as u32
+    } else {
+        7
+    };
+    (e & E_NODE_MASK) | guess << E_GUESS_SHIFT | check
+}
+
+
+/// Per node: 1 or 2 when an `E_CHECK` entry (field in the first or the second word) may stand
+/// for it, else 0; and the exceptional values (`Lut::exc`: bit `value - EXC_LO`), those that
+/// such nodes tell apart from value 0. Nodes qualify when they read a 9-bit field at bit 0 or
+/// 32 (the DPP, SDWA, DPP8 selectors of VOP1/VOP2/VOPC and gfx12 VOP3) and every value they
+/// tell apart from 0 lies in `EXC_LO..EXC_LO + 64`. Third, per node: the length in dwords most
+/// of the values of its bits lead to (the guess of an upper-half entry that is that node; 7
+/// when none leads to a leaf).
+struct Checks([u8; LUT_NODES], u64, [u8; LUT_NODES]);
+
+/// The [`Checks`] of `p`.
+const fn checks(p: &Prebuilt) -> Checks {
+    let mut c = Checks([0; LUT_NODES], 0, [7; LUT_NODES]);
+    let mut i = 0;
+    while i < p.nodes.len() && i < LUT_NODES {
+        if let Some(s) = node_exc(p, p.nodes[i]) {
+            c.0[i] = if p.nodes[i].shift == 32 { 2 } else { 1 };
+            c.1 |= s;
+        }
+        c.2[i] = node_guess(p, p.nodes[i]);
+        i += 1;
+    }
+    c
+}
+
+/// The length in dwords most values of node `n`'s bits lead to (the other bits zero; the
+/// shorter on a tie), 7 when none leads to a leaf.
+const fn node_guess(p: &Prebuilt, n: Node) -> u8 {
+    let mut count = [0u32; 8];
+    let mut v = 0u32;
+    while v <= n.mask && n.shift < 64 {
+        let c = n.cmap as usize + v as usize;
+        if c >= p.classes.len() || n.base as usize + p.classes[c] as usize >= p.entries.len() {
+            break;
+        }
+        let g = walk_const(p, p.entries[n.base as usize + p.classes[c] as usize], (v as u64) << n.shift, u64::MAX);
+        if g & (E_LEAF | E_NONE) == E_LEAF {
+            count[(g >> E_DW_SHIFT & 7) as usize] += 1;
+        }
+        v += 1;
+    }
+    let mut best = 7;
+    let mut i = 0;
+    while i < 8 {
+        if count[i] > 0 && (best == 7 || count[i] > count[best]) {
+            best = i;
+        }
+        i += 1;
+    }
+    best as u8
+}
+
+/// The values of node `n`'s field that it tells apart from 0 (bit `value - EXC_LO`): `None`
+/// unless `n` reads 9 bits at bit 0 or 32 and those values all lie in `EXC_LO..EXC_LO + 64`.
+const fn node_exc(p: &Prebuilt, n: Node) -> Option<u64> {
+    if n.mask != 0x1ff || (n.shift != 0 && n.shift != 32) || n.cmap as usize + 512 > p.classes.len() {
+        return None;
+    }
+    let c0 = p.classes[n.cmap as usize];
+    if n.base as usize + c0 as usize >= p.entries.len() {
+        return None;
+    }
+    let mut set = 0u64;
+    let mut v = 0u32;
+    while v < 512 {
+        if p.classes[n.cmap as usize + v as usize] != c0 {
+            if v < EXC_LO || v >= EXC_LO + 64 {
+                return None;
+            }
+            set |= 1 << (v - EXC_LO);
+        }
+        v += 1;
+    }
+    Some(set)
+}
+
+/// True when the `E_CHECK` field of top entry `t` holds an exceptional value in `x` (the first
+/// two words).
+#[inline(always)]
+fn exceptional(t: u32, x: u64, exc: u64) -> bool {
+    let v = ((x >> ((t & E_CHECK_HI) >> 22)) as u32 & 0x1ff).wrapping_sub(EXC_LO);
+    v < 64 && exc >> v & 1 != 0
+}
+
+/// Follows entry `e` through the nodes of `tree` (nodes, classes, entries) on the first two
+/// words `x`; returns the leaf, or a non-leaf entry when the nodes cannot decide.
+#[inline(always)]
+fn walk_nodes((nodes, classes, entries): (&[Node], &[u16], &[u32]), mut e: u32, x: u64) -> u32 {
+    while e & E_LEAF == 0 {
+        let Some(n) = nodes.get((e & E_NODE_MASK) as usize) else { return e };
+        let v = (x >> (n.shift & 63)) as usize & n.mask as usize;
+        let v = classes.get(n.cmap as usize + v).copied().unwrap_or(0) as usize;
+        e = entries.get(n.base as usize + v).copied().unwrap_or(E_SLOW);
+    }
+    e
+}
+
+/// The [`Lut`] of a tree built at run time (kept for the process's life).
+fn lut_leaked(p: &Prebuilt) -> &'static Lut {
+    Box::leak(Box::new(lut(p)))
 }
 
 /// The decision tree and literal facts of one ISA. Worked out ahead of time
@@ -94,6 +320,9 @@ fn new_top() -> Box<[AtomicU32; 1 << 16]> {
 pub(crate) struct Prebuilt {
     /// [`stamp`] of the tables it was built from.
     stamp: u64,
+    /// The dispatch key's lowest bit and width (`Tables::key_lo`, `key_bits`).
+    key_lo: u32,
+    key_bits: u32,
     /// Per dispatch key (`Tables::key_lo`, `key_bits`): the root entry.
     root: &'static [u32],
     /// Inner nodes.
@@ -384,27 +613,40 @@ pub struct Amd<Op: 'static> {
     isa: Isa,
     tables: &'static Tables<Op>,
     prebuilt: &'static Prebuilt,
+    /// The [`Lut`] of `prebuilt`.
+    prebuilt_lut: &'static Lut,
     facts: OnceLock<Facts>,
 }
 
 mod prebuilt_gfx10 {
     use super::{LitFields, Literal, Node, Prebuilt};
     include!("../generated/gfx10_tree.rs");
+    /// The inline path's tables for [`PREBUILT`], worked out by the compiler.
+    pub(super) static LUT: super::Lut = super::lut(&PREBUILT);
 }
 
 mod prebuilt_gfx12 {
     use super::{LitFields, Literal, Node, Prebuilt};
     include!("../generated/gfx12_tree.rs");
+    /// The inline path's tables for [`PREBUILT`], worked out by the compiler.
+    pub(super) static LUT: super::Lut = super::lut(&PREBUILT);
 }
 
 /// The gfx1013 plugin.
-pub static GFX10: Amd<gfx10::Op> = Amd::new(Isa::Gfx1013, &gfx10::TABLES, &prebuilt_gfx10::PREBUILT);
+pub static GFX10: Amd<gfx10::Op> =
+    Amd::new(Isa::Gfx1013, &gfx10::TABLES, &prebuilt_gfx10::PREBUILT, &prebuilt_gfx10::LUT);
 /// The gfx1201 plugin.
-pub static GFX12: Amd<gfx12::Op> = Amd::new(Isa::Gfx1201, &gfx12::TABLES, &prebuilt_gfx12::PREBUILT);
+pub static GFX12: Amd<gfx12::Op> =
+    Amd::new(Isa::Gfx1201, &gfx12::TABLES, &prebuilt_gfx12::PREBUILT, &prebuilt_gfx12::LUT);
 
 impl<Op: Generation> Amd<Op> {
-    const fn new(isa: Isa, tables: &'static Tables<Op>, prebuilt: &'static Prebuilt) -> Self {
-        Amd { isa, tables, prebuilt, facts: OnceLock::new() }
+    const fn new(
+        isa: Isa,
+        tables: &'static Tables<Op>,
+        prebuilt: &'static Prebuilt,
+        prebuilt_lut: &'static Lut,
+    ) -> Self {
+        Amd { isa, tables, prebuilt, prebuilt_lut, facts: OnceLock::new() }
     }
 
     /// The generated tables.
@@ -414,8 +656,12 @@ impl<Op: Generation> Amd<Op> {
 
     fn facts(&self) -> &Facts {
         self.facts.get_or_init(|| {
-            let tree = if self.uses_prebuilt() { *self.prebuilt } else { self.build_tree() };
-            Facts { top: new_top(), tree }
+            if self.uses_prebuilt() {
+                Facts { lut: self.prebuilt_lut, tree: *self.prebuilt }
+            } else {
+                let tree = self.build_tree();
+                Facts { lut: lut_leaked(&tree), tree }
+            }
         })
     }
 
@@ -486,16 +732,12 @@ impl<Op: Generation> Amd<Op> {
             let leaf = |enc: u16, ie: Option<u16>| -> u32 {
                 let Some(ie) = ie else { return E_LEAF | E_NONE };
                 let e = &t.encodings[enc as usize];
-                let mut v = E_LEAF
-                    | (enc as u32) << E_ENC_SHIFT
-                    | (e.bits as u32 / 32) << E_DW_SHIFT
-                    | ie as u32;
                 let always = literal[ie as usize].always;
-                if always {
-                    v |= E_LIT_ALWAYS;
-                }
-                v |= (e.bits as u32 / 32 + always as u32) << E_GUESS_SHIFT;
+                let dwords = e.bits as u32 / 32 + always as u32;
+                let mut v = E_LEAF | (enc as u32) << E_ENC_SHIFT | dwords << E_DW_SHIFT | ie as u32;
                 match lit_set[ie as usize] {
+                    // An always-literal instruction has its one literal dword whatever the fields.
+                    Some(_) if always && nsa[enc as usize].is_none() => {}
                     Some(k) if nsa[enc as usize].is_none() => v |= k << E_LIT_SHIFT,
                     _ => v |= E_ODD,
                 }
@@ -530,6 +772,8 @@ impl<Op: Generation> Amd<Op> {
             // Built once per process when the checked-in tree is stale: kept for its life.
             Prebuilt {
                 stamp: stamp(t),
+                key_lo: t.key_lo,
+                key_bits: t.key_bits,
                 lit,
                 root: root.leak(),
                 nodes: b.nodes.leak(),
@@ -559,6 +803,7 @@ impl<Op: Generation> Amd<Op> {
         let _ = writeln!(o, "// Refresh: ISABRIDGE_UPDATE_GENERATED=1 cargo test --release -p isabridge-decoder --test amd_fast tree");
         let _ = writeln!(o, "#[rustfmt::skip]\npub(super) static PREBUILT: Prebuilt = Prebuilt {{");
         let _ = writeln!(o, "    stamp: {:#x},", stamp(self.tables));
+        let _ = writeln!(o, "    key_lo: {},\n    key_bits: {},", f.key_lo, f.key_bits);
         let list = |o: &mut String, name: &str, items: Vec<String>| {
             let _ = write!(o, "    {name}: &[");
             for (i, it) in items.iter().enumerate() {
@@ -603,51 +848,36 @@ impl<Op: Generation> Amd<Op> {
         &self.tables.encodings[d.enc as usize]
     }
 
-    /// The decision entry of an instruction whose first words are `w0`, `w1`, given its
-    /// upper-half table entry `e` when that is no leaf: instructions the upper half does not
-    /// decide (VOP1/VOP2/VOPC with their DPP/SDWA forms, SOP1, FLAT, MIMG, MTBUF, gfx12
-    /// VOP3-DPP, ...) follow a node or two keyed by the low bits. Fills the table's slot on
-    /// first use. Never `E_UNKNOWN`; `E_SLOW` sends to [`Tables::classify`].
+    /// The decision entry of an instruction whose first two words are `x`, given its
+    /// upper-half table entry `t`: instructions the upper half does not decide (VOP1/VOP2/VOPC
+    /// with their DPP/SDWA forms, SOP1, FLAT, MIMG, MTBUF, gfx12 VOP3-DPP, ...) follow a node or
+    /// two keyed by the low bits. A non-leaf result sends to [`Tables::classify`].
     #[inline(always)]
-    fn entry_nodes(&self, f: &Facts, mut e: u32, w0: u32, w1: u32) -> u32 {
-        if e == E_UNKNOWN {
-            e = self.fill_top(f, w0);
+    fn entry(&self, f: &Facts, t: u32, x: u64) -> u32 {
+        if t & E_CHECK != 0 && exceptional(t, x, f.lut.exc) {
+            return Self::root_entry(f, x);
         }
-        Self::walk(f, e, w0 as u64 | (w1 as u64) << 32, u64::MAX)
+        if t & E_LEAF != 0 {
+            t
+        } else {
+            walk_lut(f.lut, t, x)
+        }
     }
 
-    /// Works out and stores the upper-half table's entry of `w0`.
+    /// The decision entry of first words `x` from the root of the tree (for the values
+    /// `E_CHECK` sets apart).
     #[cold]
     #[inline(never)]
-    fn fill_top(&self, f: &Facts, w0: u32) -> u32 {
-        let t = self.tables;
-        let key = ((w0 >> t.key_lo) & ((1u32 << t.key_bits) - 1)) as usize;
-        let mut e = match f.tree.root.get(key) {
-            Some(&r) => Self::walk(f, r, (w0 & 0xffff_0000) as u64, 0xffff_0000),
+    fn root_entry(f: &Facts, x: u64) -> u32 {
+        let p = &f.tree;
+        if p.key_lo < 16 || p.key_bits > 16 || p.key_lo + p.key_bits > 32 {
+            return E_SLOW;
+        }
+        let key = ((x as u32 >> p.key_lo) & ((1u32 << p.key_bits) - 1)) as usize;
+        match p.root.get(key) {
+            Some(&r) => walk_nodes((p.nodes, p.classes, p.entries), r, x),
             None => E_SLOW,
-        };
-        if e & E_LEAF == 0 && e != E_SLOW {
-            let g = Self::walk(f, e, (w0 & 0xffff_0000) as u64, u64::MAX);
-            let guess = if g & (E_LEAF | E_NONE) == E_LEAF { g >> E_GUESS_SHIFT & 7 } else { 7 };
-            e = (e & !(7 << E_GUESS_SHIFT)) | guess << E_GUESS_SHIFT;
         }
-        f.top[(w0 >> 16) as usize].store(e ^ E_UNKNOWN, Ordering::Relaxed);
-        e
-    }
-
-    /// Follows entry `e` through the nodes that read only bits `known` of `x`.
-    #[inline(always)]
-    fn walk(f: &Facts, mut e: u32, x: u64, known: u64) -> u32 {
-        while e & E_LEAF == 0 {
-            let Some(n) = f.tree.nodes.get((e & E_NODE_MASK) as usize) else { return e };
-            if ((n.mask as u64) << n.shift) & !known != 0 {
-                return e;
-            }
-            let v = (x >> n.shift) as usize & n.mask as usize;
-            let v = f.tree.classes.get(n.cmap as usize + v).copied().unwrap_or(0) as usize;
-            e = f.tree.entries.get(n.base as usize + v).copied().unwrap_or(E_SLOW);
-        }
-        e
     }
 
     /// Length in dwords of the instruction of leaf `e` (not `E_NONE`, not `E_ODD`): its
@@ -656,8 +886,8 @@ impl<Op: Generation> Amd<Op> {
     fn leaf_dwords(f: &Facts, e: u32, words: &[u32]) -> usize {
         // One literal dword however many operands select it.
         let x = words[0] as u64 | (words.get(1).copied().unwrap_or(0) as u64) << 32;
-        let lit = (e & E_LIT_ALWAYS != 0) | f.tree.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
-        ((e >> E_DW_SHIFT) & 3) as usize + lit as usize
+        let lit = f.lut.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
+        ((e >> E_DW_SHIFT) & 7) as usize + lit as usize
     }
 
     /// True when instruction encoding `ienc` carries a literal dword in `words`.
@@ -706,9 +936,9 @@ impl<Op: Generation> Amd<Op> {
             }
         }
         let facts = self.facts();
-        let top = facts.top(words[0]);
+        let top = facts.lut.top[(words[0] >> 16) as usize];
         let guess = (top >> E_GUESS_SHIFT & 7) as usize;
-        let e = if top & E_LEAF != 0 { top } else { self.entry_nodes(facts, top, words[0], words[1]) };
+        let e = self.entry(facts, top, words[0] as u64 | (words[1] as u64) << 32);
         if e & (E_LEAF | E_NONE | E_ODD) == E_LEAF {
             let keep = Self::leaf_dwords(facts, e, &words);
             // The returned length is the guess from the upper-half entry when it is right (a
@@ -746,66 +976,181 @@ impl<Op: Generation> Amd<Op> {
         Ok(Decoded { words, len: len as u8, enc, ienc })
     }
 
-    /// Appends the instruction of leaf `e` and `keep` (1-4) dwords of `w`; returns its length
-    /// in bytes.
+    /// The instruction of leaf `e` (not `E_NONE`, not `E_ODD`), `keep` (1-4) dwords of `w`.
     #[inline(always)]
-    fn push_leaf_inline(out: &mut Vec<Decoded>, e: u32, w: [u32; 4], keep: usize) -> usize {
+    fn leaf_decoded(e: u32, w: [u32; 4], keep: usize) -> Decoded {
+        // Words past the instruction read as zero: one mask per length (an AND, no branch).
+        const KEEP: [[u32; 4]; 8] = {
+            let mut m = [[0u32; 4]; 8];
+            let mut k = 0;
+            while k < 8 {
+                let mut i = 0;
+                while i < 4 {
+                    m[k][i] = if i < k { u32::MAX } else { 0 };
+                    i += 1;
+                }
+                k += 1;
+            }
+            m
+        };
+        let m = KEEP[keep & 7];
         // At most three dwords plus a literal: the last two words are zero.
-        let words = [
-            w[0],
-            if keep > 1 { w[1] } else { 0 },
-            if keep > 2 { w[2] } else { 0 },
-            if keep > 3 { w[3] } else { 0 },
-            0,
-            0,
-        ];
-        let (enc, ienc) = (((e >> E_ENC_SHIFT) & 63) as u16, (e & E_IENC_MASK) as u16);
-        out.push(Decoded { words, len: (keep * 4) as u8, enc, ienc });
-        keep * 4
+        let words = [w[0] & m[0], w[1] & m[1], w[2] & m[2], w[3] & m[3], 0, 0];
+        Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc: (e & E_IENC_MASK) as u16 }
     }
 
-    /// [`Self::push_leaf_inline`] out of line, for lengths other than the guessed one.
+    /// [`Self::leaf_decoded`] out of line, for lengths other than the guessed one.
     #[inline(never)]
     #[cold]
-    fn push_leaf(out: &mut Vec<Decoded>, e: u32, w0: u32, w1: u32, w2: u32, w3: u32, keep: usize) -> usize {
-        Self::push_leaf_inline(out, e, [w0, w1, w2, w3], keep)
+    fn leaf_decoded_cold(e: u32, b: &[u8; 16], keep: usize) -> Decoded {
+        let w: [u32; 4] = std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
+        Self::leaf_decoded(e, w, keep)
     }
 
     /// Decodes instructions front to back (see [`IsaPlugin::decode_block`]). While four words
     /// are left, an instruction whose leaf gives its length takes the inline path: the
     /// upper-half table, nodes when needed, and the length; the loop advances by the length
     /// guessed from the upper-half entry alone and branches off when the exact one differs, so
-    /// that the next instruction's loads need not wait for this one's. Everything else goes
-    /// through [`Self::decode_inst`].
+    /// that the next instruction's loads need not wait for this one's. Results are written
+    /// straight into `out`'s spare capacity, reserved once per chunk of up to 4,096 (no
+    /// capacity check per instruction). Everything else goes through [`Self::decode_inst`].
     pub fn decode_block_inst(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<Decoded>) -> usize {
+        /// Instructions written between two capacity checks.
+        const CHUNK: usize = 4096;
+        /// `(e >> E_DW_SHIFT) & FAST` keeps a leaf's length and its leaf, none and odd flags:
+        /// it is `FAST_LEAF | dwords` exactly when the leaf takes the inline path.
+        const FAST: u32 = (E_LEAF | E_NONE | E_ODD) >> E_DW_SHIFT | 7;
+        const FAST_LEAF: usize = (E_LEAF >> E_DW_SHIFT) as usize;
         let f = self.facts();
-        out.reserve(bytes.len() / 4);
+        // The inline path's tables at one address (a register, not reloaded through `f`).
+        let l = f.lut;
         let mut off = 0usize;
         loop {
-            while let Some(b) = bytes.get(off..).and_then(|r| r.first_chunk::<16>()) {
+            // Every instruction is at least one dword: room for all the bytes left can hold,
+            // at most CHUNK at a time.
+            out.reserve((bytes.len().saturating_sub(off) / 4).min(CHUNK));
+            let start = out.len();
+            let spare = out.spare_capacity_mut();
+            let room = spare.len();
+            let mut n = 0usize;
+            for slot in spare.iter_mut() {
+                let Some(b) = bytes.get(off..).and_then(|r| r.first_chunk::<16>()) else { break };
                 let w: [u32; 4] = std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
-                let top = f.top(w[0]);
-                let guess = (top >> E_GUESS_SHIFT & 7) as usize;
-                let e = if top & E_LEAF != 0 { top } else { self.entry_nodes(f, top, w[0], w[1]) };
-                if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF {
-                    break;
-                }
-                // One literal dword however many operands select it.
+                let t = l.top[(w[0] >> 16) as usize];
+                let guess = (t >> E_GUESS_SHIFT & 7) as usize;
                 let x = w[0] as u64 | (w[1] as u64) << 32;
-                let lit = (e & E_LIT_ALWAYS != 0) | f.tree.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
-                let keep = ((e >> E_DW_SHIFT) & 3) as usize + lit as usize;
-                if keep != guess {
+                let e = if t & E_CHECK != 0 && exceptional(t, x, l.exc) {
+                    Self::root_entry(f, x)
+                } else if t & E_LEAF != 0 {
+                    t
+                } else {
+                    walk_lut(l, t, x)
+                };
+                // One literal dword however many operands select it.
+                let has_lit = l.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
+                let keep = ((e >> E_DW_SHIFT) & FAST) as usize + has_lit as usize;
+                if keep != FAST_LEAF | guess {
                     // A literal, a DPP/SDWA form, ...: a branch rather than a data dependency.
-                    off += Self::push_leaf(out, e, w[0], w[1], w[2], w[3], keep);
-                    continue;
+                    // Also every entry that is no leaf, or a leaf without the inline length.
+                    if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF {
+                        break;
+                    }
+                    let d = Self::leaf_decoded_cold(e, b, keep & 7);
+                    off += d.len as usize;
+                    slot.write(d);
+                } else {
+                    slot.write(Self::leaf_decoded(e, w, guess));
+                    off += guess * 4;
                 }
-                off += Self::push_leaf_inline(out, e, w, guess);
+                n += 1;
+            }
+            // SAFETY: the loop above wrote the first `n` slots of the spare capacity
+            // (`slot.write` on each slot the iterator handed out before `n += 1`), so
+            // `start + n <= start + room`, within the capacity, and all of them initialised.
+            unsafe { out.set_len(start + n) };
+            if n != 0 && n == room {
+                continue; // out of room, not out of instructions
             }
             let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) else { break };
             match self.decode_inst(rest, base_addr.wrapping_add(off as u64)) {
                 Ok(d) if d.len > 0 => {
                     off += d.len as usize;
                     out.push(d);
+                }
+                _ => break,
+            }
+        }
+        off
+    }
+
+    /// Decodes instructions front to back like [`Self::decode_block_inst`] (the same loop),
+    /// recording each as an [`InstId`]: offset, identity, length, 8 bytes, no words (see
+    /// [`IsaPlugin::decode_block_ids`]). A separate copy of the loop: written generically over
+    /// the record type, `decode_block_inst` took 2 more instructions per instruction.
+    pub fn decode_block_ids_inst(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<InstId>) -> usize {
+        // Offsets are u32: at most 4 GiB per call (the caller continues from the result).
+        let bytes = bytes.get(..u32::MAX as usize).unwrap_or(bytes);
+        /// Instructions written between two capacity checks.
+        const CHUNK: usize = 4096;
+        /// `(e >> E_DW_SHIFT) & FAST` keeps a leaf's length and its leaf, none and odd flags:
+        /// it is `FAST_LEAF | dwords` exactly when the leaf takes the inline path.
+        const FAST: u32 = (E_LEAF | E_NONE | E_ODD) >> E_DW_SHIFT | 7;
+        const FAST_LEAF: usize = (E_LEAF >> E_DW_SHIFT) as usize;
+        let f = self.facts();
+        // The inline path's tables at one address (a register, not reloaded through `f`).
+        let l = f.lut;
+        let mut off = 0usize;
+        loop {
+            // Every instruction is at least one dword: room for all the bytes left can hold,
+            // at most CHUNK at a time.
+            out.reserve((bytes.len().saturating_sub(off) / 4).min(CHUNK));
+            let start = out.len();
+            let spare = out.spare_capacity_mut();
+            let room = spare.len();
+            let mut n = 0usize;
+            for slot in spare.iter_mut() {
+                let Some(b) = bytes.get(off..).and_then(|r| r.first_chunk::<16>()) else { break };
+                let w: [u32; 2] = std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
+                let t = l.top[(w[0] >> 16) as usize];
+                let guess = (t >> E_GUESS_SHIFT & 7) as usize;
+                let x = w[0] as u64 | (w[1] as u64) << 32;
+                let e = if t & E_CHECK != 0 && exceptional(t, x, l.exc) {
+                    Self::root_entry(f, x)
+                } else if t & E_LEAF != 0 {
+                    t
+                } else {
+                    walk_lut(l, t, x)
+                };
+                // One literal dword however many operands select it.
+                let has_lit = l.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
+                let keep = ((e >> E_DW_SHIFT) & FAST) as usize + has_lit as usize;
+                if keep != FAST_LEAF | guess {
+                    // A literal, a DPP/SDWA form, ...: a branch rather than a data dependency.
+                    // Also every entry that is no leaf, or a leaf without the inline length.
+                    if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF {
+                        break;
+                    }
+                    let keep = keep & 7;
+                    slot.write(InstId { off: off as u32, ienc: (e & E_IENC_MASK) as u16, len: (keep * 4) as u8 });
+                    off += keep * 4;
+                } else {
+                    slot.write(InstId { off: off as u32, ienc: (e & E_IENC_MASK) as u16, len: (guess * 4) as u8 });
+                    off += guess * 4;
+                }
+                n += 1;
+            }
+            // SAFETY: the loop above wrote the first `n` slots of the spare capacity
+            // (`slot.write` on each slot the iterator handed out before `n += 1`), so
+            // `start + n <= start + room`, within the capacity, and all of them initialised.
+            unsafe { out.set_len(start + n) };
+            if n != 0 && n == room {
+                continue; // out of room, not out of instructions
+            }
+            let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) else { break };
+            match self.decode_inst(rest, base_addr.wrapping_add(off as u64)) {
+                Ok(d) if d.len > 0 => {
+                    out.push(InstId { off: off as u32, ienc: d.ienc, len: d.len });
+                    off += d.len as usize;
                 }
                 _ => break,
             }
@@ -839,6 +1184,10 @@ impl<Op: Generation> IsaPlugin for Amd<Op> {
 
     fn decode_block(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<Decoded>) -> usize {
         self.decode_block_inst(bytes, base_addr, out)
+    }
+
+    fn decode_block_ids(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<InstId>) -> usize {
+        self.decode_block_ids_inst(bytes, base_addr, out)
     }
 
     fn print(&self, inst: &Decoded, addr: u64, out: &mut String) {
