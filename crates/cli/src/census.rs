@@ -53,6 +53,7 @@ pub fn take(paths: &[PathBuf], isa: Option<Isa>, progress: bool) -> Census {
     let total = files.len();
     let results: Vec<FileCensus> = files
         .par_iter()
+        .with_max_len(1)
         .map(|p| {
             let name = p.display().to_string();
             let r = match std::fs::read(p) {
