@@ -8,6 +8,8 @@
 #   FILES="a.cubin b.cubin" tools/bench_nv_disasm.sh
 #   RUNS=20 tools/bench_nv_disasm.sh    more runs per command (default 10)
 #   KERNELS=400 tools/bench_nv_disasm.sh   size of the generated source (default 300)
+#   SEED=5 tools/bench_nv_disasm.sh        another generated source (default seed 11; files
+#                                          nvbig.<kernels>.s<seed>.* unless the seed is 11)
 #
 # Prints one row per file: instructions, distinct instruction words, instructions whose text
 # differs from nvdisasm's (our listing against nvdisasm -b on each code section, the reference
@@ -23,10 +25,11 @@ mkdir -p "$out"
 
 big() {
   command -v clang-22 >/dev/null && [ -x "$PTXAS" ] || return 0
-  local src="$out/nvbig.${KERNELS:-300}.cu"
-  [ -f "$src" ] || python3 - "$src" "${KERNELS:-300}" <<'EOF'
+  local tag="${KERNELS:-300}"; [ "${SEED:-11}" = 11 ] || tag="$tag.s$SEED"
+  local src="$out/nvbig.$tag.cu"
+  [ -f "$src" ] || python3 - "$src" "${KERNELS:-300}" "${SEED:-11}" <<'EOF'
 import random, sys
-r = random.Random(11)
+r = random.Random(int(sys.argv[3]))
 # Scalar types and how to spell their operations (no CUDA headers: builtins only).
 types = ['int', 'unsigned', 'float', 'double', 'long long', 'short', 'unsigned char']
 fl = {'float', 'double'}
@@ -71,7 +74,7 @@ with open(sys.argv[1], 'w') as f:
 EOF
   local files=""
   for sm in 50 86; do
-    local base="$out/nvbig.${KERNELS:-300}.sm$sm"
+    local base="$out/nvbig.$tag.sm$sm"
     local ptxv=ptx81; [ $sm = 50 ] && ptxv=ptx70
     if [ ! -f "$base.cubin" ]; then
       clang-22 -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=sm_$sm \

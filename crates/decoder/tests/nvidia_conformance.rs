@@ -153,8 +153,13 @@ fn fuzz(arch: &str) -> Report {
 /// Report over fixtures/nvidia/fuzz/`file`.tsv (`sm50_random`: uniformly random words nvdisasm
 /// accepts, written by tools/nvspec/random_words.py, not drawn from the spec's forms).
 fn fuzz_file(arch: &str, file: &str) -> Report {
+    tsv_report(arch, &format!("fuzz/{file}.tsv"))
+}
+
+/// Report over fixtures/nvidia/`rel`, a listing in the fuzz-set format.
+fn tsv_report(arch: &str, rel: &str) -> Report {
     let mut r = Report::default();
-    let text = std::fs::read_to_string(root().join(format!("fixtures/nvidia/fuzz/{file}.tsv"))).unwrap();
+    let text = std::fs::read_to_string(root().join("fixtures/nvidia").join(rel)).unwrap();
     for line in text.lines() {
         let (ws, want) = line.split_once('\t').unwrap();
         let (a, b) = ws.split_once(' ').unwrap();
@@ -174,6 +179,18 @@ fn fuzz_file(arch: &str, file: &str) -> Report {
     r
 }
 
+/// Hand-listed words (fixtures/nvidia/extra, made by `python3 -m nvspec.extra_words`: the
+/// disagreements found on large generated cubins and the probes behind their rules) agree with
+/// nvdisasm 12.8 on every word.
+#[test]
+fn extra_words_agree() {
+    for arch in ["sm50", "sm86"] {
+        let r = tsv_report(arch, &format!("extra/{arch}_words.tsv"));
+        r.print(&format!("{arch} extra"));
+        assert!(r.total > 0 && r.bad() == 0, "{arch} extra: {} of {} differ", r.bad(), r.total);
+    }
+}
+
 #[test]
 #[ignore = "report only: cargo test --release --test nvidia_conformance -- --ignored --nocapture"]
 fn report_all() {
@@ -182,6 +199,9 @@ fn report_all() {
         fuzz(arch).print(&format!("{arch} fuzz"));
     }
     fuzz_file("sm50", "sm50_random").print("sm50 random");
+    for arch in ["sm50", "sm86"] {
+        tsv_report(arch, &format!("extra/{arch}_words.tsv")).print(&format!("{arch} extra"));
+    }
 }
 
 /// Report over any sm86 listing in the fuzz-set format, named by `ISABRIDGE_SM86_TSV` (used to
@@ -298,7 +318,7 @@ fn generated_nvidia_tables_are_current() {
 const PINNED: &[(&str, usize, usize, usize)] = &[
     ("sm50 corpus", 7050, 0, 0),
     ("sm50 fuzz", 14676, 7, 5),
-    ("sm50 random", 16353, 43, 36),
+    ("sm50 random", 16353, 35, 28),
     ("sm86 corpus", 7296, 0, 0),
     ("sm86 fuzz", 10063, 6, 6),
 ];

@@ -142,7 +142,8 @@ fn bare(t: &Text, i: usize) -> &str {
 /// nvdisasm names three special cases of a plain `IMAD d, a, b, c` (no `.WIDE`, `.HI`, `.X`;
 /// measured on nvdisasm 12.8): a zero product (`a` or `b` is `RZ`, `b` is `0x0`) or `b` = `0x1`
 /// with `c` = `RZ` is `IMAD.MOV`, unless `c` is a uniform register; `b` = `0x1` is `IMAD.IADD`;
-/// `b` another positive power-of-two immediate with `c` = `RZ` is `IMAD.SHL`.
+/// `b` another positive power-of-two immediate with `c` = `RZ` is `IMAD.SHL`, except `0x10000`
+/// (a shift by 16 stays `IMAD`: probed on every power of two, registers and guards).
 /// IMAD.WIDE(.U32)(.X) writes a carry-out predicate (bits 81-83) that nvidia prints after the
 /// destination unless it is PT; closure forms probed with PT have no field for it.
 fn wide_carry_out(ctx: &Ctx, t: &mut Text) {
@@ -179,7 +180,7 @@ fn imad_alias(t: &mut Text) {
         Some("MOV")
     } else if imm == Some(1) {
         Some("IADD")
-    } else if c == "RZ" && imm.is_some_and(|v| v.is_power_of_two()) {
+    } else if c == "RZ" && imm.is_some_and(|v| v.is_power_of_two() && v != 0x1_0000) {
         Some("SHL")
     } else {
         None
