@@ -460,7 +460,7 @@ fn nv_listing(
                 last = Some(name);
             }
         }
-        write_line(out, l.text, addr, l.bytes, "");
+        nv_line(out, l.text, addr, l.bytes);
         if let Some(t) = d.and_then(|d| plugin.branch_target(d, addr)).and_then(|t| t.checked_sub(base)) {
             out.pop();
             push_branch_note(out, t, section, labels);
@@ -470,6 +470,40 @@ fn nv_listing(
             spill(out);
         }
     })
+}
+
+/// [`write_line`] without a note, for instructions of at most 16 bytes in whole words (NVIDIA):
+/// the same bytes, built in two fixed-size blocks.
+#[inline]
+fn nv_line(out: &mut Vec<u8>, text: &str, addr: u64, bytes: &[u8]) {
+    let words = bytes.len() / 4;
+    if words > 4 || !bytes.len().is_multiple_of(4) {
+        write_line(out, text, addr, bytes, "");
+        return;
+    }
+    let t = text.as_bytes();
+    if t.len() <= TEXT_COLUMN {
+        let mut head = [b' '; 1 + TEXT_COLUMN];
+        head[0] = b'\t';
+        head[1..1 + t.len()].copy_from_slice(t);
+        out.extend_from_slice(&head);
+    } else {
+        out.push(b'\t');
+        out.extend_from_slice(t);
+    }
+    // `// `, the address, `:`, the words and the newline.
+    let mut tail = [b' '; 3 + 12 + 1 + 4 * 9 + 1];
+    tail[..3].copy_from_slice(b"// ");
+    tail[3..15].copy_from_slice(&addr_digits(addr));
+    tail[15] = b':';
+    for (k, c) in bytes.chunks_exact(4).enumerate() {
+        let at = 17 + 9 * k;
+        for (j, &x) in c.iter().rev().enumerate() {
+            tail[at + 2 * j..at + 2 * j + 2].copy_from_slice(&HEX_PAIRS[x as usize]);
+        }
+    }
+    tail[16 + 9 * words] = b'\n';
+    out.extend_from_slice(&tail[..17 + 9 * words]);
 }
 
 /// A code section to list: name, address, bytes and labels (sorted by offset).
@@ -1002,4 +1036,63 @@ fn amd_listing(
         text.finish();
         r.map(|_| ())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sections of every bundled cubin of one ISA, in file order.
+    fn bundled(isa: Isa) -> Vec<Vec<u8>> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/nvidia/bin");
+        let suffix = if isa == Isa::Sm50 { ".sm50.cubin" } else { ".sm86.cubin" };
+        let mut names: Vec<_> = std::fs::read_dir(dir).expect("fixtures").filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        names.retain(|p| p.to_string_lossy().ends_with(suffix));
+        names.sort();
+        names.iter().map(|p| std::fs::read(p).expect("cubin")).collect()
+    }
+
+    /// The text of `listing_sections`, and the sequential text of the same sections.
+    fn both(isa: Isa, sections: &[ListSection<'_>]) -> (Done, Done) {
+        let plugin = isa.plugin();
+        let mut par = Vec::new();
+        let rp = listing_sections(plugin, sections, &mut |b| par.extend_from_slice(b));
+        let mut seq = Vec::new();
+        let mut rs = Ok(());
+        for (name, addr, data, labels) in sections {
+            seq.extend_from_slice(format!("\nDisassembly of section {name}:\n").as_bytes());
+            rs = listing(plugin, data, *addr, name, labels, &mut |b| seq.extend_from_slice(b));
+            if rs.is_err() {
+                break;
+            }
+        }
+        ((par, rp), (seq, rs))
+    }
+
+    #[test]
+    fn two_threads_give_the_sequential_text() {
+        for isa in [Isa::Sm50, Isa::Sm86] {
+            let files = bundled(isa);
+            let mut sections: Vec<ListSection<'_>> = Vec::new();
+            for f in &files {
+                let (_, s) = crate::elf::parse(f).expect("cubin");
+                sections.extend(s.into_iter().map(|s| (s.name, s.address, s.data, s.labels)));
+            }
+            let bytes: usize = sections.iter().map(|s| s.2.len()).sum();
+            assert!(bytes >= PARALLEL_MIN && sections.len() > 20, "{isa}: {bytes} bytes");
+            let ((par, rp), (seq, rs)) = both(isa, &sections);
+            assert!(rp.is_ok() && rs.is_ok());
+            assert_eq!(par, seq, "{isa}");
+            let text = String::from_utf8_lossy(&par);
+            assert_eq!(text.matches("Disassembly of section").count(), sections.len());
+            // An error in a middle section: the same lines before it, the same error.
+            let k = sections.len() / 2;
+            let cut = sections[k].2.len() - 8;
+            sections[k].2 = &sections[k].2[..cut];
+            let ((par, rp), (seq, rs)) = both(isa, &sections);
+            assert!(rp.is_err());
+            assert_eq!(rp, rs);
+            assert_eq!(par, seq, "{isa}");
+        }
+    }
 }
