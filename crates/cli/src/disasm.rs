@@ -1,6 +1,6 @@
 //! `isabridge disasm`.
 
-use isabridge_decoder::disasm::{disassemble, listing, write_line, Line};
+use isabridge_decoder::disasm::{disassemble, listing_sections, write_line, Line};
 use crate::input::Input;
 use isabridge_decoder::elf::{self, Label};
 use isabridge_decoder::{Isa, IsaPlugin};
@@ -72,14 +72,7 @@ pub fn run(a: &Args) -> Result<(), String> {
             }
         };
         flush(format!("\n{path}:\tfile format {format}\n").as_bytes());
-        let mut result = Ok(());
-        for (name, addr, data, labels) in &sections {
-            flush(format!("\nDisassembly of section {name}:\n").as_bytes());
-            result = listing(plugin, data, *addr, name, labels, &mut flush);
-            if result.is_err() {
-                break;
-            }
-        }
+        let result = listing_sections(plugin, &sections, &mut flush);
         if let Err(e) = lock.flush() {
             io_err.get_or_insert(e);
         }

@@ -33,21 +33,25 @@ pub fn disassemble(
     labels: &[Label],
     mut f: impl FnMut(&Line<'_>),
 ) -> Result<(), DecodeError> {
-    disassemble_with(plugin, code, base, section, labels, |l, _| f(l))
+    disassemble_with(plugin, code, base, section, labels, true, |l, _, _| f(l))
 }
 
-/// [`disassemble`], also handing `f` each decoded instruction (None for an undecodable word).
+/// [`disassemble`], also handing `f` each decoded instruction (None for an undecodable word) and
+/// the number of labels passed (it changes exactly where `Line::function` may change). Without
+/// `control`, sm86 lines have no scheduling fields.
 fn disassemble_with(
     plugin: &dyn IsaPlugin,
     code: &[u8],
     base: u64,
     section: &str,
     labels: &[Label],
-    mut f: impl FnMut(&Line<'_>, Option<&Decoded>),
+    control: bool,
+    mut f: impl FnMut(&Line<'_>, Option<&Decoded>, usize),
 ) -> Result<(), DecodeError> {
     if plugin.isa() == Isa::Sm50 {
         return disassemble_sm50(code, base, section, labels, f);
     }
+    let control_sm86 = control && plugin.isa() == Isa::Sm86;
     let unit = plugin.unit();
     if !code.len().is_multiple_of(unit) && plugin.isa() == Isa::Sm86 {
         let off = code.len() - code.len() % unit;
@@ -68,14 +72,13 @@ fn disassemble_with(
             Ok(d) => {
                 let n = d.len as usize;
                 plugin.print(&d, addr, &mut text);
-                let control = (plugin.isa() == Isa::Sm86)
-                    .then(|| Control::sm86(crate::sm86::SM86.word(&d)));
-                f(&Line { function, offset: off as u64, bytes: &code[off..off + n], text: &text, decoded: true, control }, Some(&d));
+                let control = control_sm86.then(|| Control::sm86(crate::sm86::SM86.word(&d)));
+                f(&Line { function, offset: off as u64, bytes: &code[off..off + n], text: &text, decoded: true, control }, Some(&d), next_label);
                 off += n;
             }
             Err(DecodeError::Unknown { word, .. }) => {
                 let _ = write!(text, ".long 0x{word:08x}");
-                f(&Line { function, offset: off as u64, bytes: &code[off..off + unit], text: &text, decoded: false, control: None }, None);
+                f(&Line { function, offset: off as u64, bytes: &code[off..off + unit], text: &text, decoded: false, control: None }, None, next_label);
                 off += unit;
             }
             Err(e) => return Err(e),
@@ -92,7 +95,7 @@ fn disassemble_sm50(
     base: u64,
     section: &str,
     labels: &[Label],
-    mut f: impl FnMut(&Line<'_>, Option<&Decoded>),
+    mut f: impl FnMut(&Line<'_>, Option<&Decoded>, usize),
 ) -> Result<(), DecodeError> {
     use crate::sm50::{BUNDLE, SM50};
     if !code.len().is_multiple_of(BUNDLE) {
@@ -118,11 +121,11 @@ fn disassemble_sm50(
             match SM50.decode_slot(le(bytes), ctrl, slot, addr) {
                 Ok(d) => {
                     SM50.print(&d, addr, &mut text);
-                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: true, control }, Some(&d));
+                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: true, control }, Some(&d), next_label);
                 }
                 Err(DecodeError::Unknown { .. }) => {
                     let _ = write!(text, ".quad 0x{:016x}", le(bytes));
-                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: false, control }, None);
+                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: false, control }, None, next_label);
                 }
                 Err(e) => return Err(e),
             }
@@ -423,29 +426,234 @@ pub fn listing(
     if matches!(plugin.isa(), Isa::Gfx1013 | Isa::Gfx1201) {
         return amd_listing(plugin, code, base, section, labels, flush);
     }
-    // NVIDIA text reads the address (branch targets): no memo.
     let mut out = Vec::with_capacity(FLUSH_AT + 4096);
-    let mut last: Option<String> = None;
-    let r = disassemble_with(plugin, code, base, section, labels, |l, d| {
-        let addr = base + l.offset;
-        if last.as_deref() != Some(l.function) {
-            push_header(&mut out, addr, l.function);
-            last = Some(l.function.to_string());
-        }
-        let target = d.and_then(|d| plugin.branch_target(d, addr));
-        write_line(&mut out, l.text, addr, l.bytes, "");
-        if let Some(t) = target.and_then(|t| t.checked_sub(base)) {
-            out.pop();
-            push_branch_note(&mut out, t, section, labels);
-            out.push(b'\n');
-        }
-        if out.len() > FLUSH_AT {
-            flush(&out);
-            out.clear();
-        }
+    let r = nv_listing(plugin, code, base, section, labels, &mut out, &mut |o: &mut Vec<u8>| {
+        flush(o);
+        o.clear();
     });
     flush(&out);
     r
+}
+
+/// The NVIDIA listing of one section, appended to `out`; `spill` is called whenever `out` holds
+/// more than [`FLUSH_AT`] bytes (it may empty it). NVIDIA text reads the address (branch
+/// targets): no memo.
+fn nv_listing(
+    plugin: &dyn IsaPlugin,
+    code: &[u8],
+    base: u64,
+    section: &str,
+    labels: &[Label],
+    out: &mut Vec<u8>,
+    spill: &mut dyn FnMut(&mut Vec<u8>),
+) -> Result<(), DecodeError> {
+    // The function's name is looked at only where a label is passed.
+    let mut passed = usize::MAX;
+    let mut last: Option<&str> = None;
+    disassemble_with(plugin, code, base, section, labels, false, |l, d, k| {
+        let addr = base + l.offset;
+        if k != passed {
+            passed = k;
+            let name = k.checked_sub(1).and_then(|k| labels.get(k)).map_or(section, |l| l.name.as_str());
+            if last != Some(name) {
+                push_header(out, addr, name);
+                last = Some(name);
+            }
+        }
+        nv_line(out, l.text, addr, l.bytes);
+        if let Some(t) = d.and_then(|d| plugin.branch_target(d, addr)).and_then(|t| t.checked_sub(base)) {
+            out.pop();
+            push_branch_note(out, t, section, labels);
+            out.push(b'\n');
+        }
+        if out.len() > FLUSH_AT {
+            spill(out);
+        }
+    })
+}
+
+/// [`write_line`] without a note, for instructions of at most 16 bytes in whole words (NVIDIA):
+/// the same bytes, built in two fixed-size blocks.
+#[inline]
+fn nv_line(out: &mut Vec<u8>, text: &str, addr: u64, bytes: &[u8]) {
+    let words = bytes.len() / 4;
+    if words > 4 || !bytes.len().is_multiple_of(4) {
+        write_line(out, text, addr, bytes, "");
+        return;
+    }
+    let t = text.as_bytes();
+    if t.len() <= TEXT_COLUMN {
+        let mut head = [b' '; 1 + TEXT_COLUMN];
+        head[0] = b'\t';
+        head[1..1 + t.len()].copy_from_slice(t);
+        out.extend_from_slice(&head);
+    } else {
+        out.push(b'\t');
+        out.extend_from_slice(t);
+    }
+    // `// `, the address, `:`, the words and the newline.
+    let mut tail = [b' '; 3 + 12 + 1 + 4 * 9 + 1];
+    tail[..3].copy_from_slice(b"// ");
+    tail[3..15].copy_from_slice(&addr_digits(addr));
+    tail[15] = b':';
+    for (k, c) in bytes.chunks_exact(4).enumerate() {
+        let at = 17 + 9 * k;
+        for (j, &x) in c.iter().rev().enumerate() {
+            tail[at + 2 * j..at + 2 * j + 2].copy_from_slice(&HEX_PAIRS[x as usize]);
+        }
+    }
+    tail[16 + 9 * words] = b'\n';
+    out.extend_from_slice(&tail[..17 + 9 * words]);
+}
+
+/// A code section to list: name, address, bytes and labels (sorted by offset).
+pub type ListSection<'a> = (&'a str, u64, &'a [u8], Vec<Label>);
+
+/// Writes the listings of `sections` in order, each after its `\nDisassembly of section NAME:\n`
+/// line, as [`listing`] does for one; stops at the first error, after the lines before it.
+///
+/// NVIDIA code objects (a section per kernel) of [`PARALLEL_MIN`] bytes or more are listed by two
+/// threads taking whole sections in turn; the text is handed on in section order, the same bytes
+/// as the sequential listing.
+pub fn listing_sections(
+    plugin: &dyn IsaPlugin,
+    sections: &[ListSection<'_>],
+    flush: &mut dyn FnMut(&[u8]),
+) -> Result<(), DecodeError> {
+    let total: usize = sections.iter().map(|s| s.2.len()).sum();
+    let nvidia = matches!(plugin.isa(), Isa::Sm50 | Isa::Sm86);
+    if !nvidia || sections.len() < 2 || total < PARALLEL_MIN {
+        for (name, addr, data, labels) in sections {
+            flush(format!("\nDisassembly of section {name}:\n").as_bytes());
+            listing(plugin, data, *addr, name, labels, flush)?;
+        }
+        return Ok(());
+    }
+    nv_parallel(plugin, sections, flush)
+}
+
+/// One section's text and result in [`nv_parallel`].
+type Done = (Vec<u8>, Result<(), DecodeError>);
+
+/// Sections [`nv_parallel`] lists ahead of the next one to hand on, at most: the finished
+/// buffers waiting are few and are reused (fresh pages cost more than the text they hold).
+const AHEAD: usize = 6;
+
+/// The shared state of [`nv_parallel`].
+struct Shared {
+    /// Finished sections not yet handed on, by index.
+    done: Vec<Option<Done>>,
+    /// Buffers handed on, to be reused.
+    pool: Vec<Vec<u8>>,
+    /// The next section nobody has claimed.
+    next: usize,
+    /// The next section to hand on.
+    written: usize,
+    /// Set at the first error: claim nothing more.
+    stop: bool,
+    /// Threads waiting on the condition variable.
+    waiting: usize,
+}
+
+/// [`listing_sections`] for NVIDIA on two threads: each claims the next section not yet taken
+/// (at most [`AHEAD`] past the next one to hand on) and lists it into a buffer; this thread
+/// hands the finished buffers on in section order and stops at the first error.
+fn nv_parallel(plugin: &dyn IsaPlugin, sections: &[ListSection<'_>], flush: &mut dyn FnMut(&[u8])) -> Result<(), DecodeError> {
+    use std::sync::{Condvar, Mutex, MutexGuard};
+    let n = sections.len();
+    let shared = Mutex::new(Shared { done: (0..n).map(|_| None).collect(), pool: Vec::new(), next: 0, written: 0, stop: false, waiting: 0 });
+    let cv = Condvar::new();
+    let lock = || shared.lock().unwrap_or_else(|e| e.into_inner());
+    /// Waits for a change (or 5 ms).
+    fn wait_on<'g>(cv: &Condvar, mut g: MutexGuard<'g, Shared>) -> MutexGuard<'g, Shared> {
+        g.waiting += 1;
+        let mut g = cv.wait_timeout(g, std::time::Duration::from_millis(5)).map_or_else(|e| e.into_inner().0, |r| r.0);
+        g.waiting -= 1;
+        g
+    }
+    let wait = |g| wait_on(&cv, g);
+    let wake = |g: MutexGuard<'_, Shared>| {
+        let any = g.waiting > 0;
+        drop(g);
+        if any {
+            cv.notify_all();
+        }
+    };
+    let list_one = |i: usize, mut buf: Vec<u8>| -> Done {
+        let (name, addr, data, labels) = &sections[i];
+        buf.clear();
+        buf.extend_from_slice(b"\nDisassembly of section ");
+        buf.extend_from_slice(name.as_bytes());
+        buf.extend_from_slice(b":\n");
+        let r = nv_listing(plugin, data, *addr, name, labels, &mut buf, &mut |_| {});
+        (buf, r)
+    };
+    std::thread::scope(|scope| {
+        let helper = scope.spawn(|| loop {
+            let mut g = lock();
+            while !g.stop && g.next < n && g.next >= g.written + AHEAD {
+                g = wait(g);
+            }
+            if g.stop || g.next >= n {
+                return;
+            }
+            let i = g.next;
+            g.next += 1;
+            let buf = g.pool.pop().unwrap_or_default();
+            drop(g);
+            let d = list_one(i, buf);
+            let mut g = lock();
+            g.done[i] = Some(d);
+            wake(g);
+        });
+        let mut result = Ok(());
+        for i in 0..n {
+            let mut g = lock();
+            let (buf, r) = loop {
+                if let Some(d) = g.done[i].take() {
+                    drop(g);
+                    break d;
+                }
+                if g.next < n && g.next < i + AHEAD {
+                    // Section i is unclaimed (then j = i), or the helper is on it: list the next.
+                    let j = g.next;
+                    g.next += 1;
+                    let buf = g.pool.pop().unwrap_or_default();
+                    drop(g);
+                    let d = list_one(j, buf);
+                    if j == i {
+                        break d;
+                    }
+                    g = lock();
+                    g.done[j] = Some(d);
+                } else if helper.is_finished() {
+                    // Only if the helper died before handing section i in: list it here.
+                    let buf = g.pool.pop().unwrap_or_default();
+                    drop(g);
+                    break list_one(i, buf);
+                } else {
+                    g = wait(g);
+                }
+            };
+            flush(&buf);
+            let mut g = lock();
+            g.pool.push(buf);
+            g.written = i + 1;
+            if r.is_err() {
+                g.stop = true;
+                result = r;
+            }
+            wake(g);
+            if result.is_err() {
+                break;
+            }
+        }
+        let mut g = lock();
+        g.stop = true;
+        wake(g);
+        let _ = helper.join();
+        result
+    })
 }
 
 /// Listing text is handed on in pieces of about this size.
@@ -830,4 +1038,63 @@ fn amd_listing(
         text.finish();
         r.map(|_| ())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sections of every bundled cubin of one ISA, in file order.
+    fn bundled(isa: Isa) -> Vec<Vec<u8>> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/nvidia/bin");
+        let suffix = if isa == Isa::Sm50 { ".sm50.cubin" } else { ".sm86.cubin" };
+        let mut names: Vec<_> = std::fs::read_dir(dir).expect("fixtures").filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        names.retain(|p| p.to_string_lossy().ends_with(suffix));
+        names.sort();
+        names.iter().map(|p| std::fs::read(p).expect("cubin")).collect()
+    }
+
+    /// The text of `listing_sections`, and the sequential text of the same sections.
+    fn both(isa: Isa, sections: &[ListSection<'_>]) -> (Done, Done) {
+        let plugin = isa.plugin();
+        let mut par = Vec::new();
+        let rp = listing_sections(plugin, sections, &mut |b| par.extend_from_slice(b));
+        let mut seq = Vec::new();
+        let mut rs = Ok(());
+        for (name, addr, data, labels) in sections {
+            seq.extend_from_slice(format!("\nDisassembly of section {name}:\n").as_bytes());
+            rs = listing(plugin, data, *addr, name, labels, &mut |b| seq.extend_from_slice(b));
+            if rs.is_err() {
+                break;
+            }
+        }
+        ((par, rp), (seq, rs))
+    }
+
+    #[test]
+    fn two_threads_give_the_sequential_text() {
+        for isa in [Isa::Sm50, Isa::Sm86] {
+            let files = bundled(isa);
+            let mut sections: Vec<ListSection<'_>> = Vec::new();
+            for f in &files {
+                let (_, s) = crate::elf::parse(f).expect("cubin");
+                sections.extend(s.into_iter().map(|s| (s.name, s.address, s.data, s.labels)));
+            }
+            let bytes: usize = sections.iter().map(|s| s.2.len()).sum();
+            assert!(bytes >= PARALLEL_MIN && sections.len() > 20, "{isa}: {bytes} bytes");
+            let ((par, rp), (seq, rs)) = both(isa, &sections);
+            assert!(rp.is_ok() && rs.is_ok());
+            assert_eq!(par, seq, "{isa}");
+            let text = String::from_utf8_lossy(&par);
+            assert_eq!(text.matches("Disassembly of section").count(), sections.len());
+            // An error in a middle section: the same lines before it, the same error.
+            let k = sections.len() / 2;
+            let cut = sections[k].2.len() - 8;
+            sections[k].2 = &sections[k].2[..cut];
+            let ((par, rp), (seq, rs)) = both(isa, &sections);
+            assert!(rp.is_err());
+            assert_eq!(rp, rs);
+            assert_eq!(par, seq, "{isa}");
+        }
+    }
 }

@@ -137,6 +137,23 @@ pub fn parse(bytes: &[u8]) -> Result<(Isa, Vec<SectionRef<'_>>), ElfError> {
             _ => return Err(ElfError::UnsupportedMach { mach }),
         }
     };
+    // Labels of every section in one pass over the symbols (a cubin has a section per kernel:
+    // filtering all symbols for each section would be quadratic).
+    let mut by_section: Vec<Vec<(u64, &str)>> = Vec::new();
+    for y in file.symbols() {
+        if !matches!(y.kind(), SymbolKind::Text | SymbolKind::Unknown | SymbolKind::Label) {
+            continue;
+        }
+        let Some(i) = y.section_index() else { continue };
+        let Ok(n) = y.name() else { continue };
+        if n.is_empty() {
+            continue;
+        }
+        if by_section.len() <= i.0 {
+            by_section.resize_with(i.0 + 1, Vec::new);
+        }
+        by_section[i.0].push((y.address(), n));
+    }
     let mut sections = Vec::new();
     for s in file.sections() {
         if s.kind() != SectionKind::Text || s.size() == 0 {
@@ -144,18 +161,10 @@ pub fn parse(bytes: &[u8]) -> Result<(Isa, Vec<SectionRef<'_>>), ElfError> {
         }
         let data = s.data().map_err(|e| ElfError::Malformed(e.to_string()))?;
         let name = s.name().unwrap_or("");
-        let mut labels: Vec<Label> = file
-            .symbols()
-            .filter(|y| y.section_index() == Some(s.index()))
-            .filter(|y| matches!(y.kind(), SymbolKind::Text | SymbolKind::Unknown | SymbolKind::Label))
-            .filter_map(|y| {
-                let n = y.name().ok()?;
-                if n.is_empty() {
-                    return None;
-                }
-                let off = y.address().checked_sub(s.address())?;
-                Some(Label { offset: off, name: n.to_string() })
-            })
+        let syms = by_section.get(s.index().0).map_or(&[][..], |v| v.as_slice());
+        let mut labels: Vec<Label> = syms
+            .iter()
+            .filter_map(|&(a, n)| Some(Label { offset: a.checked_sub(s.address())?, name: n.to_string() }))
             .collect();
         labels.sort_by(|a, b| a.offset.cmp(&b.offset).then(a.name.cmp(&b.name)));
         labels.dedup_by_key(|l| l.offset);
