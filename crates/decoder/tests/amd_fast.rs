@@ -170,21 +170,27 @@ fn decode_block_equals_per_instruction_decode_on_the_corpus() {
     }
 }
 
+/// Every code section of the bundled objects of `isa`, laid end to end.
+fn corpus_code(isa: Isa) -> Vec<u8> {
+    let mut code = Vec::new();
+    for e in std::fs::read_dir(root().join("fixtures/amd/bin")).unwrap().flatten() {
+        let obj = elf::read(&std::fs::read(e.path()).unwrap()).unwrap();
+        if obj.isa == isa {
+            for s in &obj.sections {
+                code.extend_from_slice(&s.data);
+            }
+        }
+    }
+    code
+}
+
 /// One `decode_block` call over every corpus section of an ISA laid end to end (far more than
 /// the 4,096 instructions `decode_block` writes between two capacity checks), into a vector
 /// that already holds instructions: the same as decoding one instruction at a time.
 #[test]
 fn decode_block_over_long_runs_and_non_empty_vectors() {
     for isa in [Isa::Gfx1013, Isa::Gfx1201] {
-        let mut code = Vec::new();
-        for e in std::fs::read_dir(root().join("fixtures/amd/bin")).unwrap().flatten() {
-            let obj = elf::read(&std::fs::read(e.path()).unwrap()).unwrap();
-            if obj.isa == isa {
-                for s in &obj.sections {
-                    code.extend_from_slice(&s.data);
-                }
-            }
-        }
+        let code = corpus_code(isa);
         let n = block_equals_loop(isa.plugin(), &code);
         assert!(n > 3 * 4096, "{isa}: {n}");
         // Appending after existing instructions keeps them.
@@ -225,15 +231,7 @@ fn ids_equal_blocks(p: &dyn IsaPlugin, code: &[u8]) -> usize {
 #[test]
 fn decode_block_ids_equals_decode_block_on_the_corpus() {
     for isa in [Isa::Gfx1013, Isa::Gfx1201] {
-        let mut code = Vec::new();
-        for e in std::fs::read_dir(root().join("fixtures/amd/bin")).unwrap().flatten() {
-            let obj = elf::read(&std::fs::read(e.path()).unwrap()).unwrap();
-            if obj.isa == isa {
-                for s in &obj.sections {
-                    code.extend_from_slice(&s.data);
-                }
-            }
-        }
+        let code = corpus_code(isa);
         assert!(ids_equal_blocks(isa.plugin(), &code) > 3 * 4096, "{isa}");
     }
 }

@@ -33,15 +33,9 @@ fn short_fields(ctx: &Ctx, t: &mut Text) {
     match ctx.inst() {
         "ATOM" if field_is(ctx, "IMM", (41, 23)) => {
             let v = ((ctx.bits(40, 24) as i64) << 40) >> 40;
-            let Some(o) = t.ops.iter_mut().find(|o| o.contains(".U32+UR")) else { return };
-            let Some(end) = o.rfind(']') else { return };
-            let start = o[..end].rfind('+').map_or(end, |i| i + 1);
-            if !o[start..end].trim_start_matches('-').starts_with("0x") {
-                return;
+            if let Some(o) = t.ops.iter_mut().find(|o| o.contains(".U32+UR")) {
+                put_offset(o, v);
             }
-            let mut n = String::new();
-            crate::nvidia::hex(&mut n, v, true);
-            o.replace_range(start..end, &n);
         }
         "SULD" if field_is(ctx, "PD", (82, 2)) => {
             let p = ctx.bits(81, 3);
@@ -53,6 +47,19 @@ fn short_fields(ctx: &Ctx, t: &mut Text) {
         }
         _ => {}
     }
+}
+
+/// Replaces the hex immediate that ends memory operand `o` (`[...+0x..]`) by `v` in signed
+/// hex; an operand without one is left alone.
+pub(crate) fn put_offset(o: &mut String, v: i64) {
+    let Some(end) = o.rfind(']') else { return };
+    let start = o[..end].rfind('+').map_or(end, |i| i + 1);
+    if !o[start..end].trim_start_matches('-').starts_with("0x") {
+        return;
+    }
+    let mut n = String::new();
+    crate::nvidia::hex(&mut n, v, true);
+    o.replace_range(start..end, &n);
 }
 
 /// Loads, stores and `LDGSTS` print their eviction priority (`EF`, `EL`, `EU`, `LU`, `NA`) right

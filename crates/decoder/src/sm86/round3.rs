@@ -186,15 +186,9 @@ fn ur_offset(ctx: &Ctx, t: &mut Text) {
         return;
     }
     let v = ((ctx.bits(40, 24) as i64) << 40) >> 40;
-    let Some(o) = t.ops.iter_mut().find(|o| o.starts_with('[') && o.contains("+UR")) else { return };
-    let Some(end) = o.rfind(']') else { return };
-    let start = o[..end].rfind('+').map_or(end, |i| i + 1);
-    if !o[start..end].trim_start_matches('-').starts_with("0x") {
-        return;
+    if let Some(o) = t.ops.iter_mut().find(|o| o.starts_with('[') && o.contains("+UR")) {
+        super::mem::put_offset(o, v);
     }
-    let mut n = String::new();
-    crate::nvidia::hex(&mut n, v, true);
-    o.replace_range(start..end, &n);
 }
 
 /// `ISBERD [Ra+imm]`: the 16-bit offset (bits 40-55) is unsigned.
