@@ -607,6 +607,89 @@ impl<Op> Builder<'_, Op> {
     }
 }
 
+/// The loop of `decode_block_inst` and `decode_block_ids_inst`, written once and expanded in
+/// each (a generic function over the record type cost `decode_block` instructions). `fast`
+/// builds the record of leaf `e` whose length is the guessed `guess` dwords from the first
+/// four words `w`; `cold` that of a leaf `keep` dwords long from the 16 bytes `b`; `other` that
+/// of an instruction [`Amd::decode_inst`] decoded (`off`: its offset in the bytes).
+macro_rules! block_loop {
+    ($self:ident, $bytes:ident, $base_addr:ident, $out:ident,
+     fast($e:ident, $w:ident, $off:ident, $len:ident) => $fast:expr,
+     other($d:ident, $doff:ident) => $other:expr) => {{
+        /// Instructions written between two capacity checks.
+        const CHUNK: usize = 4096;
+        /// `(e >> E_DW_SHIFT) & FAST` keeps a leaf's length and its leaf, none and odd flags:
+        /// it is `FAST_LEAF | dwords` exactly when the leaf takes the inline path.
+        const FAST: u32 = (E_LEAF | E_NONE | E_ODD) >> E_DW_SHIFT | 7;
+        const FAST_LEAF: usize = (E_LEAF >> E_DW_SHIFT) as usize;
+        let f = $self.facts();
+        // The inline path's tables at one address (a register, not reloaded through `f`).
+        let l = f.lut;
+        let mut off = 0usize;
+        loop {
+            // Every instruction is at least one dword: room for all the bytes left can hold,
+            // at most CHUNK at a time.
+            $out.reserve(($bytes.len().saturating_sub(off) / 4).min(CHUNK));
+            let start = $out.len();
+            let spare = $out.spare_capacity_mut();
+            let room = spare.len();
+            let mut slots = spare.iter_mut();
+            let mut rest = $bytes.get(off..).unwrap_or_default();
+            // No calls in this loop (every value stays in a register): what it does not
+            // decide inline, it leaves to `decode_inst` below.
+            while let Some(b) = rest.first_chunk::<16>() {
+                let w: [u32; 4] = std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
+                let t = l.top[(w[0] >> 16) as usize];
+                // At most 3 (the longest instruction without a literal): the step below
+                // stays within the 16 bytes just read.
+                let guess = (t >> E_GUESS_SHIFT & 3) as usize;
+                let x = w[0] as u64 | (w[1] as u64) << 32;
+                if t & E_CHECK != 0 && exceptional(t, x, l.exc) {
+                    break;
+                }
+                let e = if t & E_LEAF != 0 { t } else { walk_lut(l, t, x) };
+                // One literal dword however many operands select it.
+                let has_lit = l.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
+                let keep = ((e >> E_DW_SHIFT) & FAST) as usize + has_lit as usize;
+                let step = if keep != FAST_LEAF | guess {
+                    // A literal, a DPP/SDWA form, ...: a branch rather than a data dependency.
+                    // Also every entry that is no leaf, or a leaf without the inline length.
+                    if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF || keep & 7 > 4 {
+                        break;
+                    }
+                    keep & 7
+                } else {
+                    guess
+                };
+                let Some(slot) = slots.next() else { break };
+                let ($e, $w, $off, $len) = (e, w, $bytes.len() - rest.len(), step);
+                slot.write($fast);
+                rest = rest.get(step * 4..).unwrap_or_default();
+            }
+            // Slots are taken only to be written at once: the first `n` are written.
+            let n = room - slots.len();
+            off = $bytes.len() - rest.len();
+            // SAFETY: the loop above wrote every slot the iterator handed out (`slot.write` right
+            // after `slots.next()`), which are the first `n` of the spare capacity, so
+            // `start + n <= start + room`, within the capacity, and all of them initialised.
+            unsafe { $out.set_len(start + n) };
+            if n != 0 && n == room {
+                continue; // out of room, not out of instructions
+            }
+            let Some(rest) = $bytes.get(off..).filter(|r| !r.is_empty()) else { break };
+            match $self.decode_inst(rest, $base_addr.wrapping_add(off as u64)) {
+                Ok(d) if d.len > 0 => {
+                    let ($d, $doff) = (d, off);
+                    $out.push($other);
+                    off += d.len as usize;
+                }
+                _ => break,
+            }
+        }
+        off
+    }};
+}
+
 /// An AMD ISA plugin over generated tables.
 #[derive(Debug)]
 pub struct Amd<Op: 'static> {
@@ -999,14 +1082,6 @@ impl<Op: Generation> Amd<Op> {
         Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc: (e & E_IENC_MASK) as u16 }
     }
 
-    /// [`Self::leaf_decoded`] out of line, for lengths other than the guessed one.
-    #[inline(never)]
-    #[cold]
-    fn leaf_decoded_cold(e: u32, b: &[u8; 16], keep: usize) -> Decoded {
-        let w: [u32; 4] = std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
-        Self::leaf_decoded(e, w, keep)
-    }
-
     /// Decodes instructions front to back (see [`IsaPlugin::decode_block`]). While four words
     /// are left, an instruction whose leaf gives its length takes the inline path: the
     /// upper-half table, nodes when needed, and the length; the loop advances by the length
@@ -1015,147 +1090,24 @@ impl<Op: Generation> Amd<Op> {
     /// straight into `out`'s spare capacity, reserved once per chunk of up to 4,096 (no
     /// capacity check per instruction). Everything else goes through [`Self::decode_inst`].
     pub fn decode_block_inst(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<Decoded>) -> usize {
-        /// Instructions written between two capacity checks.
-        const CHUNK: usize = 4096;
-        /// `(e >> E_DW_SHIFT) & FAST` keeps a leaf's length and its leaf, none and odd flags:
-        /// it is `FAST_LEAF | dwords` exactly when the leaf takes the inline path.
-        const FAST: u32 = (E_LEAF | E_NONE | E_ODD) >> E_DW_SHIFT | 7;
-        const FAST_LEAF: usize = (E_LEAF >> E_DW_SHIFT) as usize;
-        let f = self.facts();
-        // The inline path's tables at one address (a register, not reloaded through `f`).
-        let l = f.lut;
-        let mut off = 0usize;
-        loop {
-            // Every instruction is at least one dword: room for all the bytes left can hold,
-            // at most CHUNK at a time.
-            out.reserve((bytes.len().saturating_sub(off) / 4).min(CHUNK));
-            let start = out.len();
-            let spare = out.spare_capacity_mut();
-            let room = spare.len();
-            let mut n = 0usize;
-            for slot in spare.iter_mut() {
-                let Some(b) = bytes.get(off..).and_then(|r| r.first_chunk::<16>()) else { break };
-                let w: [u32; 4] = std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
-                let t = l.top[(w[0] >> 16) as usize];
-                let guess = (t >> E_GUESS_SHIFT & 7) as usize;
-                let x = w[0] as u64 | (w[1] as u64) << 32;
-                let e = if t & E_CHECK != 0 && exceptional(t, x, l.exc) {
-                    Self::root_entry(f, x)
-                } else if t & E_LEAF != 0 {
-                    t
-                } else {
-                    walk_lut(l, t, x)
-                };
-                // One literal dword however many operands select it.
-                let has_lit = l.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
-                let keep = ((e >> E_DW_SHIFT) & FAST) as usize + has_lit as usize;
-                if keep != FAST_LEAF | guess {
-                    // A literal, a DPP/SDWA form, ...: a branch rather than a data dependency.
-                    // Also every entry that is no leaf, or a leaf without the inline length.
-                    if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF {
-                        break;
-                    }
-                    let d = Self::leaf_decoded_cold(e, b, keep & 7);
-                    off += d.len as usize;
-                    slot.write(d);
-                } else {
-                    slot.write(Self::leaf_decoded(e, w, guess));
-                    off += guess * 4;
-                }
-                n += 1;
-            }
-            // SAFETY: the loop above wrote the first `n` slots of the spare capacity
-            // (`slot.write` on each slot the iterator handed out before `n += 1`), so
-            // `start + n <= start + room`, within the capacity, and all of them initialised.
-            unsafe { out.set_len(start + n) };
-            if n != 0 && n == room {
-                continue; // out of room, not out of instructions
-            }
-            let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) else { break };
-            match self.decode_inst(rest, base_addr.wrapping_add(off as u64)) {
-                Ok(d) if d.len > 0 => {
-                    off += d.len as usize;
-                    out.push(d);
-                }
-                _ => break,
-            }
-        }
-        off
+        block_loop!(
+            self, bytes, base_addr, out,
+            fast(e, w, _off, len) => Self::leaf_decoded(e, w, len),
+            other(d, _off) => d
+        )
     }
 
     /// Decodes instructions front to back like [`Self::decode_block_inst`] (the same loop),
     /// recording each as an [`InstId`]: offset, identity, length, 8 bytes, no words (see
-    /// [`IsaPlugin::decode_block_ids`]). A separate copy of the loop: written generically over
-    /// the record type, `decode_block_inst` took 2 more instructions per instruction.
+    /// [`IsaPlugin::decode_block_ids`]).
     pub fn decode_block_ids_inst(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<InstId>) -> usize {
         // Offsets are u32: at most 4 GiB per call (the caller continues from the result).
         let bytes = bytes.get(..u32::MAX as usize).unwrap_or(bytes);
-        /// Instructions written between two capacity checks.
-        const CHUNK: usize = 4096;
-        /// `(e >> E_DW_SHIFT) & FAST` keeps a leaf's length and its leaf, none and odd flags:
-        /// it is `FAST_LEAF | dwords` exactly when the leaf takes the inline path.
-        const FAST: u32 = (E_LEAF | E_NONE | E_ODD) >> E_DW_SHIFT | 7;
-        const FAST_LEAF: usize = (E_LEAF >> E_DW_SHIFT) as usize;
-        let f = self.facts();
-        // The inline path's tables at one address (a register, not reloaded through `f`).
-        let l = f.lut;
-        let mut off = 0usize;
-        loop {
-            // Every instruction is at least one dword: room for all the bytes left can hold,
-            // at most CHUNK at a time.
-            out.reserve((bytes.len().saturating_sub(off) / 4).min(CHUNK));
-            let start = out.len();
-            let spare = out.spare_capacity_mut();
-            let room = spare.len();
-            let mut n = 0usize;
-            for slot in spare.iter_mut() {
-                let Some(b) = bytes.get(off..).and_then(|r| r.first_chunk::<16>()) else { break };
-                let w: [u32; 2] = std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]));
-                let t = l.top[(w[0] >> 16) as usize];
-                let guess = (t >> E_GUESS_SHIFT & 7) as usize;
-                let x = w[0] as u64 | (w[1] as u64) << 32;
-                let e = if t & E_CHECK != 0 && exceptional(t, x, l.exc) {
-                    Self::root_entry(f, x)
-                } else if t & E_LEAF != 0 {
-                    t
-                } else {
-                    walk_lut(l, t, x)
-                };
-                // One literal dword however many operands select it.
-                let has_lit = l.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
-                let keep = ((e >> E_DW_SHIFT) & FAST) as usize + has_lit as usize;
-                if keep != FAST_LEAF | guess {
-                    // A literal, a DPP/SDWA form, ...: a branch rather than a data dependency.
-                    // Also every entry that is no leaf, or a leaf without the inline length.
-                    if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF {
-                        break;
-                    }
-                    let keep = keep & 7;
-                    slot.write(InstId { off: off as u32, ienc: (e & E_IENC_MASK) as u16, len: (keep * 4) as u8 });
-                    off += keep * 4;
-                } else {
-                    slot.write(InstId { off: off as u32, ienc: (e & E_IENC_MASK) as u16, len: (guess * 4) as u8 });
-                    off += guess * 4;
-                }
-                n += 1;
-            }
-            // SAFETY: the loop above wrote the first `n` slots of the spare capacity
-            // (`slot.write` on each slot the iterator handed out before `n += 1`), so
-            // `start + n <= start + room`, within the capacity, and all of them initialised.
-            unsafe { out.set_len(start + n) };
-            if n != 0 && n == room {
-                continue; // out of room, not out of instructions
-            }
-            let Some(rest) = bytes.get(off..).filter(|r| !r.is_empty()) else { break };
-            match self.decode_inst(rest, base_addr.wrapping_add(off as u64)) {
-                Ok(d) if d.len > 0 => {
-                    out.push(InstId { off: off as u32, ienc: d.ienc, len: d.len });
-                    off += d.len as usize;
-                }
-                _ => break,
-            }
-        }
-        off
+        block_loop!(
+            self, bytes, base_addr, out,
+            fast(e, _w, off, len) => InstId { off: off as u32, ienc: (e & E_IENC_MASK) as u16, len: (len * 4) as u8 },
+            other(d, off) => InstId { off: off as u32, ienc: d.ienc, len: d.len }
+        )
     }
 }
 
@@ -1216,4 +1168,3 @@ impl<Op: Generation> IsaPlugin for Amd<Op> {
         Some(addr.wrapping_add(4).wrapping_add((simm * 4) as u64))
     }
 }
-
