@@ -100,6 +100,11 @@ struct Lut {
     entries: [u32; LUT_ENTRIES],
 }
 
+/// A leaf no instruction has (both `E_NONE` and `E_ODD`): what the last node of a [`Lut`]
+/// leads to, so that the loop of `decode_block` can mask node indices instead of checking them
+/// (`E_SLOW` lands there) and leaves such instructions to [`Amd::decode_inst`].
+const E_SENTINEL: u32 = E_LEAF | E_NONE | E_ODD;
+
 /// The [`Lut`] of `p`.
 const fn lut(p: &Prebuilt) -> Lut {
     let mut l = Lut {
@@ -110,9 +115,12 @@ const fn lut(p: &Prebuilt) -> Lut {
         classes: [0; LUT_CLASSES],
         entries: [E_SLOW; LUT_ENTRIES],
     };
-    if p.nodes.len() > LUT_NODES || p.classes.len() > LUT_CLASSES || p.entries.len() > LUT_ENTRIES {
+    // The last node, class value and entry are the sentinel's.
+    if p.nodes.len() >= LUT_NODES || p.classes.len() >= LUT_CLASSES || p.entries.len() >= LUT_ENTRIES {
         return l;
     }
+    l.nodes[LUT_NODES - 1] = Node { shift: 0, mask: 0, cmap: (LUT_CLASSES - 1) as u32, base: (LUT_ENTRIES - 1) as u32 };
+    l.entries[LUT_ENTRIES - 1] = E_SENTINEL;
     let mut i = 0;
     while i < p.nodes.len() {
         l.nodes[i] = p.nodes[i];
@@ -130,12 +138,101 @@ const fn lut(p: &Prebuilt) -> Lut {
     }
     let c = checks(p);
     l.exc = c.1;
+    // Per node: whether a child is a node (only those can be resolved further).
+    let mut deep = [false; LUT_NODES];
+    i = 0;
+    while i < p.nodes.len() {
+        let n = p.nodes[i];
+        let mut v = 0;
+        while v <= n.mask && n.cmap as usize + (v as usize) < p.classes.len() {
+            let k = n.base as usize + p.classes[n.cmap as usize + v as usize] as usize;
+            deep[i] |= k >= p.entries.len() || p.entries[k] & E_LEAF == 0;
+            v += 1;
+        }
+        i += 1;
+    }
+    let mut used = (p.nodes.len(), p.entries.len());
     let mut hi = 0;
     while hi < l.top.len() {
-        l.top[hi] = top_entry(p, &c, hi as u32);
+        let t = top_entry(p, &c, hi as u32);
+        let k = (t & E_NODE_MASK) as usize;
+        if t & E_LEAF == 0 && k < p.nodes.len() && deep[k] {
+            l.top[hi] = resolve(&mut l, p, t, hi as u32, &mut used);
+        } else {
+            l.top[hi] = t;
+        }
         hi += 1;
     }
     l
+}
+
+/// Upper-half entry `t` (of first words with upper half `hi`), when it is a node whose
+/// children go on to further nodes that read only the upper half (FLAT: the segment, then the
+/// opcode): a node of `l` (made now, or an equal one made before) whose children are where
+/// those lead, so that one node step decides. `used`: nodes and entries of `l` in use.
+const fn resolve(l: &mut Lut, p: &Prebuilt, t: u32, hi: u32, used: &mut (usize, usize)) -> u32 {
+    /// Most classes a resolved node may have.
+    const MAX_CLASSES: usize = 64;
+    let k = (t & E_NODE_MASK) as usize;
+    if t & E_LEAF != 0 || k >= p.nodes.len() {
+        return t;
+    }
+    let n = p.nodes[k];
+    if n.shift >= 32 || n.mask > 0xfff || n.cmap as usize + n.mask as usize >= p.classes.len() {
+        return t;
+    }
+    let range = (n.mask as u64) << n.shift;
+    let w0 = ((hi as u64) << 16) & !range;
+    let mut kids = [0u32; MAX_CLASSES];
+    let mut nk = 0;
+    let mut changed = false;
+    let mut v = 0;
+    while v <= n.mask {
+        let c = p.classes[n.cmap as usize + v as usize] as usize;
+        if c >= MAX_CLASSES || n.base as usize + c >= p.entries.len() {
+            return t;
+        }
+        if c == nk {
+            // The first value of class `c`: where its child goes with these bits known.
+            let e = p.entries[n.base as usize + c];
+            kids[c] = walk_const(p, e, w0 | (v as u64) << n.shift, 0xffff_0000 | range);
+            changed |= kids[c] != e;
+            nk += 1;
+        } else if c > nk {
+            return t; // classes out of order: not the builder's
+        }
+        v += 1;
+    }
+    if !changed {
+        return t;
+    }
+    // An equal resolved node made before?
+    let mut j = p.nodes.len();
+    while j < used.0 {
+        let m = l.nodes[j];
+        if m.shift == n.shift && m.mask == n.mask && m.cmap == n.cmap {
+            let mut i = 0;
+            while i < nk && l.entries[m.base as usize + i] == kids[i] {
+                i += 1;
+            }
+            if i == nk {
+                return (t & !E_NODE_MASK) | j as u32;
+            }
+        }
+        j += 1;
+    }
+    if used.0 + 1 >= LUT_NODES || used.1 + nk >= LUT_ENTRIES - 1 {
+        return t;
+    }
+    let mut i = 0;
+    while i < nk {
+        l.entries[used.1 + i] = kids[i];
+        i += 1;
+    }
+    l.nodes[used.0] = Node { shift: n.shift, mask: n.mask, cmap: n.cmap, base: used.1 as u32 };
+    used.0 += 1;
+    used.1 += nk;
+    (t & !E_NODE_MASK) | (used.0 - 1) as u32
 }
 
 /// Follows entry `e` through the nodes of `l` on the first two words `x`; returns the leaf, or
@@ -144,6 +241,19 @@ const fn lut(p: &Prebuilt) -> Lut {
 fn walk_lut(l: &Lut, mut e: u32, x: u64) -> u32 {
     while e & E_LEAF == 0 {
         let Some(n) = l.nodes.get((e & E_NODE_MASK) as usize) else { return e };
+        let v = (x >> (n.shift & 63)) as usize & n.mask as usize;
+        let c = l.classes[(n.cmap as usize + v) & (LUT_CLASSES - 1)] as usize;
+        e = l.entries[(n.base as usize + c) & (LUT_ENTRIES - 1)];
+    }
+    e
+}
+
+/// [`walk_lut`] with node indices masked instead of checked: a non-leaf entry that no node
+/// stands for (`E_SLOW`) ends at `E_SENTINEL`.
+#[inline(always)]
+fn walk_masked(l: &Lut, mut e: u32, x: u64) -> u32 {
+    while e & E_LEAF == 0 {
+        let n = l.nodes[e as usize & (LUT_NODES - 1)];
         let v = (x >> (n.shift & 63)) as usize & n.mask as usize;
         let c = l.classes[(n.cmap as usize + v) & (LUT_CLASSES - 1)] as usize;
         e = l.entries[(n.base as usize + c) & (LUT_ENTRIES - 1)];
@@ -647,7 +757,7 @@ macro_rules! block_loop {
                 if t & E_CHECK != 0 && exceptional(t, x, l.exc) {
                     break;
                 }
-                let e = if t & E_LEAF != 0 { t } else { walk_lut(l, t, x) };
+                let e = if t & E_LEAF != 0 { t } else { walk_masked(l, t, x) };
                 // One literal dword however many operands select it.
                 let has_lit = l.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
                 let keep = ((e >> E_DW_SHIFT) & FAST) as usize + has_lit as usize;
