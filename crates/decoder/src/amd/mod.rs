@@ -94,6 +94,9 @@ struct Lut {
     lit: [LitFields; 16],
     /// Exceptional values of `E_CHECK` fields ([`Checks`]).
     exc: u64,
+    /// Word masks by length: from `4 * dwords`, four words of which the first `dwords` are
+    /// all ones.
+    keep: [u32; 36],
     /// `Prebuilt::nodes`, `classes`, `entries`, padded (with `E_SLOW` entries).
     nodes: [Node; LUT_NODES],
     classes: [u16; LUT_CLASSES],
@@ -111,10 +114,20 @@ const fn lut(p: &Prebuilt) -> Lut {
         top: [E_SLOW; 1 << 16],
         lit: p.lit,
         exc: 0,
+        keep: [0; 36],
         nodes: [Node { shift: 0, mask: 0, cmap: 0, base: 0 }; LUT_NODES],
         classes: [0; LUT_CLASSES],
         entries: [E_SLOW; LUT_ENTRIES],
     };
+    let mut d = 0;
+    while d <= 4 {
+        let mut i = 0;
+        while i < d {
+            l.keep[4 * d + i] = u32::MAX;
+            i += 1;
+        }
+        d += 1;
+    }
     // The last node, class value and entry are the sentinel's.
     if p.nodes.len() >= LUT_NODES || p.classes.len() >= LUT_CLASSES || p.entries.len() >= LUT_ENTRIES {
         return l;
@@ -511,8 +524,14 @@ impl LitFields {
     /// True when a field of `x` (the first two words) is 255.
     #[inline(always)]
     fn any_255(&self, x: u64) -> bool {
+        self.fields_255(x) != 0
+    }
+
+    /// Non-zero exactly when a field of `x` (the first two words) is 255.
+    #[inline(always)]
+    fn fields_255(&self, x: u64) -> u64 {
         let t = (x & self.mask) ^ self.pat;
-        t.wrapping_sub(self.low) & !t & self.high != 0
+        t.wrapping_sub(self.low) & !t & self.high
     }
 }
 
@@ -724,7 +743,7 @@ impl<Op> Builder<'_, Op> {
 /// of an instruction [`Amd::decode_inst`] decoded (`off`: its offset in the bytes).
 macro_rules! block_loop {
     ($self:ident, $bytes:ident, $base_addr:ident, $out:ident,
-     fast($e:ident, $w:ident, $off:ident, $len:ident) => $fast:expr,
+     fast($lut:ident, $e:ident, $w:ident, $off:ident, $len:ident) => $fast:expr,
      other($d:ident, $doff:ident) => $other:expr) => {{
         /// Instructions written between two capacity checks.
         const CHUNK: usize = 4096;
@@ -758,21 +777,21 @@ macro_rules! block_loop {
                     break;
                 }
                 let e = if t & E_LEAF != 0 { t } else { walk_masked(l, t, x) };
-                // One literal dword however many operands select it.
-                let has_lit = l.lit[((e >> E_LIT_SHIFT) & 15) as usize].any_255(x);
-                let keep = ((e >> E_DW_SHIFT) & FAST) as usize + has_lit as usize;
-                let step = if keep != FAST_LEAF | guess {
+                // Non-zero when an operand selects a literal dword (one however many do).
+                let lit = l.lit[((e >> E_LIT_SHIFT) & 15) as usize].fields_255(x);
+                let step = if (((e >> E_DW_SHIFT) & FAST) as usize ^ (FAST_LEAF | guess)) as u64 | lit != 0 {
                     // A literal, a DPP/SDWA form, ...: a branch rather than a data dependency.
                     // Also every entry that is no leaf, or a leaf without the inline length.
-                    if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF || keep & 7 > 4 {
+                    let keep = ((e >> E_DW_SHIFT) & 7) as usize + (lit != 0) as usize;
+                    if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF || keep > 4 {
                         break;
                     }
-                    keep & 7
+                    keep
                 } else {
                     guess
                 };
                 let Some(slot) = slots.next() else { break };
-                let ($e, $w, $off, $len) = (e, w, $bytes.len() - rest.len(), step);
+                let ($lut, $e, $w, $off, $len) = (l, e, w, $bytes.len() - rest.len(), step);
                 slot.write($fast);
                 rest = rest.get(step * 4..).unwrap_or_default();
             }
@@ -1171,22 +1190,10 @@ impl<Op: Generation> Amd<Op> {
 
     /// The instruction of leaf `e` (not `E_NONE`, not `E_ODD`), `keep` (1-4) dwords of `w`.
     #[inline(always)]
-    fn leaf_decoded(e: u32, w: [u32; 4], keep: usize) -> Decoded {
-        // Words past the instruction read as zero: one mask per length (an AND, no branch).
-        const KEEP: [[u32; 4]; 8] = {
-            let mut m = [[0u32; 4]; 8];
-            let mut k = 0;
-            while k < 8 {
-                let mut i = 0;
-                while i < 4 {
-                    m[k][i] = if i < k { u32::MAX } else { 0 };
-                    i += 1;
-                }
-                k += 1;
-            }
-            m
-        };
-        let m = KEEP[keep & 7];
+    fn leaf_decoded(l: &Lut, e: u32, w: [u32; 4], keep: usize) -> Decoded {
+        // Words past the instruction read as zero: one mask per length (an AND, no branch),
+        // found at the length in bytes (no scaling of the index).
+        let m = l.keep[(keep * 4) & 31..].first_chunk::<4>().copied().unwrap_or_default();
         // At most three dwords plus a literal: the last two words are zero.
         let words = [w[0] & m[0], w[1] & m[1], w[2] & m[2], w[3] & m[3], 0, 0];
         Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc: (e & E_IENC_MASK) as u16 }
@@ -1202,7 +1209,7 @@ impl<Op: Generation> Amd<Op> {
     pub fn decode_block_inst(&self, bytes: &[u8], base_addr: u64, out: &mut Vec<Decoded>) -> usize {
         block_loop!(
             self, bytes, base_addr, out,
-            fast(e, w, _off, len) => Self::leaf_decoded(e, w, len),
+            fast(l, e, w, _off, len) => Self::leaf_decoded(l, e, w, len),
             other(d, _off) => d
         )
     }
@@ -1215,7 +1222,7 @@ impl<Op: Generation> Amd<Op> {
         let bytes = bytes.get(..u32::MAX as usize).unwrap_or(bytes);
         block_loop!(
             self, bytes, base_addr, out,
-            fast(e, _w, off, len) => InstId { off: off as u32, ienc: (e & E_IENC_MASK) as u16, len: (len * 4) as u8 },
+            fast(_l, e, _w, off, len) => InstId { off: off as u32, ienc: (e & E_IENC_MASK) as u16, len: (len * 4) as u8 },
             other(d, off) => InstId { off: off as u32, ienc: d.ienc, len: d.len }
         )
     }
