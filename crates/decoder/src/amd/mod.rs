@@ -85,11 +85,10 @@ const LUT_ENTRIES: usize = 16384;
 /// Everything the inline decode path reads, in one block at one address (one base register in
 /// the loop of `decode_block`), worked out by the compiler for the checked-in trees
 /// ([`lut`]). A tree too large for it leaves every upper-half entry `E_SLOW`.
+/// In this order (`repr(C)`): the literal field sets first, at the base address itself.
 #[derive(Debug)]
+#[repr(C)]
 struct Lut {
-    /// Per value of the first word's upper half: the entry reached from the root reading only
-    /// those bits ([`top_entry`]).
-    top: [u32; 1 << 16],
     /// `Prebuilt::lit`.
     lit: [LitFields; 16],
     /// Exceptional values of `E_CHECK` fields ([`Checks`]).
@@ -101,6 +100,9 @@ struct Lut {
     nodes: [Node; LUT_NODES],
     classes: [u16; LUT_CLASSES],
     entries: [u32; LUT_ENTRIES],
+    /// Per value of the first word's upper half: the entry reached from the root reading only
+    /// those bits ([`top_entry`]).
+    top: [u32; 1 << 16],
 }
 
 /// A leaf no instruction has (both `E_NONE` and `E_ODD`): what the last node of a [`Lut`]
@@ -510,7 +512,7 @@ fn stamp<Op>(t: &Tables<Op>) -> u64 {
 /// Source fields of the first two words (as one u64) of which one holding 255 makes the
 /// instruction carry a literal dword, tested all at once: `mask` covers the fields, `pat` holds
 /// 255 in each, `low` / `high` the lowest / highest bit of each. A field equals 255 exactly when
-/// `x & mask ^ pat` has a zero field, which the borrow of subtracting `low` shows in `high`.
+/// `x ^ pat` has a zero field, which the borrow of subtracting `low` shows in `high`.
 /// The empty set is all zero (never a literal).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct LitFields {
@@ -527,10 +529,13 @@ impl LitFields {
         self.fields_255(x) != 0
     }
 
-    /// Non-zero exactly when a field of `x` (the first two words) is 255.
+    /// Non-zero exactly when a field of `x` (the first two words) is 255. The bits outside the
+    /// fields need no masking: a borrow starts only at a field that is zero (then the answer
+    /// is yes whatever it does above), and without one a field's top bit cannot go from 0 to
+    /// 1 when one is subtracted from it.
     #[inline(always)]
     fn fields_255(&self, x: u64) -> u64 {
-        let t = (x & self.mask) ^ self.pat;
+        let t = x ^ self.pat;
         t.wrapping_sub(self.low) & !t & self.high
     }
 }
