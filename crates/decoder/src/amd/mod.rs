@@ -20,16 +20,23 @@ const E_NONE: u32 = 1 << 30;
 /// Leaf flag: the length needs the general rule (an NSA field, or literal fields `Prebuilt::lit`
 /// cannot describe).
 const E_ODD: u32 = 1 << 25;
-/// Leaf: bits 21-24 index `Prebuilt::lit`, the source fields that select a literal with 255
+/// Leaf: bits 12-15 index `Prebuilt::lit`, the source fields that select a literal with 255
 /// (set 0, none, for an instruction whose literal is always there: it has one literal dword).
-const E_LIT_SHIFT: u32 = 21;
-/// Leaf: bits 18-20 hold the encoding's width in dwords (1-3) plus one when an operand is
+const E_LIT_SHIFT: u32 = 12;
+/// Leaf: bits 22-24 hold the encoding's width in dwords (1-3) plus one when an operand is
 /// always a literal dword (v_fmamk_f32, s_setreg_imm32_b32, ...).
-const E_DW_SHIFT: u32 = 18;
-/// Leaf: bits 12-17 hold the encoding index.
-const E_ENC_SHIFT: u32 = 12;
+const E_DW_SHIFT: u32 = 22;
+/// Leaf: bits 16-21 hold the encoding index (so that `e & E_IDENT`, rotated by 16, is the
+/// encoding in its low half and the instruction encoding in its high half: the order of
+/// `Decoded::enc` and `Decoded::ienc`, stored by one write).
+const E_ENC_SHIFT: u32 = 16;
 /// Leaf: bits 0-11 hold the instruction encoding index.
 const E_IENC_MASK: u32 = 0xfff;
+/// Leaf: the encoding and instruction encoding bits.
+const E_IDENT: u32 = 63 << E_ENC_SHIFT | E_IENC_MASK;
+/// Changes whenever the bits of a leaf change meaning (part of [`stamp`]: checked-in trees
+/// of another layout are stale).
+const E_LAYOUT: u64 = 2;
 /// `Lut::top` entry, leaf or node: the source field of bits 0-8 (bit 27 clear) or 32-40 (bit
 /// 27 set) of the first two words decides nothing unless its value is in `Lut::exc` (DPP,
 /// SDWA, DPP8 selectors of VOP1/VOP2/VOPC and gfx12 VOP3): the entry is that of every other
@@ -40,7 +47,7 @@ const E_CHECK_HI: u32 = 1 << 27;
 /// Values `EXC_LO..EXC_LO + 64` of a checked field can be exceptional (`Lut::exc` bit
 /// `value - EXC_LO`).
 const EXC_LO: u32 = 0xc0;
-/// Bits 18-20 of a leaf, and of a `Lut::top` entry that is a node: the length in dwords the
+/// Bits 22-24 of a leaf, and of a `Lut::top` entry that is a node: the length in dwords the
 /// instruction most likely has (a leaf's own; for a node, that of the leaf reached with the low
 /// bits zero, else the one most values of the node's bits lead to, 7 when none). `decode_block` advances by this guess, which needs one
 /// load, and checks it against the exact length off the critical path.
@@ -298,7 +305,7 @@ const fn walk_const(p: &Prebuilt, mut e: u32, x: u64, known: u64) -> u32 {
 }
 
 /// The upper-half table's entry for first words whose upper half is `hi`: the entry reached
-/// from the root reading only those bits; when that is a node, with the length (bits 26-28) of
+/// from the root reading only those bits; when that is a node, with the length (bits 22-24) of
 /// the leaf reached with the low bits zero, the guess `decode_block` advances by (7 when there
 /// is none).
 const fn top_entry(p: &Prebuilt, checks: &Checks, hi: u32) -> u32 {
@@ -469,6 +476,7 @@ pub(crate) struct Prebuilt {
 fn stamp<Op>(t: &Tables<Op>) -> u64 {
     use std::hash::Hasher;
     let mut h = MixHasher(0x5eed);
+    h.write_u64(E_LAYOUT);
     h.write_u64(((t.key_lo as u64) << 32) | t.key_bits as u64);
     for d in t.dispatch {
         h.write(d);
@@ -1201,7 +1209,9 @@ impl<Op: Generation> Amd<Op> {
         let m = l.keep[(keep * 4) & 31..].first_chunk::<4>().copied().unwrap_or_default();
         // At most three dwords plus a literal: the last two words are zero.
         let words = [w[0] & m[0], w[1] & m[1], w[2] & m[2], w[3] & m[3], 0, 0];
-        Decoded { words, len: (keep * 4) as u8, enc: ((e >> E_ENC_SHIFT) & 63) as u16, ienc: (e & E_IENC_MASK) as u16 }
+        // Encoding and instruction encoding as the two halves of one word (one store).
+        let ident = (e & E_IDENT).rotate_left(16);
+        Decoded { words, len: (keep * 4) as u8, enc: ident as u16, ienc: (ident >> 16) as u16 }
     }
 
     /// Decodes instructions front to back (see [`IsaPlugin::decode_block`]). While four words
