@@ -789,19 +789,33 @@ macro_rules! block_loop {
                 if t & E_CHECK != 0 && exceptional(t, x, l.exc) {
                     break;
                 }
-                let e = if t & E_LEAF != 0 { t } else { walk_masked(l, t, x) };
-                // Non-zero when an operand selects a literal dword (one however many do).
-                let lit = l.lit[((e >> E_LIT_SHIFT) & 15) as usize].fields_255(x);
-                let step = if (((e >> E_DW_SHIFT) & FAST) as usize ^ (FAST_LEAF | guess)) as u64 | lit != 0 {
-                    // A literal, a DPP/SDWA form, ...: a branch rather than a data dependency.
-                    // Also every entry that is no leaf, or a leaf without the inline length.
+                // The length when it is not the guessed one: a literal, a DPP/SDWA form, ...
+                // (a branch rather than a data dependency). `None` for every entry that is no
+                // leaf, or a leaf without the inline length.
+                let other = |e: u32, lit: u64| {
                     let keep = ((e >> E_DW_SHIFT) & 7) as usize + (lit != 0) as usize;
-                    if e & (E_LEAF | E_NONE | E_ODD) != E_LEAF || keep > 4 {
-                        break;
+                    (e & (E_LEAF | E_NONE | E_ODD) == E_LEAF && keep <= 4).then_some(keep)
+                };
+                let (e, step) = if t & E_LEAF != 0 {
+                    // A leaf in the upper-half table: its guess is its own length, so the
+                    // inline path needs only no literal, no flag and at most 3 dwords.
+                    let lit = l.lit[((t >> E_LIT_SHIFT) & 15) as usize].fields_255(x);
+                    if (t & (E_NONE | E_ODD | 4 << E_DW_SHIFT)) as u64 | lit != 0 {
+                        let Some(k) = other(t, lit) else { break };
+                        (t, k)
+                    } else {
+                        (t, guess)
                     }
-                    keep
                 } else {
-                    guess
+                    let e = walk_masked(l, t, x);
+                    // Non-zero when an operand selects a literal dword (one however many do).
+                    let lit = l.lit[((e >> E_LIT_SHIFT) & 15) as usize].fields_255(x);
+                    if (((e >> E_DW_SHIFT) & FAST) as usize ^ (FAST_LEAF | guess)) as u64 | lit != 0 {
+                        let Some(k) = other(e, lit) else { break };
+                        (e, k)
+                    } else {
+                        (e, guess)
+                    }
                 };
                 let Some(slot) = slots.next() else { break };
                 let ($lut, $e, $w, $off, $len) = (l, e, w, $bytes.len() - rest.len(), step);
