@@ -100,6 +100,13 @@ struct Lut {
     lit: [LitFields; 16],
     /// Exceptional values of `E_CHECK` fields ([`Checks`]).
     exc: u64,
+    /// Per value of a top entry's bits 26-31: a mask and a value (`ck_val`) such that
+    /// `x & mask == value` for the first two words `x` of every instruction whose `E_CHECK`
+    /// field is exceptional, and of a few others (the smallest set of values one mask
+    /// describes: those go to `decode_inst` too); never for entries without `E_CHECK`.
+    ck_mask: [u64; 64],
+    /// See `ck_mask`.
+    ck_val: [u64; 64],
     /// Word masks by length: from `4 * dwords`, four words of which the first `dwords` are
     /// all ones.
     keep: [u32; 36],
@@ -123,6 +130,8 @@ const fn lut(p: &Prebuilt) -> Lut {
         top: [E_SLOW; 1 << 16],
         lit: p.lit,
         exc: 0,
+        ck_mask: [0; 64],
+        ck_val: [1; 64],
         keep: [0; 36],
         nodes: [Node { shift: 0, mask: 0, cmap: 0, base: 0 }; LUT_NODES],
         classes: [0; LUT_CLASSES],
@@ -160,6 +169,29 @@ const fn lut(p: &Prebuilt) -> Lut {
     }
     let c = checks(p);
     l.exc = c.1;
+    // The smallest mask-and-value set of 9-bit values that holds every exceptional one.
+    if c.1 != 0 {
+        let v0 = EXC_LO + c.1.trailing_zeros();
+        let mut diff = 0;
+        let mut v = 0;
+        while v < 64 {
+            if c.1 >> v & 1 != 0 {
+                diff |= (EXC_LO + v) ^ v0;
+            }
+            v += 1;
+        }
+        let m = (0x1ff & !diff) as u64;
+        let mut i = 0;
+        while i < 64 {
+            let t = (i as u32) << 26;
+            if t & E_CHECK != 0 {
+                let s = if t & E_CHECK_HI != 0 { 32 } else { 0 };
+                l.ck_mask[i] = m << s;
+                l.ck_val[i] = ((v0 as u64) & m) << s;
+            }
+            i += 1;
+        }
+    }
     // Per node: whether a child is a node (only those can be resolved further).
     let mut deep = [false; LUT_NODES];
     i = 0;
@@ -786,7 +818,7 @@ macro_rules! block_loop {
                 // stays within the 16 bytes just read.
                 let guess = (t >> E_GUESS_SHIFT & 3) as usize;
                 let x = w[0] as u64 | (w[1] as u64) << 32;
-                if t & E_CHECK != 0 && exceptional(t, x, l.exc) {
+                if t & E_CHECK != 0 && x & l.ck_mask[(t >> 26) as usize] == l.ck_val[(t >> 26) as usize] {
                     break;
                 }
                 // The length when it is not the guessed one: a literal, a DPP/SDWA form, ...
