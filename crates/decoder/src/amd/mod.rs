@@ -783,9 +783,9 @@ impl<Op> Builder<'_, Op> {
 
 /// The loop of `decode_block_inst` and `decode_block_ids_inst`, written once and expanded in
 /// each (a generic function over the record type cost `decode_block` instructions). `fast`
-/// builds the record of leaf `e` whose length is the guessed `guess` dwords from the first
-/// four words `w`; `cold` that of a leaf `keep` dwords long from the 16 bytes `b`; `other` that
-/// of an instruction [`Amd::decode_inst`] decoded (`off`: its offset in the bytes).
+/// builds the record of leaf `e`, `len` dwords long, from the [`Lut`] and the first four words
+/// `w`; `other` that of an instruction [`Amd::decode_inst`] decoded (`off`: the offset of
+/// either in the bytes).
 macro_rules! block_loop {
     ($self:ident, $bytes:ident, $base_addr:ident, $out:ident,
      fast($lut:ident, $e:ident, $w:ident, $off:ident, $len:ident) => $fast:expr,
