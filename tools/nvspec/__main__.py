@@ -48,6 +48,10 @@ def main():
     ap.add_argument("--fuzz-random", type=int, default=1500)
     ap.add_argument("--seed", type=int, default=20260101)
     ap.add_argument("--closure-rounds", type=int, default=3)
+    ap.add_argument("--siblings", action="store_true",
+                    help="also try opcode values no background reached on their siblings' examples")
+    ap.add_argument("--value-fields", action="store_true",
+                    help="turn operand value sets (wait sets, half selectors) into fields")
     a = ap.parse_args()
     arch = a.arch
     rng = random.Random(a.seed + arch)
@@ -58,6 +62,12 @@ def main():
     examples = []
     for key in sorted(ex):
         examples += ex[key][:a.examples]
+    if a.siblings:
+        # after the others, so that the forms found before keep their order
+        sib = probe.sibling_examples(arch, orc, ex, accepted)
+        probe.log("sm%d: %d keys from sibling opcode values: %s" % (arch, len(sib), " ".join("%03x:%s" % k for k in sib)))
+        for key in sib:
+            examples += ex[key][:a.examples]
     probe.log("sm%d: %d (opcode value, mnemonic) keys, %d examples" % (arch, len(ex), len(examples)))
     forms = probe.analyse(arch, orc, examples)
     # merge identical forms (same identifier) keeping the first (corpus seeds come first)
@@ -87,6 +97,18 @@ def main():
         fresh = [f for f in probe.analyse(arch, orc, new_ex) if f["mnemonic"] and index.add(f)]
         forms += fresh
         probe.log("sm%d: closure round %d: %d examples, %d new forms (%d in all)" % (arch, rnd + 1, len(new_ex), len(fresh), len(forms)))
+    # operand value fields (DEPBAR wait sets, IADD3 half selectors): their bits leave the
+    # identifier, so forms that differed only in those values become one
+    nv = probe.value_fields(arch, orc, forms) if a.value_fields else 0
+    merged, seen = [], set()
+    for f in forms:
+        key = (frozenset(f["mask_bits"]), f["example"] & sum(1 << b for b in f["mask_bits"]))
+        if key not in seen:
+            seen.add(key)
+            merged.append(f)
+    forms = merged
+    nz = probe.omit_zero_numbers(arch, orc, forms) if a.value_fields else 0
+    probe.log("sm%d: %d operand value fields, %d forms; %d trailing numbers left out at zero" % (arch, nv, len(forms), nz))
     probe.enumerate_mods(arch, orc, forms)
     probe.enumerate_small_operands(arch, orc, forms)
     names = {}
@@ -102,8 +124,8 @@ def main():
         f["enc_name"] = nm if names[nm] == 1 else "%s_%d" % (nm, names[nm] - 1)
         order = [fd for fd in f["fields"] if fd["kind"] in ("PRED_NEG", "PRED")]
         order += sorted((fd for fd in f["fields"] if fd["kind"] == "mod"), key=lambda x: x["pos"])
-        order += sorted((fd for fd in f["fields"] if fd["kind"] in ("prefix", "tok")),
-                        key=lambda x: (x["op"], x["kind"] == "tok", x.get("tok", 0)))
+        order += sorted((fd for fd in f["fields"] if fd["kind"] in ("prefix", "tok", "val")),
+                        key=lambda x: (x["op"], x["kind"] != "prefix", x.get("tok", x.get("tokpos", 0))))
         for fd in order:
             if fd["kind"] == "tok" and fd["op"] == 0 and fd["name"] in ("RD", "PD", "URD", "UPD", "BD"):
                 fd["role"] = "out"
