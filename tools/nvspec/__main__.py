@@ -62,12 +62,6 @@ def main():
     examples = []
     for key in sorted(ex):
         examples += ex[key][:a.examples]
-    if a.siblings:
-        # after the others, so that the forms found before keep their order
-        sib = probe.sibling_examples(arch, orc, ex, accepted)
-        probe.log("sm%d: %d keys from sibling opcode values: %s" % (arch, len(sib), " ".join("%03x:%s" % k for k in sib)))
-        for key in sib:
-            examples += ex[key][:a.examples]
     probe.log("sm%d: %d (opcode value, mnemonic) keys, %d examples" % (arch, len(ex), len(examples)))
     forms = probe.analyse(arch, orc, examples)
     # merge identical forms (same identifier) keeping the first (corpus seeds come first)
@@ -97,6 +91,22 @@ def main():
         fresh = [f for f in probe.analyse(arch, orc, new_ex) if f["mnemonic"] and index.add(f)]
         forms += fresh
         probe.log("sm%d: closure round %d: %d examples, %d new forms (%d in all)" % (arch, rnd + 1, len(new_ex), len(fresh), len(forms)))
+    if a.siblings:
+        # Opcode values that still have no form: examples from their siblings, analysed after
+        # all the others (so the forms found before stay as they were), with their own closure.
+        covered = {probe.opval(arch, f["example"]) for f in forms}
+        sib = probe.sibling_examples(arch, orc, ex, accepted, covered)
+        probe.log("sm%d: %d keys from sibling opcode values: %s" % (arch, len(sib), " ".join("%03x:%s" % k for k in sib)))
+        fresh = [f for f in probe.analyse(arch, orc, [e for k in sib for e in ex[k][:a.examples]])
+                 if f["mnemonic"] and index.add(f)]
+        forms += fresh
+        for rnd in range(a.closure_rounds):
+            new_ex = probe.closure_examples(arch, index, probe.struct_flips(fresh))
+            if not new_ex:
+                break
+            fresh = [f for f in probe.analyse(arch, orc, new_ex) if f["mnemonic"] and index.add(f)]
+            forms += fresh
+        probe.log("sm%d: %d forms with the siblings'" % (arch, len(forms)))
     # operand value fields (DEPBAR wait sets, IADD3 half selectors): their bits leave the
     # identifier, so forms that differed only in those values become one
     nv = probe.value_fields(arch, orc, forms) if a.value_fields else 0

@@ -665,9 +665,10 @@ def omit_zero_numbers(arch, oracle, forms):
     return n
 
 
-def sibling_examples(arch, oracle, ex, accepted, per_value=2):
-    """Opcode values without a usable example (rejected on every background, or accepted only
-    with `???` / `INVALID` placeholders in the text), tried on the examples of their siblings
+def sibling_examples(arch, oracle, ex, accepted, covered, per_value=2):
+    """Opcode values that no form's example has (`covered`: rejected on every background, or
+    accepted only with `???` / `INVALID` placeholders in the text), tried on the examples of
+    their siblings
     (same low 9 opcode bits: the same operation with another operand kind, e.g. sm86 `I2F`
     0x306 register source / 0xd06 uniform register source) with each other bit flipped in turn
     (the uniform forms need bit 91 set and other bits clear, which no background had). Accepted
@@ -681,10 +682,9 @@ def sibling_examples(arch, oracle, ex, accepted, per_value=2):
         if base and ex[(v, base)]:
             by_low.setdefault(v & 0x1ff, []).append((v, base))
     n = 1 << len(OPBITS[arch])
-    has_example = {v for (v, base), lst in ex.items() if base and lst}
     cands, owner = [], []
     for v in range(n):
-        if v in has_example:
+        if v in covered:
             continue
         sib = by_low.get(v & 0x1ff, [])
         srcs = [w for k in sib for w, _ in ex[k][:1]][:per_value]
