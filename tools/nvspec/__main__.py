@@ -48,6 +48,10 @@ def main():
     ap.add_argument("--fuzz-random", type=int, default=1500)
     ap.add_argument("--seed", type=int, default=20260101)
     ap.add_argument("--closure-rounds", type=int, default=3)
+    ap.add_argument("--siblings", action="store_true",
+                    help="also try opcode values no background reached on their siblings' examples")
+    ap.add_argument("--value-fields", action="store_true",
+                    help="turn operand value sets (wait sets, half selectors) into fields")
     a = ap.parse_args()
     arch = a.arch
     rng = random.Random(a.seed + arch)
@@ -87,6 +91,34 @@ def main():
         fresh = [f for f in probe.analyse(arch, orc, new_ex) if f["mnemonic"] and index.add(f)]
         forms += fresh
         probe.log("sm%d: closure round %d: %d examples, %d new forms (%d in all)" % (arch, rnd + 1, len(new_ex), len(fresh), len(forms)))
+    if a.siblings:
+        # Opcode values that still have no form: examples from their siblings, analysed after
+        # all the others (so the forms found before stay as they were), with their own closure.
+        covered = {probe.opval(arch, f["example"]) for f in forms}
+        sib = probe.sibling_examples(arch, orc, ex, accepted, covered)
+        probe.log("sm%d: %d keys from sibling opcode values: %s" % (arch, len(sib), " ".join("%03x:%s" % k for k in sib)))
+        fresh = [f for f in probe.analyse(arch, orc, [e for k in sib for e in ex[k][:a.examples]])
+                 if f["mnemonic"] and index.add(f)]
+        forms += fresh
+        for rnd in range(a.closure_rounds):
+            new_ex = probe.closure_examples(arch, index, probe.struct_flips(fresh))
+            if not new_ex:
+                break
+            fresh = [f for f in probe.analyse(arch, orc, new_ex) if f["mnemonic"] and index.add(f)]
+            forms += fresh
+        probe.log("sm%d: %d forms with the siblings'" % (arch, len(forms)))
+    # operand value fields (DEPBAR wait sets, IADD3 half selectors): their bits leave the
+    # identifier, so forms that differed only in those values become one
+    nv = probe.value_fields(arch, orc, forms) if a.value_fields else 0
+    merged, seen = [], set()
+    for f in forms:
+        key = (frozenset(f["mask_bits"]), f["example"] & sum(1 << b for b in f["mask_bits"]))
+        if key not in seen:
+            seen.add(key)
+            merged.append(f)
+    forms = merged
+    nz = probe.omit_zero_numbers(arch, orc, forms) if a.value_fields else 0
+    probe.log("sm%d: %d operand value fields, %d forms; %d trailing numbers left out at zero" % (arch, nv, len(forms), nz))
     probe.enumerate_mods(arch, orc, forms)
     probe.enumerate_small_operands(arch, orc, forms)
     names = {}
@@ -102,8 +134,8 @@ def main():
         f["enc_name"] = nm if names[nm] == 1 else "%s_%d" % (nm, names[nm] - 1)
         order = [fd for fd in f["fields"] if fd["kind"] in ("PRED_NEG", "PRED")]
         order += sorted((fd for fd in f["fields"] if fd["kind"] == "mod"), key=lambda x: x["pos"])
-        order += sorted((fd for fd in f["fields"] if fd["kind"] in ("prefix", "tok")),
-                        key=lambda x: (x["op"], x["kind"] == "tok", x.get("tok", 0)))
+        order += sorted((fd for fd in f["fields"] if fd["kind"] in ("prefix", "tok", "val")),
+                        key=lambda x: (x["op"], x["kind"] != "prefix", x.get("tok", x.get("tokpos", 0))))
         for fd in order:
             if fd["kind"] == "tok" and fd["op"] == 0 and fd["name"] in ("RD", "PD", "URD", "UPD", "BD"):
                 fd["role"] = "out"

@@ -47,7 +47,7 @@ def opnd_type(fd, types):
         nm = {"-": "OPR_NEG", "|": "OPR_ABS", "!": "OPR_NOT", "~": "OPR_INV"}[fd["char"]]
         types.setdefault(nm, {1: fd["char"]})
         return nm, "FMT_MOD", 1
-    if k == "mod":
+    if k in ("mod", "val"):
         vals = {v: s for v, s in sorted(fd["values"].items())}
         base = "OPR_" + fd["name"].rstrip("0123456789")
         nm, i = base, 2

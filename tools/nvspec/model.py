@@ -1,5 +1,7 @@
 """Name the probed fields, build print templates, and print words from the model."""
-from .textparse import parse, tokens, reg_class
+import re
+
+from .textparse import parse, tokens, reg_class, TOKEN
 
 REGNAMES = {"R": ["RA", "RB", "RC", "RE", "RF", "RG", "RH"], "P": ["PA", "PB", "PC", "PE"],
             "UR": ["URA", "URB", "URC", "URE"], "UP": ["UPA", "UPB", "UPC"], "B": ["BA", "BB"]}
@@ -22,6 +24,27 @@ def mod_name(values):
             if w not in words:
                 words.append(w)
     return "MOD_" + "_".join(words[:4]).replace("-", "M") if words else "MOD_NONE"
+
+
+def val_name(f, fd):
+    """Name of an operand value field (probe.value_fields): `SET` for a barrier set `{5,3,0}`,
+    `SEL_<register field>` for a suffix right after a register (`.H0`), else the letters the
+    spellings start with (`SB`), else `OPV`."""
+    sp = [s for s in fd["values"].values() if s]
+    if sp and all(re.match(r"^\{[0-9,]*\}$", s) for s in sp):
+        return "SET"
+    a = fd["span"][0]
+    if sp and all(s.startswith(".") for s in sp):
+        for x in f["fields"]:
+            if x["kind"] == "tok" and x["op"] == fd["op"] and x.get("name"):
+                spans = [(m.start(), m.end()) for m in TOKEN.finditer(f["ops"][fd["op"]])]
+                if x["tok"] < len(spans) and spans[x["tok"]][1] == a:
+                    return "SEL_" + x["name"]
+        return "SEL"
+    lead = re.match(r"^[A-Z]+", sp[0]) if sp else None
+    if lead and all(s.startswith(lead.group(0)) for s in sp):
+        return lead.group(0)
+    return "OPV"
 
 
 def name_fields(f):
@@ -77,6 +100,9 @@ def name_fields(f):
                 else:
                     fd["name"] = uniq("IMM")
     for fd in f["fields"]:
+        if fd["kind"] == "val":
+            fd["name"] = uniq(val_name(f, fd))
+    for fd in f["fields"]:
         if fd["kind"] == "prefix":
             target = [x for x in f["fields"] if x["kind"] == "tok" and x["op"] == fd["op"]]
             on = target[0]["name"] if target else "OP%d" % fd["op"]
@@ -113,6 +139,11 @@ def template(f):
     optxt = []
     for k, op in enumerate(ops):
         pre = [fd for fd in f["fields"] if fd["kind"] == "prefix" and fd["op"] == k]
+        val = [fd for fd in f["fields"] if fd["kind"] == "val" and fd["op"] == k]
+        if val:
+            # the value field's span becomes a marker (no token, kept by the skeleton)
+            a, b = val[0]["span"]
+            op = op[:a] + "\x01" + op[b:]
         core = op
         chars = {fd["char"]: fd["name"] for fd in pre}
         lead = ""
@@ -135,5 +166,7 @@ def template(f):
             fd = f["tok_field"].get((k, j + off))
             s += ("{%s}" % fd["name"]) if fd else txt
             s += pieces[j + 1]
+        if val:
+            s = s.replace("\x01", "{%s}" % val[0]["name"])
         optxt.append(lead + s + trail)
     return out + (" " + ", ".join(optxt) if optxt else "")

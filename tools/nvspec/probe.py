@@ -20,7 +20,7 @@ import re
 import sys
 
 from .oracle import Oracle
-from .textparse import parse, tokens, reg_class
+from .textparse import parse, tokens, reg_class, TOKEN
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 NBITS = {50: 64, 86: 128}
@@ -503,3 +503,210 @@ def probe_reuse(arch, oracle, forms):
                     if fd and fd.get("rclass") == "R":
                         f["reuse"][k] = fd["name"]
                     break
+
+
+def _one_operand(g0, m0, o0, u):
+    """The operand position whose text alone differs between the example's parts and text `u`
+    (same guard and mnemonic); a trailing operand added or left out counts as that position."""
+    g1, m1, o1 = parse(u)
+    if g1 != g0 or m1 != m0:
+        return None
+    if len(o1) == len(o0):
+        diff = [k for k in range(len(o0)) if o0[k] != o1[k]]
+        return diff[0] if len(diff) == 1 else None
+    if len(o1) == len(o0) + 1 and o1[:-1] == o0:
+        return len(o0)
+    if len(o0) == len(o1) + 1 and o0[:-1] == o1:
+        return len(o1)
+    return None
+
+
+def _spans(op):
+    return [(m.start(), m.end()) for m in TOKEN.finditer(op)]
+
+
+def value_fields(arch, oracle, forms, min_bits=2, max_bits=6):
+    """Operand value fields: structural bits whose flips change only one operand's text (or add
+    or remove the last operand), grouped by operand, are enumerated value by value on the
+    example. When every value nvdisasm accepts prints the example's text with only that operand
+    changed, the bits form one field whose spellings are the varying part of the operand (the
+    `DEPBAR` wait set `{5,3,0}`, the sm50 `IADD3` half selector `.H0` / `.H1` / `.???3`, the
+    `SB0`..`SB5` of `DEPBAR.LE`); they leave the identifier mask. A field whose operand is
+    absent for value 0 (and only then) spells the whole operand and is OmitZero. One-bit groups
+    (`R2.CC`, `.NEG` after an immediate) stay structural: merging their forms would change which
+    form wins for the words several forms match (most mask bits first), and with it the fields
+    that the census and the family rules read. Returns the number of fields found."""
+    jobs = []
+    for f in forms:
+        g0, m0, o0 = parse(f["text"])
+        groups = {}
+        for b in sorted(f["mask_bits"]):
+            if b in OPBITS[arch] or (arch == 86 and b in CTRL86):
+                continue
+            u = f["flips"].get(b)
+            k = _one_operand(g0, m0, o0, u) if u else None
+            if k is not None:
+                groups.setdefault(k, []).append(b)
+        for k, bits in sorted(groups.items()):
+            if min_bits <= len(bits) <= max_bits:
+                jobs.append((f, k, bits))
+    cands = []
+    for f, k, bits in jobs:
+        cands += [set_field(f["example"], bits, v) for v in range(1 << len(bits))]
+    log("  value fields: %d candidate groups, %d words" % (len(jobs), len(cands)))
+    res = oracle.disasm(cands)
+    found, i0 = 0, 0
+    for f, k, bits in jobs:
+        texts = res[i0:i0 + (1 << len(bits))]
+        i0 += 1 << len(bits)
+        fd = _value_field(f, k, bits, texts)
+        if fd is None or any(b not in f["mask_bits"] for b in bits):
+            continue
+        f["mask_bits"] -= set(bits)
+        if k == len(f["ops"]):
+            f["ops"].append("")
+        f["fields"].append(fd)
+        found += 1
+    return found
+
+
+def _value_field(f, k, bits, texts):
+    g0, m0, o0 = parse(f["text"])
+    rest0 = o0[:k] + o0[k + 1:]
+    spell, absent = {}, set()
+    for v, u in enumerate(texts):
+        if u is None:
+            continue
+        g1, m1, o1 = parse(u)
+        if g1 != g0 or m1 != m0:
+            return None
+        if len(o1) == len(rest0) + 1 and o1[:k] + o1[k + 1:] == rest0:
+            spell[v] = o1[k]
+        elif k == len(rest0) and o1 == rest0:
+            absent.add(v)
+        else:
+            return None
+    if len(spell) + bool(absent) < 2 or absent - {0}:
+        return None
+    vex = get_field(f["example"], bits)
+    ex = o0[k] if k < len(o0) else ""
+    if absent:
+        if vex not in absent and spell.get(vex) != ex:
+            return None
+        a, b = 0, len(ex)
+    else:
+        if spell.get(vex) != ex:
+            return None
+        sp = list(spell.values())
+        p = 0
+        while all(len(s) > p for s in sp) and len({s[p] for s in sp}) == 1:
+            p += 1
+        q = 0
+        while all(len(s) - p > q for s in sp) and len({s[len(s) - 1 - q] for s in sp}) == 1:
+            q += 1
+        a, b = p, len(ex) - q
+        spans = _spans(ex)
+        # never cut a token; a word that is no token (`SB5`) is spelled whole
+        for s, e in spans:
+            if s < a < e:
+                a = s
+            if s < b < e:
+                b = e
+        ends = {e for _, e in spans}
+        starts = {s for s, _ in spans}
+        while a > 0 and ex[a - 1].isalnum() and a not in ends:
+            a -= 1
+        while b < len(ex) and ex[b].isalnum() and b not in starts:
+            b += 1
+    spans = _spans(ex)
+    inside = [j for j, (s, e) in enumerate(spans) if s < b and e > a]
+    toks = {fd["tok"] for fd in f["fields"] if fd["kind"] == "tok" and fd["op"] == k}
+    toks |= {j for fd in f["fields"] if fd["kind"] == "tok" for (kk, j) in fd.get("tied", []) if kk == k}
+    if (inside and toks) or (a == 0 and any(x["kind"] == "prefix" and x["op"] == k for x in f["fields"])):
+        return None
+    tail = len(ex) - b
+    values = {v: s[a:len(s) - tail] for v, s in spell.items()}
+    fd = {"kind": "val", "bits": list(bits), "op": k, "span": (a, b), "values": values,
+          "tokpos": sum(1 for s, _ in spans if s < a) - 0.5}
+    if absent:
+        fd["omit_zero"] = True
+    return fd
+
+
+def omit_zero_numbers(arch, oracle, forms):
+    """A last operand that is one hex number of a field, probed at zero: when nvdisasm then leaves
+    the operand out (with its comma), the field is OmitZero (sm50 `LEA.HI` shift). Needed once
+    value fields merge the forms whose examples had the number at zero with those that did not.
+    Returns the number of fields marked."""
+    jobs = []
+    for f in forms:
+        if not f["ops"] or not f["ops"][-1]:
+            continue
+        k = len(f["ops"]) - 1
+        skel, toks = tokens(f["ops"][k])
+        if skel != "#" or len(toks) != 1 or not _HEXNUM.match(toks[0][1]):
+            continue
+        for fd in f["fields"]:
+            if fd["kind"] == "tok" and fd["op"] == k and fd["tok"] == 0 and not fd.get("omit_zero") \
+                    and not fd.get("tied"):
+                w = set_field(f["example"], fd["bits"], 0)
+                if w != f["example"]:
+                    jobs.append((f, fd, w))
+    res = oracle.disasm([w for _, _, w in jobs])
+    n = 0
+    for (f, fd, _), u in zip(jobs, res):
+        if not u:
+            continue
+        g0, m0, o0 = parse(f["text"])
+        g1, m1, o1 = parse(u)
+        if (g1, m1, o1) == (g0, m0, o0[:-1]):
+            fd["omit_zero"] = True
+            n += 1
+    return n
+
+
+def sibling_examples(arch, oracle, ex, accepted, covered, per_value=2):
+    """Opcode values that no form's example has (`covered`: rejected on every background, or
+    accepted only with `???` / `INVALID` placeholders in the text), tried on the examples of
+    their siblings
+    (same low 9 opcode bits: the same operation with another operand kind, e.g. sm86 `I2F`
+    0x306 register source / 0xd06 uniform register source) with each other bit flipped in turn
+    (the uniform forms need bit 91 set and other bits clear, which no background had). Accepted
+    words with a usable text become examples of new (opcode value, mnemonic) keys. Returns the
+    new keys."""
+    nb = NBITS[arch]
+    skip = set(OPBITS[arch]) | (set(CTRL86) if arch == 86 else set())
+    flips = [b for b in range(nb) if b not in skip]
+    by_low = {}
+    for (v, base) in sorted(ex):
+        if base and ex[(v, base)]:
+            by_low.setdefault(v & 0x1ff, []).append((v, base))
+    n = 1 << len(OPBITS[arch])
+    cands, owner = [], []
+    for v in range(n):
+        if v in covered:
+            continue
+        sib = by_low.get(v & 0x1ff, [])
+        srcs = [w for k in sib for w, _ in ex[k][:1]][:per_value]
+        for w in srcs:
+            w = with_opval(arch, w, v)
+            for b in flips:
+                cands.append(w ^ (1 << b))
+                owner.append(v)
+    log("  siblings: %d words" % len(cands))
+    res = oracle.disasm(cands)
+    new = {}
+    for v, w, t in zip(owner, cands, res):
+        if t is None:
+            continue
+        key = (v, base_of(t))
+        if ex.get(key):
+            continue
+        lst = new.setdefault(key, [])
+        if len(lst) < 3 and usable(t):
+            lst.append((w, t))
+    for k, lst in new.items():
+        if lst:
+            ex[k] = lst
+            accepted.add(k[0])
+    return sorted(k for k, lst in new.items() if lst)

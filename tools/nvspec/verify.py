@@ -20,7 +20,7 @@ def index_forms(forms):
 
 def render_field(fd, v):
     k = fd["kind"]
-    if k == "mod":
+    if k in ("mod", "val"):
         return fd["values"].get(v)
     if k == "prefix":
         return fd["char"] if v else ""
@@ -63,7 +63,12 @@ def render(f, w):
             ok[0] = False
             return "?"
         return r
-    text = guard + _PH.sub(sub, f["syntax"])
+    syntax = f["syntax"]
+    for fd in f["fields"]:
+        # an OmitZero value field at zero is left out with its separator
+        if fd["kind"] == "val" and fd.get("omit_zero") and get_field(w, fd["bits"]) == 0:
+            syntax = syntax.replace(", {%s}" % fd["name"], "").replace(" {%s}" % fd["name"], "")
+    text = guard + _PH.sub(sub, syntax)
     return text if ok[0] else None
 
 

@@ -29,51 +29,7 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
                 t.mnem.insert_str(name.len(), ".PO");
             }
         }
-        "DEPBAR" => wait_set(ctx, t),
-        "IADD3" if ctx.bits(52, 12) == 0x5cc => half_selectors(ctx, t),
         _ => {}
-    }
-}
-
-/// `DEPBAR`'s wait set, bits 0-5 (barrier k = bit k), printed last as `{5,3,0}` (descending),
-/// nothing when empty; with or without `.LE SBn, imm`. Measured on all 64 values of both.
-/// The probed forms cover a few sets, so every set is printed here from the bits.
-fn wait_set(ctx: &Ctx, t: &mut Text) {
-    if t.ops.last().is_some_and(|o| o.starts_with('{')) {
-        t.ops.pop();
-    }
-    let m = ctx.bits(0, 6);
-    if m == 0 {
-        return;
-    }
-    let mut o = String::from("{");
-    for k in (0..6).rev().filter(|k| m >> k & 1 == 1) {
-        if o.len() > 1 {
-            o.push(',');
-        }
-        let _ = write!(o, "{k}");
-    }
-    o.push('}');
-    t.ops.push(o);
-}
-
-/// `IADD3` register form (0x5cc): each source register has a half selector, a 35-36, b 33-34,
-/// c 31-32: none, `.H0`, `.H1`, `.???3` after the register (all 64 values measured). The probed
-/// forms cover one selector at a time, so all three are printed here from the bits.
-fn half_selectors(ctx: &Ctx, t: &mut Text) {
-    for (k, lo) in [(1, 35), (2, 33), (3, 31)] {
-        let Some(o) = t.ops.get_mut(k) else { return };
-        let sel = ["", ".H0", ".H1", ".???3"][ctx.bits(lo, 2) as usize];
-        // the register: after an optional `-`, `R` and digits (or `RZ`)
-        let start = usize::from(o.starts_with('-'));
-        if o.as_bytes().get(start) != Some(&b'R') {
-            continue;
-        }
-        let mut end = start + 1;
-        end += o[end..].bytes().take_while(|c| c.is_ascii_digit() || *c == b'Z').count();
-        let rest = &o[end..];
-        let old = [".H0", ".H1", ".???3"].into_iter().find(|s| rest.starts_with(s)).map_or(0, str::len);
-        o.replace_range(end..end + old, sel);
     }
 }
 

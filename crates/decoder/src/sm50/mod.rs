@@ -179,23 +179,6 @@ fn decode_insn(w: u64, addr: u64) -> Result<Decoded, DecodeError> {
             words[1] = (w >> 32) as u32;
             return Ok(Decoded { words, len: 8, enc: f, ienc: TABLES.forms[f as usize].inst });
         }
-        // DEPBAR wait sets and IADD3 half selectors that no probed form covers: the form with
-        // those bits clear (the alu rules print them from the bits).
-        let free = if w >> 51 == 0x1e1e {
-            0x3f
-        } else if w >> 52 == 0x5cc {
-            0x3f << 31
-        } else {
-            0
-        };
-        if w & free != 0 {
-            if let Some(f) = TABLES.classify((w & !free) as u128) {
-                let mut words = [0u32; crate::MAX_WORDS];
-                words[0] = w as u32;
-                words[1] = (w >> 32) as u32;
-                return Ok(Decoded { words, len: 8, enc: f, ienc: TABLES.forms[f as usize].inst });
-            }
-        }
         let name = video::which(w).or_else(|| convert::which(w).map(|x| x.0)).ok_or_else(|| e.clone())?;
         let f = TABLES.forms.iter().position(|f| TABLES.insts[f.inst as usize].name == name).ok_or(e)?;
         let mut words = [0u32; crate::MAX_WORDS];
@@ -214,10 +197,6 @@ pub fn printed_bits(inst: &str) -> u64 {
         || inst == "IMADSP"
     {
         u64::MAX
-    } else if inst == "DEPBAR" {
-        0x3f
-    } else if inst == "IADD3" {
-        0x3f << 31
     } else if matches!(inst, "PEXIT" | "PLONGJMP") {
         0xff_ffff << 20
     } else if matches!(inst, "LD" | "ST") {

@@ -42,6 +42,9 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
         }
         "I2F" => {
             rules::dedup_suffixes(t);
+            if ctx.bits(0, 9) == 0x106 {
+                i2f_types(ctx, t);
+            }
             // The byte / half of an 8- or 16-bit source register: bits 60-61.
             let v = ctx.bits(60, 2) as usize;
             let sel = if t.has("S8") || t.has("U8") {
@@ -315,3 +318,20 @@ const MUFU_OPS: [&str; 16] = [
     "COS", "SIN", "EX2", "LG2", "RCP", "RSQ", "RCP64H", "RSQ64H", "SQRT", "TANH", "INVALID10",
     "INVALID11", "INVALID12", "INVALID13", "INVALID14", "INVALID15",
 ];
+
+/// `I2F` of a 32-bit-or-narrower source (opcodes 0x?06: register, immediate, constant bank,
+/// uniform register) printed from its bits, as nvdisasm 12.8 spells all 24 combinations
+/// (measured on the uniform-register form 0xd06, whose probed modifier fields split the type
+/// pair in two): destination bits 75-76 (`???0`, `F16`, F32 left out, `???3`), source sign bit 74
+/// with size bits 84-85 (8, 16, 32 bits; `S32` left out; 3 is rejected), rounding bits 78-79.
+fn i2f_types(ctx: &Ctx, t: &mut Text) {
+    const DST: [&str; 4] = [".???0", ".F16", "", ".???3"];
+    const SRC: [&str; 8] = [".U8", ".S8", ".U16", ".S16", ".U32", "", ".U32", ""];
+    const RND: [&str; 4] = ["", ".RM", ".RP", ".RZ"];
+    let src = (ctx.bits(74, 1) | ctx.bits(84, 2) << 1) as usize;
+    t.mnem.clear();
+    t.mnem.push_str("I2F");
+    t.mnem.push_str(DST[ctx.bits(75, 2) as usize]);
+    t.mnem.push_str(SRC[src]);
+    t.mnem.push_str(RND[ctx.bits(78, 2) as usize]);
+}
