@@ -761,6 +761,9 @@ struct FormInfo {
     /// Bits that any print of this form read through [`Ctx`] (rules, float immediates): no
     /// candidate overlapping them is a hole.
     read: u128,
+    /// The bits of the printed fields and the guard: with `read`, all that the text can
+    /// depend on besides the reuse flags and the address.
+    relevant: u128,
 }
 
 /// The mnemonic part of a template.
@@ -800,7 +803,16 @@ impl FormInfo {
         };
         let mnem = mnem_split(form);
         let cands = template::candidates(form, mnem.as_ref().map(|m| m.at.0), if sm86 { SCHED_BITS } else { 0 });
-        FormInfo { sched, reuse, mnem, cands, read: 0 }
+        let mut relevant = 0u128;
+        for p in form.syntax {
+            if let NvPiece::Field(i) = p {
+                relevant |= form.fields.get(*i as usize).map_or(0, |f| f.mask());
+            }
+        }
+        for i in [form.pred, form.pred_neg] {
+            relevant |= usize::try_from(i).ok().and_then(|i| form.fields.get(i)).map_or(0, |f| f.mask());
+        }
+        FormInfo { sched, reuse, mnem, cands, read: 0, relevant }
     }
 }
 
@@ -855,6 +867,15 @@ thread_local! {
     /// False: print every instruction the slow way, without memo or templates (tests).
     static CACHE_ON: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// What `print_template` did.
+enum Printed {
+    /// Printed through a template (or the text is now one).
+    Done,
+    /// Printed the slow way: the exact memo should keep the text (true: it depends on the
+    /// address).
+    Memo(bool),
 }
 
 /// Kinds whose numbers could be mistaken for each other in a text (`P3` of a guard and of an
@@ -1021,10 +1042,10 @@ impl NvPlugin {
         })
     }
 
-    /// `print_in` through the memo: the text is a function of the form, the instruction bits
-    /// (sm86: without the scheduling bits 105-121, which no template prints), the reuse flags
-    /// and, for the forms whose rules read it, the address. Behind it, the templates
-    /// (`template.rs`).
+    /// `print_in` through the templates (`template.rs`), else through the exact memo: the text
+    /// is a function of the form, the instruction bits (sm86: without the scheduling bits
+    /// 105-121, which no template prints), the reuse flags and, for the forms whose rules read
+    /// it, the address.
     fn print_memo(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
         let sm86 = self.size == 16;
         let infos = &mut sc.info[usize::from(sm86)];
@@ -1035,27 +1056,34 @@ impl NvPlugin {
         if let Some(slot @ None) = infos.get_mut(enc as usize) {
             *slot = Some(Box::new(FormInfo::new(ctx.form, sm86)));
         }
-        let info = infos.get(enc as usize).and_then(|x| x.as_deref());
-        let key = if sm86 && info.is_some_and(|x| !x.sched) { ctx.w & !SCHED_BITS } else { ctx.w };
         // The instruction size tells the ISAs apart (the scratch is shared).
         let tag = (self.size as u64) << 32 | (enc as u64) << 16 | (ctx.reuse as u64) << 8 | 1;
+        let start = out.len();
+        let by_addr = match self.print_template(ctx, enc, tag, sc, out) {
+            Some(Printed::Done) => return,
+            Some(Printed::Memo(a)) => Some(a),
+            None => None,
+        };
+        let info = sc.info[usize::from(sm86)].get(enc as usize).and_then(|x| x.as_deref());
+        let key = if sm86 && info.is_some_and(|x| !x.sched) { ctx.w & !SCHED_BITS } else { ctx.w };
         if sc.memo.is_empty() {
             sc.memo.resize_with(1 << MEMO_MIN_BITS, MemoEntry::default);
         }
         let h = memo_slot(key, tag, sc.memo.len().trailing_zeros());
-        if let Some(e) = sc.memo.get(h) {
-            if e.key == key && e.tag == tag && (!e.by_addr || e.addr == ctx.pc) {
-                // The bytes were copied from a `str` whole (ASCII or not, cut nowhere).
-                if let Ok(text) = std::str::from_utf8(&e.text[..usize::from(e.len).min(MEMO_TEXT)]) {
-                    out.push_str(text);
-                    return;
-                }
-            }
-        }
-        let start = out.len();
-        let by_addr = match self.print_template(ctx, enc, key, tag, sc, out) {
+        let by_addr = match by_addr {
             Some(a) => a,
-            None => self.print_slow(ctx, enc, sc, out).0,
+            None => {
+                if let Some(e) = sc.memo.get(h) {
+                    if e.key == key && e.tag == tag && (!e.by_addr || e.addr == ctx.pc) {
+                        // The bytes were copied from a `str` whole (ASCII or not, cut nowhere).
+                        if let Ok(text) = std::str::from_utf8(&e.text[..usize::from(e.len).min(MEMO_TEXT)]) {
+                            out.push_str(text);
+                            return;
+                        }
+                    }
+                }
+                self.print_slow(ctx, enc, sc, out).0
+            }
         };
         sc.misses += 1;
         if sc.misses > 8 * sc.memo.len() && sc.memo.len() < 1 << MEMO_MAX_BITS {
@@ -1098,14 +1126,10 @@ impl NvPlugin {
         (by_addr, read)
     }
 
-    /// Prints through a template (see `template.rs`): Some(whether the text depends on the
-    /// address) when it printed, None when the instruction has no template (print it the slow
-    /// way). `key`, `tag`: the exact memo's.
-    fn print_template(&self, ctx: &Ctx, enc: u16, key: u128, tag: u64, sc: &mut Scratch, out: &mut String) -> Option<bool> {
+    /// Prints through a template (see `template.rs`): None when the instruction's key is not
+    /// templatable (nothing printed), else what was printed and how (`tag`: the memo's).
+    fn print_template(&self, ctx: &Ctx, enc: u16, tag: u64, sc: &mut Scratch, out: &mut String) -> Option<Printed> {
         let info = sc.info[usize::from(self.size == 16)].get(enc as usize)?.as_deref()?;
-        if info.cands.is_empty() {
-            return None;
-        }
         let mut vals = [0u64; template::MAX_HOLES];
         let mut raw = [0u64; template::MAX_HOLES];
         let (mut active, mut cls, mut hole_mask) = (0u32, 0u32, 0u128);
@@ -1113,8 +1137,7 @@ impl NvPlugin {
             if c.mask & info.read != 0 {
                 continue;
             }
-            let Some(f) = template::field(ctx.form, c) else { continue };
-            let v = f.get(ctx.w);
+            let v = c.get(ctx.w);
             let (p, special, top) = template::hole_value(c, v);
             if special {
                 continue;
@@ -1125,32 +1148,93 @@ impl NvPlugin {
             raw[h] = v;
             hole_mask |= c.mask;
         }
-        if active == 0 {
-            return None;
-        }
-        let tkey = key & !hole_mask;
+        // The bits the text can depend on: printed fields and what printing read through `Ctx`.
+        let relevant = info.relevant | info.read;
+        let tkey = ctx.w & relevant & !hole_mask;
         let holes = active | cls << 8;
-        if let Some(&e) = sc.tm.find(tkey, tag, holes) {
+        let at = sc.tm.find(tkey, tag, holes);
+        if let Some(e) = at.and_then(|i| sc.tm.table.get(i)).copied() {
             if !e.ok {
                 return None;
             }
-            sc.tm.stats[2] += 1;
-            sc.tm.fill(&e, &vals, out);
-            return Some(false);
+            if !e.pending {
+                sc.tm.stats[2] += 1;
+                sc.tm.fill(&e, &vals, out);
+                return Some(Printed::Done);
+            }
+            let (t1, v1) = sc.tm.first(&e);
+            if v1 == vals {
+                // The same numbers as the first instance: its text.
+                out.push_str(t1);
+                sc.tm.stats[2] += 1;
+                return Some(Printed::Done);
+            }
         }
-        // A miss: the slow text T, then a text T' with other hole numbers.
+        // A miss: another thread's template, else the slow text T.
+        sc.tm.mask = relevant;
+        if active != 0 && sc.tm.adopt(at, tkey, tag, holes) {
+            if let Some(e) = sc.tm.find(tkey, tag, holes).and_then(|i| sc.tm.table.get(i)).copied() {
+                sc.tm.stats[2] += 1;
+                sc.tm.fill(&e, &vals, out);
+                return Some(Printed::Done);
+            }
+        }
         sc.tm.stats[3] += 1;
-        let cands = info.cands.clone();
+        // The candidates, out of the form's facts while printing (which needs the scratch).
+        let sm86 = usize::from(self.size == 16);
+        let cands = sc.info[sm86].get_mut(enc as usize).and_then(|x| x.as_deref_mut()).map(|x| std::mem::take(&mut x.cands)).unwrap_or_default();
+        let r = self.template_miss(ctx, enc, tag, sc, out, &cands, (tkey, holes, at), (active, hole_mask, relevant), (&vals, &raw));
+        if let Some(x) = sc.info[sm86].get_mut(enc as usize).and_then(|x| x.as_deref_mut()) {
+            x.cands = cands;
+        }
+        r
+    }
+
+    /// A template miss of `print_template`: prints the slow way and makes, or prepares, the
+    /// template of the key.
+    #[allow(clippy::too_many_arguments)]
+    fn template_miss(
+        &self,
+        ctx: &Ctx,
+        enc: u16,
+        tag: u64,
+        sc: &mut Scratch,
+        out: &mut String,
+        cands: &[template::Cand],
+        (tkey, holes, at): (u128, u32, Option<usize>),
+        (active, hole_mask, relevant): (u32, u128, u128),
+        (vals, raw): (&[u64; template::MAX_HOLES], &[u64; template::MAX_HOLES]),
+    ) -> Option<Printed> {
         let start = out.len();
         let (by_addr, read) = self.print_slow(ctx, enc, sc, out);
         if by_addr {
-            sc.tm.refuse(tkey, tag, holes);
-            return Some(true);
+            sc.tm.refuse(at, tkey, tag, holes);
+            return Some(Printed::Memo(true));
         }
-        if read & hole_mask != 0 {
-            // A rule read a hole: the form's candidates shrink, and the key changes with them.
-            return Some(false);
+        if read & (hole_mask | !relevant) != 0 {
+            // Printing read a hole or a bit outside the key: the form's `read` grew, and its
+            // keys with it.
+            return Some(Printed::Memo(false));
         }
+        let t = out.get(start..).unwrap_or("");
+        if active == 0 {
+            sc.tm.make(at, tkey, tag, 0, cands, vals, vals, t, t);
+            return Some(Printed::Done);
+        }
+        let Some(pending) = at.and_then(|i| sc.tm.table.get(i)).copied() else {
+            // The first instance: remember its text; the second makes the template.
+            sc.tm.remember(tkey, tag, holes, vals, t);
+            return Some(Printed::Done);
+        };
+        // The second instance: the first one's text is T' when every hole number differs.
+        let (t1, v1) = sc.tm.first(&pending);
+        if (0..template::MAX_HOLES).all(|h| active >> h & 1 == 0 || v1[h] != vals[h]) {
+            let t1 = t1.to_string();
+            if sc.tm.make(at, tkey, tag, holes, cands, &v1, vals, &t1, t) {
+                return Some(Printed::Done);
+            }
+        }
+        // Else a text T' with other hole numbers.
         let mut w2 = ctx.w;
         let mut pvals = [0u64; template::MAX_HOLES];
         let mut chosen: Vec<(template::HoleKind, u64)> = Vec::with_capacity(template::MAX_HOLES);
@@ -1158,19 +1242,14 @@ impl NvPlugin {
             if active >> h & 1 == 0 {
                 continue;
             }
-            let Some(f) = template::field(ctx.form, c) else { return Some(false) };
+            let Some(f) = template::field(ctx.form, c) else { return Some(Printed::Memo(false)) };
             // Other numbers of the same kind in the text: the perturbed number must differ.
-            let mut avoid: Vec<u64> = ctx
-                .form
-                .fields
-                .iter()
-                .filter(|g| same_family(g.kind, f.kind))
-                .map(|g| g.get(ctx.w))
-                .collect();
+            let mut avoid: Vec<u64> = Vec::with_capacity(ctx.form.fields.len() + chosen.len());
+            avoid.extend(ctx.form.fields.iter().filter(|g| same_family(g.kind, f.kind)).map(|g| g.get(ctx.w)));
             avoid.extend(chosen.iter().filter(|x| x.0 == c.kind).map(|x| x.1));
             let Some(pv) = template::perturb(c, raw[h], &avoid, 0) else {
-                sc.tm.refuse(tkey, tag, holes);
-                return Some(false);
+                sc.tm.refuse(at, tkey, tag, holes);
+                return Some(Printed::Memo(false));
             };
             chosen.push((c.kind, pv));
             f.set(&mut w2, pv);
@@ -1179,16 +1258,18 @@ impl NvPlugin {
         let ctx2 = Ctx { w: w2, ..*ctx };
         let mut tp = String::new();
         let (by_addr2, read2) = self.print_slow(&ctx2, enc, sc, &mut tp);
-        if read2 & hole_mask != 0 {
-            return Some(false);
+        if read2 & (hole_mask | !relevant) != 0 {
+            return Some(Printed::Memo(false));
         }
         let t = out.get(start..).unwrap_or("");
         if by_addr2 {
-            sc.tm.refuse(tkey, tag, holes);
-        } else {
-            sc.tm.make(tkey, tag, holes, &cands, &pvals, &vals, &tp, t);
+            sc.tm.refuse(at, tkey, tag, holes);
+            return Some(Printed::Memo(false));
         }
-        Some(false)
+        if !sc.tm.make(at, tkey, tag, holes, cands, &pvals, vals, &tp, t) {
+            sc.tm.refuse(at, tkey, tag, holes);
+        }
+        Some(Printed::Memo(false))
     }
 
     fn print_in(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {

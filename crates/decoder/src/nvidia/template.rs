@@ -54,18 +54,59 @@ pub struct Cand {
     pub width: u32,
     /// The template leaves the field out when it is zero.
     pub omit_zero: bool,
+    /// The field's parts (bit offset, count), least significant first.
+    pub ranges: &'static [(u8, u8)],
+}
+
+impl Cand {
+    /// The field's value in `w` (a single part: one shift and mask).
+    #[inline]
+    pub fn get(&self, w: u128) -> u64 {
+        match self.ranges {
+            [(off, n)] => ((w >> off) as u64) & ((1u64 << n) - 1),
+            r => {
+                let mut v = 0u64;
+                let mut shift = 0u32;
+                for &(off, cnt) in r {
+                    v |= (((w >> off) as u64) & ((1u64 << cnt) - 1)) << shift;
+                    shift += cnt as u32;
+                }
+                v
+            }
+        }
+    }
 }
 
 /// The hole candidates of `form` (`mnem_end`: the syntax piece where the operands start; none:
 /// no candidates). `other_bits`: bits that may never be holes (scheduling bits).
 pub fn candidates(form: &NvForm, mnem_end: Option<usize>, other_bits: u128) -> Box<[Cand]> {
     let Some(start) = mnem_end else { return Box::default() };
+    // Per field: times printed, and whether before the operands.
+    let mut printed = [0u8; 64];
+    let mut early = 0u64;
+    for (k, p) in form.syntax.iter().enumerate() {
+        if let NvPiece::Field(i) = p {
+            if let Some(c) = printed.get_mut(*i as usize) {
+                *c = c.saturating_add(1);
+                if k < start {
+                    early |= 1 << i;
+                }
+            }
+        }
+    }
+    // Bits of two or more fields.
+    let (mut seen, mut shared) = (form.mask | other_bits, 0u128);
+    for f in form.fields {
+        let m = f.mask();
+        shared |= seen & m;
+        seen |= m;
+    }
     let mut out = Vec::new();
-    for (fi, f) in form.fields.iter().enumerate() {
+    for (fi, f) in form.fields.iter().enumerate().take(64) {
         if out.len() == MAX_HOLES {
             break;
         }
-        if fi as i32 == form.pred || fi as i32 == form.pred_neg {
+        if fi as i32 == form.pred || fi as i32 == form.pred_neg || printed[fi] != 1 || early >> fi & 1 == 1 {
             continue;
         }
         let kind = match f.kind {
@@ -89,20 +130,11 @@ pub fn candidates(form: &NvForm, mnem_end: Option<usize>, other_bits: u128) -> B
                 continue;
             }
         }
-        // Printed exactly once, after the mnemonic.
-        let mut at = form.syntax.iter().enumerate().filter(|(_, p)| matches!(p, NvPiece::Field(i) if *i as usize == fi));
-        let (Some((k, _)), None) = (at.next(), at.next()) else { continue };
-        if k < start {
-            continue;
-        }
         let mask = f.mask();
-        let shared = form.mask & mask != 0
-            || other_bits & mask != 0
-            || form.fields.iter().enumerate().any(|(j, g)| j != fi && g.mask() & mask != 0);
-        if shared {
+        if shared & mask != 0 {
             continue;
         }
-        out.push(Cand { field: fi as u8, kind, mask, width, omit_zero: f.omit_zero });
+        out.push(Cand { field: fi as u8, kind, mask, width, omit_zero: f.omit_zero, ranges: f.ranges });
     }
     out.into()
 }
@@ -152,6 +184,11 @@ pub struct Entry {
     pub slots: (u32, u8),
     /// False: the key is not templatable (print the slow way).
     pub ok: bool,
+    /// Seen once: `lit` holds that instruction's whole text, `first` indexes its hole numbers
+    /// in `Templates::firsts` (the second instance with other numbers makes the template).
+    pub pending: bool,
+    /// See `pending`.
+    pub first: u32,
 }
 
 /// All templates of a thread.
@@ -165,9 +202,64 @@ pub struct Templates {
     pub lits: String,
     /// Cuts of every template.
     pub slots: Vec<Slot>,
+    /// Hole numbers of the first instance of each pending key.
+    pub firsts: Vec<[u64; MAX_HOLES]>,
     /// Counters: (templates made, keys not templatable, template hits, template misses).
     pub stats: [u64; 4],
+    /// The bits the current key was cut from (see `Templates::adopt`).
+    pub mask: u128,
 }
+
+/// A template as the threads share it: literal text and cuts.
+type SharedTemplate = (Box<str>, Box<[Slot]>);
+
+/// Templates made by any thread (keyed like `Entry`), for the other threads to copy: the
+/// listing threads of one file mostly meet the same templates.
+static SHARED: std::sync::Mutex<Option<SharedMap>> = std::sync::Mutex::new(None);
+
+/// The shared store: (key, tag, holes, mask) to template.
+type SharedMap = std::collections::HashMap<(u128, u64, u32, u128), SharedTemplate, KeyHash>;
+
+/// A cheap hasher for template keys (their bits are instruction fields, not attacker-chosen
+/// hash-flooding input: a flood would only slow the shared store down).
+#[derive(Default, Clone, Copy)]
+struct KeyHash;
+
+impl std::hash::BuildHasher for KeyHash {
+    type Hasher = KeyHasher;
+    fn build_hasher(&self) -> KeyHasher {
+        KeyHasher(0)
+    }
+}
+
+/// The hasher of [`KeyHash`]: multiply-rotate over the written words.
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(23) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.write_u64(v as u64);
+        self.write_u64((v >> 64) as u64);
+    }
+}
+
+/// Most templates `SHARED` keeps.
+const SHARED_MAX: usize = 1 << 16;
 
 /// Initial table size (log2).
 const MIN_BITS: u32 = 8;
@@ -178,9 +270,9 @@ fn hash(key: u128, tag: u64, holes: u32) -> u64 {
 }
 
 impl Templates {
-    /// The entry of a key, if any.
+    /// The slot of a key's entry, if any.
     #[inline]
-    pub fn find(&self, key: u128, tag: u64, holes: u32) -> Option<&Entry> {
+    pub fn find(&self, key: u128, tag: u64, holes: u32) -> Option<usize> {
         let n = self.table.len();
         if n == 0 {
             return None;
@@ -192,14 +284,70 @@ impl Templates {
                 return None;
             }
             if e.key == key && e.tag == tag && e.holes == holes {
-                return Some(e);
+                return Some(i);
             }
             i = (i + 1) & (n - 1);
         }
     }
 
+    /// Adds an entry, or replaces the one of its key in slot `at`.
+    pub fn put(&mut self, at: Option<usize>, e: Entry) {
+        match at.and_then(|i| self.table.get_mut(i)) {
+            Some(x) => *x = e,
+            None => self.insert(e),
+        }
+    }
+
+    /// Copies the template of a key from the shared store, if another thread made it (`at`: the
+    /// key's pending entry). True when it did. The shared key includes `self.mask`, the bits
+    /// the key was cut from: another thread's forms may have recorded other reads, and a key
+    /// is only sound with the mask it was made under (or a larger one, in the same thread).
+    pub fn adopt(&mut self, at: Option<usize>, key: u128, tag: u64, holes: u32) -> bool {
+        let Ok(g) = SHARED.lock() else { return false };
+        let Some((lits, slots)) = g.as_ref().and_then(|m| m.get(&(key, tag, holes, self.mask))) else { return false };
+        if self.lits.len() + lits.len() >= u32::MAX as usize || self.slots.len() + slots.len() >= u32::MAX as usize {
+            return false;
+        }
+        let lit = (self.lits.len() as u32, lits.len() as u16);
+        let sl = (self.slots.len() as u32, slots.len() as u8);
+        self.lits.push_str(lits);
+        self.slots.extend_from_slice(slots);
+        drop(g);
+        self.put(at, Entry { key, tag, holes, lit, slots: sl, ok: true, pending: false, first: 0 });
+        true
+    }
+
+    /// Offers template `e` to the other threads.
+    fn publish(&self, e: &Entry) {
+        let lits = self.lits.get(e.lit.0 as usize..e.lit.0 as usize + e.lit.1 as usize).unwrap_or("");
+        let slots = self.slots.get(e.slots.0 as usize..e.slots.0 as usize + e.slots.1 as usize).unwrap_or(&[]);
+        let Ok(mut g) = SHARED.lock() else { return };
+        let m = g.get_or_insert_with(|| std::collections::HashMap::with_hasher(KeyHash));
+        if m.len() < SHARED_MAX {
+            m.entry((e.key, e.tag, e.holes, self.mask)).or_insert_with(|| (lits.into(), slots.into()));
+        }
+    }
+
+    /// Remembers the first instance of a key: its text `t` and hole numbers `vals`.
+    pub fn remember(&mut self, key: u128, tag: u64, holes: u32, vals: &[u64; MAX_HOLES], t: &str) {
+        if t.len() >= u16::MAX as usize || self.firsts.len() >= u32::MAX as usize {
+            return;
+        }
+        let lit = (self.lits.len() as u32, t.len() as u16);
+        self.lits.push_str(t);
+        self.firsts.push(*vals);
+        let first = (self.firsts.len() - 1) as u32;
+        self.insert(Entry { key, tag, holes, lit, ok: true, pending: true, first, ..Entry::default() });
+    }
+
+    /// The text and hole numbers of a pending entry.
+    pub fn first(&self, e: &Entry) -> (&str, [u64; MAX_HOLES]) {
+        let t = self.lits.get(e.lit.0 as usize..e.lit.0 as usize + e.lit.1 as usize).unwrap_or("");
+        (t, self.firsts.get(e.first as usize).copied().unwrap_or([u64::MAX; MAX_HOLES]))
+    }
+
     /// Adds an entry (the key must not be in the table yet).
-    pub fn insert(&mut self, e: Entry) {
+    fn insert(&mut self, e: Entry) {
         if self.table.is_empty() {
             self.table = vec![Entry::default(); 1 << MIN_BITS];
         }
@@ -226,10 +374,10 @@ impl Templates {
         }
     }
 
-    /// Remembers a key as not templatable.
-    pub fn refuse(&mut self, key: u128, tag: u64, holes: u32) {
+    /// Remembers a key as not templatable (`at`: its pending entry).
+    pub fn refuse(&mut self, at: Option<usize>, key: u128, tag: u64, holes: u32) {
         self.stats[1] += 1;
-        self.insert(Entry { key, tag, holes, ok: false, ..Entry::default() });
+        self.put(at, Entry { key, tag, holes, ok: false, ..Entry::default() });
     }
 
     /// Appends the text of template `e` with the hole numbers `vals` to `out`.
@@ -251,11 +399,28 @@ impl Templates {
         out.push_str(lits.get(pos..).unwrap_or(""));
     }
 
+    /// Whether template `e` filled with `vals` gives `t`.
+    fn fills_to(&self, e: &Entry, vals: &[u64; MAX_HOLES], t: &str) -> bool {
+        let lits = self.lits.get(e.lit.0 as usize..e.lit.0 as usize + e.lit.1 as usize).unwrap_or("");
+        let slots = self.slots.get(e.slots.0 as usize..e.slots.0 as usize + e.slots.1 as usize).unwrap_or(&[]);
+        let (mut pos, mut rest) = (0usize, t);
+        let mut buf = [0u8; 20];
+        for s in slots {
+            let lit = lits.get(pos..s.at as usize).unwrap_or("");
+            let num = number(&mut buf, vals.get(s.hole as usize).copied().unwrap_or(0), s.hex);
+            let Some(r) = rest.strip_prefix(lit).and_then(|r| r.strip_prefix(num)) else { return false };
+            rest = r;
+            pos = s.at as usize;
+        }
+        rest == lits.get(pos..).unwrap_or("")
+    }
+
     /// Makes the template of `tp` (the text with perturbed hole numbers `pvals`, of kinds
     /// `kinds`; holes not in `active` are absent) and checks that filled with `vals` it gives
-    /// `t`; adds the entry (not templatable when either fails). True when a template was made.
+    /// `t`; adds the entry (in slot `at` when the key has one) and returns true, else changes
+    /// nothing and returns false.
     #[allow(clippy::too_many_arguments)]
-    pub fn make(&mut self, key: u128, tag: u64, holes: u32, cands: &[Cand], pvals: &[u64; MAX_HOLES], vals: &[u64; MAX_HOLES], tp: &str, t: &str) -> bool {
+    pub fn make(&mut self, at: Option<usize>, key: u128, tag: u64, holes: u32, cands: &[Cand], pvals: &[u64; MAX_HOLES], vals: &[u64; MAX_HOLES], tp: &str, t: &str) -> bool {
         let mut cuts: Vec<(usize, usize, u8, bool)> = Vec::with_capacity(MAX_HOLES);
         let mut ok = tp.len() < u16::MAX as usize;
         for (h, c) in cands.iter().enumerate() {
@@ -269,13 +434,9 @@ impl Templates {
                 HoleKind::Dec { prefix, .. } => (prefix, false),
                 HoleKind::Hex { .. } => ("0x", true),
             };
-            let mut digits = String::new();
-            if hex {
-                push_hex_digits(&mut digits, pvals[h]);
-            } else {
-                super::push_dec(&mut digits, pvals[h]);
-            }
-            match find_token(tp, prefix, &digits, hex) {
+            let mut buf = [0u8; 20];
+            let digits = number(&mut buf, pvals[h], hex);
+            match find_token(tp, prefix, digits, hex) {
                 Some(at) => cuts.push((at + prefix.len(), digits.len(), h as u8, hex)),
                 None => ok = false,
             }
@@ -293,32 +454,48 @@ impl Templates {
             }
             self.lits.push_str(tp.get(pos..).unwrap_or(""));
         }
-        let mut e = Entry {
+        let e = Entry {
             key,
             tag,
             holes,
             lit: (lit_start as u32, (self.lits.len() - lit_start) as u16),
             slots: (slot_start as u32, (self.slots.len() - slot_start) as u8),
             ok,
+            pending: false,
+            first: 0,
         };
         if ok {
-            let mut check = String::with_capacity(t.len());
-            self.fill(&e, vals, &mut check);
-            if check != t {
-                ok = false;
-            }
+            // Filled with the real numbers it must give T: compare piece by piece.
+            ok = self.fills_to(&e, vals, t);
         }
         if !ok {
             self.lits.truncate(lit_start);
             self.slots.truncate(slot_start);
-            e.lit = (0, 0);
-            e.slots = (0, 0);
-            e.ok = false;
+            return false;
         }
-        self.stats[usize::from(!ok)] += 1;
-        self.insert(e);
-        ok
+        self.stats[0] += 1;
+        if e.slots.1 > 0 {
+            self.publish(&e);
+        }
+        self.put(at, e);
+        true
     }
+}
+
+/// The digits of `v` (hex or decimal) in `buf`.
+fn number(buf: &mut [u8; 20], v: u64, hex: bool) -> &str {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let (base, mut v) = (if hex { 16 } else { 10 }, v);
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = HEX[(v % base) as usize];
+        v /= base;
+        if v == 0 || i == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("")
 }
 
 /// The position of the only whole-token occurrence of `prefix` + `digits` in `s` (not inside a
@@ -328,8 +505,9 @@ fn find_token(s: &str, prefix: &str, digits: &str, hex: bool) -> Option<usize> {
     let n = prefix.len() + digits.len();
     let mut found = None;
     let mut i = 0usize;
+    let first = prefix.as_bytes().first().copied().unwrap_or(0);
     while i + n <= b.len() {
-        if b[i..].starts_with(prefix.as_bytes()) && b[i + prefix.len()..].starts_with(digits.as_bytes()) {
+        if b[i] == first && b[i..].starts_with(prefix.as_bytes()) && b[i + prefix.len()..].starts_with(digits.as_bytes()) {
             let before = i.checked_sub(1).map(|j| b[j]);
             let after = b.get(i + n).copied();
             let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
