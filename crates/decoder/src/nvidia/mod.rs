@@ -764,6 +764,15 @@ struct FormInfo {
     /// The bits of the printed fields and the guard: with `read`, all that the text can
     /// depend on besides the reuse flags and the address.
     relevant: u128,
+    /// `relevant | read`.
+    key_mask: u128,
+    /// The candidates that `read` leaves (bit k: `cands[k]`).
+    allowed: u32,
+}
+
+/// The candidates (bit k: `cands[k]`) that no recorded read overlaps.
+fn allowed(cands: &[template::Cand], read: u128) -> u32 {
+    cands.iter().enumerate().filter(|(_, c)| c.mask & read == 0).fold(0, |a, (k, _)| a | 1 << k)
 }
 
 /// The mnemonic part of a template.
@@ -812,7 +821,8 @@ impl FormInfo {
         for i in [form.pred, form.pred_neg] {
             relevant |= usize::try_from(i).ok().and_then(|i| form.fields.get(i)).map_or(0, |f| f.mask());
         }
-        FormInfo { sched, reuse, mnem, cands, read: 0, relevant }
+        let allowed = allowed(&cands, 0);
+        FormInfo { sched, reuse, mnem, cands, read: 0, relevant, key_mask: relevant, allowed }
     }
 }
 
@@ -1121,7 +1131,11 @@ impl NvPlugin {
         let by_addr = ADDR_READ.with(|c| c.get());
         let read = READ.with(|c| c.get());
         if let Some(Some(i)) = sc.info[usize::from(self.size == 16)].get_mut(enc as usize) {
-            i.read |= read;
+            if read & !i.read != 0 {
+                i.read |= read;
+                i.allowed = allowed(&i.cands, i.read);
+                i.key_mask = i.relevant | i.read;
+            }
         }
         (by_addr, read)
     }
@@ -1133,10 +1147,11 @@ impl NvPlugin {
         let mut vals = [0u64; template::MAX_HOLES];
         let mut raw = [0u64; template::MAX_HOLES];
         let (mut active, mut cls, mut hole_mask) = (0u32, 0u32, 0u128);
-        for (h, c) in info.cands.iter().enumerate() {
-            if c.mask & info.read != 0 {
-                continue;
-            }
+        let mut left = info.allowed;
+        while left != 0 {
+            let h = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let Some(c) = info.cands.get(h) else { break };
             let v = c.get(ctx.w);
             let (p, special, top) = template::hole_value(c, v);
             if special {
@@ -1149,7 +1164,7 @@ impl NvPlugin {
             hole_mask |= c.mask;
         }
         // The bits the text can depend on: printed fields and what printing read through `Ctx`.
-        let relevant = info.relevant | info.read;
+        let relevant = info.key_mask;
         let tkey = ctx.w & relevant & !hole_mask;
         let holes = active | cls << 8;
         let at = sc.tm.find(tkey, tag, holes);
@@ -1186,6 +1201,7 @@ impl NvPlugin {
         let r = self.template_miss(ctx, enc, tag, sc, out, &cands, (tkey, holes, at), (active, hole_mask, relevant), (&vals, &raw));
         if let Some(x) = sc.info[sm86].get_mut(enc as usize).and_then(|x| x.as_deref_mut()) {
             x.cands = cands;
+            x.allowed = allowed(&x.cands, x.read);
         }
         r
     }

@@ -56,24 +56,24 @@ pub struct Cand {
     pub omit_zero: bool,
     /// The field's parts (bit offset, count), least significant first.
     pub ranges: &'static [(u8, u8)],
+    /// A field of one part: its offset (else `u8::MAX`).
+    pub off: u8,
 }
 
 impl Cand {
     /// The field's value in `w` (a single part: one shift and mask).
     #[inline]
     pub fn get(&self, w: u128) -> u64 {
-        match self.ranges {
-            [(off, n)] => ((w >> off) as u64) & ((1u64 << n) - 1),
-            r => {
-                let mut v = 0u64;
-                let mut shift = 0u32;
-                for &(off, cnt) in r {
-                    v |= (((w >> off) as u64) & ((1u64 << cnt) - 1)) << shift;
-                    shift += cnt as u32;
-                }
-                v
-            }
+        if self.off != u8::MAX {
+            return ((w >> self.off) as u64) & ((1u64 << self.width) - 1);
         }
+        let mut v = 0u64;
+        let mut shift = 0u32;
+        for &(off, cnt) in self.ranges {
+            v |= (((w >> off) as u64) & ((1u64 << cnt) - 1)) << shift;
+            shift += cnt as u32;
+        }
+        v
     }
 }
 
@@ -134,7 +134,11 @@ pub fn candidates(form: &NvForm, mnem_end: Option<usize>, other_bits: u128) -> B
         if shared & mask != 0 {
             continue;
         }
-        out.push(Cand { field: fi as u8, kind, mask, width, omit_zero: f.omit_zero, ranges: f.ranges });
+        let off = match f.ranges {
+            [(o, _)] if *o < 128 => *o,
+            _ => u8::MAX,
+        };
+        out.push(Cand { field: fi as u8, kind, mask, width, omit_zero: f.omit_zero, ranges: f.ranges, off });
     }
     out.into()
 }
@@ -261,6 +265,65 @@ impl std::hash::Hasher for KeyHasher {
 /// Most templates `SHARED` keeps.
 const SHARED_MAX: usize = 1 << 16;
 
+/// Slack after every literal in `Templates::lits` (fixed-size copies read past its end).
+pub const LIT_PAD: usize = 16;
+
+/// [`LIT_PAD`] spaces.
+const PAD: &str = "                ";
+
+/// `Templates::fill`'s stack buffer.
+const FILL_BUF: usize = 256;
+
+/// Copies `len` bytes of `src` from `at` to `buf[n..]` in 16-byte blocks (both have slack);
+/// returns the new end.
+#[inline(always)]
+fn copy_piece(buf: &mut [u8; FILL_BUF], n: usize, src: &[u8], at: usize, len: usize) -> usize {
+    let mut k = 0usize;
+    while k < len {
+        let (Some(d), Some(s)) = (buf.get_mut(n + k..n + k + 16), src.get(at + k..at + k + 16)) else { break };
+        d.copy_from_slice(s);
+        k += 16;
+    }
+    n + len
+}
+
+/// Writes `v` in decimal at `buf[n..]`; returns the new end.
+#[inline(always)]
+fn put_dec(buf: &mut [u8; FILL_BUF], n: usize, v: u64) -> usize {
+    if v < 10 {
+        if let Some(b) = buf.get_mut(n) {
+            *b = b'0' + v as u8;
+        }
+        return n + 1;
+    }
+    if v < 100 {
+        if let Some(b) = buf.get_mut(n..n + 2) {
+            b[0] = b'0' + (v / 10) as u8;
+            b[1] = b'0' + (v % 10) as u8;
+        }
+        return n + 2;
+    }
+    let mut t = [0u8; 20];
+    let d = number(&mut t, v, false);
+    if let Some(b) = buf.get_mut(n..n + d.len()) {
+        b.copy_from_slice(d.as_bytes());
+    }
+    n + d.len()
+}
+
+/// Writes `v`'s hex digits at `buf[n..]`; returns the new end.
+#[inline(always)]
+fn put_hex(buf: &mut [u8; FILL_BUF], n: usize, v: u64) -> usize {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let k = (64 - v.leading_zeros()).div_ceil(4).max(1) as usize;
+    if let Some(b) = buf.get_mut(n..n + k) {
+        for (j, d) in b.iter_mut().enumerate() {
+            *d = HEX[(v >> (4 * (k - 1 - j)) & 0xf) as usize];
+        }
+    }
+    n + k
+}
+
 /// Initial table size (log2).
 const MIN_BITS: u32 = 8;
 
@@ -311,6 +374,7 @@ impl Templates {
         let lit = (self.lits.len() as u32, lits.len() as u16);
         let sl = (self.slots.len() as u32, slots.len() as u8);
         self.lits.push_str(lits);
+        self.lits.push_str(PAD);
         self.slots.extend_from_slice(slots);
         drop(g);
         self.put(at, Entry { key, tag, holes, lit, slots: sl, ok: true, pending: false, first: 0 });
@@ -335,6 +399,7 @@ impl Templates {
         }
         let lit = (self.lits.len() as u32, t.len() as u16);
         self.lits.push_str(t);
+        self.lits.push_str(PAD);
         self.firsts.push(*vals);
         let first = (self.firsts.len() - 1) as u32;
         self.insert(Entry { key, tag, holes, lit, ok: true, pending: true, first, ..Entry::default() });
@@ -380,9 +445,34 @@ impl Templates {
         self.put(at, Entry { key, tag, holes, ok: false, ..Entry::default() });
     }
 
-    /// Appends the text of template `e` with the hole numbers `vals` to `out`.
+    /// Appends the text of template `e` with the hole numbers `vals` to `out`: built in a
+    /// stack buffer with fixed-size copies (every literal in `lits` is followed by
+    /// [`LIT_PAD`] bytes of slack), appended once.
     #[inline]
     pub fn fill(&self, e: &Entry, vals: &[u64; MAX_HOLES], out: &mut String) {
+        let slots = self.slots.get(e.slots.0 as usize..e.slots.0 as usize + e.slots.1 as usize).unwrap_or(&[]);
+        let lits = self.lits.as_bytes();
+        let base = e.lit.0 as usize;
+        let len = e.lit.1 as usize;
+        if len + 20 * slots.len() + 2 * LIT_PAD > FILL_BUF || base + len + LIT_PAD > lits.len() {
+            return self.fill_slow(e, vals, out);
+        }
+        let mut buf = [0u8; FILL_BUF];
+        let mut n = 0usize;
+        let mut pos = 0usize;
+        for s in slots {
+            let end = (s.at as usize).min(len);
+            n = copy_piece(&mut buf, n, lits, base + pos, end.saturating_sub(pos));
+            let v = vals.get(s.hole as usize).copied().unwrap_or(0);
+            n = if s.hex { put_hex(&mut buf, n, v) } else { put_dec(&mut buf, n, v) };
+            pos = end;
+        }
+        n = copy_piece(&mut buf, n, lits, base + pos, len.saturating_sub(pos));
+        out.push_str(std::str::from_utf8(buf.get(..n).unwrap_or(&[])).unwrap_or(""));
+    }
+
+    /// [`Templates::fill`] piece by piece (texts too long for its buffer).
+    fn fill_slow(&self, e: &Entry, vals: &[u64; MAX_HOLES], out: &mut String) {
         let lits = self.lits.get(e.lit.0 as usize..e.lit.0 as usize + e.lit.1 as usize).unwrap_or("");
         let slots = self.slots.get(e.slots.0 as usize..e.slots.0 as usize + e.slots.1 as usize).unwrap_or(&[]);
         let mut pos = 0usize;
@@ -473,6 +563,7 @@ impl Templates {
             self.slots.truncate(slot_start);
             return false;
         }
+        self.lits.push_str(PAD);
         self.stats[0] += 1;
         if e.slots.1 > 0 {
             self.publish(&e);
