@@ -3,10 +3,12 @@
 //! through the print memo and its templates equals the slow printer's (the memo and templates
 //! persist from one input to the next, so later inputs fill templates made by earlier ones).
 #![no_main]
-use isabridge_decoder::{disasm, disasm::disassemble, nvidia::set_print_cache, Isa};
+use isabridge_decoder::nvidia::{eager_templates, set_print_cache};
+use isabridge_decoder::{disasm, disasm::disassemble, Isa};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    eager_templates(true);
     let p = Isa::Sm86.plugin();
     let mut n = 0usize;
     let _ = disassemble(p, data, 0, "raw", &[], |l| n += l.text.len());

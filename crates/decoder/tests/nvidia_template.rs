@@ -4,7 +4,7 @@
 //! values templates fill in), on random words, and on whole listings of the bundled cubins (and
 //! of target/bench/nvbig.300.*.cubin when `tools/bench_nv_disasm.sh` has built them).
 
-use isabridge_decoder::nvidia::{set_print_cache, template_stats, NvPlugin};
+use isabridge_decoder::nvidia::{eager_templates, set_print_cache, template_stats, NvPlugin};
 use isabridge_decoder::sm50::{SM50, SM50_INSN};
 use isabridge_decoder::sm86::SM86;
 use isabridge_decoder::spec::NvKind;
@@ -84,6 +84,8 @@ fn decode(arch: &str, x: Word) -> Option<(&'static NvPlugin, Decoded, u8)> {
 
 /// The text through the memo and templates, and the slow text.
 fn both(p: &NvPlugin, d: &Decoded, addr: u64, reuse: u8) -> (String, String) {
+    // Templates from the first instruction (not only after the first 2048 of a thread).
+    eager_templates(true);
     let mut fast = String::new();
     p.print_with(d, addr, reuse, &mut fast);
     set_print_cache(false);
@@ -186,6 +188,7 @@ fn listing_agrees(path: &Path) {
     let (isa, sections) = isabridge_decoder::elf::parse(&data).expect("cubin");
     let p = isa.plugin();
     let list = |on: bool| {
+        eager_templates(true);
         set_print_cache(on);
         let mut text = Vec::new();
         for s in &sections {

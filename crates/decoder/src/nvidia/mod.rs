@@ -700,9 +700,16 @@ struct Scratch {
     info: [Vec<Option<Box<FormInfo>>>; 2],
     /// Sorted mnemonics by form and mnemonic field values.
     mnems: Vec<MnemEntry>,
-    /// Text templates with holes (the memo's second level).
+    /// Text templates with holes (the memo's first level on long listings).
     tm: template::Templates,
+    /// Instructions printed through the memo.
+    printed: usize,
+    /// Use templates from the first instruction (see [`eager_templates`]).
+    eager: bool,
 }
+
+/// Instructions a thread prints through the exact memo alone before it uses templates.
+const TEMPLATES_AFTER: usize = 2048;
 
 /// Longest text the memo keeps (inline in its entry: no arena, no allocation).
 const MEMO_TEXT: usize = 63;
@@ -906,6 +913,16 @@ pub fn set_print_cache(on: bool) {
     CACHE_ON.with(|c| c.set(on));
 }
 
+/// Tells this thread's printer that a long listing follows: use templates from the first
+/// instruction (else only after [`TEMPLATES_AFTER`] instructions; the text is the same).
+pub fn eager_templates(on: bool) {
+    SCRATCH.with(|sc| {
+        if let Ok(mut sc) = sc.try_borrow_mut() {
+            sc.eager = on;
+        }
+    })
+}
+
 /// This thread's template counters: templates made, keys found not templatable, template
 /// hits, template misses.
 pub fn template_stats() -> [u64; 4] {
@@ -1069,7 +1086,11 @@ impl NvPlugin {
         // The instruction size tells the ISAs apart (the scratch is shared).
         let tag = (self.size as u64) << 32 | (enc as u64) << 16 | (ctx.reuse as u64) << 8 | 1;
         let start = out.len();
-        let by_addr = match self.print_template(ctx, enc, tag, sc, out) {
+        // Templates pay on long listings only: the first instructions of a thread go through
+        // the exact memo alone (a template costs a second slow print before it is used).
+        sc.printed += 1;
+        let tpl = if sc.eager || sc.printed > TEMPLATES_AFTER { self.print_template(ctx, enc, tag, sc, out) } else { None };
+        let by_addr = match tpl {
             Some(Printed::Done) => return,
             Some(Printed::Memo(a)) => Some(a),
             None => None,
