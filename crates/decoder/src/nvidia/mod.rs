@@ -1164,6 +1164,7 @@ impl NvPlugin {
     /// Prints through a template (see `template.rs`): None when the instruction's key is not
     /// templatable (nothing printed), else what was printed and how (`tag`: the memo's).
     fn print_template(&self, ctx: &Ctx, enc: u16, tag: u64, sc: &mut Scratch, out: &mut String) -> Option<Printed> {
+        sc.tm.bound();
         let info = sc.info[usize::from(self.size == 16)].get(enc as usize)?.as_deref()?;
         let mut vals = [0u64; template::MAX_HOLES];
         let mut raw = [0u64; template::MAX_HOLES];

@@ -324,6 +324,12 @@ fn put_hex(buf: &mut [u8; FILL_BUF], n: usize, v: u64) -> usize {
     n + k
 }
 
+/// Most entries a thread keeps (then `Templates::bound` starts over).
+const MAX_ENTRIES: usize = 1 << 20;
+
+/// Most bytes of template text a thread keeps.
+const MAX_TEXT: usize = 64 << 20;
+
 /// Initial table size (log2).
 const MIN_BITS: u32 = 8;
 
@@ -333,6 +339,19 @@ fn hash(key: u128, tag: u64, holes: u32) -> u64 {
 }
 
 impl Templates {
+    /// Forgets every template when the store has grown past its bounds (a long-running
+    /// process printing ever new instructions); call it where no slot index is held.
+    #[inline]
+    pub fn bound(&mut self) {
+        if self.used > MAX_ENTRIES || self.lits.len() > MAX_TEXT {
+            self.table.clear();
+            self.used = 0;
+            self.lits.clear();
+            self.slots.clear();
+            self.firsts.clear();
+        }
+    }
+
     /// The slot of a key's entry, if any.
     #[inline]
     pub fn find(&self, key: u128, tag: u64, holes: u32) -> Option<usize> {
