@@ -580,6 +580,8 @@ fn nv_parallel(plugin: &dyn IsaPlugin, sections: &[ListSection<'_>], flush: &mut
         }
     };
     let list_one = |i: usize, mut buf: Vec<u8>| -> Done {
+        // A long listing: templates pay from the start.
+        crate::nvidia::eager_templates(true);
         let (name, addr, data, labels) = &sections[i];
         buf.clear();
         buf.extend_from_slice(b"\nDisassembly of section ");

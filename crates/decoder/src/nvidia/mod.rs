@@ -5,6 +5,7 @@
 pub mod control;
 pub mod float;
 pub mod rules;
+pub mod template;
 pub mod tree;
 
 use crate::spec::{NvField, NvForm, NvKind, NvPiece, NvTables};
@@ -17,8 +18,10 @@ pub struct Ctx {
     pub t: &'static NvTables,
     /// The instruction's form.
     pub form: &'static NvForm,
-    /// The instruction (sm50: the 64-bit word in the low half).
-    pub w: u128,
+    /// The instruction (sm50: the 64-bit word in the low half); rules read it through
+    /// [`Ctx::get`], [`Ctx::bits`], [`Ctx::value`] or [`Ctx::word`], which record the bits read
+    /// (fields a rule reads are never template holes).
+    w: u128,
     /// Address of the instruction; rules read it through [`Ctx::addr`], which marks the text as
     /// address-dependent for the print memo.
     pc: u64,
@@ -32,12 +35,26 @@ impl Ctx {
     /// Value of the field `name`, if the form has it.
     #[inline]
     pub fn get(&self, name: &str) -> Option<u64> {
-        self.form.field(name).map(|f| f.get(self.w))
+        self.form.field(name).map(|f| self.value(f))
+    }
+    /// Value of field `f` (a field of this form).
+    #[inline]
+    pub fn value(&self, f: &NvField) -> u64 {
+        mark_read(f.mask());
+        f.get(self.w)
     }
     /// Raw bits [off, off+n) of the instruction.
     #[inline]
     pub fn bits(&self, off: u32, n: u32) -> u64 {
-        ((self.w >> off) as u64) & if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+        let m = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        mark_read((m as u128).checked_shl(off).unwrap_or(0));
+        (self.w.checked_shr(off).unwrap_or(0) as u64) & m
+    }
+    /// The whole instruction (marks every bit as read).
+    #[inline]
+    pub fn word(&self) -> u128 {
+        mark_read(u128::MAX);
+        self.w
     }
     /// Address of the instruction (marks the printed text as depending on it: the print memo
     /// then keys it by address too).
@@ -120,8 +137,20 @@ impl Text {
 /// Marker placed after a register whose reuse flag is set; becomes `.reuse`.
 const REUSE_MARK: char = '\u{1}';
 
-/// The text of one field's value, by its kind.
+/// Records bits of the instruction that printing read (see [`Ctx::word`]).
+#[inline]
+fn mark_read(m: u128) {
+    READ.with(|c| c.set(c.get() | m));
+}
+
+/// The text of one field's value, by its kind (marks the field as read by a rule).
 pub fn field_text(ctx: &Ctx, f: &NvField, out: &mut String) {
+    mark_read(f.mask());
+    plain_text(ctx, f, out)
+}
+
+/// [`field_text`] for the template renderer itself: its reads are plain renderings.
+fn plain_text(ctx: &Ctx, f: &NvField, out: &mut String) {
     let v = f.get(ctx.w);
     match f.kind {
         NvKind::Reg => reg(out, "R", v, 255, "RZ"),
@@ -274,7 +303,7 @@ fn render_mnem_only(ctx: &Ctx, out: &mut String) {
             NvPiece::Field(i) => {
                 let f = &ctx.form.fields[*i as usize];
                 if f.kind != NvKind::FImm {
-                    field_text(ctx, f, out);
+                    plain_text(ctx, f, out);
                 }
             }
         }
@@ -338,7 +367,7 @@ fn sort_suffixes_in(ctx: &Ctx, t: &mut Text, sc: &mut SortScratch) {
             NvPiece::Field(i) => {
                 let f = &ctx.form.fields[*i as usize];
                 v.clear();
-                field_text(ctx, f, v);
+                plain_text(ctx, f, v);
                 if f.kind == NvKind::Lookup && v.starts_with('.') {
                     let n = v.bytes().filter(|&b| b == b'.').count();
                     let mut k = 0usize;
@@ -421,7 +450,7 @@ fn render_in(ctx: &Ctx, reuse_slots: &[u8], info: Option<&FormInfo>, from: (usiz
                     }
                     continue;
                 }
-                field_text(ctx, f, out);
+                plain_text(ctx, f, out);
                 if f.kind == NvKind::Reg && ctx.reuse != 0 {
                     let off = f.ranges.first().map(|r| r.0).unwrap_or(0);
                     let slot = if ctx.isa == Isa::Sm86 {
@@ -671,7 +700,16 @@ struct Scratch {
     info: [Vec<Option<Box<FormInfo>>>; 2],
     /// Sorted mnemonics by form and mnemonic field values.
     mnems: Vec<MnemEntry>,
+    /// Text templates with holes (the memo's first level on long listings).
+    tm: template::Templates,
+    /// Instructions printed through the memo.
+    printed: usize,
+    /// Use templates from the first instruction (see [`eager_templates`]).
+    eager: bool,
 }
+
+/// Instructions a thread prints through the exact memo alone before it uses templates.
+const TEMPLATES_AFTER: usize = 2048;
 
 /// Longest text the memo keeps (inline in its entry: no arena, no allocation).
 const MEMO_TEXT: usize = 63;
@@ -725,6 +763,23 @@ struct FormInfo {
     /// byte in it (past the end: no operands), and the fields printed before it. None when a
     /// field before it could print a space or a reuse mark (then the mnemonic is not cached).
     mnem: Option<MnemSplit>,
+    /// Template hole candidates (fields printed once after the mnemonic, in no other field).
+    cands: Box<[template::Cand]>,
+    /// Bits that any print of this form read through [`Ctx`] (rules, float immediates): no
+    /// candidate overlapping them is a hole.
+    read: u128,
+    /// The bits of the printed fields and the guard: with `read`, all that the text can
+    /// depend on besides the reuse flags and the address.
+    relevant: u128,
+    /// `relevant | read`.
+    key_mask: u128,
+    /// The candidates that `read` leaves (bit k: `cands[k]`).
+    allowed: u32,
+}
+
+/// The candidates (bit k: `cands[k]`) that no recorded read overlaps.
+fn allowed(cands: &[template::Cand], read: u128) -> u32 {
+    cands.iter().enumerate().filter(|(_, c)| c.mask & read == 0).fold(0, |a, (k, _)| a | 1 << k)
 }
 
 /// The mnemonic part of a template.
@@ -762,7 +817,19 @@ impl FormInfo {
         } else {
             Box::default()
         };
-        FormInfo { sched, reuse, mnem: mnem_split(form) }
+        let mnem = mnem_split(form);
+        let cands = template::candidates(form, mnem.as_ref().map(|m| m.at.0), if sm86 { SCHED_BITS } else { 0 });
+        let mut relevant = 0u128;
+        for p in form.syntax {
+            if let NvPiece::Field(i) = p {
+                relevant |= form.fields.get(*i as usize).map_or(0, |f| f.mask());
+            }
+        }
+        for i in [form.pred, form.pred_neg] {
+            relevant |= usize::try_from(i).ok().and_then(|i| form.fields.get(i)).map_or(0, |f| f.mask());
+        }
+        let allowed = allowed(&cands, 0);
+        FormInfo { sched, reuse, mnem, cands, read: 0, relevant, key_mask: relevant, allowed }
     }
 }
 
@@ -812,7 +879,54 @@ const MNEM_BITS: u32 = 8;
 thread_local! {
     /// Set when a rule reads the instruction's address (see [`Ctx::addr`]).
     static ADDR_READ: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Instruction bits read through [`Ctx`] since the last reset.
+    static READ: std::cell::Cell<u128> = const { std::cell::Cell::new(0) };
+    /// False: print every instruction the slow way, without memo or templates (tests).
+    static CACHE_ON: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// What `print_template` did.
+enum Printed {
+    /// Printed through a template (or the text is now one).
+    Done,
+    /// Printed the slow way: the exact memo should keep the text (true: it depends on the
+    /// address).
+    Memo(bool),
+}
+
+/// Kinds whose numbers could be mistaken for each other in a text (`P3` of a guard and of an
+/// operand).
+fn same_family(a: NvKind, b: NvKind) -> bool {
+    let fam = |k: NvKind| match k {
+        NvKind::Pred | NvKind::UPred => 1,
+        NvKind::Reg | NvKind::UReg => 2,
+        NvKind::BReg => 3,
+        _ => 4,
+    };
+    fam(a) == fam(b)
+}
+
+/// Prints every NVIDIA instruction of this thread the slow way (false: no memo, no templates)
+/// or through them (true, the default). For tests that compare the two.
+pub fn set_print_cache(on: bool) {
+    CACHE_ON.with(|c| c.set(on));
+}
+
+/// Tells this thread's printer that a long listing follows: use templates from the first
+/// instruction (else only after [`TEMPLATES_AFTER`] instructions; the text is the same).
+pub fn eager_templates(on: bool) {
+    SCRATCH.with(|sc| {
+        if let Ok(mut sc) = sc.try_borrow_mut() {
+            sc.eager = on;
+        }
+    })
+}
+
+/// This thread's template counters: templates made, keys found not templatable, template
+/// hits, template misses.
+pub fn template_stats() -> [u64; 4] {
+    SCRATCH.with(|sc| sc.try_borrow().map(|s| s.tm.stats).unwrap_or_default())
 }
 
 /// A family rule: edits the generic text of an instruction.
@@ -946,15 +1060,19 @@ impl NvPlugin {
     pub fn print_with(&self, d: &Decoded, addr: u64, reuse: u8, out: &mut String) {
         let Some(form) = self.t.forms.get(d.enc as usize) else { return };
         let ctx = Ctx { t: self.t, form, w: self.word(d), pc: addr, reuse, isa: self.isa };
+        if !CACHE_ON.with(|c| c.get()) {
+            return self.print_in(&ctx, d.enc, &mut Scratch::default(), out);
+        }
         SCRATCH.with(|sc| match sc.try_borrow_mut() {
             Ok(mut sc) => self.print_memo(&ctx, d.enc, &mut sc, out),
             Err(_) => self.print_in(&ctx, d.enc, &mut Scratch::default(), out),
         })
     }
 
-    /// `print_in` through the memo: the text is a function of the form, the instruction bits
-    /// (sm86: without the scheduling bits 105-121, which no template prints), the reuse flags
-    /// and, for the forms whose rules read it, the address.
+    /// `print_in` through the templates (`template.rs`), else through the exact memo: the text
+    /// is a function of the form, the instruction bits (sm86: without the scheduling bits
+    /// 105-121, which no template prints), the reuse flags and, for the forms whose rules read
+    /// it, the address.
     fn print_memo(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
         let sm86 = self.size == 16;
         let infos = &mut sc.info[usize::from(sm86)];
@@ -965,27 +1083,39 @@ impl NvPlugin {
         if let Some(slot @ None) = infos.get_mut(enc as usize) {
             *slot = Some(Box::new(FormInfo::new(ctx.form, sm86)));
         }
-        let info = infos.get(enc as usize).and_then(|x| x.as_deref());
-        let key = if sm86 && info.is_some_and(|x| !x.sched) { ctx.w & !SCHED_BITS } else { ctx.w };
         // The instruction size tells the ISAs apart (the scratch is shared).
         let tag = (self.size as u64) << 32 | (enc as u64) << 16 | (ctx.reuse as u64) << 8 | 1;
+        let start = out.len();
+        // Templates pay on long listings only: the first instructions of a thread go through
+        // the exact memo alone (a template costs a second slow print before it is used).
+        sc.printed += 1;
+        let tpl = if sc.eager || sc.printed > TEMPLATES_AFTER { self.print_template(ctx, enc, tag, sc, out) } else { None };
+        let by_addr = match tpl {
+            Some(Printed::Done) => return,
+            Some(Printed::Memo(a)) => Some(a),
+            None => None,
+        };
+        let info = sc.info[usize::from(sm86)].get(enc as usize).and_then(|x| x.as_deref());
+        let key = if sm86 && info.is_some_and(|x| !x.sched) { ctx.w & !SCHED_BITS } else { ctx.w };
         if sc.memo.is_empty() {
             sc.memo.resize_with(1 << MEMO_MIN_BITS, MemoEntry::default);
         }
         let h = memo_slot(key, tag, sc.memo.len().trailing_zeros());
-        if let Some(e) = sc.memo.get(h) {
-            if e.key == key && e.tag == tag && (!e.by_addr || e.addr == ctx.pc) {
-                // The bytes were copied from a `str` whole (ASCII or not, cut nowhere).
-                if let Ok(text) = std::str::from_utf8(&e.text[..usize::from(e.len).min(MEMO_TEXT)]) {
-                    out.push_str(text);
-                    return;
+        let by_addr = match by_addr {
+            Some(a) => a,
+            None => {
+                if let Some(e) = sc.memo.get(h) {
+                    if e.key == key && e.tag == tag && (!e.by_addr || e.addr == ctx.pc) {
+                        // The bytes were copied from a `str` whole (ASCII or not, cut nowhere).
+                        if let Ok(text) = std::str::from_utf8(&e.text[..usize::from(e.len).min(MEMO_TEXT)]) {
+                            out.push_str(text);
+                            return;
+                        }
+                    }
                 }
+                self.print_slow(ctx, enc, sc, out).0
             }
-        }
-        let start = out.len();
-        ADDR_READ.with(|c| c.set(false));
-        self.print_in(ctx, enc, sc, out);
-        let by_addr = ADDR_READ.with(|c| c.get());
+        };
         sc.misses += 1;
         if sc.misses > 8 * sc.memo.len() && sc.memo.len() < 1 << MEMO_MAX_BITS {
             // A large listing: a 4x larger memo (small listings keep the small one).
@@ -1011,6 +1141,173 @@ impl NvPlugin {
             e.len = text.len() as u8;
             e.text[..text.len()].copy_from_slice(text);
         }
+    }
+
+    /// `print_in` recording what it read: whether the address, and the instruction bits read
+    /// through [`Ctx`] (added to the form's `read`).
+    fn print_slow(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) -> (bool, u128) {
+        ADDR_READ.with(|c| c.set(false));
+        READ.with(|c| c.set(0));
+        self.print_in(ctx, enc, sc, out);
+        let by_addr = ADDR_READ.with(|c| c.get());
+        let read = READ.with(|c| c.get());
+        if let Some(Some(i)) = sc.info[usize::from(self.size == 16)].get_mut(enc as usize) {
+            if read & !i.read != 0 {
+                i.read |= read;
+                i.allowed = allowed(&i.cands, i.read);
+                i.key_mask = i.relevant | i.read;
+            }
+        }
+        (by_addr, read)
+    }
+
+    /// Prints through a template (see `template.rs`): None when the instruction's key is not
+    /// templatable (nothing printed), else what was printed and how (`tag`: the memo's).
+    fn print_template(&self, ctx: &Ctx, enc: u16, tag: u64, sc: &mut Scratch, out: &mut String) -> Option<Printed> {
+        sc.tm.bound();
+        let info = sc.info[usize::from(self.size == 16)].get(enc as usize)?.as_deref()?;
+        let mut vals = [0u64; template::MAX_HOLES];
+        let mut raw = [0u64; template::MAX_HOLES];
+        let (mut active, mut cls, mut hole_mask) = (0u32, 0u32, 0u128);
+        let mut left = info.allowed;
+        while left != 0 {
+            let h = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let Some(c) = info.cands.get(h) else { break };
+            let v = c.get(ctx.w);
+            let (p, special, top) = template::hole_value(c, v);
+            if special {
+                continue;
+            }
+            active |= 1 << h;
+            cls |= u32::from(top) << h;
+            vals[h] = p;
+            raw[h] = v;
+            hole_mask |= c.mask;
+        }
+        // The bits the text can depend on: printed fields and what printing read through `Ctx`.
+        let relevant = info.key_mask;
+        let tkey = ctx.w & relevant & !hole_mask;
+        let holes = active | cls << 8;
+        let at = sc.tm.find(tkey, tag, holes);
+        if let Some(e) = at.and_then(|i| sc.tm.table.get(i)).copied() {
+            if !e.ok {
+                return None;
+            }
+            if !e.pending {
+                sc.tm.stats[2] += 1;
+                sc.tm.fill(&e, &vals, out);
+                return Some(Printed::Done);
+            }
+            let (t1, v1) = sc.tm.first(&e);
+            if v1 == vals {
+                // The same numbers as the first instance: its text.
+                out.push_str(t1);
+                sc.tm.stats[2] += 1;
+                return Some(Printed::Done);
+            }
+        }
+        // A miss: another thread's template, else the slow text T.
+        sc.tm.mask = relevant;
+        if active != 0 && sc.tm.adopt(at, tkey, tag, holes) {
+            if let Some(e) = sc.tm.find(tkey, tag, holes).and_then(|i| sc.tm.table.get(i)).copied() {
+                sc.tm.stats[2] += 1;
+                sc.tm.fill(&e, &vals, out);
+                return Some(Printed::Done);
+            }
+        }
+        sc.tm.stats[3] += 1;
+        // The candidates, out of the form's facts while printing (which needs the scratch).
+        let sm86 = usize::from(self.size == 16);
+        let cands = sc.info[sm86].get_mut(enc as usize).and_then(|x| x.as_deref_mut()).map(|x| std::mem::take(&mut x.cands)).unwrap_or_default();
+        let r = self.template_miss(ctx, enc, tag, sc, out, &cands, (tkey, holes, at), (active, hole_mask, relevant), (&vals, &raw));
+        if let Some(x) = sc.info[sm86].get_mut(enc as usize).and_then(|x| x.as_deref_mut()) {
+            x.cands = cands;
+            x.allowed = allowed(&x.cands, x.read);
+        }
+        r
+    }
+
+    /// A template miss of `print_template`: prints the slow way and makes, or prepares, the
+    /// template of the key.
+    #[allow(clippy::too_many_arguments)]
+    fn template_miss(
+        &self,
+        ctx: &Ctx,
+        enc: u16,
+        tag: u64,
+        sc: &mut Scratch,
+        out: &mut String,
+        cands: &[template::Cand],
+        (tkey, holes, at): (u128, u32, Option<usize>),
+        (active, hole_mask, relevant): (u32, u128, u128),
+        (vals, raw): (&[u64; template::MAX_HOLES], &[u64; template::MAX_HOLES]),
+    ) -> Option<Printed> {
+        let start = out.len();
+        let (by_addr, read) = self.print_slow(ctx, enc, sc, out);
+        if by_addr {
+            sc.tm.refuse(at, tkey, tag, holes);
+            return Some(Printed::Memo(true));
+        }
+        if read & (hole_mask | !relevant) != 0 {
+            // Printing read a hole or a bit outside the key: the form's `read` grew, and its
+            // keys with it.
+            return Some(Printed::Memo(false));
+        }
+        let t = out.get(start..).unwrap_or("");
+        if active == 0 {
+            sc.tm.make(at, tkey, tag, 0, cands, vals, vals, t, t);
+            return Some(Printed::Done);
+        }
+        let Some(pending) = at.and_then(|i| sc.tm.table.get(i)).copied() else {
+            // The first instance: remember its text; the second makes the template.
+            sc.tm.remember(tkey, tag, holes, vals, t);
+            return Some(Printed::Done);
+        };
+        // The second instance: the first one's text is T' when every hole number differs.
+        let (t1, v1) = sc.tm.first(&pending);
+        if (0..template::MAX_HOLES).all(|h| active >> h & 1 == 0 || v1[h] != vals[h]) {
+            let t1 = t1.to_string();
+            if sc.tm.make(at, tkey, tag, holes, cands, &v1, vals, &t1, t) {
+                return Some(Printed::Done);
+            }
+        }
+        // Else a text T' with other hole numbers.
+        let mut w2 = ctx.w;
+        let mut pvals = [0u64; template::MAX_HOLES];
+        let mut chosen: Vec<(template::HoleKind, u64)> = Vec::with_capacity(template::MAX_HOLES);
+        for (h, c) in cands.iter().enumerate() {
+            if active >> h & 1 == 0 {
+                continue;
+            }
+            let Some(f) = template::field(ctx.form, c) else { return Some(Printed::Memo(false)) };
+            // Other numbers of the same kind in the text: the perturbed number must differ.
+            let mut avoid: Vec<u64> = Vec::with_capacity(ctx.form.fields.len() + chosen.len());
+            avoid.extend(ctx.form.fields.iter().filter(|g| same_family(g.kind, f.kind)).map(|g| g.get(ctx.w)));
+            avoid.extend(chosen.iter().filter(|x| x.0 == c.kind).map(|x| x.1));
+            let Some(pv) = template::perturb(c, raw[h], &avoid, 0) else {
+                sc.tm.refuse(at, tkey, tag, holes);
+                return Some(Printed::Memo(false));
+            };
+            chosen.push((c.kind, pv));
+            f.set(&mut w2, pv);
+            pvals[h] = template::hole_value(c, pv).0;
+        }
+        let ctx2 = Ctx { w: w2, ..*ctx };
+        let mut tp = String::new();
+        let (by_addr2, read2) = self.print_slow(&ctx2, enc, sc, &mut tp);
+        if read2 & (hole_mask | !relevant) != 0 {
+            return Some(Printed::Memo(false));
+        }
+        let t = out.get(start..).unwrap_or("");
+        if by_addr2 {
+            sc.tm.refuse(at, tkey, tag, holes);
+            return Some(Printed::Memo(false));
+        }
+        if !sc.tm.make(at, tkey, tag, holes, cands, &pvals, vals, &tp, t) {
+            sc.tm.refuse(at, tkey, tag, holes);
+        }
+        Some(Printed::Memo(false))
     }
 
     fn print_in(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
@@ -1059,7 +1356,7 @@ impl NvPlugin {
             for &fi in fields {
                 if let Some(f) = ctx.form.fields.get(fi as usize) {
                     sort.v.clear();
-                    field_text(ctx, f, &mut sort.v);
+                    plain_text(ctx, f, &mut sort.v);
                     spaced |= sort.v.contains([' ', REUSE_MARK]);
                 }
             }

@@ -52,7 +52,7 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
     if !NAMES.contains(&ctx.inst()) {
         return false;
     }
-    let w = ctx.w as u64;
+    let w = ctx.word() as u64;
     let Some((name, kind)) = which(w) else { return false };
     let b = |o: u32, n: u32| ctx.bits(o, n);
     let (dsz, ssz, dsg, ssg) = (b(8, 2), b(10, 2), b(12, 1), b(13, 1));

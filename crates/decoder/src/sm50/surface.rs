@@ -47,7 +47,7 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
         return false;
     }
     let b = |o: u32, n: u32| ctx.bits(o, n);
-    let w = ctx.w as u64;
+    let w = ctx.word() as u64;
     let mut m = String::new();
     let ops = match w >> 55 {
         0x1d6 if b(53, 2) < 3 => {

@@ -58,7 +58,7 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
     if !NAMES.contains(&ctx.inst()) {
         return false;
     }
-    let w = ctx.w as u64;
+    let w = ctx.word() as u64;
     let Some(name) = which(w) else { return false };
     let b = |o: u32, n: u32| ctx.bits(o, n);
     let mut ops: Vec<String> = Vec::with_capacity(5);

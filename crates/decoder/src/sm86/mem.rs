@@ -163,7 +163,7 @@ fn offsets(ctx: &Ctx, t: &mut Text) {
             k += 1;
             continue;
         }
-        let v = f.get(ctx.w);
+        let v = ctx.value(f);
         let scale = f.scale.max(1) as i64;
         let signed = if v >> (n - 1) & 1 == 1 { v as i64 - (1i64 << n) } else { v as i64 };
         let Some(op) = t.ops.iter_mut().filter(|o| o.starts_with('[')).nth(k) else { return };

@@ -194,7 +194,7 @@ fn ur_offset(ctx: &Ctx, t: &mut Text) {
 /// `ISBERD [Ra+imm]`: the 16-bit offset (bits 40-55) is unsigned.
 fn isberd_offset(ctx: &Ctx, t: &mut Text) {
     let Some(f) = ctx.form.fields.iter().find(|f| f.name == "IMM" && f.ranges == [(40, 16)]) else { return };
-    let v = f.get(ctx.w) as i64;
+    let v = ctx.value(f) as i64;
     let Some(o) = t.ops.iter_mut().find(|o| o.starts_with('[')) else { return };
     let Some(end) = o.rfind(']') else { return };
     let Some(plus) = o[..end].rfind('+') else { return };
