@@ -243,6 +243,38 @@ struct Memo {
 /// Longest line template the memo holds (a longer one is printed at every occurrence).
 const TEMPLATE_MAX: usize = 128;
 
+/// Builds the line template of an instruction printed as `text` with bytes `bytes`: `\t`, the
+/// text padded to [`TEXT_COLUMN`], `// `, 12 placeholder digits, `:` and the dwords, then a
+/// newline when `newline`. Returns the template in a scratch block, its length and where the
+/// digits go; None when it is longer than [`TEMPLATE_MAX`] (or there are no bytes).
+#[inline]
+fn template(text: &str, bytes: &[u8], newline: bool) -> Option<([u8; TEMPLATE_MAX], usize, usize)> {
+    let t = text.as_bytes();
+    let n = bytes.len();
+    let words = n.div_ceil(4);
+    let head = 1 + t.len().max(TEXT_COLUMN);
+    let len = head + 3 + 12 + 1 + 9 * words + newline as usize;
+    if n == 0 || len > TEMPLATE_MAX {
+        return None;
+    }
+    let mut b = [b' '; TEMPLATE_MAX];
+    b[0] = b'\t';
+    b[1..1 + t.len()].copy_from_slice(t);
+    b[head..head + 3].copy_from_slice(b"// ");
+    b[head + 3..head + 15].copy_from_slice(&[b'0'; 12]);
+    b[head + 15] = b':';
+    for (k, c) in bytes.chunks(4).enumerate() {
+        let mut x = [0u8; 4];
+        x[..c.len()].copy_from_slice(c);
+        let at = head + 17 + 9 * k;
+        b[at..at + 8].copy_from_slice(&hex8(u32::from_le_bytes(x)));
+    }
+    if newline {
+        b[len - 1] = b'\n';
+    }
+    Some((b, len, head + 3))
+}
+
 /// One distinct instruction and its line template.
 #[derive(Clone, Copy)]
 struct MemoEntry {
@@ -373,23 +405,14 @@ impl Memo {
         };
         self.text.clear();
         plugin.print(d, 0, &mut self.text);
-        // The slack block at the end becomes this template's start; a new one follows it.
-        let start = self.arena.len() - TEMPLATE_MAX;
-        self.arena.truncate(start);
-        push_text(&mut self.arena, &self.text);
-        let addr_at = self.arena.len() - start;
-        self.arena.extend_from_slice(&[b'0'; 12]);
-        push_words(&mut self.arena, bytes);
-        if branch == BRANCH_NONE {
-            self.arena.push(b'\n');
-        }
-        let len = self.arena.len() - start;
-        if len > TEMPLATE_MAX || off > u32::MAX as usize {
-            self.arena.truncate(start);
-            self.arena.resize(start + TEMPLATE_MAX, 0);
+        let (block, len, addr_at) = template(&self.text, bytes, branch == BRANCH_NONE)?;
+        if off > u32::MAX as usize {
             return None;
         }
-        self.arena.resize(start + len + TEMPLATE_MAX, 0);
+        // The slack block at the end becomes this template's start; slack follows it again.
+        let start = self.arena.len() - TEMPLATE_MAX;
+        self.arena[start..start + len].copy_from_slice(&block[..len]);
+        self.arena.extend_from_slice(&[0; TEMPLATE_MAX][..len]);
         self.entries.push(MemoEntry { key: Self::key(d), at: off as u32, start: start as u32, len: len as u8, addr_at: addr_at as u8, ilen: d.len, branch, rel });
         if let Some(s) = self.slots.get_mut(i) {
             *s = self.entries.len() as u32;
@@ -783,9 +806,10 @@ impl<'a, 'f> Text<'a, 'f> {
         self.line.clear();
     }
 
-    /// The 12 address digits of `addr` (its low 48 bits).
+    /// The 12 address digits of `addr` (its low 48 bits): the first eight and the last four
+    /// as they lie in memory.
     #[inline(always)]
-    fn digits(&mut self, addr: u64) -> [u8; 12] {
+    fn digits(&mut self, addr: u64) -> (u64, u32) {
         let hi = addr >> 16 & 0xffff_ffff;
         if hi != self.hi {
             self.hi = hi;
@@ -793,8 +817,7 @@ impl<'a, 'f> Text<'a, 'f> {
         }
         let a = HEX_PAIRS[(addr >> 8 & 0xff) as usize];
         let b = HEX_PAIRS[(addr & 0xff) as usize];
-        let h = self.hi_digits;
-        [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], a[0], a[1], b[0], b[1]]
+        (u64::from_ne_bytes(self.hi_digits), u32::from_ne_bytes([a[0], a[1], b[0], b[1]]))
     }
 
     /// The line of memo entry `e` at `addr` (`d`: the instruction, when at hand): its template
@@ -810,7 +833,8 @@ impl<'a, 'f> Text<'a, 'f> {
         if let Some(dst) = self.buf[pos..].first_chunk_mut::<ROOM>() {
             dst[..TEMPLATE_MAX].copy_from_slice(block);
             let at = e.addr_at as usize & (TEMPLATE_MAX - 1);
-            dst[at..at + 12].copy_from_slice(&digits);
+            dst[at..at + 8].copy_from_slice(&digits.0.to_ne_bytes());
+            dst[at + 8..at + 12].copy_from_slice(&digits.1.to_ne_bytes());
         }
         self.pos = pos + e.len as usize;
         self.lines += 1;
