@@ -231,8 +231,11 @@ struct Memo {
     slots: Vec<u32>,
     /// The distinct instructions met so far.
     entries: Vec<MemoEntry>,
-    /// Line templates of the entries, back to back, then [`TEMPLATE_MAX`] bytes of slack (a
-    /// template is copied as one fixed-size block).
+    /// Compact line templates of the entries, back to back, then [`ARENA_SLACK`] bytes of
+    /// slack (a template is read as one fixed-size window): each the tab and the text, then the
+    /// tail after the address digits (`:`, the dwords, the newline when the line has no note).
+    /// The padding, `// ` and the digits are not stored: a line is put together from these
+    /// two parts, a block of spaces and the address.
     arena: Vec<u8>,
     /// Per (instruction, encoding) index: true when known to have no branch target.
     no_target: Vec<bool>,
@@ -242,6 +245,13 @@ struct Memo {
 
 /// Longest line template the memo holds (a longer one is printed at every occurrence).
 const TEMPLATE_MAX: usize = 128;
+
+/// Bytes of the arena read for one template: its text (at most 128 bytes), then a block of 64
+/// from the tail's start.
+const ARENA_SLACK: usize = 192;
+
+/// Spaces that pad a memoised line's text, then `// ` at a variable place over them.
+const SPACES: [u8; 64] = [b' '; 64];
 
 /// Builds the line template of an instruction printed as `text` with bytes `bytes`: `\t`, the
 /// text padded to [`TEXT_COLUMN`], `// `, 12 placeholder digits, `:` and the dwords, then a
@@ -283,13 +293,14 @@ struct MemoEntry {
     key: [u32; 3],
     /// Section offset of its first occurrence.
     at: u32,
-    /// Start of its template in the arena: `\t`, padded text, `// `, 12 placeholder digits for
-    /// the address, `: ` and the dwords, then the newline when the line has no note.
+    /// Start of its compact template in the arena (see [`Memo::arena`]).
     start: u32,
-    /// Template length.
+    /// Line length (at most [`TEMPLATE_MAX`]).
     len: u8,
-    /// Where the address digits go in the template (below [`TEMPLATE_MAX`] - 12).
+    /// Where the address digits go in the line (below [`TEMPLATE_MAX`] - 12).
     addr_at: u8,
+    /// Length of the tab and text (below [`TEMPLATE_MAX`]); the tail follows them.
+    tl: u8,
     /// Instruction length in bytes.
     ilen: u8,
     /// [`BRANCH_REL`] when the line gets the note of a branch target at the instruction's
@@ -312,8 +323,8 @@ impl Memo {
     /// so that growing it remaps its pages instead of copying them; the table starts small.
     fn new(code_len: usize) -> Memo {
         let n = (code_len / 4).min(1 << 20);
-        let mut arena = Vec::with_capacity(((n + 1) * TEMPLATE_MAX).min(256 << 10));
-        arena.resize(TEMPLATE_MAX, 0);
+        let mut arena = Vec::with_capacity((n * 64 + ARENA_SLACK).min(256 << 10));
+        arena.resize(ARENA_SLACK, 0);
         Memo {
             slots: vec![0; 1 << 10],
             entries: Vec::with_capacity(n.min(8 << 10)),
@@ -409,11 +420,24 @@ impl Memo {
         if off > u32::MAX as usize {
             return None;
         }
-        // The slack block at the end becomes this template's start; slack follows it again.
-        let start = self.arena.len() - TEMPLATE_MAX;
-        self.arena[start..start + len].copy_from_slice(&block[..len]);
-        self.arena.extend_from_slice(&[0; TEMPLATE_MAX][..len]);
-        self.entries.push(MemoEntry { key: Self::key(d), at: off as u32, start: start as u32, len: len as u8, addr_at: addr_at as u8, ilen: d.len, branch, rel });
+        // The slack at the end becomes this template's start; slack follows it again.
+        let tl = 1 + self.text.len();
+        let tail = &block[addr_at + 12..len];
+        let start = self.arena.len() - ARENA_SLACK;
+        self.arena[start..start + tl].copy_from_slice(&block[..tl]);
+        self.arena[start + tl..start + tl + tail.len()].copy_from_slice(tail);
+        self.arena.extend_from_slice(&[0; TEMPLATE_MAX][..tl + tail.len()]);
+        self.entries.push(MemoEntry {
+            key: Self::key(d),
+            at: off as u32,
+            start: start as u32,
+            len: len as u8,
+            addr_at: addr_at as u8,
+            tl: tl as u8,
+            ilen: d.len,
+            branch,
+            rel,
+        });
         if let Some(s) = self.slots.get_mut(i) {
             *s = self.entries.len() as u32;
         }
@@ -437,11 +461,11 @@ impl Memo {
         self.slots = slots;
     }
 
-    /// The template of entry `e` followed by slack: a block of [`TEMPLATE_MAX`] bytes.
+    /// The compact template of entry `e` followed by slack: a window of [`ARENA_SLACK`] bytes.
     #[inline(always)]
-    fn block(&self, e: &MemoEntry) -> Option<&[u8; TEMPLATE_MAX]> {
+    fn block(&self, e: &MemoEntry) -> Option<&[u8; ARENA_SLACK]> {
         let s = e.start as usize;
-        self.arena.get(s..s + TEMPLATE_MAX).and_then(|b| b.try_into().ok())
+        self.arena.get(s..s + ARENA_SLACK).and_then(|b| b.try_into().ok())
     }
 }
 
@@ -820,8 +844,9 @@ impl<'a, 'f> Text<'a, 'f> {
         (u64::from_ne_bytes(self.hi_digits), u32::from_ne_bytes([a[0], a[1], b[0], b[1]]))
     }
 
-    /// The line of memo entry `e` at `addr` (`d`: the instruction, when at hand): its template
-    /// and slack copied as one block, the address written into it.
+    /// The line of memo entry `e` at `addr` (`d`: the instruction, when at hand), written as
+    /// fixed-size blocks: the text, spaces over the rest of it, `// ` and the address, the
+    /// tail (each block overwrites the garbage the one before left past its part).
     #[inline(always)]
     fn entry_line(&mut self, memo: &Memo, e: &MemoEntry, d: Option<&Decoded>, addr: u64, off: usize) {
         let Some(block) = memo.block(e) else { return };
@@ -831,10 +856,17 @@ impl<'a, 'f> Text<'a, 'f> {
         let pos = self.pos.min(FLUSH_AT);
         let digits = self.digits(addr);
         if let Some(dst) = self.buf[pos..].first_chunk_mut::<ROOM>() {
-            dst[..TEMPLATE_MAX].copy_from_slice(block);
-            let at = e.addr_at as usize & (TEMPLATE_MAX - 1);
+            let tl = e.tl as usize & (TEMPLATE_MAX - 1);
+            let at = (e.addr_at as usize & (TEMPLATE_MAX - 1)).max(3);
+            dst[..64].copy_from_slice(&block[..64]);
+            if tl > 64 {
+                dst[64..128].copy_from_slice(&block[64..128]);
+            }
+            dst[tl..tl + 64].copy_from_slice(&SPACES);
+            dst[at - 3..at].copy_from_slice(b"// ");
             dst[at..at + 8].copy_from_slice(&digits.0.to_ne_bytes());
             dst[at + 8..at + 12].copy_from_slice(&digits.1.to_ne_bytes());
+            dst[at + 12..at + 76].copy_from_slice(&block[tl..tl + 64]);
         }
         self.pos = pos + e.len as usize;
         self.lines += 1;
