@@ -475,7 +475,7 @@ impl Memo {
 /// [`disassemble`]; the lines before the error have been passed to `flush`.
 ///
 /// AMD sections of [`PARALLEL_MIN`] bytes or more are listed by two threads, the second from an
-/// instruction boundary near 6/16 of the section; the result is the sequential listing byte for byte
+/// instruction boundary near 7/16 of the section; the result is the sequential listing byte for byte
 /// (see `amd_listing`).
 pub fn listing(
     plugin: &dyn IsaPlugin,
@@ -1119,7 +1119,7 @@ impl<'a> Run<'a> {
     }
 }
 
-/// The AMD listing. A large section is cut at `g`, the first label at or after 6/16 of it (or
+/// The AMD listing. A large section is cut at `g`, the first label at or after 7/16 of it (or
 /// that point itself): a second thread lists from `g` to the end (in compact form) while this
 /// one lists from 0. When this thread arrives exactly at one of the second thread's first line
 /// starts, with the same previous function, every later line is the same as the second
@@ -1138,11 +1138,13 @@ fn amd_listing(
     let mut main = Run::at(section, labels, 0, code.len());
     let never = |_: usize| false;
     let split = (code.len() >= PARALLEL_MIN && code.len() < u32::MAX as usize).then(|| {
-        // This thread also turns the second one's records into text at the end, and in the
-        // corpus its part costs more per byte: it takes 6/16 of the bytes. By callgrind this
-        // thread's share was 7.12 M of 13.0 M at 7/16 on cl_math.gfx1013, 6.63 M at 6/16
-        // (the other thread 6.57 M); on the large generated objects 6/16 is 7 % shorter too.
-        let mid = (code.len() / 16 * 6) & !3;
+        // This thread turns the second one's records into text after that one has finished,
+        // so the listing takes about max(this part, the second part) + that text: the parts
+        // should cost the same. Its part costs more per byte (it writes the text too): by
+        // callgrind at 7/16 this part is 4.62 M instructions and the second 5.06 M on
+        // cl_math.gfx1013 (6/16: 3.97 M and 5.73 M), 88.7 M and 88.2 M on big.gfx1013 (6/16:
+        // 77.6 M and 97.4 M), the text of the second part 1.8 M and 29.9 M after them.
+        let mid = (code.len() / 16 * 7) & !3;
         let i = labels.partition_point(|l| l.offset < mid as u64);
         match labels.get(i) {
             Some(l) if l.offset < (mid + code.len() / 16) as u64 => l.offset as usize,
