@@ -231,15 +231,59 @@ struct Memo {
     slots: Vec<u32>,
     /// The distinct instructions met so far.
     entries: Vec<MemoEntry>,
-    /// Line templates of the entries, back to back, then [`TEMPLATE_MAX`] bytes of slack (a
-    /// template is copied as one fixed-size block).
+    /// Compact line templates of the entries, back to back, then [`ARENA_SLACK`] bytes of
+    /// slack (a template is read as one fixed-size window): each the tab and the text, then the
+    /// tail after the address digits (`:`, the dwords, the newline when the line has no note).
+    /// The padding, `// ` and the digits are not stored: a line is put together from these
+    /// two parts, a block of spaces and the address.
     arena: Vec<u8>,
     /// Per (instruction, encoding) index: true when known to have no branch target.
     no_target: Vec<bool>,
+    /// Printed text of the instruction being inserted (reused).
+    text: String,
 }
 
 /// Longest line template the memo holds (a longer one is printed at every occurrence).
 const TEMPLATE_MAX: usize = 128;
+
+/// Bytes of the arena read for one template: its text (at most 128 bytes), then a block of 64
+/// from the tail's start.
+const ARENA_SLACK: usize = 192;
+
+/// Spaces that pad a memoised line's text, then `// ` at a variable place over them.
+const SPACES: [u8; 64] = [b' '; 64];
+
+/// Builds the line template of an instruction printed as `text` with bytes `bytes`: `\t`, the
+/// text padded to [`TEXT_COLUMN`], `// `, 12 placeholder digits, `:` and the dwords, then a
+/// newline when `newline`. Returns the template in a scratch block, its length and where the
+/// digits go; None when it is longer than [`TEMPLATE_MAX`] (or there are no bytes).
+#[inline]
+fn template(text: &str, bytes: &[u8], newline: bool) -> Option<([u8; TEMPLATE_MAX], usize, usize)> {
+    let t = text.as_bytes();
+    let n = bytes.len();
+    let words = n.div_ceil(4);
+    let head = 1 + t.len().max(TEXT_COLUMN);
+    let len = head + 3 + 12 + 1 + 9 * words + newline as usize;
+    if n == 0 || len > TEMPLATE_MAX {
+        return None;
+    }
+    let mut b = [b' '; TEMPLATE_MAX];
+    b[0] = b'\t';
+    b[1..1 + t.len()].copy_from_slice(t);
+    b[head..head + 3].copy_from_slice(b"// ");
+    b[head + 3..head + 15].copy_from_slice(&[b'0'; 12]);
+    b[head + 15] = b':';
+    for (k, c) in bytes.chunks(4).enumerate() {
+        let mut x = [0u8; 4];
+        x[..c.len()].copy_from_slice(c);
+        let at = head + 17 + 9 * k;
+        b[at..at + 8].copy_from_slice(&hex8(u32::from_le_bytes(x)));
+    }
+    if newline {
+        b[len - 1] = b'\n';
+    }
+    Some((b, len, head + 3))
+}
 
 /// One distinct instruction and its line template.
 #[derive(Clone, Copy)]
@@ -249,13 +293,14 @@ struct MemoEntry {
     key: [u32; 3],
     /// Section offset of its first occurrence.
     at: u32,
-    /// Start of its template in the arena: `\t`, padded text, `// `, 12 placeholder digits for
-    /// the address, `: ` and the dwords (no note, no newline).
+    /// Start of its compact template in the arena (see [`Memo::arena`]).
     start: u32,
-    /// Template length.
+    /// Line length (at most [`TEMPLATE_MAX`]).
     len: u8,
-    /// Where the address digits go in the template.
+    /// Where the address digits go in the line (below [`TEMPLATE_MAX`] - 12).
     addr_at: u8,
+    /// Length of the tab and text (below [`TEMPLATE_MAX`]); the tail follows them.
+    tl: u8,
     /// Instruction length in bytes.
     ilen: u8,
     /// [`BRANCH_REL`] when the line gets the note of a branch target at the instruction's
@@ -278,12 +323,18 @@ impl Memo {
     /// so that growing it remaps its pages instead of copying them; the table starts small.
     fn new(code_len: usize) -> Memo {
         let n = (code_len / 4).min(1 << 20);
-        let mut arena = Vec::with_capacity(((n + 1) * TEMPLATE_MAX).min(256 << 10));
-        arena.resize(TEMPLATE_MAX, 0);
-        Memo { slots: vec![0; 1 << 10], entries: Vec::with_capacity(n.min(8 << 10)), arena, no_target: Vec::new() }
+        let mut arena = Vec::with_capacity((n * 64 + ARENA_SLACK).min(256 << 10));
+        arena.resize(ARENA_SLACK, 0);
+        Memo {
+            slots: vec![0; 1 << 10],
+            entries: Vec::with_capacity(n.min(8 << 10)),
+            arena,
+            no_target: Vec::new(),
+            text: String::with_capacity(128),
+        }
     }
 
-    #[inline]
+    #[inline(always)]
     fn hash(w: &[u32; 3], len: u8) -> u64 {
         let a = (w[0] as u64 | (w[1] as u64) << 32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let b = (w[2] as u64 | (len as u64) << 32).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
@@ -298,7 +349,7 @@ impl Memo {
     }
 
     /// The first slot of hash `h` in a table of `n` (a power of two) slots.
-    #[inline]
+    #[inline(always)]
     fn slot(h: u64, n: usize) -> usize {
         (h >> (64 - n.trailing_zeros())) as usize
     }
@@ -320,45 +371,31 @@ impl Memo {
     /// The index of `d`'s entry (`d` is the instruction at `off` of `code`), printing it on
     /// first sight; None when its line is too long to memoise.
     #[inline(always)]
-    fn get(&mut self, plugin: &dyn IsaPlugin, code: &[u8], off: usize, d: &Decoded, text: &mut String) -> Option<usize> {
+    fn get(&mut self, plugin: &dyn IsaPlugin, code: &[u8], off: usize, d: &Decoded) -> Option<usize> {
         let mask = self.slots.len() - 1;
         let key = Self::key(d);
         let mut i = Self::slot(Self::hash(&key, d.len), self.slots.len());
         loop {
-            match self.slots[i] {
+            match self.slots.get(i & mask).copied().unwrap_or(0) {
                 0 => break,
                 s => {
-                    let e = &self.entries[s as usize - 1];
-                    if e.key == key && e.ilen == d.len && (d.len <= 12 || Self::same_tail(code, e.at as usize, d)) {
-                        return Some(s as usize - 1);
+                    if let Some(e) = self.entries.get(s as usize - 1) {
+                        if e.key == key && e.ilen == d.len && (d.len <= 12 || Self::same_tail(code, e.at as usize, d)) {
+                            return Some(s as usize - 1);
+                        }
                     }
                     i = (i + 1) & mask;
                 }
             }
         }
-        self.insert(plugin, code, off, d, text, i)
+        self.insert(plugin, code, off, d, i & mask)
     }
 
     /// Prints `d` (met for the first time) into a new entry at the empty slot `i`.
     #[inline(never)]
-    fn insert(&mut self, plugin: &dyn IsaPlugin, code: &[u8], off: usize, d: &Decoded, text: &mut String, i: usize) -> Option<usize> {
-        text.clear();
-        plugin.print(d, 0, text);
+    fn insert(&mut self, plugin: &dyn IsaPlugin, code: &[u8], off: usize, d: &Decoded, i: usize) -> Option<usize> {
         let n = d.len as usize;
-        // The slack block at the end becomes this template's start; a new one follows it.
-        let start = self.arena.len() - TEMPLATE_MAX;
-        self.arena.truncate(start);
-        push_text(&mut self.arena, text);
-        let addr_at = self.arena.len() - start;
-        self.arena.extend_from_slice(&[b'0'; 12]);
-        push_words(&mut self.arena, &code[off..off + n]);
-        let len = self.arena.len() - start;
-        if len > TEMPLATE_MAX || off > u32::MAX as usize {
-            self.arena.truncate(start);
-            self.arena.resize(start + TEMPLATE_MAX, 0);
-            return None;
-        }
-        self.arena.resize(start + len + TEMPLATE_MAX, 0);
+        let bytes = code.get(off..off + n)?;
         // Whether an AMD instruction has a target depends on its (instruction, encoding) entry
         // only: the plugin is asked once per entry that has none.
         let known_none = self.no_target.get(d.ienc as usize).copied().unwrap_or(false);
@@ -377,8 +414,33 @@ impl Memo {
             }
             Some(_) => (BRANCH_ASK, 0),
         };
-        self.entries.push(MemoEntry { key: Self::key(d), at: off as u32, start: start as u32, len: len as u8, addr_at: addr_at as u8, ilen: d.len, branch, rel });
-        self.slots[i] = self.entries.len() as u32;
+        self.text.clear();
+        plugin.print(d, 0, &mut self.text);
+        let (block, len, addr_at) = template(&self.text, bytes, branch == BRANCH_NONE)?;
+        if off > u32::MAX as usize {
+            return None;
+        }
+        // The slack at the end becomes this template's start; slack follows it again.
+        let tl = 1 + self.text.len();
+        let tail = &block[addr_at + 12..len];
+        let start = self.arena.len() - ARENA_SLACK;
+        self.arena[start..start + tl].copy_from_slice(&block[..tl]);
+        self.arena[start + tl..start + tl + tail.len()].copy_from_slice(tail);
+        self.arena.extend_from_slice(&[0; TEMPLATE_MAX][..tl + tail.len()]);
+        self.entries.push(MemoEntry {
+            key: Self::key(d),
+            at: off as u32,
+            start: start as u32,
+            len: len as u8,
+            addr_at: addr_at as u8,
+            tl: tl as u8,
+            ilen: d.len,
+            branch,
+            rel,
+        });
+        if let Some(s) = self.slots.get_mut(i) {
+            *s = self.entries.len() as u32;
+        }
         if self.entries.len() * 2 > self.slots.len() {
             self.grow();
         }
@@ -399,11 +461,11 @@ impl Memo {
         self.slots = slots;
     }
 
-    /// The template of entry `e` followed by slack: a block of [`TEMPLATE_MAX`] bytes.
+    /// The compact template of entry `e` followed by slack: a window of [`ARENA_SLACK`] bytes.
     #[inline(always)]
-    fn block(&self, e: &MemoEntry) -> &[u8; TEMPLATE_MAX] {
+    fn block(&self, e: &MemoEntry) -> Option<&[u8; ARENA_SLACK]> {
         let s = e.start as usize;
-        self.arena[s..s + TEMPLATE_MAX].try_into().expect("slack after every template")
+        self.arena.get(s..s + ARENA_SLACK).and_then(|b| b.try_into().ok())
     }
 }
 
@@ -413,7 +475,7 @@ impl Memo {
 /// [`disassemble`]; the lines before the error have been passed to `flush`.
 ///
 /// AMD sections of [`PARALLEL_MIN`] bytes or more are listed by two threads, the second from an
-/// instruction boundary near 6/16 of the section; the result is the sequential listing byte for byte
+/// instruction boundary near 7/16 of the section; the result is the sequential listing byte for byte
 /// (see `amd_listing`).
 pub fn listing(
     plugin: &dyn IsaPlugin,
@@ -674,108 +736,211 @@ const SPLICE_STARTS: usize = 64;
 trait Sink {
     /// A function header (`label`: index of the function's label, None for the section).
     fn header(&mut self, addr: u64, label: Option<usize>, name: &str);
-    /// The line of instruction `d` at `off`: distinct instruction `k` of `memo`, or None when
-    /// it is not memoised.
-    fn inst(&mut self, memo: &Memo, k: Option<usize>, d: &Decoded, addr: u64, off: usize);
+    /// The line of instruction `d` at `off`: distinct instruction `k` of `memo`.
+    fn entry(&mut self, memo: &Memo, k: usize, d: &Decoded, addr: u64, off: usize);
+    /// The line of instruction `d` at `off`, which is not memoised.
+    fn printed(&mut self, d: &Decoded, addr: u64, off: usize);
     /// The `.long` line of an undecodable word.
     fn long(&mut self, word: u32, addr: u64, off: usize);
     /// How many lines have come so far.
     fn lines(&self) -> usize;
 }
 
-/// Lines as text, handed to `flush` every [`FLUSH_AT`] bytes.
+/// Room [`Text`] keeps past [`FLUSH_AT`]: a memoised line is written as one block of this
+/// size (its template and slack, then the address digits inside it).
+const ROOM: usize = 2 * TEMPLATE_MAX;
+
+/// Size of [`Text`]'s buffer.
+const BUF_LEN: usize = FLUSH_AT + ROOM;
+
+/// Eight upper-case hex digits of `x`, most significant first (all digits at once: each
+/// nibble spread to a byte, then the letters' offset added where a nibble is above 9).
+#[inline(always)]
+fn hex8(x: u32) -> [u8; 8] {
+    let x = x as u64;
+    let x = (x | x << 16) & 0x0000_ffff_0000_ffff;
+    let x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
+    let x = (x | x << 4) & 0x0f0f_0f0f_0f0f_0f0f;
+    let letters = ((x + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+    (x + 0x3030_3030_3030_3030 + letters * 7).to_be_bytes()
+}
+
+/// Lines as text in a fixed buffer, handed to `flush` whenever more than [`FLUSH_AT`] bytes
+/// are in it.
 struct Text<'a, 'f> {
-    out: Vec<u8>,
+    /// The text not yet handed on: `buf[..pos]`.
+    buf: Box<[u8; BUF_LEN]>,
+    /// Bytes in `buf`.
+    pos: usize,
     flush: &'f mut dyn FnMut(&[u8]),
     plugin: &'a dyn IsaPlugin,
     code: &'a [u8],
     base: u64,
     section: &'a str,
     labels: &'a [Label],
+    /// Scratch text of a printed instruction.
     text: String,
+    /// Scratch bytes of a line built piece by piece.
+    line: Vec<u8>,
     lines: usize,
+    /// `addr >> 16` of the last memoised line, and its eight digits (they change every 64 KiB).
+    hi: u64,
+    hi_digits: [u8; 8],
 }
 
-impl Text<'_, '_> {
-    #[inline]
-    fn line_done(&mut self) {
-        self.lines += 1;
-        if self.out.len() > FLUSH_AT {
-            (self.flush)(&self.out);
-            self.out.clear();
+impl<'a, 'f> Text<'a, 'f> {
+    fn new(flush: &'f mut dyn FnMut(&[u8]), plugin: &'a dyn IsaPlugin, code: &'a [u8], base: u64, section: &'a str, labels: &'a [Label]) -> Self {
+        // Zeroed pages straight from the allocator; the conversion cannot fail.
+        let buf = vec![0u8; BUF_LEN].into_boxed_slice().try_into().unwrap_or_else(|_| Box::new([0; BUF_LEN]));
+        Text {
+            buf,
+            pos: 0,
+            flush,
+            plugin,
+            code,
+            base,
+            section,
+            labels,
+            text: String::with_capacity(128),
+            line: Vec::with_capacity(256),
+            lines: 0,
+            hi: 0,
+            hi_digits: hex8(0),
         }
     }
 
-    /// Appends the branch-target note of a branch to `target`.
+    /// Hands the buffered text on.
     #[inline(never)]
+    fn spill(&mut self) {
+        (self.flush)(&self.buf[..self.pos.min(BUF_LEN)]);
+        self.pos = 0;
+    }
+
+    /// Appends `self.line`.
+    #[inline(never)]
+    fn put_line(&mut self) {
+        let n = self.line.len();
+        if self.pos + n > BUF_LEN {
+            self.spill();
+        }
+        if n > BUF_LEN {
+            (self.flush)(&self.line);
+        } else {
+            self.buf[self.pos..self.pos + n].copy_from_slice(&self.line);
+            self.pos += n;
+        }
+        self.line.clear();
+    }
+
+    /// The 12 address digits of `addr` (its low 48 bits): the first eight and the last four
+    /// as they lie in memory.
+    #[inline(always)]
+    fn digits(&mut self, addr: u64) -> (u64, u32) {
+        let hi = addr >> 16 & 0xffff_ffff;
+        if hi != self.hi {
+            self.hi = hi;
+            self.hi_digits = hex8(hi as u32);
+        }
+        let a = HEX_PAIRS[(addr >> 8 & 0xff) as usize];
+        let b = HEX_PAIRS[(addr & 0xff) as usize];
+        (u64::from_ne_bytes(self.hi_digits), u32::from_ne_bytes([a[0], a[1], b[0], b[1]]))
+    }
+
+    /// The line of memo entry `e` at `addr` (`d`: the instruction, when at hand), written as
+    /// fixed-size blocks: the text, spaces over the rest of it, `// ` and the address, the
+    /// tail (each block overwrites the garbage the one before left past its part).
+    #[inline(always)]
+    fn entry_line(&mut self, memo: &Memo, e: &MemoEntry, d: Option<&Decoded>, addr: u64, off: usize) {
+        let Some(block) = memo.block(e) else { return };
+        if self.pos > FLUSH_AT {
+            self.spill();
+        }
+        let pos = self.pos.min(FLUSH_AT);
+        let digits = self.digits(addr);
+        if let Some(dst) = self.buf[pos..].first_chunk_mut::<ROOM>() {
+            let tl = e.tl as usize & (TEMPLATE_MAX - 1);
+            let at = (e.addr_at as usize & (TEMPLATE_MAX - 1)).max(3);
+            dst[..64].copy_from_slice(&block[..64]);
+            if tl > 64 {
+                dst[64..128].copy_from_slice(&block[64..128]);
+            }
+            dst[tl..tl + 64].copy_from_slice(&SPACES);
+            dst[at - 3..at].copy_from_slice(b"// ");
+            dst[at..at + 8].copy_from_slice(&digits.0.to_ne_bytes());
+            dst[at + 8..at + 12].copy_from_slice(&digits.1.to_ne_bytes());
+            dst[at + 12..at + 76].copy_from_slice(&block[tl..tl + 64]);
+        }
+        self.pos = pos + e.len as usize;
+        self.lines += 1;
+        if e.branch != BRANCH_NONE {
+            self.branch_end(e, d, addr, off);
+        }
+    }
+
+    /// The note and newline that end the line of a branch (memo entry `e`).
+    #[inline(never)]
+    fn branch_end(&mut self, e: &MemoEntry, d: Option<&Decoded>, addr: u64, off: usize) {
+        let t = match (e.branch, d) {
+            (BRANCH_REL, _) => Some(addr.wrapping_add(e.rel as i64 as u64)),
+            (_, Some(d)) => self.plugin.branch_target(d, addr),
+            (_, None) => self.plugin.decode(&self.code[off..], addr).ok().and_then(|d| self.plugin.branch_target(&d, addr)),
+        };
+        self.note(t);
+        self.line.push(b'\n');
+        self.put_line();
+    }
+
+    /// Appends the branch-target note of a branch to `target` to `self.line`.
     fn note(&mut self, target: Option<u64>) {
         if let Some(t) = target.and_then(|t| t.checked_sub(self.base)) {
-            push_branch_note(&mut self.out, t, self.section, self.labels);
+            push_branch_note(&mut self.line, t, self.section, self.labels);
         }
-    }
-
-    /// The line of memo entry `e` at `addr` (`d`: the instruction, when at hand).
-    #[inline(always)]
-    fn entry(&mut self, memo: &Memo, e: &MemoEntry, d: Option<&Decoded>, addr: u64, off: usize) {
-        let old = self.out.len();
-        // One fixed-size copy (the template and slack), then cut to the template.
-        self.out.extend_from_slice(memo.block(e));
-        self.out.truncate(old + e.len as usize);
-        let at = old + e.addr_at as usize;
-        self.out[at..at + 12].copy_from_slice(&addr_digits(addr));
-        match e.branch {
-            BRANCH_NONE => {}
-            BRANCH_REL => self.note(Some(addr.wrapping_add(e.rel as i64 as u64))),
-            _ => {
-                let t = match d {
-                    Some(d) => self.plugin.branch_target(d, addr),
-                    None => self.plugin.decode(&self.code[off..], addr).ok().and_then(|d| self.plugin.branch_target(&d, addr)),
-                };
-                self.note(t);
-            }
-        }
-        self.out.push(b'\n');
-        self.line_done();
     }
 
     /// The line of an instruction that is not memoised.
     #[inline(never)]
-    fn printed(&mut self, d: &Decoded, addr: u64, off: usize) {
+    fn printed_line(&mut self, d: &Decoded, addr: u64, off: usize) {
         self.text.clear();
         self.plugin.print(d, addr, &mut self.text);
-        write_line(&mut self.out, &self.text, addr, &self.code[off..off + d.len as usize], "");
+        let bytes = self.code.get(off..off + d.len as usize).unwrap_or(&[]);
+        write_line(&mut self.line, &self.text, addr, bytes, "");
         if let Some(t) = self.plugin.branch_target(d, addr) {
-            self.out.pop();
+            self.line.pop();
             self.note(Some(t));
-            self.out.push(b'\n');
+            self.line.push(b'\n');
         }
-        self.line_done();
+        self.put_line();
+        self.lines += 1;
     }
 
     fn finish(&mut self) {
-        (self.flush)(&self.out);
-        self.out.clear();
+        self.spill();
     }
 }
 
 impl Sink for Text<'_, '_> {
     fn header(&mut self, addr: u64, _label: Option<usize>, name: &str) {
-        push_header(&mut self.out, addr, name);
+        push_header(&mut self.line, addr, name);
+        self.put_line();
     }
 
     #[inline(always)]
-    fn inst(&mut self, memo: &Memo, k: Option<usize>, d: &Decoded, addr: u64, off: usize) {
-        match k.and_then(|k| memo.entries.get(k)) {
-            Some(e) => self.entry(memo, e, Some(d), addr, off),
-            None => self.printed(d, addr, off),
+    fn entry(&mut self, memo: &Memo, k: usize, d: &Decoded, addr: u64, off: usize) {
+        if let Some(e) = memo.entries.get(k) {
+            self.entry_line(memo, e, Some(d), addr, off);
         }
+    }
+
+    fn printed(&mut self, d: &Decoded, addr: u64, off: usize) {
+        self.printed_line(d, addr, off);
     }
 
     fn long(&mut self, word: u32, addr: u64, off: usize) {
         self.text.clear();
         let _ = write!(self.text, ".long 0x{word:08x}");
-        write_line(&mut self.out, &self.text, addr, &self.code[off..off + 4], "");
-        self.line_done();
+        write_line(&mut self.line, &self.text, addr, self.code.get(off..off + 4).unwrap_or(&[]), "");
+        self.put_line();
+        self.lines += 1;
     }
 
     fn lines(&self) -> usize {
@@ -800,9 +965,13 @@ impl Sink for Recs {
         self.0.push(REC_HEADER | label.map_or(REC_PRINT - 1, |l| l as u32 & (REC_PRINT - 1)));
     }
 
-    #[inline]
-    fn inst(&mut self, _memo: &Memo, k: Option<usize>, _d: &Decoded, _addr: u64, _off: usize) {
-        self.0.push(k.map_or(REC_PRINT, |k| k as u32));
+    #[inline(always)]
+    fn entry(&mut self, _memo: &Memo, k: usize, _d: &Decoded, _addr: u64, _off: usize) {
+        self.0.push(k as u32);
+    }
+
+    fn printed(&mut self, _d: &Decoded, _addr: u64, _off: usize) {
+        self.0.push(REC_PRINT);
     }
 
     fn long(&mut self, _word: u32, _addr: u64, _off: usize) {
@@ -830,6 +999,16 @@ struct Run<'a> {
     changed: bool,
 }
 
+/// Where [`Run::run`] stops.
+struct Stop<'s> {
+    /// `at(off)` is asked only for offsets from here on.
+    from: usize,
+    /// True at an instruction start where the run stops.
+    at: &'s dyn Fn(usize) -> bool,
+    /// Set by another thread: stop at the next batch of lines.
+    cancel: Option<&'s std::sync::atomic::AtomicBool>,
+}
+
 impl<'a> Run<'a> {
     /// The state at offset `from` of a sequential run from 0, guessing that the previous line
     /// belongs to the last label before `from` (exact for `from` = 0: no previous line).
@@ -847,7 +1026,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Lists instructions from `off` until the end of `code`, or until `stop(off)` holds at an
+    /// Lists instructions from `off` until the end of `code`, or until `stop` says so at an
     /// instruction start; returns the offset where it stopped. With `record`, the first
     /// [`SPLICE_STARTS`] lines are noted as (offset, lines before it, `last` before it).
     #[allow(clippy::too_many_arguments)]
@@ -858,15 +1037,14 @@ impl<'a> Run<'a> {
         base: u64,
         labels: &'a [Label],
         mut off: usize,
-        mut stop: impl FnMut(usize) -> bool,
+        stop: &Stop<'_>,
         sink: &mut impl Sink,
         mut record: Option<&mut Vec<(usize, usize, Option<&'a str>)>>,
     ) -> Result<usize, DecodeError> {
-        let mut text = String::new();
         // Instructions decoded ahead, from offset `off` on: `batch[next..]`.
         let mut batch: Vec<Decoded> = Vec::with_capacity(BATCH_BYTES / 4);
         let mut next = 0usize;
-        while off < code.len() && !stop(off) {
+        while off < code.len() && !(off >= stop.from && (stop.at)(off)) {
             if let Some(r) = record.as_deref_mut() {
                 if r.len() < SPLICE_STARTS {
                     r.push((off, sink.lines(), self.last));
@@ -890,6 +1068,9 @@ impl<'a> Run<'a> {
                 self.changed = false;
             }
             if next == batch.len() {
+                if stop.cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+                    break;
+                }
                 // Decode ahead in blocks (cheaper per instruction than one at a time); the
                 // block stops before bytes that do not decode, handled one by one below.
                 batch.clear();
@@ -899,18 +1080,35 @@ impl<'a> Run<'a> {
             }
             if let Some(d) = batch.get(next) {
                 next += 1;
-                let n = d.len as usize;
-                let k = self.memo.get(plugin, code, off, d, &mut text);
-                sink.inst(&self.memo, k, d, addr, off);
-                off += n;
+                match self.memo.get(plugin, code, off, d) {
+                    Some(k) => sink.entry(&self.memo, k, d, addr, off),
+                    None => sink.printed(d, addr, off),
+                }
+                off += d.len as usize;
+                if record.as_ref().is_some_and(|r| r.len() < SPLICE_STARTS) {
+                    continue;
+                }
+                // The lines before the next label or stop point, without the checks above.
+                let limit = self.next_at.min(stop.from as u64);
+                while (off as u64) < limit {
+                    let Some(d) = batch.get(next) else { break };
+                    next += 1;
+                    let addr = base + off as u64;
+                    match self.memo.get(plugin, code, off, d) {
+                        Some(k) => sink.entry(&self.memo, k, d, addr, off),
+                        None => sink.printed(d, addr, off),
+                    }
+                    off += d.len as usize;
+                }
                 continue;
             }
             match plugin.decode(&code[off..], addr) {
                 Ok(d) => {
-                    let n = d.len as usize;
-                    let k = self.memo.get(plugin, code, off, &d, &mut text);
-                    sink.inst(&self.memo, k, &d, addr, off);
-                    off += n;
+                    match self.memo.get(plugin, code, off, &d) {
+                        Some(k) => sink.entry(&self.memo, k, &d, addr, off),
+                        None => sink.printed(&d, addr, off),
+                    }
+                    off += d.len as usize;
                 }
                 Err(DecodeError::Unknown { word, .. }) => {
                     sink.long(word, addr, off);
@@ -923,7 +1121,7 @@ impl<'a> Run<'a> {
     }
 }
 
-/// The AMD listing. A large section is cut at `g`, the first label at or after 6/16 of it (or
+/// The AMD listing. A large section is cut at `g`, the first label at or after 7/16 of it (or
 /// that point itself): a second thread lists from `g` to the end (in compact form) while this
 /// one lists from 0. When this thread arrives exactly at one of the second thread's first line
 /// starts, with the same previous function, every later line is the same as the second
@@ -938,24 +1136,17 @@ fn amd_listing(
     labels: &[Label],
     flush: &mut dyn FnMut(&[u8]),
 ) -> Result<(), DecodeError> {
-    let mut text = Text {
-        out: Vec::with_capacity(FLUSH_AT + 4096),
-        flush,
-        plugin,
-        code,
-        base,
-        section,
-        labels,
-        text: String::new(),
-        lines: 0,
-    };
+    let mut text = Text::new(flush, plugin, code, base, section, labels);
     let mut main = Run::at(section, labels, 0, code.len());
+    let never = |_: usize| false;
     let split = (code.len() >= PARALLEL_MIN && code.len() < u32::MAX as usize).then(|| {
-        // This thread also turns the second one's records into text at the end, and in the
-        // corpus its part costs more per byte: it takes 6/16 of the bytes. By callgrind this
-        // thread's share was 7.12 M of 13.0 M at 7/16 on cl_math.gfx1013, 6.63 M at 6/16
-        // (the other thread 6.57 M); on the large generated objects 6/16 is 7 % shorter too.
-        let mid = (code.len() / 16 * 6) & !3;
+        // This thread turns the second one's records into text after that one has finished,
+        // so the listing takes about max(this part, the second part) + that text: the parts
+        // should cost the same. Its part costs more per byte (it writes the text too): by
+        // callgrind at 7/16 this part is 4.62 M instructions and the second 5.06 M on
+        // cl_math.gfx1013 (6/16: 3.97 M and 5.73 M), 88.7 M and 88.2 M on big.gfx1013 (6/16:
+        // 77.6 M and 97.4 M), the text of the second part 1.8 M and 29.9 M after them.
+        let mid = (code.len() / 16 * 7) & !3;
         let i = labels.partition_point(|l| l.offset < mid as u64);
         match labels.get(i) {
             Some(l) if l.offset < (mid + code.len() / 16) as u64 => l.offset as usize,
@@ -963,7 +1154,7 @@ fn amd_listing(
         }
     });
     let Some(g) = split else {
-        let r = main.run(plugin, code, base, labels, 0, |_| false, &mut text, None);
+        let r = main.run(plugin, code, base, labels, 0, &Stop { from: usize::MAX, at: &never, cancel: None }, &mut text, None);
         text.finish();
         return r.map(|_| ());
     };
@@ -980,18 +1171,18 @@ fn amd_listing(
     }
     let last_start = starts.last().copied().unwrap_or(usize::MAX);
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    let cancelled = || cancel.load(std::sync::atomic::Ordering::Relaxed);
     std::thread::scope(|scope| {
         let second = scope.spawn(|| {
             let mut run = Run::at(section, labels, g, code.len());
             let mut rec = Vec::with_capacity(SPLICE_STARTS);
             let mut lines = Recs(Vec::with_capacity((code.len() - g) / 6 + 64));
-            let r = run.run(plugin, code, base, labels, g, |_| cancelled(), &mut lines, Some(&mut rec));
+            let stop = Stop { from: usize::MAX, at: &never, cancel: Some(&cancel) };
+            let r = run.run(plugin, code, base, labels, g, &stop, &mut lines, Some(&mut rec));
             (r, run.memo, lines, rec)
         });
         // This thread stops at the first of those starts it meets, or once past them all.
-        let at_start = |off: usize| off >= g && (off > last_start || starts.binary_search(&off).is_ok());
-        let r = main.run(plugin, code, base, labels, 0, at_start, &mut text, None);
+        let at_start = |off: usize| off > last_start || starts.binary_search(&off).is_ok();
+        let r = main.run(plugin, code, base, labels, 0, &Stop { from: g, at: &at_start, cancel: None }, &mut text, None);
         let off = match r {
             Ok(off) if off < code.len() => off,
             r => {
@@ -1005,7 +1196,7 @@ fn amd_listing(
         } else if let Ok((r2, memo, lines, rec)) = second.join() {
             if let Some(&(_, pos, _)) = rec.iter().find(|x| x.0 == off && x.2 == main.last) {
                 let mut o = off;
-                for &l in &lines.0[pos..] {
+                for &l in lines.0.get(pos..).unwrap_or(&[]) {
                     let addr = base + o as u64;
                     match l {
                         REC_HEADER.. => {
@@ -1019,14 +1210,14 @@ fn amd_listing(
                         }
                         REC_PRINT..REC_LONG => match plugin.decode(&code[o..], addr) {
                             Ok(d) => {
-                                text.printed(&d, addr, o);
+                                text.printed_line(&d, addr, o);
                                 o += d.len as usize;
                             }
                             Err(_) => break,
                         },
                         k => {
-                            let e = memo.entries[k as usize];
-                            text.entry(&memo, &e, None, addr, o);
+                            let Some(e) = memo.entries.get(k as usize) else { break };
+                            text.entry_line(&memo, e, None, addr, o);
                             o += e.ilen as usize;
                         }
                     }
@@ -1036,7 +1227,7 @@ fn amd_listing(
             }
         }
         // No splice: go on alone.
-        let r = main.run(plugin, code, base, labels, off, |_| false, &mut text, None);
+        let r = main.run(plugin, code, base, labels, off, &Stop { from: usize::MAX, at: &never, cancel: None }, &mut text, None);
         text.finish();
         r.map(|_| ())
     })
