@@ -58,10 +58,17 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
         // the surface handle register
         "SULD" | "SUST" | "SUATOM" | "SURED" => unnamed_rz(ctx, t, 64),
         "F2I" | "FRND" => conv_immediate(ctx, t),
-        "FOOTPRINT" if ctx.bits(78, 1) == 1 && ctx.bits(60, 1) == 0 => {
-            // bit 78 prints `TXD`, or `???1` when bit 60 is set
-            let parts: Vec<&str> = t.mnem.split('.').map(|p| if p == "???1" { "TXD" } else { p }).collect();
-            t.mnem = parts.join(".");
+        // the sibling form 0xf74 (uniform-register handle) prints register 255 of RB (bits
+        // 16-23) as `???255`, measured on one fuzz word; the other forms keep their spec text
+        "FOOTPRINT" => {
+            if ctx.bits(0, 12) == 0xf74 {
+                unnamed_rz(ctx, t, 16);
+            }
+            if ctx.bits(78, 1) == 1 && ctx.bits(60, 1) == 0 {
+                // bit 78 prints `TXD`, or `???1` when bit 60 is set
+                let parts: Vec<&str> = t.mnem.split('.').map(|p| if p == "???1" { "TXD" } else { p }).collect();
+                t.mnem = parts.join(".");
+            }
         }
         _ => {}
     }
@@ -205,7 +212,7 @@ fn isberd_offset(ctx: &Ctx, t: &mut Text) {
 
 /// Texture and surface instructions print register 255 of their texture / surface operand
 /// (textures and `SUQUERY`: bits 24-31; `SULD`/`SUST`/`SUATOM`/`SURED` register-handle forms:
-/// bits 64-71) as `???255`, not `RZ`.
+/// bits 64-71; `FOOTPRINT` form 0xf74: bits 16-23) as `???255`, not `RZ`.
 fn unnamed_rz(ctx: &Ctx, t: &mut Text, off: u32) {
     if ctx.bits(off, 8) != 255 {
         return;
