@@ -499,7 +499,10 @@ pub fn listing(
 
 /// The NVIDIA listing of one section, appended to `out`; `spill` is called whenever `out` holds
 /// more than [`FLUSH_AT`] bytes (it may empty it). NVIDIA text reads the address (branch
-/// targets): no memo.
+/// targets): no memo. The NVIDIA plugins print branch targets in the text and give no
+/// `branch_target`, so the lines carry no note. sm86 sections are decoded a block at a time
+/// (`decode_block`), an undecodable word one at a time as in [`disassemble`]; the lines are
+/// those of [`disassemble`] either way.
 fn nv_listing(
     plugin: &dyn IsaPlugin,
     code: &[u8],
@@ -512,8 +515,7 @@ fn nv_listing(
     // The function's name is looked at only where a label is passed.
     let mut passed = usize::MAX;
     let mut last: Option<&str> = None;
-    disassemble_with(plugin, code, base, section, labels, false, |l, d, k| {
-        let addr = base + l.offset;
+    let mut emit = |out: &mut Vec<u8>, text: &str, addr: u64, bytes: &[u8], k: usize| {
         if k != passed {
             passed = k;
             let name = k.checked_sub(1).and_then(|k| labels.get(k)).map_or(section, |l| l.name.as_str());
@@ -522,50 +524,95 @@ fn nv_listing(
                 last = Some(name);
             }
         }
-        nv_line(out, l.text, addr, l.bytes);
-        if let Some(t) = d.and_then(|d| plugin.branch_target(d, addr)).and_then(|t| t.checked_sub(base)) {
-            out.pop();
-            push_branch_note(out, t, section, labels);
-            out.push(b'\n');
-        }
+        nv_line(out, text, addr, bytes);
         if out.len() > FLUSH_AT {
             spill(out);
         }
-    })
+    };
+    if plugin.isa() != Isa::Sm86 {
+        return disassemble_with(plugin, code, base, section, labels, false, |l, _, k| emit(out, l.text, base + l.offset, l.bytes, k));
+    }
+    const UNIT: usize = 16;
+    if !code.len().is_multiple_of(UNIT) {
+        let off = code.len() - code.len() % UNIT;
+        return Err(DecodeError::Truncated { isa: Isa::Sm86, addr: base + off as u64, need: UNIT, have: code.len() % UNIT });
+    }
+    /// Instructions decoded at a time.
+    const BLOCK: usize = 256;
+    let mut batch: Vec<Decoded> = Vec::with_capacity(BLOCK);
+    let mut text = String::with_capacity(128);
+    let mut next_label = 0usize;
+    let mut off = 0usize;
+    while off < code.len() {
+        batch.clear();
+        let end = code.len().min(off + BLOCK * UNIT);
+        plugin.decode_block(&code[off..end], base + off as u64, &mut batch);
+        for d in &batch {
+            while next_label < labels.len() && labels[next_label].offset <= off as u64 {
+                next_label += 1;
+            }
+            let addr = base + off as u64;
+            text.clear();
+            plugin.print(d, addr, &mut text);
+            emit(out, &text, addr, &code[off..off + UNIT], next_label);
+            off += UNIT;
+        }
+        if batch.len() == BLOCK || off >= code.len() {
+            continue;
+        }
+        // The block stopped before `end`: the word at `off` as `decode` takes it.
+        while next_label < labels.len() && labels[next_label].offset <= off as u64 {
+            next_label += 1;
+        }
+        let addr = base + off as u64;
+        text.clear();
+        match plugin.decode(&code[off..], addr) {
+            Ok(d) => plugin.print(&d, addr, &mut text),
+            Err(DecodeError::Unknown { word, .. }) => {
+                let _ = write!(text, ".long 0x{word:08x}");
+            }
+            Err(e) => return Err(e),
+        }
+        emit(out, &text, addr, &code[off..off + UNIT], next_label);
+        off += UNIT;
+    }
+    Ok(())
 }
 
 /// [`write_line`] without a note, for instructions of at most 16 bytes in whole words (NVIDIA):
-/// the same bytes, built in two fixed-size blocks.
+/// the same bytes, built in one fixed-size block (text up to the column) or two (longer text).
 #[inline]
 fn nv_line(out: &mut Vec<u8>, text: &str, addr: u64, bytes: &[u8]) {
+    /// `// `, the address, `:`, up to four words and the newline.
+    const TAIL: usize = 3 + 12 + 1 + 4 * 9 + 1;
+    /// Where the tail starts in a line whose text fits the column.
+    const AT: usize = 1 + TEXT_COLUMN;
     let words = bytes.len() / 4;
     if words > 4 || !bytes.len().is_multiple_of(4) {
         write_line(out, text, addr, bytes, "");
         return;
     }
     let t = text.as_bytes();
-    if t.len() <= TEXT_COLUMN {
-        let mut head = [b' '; 1 + TEXT_COLUMN];
-        head[0] = b'\t';
-        head[1..1 + t.len()].copy_from_slice(t);
-        out.extend_from_slice(&head);
+    let mut line = [b' '; AT + TAIL];
+    let at = if t.len() <= TEXT_COLUMN {
+        line[0] = b'\t';
+        line[1..1 + t.len()].copy_from_slice(t);
+        AT
     } else {
         out.push(b'\t');
         out.extend_from_slice(t);
-    }
-    // `// `, the address, `:`, the words and the newline.
-    let mut tail = [b' '; 3 + 12 + 1 + 4 * 9 + 1];
+        0
+    };
+    let tail = &mut line[at..at + TAIL];
     tail[..3].copy_from_slice(b"// ");
     tail[3..15].copy_from_slice(&addr_digits(addr));
     tail[15] = b':';
     for (k, c) in bytes.chunks_exact(4).enumerate() {
-        let at = 17 + 9 * k;
-        for (j, &x) in c.iter().rev().enumerate() {
-            tail[at + 2 * j..at + 2 * j + 2].copy_from_slice(&HEX_PAIRS[x as usize]);
-        }
+        let i = 17 + 9 * k;
+        tail[i..i + 8].copy_from_slice(&hex8(u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
     }
     tail[16 + 9 * words] = b'\n';
-    out.extend_from_slice(&tail[..17 + 9 * words]);
+    out.extend_from_slice(&line[..at + 17 + 9 * words]);
 }
 
 /// A code section to list: name, address, bytes and labels (sorted by offset).
