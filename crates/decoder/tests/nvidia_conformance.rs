@@ -9,15 +9,10 @@ use isabridge_decoder::sm50::{SM50, SM50_INSN};
 use isabridge_decoder::sm86::SM86;
 use isabridge_decoder::{Decoded, IsaPlugin};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
 
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
-}
+use common::{root, unhex};
 
 /// Mismatches per category, with examples.
 #[derive(Default)]
@@ -118,28 +113,22 @@ fn json_str<'a>(v: &'a serde_json::Value, k: &str) -> &'a str {
 /// Corpus report for "sm50" or "sm86".
 fn corpus(arch: &str) -> Report {
     let mut r = Report::default();
-    let dir = root().join("fixtures/nvidia/ref");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
-    files.sort();
-    for f in files.iter().filter(|f| f.to_string_lossy().ends_with(&format!(".{arch}.jsonl"))) {
-        for line in std::fs::read_to_string(f).unwrap().lines() {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            let bytes = unhex(json_str(&v, "bytes"));
-            let off = v["offset"].as_u64().unwrap();
-            let want = json_str(&v, "text");
-            let what = format!("{}+{off:#x} {}", json_str(&v, "section"), json_str(&v, "bytes"));
-            if arch == "sm50" {
-                let ctrl = u64::from_str_radix(json_str(&v, "ctrl"), 16).unwrap();
-                let inst = u64::from_le_bytes(bytes[..8].try_into().unwrap());
-                let slot = (off % 32 / 8) as usize - 1;
-                let d = SM50.decode_slot(inst, ctrl, slot, off).map_err(|e| e.to_string());
-                let reuse = d.as_ref().ok().and_then(|d| SM50.control(d)).map(|c| c.reuse).unwrap_or(0);
-                check(&SM50_INSN, &mut r, d, reuse, off, want, &what);
-            } else {
-                let d = SM86.decode(&bytes, off).map_err(|e| e.to_string());
-                let reuse = isabridge_decoder::nvidia::control::sm86_reuse(u128::from_le_bytes(bytes[..16].try_into().unwrap()));
-                check(&SM86, &mut r, d, reuse, off, want, &what);
-            }
+    for v in common::ref_records(arch) {
+        let bytes = unhex(json_str(&v, "bytes"));
+        let off = v["offset"].as_u64().unwrap();
+        let want = json_str(&v, "text");
+        let what = format!("{}+{off:#x} {}", json_str(&v, "section"), json_str(&v, "bytes"));
+        if arch == "sm50" {
+            let ctrl = u64::from_str_radix(json_str(&v, "ctrl"), 16).unwrap();
+            let inst = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+            let slot = (off % 32 / 8) as usize - 1;
+            let d = SM50.decode_slot(inst, ctrl, slot, off).map_err(|e| e.to_string());
+            let reuse = d.as_ref().ok().and_then(|d| SM50.control(d)).map(|c| c.reuse).unwrap_or(0);
+            check(&SM50_INSN, &mut r, d, reuse, off, want, &what);
+        } else {
+            let d = SM86.decode(&bytes, off).map_err(|e| e.to_string());
+            let reuse = isabridge_decoder::nvidia::control::sm86_reuse(u128::from_le_bytes(bytes[..16].try_into().unwrap()));
+            check(&SM86, &mut r, d, reuse, off, want, &what);
         }
     }
     r
@@ -227,19 +216,13 @@ fn report_tsv() {
 /// zero) decodes to the same form and prints the same text. Returns (checked, failures).
 fn roundtrip(arch: &str) -> (usize, Vec<String>) {
     let mut words: Vec<(u128, u64)> = Vec::new(); // (instruction, addr)
-    let dir = root().join("fixtures/nvidia/ref");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
-    files.sort();
-    for f in files.iter().filter(|f| f.to_string_lossy().ends_with(&format!(".{arch}.jsonl"))) {
-        for line in std::fs::read_to_string(f).unwrap().lines() {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            let b = unhex(json_str(&v, "bytes"));
-            let mut w = 0u128;
-            for (i, x) in b.iter().enumerate() {
-                w |= (*x as u128) << (8 * i);
-            }
-            words.push((w, v["offset"].as_u64().unwrap()));
+    for v in common::ref_records(arch) {
+        let b = unhex(json_str(&v, "bytes"));
+        let mut w = 0u128;
+        for (i, x) in b.iter().enumerate() {
+            w |= (*x as u128) << (8 * i);
         }
+        words.push((w, v["offset"].as_u64().unwrap()));
     }
     let mut text = std::fs::read_to_string(root().join(format!("fixtures/nvidia/fuzz/{arch}.tsv"))).unwrap();
     if arch == "sm50" {
@@ -397,14 +380,8 @@ fn decode_speed() {
     for arch in ["sm50", "sm86"].into_iter().filter(|a| only.as_deref().is_none_or(|o| o == *a)) {
         let p: &NvPlugin = if arch == "sm50" { &SM50_INSN } else { &SM86 };
         let mut buf: Vec<u8> = Vec::new();
-        let dir = root().join("fixtures/nvidia/ref");
-        let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
-        files.sort();
-        for f in files.iter().filter(|f| f.to_string_lossy().ends_with(&format!(".{arch}.jsonl"))) {
-            for line in std::fs::read_to_string(f).unwrap().lines() {
-                let v: serde_json::Value = serde_json::from_str(line).unwrap();
-                buf.extend_from_slice(&unhex(json_str(&v, "bytes"))[..p.size]);
-            }
+        for v in common::ref_records(arch) {
+            buf.extend_from_slice(&unhex(json_str(&v, "bytes"))[..p.size]);
         }
         let n = buf.len() / p.size;
         let reps: usize = std::env::var("ISABRIDGE_REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(200);

@@ -12,13 +12,9 @@ use isabridge_decoder::{disasm, Decoded, IsaPlugin};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
 
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
-}
+use common::{root, unhex};
 
 /// One instruction to print: the word (sm50: in the low half), the sm50 control word and slot.
 #[derive(Clone, Copy, Debug)]
@@ -32,22 +28,16 @@ struct Word {
 /// Every word of the conformance sets of `arch`.
 fn words(arch: &str) -> Vec<Word> {
     let mut out = Vec::new();
-    let dir = root().join("fixtures/nvidia/ref");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
-    files.sort();
-    for f in files.iter().filter(|f| f.to_string_lossy().ends_with(&format!(".{arch}.jsonl"))) {
-        for line in std::fs::read_to_string(f).unwrap().lines() {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            let bytes = unhex(v["bytes"].as_str().unwrap());
-            let addr = v["offset"].as_u64().unwrap();
-            if arch == "sm50" {
-                let ctrl = u64::from_str_radix(v["ctrl"].as_str().unwrap(), 16).unwrap();
-                let w = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as u128;
-                out.push(Word { w, ctrl, slot: (addr % 32 / 8) as usize - 1, addr });
-            } else {
-                let w = u128::from_le_bytes(bytes[..16].try_into().unwrap());
-                out.push(Word { w, ctrl: 0, slot: 0, addr });
-            }
+    for v in common::ref_records(arch) {
+        let bytes = unhex(v["bytes"].as_str().unwrap());
+        let addr = v["offset"].as_u64().unwrap();
+        if arch == "sm50" {
+            let ctrl = u64::from_str_radix(v["ctrl"].as_str().unwrap(), 16).unwrap();
+            let w = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as u128;
+            out.push(Word { w, ctrl, slot: (addr % 32 / 8) as usize - 1, addr });
+        } else {
+            let w = u128::from_le_bytes(bytes[..16].try_into().unwrap());
+            out.push(Word { w, ctrl: 0, slot: 0, addr });
         }
     }
     let mut sets = vec![format!("fuzz/{arch}.tsv"), format!("extra/{arch}_words.tsv")];
