@@ -914,7 +914,7 @@ pub fn set_print_cache(on: bool) {
 }
 
 /// Tells this thread's printer that a long listing follows: use templates from the first
-/// instruction (else only after [`TEMPLATES_AFTER`] instructions; the text is the same).
+/// instruction (else only after its first 2,048 instructions; the text is the same).
 pub fn eager_templates(on: bool) {
     SCRATCH.with(|sc| {
         if let Ok(mut sc) = sc.try_borrow_mut() {
