@@ -598,12 +598,8 @@ def _value_field(f, k, bits, texts):
         if spell.get(vex) != ex:
             return None
         sp = list(spell.values())
-        p = 0
-        while all(len(s) > p for s in sp) and len({s[p] for s in sp}) == 1:
-            p += 1
-        q = 0
-        while all(len(s) - p > q for s in sp) and len({s[len(s) - 1 - q] for s in sp}) == 1:
-            q += 1
+        p, mids = middle(sp)
+        q = len(sp[0]) - p - len(mids[0])
         a, b = p, len(ex) - q
         spans = _spans(ex)
         # never cut a token; a word that is no token (`SB5`) is spelled whole
