@@ -57,18 +57,36 @@ fn disassemble_with(
         let off = code.len() - code.len() % unit;
         return Err(DecodeError::Truncated { isa: Isa::Sm86, addr: base + off as u64, need: unit, have: code.len() % unit });
     }
+    // Decoded a block at a time (`decode_block`, the same instructions as `decode`); where a
+    // block comes back empty, the word at `off` goes through `decode` (a `.long` line or an error).
+    /// Bytes handed to `decode_block` at a time.
+    const BLOCK_BYTES: usize = 4096;
+    let mut batch: Vec<Decoded> = Vec::with_capacity(BLOCK_BYTES / 4);
+    let mut next = 0usize;
     let mut off = 0usize;
     let mut text = String::with_capacity(128);
     let mut next_label = 0usize;
     let mut function = section;
     while off < code.len() {
+        if next == batch.len() {
+            batch.clear();
+            next = 0;
+            plugin.decode_block(&code[off..code.len().min(off + BLOCK_BYTES)], base + off as u64, &mut batch);
+        }
         while next_label < labels.len() && labels[next_label].offset <= off as u64 {
             function = &labels[next_label].name;
             next_label += 1;
         }
         let addr = base + off as u64;
         text.clear();
-        match plugin.decode(&code[off..], addr) {
+        let r = match batch.get(next) {
+            Some(d) => {
+                next += 1;
+                Ok(*d)
+            }
+            None => plugin.decode(&code[off..], addr),
+        };
+        match r {
             Ok(d) => {
                 let n = d.len as usize;
                 plugin.print(&d, addr, &mut text);
@@ -500,9 +518,7 @@ pub fn listing(
 /// The NVIDIA listing of one section, appended to `out`; `spill` is called whenever `out` holds
 /// more than [`FLUSH_AT`] bytes (it may empty it). NVIDIA text reads the address (branch
 /// targets): no memo. The NVIDIA plugins print branch targets in the text and give no
-/// `branch_target`, so the lines carry no note. sm86 sections are decoded a block at a time
-/// (`decode_block`), an undecodable word one at a time as in [`disassemble`]; the lines are
-/// those of [`disassemble`] either way.
+/// `branch_target`, so the lines carry no note.
 fn nv_listing(
     plugin: &dyn IsaPlugin,
     code: &[u8],
@@ -529,54 +545,7 @@ fn nv_listing(
             spill(out);
         }
     };
-    if plugin.isa() != Isa::Sm86 {
-        return disassemble_with(plugin, code, base, section, labels, false, |l, _, k| emit(out, l.text, base + l.offset, l.bytes, k));
-    }
-    const UNIT: usize = 16;
-    if !code.len().is_multiple_of(UNIT) {
-        let off = code.len() - code.len() % UNIT;
-        return Err(DecodeError::Truncated { isa: Isa::Sm86, addr: base + off as u64, need: UNIT, have: code.len() % UNIT });
-    }
-    /// Instructions decoded at a time.
-    const BLOCK: usize = 256;
-    let mut batch: Vec<Decoded> = Vec::with_capacity(BLOCK);
-    let mut text = String::with_capacity(128);
-    let mut next_label = 0usize;
-    let mut off = 0usize;
-    while off < code.len() {
-        batch.clear();
-        let end = code.len().min(off + BLOCK * UNIT);
-        plugin.decode_block(&code[off..end], base + off as u64, &mut batch);
-        for d in &batch {
-            while next_label < labels.len() && labels[next_label].offset <= off as u64 {
-                next_label += 1;
-            }
-            let addr = base + off as u64;
-            text.clear();
-            plugin.print(d, addr, &mut text);
-            emit(out, &text, addr, &code[off..off + UNIT], next_label);
-            off += UNIT;
-        }
-        if batch.len() == BLOCK || off >= code.len() {
-            continue;
-        }
-        // The block stopped before `end`: the word at `off` as `decode` takes it.
-        while next_label < labels.len() && labels[next_label].offset <= off as u64 {
-            next_label += 1;
-        }
-        let addr = base + off as u64;
-        text.clear();
-        match plugin.decode(&code[off..], addr) {
-            Ok(d) => plugin.print(&d, addr, &mut text),
-            Err(DecodeError::Unknown { word, .. }) => {
-                let _ = write!(text, ".long 0x{word:08x}");
-            }
-            Err(e) => return Err(e),
-        }
-        emit(out, &text, addr, &code[off..off + UNIT], next_label);
-        off += UNIT;
-    }
-    Ok(())
+    disassemble_with(plugin, code, base, section, labels, false, |l, _, k| emit(out, l.text, base + l.offset, l.bytes, k))
 }
 
 /// [`write_line`] without a note, for instructions of at most 16 bytes in whole words (NVIDIA):
