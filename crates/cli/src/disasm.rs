@@ -12,17 +12,17 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     /// Code object (ELF) or raw instruction dump.
-    file: PathBuf,
+    pub file: PathBuf,
     /// ISA of a raw dump (gfx1013, gfx1201, sm50 or sm86); for ELF files it must match the header.
     #[arg(long, value_parser = parse_isa)]
-    isa: Option<Isa>,
+    pub isa: Option<Isa>,
     /// One JSON object per instruction: function, offset, bytes, text.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// NVIDIA: show each instruction's scheduling fields (stall, yield, write/read barrier, wait
     /// mask, reuse); in JSON as a `control` object.
     #[arg(long)]
-    control: bool,
+    pub control: bool,
 }
 
 pub fn parse_isa(s: &str) -> Result<Isa, String> {
@@ -33,7 +33,7 @@ pub fn parse_isa(s: &str) -> Result<Isa, String> {
 }
 
 /// A code section: name, address, bytes, labels.
-type Section<'a> = (&'a str, u64, &'a [u8], Vec<Label>);
+type Section<'a> = (&'a str, u64, &'a [u8], Vec<Label<'a>>);
 
 /// Runs the command; the error is one line for stderr.
 pub fn run(a: &Args) -> Result<(), String> {
@@ -132,7 +132,7 @@ fn branch_comment(plugin: &dyn IsaPlugin, l: &Line<'_>, base: u64, section: &str
     let d = plugin.decode(l.bytes, pc).ok()?;
     let target = plugin.branch_target(&d, pc)?.checked_sub(base)?;
     let (name, start) = match labels.iter().rev().find(|x| x.offset <= target) {
-        Some(x) => (x.name.as_str(), x.offset),
+        Some(x) => (&*x.name, x.offset),
         None => (section, 0),
     };
     Some(if target == start { format!(" <{name}>") } else { format!(" <{name}+0x{:x}>", target - start) })

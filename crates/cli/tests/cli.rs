@@ -111,3 +111,41 @@ fn text_output_equals_llvm_objdump_listings() {
     }
     assert_eq!(n, 21, "all corpus objects compared");
 }
+
+/// `disasm` arguments are read without clap when they are plain (main.rs `quick_disasm`):
+/// every order and spelling gives what clap's reading gives, and anything else still reaches
+/// clap (its messages, exit 2 for usage errors, 0 for help).
+#[test]
+fn disasm_arguments_read_alike_with_and_without_clap() {
+    let f = fixture("cli/tiny.gfx1013.o");
+    let f = f.to_str().unwrap();
+    let (rc, json, _) = run(&["disasm", "--json", f]);
+    assert_eq!(rc, 0);
+    assert!(json.starts_with("{\"function\":\".text\""), "{json}");
+    for args in [vec!["disasm", f, "--json"], vec!["disasm", "--isa", "gfx1013", f, "--json"], vec!["disasm", "--json", "--isa=gfx1013", f]] {
+        assert_eq!(run(&args), (0, json.clone(), String::new()), "{args:?}");
+    }
+    let (rc, text, _) = run(&["disasm", f]);
+    assert_eq!((rc, text.contains("s_mov_b32 s0, s1")), (0, true));
+    // A raw dump read with --isa in both spellings.
+    let raw = fixture("cli/invalid_word.gfx1013.bin");
+    let raw = raw.to_str().unwrap();
+    let (rc, listing, _) = run(&["disasm", "--isa", "gfx1013", raw]);
+    assert_eq!((rc, listing.contains(".long 0x")), (0, true), "{listing}");
+    assert_eq!(run(&["disasm", raw, "--isa=gfx1013"]), (0, listing, String::new()));
+    // Left to clap: unknown options, repeated options, bad ISA names, two files, help.
+    for (args, needle) in [
+        (vec!["disasm", f, "--bogus"], "unexpected argument '--bogus'"),
+        (vec!["disasm", f, "--json", "--json"], "cannot be used multiple times"),
+        (vec!["disasm", "--isa", "gfx9", f], "unknown ISA \"gfx9\""),
+        (vec!["disasm", f, f], "unexpected argument"),
+        (vec!["disasm"], "required arguments were not provided"),
+    ] {
+        let (rc, out, err) = run(&args);
+        assert_eq!((rc, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    let (rc, help, _) = run(&["disasm", "--help"]);
+    assert_eq!(rc, 0);
+    assert!(help.contains("Usage: isabridge disasm"), "{help}");
+}

@@ -218,7 +218,7 @@ pub fn write_line(out: &mut Vec<u8>, text: &str, addr: u64, bytes: &[u8], note: 
 fn push_branch_note(out: &mut Vec<u8>, target: u64, section: &str, labels: &[Label]) {
     let i = labels.partition_point(|l| l.offset <= target);
     let (name, start) = match i.checked_sub(1).and_then(|i| labels.get(i)) {
-        Some(l) => (l.name.as_str(), l.offset),
+        Some(l) => (&*l.name, l.offset),
         None => (section, 0),
     };
     out.extend_from_slice(b" <");
@@ -534,7 +534,7 @@ fn nv_listing(
     let mut emit = |out: &mut Vec<u8>, text: &str, addr: u64, bytes: &[u8], k: usize| {
         if k != passed {
             passed = k;
-            let name = k.checked_sub(1).and_then(|k| labels.get(k)).map_or(section, |l| l.name.as_str());
+            let name = k.checked_sub(1).and_then(|k| labels.get(k)).map_or(section, |l| &*l.name);
             if last != Some(name) {
                 push_header(out, addr, name);
                 last = Some(name);
@@ -585,7 +585,7 @@ fn nv_line(out: &mut Vec<u8>, text: &str, addr: u64, bytes: &[u8]) {
 }
 
 /// A code section to list: name, address, bytes and labels (sorted by offset).
-pub type ListSection<'a> = (&'a str, u64, &'a [u8], Vec<Label>);
+pub type ListSection<'a> = (&'a str, u64, &'a [u8], Vec<Label<'a>>);
 
 /// Writes the listings of `sections` in order, each after its `\nDisassembly of section NAME:\n`
 /// line, as [`listing`] does for one; stops at the first error, after the lines before it.
@@ -793,7 +793,7 @@ struct Text<'a, 'f> {
     code: &'a [u8],
     base: u64,
     section: &'a str,
-    labels: &'a [Label],
+    labels: &'a [Label<'a>],
     /// Scratch text of a printed instruction.
     text: String,
     /// Scratch bytes of a line built piece by piece.
@@ -1031,7 +1031,7 @@ impl<'a> Run<'a> {
     fn at(section: &'a str, labels: &'a [Label], from: usize, code_len: usize) -> Run<'a> {
         let next_label = labels.partition_point(|l| l.offset <= from as u64);
         let before = labels.partition_point(|l| l.offset < from as u64);
-        let name = |k: usize| k.checked_sub(1).and_then(|k| labels.get(k)).map_or(section, |l| l.name.as_str());
+        let name = |k: usize| k.checked_sub(1).and_then(|k| labels.get(k)).map_or(section, |l| &*l.name);
         Run {
             memo: Memo::new(code_len),
             next_label,
@@ -1155,14 +1155,14 @@ fn amd_listing(
     let mut text = Text::new(flush, plugin, code, base, section, labels);
     let mut main = Run::at(section, labels, 0, code.len());
     let never = |_: usize| false;
-    let split = (code.len() >= PARALLEL_MIN && code.len() < u32::MAX as usize).then(|| {
+    let cpus = if code.len() >= PARALLEL_MIN { crate::cpus::here() } else { None };
+    let split = (code.len() >= PARALLEL_MIN && code.len() < u32::MAX as usize && crate::cpus::count(&cpus) > 1).then(|| {
         // This thread turns the second one's records into text after that one has finished,
-        // so the listing takes about max(this part, the second part) + that text: the parts
-        // should cost the same. Its part costs more per byte (it writes the text too): by
-        // callgrind at 7/16 this part is 4.62 M instructions and the second 5.06 M on
-        // cl_math.gfx1013 (6/16: 3.97 M and 5.73 M), 88.7 M and 88.2 M on big.gfx1013 (6/16:
-        // 77.6 M and 97.4 M), the text of the second part 1.8 M and 29.9 M after them.
-        let mid = (code.len() / 16 * 7) & !3;
+        // so the listing takes about max(this part, the second part) + that text. The second
+        // thread starts about 0.1 ms late (spawning, moving to another CPU) and its records
+        // cost less than text per line; fork to exit on cl_math.gfx1013, the cut at 7/16, 8/16
+        // and 9/16 gave 1.59, 1.50 and 1.54 ms (tenth percentiles of 200 runs).
+        let mid = (code.len() / 2) & !3;
         let i = labels.partition_point(|l| l.offset < mid as u64);
         match labels.get(i) {
             Some(l) if l.offset < (mid + code.len() / 16) as u64 => l.offset as usize,
@@ -1188,11 +1188,13 @@ fn amd_listing(
     let last_start = starts.last().copied().unwrap_or(usize::MAX);
     let cancel = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
-        let second = scope.spawn(|| {
+        let (cpus, cancel) = (&cpus, &cancel);
+        let second = scope.spawn(move || {
+            crate::cpus::leave(cpus);
             let mut run = Run::at(section, labels, g, code.len());
             let mut rec = Vec::with_capacity(SPLICE_STARTS);
             let mut lines = Recs(Vec::with_capacity((code.len() - g) / 6 + 64));
-            let stop = Stop { from: usize::MAX, at: &never, cancel: Some(&cancel) };
+            let stop = Stop { from: usize::MAX, at: &never, cancel: Some(cancel) };
             let r = run.run(plugin, code, base, labels, g, &stop, &mut lines, Some(&mut rec));
             (r, run.memo, lines, rec)
         });
@@ -1216,7 +1218,7 @@ fn amd_listing(
                     let addr = base + o as u64;
                     match l {
                         REC_HEADER.. => {
-                            let name = labels.get((l & (REC_PRINT - 1)) as usize).map_or(section, |l| l.name.as_str());
+                            let name = labels.get((l & (REC_PRINT - 1)) as usize).map_or(section, |l| &*l.name);
                             text.header(addr, None, name);
                         }
                         REC_LONG..REC_HEADER => {

@@ -45,13 +45,15 @@ pub enum ElfError {
     Malformed(String),
 }
 
-/// A named position in a code section.
+/// A named position in a code section; the name borrowed from the file's bytes where it can be
+/// (a code object can have thousands of labels: a string allocation each was a fifth of the
+/// ELF reading of a listing).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Label {
+pub struct Label<'a> {
     /// Byte offset within the section.
     pub offset: u64,
     /// Symbol name.
-    pub name: String,
+    pub name: std::borrow::Cow<'a, str>,
 }
 
 /// One executable section.
@@ -64,7 +66,7 @@ pub struct CodeSection {
     /// Section contents.
     pub data: Vec<u8>,
     /// Symbols inside the section, sorted by offset.
-    pub labels: Vec<Label>,
+    pub labels: Vec<Label<'static>>,
 }
 
 /// A code object: its ISA and code sections.
@@ -86,7 +88,7 @@ pub struct SectionRef<'a> {
     /// Section contents.
     pub data: &'a [u8],
     /// Symbols inside the section, sorted by offset.
-    pub labels: Vec<Label>,
+    pub labels: Vec<Label<'a>>,
 }
 
 /// True when the bytes start with the ELF magic.
@@ -99,7 +101,12 @@ pub fn read(bytes: &[u8]) -> Result<CodeObject, ElfError> {
     let (isa, sections) = parse(bytes)?;
     let sections = sections
         .into_iter()
-        .map(|s| CodeSection { name: s.name.to_string(), address: s.address, data: s.data.to_vec(), labels: s.labels })
+        .map(|s| CodeSection {
+            name: s.name.to_string(),
+            address: s.address,
+            data: s.data.to_vec(),
+            labels: s.labels.into_iter().map(|l| Label { offset: l.offset, name: l.name.into_owned().into() }).collect(),
+        })
         .collect();
     Ok(CodeObject { isa, sections })
 }
@@ -146,8 +153,22 @@ pub fn parse<'a>(bytes: &'a [u8]) -> Result<(Isa, Vec<SectionRef<'a>>), ElfError
         }
         by_section[i].push((a, n));
     };
+    // ELF64 names are read from the string tables here: `object` finds their ends with the
+    // `memchr` crate, whose first call asks the CPU for its features (trapped by a VM).
+    let mut shstrtab: &[u8] = &[];
     match &file {
-        object::File::Elf64(f) => elf64_labels(f, &mut add),
+        object::File::Elf64(f) => {
+            use object::read::elf::{FileHeader as _, SectionHeader as _};
+            let endian = f.endian();
+            shstrtab = f
+                .elf_header()
+                .shstrndx(endian, f.data())
+                .ok()
+                .and_then(|i| f.elf_section_table().section(object::SectionIndex(i as usize)).ok())
+                .and_then(|h| h.data(endian, f.data()).ok())
+                .unwrap_or(&[]);
+            elf64_labels(f, &mut add)
+        }
         _ => generic_labels(&file, &mut add),
     }
     let mut sections = Vec::new();
@@ -156,13 +177,25 @@ pub fn parse<'a>(bytes: &'a [u8]) -> Result<(Isa, Vec<SectionRef<'a>>), ElfError
             continue;
         }
         let data = s.data().map_err(|e| ElfError::Malformed(e.to_string()))?;
-        let name = s.name().unwrap_or("");
+        let name = match &file {
+            object::File::Elf64(f) => {
+                use object::read::elf::SectionHeader as _;
+                let h = f.elf_section_table().section(s.index()).ok();
+                let n = h.and_then(|h| c_str(shstrtab, h.sh_name(f.endian())));
+                n.and_then(|n| std::str::from_utf8(n).ok()).unwrap_or("")
+            }
+            _ => s.name().unwrap_or(""),
+        };
         let syms = by_section.get(s.index().0).map_or(&[][..], |v| v.as_slice());
-        let mut labels: Vec<Label> = syms
+        let mut labels: Vec<Label<'a>> = syms
             .iter()
-            .filter_map(|&(a, n)| Some(Label { offset: a.checked_sub(s.address())?, name: n.to_string() }))
+            .filter_map(|&(a, n)| Some(Label { offset: a.checked_sub(s.address())?, name: n.into() }))
             .collect();
-        labels.sort_by(|a, b| a.offset.cmp(&b.offset).then(a.name.cmp(&b.name)));
+        let order = |a: &Label<'_>, b: &Label<'_>| a.offset.cmp(&b.offset).then(a.name.cmp(&b.name));
+        // Symbol tables usually list a section's symbols in address order already.
+        if !labels.is_sorted_by(|a, b| order(a, b).is_le()) {
+            labels.sort_by(order);
+        }
         labels.dedup_by_key(|l| l.offset);
         sections.push(SectionRef { name, address: s.address(), data, labels });
     }
@@ -193,8 +226,15 @@ fn generic_labels<'a>(file: &object::File<'a>, add: &mut impl FnMut(usize, u64, 
 fn elf64_labels<'a>(f: &object::read::elf::ElfFile64<'a>, add: &mut impl FnMut(usize, u64, &'a str)) {
     use object::elf;
     use object::read::elf::Sym as _;
+    use object::read::elf::SectionHeader as _;
     let endian = f.endian();
     let table = f.elf_symbol_table();
+    let strtab = f
+        .elf_section_table()
+        .section(table.string_section())
+        .ok()
+        .and_then(|h| h.data(endian, f.data()).ok())
+        .unwrap_or(&[]);
     for (k, y) in table.symbols().iter().enumerate().skip(1) {
         // Not data, section, file, common or thread-local symbols (object's Data, Section,
         // File, Data and Tls kinds).
@@ -210,13 +250,19 @@ fn elf64_labels<'a>(f: &object::read::elf::ElfFile64<'a>, add: &mut impl FnMut(u
             i if i < elf::SHN_LORESERVE => i as usize,
             _ => continue,
         };
-        let Ok(n) = table.symbol_name(endian, y) else { continue };
+        let Some(n) = c_str(strtab, y.st_name(endian)) else { continue };
         let Ok(n) = std::str::from_utf8(n) else { continue };
         if n.is_empty() {
             continue;
         }
         add(i, y.st_value(endian), n);
     }
+}
+
+/// The NUL-terminated string at `offset` of a string table (None when it runs past the end).
+fn c_str(table: &[u8], offset: u32) -> Option<&[u8]> {
+    let t = table.get(offset as usize..)?;
+    Some(&t[..t.iter().position(|&b| b == 0)?])
 }
 
 #[cfg(test)]

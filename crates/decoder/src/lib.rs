@@ -5,6 +5,7 @@
 //! operand lists come from `isa-specs/` through `build.rs`; no opcode table is written by hand.
 
 pub mod amd;
+mod cpus;
 pub mod disasm;
 pub mod elf;
 pub mod gfx10;

@@ -27,7 +27,7 @@ fn plain(p: &dyn IsaPlugin, code: &[u8], base: u64, section: &str, labels: &[Lab
             let d = p.decode(l.bytes, addr).unwrap();
             if let Some(t) = p.branch_target(&d, addr).and_then(|t| t.checked_sub(base)) {
                 let (name, start) = match labels.iter().rev().find(|x| x.offset <= t) {
-                    Some(x) => (x.name.as_str(), x.offset),
+                    Some(x) => (&*x.name, x.offset),
                     None => (section, 0),
                 };
                 note = if t == start { format!(" <{name}>") } else { format!(" <{name}+0x{:x}>", t - start) };
@@ -50,7 +50,7 @@ fn check(p: &dyn IsaPlugin, code: &[u8], base: u64, section: &str, labels: &[Lab
     }
 }
 
-fn text_of(name: &str) -> (Isa, Vec<u8>, Vec<Label>) {
+fn text_of(name: &str) -> (Isa, Vec<u8>, Vec<Label<'static>>) {
     let bytes = std::fs::read(root().join("fixtures/amd/bin").join(name)).unwrap();
     let obj = elf::read(&bytes).unwrap();
     let s = obj.sections.into_iter().find(|s| s.name == ".text").unwrap();

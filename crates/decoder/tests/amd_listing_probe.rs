@@ -22,7 +22,7 @@ fn plain(p: &dyn IsaPlugin, code: &[u8], labels: &[Label]) -> (Vec<u8>, bool) {
             let d = p.decode(l.bytes, l.offset).unwrap();
             if let Some(t) = p.branch_target(&d, l.offset) {
                 let (name, start) = match labels.iter().rev().find(|x| x.offset <= t) {
-                    Some(x) => (x.name.as_str(), x.offset),
+                    Some(x) => (&*x.name, x.offset),
                     None => (".text", 0),
                 };
                 note = if t == start { format!(" <{name}>") } else { format!(" <{name}+0x{:x}>", t - start) };

@@ -927,7 +927,11 @@ impl<Op: Generation> Amd<Op> {
 
     fn facts(&self) -> &Facts {
         self.facts.get_or_init(|| {
-            if self.uses_prebuilt() {
+            // Release builds trust the checked-in tree without hashing the tables (about 260k
+            // machine instructions and a few dozen pages of tables at every start);
+            // `prebuilt_trees_are_current` (tests/amd_fast.rs) fails when it is stale, and
+            // debug builds check the stamp here.
+            if self.prebuilt.stamp != 0 && (!cfg!(debug_assertions) || self.uses_prebuilt()) {
                 Facts { lut: self.prebuilt_lut, tree: *self.prebuilt }
             } else {
                 let tree = self.build_tree();
