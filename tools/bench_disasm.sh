@@ -14,7 +14,7 @@
 # the same bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p isabridge-cli
+bin=$(tools/build_cli.sh)   # the release CLI (static musl where possible)
 out=target/bench
 mkdir -p "$out"
 
@@ -67,13 +67,13 @@ files="${FILES:-$(ls fixtures/amd/bin/*.o) $(big)}"
 printf '%-32s %9s %9s %12s %14s %8s %7s\n' file insts distinct "isabridge ms" "objdump-22 ms" ratio faults
 for f in $files; do
   llvm-objdump-22 -d "$f" > "$out/ref.txt"
-  target/release/isabridge disasm "$f" > "$out/our.txt"
+  "$bin" disasm "$f" > "$out/our.txt"
   cmp -s "$out/ref.txt" "$out/our.txt" || { echo "$f: listings differ" >&2; exit 1; }
   n=$(grep -c '// ' "$out/ref.txt")
   u=$(grep '// ' "$out/ref.txt" | sed 's/ *\/\/.*//' | sort -u | wc -l)
   hyperfine -N --warmup 2 --runs "${RUNS:-10}" --export-json "$out/h.json" \
-    "target/release/isabridge disasm $f" "llvm-objdump-22 -d $f" >/dev/null 2>&1
+    "$bin disasm $f" "llvm-objdump-22 -d $f" >/dev/null 2>&1
   read -r a b < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(r[0]["mean"]*1e3, r[1]["mean"]*1e3)' "$out/h.json")
-  pf=$(perf stat -x, -e page-faults target/release/isabridge disasm "$f" 2>&1 >/dev/null | cut -d, -f1) || pf=-
+  pf=$(perf stat -x, -e page-faults "$bin" disasm "$f" 2>&1 >/dev/null | cut -d, -f1) || pf=-
   printf '%-32s %9d %9d %12.2f %14.2f %7.1fx %7s\n' "$(basename "$f")" "$n" "$u" "$a" "$b" "$(python3 -c "print($b/$a)")" "${pf:--}"
 done

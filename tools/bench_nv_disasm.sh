@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 TOOLS=${TOOLS:-/opt/oracles}
 NVDISASM=${NVDISASM:-$TOOLS/nvdisasm12}
 PTXAS=${PTXAS:-$TOOLS/ptxas12}
-cargo build --release -q -p isabridge-cli
+bin=$(tools/build_cli.sh)   # the release CLI (static musl where possible)
 out=target/bench
 mkdir -p "$out"
 
@@ -125,10 +125,10 @@ files="${FILES:-$(ls fixtures/nvidia/bin/*.cubin) $(big)}"
 printf '%-26s %7s %8s %6s %12s %12s %8s\n' file insts distinct differ "isabridge ms" "nvdisasm ms" ratio
 for f in $files; do
   case $f in *sm50*) sm=50 ;; *) sm=86 ;; esac
-  target/release/isabridge disasm "$f" > "$out/our.txt"
+  "$bin" disasm "$f" > "$out/our.txt"
   read -r n u bad < <(compare "$f" "$sm")
   hyperfine -N --warmup 2 --runs "${RUNS:-10}" --export-json "$out/h.json" \
-    "target/release/isabridge disasm $f" "$NVDISASM $f" >/dev/null 2>&1
+    "$bin disasm $f" "$NVDISASM $f" >/dev/null 2>&1
   read -r a b < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(r[0]["mean"]*1e3, r[1]["mean"]*1e3)' "$out/h.json")
   printf '%-26s %7d %8d %6d %12.2f %12.2f %7.1fx\n' "$(basename "$f")" "$n" "$u" "$bad" "$a" "$b" "$(python3 -c "print($b/$a)")"
 done

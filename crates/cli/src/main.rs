@@ -10,9 +10,18 @@
 #![cfg_attr(not(test), no_main)]
 #![cfg_attr(test, allow(dead_code))]
 
+#[cfg(any(test, target_env = "musl"))]
+mod alloc;
 mod census;
 mod disasm;
 mod input;
+#[cfg(all(target_arch = "x86_64", any(test, target_env = "musl")))]
+mod musl_mem;
+
+/// The static musl build's allocator (see alloc.rs).
+#[cfg(target_env = "musl")]
+#[global_allocator]
+static ALLOC: alloc::Alloc = alloc::Alloc::new();
 
 use clap::{Parser, Subcommand};
 
@@ -45,15 +54,18 @@ enum Command {
 /// on stderr).
 #[cfg(not(test))]
 #[no_mangle]
-pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+#[allow(clippy::not_unsafe_ptr_arg_deref)] // the C runtime's argv, read once by `args`
+pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
     #[cfg(unix)]
     // SAFETY: sets the disposition of one signal to "ignore", as Rust's start-up does.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
-    let r = match quick_disasm() {
+    // SAFETY: argc and argv are what the C runtime passes to main: argc NUL-terminated strings.
+    let args = unsafe { args(argc, argv) };
+    let r = match quick_disasm(&args) {
         Some(a) => disasm::run(&a),
-        None => match Cli::try_parse() {
+        None => match Cli::try_parse_from(&args) {
             Ok(cli) => match cli.command {
                 Command::Disasm(a) => disasm::run(&a),
                 Command::Census(a) => census::run(&a),
@@ -73,12 +85,34 @@ pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_
     }
 }
 
+/// The command line from C's `argc`/`argv` (`std::env::args` is empty without Rust's start-up
+/// on some C libraries, musl among them).
+///
+/// # Safety
+/// `argv` must point to `argc` pointers to NUL-terminated strings.
+#[cfg(not(test))]
+unsafe fn args(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> Vec<std::ffi::OsString> {
+    #[cfg(unix)]
+    use std::os::unix::ffi::OsStrExt;
+    (0..usize::try_from(argc).unwrap_or(0))
+        .map(|i| {
+            // SAFETY: i < argc, so argv[i] is one of the strings (the caller's contract).
+            let s = unsafe { std::ffi::CStr::from_ptr(*argv.add(i)) };
+            #[cfg(unix)]
+            let s = std::ffi::OsStr::from_bytes(s.to_bytes()).to_os_string();
+            #[cfg(not(unix))]
+            let s = std::ffi::OsString::from(s.to_string_lossy().into_owned());
+            s
+        })
+        .collect()
+}
+
 /// The arguments of the common `isabridge disasm FILE [--isa NAME] [--json] [--control]`,
 /// read without building clap's command (about 40,000 machine instructions, a tenth of a small
 /// file's whole run); None for anything else (help, other commands, unknown or repeated
 /// options, an invalid ISA, a file name starting with `-`), which clap then reads and reports.
-fn quick_disasm() -> Option<disasm::Args> {
-    let mut args = std::env::args_os().skip(1);
+fn quick_disasm(args: &[std::ffi::OsString]) -> Option<disasm::Args> {
+    let mut args = args.iter().skip(1).cloned();
     if args.next()? != "disasm" {
         return None;
     }

@@ -7,8 +7,14 @@ fn fixture(p: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(p)
 }
 
+/// The command under test: this build's, or the one ISABRIDGE_BIN names (the static musl
+/// release build, from tools/check_release_build.sh).
+fn bin() -> String {
+    std::env::var("ISABRIDGE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_isabridge").to_string())
+}
+
 fn run(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_isabridge")).args(args).output().unwrap();
+    let o = Command::new(bin()).args(args).output().unwrap();
     (o.status.code().unwrap_or(-1), String::from_utf8(o.stdout).unwrap(), String::from_utf8(o.stderr).unwrap())
 }
 
@@ -92,15 +98,15 @@ fn missing_file_is_an_error() {
 /// committed AMD corpus object (listings in fixtures/amd/listings, made in the same directory).
 #[test]
 fn text_output_equals_llvm_objdump_listings() {
-    let bin = fixture("amd/bin");
+    let dir = fixture("amd/bin");
     let mut n = 0;
-    let mut names: Vec<_> = std::fs::read_dir(&bin).unwrap().flatten().map(|e| e.file_name()).collect();
+    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
     names.sort();
     for name in names {
         let name = name.to_string_lossy().to_string();
         let Some(stem) = name.strip_suffix(".o") else { continue };
         let want = std::fs::read_to_string(fixture(&format!("amd/listings/{stem}.txt"))).unwrap();
-        let o = Command::new(env!("CARGO_BIN_EXE_isabridge")).current_dir(&bin).args(["disasm", &name]).output().unwrap();
+        let o = Command::new(bin()).current_dir(&dir).args(["disasm", &name]).output().unwrap();
         assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
         let got = String::from_utf8(o.stdout).unwrap();
         if got != want {
