@@ -98,14 +98,15 @@ fn large_len(size: usize) -> usize {
 }
 
 impl State {
-    /// A block of class `c`: from its list, else from the chunk (mapping a new one when the
-    /// current one is used up; what is left of the old one is given up).
-    fn take(&mut self, c: usize) -> usize {
+    /// A block of class `c`, and whether it is fresh (never handed out, so still zero): from
+    /// its list, else from the chunk (mapping a new one when the current one is used up; what
+    /// is left of the old one is given up).
+    fn take(&mut self, c: usize) -> (usize, bool) {
         let head = self.free[c];
         if head != 0 {
             // SAFETY: a free block holds the address of the next free block in its first word.
             self.free[c] = unsafe { *(head as *const usize) };
-            return head;
+            return (head, false);
         }
         let size = 16usize << c;
         let align = size.min(PAGE);
@@ -113,13 +114,13 @@ impl State {
         if self.end == 0 || at + size > self.end {
             let base = map(CHUNK);
             if base == 0 {
-                return 0;
+                return (0, false);
             }
             self.end = base + CHUNK;
             at = base;
         }
         self.next = at + size;
-        at
+        (at, true)
     }
 
     /// Puts block `p` of class `c` on its list.
@@ -137,7 +138,7 @@ impl State {
 unsafe impl GlobalAlloc for Alloc {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         match class(&l) {
-            Some(c) => self.with(|s| s.take(c)) as *mut u8,
+            Some(c) => self.with(|s| s.take(c)).0 as *mut u8,
             None if l.align() <= PAGE => map(large_len(l.size())) as *mut u8,
             None => std::ptr::null_mut(),
         }
@@ -145,11 +146,13 @@ unsafe impl GlobalAlloc for Alloc {
 
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
         match class(&l) {
-            Some(_) => {
-                // SAFETY: the layout is the caller's, passed on.
-                let p = unsafe { self.alloc(l) };
-                if !p.is_null() {
-                    // SAFETY: p is a fresh block of at least l.size() bytes.
+            Some(c) => {
+                // A block never handed out is still as the kernel mapped it: zero, and its
+                // pages perhaps not even touched yet.
+                let (p, fresh) = self.with(|s| s.take(c));
+                let p = p as *mut u8;
+                if !p.is_null() && !fresh {
+                    // SAFETY: p is a block of at least l.size() bytes.
                     unsafe { std::ptr::write_bytes(p, 0, l.size()) };
                 }
                 p
