@@ -1141,6 +1141,67 @@ impl<'a> Run<'a> {
     }
 }
 
+/// A value one thread hands to another without the receiver waiting for the sender to exit
+/// (joining waited on the thread's teardown, about 0.08 ms on the development VM). The
+/// receiver spins for a while before it sleeps: the parts of a listing are cut to end together,
+/// and waking a sleeping thread on a VM takes longer still.
+struct Handoff<T> {
+    ready: std::sync::atomic::AtomicBool,
+    /// None until the sender is done; then its value, or None when it ended without one.
+    slot: std::sync::Mutex<Option<Option<T>>>,
+    done: std::sync::Condvar,
+}
+
+/// The sending end of a [`Handoff`]: hands over "no value" when dropped unused (a panic).
+struct Putter<'h, T>(&'h Handoff<T>, bool);
+
+impl<T> Handoff<T> {
+    fn new() -> Self {
+        Handoff { ready: std::sync::atomic::AtomicBool::new(false), slot: std::sync::Mutex::new(None), done: std::sync::Condvar::new() }
+    }
+
+    fn putter(&self) -> Putter<'_, T> {
+        Putter(self, false)
+    }
+
+    fn set(&self, v: Option<T>) {
+        *self.slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
+        self.ready.store(true, std::sync::atomic::Ordering::Release);
+        self.done.notify_one();
+    }
+
+    /// The value, once the sender is done (None: it ended without one).
+    fn take(&self) -> Option<T> {
+        let t = std::time::Instant::now();
+        while !self.ready.load(std::sync::atomic::Ordering::Acquire) && t.elapsed() < std::time::Duration::from_micros(200) {
+            // Yielding (not pausing) leaves this CPU to the sender where the two share one.
+            std::thread::yield_now();
+        }
+        let mut g = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(v) = g.take() {
+                return v;
+            }
+            g = self.done.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl<T> Putter<'_, T> {
+    fn put(mut self, v: T) {
+        self.1 = true;
+        self.0.set(Some(v));
+    }
+}
+
+impl<T> Drop for Putter<'_, T> {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.set(None);
+        }
+    }
+}
+
 /// The AMD listing. A large section is cut at `g`, the first label at or after 7/16 of it (or
 /// that point itself): a second thread lists from `g` to the end (in compact form) while this
 /// one lists from 0. When this thread arrives exactly at one of the second thread's first line
@@ -1191,16 +1252,19 @@ fn amd_listing(
     }
     let last_start = starts.last().copied().unwrap_or(usize::MAX);
     let cancel = std::sync::atomic::AtomicBool::new(false);
+    let handoff = Handoff::new();
     std::thread::scope(|scope| {
         let (cpus, cancel) = (&cpus, &cancel);
+        let handoff = &handoff;
         let second = scope.spawn(move || {
+            let put = handoff.putter();
             crate::cpus::leave(cpus);
             let mut run = Run::at(section, labels, g, code.len());
             let mut rec = Vec::with_capacity(SPLICE_STARTS);
             let mut lines = Recs(Vec::with_capacity((code.len() - g) / 6 + 64));
             let stop = Stop { from: usize::MAX, at: &never, cancel: Some(cancel) };
             let r = run.run(plugin, code, base, labels, g, &stop, &mut lines, Some(&mut rec));
-            (r, run.memo, lines, rec)
+            put.put((r, run.memo, lines, rec));
         });
         // This thread stops at the first of those starts it meets, or once past them all.
         let at_start = |off: usize| off > last_start || starts.binary_search(&off).is_ok();
@@ -1215,7 +1279,7 @@ fn amd_listing(
         };
         if off > last_start {
             cancel.store(true, std::sync::atomic::Ordering::Relaxed);
-        } else if let Ok((r2, memo, lines, rec)) = second.join() {
+        } else if let Some((r2, memo, lines, rec)) = handoff.take() {
             if let Some(&(_, pos, _)) = rec.iter().find(|x| x.0 == off && x.2 == main.last) {
                 let mut o = off;
                 for &l in lines.0.get(pos..).unwrap_or(&[]) {
@@ -1245,10 +1309,16 @@ fn amd_listing(
                     }
                 }
                 text.finish();
+                // The thread has handed its part over and ended or is ending; a panic of it
+                // after that changes nothing here.
+                let _ = second.join();
                 return r2.map(|_| ());
             }
         }
-        // No splice: go on alone.
+        // No splice: go on alone (the second thread is told to stop, or has ended; a panic of
+        // it is not this listing's failure).
+        cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = second.join();
         let r = main.run(plugin, code, base, labels, off, &Stop { from: usize::MAX, at: &never, cancel: None }, &mut text, None);
         text.finish();
         r.map(|_| ())
