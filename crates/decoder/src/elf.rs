@@ -182,7 +182,7 @@ pub fn parse<'a>(bytes: &'a [u8]) -> Result<(Isa, Vec<SectionRef<'a>>), ElfError
                 use object::read::elf::SectionHeader as _;
                 let h = f.elf_section_table().section(s.index()).ok();
                 let n = h.and_then(|h| c_str(shstrtab, h.sh_name(f.endian())));
-                n.and_then(|n| std::str::from_utf8(n).ok()).unwrap_or("")
+                n.and_then(utf8).unwrap_or("")
             }
             _ => s.name().unwrap_or(""),
         };
@@ -191,7 +191,7 @@ pub fn parse<'a>(bytes: &'a [u8]) -> Result<(Isa, Vec<SectionRef<'a>>), ElfError
             .iter()
             .filter_map(|&(a, n)| Some(Label { offset: a.checked_sub(s.address())?, name: n.into() }))
             .collect();
-        let order = |a: &Label<'_>, b: &Label<'_>| a.offset.cmp(&b.offset).then(a.name.cmp(&b.name));
+        let order = |a: &Label<'_>, b: &Label<'_>| a.offset.cmp(&b.offset).then_with(|| a.name.cmp(&b.name));
         // Symbol tables usually list a section's symbols in address order already.
         if !labels.is_sorted_by(|a, b| order(a, b).is_le()) {
             labels.sort_by(order);
@@ -250,8 +250,7 @@ fn elf64_labels<'a>(f: &object::read::elf::ElfFile64<'a>, add: &mut impl FnMut(u
             i if i < elf::SHN_LORESERVE => i as usize,
             _ => continue,
         };
-        let Some(n) = c_str(strtab, y.st_name(endian)) else { continue };
-        let Ok(n) = std::str::from_utf8(n) else { continue };
+        let Some(n) = c_str(strtab, y.st_name(endian)).and_then(utf8) else { continue };
         if n.is_empty() {
             continue;
         }
@@ -259,15 +258,60 @@ fn elf64_labels<'a>(f: &object::read::elf::ElfFile64<'a>, add: &mut impl FnMut(u
     }
 }
 
-/// The NUL-terminated string at `offset` of a string table (None when it runs past the end).
+/// The NUL-terminated string at `offset` of a string table (None when it runs past the end),
+/// looked for eight bytes at a time (kernel names run to dozens of bytes, thousands of them).
 fn c_str(table: &[u8], offset: u32) -> Option<&[u8]> {
     let t = table.get(offset as usize..)?;
-    Some(&t[..t.iter().position(|&b| b == 0)?])
+    let mut i = 0;
+    while let Some(c) = t.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok()) {
+        let x = u64::from_le_bytes(c);
+        // The lowest byte whose high bit this sets is the first zero byte (later ones may be
+        // false alarms from the borrow, earlier ones cannot).
+        let zero = x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080;
+        if zero != 0 {
+            return Some(&t[..i + (zero.trailing_zeros() / 8) as usize]);
+        }
+        i += 8;
+    }
+    Some(&t[..i + t[i..].iter().position(|&b| b == 0)?])
+}
+
+/// `n` as text: ASCII (checked a word at a time) or otherwise valid UTF-8.
+fn utf8(n: &[u8]) -> Option<&str> {
+    if n.is_ascii() {
+        // SAFETY: ASCII bytes are valid UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(n) })
+    } else {
+        std::str::from_utf8(n).ok()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every string length and position, with and without a terminator, and non-ASCII text.
+    #[test]
+    fn strings_of_a_table() {
+        let mut t = Vec::new();
+        let mut at = Vec::new();
+        for n in 0..40usize {
+            at.push((t.len() as u32, n));
+            t.extend((0..n).map(|k| b'a' + (k % 26) as u8));
+            t.push(0);
+        }
+        for &(o, n) in &at {
+            assert_eq!(c_str(&t, o).map(|s| s.len()), Some(n));
+            if n > 0 {
+                assert_eq!(c_str(&t, o + 1).map(|s| s.len()), Some(n - 1));
+            }
+        }
+        assert_eq!(c_str(b"abc", 0), None);
+        assert_eq!(c_str(b"abcdefghijk", 2), None);
+        assert_eq!(c_str(b"abc\0", 4), None);
+        assert_eq!(utf8("é\u{1}x".as_bytes()), Some("é\u{1}x"));
+        assert_eq!(utf8(b"\xff"), None);
+    }
 
     /// The direct ELF64 walk finds the same labels, in the same order, as the generic symbol
     /// API on every bundled AMD code object and cubin.
