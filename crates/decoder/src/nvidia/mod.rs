@@ -499,16 +499,23 @@ fn split_pooled(s: &str, t: &mut Text, pool: &mut Vec<String>) {
     let mut depth = 0i32;
     let mut start = 0usize;
     let mut i = 0usize;
+    // The operand being split holds a `[` (else `fix_operand` has nothing to do).
+    let mut bracket = false;
     while i < b.len() {
         if !SPLIT_SPECIAL[b[i] as usize] {
             i += 1;
             continue;
         }
         match b[i] {
-            b'[' | b'(' | b'{' => depth += 1,
+            b'[' => {
+                depth += 1;
+                bracket = true;
+            }
+            b'(' | b'{' => depth += 1,
             b']' | b')' | b'}' => depth -= 1,
             b',' if depth == 0 && b.get(i + 1) == Some(&b' ') => {
-                push_operand(t, pool, &rest[start..i]);
+                push_operand(t, pool, &rest[start..i], bracket);
+                bracket = false;
                 i += 2;
                 start = i;
                 continue;
@@ -518,7 +525,7 @@ fn split_pooled(s: &str, t: &mut Text, pool: &mut Vec<String>) {
         i += 1;
     }
     if start < b.len() || !rest.is_empty() {
-        push_operand(t, pool, &rest[start..]);
+        push_operand(t, pool, &rest[start..], bracket);
     }
 }
 
@@ -534,10 +541,13 @@ const SPLIT_SPECIAL: [bool; 256] = {
     t
 };
 
-fn push_operand(t: &mut Text, pool: &mut Vec<String>, o: &str) {
+/// Adds operand `o` (`bracket`: it holds a `[`, the memory-operand rule may apply).
+fn push_operand(t: &mut Text, pool: &mut Vec<String>, o: &str, bracket: bool) {
     let mut s = pool.pop().unwrap_or_default();
     s.push_str(o);
-    fix_operand(&mut s);
+    if bracket {
+        fix_operand(&mut s);
+    }
     t.ops.push(s);
 }
 
@@ -1405,8 +1415,11 @@ impl NvPlugin {
         }
         guard(ctx, &mut t.guard);
         split_pooled(s, t, pool);
-        for o in t.ops.iter_mut() {
-            place_reuse(o, self.size == 8);
+        if ctx.reuse != 0 {
+            // (reuse marks are written only for a set flag)
+            for o in t.ops.iter_mut() {
+                place_reuse(o, self.size == 8);
+            }
         }
         if hit.is_none() {
             sort_suffixes_in(ctx, t, sort);
