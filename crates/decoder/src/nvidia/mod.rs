@@ -231,6 +231,27 @@ pub fn push_hex(out: &mut String, v: u64) {
     }
 }
 
+/// The text [`hex`] appends, in `buf` (no allocation).
+pub fn hex_text(buf: &mut [u8; 20], v: i64, signed: bool) -> &str {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let neg = signed && v < 0;
+    let u = if neg { v.unsigned_abs() } else { v as u64 };
+    let n = (64 - u.leading_zeros()).div_ceil(4).max(1) as usize;
+    let mut i = 0usize;
+    if neg {
+        buf[0] = b'-';
+        i = 1;
+    }
+    buf[i] = b'0';
+    buf[i + 1] = b'x';
+    i += 2;
+    for k in (0..n).rev() {
+        buf[i] = HEX[(u >> (4 * k) & 0xf) as usize];
+        i += 1;
+    }
+    std::str::from_utf8(&buf[..i]).unwrap_or("")
+}
+
 /// `0x..` or `-0x..`.
 pub fn hex(out: &mut String, v: i64, signed: bool) {
     if signed && v < 0 {

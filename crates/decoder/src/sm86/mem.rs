@@ -181,13 +181,15 @@ fn offsets(ctx: &Ctx, t: &mut Text) {
         if !(num.starts_with("0x") || num.starts_with("-0x")) {
             continue;
         }
-        let mut s = String::new();
-        if body.as_bytes().get(start.wrapping_sub(1)) == Some(&b'+') {
-            crate::nvidia::hex(&mut s, signed.wrapping_mul(scale), true);
+        let mut buf = [0u8; 20];
+        let s = if body.as_bytes().get(start.wrapping_sub(1)) == Some(&b'+') {
+            crate::nvidia::hex_text(&mut buf, signed.wrapping_mul(scale), true)
         } else {
-            crate::nvidia::hex(&mut s, (v as i64).wrapping_mul(scale), false);
+            crate::nvidia::hex_text(&mut buf, (v as i64).wrapping_mul(scale), false)
+        };
+        if num != s {
+            op.replace_range(start..body.len(), s);
         }
-        op.replace_range(start..body.len(), &s);
     }
 }
 
