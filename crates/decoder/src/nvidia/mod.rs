@@ -166,7 +166,12 @@ fn plain_text(ctx: &Ctx, f: &NvField, out: &mut String) {
             // Most value lists are dense from 0: try the value as an index first.
             let direct = ty.values.get(v as usize).filter(|x| x.0 == v as i64).map(|x| x.1);
             match direct.or_else(|| ty.lookup(v as i64)) {
-                Some(s) => out.push_str(s),
+                // (most modifiers print nothing: no empty copy)
+                Some(s) => {
+                    if !s.is_empty() {
+                        out.push_str(s)
+                    }
+                }
                 None => {
                     if ty.name.starts_with("OPR_SREG") {
                         out.push_str("SR");
