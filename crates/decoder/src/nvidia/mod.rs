@@ -166,7 +166,12 @@ fn plain_text(ctx: &Ctx, f: &NvField, out: &mut String) {
             // Most value lists are dense from 0: try the value as an index first.
             let direct = ty.values.get(v as usize).filter(|x| x.0 == v as i64).map(|x| x.1);
             match direct.or_else(|| ty.lookup(v as i64)) {
-                Some(s) => out.push_str(s),
+                // (most modifiers print nothing: no empty copy)
+                Some(s) => {
+                    if !s.is_empty() {
+                        out.push_str(s)
+                    }
+                }
                 None => {
                     if ty.name.starts_with("OPR_SREG") {
                         out.push_str("SR");
@@ -229,6 +234,27 @@ pub fn push_hex(out: &mut String, v: u64) {
     for k in (0..n).rev() {
         out.push(HEX[(v >> (4 * k) & 0xf) as usize] as char);
     }
+}
+
+/// The text [`hex`] appends, in `buf` (no allocation).
+pub fn hex_text(buf: &mut [u8; 20], v: i64, signed: bool) -> &str {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let neg = signed && v < 0;
+    let u = if neg { v.unsigned_abs() } else { v as u64 };
+    let n = (64 - u.leading_zeros()).div_ceil(4).max(1) as usize;
+    let mut i = 0usize;
+    if neg {
+        buf[0] = b'-';
+        i = 1;
+    }
+    buf[i] = b'0';
+    buf[i + 1] = b'x';
+    i += 2;
+    for k in (0..n).rev() {
+        buf[i] = HEX[(u >> (4 * k) & 0xf) as usize];
+        i += 1;
+    }
+    std::str::from_utf8(&buf[..i]).unwrap_or("")
 }
 
 /// `0x..` or `-0x..`.
@@ -499,16 +525,23 @@ fn split_pooled(s: &str, t: &mut Text, pool: &mut Vec<String>) {
     let mut depth = 0i32;
     let mut start = 0usize;
     let mut i = 0usize;
+    // The operand being split holds a `[` (else `fix_operand` has nothing to do).
+    let mut bracket = false;
     while i < b.len() {
         if !SPLIT_SPECIAL[b[i] as usize] {
             i += 1;
             continue;
         }
         match b[i] {
-            b'[' | b'(' | b'{' => depth += 1,
+            b'[' => {
+                depth += 1;
+                bracket = true;
+            }
+            b'(' | b'{' => depth += 1,
             b']' | b')' | b'}' => depth -= 1,
             b',' if depth == 0 && b.get(i + 1) == Some(&b' ') => {
-                push_operand(t, pool, &rest[start..i]);
+                push_operand(t, pool, &rest[start..i], bracket);
+                bracket = false;
                 i += 2;
                 start = i;
                 continue;
@@ -518,7 +551,7 @@ fn split_pooled(s: &str, t: &mut Text, pool: &mut Vec<String>) {
         i += 1;
     }
     if start < b.len() || !rest.is_empty() {
-        push_operand(t, pool, &rest[start..]);
+        push_operand(t, pool, &rest[start..], bracket);
     }
 }
 
@@ -534,10 +567,13 @@ const SPLIT_SPECIAL: [bool; 256] = {
     t
 };
 
-fn push_operand(t: &mut Text, pool: &mut Vec<String>, o: &str) {
+/// Adds operand `o` (`bracket`: it holds a `[`, the memory-operand rule may apply).
+fn push_operand(t: &mut Text, pool: &mut Vec<String>, o: &str, bracket: bool) {
     let mut s = pool.pop().unwrap_or_default();
     s.push_str(o);
-    fix_operand(&mut s);
+    if bracket {
+        fix_operand(&mut s);
+    }
     t.ops.push(s);
 }
 
@@ -692,10 +728,14 @@ struct Scratch {
     pool: Vec<String>,
     /// Buffers of the suffix sort.
     sort: SortScratch,
-    /// Texts of recent instructions (direct-mapped by a hash of the key).
+    /// Texts of recent instructions (set-associative by a hash of the key).
     memo: Vec<MemoEntry>,
+    /// The memo's texts longer than [`MEMO_INLINE`].
+    arena: Vec<u8>,
     /// Memo misses since it last grew.
     misses: usize,
+    /// Memo hits since it last grew.
+    hits: usize,
     /// Form facts by form index, filled at first use: [sm50, sm86].
     info: [Vec<Option<Box<FormInfo>>>; 2],
     /// Sorted mnemonics by form and mnemonic field values.
@@ -711,43 +751,52 @@ struct Scratch {
 /// Instructions a thread prints through the exact memo alone before it uses templates.
 const TEMPLATES_AFTER: usize = 2048;
 
-/// Longest text the memo keeps (inline in its entry: no arena, no allocation).
-const MEMO_TEXT: usize = 63;
+/// One remembered text of the print memo, as eight words so that a new memo is zeroed
+/// memory (`calloc`: its pages are touched only where entries are written): the key (words
+/// 0-1), the address (word 2, used when the text depends on it), the tag (word 3, low half, see
+/// [`memo_tag`]; 0: empty; bit 2: the text depends on the address) and the text's length (word
+/// 3, bits 32-39); a text of up to [`MEMO_INLINE`] bytes is in words 4-7, a longer one in
+/// `Scratch::arena` at the offset in word 4.
+type MemoEntry = [u64; 8];
 
-/// One remembered text of the print memo.
-struct MemoEntry {
-    /// The instruction bits the text depends on.
-    key: u128,
-    /// Form, reuse flags and a valid bit (0: empty entry).
-    tag: u64,
-    /// The text depends on the address.
-    by_addr: bool,
-    /// The address, when it matters.
-    addr: u64,
-    /// Length of the text.
-    len: u8,
-    /// The printed text (its first `len` bytes).
-    text: [u8; MEMO_TEXT],
+/// Longest memo text kept inside its entry.
+const MEMO_INLINE: usize = 32;
+
+/// Tag bit of a memo entry whose text depends on the address.
+const MEMO_BY_ADDR: u32 = 4;
+
+/// Bytes of long memo texts kept before the memo starts over (a long-running process).
+const MEMO_ARENA_MAX: usize = 1 << 20;
+
+/// The memo's tag of an instruction: form, reuse flags, ISA (sm86) and a valid bit.
+#[inline]
+fn memo_tag(enc: u16, reuse: u8, sm86: bool) -> u32 {
+    (enc as u32) << 16 | (reuse as u32) << 8 | u32::from(sm86) << 1 | 1
 }
 
-impl Default for MemoEntry {
-    fn default() -> MemoEntry {
-        MemoEntry { key: 0, tag: 0, by_addr: false, addr: 0, len: 0, text: [0; MEMO_TEXT] }
-    }
+/// The key of a memo entry.
+#[inline]
+fn memo_key(e: &MemoEntry) -> u128 {
+    e[0] as u128 | (e[1] as u128) << 64
 }
 
-/// log2 of the memo's entries (direct-mapped) at first use (it grows by 4x when the misses
-/// since the last growth pass 8x its size: a larger memo costs page faults, worth it only on
-/// large listings).
+/// Entries of one memo set (the memo is set-associative, most recently used first).
+const MEMO_WAYS: usize = 4;
+/// log2 of the memo's entries at first use. It grows by 4x when the misses since the last
+/// growth pass twice its size (below [`MEMO_EARLY_BITS`], and only while at least a fifth of
+/// the lookups hit: a listing of mostly distinct instructions gains nothing) or 8x its size
+/// (above): a larger memo costs page faults, worth it only on longer listings.
 const MEMO_MIN_BITS: u32 = 8;
+/// log2 of the size up to which the memo grows early.
+const MEMO_EARLY_BITS: u32 = 10;
 /// log2 of the memo's largest size.
 const MEMO_MAX_BITS: u32 = 14;
 
-/// The memo entry of (key, tag) in a memo of 2^bits entries.
+/// The first entry of the memo set of (key, tag) in a memo of 2^bits entries.
 #[inline]
-fn memo_slot(key: u128, tag: u64, bits: u32) -> usize {
-    let h = (key as u64 ^ ((key >> 64) as u64).rotate_left(29) ^ tag).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    (h >> (64 - bits)) as usize
+fn memo_slot(key: u128, tag: u32, bits: u32) -> usize {
+    let h = (key as u64 ^ ((key >> 64) as u64).rotate_left(29) ^ u64::from(tag)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> (64 - bits)) as usize & !(MEMO_WAYS - 1)
 }
 
 /// sm86 scheduling bits 105-121 (stall, yield, barriers): no template prints them.
@@ -763,8 +812,11 @@ struct FormInfo {
     /// byte in it (past the end: no operands), and the fields printed before it. None when a
     /// field before it could print a space or a reuse mark (then the mnemonic is not cached).
     mnem: Option<MnemSplit>,
-    /// Template hole candidates (fields printed once after the mnemonic, in no other field).
+    /// Template hole candidates (fields printed once after the mnemonic, in no other field),
+    /// found at the form's first print through templates (`cands_done`).
     cands: Box<[template::Cand]>,
+    /// `cands` has been computed.
+    cands_done: bool,
     /// Bits that any print of this form read through [`Ctx`] (rules, float immediates): no
     /// candidate overlapping them is a hole.
     read: u128,
@@ -818,7 +870,6 @@ impl FormInfo {
             Box::default()
         };
         let mnem = mnem_split(form);
-        let cands = template::candidates(form, mnem.as_ref().map(|m| m.at.0), if sm86 { SCHED_BITS } else { 0 });
         let mut relevant = 0u128;
         for p in form.syntax {
             if let NvPiece::Field(i) = p {
@@ -828,8 +879,7 @@ impl FormInfo {
         for i in [form.pred, form.pred_neg] {
             relevant |= usize::try_from(i).ok().and_then(|i| form.fields.get(i)).map_or(0, |f| f.mask());
         }
-        let allowed = allowed(&cands, 0);
-        FormInfo { sched, reuse, mnem, cands, read: 0, relevant, key_mask: relevant, allowed }
+        FormInfo { sched, reuse, mnem, cands: Box::default(), cands_done: false, read: 0, relevant, key_mask: relevant, allowed: 0 }
     }
 }
 
@@ -1097,17 +1147,36 @@ impl NvPlugin {
         };
         let info = sc.info[usize::from(sm86)].get(enc as usize).and_then(|x| x.as_deref());
         let key = if sm86 && info.is_some_and(|x| !x.sched) { ctx.w & !SCHED_BITS } else { ctx.w };
+        let mtag = memo_tag(enc, ctx.reuse, sm86);
         if sc.memo.is_empty() {
-            sc.memo.resize_with(1 << MEMO_MIN_BITS, MemoEntry::default);
+            sc.memo = vec![[0u64; 8]; 1 << MEMO_MIN_BITS];
         }
-        let h = memo_slot(key, tag, sc.memo.len().trailing_zeros());
+        let set = memo_slot(key, mtag, sc.memo.len().trailing_zeros());
         let by_addr = match by_addr {
             Some(a) => a,
             None => {
-                if let Some(e) = sc.memo.get(h) {
-                    if e.key == key && e.tag == tag && (!e.by_addr || e.addr == ctx.pc) {
+                if let Some(ways) = sc.memo.get_mut(set..set + MEMO_WAYS) {
+                    let hit = ways.iter().position(|e| {
+                        let t = e[3] as u32;
+                        memo_key(e) == key && t & !MEMO_BY_ADDR == mtag && (t & MEMO_BY_ADDR == 0 || e[2] == ctx.pc)
+                    });
+                    if let Some(j) = hit {
+                        sc.hits += 1;
+                        // Most recently used first.
+                        ways[..=j].rotate_right(1);
+                        let e = &ways[0];
+                        let len = (e[3] >> 32) as u8 as usize;
+                        let mut buf = [0u8; MEMO_INLINE];
+                        let bytes = if len <= MEMO_INLINE {
+                            for (d, w) in buf.chunks_exact_mut(8).zip(&e[4..8]) {
+                                d.copy_from_slice(&w.to_le_bytes());
+                            }
+                            buf.get(..len)
+                        } else {
+                            sc.arena.get(e[4] as usize..e[4] as usize + len)
+                        };
                         // The bytes were copied from a `str` whole (ASCII or not, cut nowhere).
-                        if let Ok(text) = std::str::from_utf8(&e.text[..usize::from(e.len).min(MEMO_TEXT)]) {
+                        if let Some(Ok(text)) = bytes.map(std::str::from_utf8) {
                             out.push_str(text);
                             return;
                         }
@@ -1117,29 +1186,48 @@ impl NvPlugin {
             }
         };
         sc.misses += 1;
-        if sc.misses > 8 * sc.memo.len() && sc.memo.len() < 1 << MEMO_MAX_BITS {
-            // A large listing: a 4x larger memo (small listings keep the small one).
-            let bits = sc.memo.len().trailing_zeros() + 2;
-            let mut big: Vec<MemoEntry> = Vec::new();
-            big.resize_with(1 << bits, MemoEntry::default);
-            for e in sc.memo.drain(..).filter(|e| e.tag != 0) {
-                let h = memo_slot(e.key, e.tag, bits);
-                if let Some(d) = big.get_mut(h) {
-                    *d = e;
+        let len = sc.memo.len();
+        let early = len < 1 << MEMO_EARLY_BITS;
+        let grow = if early { sc.misses > 2 * len && 4 * sc.hits >= sc.misses } else { sc.misses > 8 * len };
+        if grow && len < 1 << MEMO_MAX_BITS {
+            // A longer listing: a 4x larger memo (small listings keep the small one).
+            let bits = len.trailing_zeros() + 2;
+            let mut big: Vec<MemoEntry> = vec![[0u64; 8]; 1 << bits];
+            // Least recently used first: each set of the new memo keeps its most recent.
+            for e in sc.memo.chunks(MEMO_WAYS).flat_map(|w| w.iter().rev()).filter(|e| e[3] as u32 != 0) {
+                let s = memo_slot(memo_key(e), e[3] as u32 & !MEMO_BY_ADDR, bits);
+                if let Some(w) = big.get_mut(s..s + MEMO_WAYS) {
+                    w.rotate_right(1);
+                    w[0] = *e;
                 }
             }
             sc.memo = big;
             sc.misses = 0;
+            sc.hits = 0;
             return;
         }
         let text = out.as_bytes().get(start..).unwrap_or(&[]);
-        if let (Some(e), true) = (sc.memo.get_mut(h), text.len() <= MEMO_TEXT) {
-            e.key = key;
-            e.tag = tag;
-            e.by_addr = by_addr;
-            e.addr = ctx.pc;
-            e.len = text.len() as u8;
-            e.text[..text.len()].copy_from_slice(text);
+        let Ok(n) = u8::try_from(text.len()) else { return };
+        if text.len() > MEMO_INLINE && sc.arena.len() + text.len() > MEMO_ARENA_MAX {
+            // Start over (the arena keeps the texts of evicted entries too).
+            sc.arena.clear();
+            sc.memo.iter_mut().for_each(|e| *e = [0; 8]);
+        }
+        if let Some(w) = sc.memo.get_mut(set..set + MEMO_WAYS) {
+            w.rotate_right(1);
+            let tag = mtag | if by_addr { MEMO_BY_ADDR } else { 0 };
+            let mut e = [key as u64, (key >> 64) as u64, ctx.pc, u64::from(tag) | u64::from(n) << 32, 0, 0, 0, 0];
+            if text.len() <= MEMO_INLINE {
+                let mut buf = [0u8; MEMO_INLINE];
+                buf[..text.len()].copy_from_slice(text);
+                for (d, b) in e[4..8].iter_mut().zip(buf.chunks_exact(8)) {
+                    *d = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+                }
+            } else {
+                e[4] = sc.arena.len() as u64;
+                sc.arena.extend_from_slice(text);
+            }
+            w[0] = e;
         }
     }
 
@@ -1165,7 +1253,16 @@ impl NvPlugin {
     /// templatable (nothing printed), else what was printed and how (`tag`: the memo's).
     fn print_template(&self, ctx: &Ctx, enc: u16, tag: u64, sc: &mut Scratch, out: &mut String) -> Option<Printed> {
         sc.tm.bound();
-        let info = sc.info[usize::from(self.size == 16)].get(enc as usize)?.as_deref()?;
+        let sm86 = self.size == 16;
+        if let Some(Some(x)) = sc.info[usize::from(sm86)].get_mut(enc as usize) {
+            if !x.cands_done {
+                // Only templates need the candidates: found at the form's first template print.
+                x.cands_done = true;
+                x.cands = template::candidates(ctx.form, x.mnem.as_ref().map(|m| m.at.0), if sm86 { SCHED_BITS } else { 0 });
+                x.allowed = allowed(&x.cands, x.read);
+            }
+        }
+        let info = sc.info[usize::from(sm86)].get(enc as usize)?.as_deref()?;
         let mut vals = [0u64; template::MAX_HOLES];
         let mut raw = [0u64; template::MAX_HOLES];
         let (mut active, mut cls, mut hole_mask) = (0u32, 0u32, 0u128);
@@ -1344,8 +1441,11 @@ impl NvPlugin {
         }
         guard(ctx, &mut t.guard);
         split_pooled(s, t, pool);
-        for o in t.ops.iter_mut() {
-            place_reuse(o, self.size == 8);
+        if ctx.reuse != 0 {
+            // (reuse marks are written only for a set flag)
+            for o in t.ops.iter_mut() {
+                place_reuse(o, self.size == 8);
+            }
         }
         if hit.is_none() {
             sort_suffixes_in(ctx, t, sort);

@@ -32,16 +32,17 @@ pub fn relative_target(ctx: &Ctx, t: &mut Text, size: u64, lo: u32, n: u32, scal
     let raw = ctx.bits(lo, n);
     let off = (((raw << (64 - n)) as i64) >> (64 - n)).wrapping_mul(scale);
     let target = (ctx.addr() as i64).wrapping_add(size as i64).wrapping_add(off);
-    let mut s = String::new();
-    super::hex(&mut s, target, true);
+    let mut buf = [0u8; 20];
+    let s = super::hex_text(&mut buf, target, true);
     if let Some(last) = t.ops.iter_mut().rev().find(|o| o.starts_with("0x") || o.starts_with("-0x")) {
-        *last = s;
+        last.clear();
+        last.push_str(s);
     } else if let Some(last) = t.ops.last_mut() {
         // `RET.REL R20 0x..`: the register and the target are one operand.
         if let Some(i) = last.rfind(' ') {
             if last[i + 1..].starts_with("0x") || last[i + 1..].starts_with("-0x") {
                 last.truncate(i + 1);
-                last.push_str(&s);
+                last.push_str(s);
             }
         }
     }

@@ -2,7 +2,7 @@
 //! printed whole by `convert`, video instructions by `video`.) Each rule was measured on
 //! nvdisasm 12.8 by flipping the bits involved on fuzz-set words.
 
-use crate::nvidia::{float, rules, Ctx, Text};
+use crate::nvidia::{find_bytes, float, rules, Ctx, Text};
 use std::fmt::Write as _;
 
 /// Applies the ALU rules.
@@ -16,7 +16,7 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
     float_immediate(ctx, t);
     match name {
         // `.S32.S32` is the default type pair, never printed.
-        "IMAD" | "IMAD32I" if t.mnem.starts_with(&format!("{name}.S32.S32")) => {
+        "IMAD" | "IMAD32I" if t.mnem.strip_prefix(name).is_some_and(|m| m.starts_with(".S32.S32")) => {
             t.mnem.replace_range(name.len()..name.len() + 8, "");
         }
         // Both register / constant operands negated is `.PO` (plus one), printed right after
@@ -57,10 +57,14 @@ fn float_immediate(ctx: &Ctx, t: &mut Text) {
         }
     }
     for o in t.ops.iter_mut() {
-        if o.contains("NAN  ") || o.contains("INF  ") {
+        // (`NAN`, `INF` and `SNAN` all hold an `N`: most operands are passed by one byte scan)
+        if !o.as_bytes().contains(&b'N') {
+            continue;
+        }
+        if find_bytes(o, b"NAN  ").is_some() || find_bytes(o, b"INF  ").is_some() {
             *o = o.replace("  ", " ");
         }
-        if !name.starts_with('D') && o.contains("SNAN") {
+        if !name.starts_with('D') && find_bytes(o, b"SNAN").is_some() {
             *o = o.replace("SNAN", "QNAN");
         }
     }

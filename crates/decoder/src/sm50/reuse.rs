@@ -14,7 +14,7 @@
 use crate::nvidia::{count_bytes, find_bytes, remove_all, Ctx, Text};
 use crate::spec::{NvKind, NvPiece};
 
-/// Instructions that print `.reuse` (every other one ignores the flags).
+/// Instructions that print `.reuse` (every other one ignores the flags), sorted (binary search).
 pub const PRINTS_REUSE: [&str; 49] = [
     "BFE", "BFI", "DADD", "DFMA", "DMUL", "FADD", "FADD32I", "FCHK", "FCMP", "FFMA", "FFMA32I", "FMNMX", "FMUL",
     "FMUL32I", "FSET", "FSETP", "FSWZADD", "IADD", "IADD3", "IADD32I", "ICMP", "IMNMX", "ISCADD", "ISCADD32I", "ISET",
@@ -38,11 +38,11 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
     if ctx.reuse == 0 {
         return;
     }
-    if PHASE.contains(&name) {
+    if (name.starts_with('T') || name == "STP") && PHASE.contains(&name) {
         t.mnem.push_str(["", ".T", ".P", ".INVALIDPHASE3"][ctx.reuse as usize & 3]);
         return;
     }
-    if !PRINTS_REUSE.contains(&name) {
+    if PRINTS_REUSE.binary_search(&name).is_err() {
         return;
     }
     let prefix = ctx.bits(56, 8);
@@ -116,4 +116,17 @@ fn mark(o: &mut String) {
         break;
     }
     o.insert_str(j, ".reuse");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `fix` looks names up by binary search and checks the phase list only for names
+    /// starting with `T` or `STP`.
+    #[test]
+    fn name_lists_fit_their_lookups() {
+        assert!(PRINTS_REUSE.windows(2).all(|w| w[0] < w[1]));
+        assert!(PHASE.iter().all(|p| p.starts_with('T') || *p == "STP"));
+    }
 }

@@ -151,8 +151,11 @@ fn bare(t: &Text, i: usize) -> &str {
 /// destination unless it is PT; closure forms probed with PT have no field for it.
 fn wide_carry_out(ctx: &Ctx, t: &mut Text) {
     let p = ctx.bits(81, 3);
+    if p == 7 || !t.has("WIDE") {
+        return;
+    }
     let n = if t.has("X") { 5 } else { 4 };
-    if t.has("WIDE") && p != 7 && t.ops.len() == n && !t.ops[1].starts_with('P') {
+    if t.ops.len() == n && !t.ops[1].starts_with('P') {
         t.ops.insert(1, format!("P{p}"));
     }
 }
@@ -180,17 +183,16 @@ fn imad_alias(t: &mut Text) {
     let alias = if c.starts_with("UR") {
         None
     } else if a == "RZ" || b == "RZ" || imm == Some(0) || (imm == Some(1) && c == "RZ") {
-        Some("MOV")
+        Some(".MOV")
     } else if imm == Some(1) {
-        Some("IADD")
+        Some(".IADD")
     } else if c == "RZ" && imm.is_some_and(|v| v.is_power_of_two() && v != 0x1_0000) {
-        Some("SHL")
+        Some(".SHL")
     } else {
         None
     };
-    if let (Some(s), Some(i)) = (alias, t.mnem.find("IMAD")) {
+    if let (Some(s), Some(i)) = (alias, crate::nvidia::find_bytes(&t.mnem, b"IMAD")) {
         t.mnem.insert_str(i + 4, s);
-        t.mnem.insert(i + 4, '.');
     }
 }
 

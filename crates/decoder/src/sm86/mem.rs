@@ -67,6 +67,9 @@ pub(crate) fn put_offset(o: &mut String, v: i64) {
 /// cache-line, type, size and order suffixes (the learned suffix ranks place it later: the
 /// spellings were never seen together while probing). `skip`: suffixes kept before it.
 fn eviction_first(t: &mut Text, skip: usize) {
+    if !t.mnem.split('.').skip(1).any(|p| matches!(p, "EF" | "EL" | "EU" | "LU" | "NA")) {
+        return;
+    }
     let mut parts: Vec<&str> = t.mnem.split('.').collect();
     let Some(i) = parts.iter().skip(1).position(|p| matches!(*p, "EF" | "EL" | "EU" | "LU" | "NA")).map(|i| i + 1) else {
         return;
@@ -111,8 +114,12 @@ pub fn sem_table(name: &str) -> Option<&'static [&'static str; 16]> {
 fn semantics(ctx: &Ctx, t: &mut Text) {
     let Some(table) = sem_table(ctx.inst()) else { return };
     let want = table[ctx.bits(77, 4) as usize];
-    let parts: Vec<&str> = t.mnem.split('.').collect();
     let is_sem = |p: &str| matches!(p, "STRONG" | "CONSTANT" | "MMIO" | "CTA" | "SM" | "GPU" | "SYS" | "VC" | "PRIVATE");
+    if want.is_empty() && !t.mnem.split('.').skip(1).any(is_sem) {
+        // Nothing to remove or add: the text below would be the mnemonic as it is.
+        return;
+    }
+    let parts: Vec<&str> = t.mnem.split('.').collect();
     let first = parts.iter().skip(1).position(|p| is_sem(p)).map(|i| i + 1);
     if first.is_none() && ctx.inst().starts_with("SU") && !want.is_empty() {
         return;
@@ -174,13 +181,15 @@ fn offsets(ctx: &Ctx, t: &mut Text) {
         if !(num.starts_with("0x") || num.starts_with("-0x")) {
             continue;
         }
-        let mut s = String::new();
-        if body.as_bytes().get(start.wrapping_sub(1)) == Some(&b'+') {
-            crate::nvidia::hex(&mut s, signed.wrapping_mul(scale), true);
+        let mut buf = [0u8; 20];
+        let s = if body.as_bytes().get(start.wrapping_sub(1)) == Some(&b'+') {
+            crate::nvidia::hex_text(&mut buf, signed.wrapping_mul(scale), true)
         } else {
-            crate::nvidia::hex(&mut s, (v as i64).wrapping_mul(scale), false);
+            crate::nvidia::hex_text(&mut buf, (v as i64).wrapping_mul(scale), false)
+        };
+        if num != s {
+            op.replace_range(start..body.len(), s);
         }
-        op.replace_range(start..body.len(), &s);
     }
 }
 

@@ -84,9 +84,14 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
 fn size_before_semantics(ctx: &Ctx, t: &mut Text) {
     let is_sem = |p: &str| matches!(p, "STRONG" | "CONSTANT" | "MMIO" | "CTA" | "SM" | "GPU" | "SYS" | "VC" | "PRIVATE");
     let is_size = |p: &str| matches!(p, "U8" | "S8" | "U16" | "S16" | "32" | "64" | "128");
+    let invalid = ctx.bits(73, 3) == 7;
+    if !invalid && !t.mnem.split('.').skip(1).any(is_sem) {
+        // No semantics: the size is already before them.
+        return;
+    }
     let mut parts: Vec<&str> = t.mnem.split('.').collect();
     let first = parts.iter().skip(1).position(|p| is_sem(p)).map_or(parts.len(), |i| i + 1);
-    if ctx.bits(73, 3) == 7 {
+    if invalid {
         // the size placeholder: the last `INVALID7` before the semantics
         let Some(i) = (1..first).rev().find(|&i| parts[i] == "INVALID7") else { return };
         let s = parts.remove(i);
