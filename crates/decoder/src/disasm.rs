@@ -670,23 +670,29 @@ fn nv_parallel(plugin: &dyn IsaPlugin, sections: &[ListSection<'_>], flush: &mut
         let r = nv_listing(plugin, data, *addr, name, labels, &mut buf, &mut |_| {});
         (buf, r)
     };
+    let cpus = crate::cpus::here();
     std::thread::scope(|scope| {
-        let helper = scope.spawn(|| loop {
-            let mut g = lock();
-            while !g.stop && g.next < n && g.next >= g.written + AHEAD {
-                g = wait(g);
+        let cpus = &cpus;
+        let helper = scope.spawn(move || {
+            // Off this thread's CPU, as in amd_listing (see cpus.rs).
+            crate::cpus::leave(cpus);
+            loop {
+                let mut g = lock();
+                while !g.stop && g.next < n && g.next >= g.written + AHEAD {
+                    g = wait(g);
+                }
+                if g.stop || g.next >= n {
+                    return;
+                }
+                let i = g.next;
+                g.next += 1;
+                let buf = g.pool.pop().unwrap_or_default();
+                drop(g);
+                let d = list_one(i, buf);
+                let mut g = lock();
+                g.done[i] = Some(d);
+                wake(g);
             }
-            if g.stop || g.next >= n {
-                return;
-            }
-            let i = g.next;
-            g.next += 1;
-            let buf = g.pool.pop().unwrap_or_default();
-            drop(g);
-            let d = list_one(i, buf);
-            let mut g = lock();
-            g.done[i] = Some(d);
-            wake(g);
         });
         let mut result = Ok(());
         for i in 0..n {
