@@ -25,14 +25,21 @@ pub enum Kind {
 
 impl Kind {
     /// The kind of a DataFormatName (`FMT_NUM_F32`, `FMT_NUM_PK2_F16`, `FMT_ANY` ...): read off
-    /// its last token, without substring searches (this runs for every operand printed).
-    pub fn of(fmt: &str, size: u16) -> Kind {
+    /// its last token, without substring searches (const: the printers' per-format tables are
+    /// worked out at compile time).
+    pub const fn of(fmt: &str, size: u16) -> Kind {
         let b = fmt.as_bytes();
-        let (head, last) = match fmt.rfind('_') {
-            Some(i) => (&b[..i], &b[i + 1..]),
-            None => (&b[..0], b),
+        // The last token: what follows the last `_` (the whole name when there is none).
+        let mut i = b.len();
+        while i > 0 && b[i - 1] != b'_' {
+            i -= 1;
+        }
+        let (head, last) = b.split_at(i);
+        let head = match head.split_last() {
+            Some((_, h)) => h,
+            None => head,
         };
-        let packed = head.ends_with(b"PK2");
+        let packed = ends_with(head, b"PK2");
         let k = match last {
             b"F16" if packed => Kind::PkF16,
             b"BF16" | b"I16" | b"U16" | b"B16" if packed => Kind::PkI16,
@@ -50,8 +57,19 @@ impl Kind {
         }
     }
 
+    /// The kind of every data format of a table at size 32 (const: see [`Kind::of`]).
+    pub const fn table<const N: usize>(formats: &[&str]) -> [Kind; N] {
+        let mut t = [Kind::I32; N];
+        let mut i = 0;
+        while i < N && i < formats.len() {
+            t[i] = Kind::of(formats[i], 32);
+            i += 1;
+        }
+        t
+    }
+
     /// True for float kinds (neg/abs print as `-` and `|x|`).
-    pub fn is_float(self) -> bool {
+    pub const fn is_float(self) -> bool {
         matches!(self, Kind::F16 | Kind::F32 | Kind::F64 | Kind::PkF16 | Kind::BF16)
     }
 }
@@ -274,12 +292,67 @@ pub fn put_hex(out: &mut String, x: impl HexPiece) {
 }
 
 /// True when `needle` occurs in `hay`: a plain byte search, cheaper than `str::contains` on the
-/// short mnemonics and format names the printers test.
+/// short mnemonics and format names the printers test (const: mnemonic facts are worked out at
+/// compile time).
 #[inline]
-pub fn has(hay: &str, needle: &str) -> bool {
+pub const fn has(hay: &str, needle: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    let Some((&first, rest)) = n.split_first() else { return true };
-    h.len() >= n.len() && (0..=h.len() - n.len()).any(|i| h[i] == first && h[i + 1..i + n.len()] == *rest)
+    if n.len() > h.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i + n.len() <= h.len() {
+        if same_at(h, i, n) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// True when `h` holds `n` at byte `at`.
+const fn same_at(h: &[u8], at: usize, n: &[u8]) -> bool {
+    if at + n.len() > h.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < n.len() {
+        if h[at + k] != n[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+/// True when `h` ends with `n`.
+const fn ends_with(h: &[u8], n: &[u8]) -> bool {
+    h.len() >= n.len() && same_at(h, h.len() - n.len(), n)
+}
+
+/// `m.starts_with(p)`, usable in const tables.
+pub const fn starts(m: &str, p: &str) -> bool {
+    same_at(m.as_bytes(), 0, p.as_bytes())
+}
+
+/// `m.ends_with(p)`, usable in const tables.
+pub const fn ends(m: &str, p: &str) -> bool {
+    ends_with(m.as_bytes(), p.as_bytes())
+}
+
+/// `m == p`, usable in const tables.
+pub const fn eq(m: &str, p: &str) -> bool {
+    m.len() == p.len() && same_at(m.as_bytes(), 0, p.as_bytes())
+}
+
+/// Appends the separator before operand `k`: a space, after a comma from the second operand on
+/// (two characters pushed: cheaper than copying a string).
+#[inline(always)]
+pub fn sep(out: &mut String, k: usize) {
+    if k != 0 {
+        out.push(',');
+    }
+    out.push(' ');
 }
 
 /// Appends `v5` or `v[5:6]`.
@@ -524,12 +597,14 @@ pub fn bit_list(out: &mut String, bits: u64, n: usize) {
     out.push(']');
 }
 
-/// Which source (0, 1, 2) a VOP operand's field holds, if it is one.
+/// Which source (0, 1, 2) a VOP operand's field holds, if it is one (`SRC0`..`SRC2`, `VSRC0`,
+/// `VSRC1`: read off the name's bytes, not by string comparisons).
+#[inline]
 pub fn src_index(op: &crate::spec::Operand) -> Option<usize> {
-    match op.field.map(|f| f.name) {
-        Some("SRC0") | Some("VSRC0") => Some(0),
-        Some("SRC1") | Some("VSRC1") => Some(1),
-        Some("SRC2") => Some(2),
+    let f = op.field.as_ref()?;
+    match f.name.as_bytes() {
+        [b'S', b'R', b'C', d @ b'0'..=b'2'] => Some((d - b'0') as usize),
+        [b'V', b'S', b'R', b'C', d @ b'0'..=b'1'] => Some((d - b'0') as usize),
         _ => None,
     }
 }

@@ -40,7 +40,7 @@ impl<'a, Op> Ctx<'a, Op> {
     }
 
     /// A context for printing only: reads are not recorded, operand kinds come from `kinds`
-    /// (one per data format, see [`kinds_of`]).
+    /// (one per data format, see [`Kind::table`]).
     pub fn for_print(t: &'static Tables<Op>, d: &'a Decoded, names: &'static ScalarNames, addr: u64, kinds: &'static [Kind]) -> Self {
         Ctx { track: false, kinds, ..Ctx::new(t, d, names, addr) }
     }
@@ -50,11 +50,16 @@ impl<'a, Op> Ctx<'a, Op> {
         self.used.get()
     }
 
-    #[inline]
+    #[inline(always)]
     fn mark(&self, f: Field) {
-        if !self.track {
-            return;
+        if self.track {
+            self.mark_slow(f)
         }
+    }
+
+    /// [`Ctx::mark`] when tracking.
+    #[inline(never)]
+    fn mark_slow(&self, f: Field) {
         let mut u = self.used.get();
         f.set(&mut u, u64::MAX);
         self.used.set(u);
@@ -115,6 +120,7 @@ impl<'a, Op> Ctx<'a, Op> {
     }
 
     /// A field's value.
+    #[inline(always)]
     pub fn f(&self, f: Field) -> u32 {
         self.mark(f);
         f.get(&self.d.words) as u32
@@ -149,6 +155,7 @@ impl<'a, Op> Ctx<'a, Op> {
     }
 
     /// The operand's print kind.
+    #[inline]
     pub fn kind(&self, op: &Operand) -> Kind {
         match self.kinds.get(op.fmt as usize) {
             Some(&Kind::I32) if op.size == 64 => Kind::I64,
@@ -158,6 +165,7 @@ impl<'a, Op> Ctx<'a, Op> {
     }
 
     /// The operand's raw field value.
+    #[inline(always)]
     pub fn val(&self, op: &Operand) -> u32 {
         op.field.map(|f| self.f(f)).unwrap_or(0)
     }
@@ -177,12 +185,6 @@ impl<'a, Op> Ctx<'a, Op> {
         let lit = self.src_literal(v, kind);
         operands::src(out, self.names, v, size, kind, lit)
     }
-}
-
-/// The print kind of every data format of a table (at size 32; [`Ctx::kind`] widens I32 to I64
-/// for 64-bit operands, as [`Kind::of`] does).
-pub fn kinds_of(formats: &[&str]) -> Vec<Kind> {
-    formats.iter().map(|f| Kind::of(f, 32)).collect()
 }
 
 /// Appends ` name:0x..` in hex.

@@ -3,16 +3,16 @@
 use super::{enc, Op};
 use crate::amd::operands::GFX10_SCALARS;
 use crate::amd::operands::Kind;
-use crate::amd::print::{kinds_of, Ctx};
-use std::sync::OnceLock;
+use crate::amd::print::Ctx;
 use crate::amd::{Amd, Generation};
 use crate::Decoded;
 
+/// The print kind of every data format of the tables (worked out at compile time).
+static KINDS: [Kind; super::DATA_FORMATS.len()] = Kind::table(super::DATA_FORMATS);
+
 impl Generation for Op {
     fn print(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String) {
-        static KINDS: OnceLock<Vec<Kind>> = OnceLock::new();
-        let kinds = KINDS.get_or_init(|| kinds_of(p.tables().data_formats));
-        let c = Ctx::for_print(p.tables(), d, &GFX10_SCALARS, addr, kinds);
+        let c = Ctx::for_print(p.tables(), d, &GFX10_SCALARS, addr, &KINDS);
         dispatch(&c, out)
     }
 

@@ -187,6 +187,6 @@ pub fn sext(v: u32, bits: u32) -> i32 {
 
 /// Separator before operand `k` (a space, then commas).
 pub fn sep(out: &mut String, k: &mut usize) {
-    out.push_str(if *k == 0 { " " } else { ", " });
+    crate::amd::operands::sep(out, *k);
     *k += 1;
 }

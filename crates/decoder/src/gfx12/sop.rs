@@ -10,7 +10,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let m = c.mnemonic();
     out.push_str(m);
     for (k, op) in c.ie.operands.iter().enumerate() {
-        out.push_str(if k == 0 { " " } else { ", " });
+        crate::amd::operands::sep(out, k);
         let v = c.val(op);
         match c.ty(op) {
             "OPR_SDST" | "OPR_SREG" => c.sreg(out, v, op.size),
