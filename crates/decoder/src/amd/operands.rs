@@ -375,7 +375,14 @@ pub fn reg(out: &mut String, prefix: &str, n: u32, size_bits: u16) {
 }
 
 /// Appends a vector register (range).
+#[inline]
 pub fn vgpr(out: &mut String, n: u32, size_bits: u16) {
+    if size_bits <= 32 && n < 256 {
+        // Every table has the same VGPR names.
+        if let Some(&p) = GFX10_SRC32.get(256 + n as usize) {
+            return put_packed(out, p);
+        }
+    }
     reg(out, "v", n, size_bits)
 }
 
@@ -388,15 +395,114 @@ pub struct ScalarNames {
     pub null: u32,
     /// Encoding of m0.
     pub m0: u32,
+    /// The text of every 9-bit source value as a 32-bit operand, packed (see [`packed_names`]).
+    pub src32: &'static [u64; 512],
 }
 
 /// gfx10 numbering.
-pub const GFX10_SCALARS: ScalarNames = ScalarNames { ttmp_base: 108, null: 125, m0: 124 };
+pub const GFX10_SCALARS: ScalarNames = ScalarNames { ttmp_base: 108, null: 125, m0: 124, src32: &GFX10_SRC32 };
 /// gfx12 numbering (m0 and null swapped relative to gfx10).
-pub const GFX12_SCALARS: ScalarNames = ScalarNames { ttmp_base: 108, null: 124, m0: 125 };
+pub const GFX12_SCALARS: ScalarNames = ScalarNames { ttmp_base: 108, null: 124, m0: 125, src32: &GFX12_SRC32 };
+
+/// [`ScalarNames::src32`] of gfx10.
+static GFX10_SRC32: [u64; 512] = packed_names(108, 125, 124);
+/// [`ScalarNames::src32`] of gfx12.
+static GFX12_SRC32: [u64; 512] = packed_names(108, 124, 125);
+
+/// Packs up to 7 ASCII bytes and their count (in the top byte) into a u64.
+const fn pack(text: &[u8]) -> u64 {
+    let mut v = (text.len() as u64) << 56;
+    let mut i = 0;
+    while i < text.len() && i < 7 {
+        v |= (text[i] as u64) << (8 * i);
+        i += 1;
+    }
+    v
+}
+
+/// Packs a prefix and a decimal number below 1000.
+const fn pack_num(prefix: &[u8], neg: bool, n: u32) -> u64 {
+    let mut b = [0u8; 7];
+    let mut k = 0;
+    while k < prefix.len() {
+        b[k] = prefix[k];
+        k += 1;
+    }
+    if neg {
+        b[k] = b'-';
+        k += 1;
+    }
+    if n >= 100 {
+        b[k] = b'0' + (n / 100) as u8;
+        k += 1;
+    }
+    if n >= 10 {
+        b[k] = b'0' + (n / 10 % 10) as u8;
+        k += 1;
+    }
+    b[k] = b'0' + (n % 10) as u8;
+    k += 1;
+    pack(b.split_at(k).0)
+}
+
+/// The text [`src`] gives each 9-bit source value of a 32-bit operand, packed (text in the low
+/// bytes, its length in the top byte); 0 where the text depends on more than the value (inline
+/// floats, literals) or is longer than 7 bytes.
+pub const fn packed_names(ttmp_base: u32, null: u32, m0: u32) -> [u64; 512] {
+    let mut t = [0u64; 512];
+    let mut v = 0u32;
+    while v < 512 {
+        t[v as usize] = match v {
+            0..=105 => pack_num(b"s", false, v),
+            106 => pack(b"vcc_lo"),
+            107 => pack(b"vcc_hi"),
+            126 => pack(b"exec_lo"),
+            127 => pack(b"exec_hi"),
+            128..=192 => pack_num(b"", false, v - 128),
+            193..=208 => pack_num(b"", true, v - 192),
+            256..=511 => pack_num(b"v", false, v - 256),
+            _ if v >= ttmp_base && v < ttmp_base + 16 => pack_num(b"ttmp", false, v - ttmp_base),
+            _ if v == m0 => pack(b"m0"),
+            _ if v == null => pack(b"null"),
+            _ => 0,
+        };
+        v += 1;
+    }
+    t
+}
+
+/// Appends the text packed by [`pack`] with one 8-byte store (no copy loop, no memcpy call).
+#[inline(always)]
+pub fn put_packed(out: &mut String, packed: u64) {
+    let len = (packed >> 56) as usize & 7;
+    // SAFETY: only the first `len` bytes become part of the string, and those are ASCII (the
+    // packed tables hold ASCII text), so the string stays UTF-8.
+    let v = unsafe { out.as_mut_vec() };
+    v.reserve(8);
+    let n = v.len();
+    if let Some(dst) = v.spare_capacity_mut().first_chunk_mut::<8>() {
+        for (d, b) in dst.iter_mut().zip(packed.to_le_bytes()) {
+            d.write(b);
+        }
+        // SAFETY: `reserve(8)` made room for 8 bytes past `n`, all of them just written; `len`
+        // is at most 7.
+        unsafe { v.set_len(n + len) };
+    }
+}
 
 /// Appends a scalar operand 0..=127 (SGPRs, specials) of `size_bits`.
+#[inline]
 pub fn sreg(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16) {
+    if size_bits <= 32 && v < 128 {
+        if let Some(&p) = names.src32.get(v as usize) {
+            return put_packed(out, p);
+        }
+    }
+    sreg_slow(out, names, v, size_bits)
+}
+
+/// [`sreg`] of tuples and values above 127.
+fn sreg_slow(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16) {
     let wide = size_bits > 32;
     // LLVM prints SGPR and trap-temporary tuples at their aligned start (pairs even, wider x4).
     let align = match size_bits {
@@ -524,7 +630,19 @@ pub fn imm(out: &mut String, v: u32) {
 
 /// Appends a 9-bit (VOP) or 8-bit (SOP) source operand value `v` of `size_bits`.
 /// `lit` is the instruction's literal dword (used when v == 255).
+#[inline]
 pub fn src(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16, kind: Kind, lit: u32) {
+    if size_bits <= 32 {
+        match names.src32.get(v as usize) {
+            Some(&p) if p != 0 => return put_packed(out, p),
+            _ => {}
+        }
+    }
+    src_slow(out, names, v, size_bits, kind, lit)
+}
+
+/// [`src`] of tuples, constants that depend on the kind, literals and long names.
+fn src_slow(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16, kind: Kind, lit: u32) {
     match v {
         0..=127 => sreg(out, names, v, size_bits),
         128..=192 => dec(out, v - 128),
