@@ -375,7 +375,7 @@ pub fn reg(out: &mut String, prefix: &str, n: u32, size_bits: u16) {
 }
 
 /// Appends a vector register (range).
-#[inline]
+#[inline(always)]
 pub fn vgpr(out: &mut String, n: u32, size_bits: u16) {
     if size_bits <= 32 && n < 256 {
         // Every table has the same VGPR names.

@@ -109,7 +109,11 @@ impl<'a, Op> Ctx<'a, Op> {
     }
 
     /// Appends a source with modifiers (see [`operands::src_mods`]).
+    #[inline]
     pub fn src_mods(&self, out: &mut String, v: u32, size: u16, kind: Kind, neg: bool, abs: bool) {
+        if !(neg | abs) {
+            return self.src(out, v, size, kind);
+        }
         let lit = self.src_literal(v, kind);
         operands::src_mods(out, self.names, v, size, kind, lit, neg, abs)
     }
@@ -180,8 +184,22 @@ impl<'a, Op> Ctx<'a, Op> {
         operands::sreg(out, self.names, v, size)
     }
 
-    /// Appends a source operand.
+    /// Appends a source operand: a 32-bit register or inline integer from the name table, the
+    /// rest through [`operands::src`].
+    #[inline]
     pub fn src(&self, out: &mut String, v: u32, size: u16, kind: Kind) {
+        if size <= 32 {
+            match self.names.src32.get(v as usize) {
+                Some(&p) if p != 0 => return operands::put_packed(out, p),
+                _ => {}
+            }
+        }
+        self.src_slow(out, v, size, kind)
+    }
+
+    /// [`Ctx::src`] of what the name table does not hold.
+    #[inline(never)]
+    fn src_slow(&self, out: &mut String, v: u32, size: u16, kind: Kind) {
         let lit = self.src_literal(v, kind);
         operands::src(out, self.names, v, size, kind, lit)
     }
