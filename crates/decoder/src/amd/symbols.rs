@@ -373,7 +373,8 @@ pub const IMAGE_DIMS: [&str; 8] = [
 /// (coordinates, gradient dimensions) per dim.
 pub const DIM_COORDS: [(u32, u32); 8] = [(1, 1), (2, 2), (3, 3), (3, 2), (2, 1), (3, 2), (3, 2), (4, 2)];
 
-/// Buffer modifiers after the operands: ` format:[NAME]` (typed buffers; the default 1 is not
+/// Buffer modifiers after the operands: ` format:[BUF_FMT_NAME]` (typed buffers, NAME as the
+/// format tables give it; the default 1 is not
 /// printed, an unnamed value prints as a number), ` idxen`, ` offen`, ` offset:N`.
 pub fn buffer_addressing(
     out: &mut String,
@@ -385,7 +386,7 @@ pub fn buffer_addressing(
     match format {
         Some((1, _)) | None => {}
         Some((_, Some(n))) => {
-            out.push_str(" format:[");
+            out.push_str(" format:[BUF_FMT_");
             crate::amd::operands::put(out, n);
             out.push(']');
         }
