@@ -82,7 +82,7 @@ fn vop_e32(c: &Ctx<'_, Op>, out: &mut String) {
 }
 
 /// Mnemonic facts the vector printer tests, read once per instruction (see [`traits`]).
-mod tr {
+pub(super) mod tr {
     /// `v_cndmask_b32*`: float modifiers on b32 sources.
     pub const CNDMASK: u16 = 1;
     /// Byte conversions, `*_i4`, `v_sad_u16`: integer sources.
@@ -147,7 +147,7 @@ const fn traits_of(m: &str) -> u16 {
 }
 
 /// The [`tr`] bits of every instruction, worked out at compile time.
-static TRAITS: [u16; super::INSTRUCTIONS.len()] = {
+pub(super) static TRAITS: [u16; super::INSTRUCTIONS.len()] = {
     let mut t = [0; super::INSTRUCTIONS.len()];
     let mut i = 0;
     while i < t.len() {
@@ -166,7 +166,12 @@ fn traits(c: &Ctx<'_, Op>) -> u16 {
 /// The kind a source's modifiers follow: v_cndmask_b32 takes float modifiers on its b32 sources,
 /// byte conversions and class masks read integers.
 fn mod_kind(c: &Ctx<'_, Op>, op: &Operand, i: usize) -> Kind {
-    let t = traits(c);
+    mod_kind_of(traits(c), c.kind(op), i)
+}
+
+/// [`mod_kind`] of source `i` of print kind `kind` of an instruction of traits `t` (const: the
+/// print plans work it out at compile time).
+pub(super) const fn mod_kind_of(t: u16, kind: Kind, i: usize) -> Kind {
     if t & tr::CNDMASK != 0 {
         Kind::F32
     } else if t & tr::INT != 0
@@ -176,7 +181,7 @@ fn mod_kind(c: &Ctx<'_, Op>, op: &Operand, i: usize) -> Kind {
     {
         Kind::I32
     } else {
-        c.kind(op)
+        kind
     }
 }
 

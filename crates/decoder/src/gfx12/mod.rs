@@ -9,6 +9,7 @@ pub use tables::*;
 mod canon;
 mod ops;
 mod print;
+pub use print::print_reference;
 mod smem;
 mod sop;
 mod vbuffer;
