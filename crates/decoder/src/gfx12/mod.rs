@@ -7,6 +7,7 @@ mod tables {
 pub use tables::*;
 
 mod canon;
+mod fast;
 mod ops;
 mod print;
 pub use print::print_reference;

@@ -13,7 +13,9 @@ static KINDS: [Kind; super::DATA_FORMATS.len()] = Kind::table(super::DATA_FORMAT
 impl Generation for Op {
     fn print(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String) {
         let c = Ctx::for_print(p.tables(), d, &GFX12_SCALARS, addr, &KINDS);
-        dispatch(&c, out)
+        if !super::fast::print(&c, out) {
+            dispatch(&c, out)
+        }
     }
 
     fn canonicalize(p: &Amd<Self>, d: &mut Decoded) {
@@ -26,8 +28,9 @@ impl Generation for Op {
     }
 }
 
-/// Prints `d` through the family printers only, without the print plans: the reference the
-/// plans are checked against (tests, fuzzing). Same text as the plugin's `print`.
+/// Prints `d` through the family printers only, without the print plans of [`super::fast`]:
+/// the reference the plans are checked against (tests, fuzzing). Same text as the plugin's
+/// `print`.
 pub fn print_reference(d: &Decoded, addr: u64, out: &mut String) {
     let c = Ctx::for_print(&super::TABLES, d, &GFX12_SCALARS, addr, &KINDS);
     dispatch(&c, out)

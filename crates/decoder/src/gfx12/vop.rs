@@ -98,7 +98,7 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
 use crate::amd::operands::{omod, src_index};
 
 /// Mnemonic facts the vector printer tests, read once per instruction (see [`traits`]).
-mod tr {
+pub(super) mod tr {
     /// `*ldexp*`, `*_class_f32*`, `*_class_f64*`: the second source takes no float modifiers.
     pub const INT_SRC1: u8 = 1;
     /// `v_cndmask*`: float modifiers whatever the type.
@@ -142,7 +142,7 @@ const fn traits_of(m: &str) -> u8 {
 }
 
 /// The [`tr`] bits of every instruction, worked out at compile time.
-static TRAITS: [u8; super::INSTRUCTIONS.len()] = {
+pub(super) static TRAITS: [u8; super::INSTRUCTIONS.len()] = {
     let mut t = [0; super::INSTRUCTIONS.len()];
     let mut i = 0;
     while i < t.len() {
@@ -166,7 +166,12 @@ pub(super) fn is16(_c: &Ctx<'_, Op>, op: &Operand) -> bool {
 
 /// True when source `i` takes float input modifiers.
 pub(super) fn float_mods(c: &Ctx<'_, Op>, kind: Kind, i: usize) -> bool {
-    let t = traits(c);
+    float_mods_of(traits(c), kind, i)
+}
+
+/// [`float_mods`] of an instruction of traits `t` (const: the print plans work it out at
+/// compile time).
+pub(super) const fn float_mods_of(t: u8, kind: Kind, i: usize) -> bool {
     if i == 1 && t & tr::INT_SRC1 != 0 {
         return false;
     }
@@ -222,7 +227,7 @@ pub(super) fn has_opsel(c: &Ctx<'_, Op>, _has16: bool) -> bool {
 }
 
 /// A source with gfx12 modifiers: `-x`/`neg(imm)`, `|x|`.
-fn src_mod(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind, neg: bool, abs: bool) {
+pub(super) fn src_mod(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind, neg: bool, abs: bool) {
     let imm = v == 255 || (128..=208).contains(&v) || (240..=248).contains(&v);
     if neg && imm && !abs {
         out.push_str("neg(");
