@@ -1,5 +1,6 @@
 //! Decode, print and re-encode arbitrary bytes as gfx1201: nothing may panic; the batch decoder
-//! and the text listing agree with decoding one instruction at a time.
+//! and the text listing agree with decoding one instruction at a time; the print plans print
+//! what the family printers print.
 #![no_main]
 use isabridge_decoder::{disasm, disasm::disassemble, Isa};
 use libfuzzer_sys::fuzz_target;
@@ -22,6 +23,10 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(off, used);
     assert!(used == data.len() || p.decode(&data[used..], used as u64).is_err());
     if let Ok(d) = p.decode(data, 0) {
+        let (mut planned, mut reference) = (String::new(), String::new());
+        p.print(&d, 0, &mut planned);
+        isabridge_decoder::gfx12::print_reference(&d, 0, &mut reference);
+        assert_eq!(planned, reference);
         // The canonical form (it may gain a literal) decodes to the same instruction.
         let bytes = p.encode(&d);
         let again = p.decode(&bytes, 0).expect("canonical bytes decode");

@@ -25,14 +25,21 @@ pub enum Kind {
 
 impl Kind {
     /// The kind of a DataFormatName (`FMT_NUM_F32`, `FMT_NUM_PK2_F16`, `FMT_ANY` ...): read off
-    /// its last token, without substring searches (this runs for every operand printed).
-    pub fn of(fmt: &str, size: u16) -> Kind {
+    /// its last token, without substring searches (const: the printers' per-format tables are
+    /// worked out at compile time).
+    pub const fn of(fmt: &str, size: u16) -> Kind {
         let b = fmt.as_bytes();
-        let (head, last) = match fmt.rfind('_') {
-            Some(i) => (&b[..i], &b[i + 1..]),
-            None => (&b[..0], b),
+        // The last token: what follows the last `_` (the whole name when there is none).
+        let mut i = b.len();
+        while i > 0 && b[i - 1] != b'_' {
+            i -= 1;
+        }
+        let (head, last) = b.split_at(i);
+        let head = match head.split_last() {
+            Some((_, h)) => h,
+            None => head,
         };
-        let packed = head.ends_with(b"PK2");
+        let packed = ends_with(head, b"PK2");
         let k = match last {
             b"F16" if packed => Kind::PkF16,
             b"BF16" | b"I16" | b"U16" | b"B16" if packed => Kind::PkI16,
@@ -50,8 +57,19 @@ impl Kind {
         }
     }
 
+    /// The kind of every data format of a table at size 32 (const: see [`Kind::of`]).
+    pub const fn table<const N: usize>(formats: &[&str]) -> [Kind; N] {
+        let mut t = [Kind::I32; N];
+        let mut i = 0;
+        while i < N && i < formats.len() {
+            t[i] = Kind::of(formats[i], 32);
+            i += 1;
+        }
+        t
+    }
+
     /// True for float kinds (neg/abs print as `-` and `|x|`).
-    pub fn is_float(self) -> bool {
+    pub const fn is_float(self) -> bool {
         matches!(self, Kind::F16 | Kind::F32 | Kind::F64 | Kind::PkF16 | Kind::BF16)
     }
 }
@@ -274,12 +292,67 @@ pub fn put_hex(out: &mut String, x: impl HexPiece) {
 }
 
 /// True when `needle` occurs in `hay`: a plain byte search, cheaper than `str::contains` on the
-/// short mnemonics and format names the printers test.
+/// short mnemonics and format names the printers test (const: mnemonic facts are worked out at
+/// compile time).
 #[inline]
-pub fn has(hay: &str, needle: &str) -> bool {
+pub const fn has(hay: &str, needle: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    let Some((&first, rest)) = n.split_first() else { return true };
-    h.len() >= n.len() && (0..=h.len() - n.len()).any(|i| h[i] == first && h[i + 1..i + n.len()] == *rest)
+    if n.len() > h.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i + n.len() <= h.len() {
+        if same_at(h, i, n) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// True when `h` holds `n` at byte `at`.
+const fn same_at(h: &[u8], at: usize, n: &[u8]) -> bool {
+    if at + n.len() > h.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < n.len() {
+        if h[at + k] != n[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+/// True when `h` ends with `n`.
+const fn ends_with(h: &[u8], n: &[u8]) -> bool {
+    h.len() >= n.len() && same_at(h, h.len() - n.len(), n)
+}
+
+/// `m.starts_with(p)`, usable in const tables.
+pub const fn starts(m: &str, p: &str) -> bool {
+    same_at(m.as_bytes(), 0, p.as_bytes())
+}
+
+/// `m.ends_with(p)`, usable in const tables.
+pub const fn ends(m: &str, p: &str) -> bool {
+    ends_with(m.as_bytes(), p.as_bytes())
+}
+
+/// `m == p`, usable in const tables.
+pub const fn eq(m: &str, p: &str) -> bool {
+    m.len() == p.len() && same_at(m.as_bytes(), 0, p.as_bytes())
+}
+
+/// Appends the separator before operand `k`: a space, after a comma from the second operand on
+/// (two characters pushed: cheaper than copying a string).
+#[inline(always)]
+pub fn sep(out: &mut String, k: usize) {
+    if k != 0 {
+        out.push(',');
+    }
+    out.push(' ');
 }
 
 /// Appends `v5` or `v[5:6]`.
@@ -302,7 +375,14 @@ pub fn reg(out: &mut String, prefix: &str, n: u32, size_bits: u16) {
 }
 
 /// Appends a vector register (range).
+#[inline(always)]
 pub fn vgpr(out: &mut String, n: u32, size_bits: u16) {
+    if size_bits <= 32 && n < 256 {
+        // Every table has the same VGPR names.
+        if let Some(&p) = GFX10_SRC32.get(256 + n as usize) {
+            return put_packed(out, p);
+        }
+    }
     reg(out, "v", n, size_bits)
 }
 
@@ -315,15 +395,114 @@ pub struct ScalarNames {
     pub null: u32,
     /// Encoding of m0.
     pub m0: u32,
+    /// The text of every 9-bit source value as a 32-bit operand, packed (see [`packed_names`]).
+    pub src32: &'static [u64; 512],
 }
 
 /// gfx10 numbering.
-pub const GFX10_SCALARS: ScalarNames = ScalarNames { ttmp_base: 108, null: 125, m0: 124 };
+pub const GFX10_SCALARS: ScalarNames = ScalarNames { ttmp_base: 108, null: 125, m0: 124, src32: &GFX10_SRC32 };
 /// gfx12 numbering (m0 and null swapped relative to gfx10).
-pub const GFX12_SCALARS: ScalarNames = ScalarNames { ttmp_base: 108, null: 124, m0: 125 };
+pub const GFX12_SCALARS: ScalarNames = ScalarNames { ttmp_base: 108, null: 124, m0: 125, src32: &GFX12_SRC32 };
+
+/// [`ScalarNames::src32`] of gfx10.
+static GFX10_SRC32: [u64; 512] = packed_names(108, 125, 124);
+/// [`ScalarNames::src32`] of gfx12.
+static GFX12_SRC32: [u64; 512] = packed_names(108, 124, 125);
+
+/// Packs up to 7 ASCII bytes and their count (in the top byte) into a u64.
+const fn pack(text: &[u8]) -> u64 {
+    let mut v = (text.len() as u64) << 56;
+    let mut i = 0;
+    while i < text.len() && i < 7 {
+        v |= (text[i] as u64) << (8 * i);
+        i += 1;
+    }
+    v
+}
+
+/// Packs a prefix and a decimal number below 1000.
+const fn pack_num(prefix: &[u8], neg: bool, n: u32) -> u64 {
+    let mut b = [0u8; 7];
+    let mut k = 0;
+    while k < prefix.len() {
+        b[k] = prefix[k];
+        k += 1;
+    }
+    if neg {
+        b[k] = b'-';
+        k += 1;
+    }
+    if n >= 100 {
+        b[k] = b'0' + (n / 100) as u8;
+        k += 1;
+    }
+    if n >= 10 {
+        b[k] = b'0' + (n / 10 % 10) as u8;
+        k += 1;
+    }
+    b[k] = b'0' + (n % 10) as u8;
+    k += 1;
+    pack(b.split_at(k).0)
+}
+
+/// The text [`src`] gives each 9-bit source value of a 32-bit operand, packed (text in the low
+/// bytes, its length in the top byte); 0 where the text depends on more than the value (inline
+/// floats, literals) or is longer than 7 bytes.
+pub const fn packed_names(ttmp_base: u32, null: u32, m0: u32) -> [u64; 512] {
+    let mut t = [0u64; 512];
+    let mut v = 0u32;
+    while v < 512 {
+        t[v as usize] = match v {
+            0..=105 => pack_num(b"s", false, v),
+            106 => pack(b"vcc_lo"),
+            107 => pack(b"vcc_hi"),
+            126 => pack(b"exec_lo"),
+            127 => pack(b"exec_hi"),
+            128..=192 => pack_num(b"", false, v - 128),
+            193..=208 => pack_num(b"", true, v - 192),
+            256..=511 => pack_num(b"v", false, v - 256),
+            _ if v >= ttmp_base && v < ttmp_base + 16 => pack_num(b"ttmp", false, v - ttmp_base),
+            _ if v == m0 => pack(b"m0"),
+            _ if v == null => pack(b"null"),
+            _ => 0,
+        };
+        v += 1;
+    }
+    t
+}
+
+/// Appends the text packed by [`pack`] with one 8-byte store (no copy loop, no memcpy call).
+#[inline(always)]
+pub fn put_packed(out: &mut String, packed: u64) {
+    let len = (packed >> 56) as usize & 7;
+    // SAFETY: only the first `len` bytes become part of the string, and those are ASCII (the
+    // packed tables hold ASCII text), so the string stays UTF-8.
+    let v = unsafe { out.as_mut_vec() };
+    v.reserve(8);
+    let n = v.len();
+    if let Some(dst) = v.spare_capacity_mut().first_chunk_mut::<8>() {
+        for (d, b) in dst.iter_mut().zip(packed.to_le_bytes()) {
+            d.write(b);
+        }
+        // SAFETY: `reserve(8)` made room for 8 bytes past `n`, all of them just written; `len`
+        // is at most 7.
+        unsafe { v.set_len(n + len) };
+    }
+}
 
 /// Appends a scalar operand 0..=127 (SGPRs, specials) of `size_bits`.
+#[inline]
 pub fn sreg(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16) {
+    if size_bits <= 32 && v < 128 {
+        if let Some(&p) = names.src32.get(v as usize) {
+            return put_packed(out, p);
+        }
+    }
+    sreg_slow(out, names, v, size_bits)
+}
+
+/// [`sreg`] of tuples and values above 127.
+fn sreg_slow(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16) {
     let wide = size_bits > 32;
     // LLVM prints SGPR and trap-temporary tuples at their aligned start (pairs even, wider x4).
     let align = match size_bits {
@@ -451,7 +630,19 @@ pub fn imm(out: &mut String, v: u32) {
 
 /// Appends a 9-bit (VOP) or 8-bit (SOP) source operand value `v` of `size_bits`.
 /// `lit` is the instruction's literal dword (used when v == 255).
+#[inline]
 pub fn src(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16, kind: Kind, lit: u32) {
+    if size_bits <= 32 {
+        match names.src32.get(v as usize) {
+            Some(&p) if p != 0 => return put_packed(out, p),
+            _ => {}
+        }
+    }
+    src_slow(out, names, v, size_bits, kind, lit)
+}
+
+/// [`src`] of tuples, constants that depend on the kind, literals and long names.
+fn src_slow(out: &mut String, names: &ScalarNames, v: u32, size_bits: u16, kind: Kind, lit: u32) {
     match v {
         0..=127 => sreg(out, names, v, size_bits),
         128..=192 => dec(out, v - 128),
@@ -524,12 +715,14 @@ pub fn bit_list(out: &mut String, bits: u64, n: usize) {
     out.push(']');
 }
 
-/// Which source (0, 1, 2) a VOP operand's field holds, if it is one.
+/// Which source (0, 1, 2) a VOP operand's field holds, if it is one (`SRC0`..`SRC2`, `VSRC0`,
+/// `VSRC1`: read off the name's bytes, not by string comparisons).
+#[inline]
 pub fn src_index(op: &crate::spec::Operand) -> Option<usize> {
-    match op.field.map(|f| f.name) {
-        Some("SRC0") | Some("VSRC0") => Some(0),
-        Some("SRC1") | Some("VSRC1") => Some(1),
-        Some("SRC2") => Some(2),
+    let f = op.field.as_ref()?;
+    match f.name.as_bytes() {
+        [b'S', b'R', b'C', d @ b'0'..=b'2'] => Some((d - b'0') as usize),
+        [b'V', b'S', b'R', b'C', d @ b'0'..=b'1'] => Some((d - b'0') as usize),
         _ => None,
     }
 }

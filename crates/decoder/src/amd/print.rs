@@ -40,7 +40,7 @@ impl<'a, Op> Ctx<'a, Op> {
     }
 
     /// A context for printing only: reads are not recorded, operand kinds come from `kinds`
-    /// (one per data format, see [`kinds_of`]).
+    /// (one per data format, see [`Kind::table`]).
     pub fn for_print(t: &'static Tables<Op>, d: &'a Decoded, names: &'static ScalarNames, addr: u64, kinds: &'static [Kind]) -> Self {
         Ctx { track: false, kinds, ..Ctx::new(t, d, names, addr) }
     }
@@ -50,11 +50,16 @@ impl<'a, Op> Ctx<'a, Op> {
         self.used.get()
     }
 
-    #[inline]
+    #[inline(always)]
     fn mark(&self, f: Field) {
-        if !self.track {
-            return;
+        if self.track {
+            self.mark_slow(f)
         }
+    }
+
+    /// [`Ctx::mark`] when tracking.
+    #[inline(never)]
+    fn mark_slow(&self, f: Field) {
         let mut u = self.used.get();
         f.set(&mut u, u64::MAX);
         self.used.set(u);
@@ -104,7 +109,11 @@ impl<'a, Op> Ctx<'a, Op> {
     }
 
     /// Appends a source with modifiers (see [`operands::src_mods`]).
+    #[inline]
     pub fn src_mods(&self, out: &mut String, v: u32, size: u16, kind: Kind, neg: bool, abs: bool) {
+        if !(neg | abs) {
+            return self.src(out, v, size, kind);
+        }
         let lit = self.src_literal(v, kind);
         operands::src_mods(out, self.names, v, size, kind, lit, neg, abs)
     }
@@ -115,6 +124,7 @@ impl<'a, Op> Ctx<'a, Op> {
     }
 
     /// A field's value.
+    #[inline(always)]
     pub fn f(&self, f: Field) -> u32 {
         self.mark(f);
         f.get(&self.d.words) as u32
@@ -149,6 +159,7 @@ impl<'a, Op> Ctx<'a, Op> {
     }
 
     /// The operand's print kind.
+    #[inline]
     pub fn kind(&self, op: &Operand) -> Kind {
         match self.kinds.get(op.fmt as usize) {
             Some(&Kind::I32) if op.size == 64 => Kind::I64,
@@ -158,6 +169,7 @@ impl<'a, Op> Ctx<'a, Op> {
     }
 
     /// The operand's raw field value.
+    #[inline(always)]
     pub fn val(&self, op: &Operand) -> u32 {
         op.field.map(|f| self.f(f)).unwrap_or(0)
     }
@@ -172,17 +184,25 @@ impl<'a, Op> Ctx<'a, Op> {
         operands::sreg(out, self.names, v, size)
     }
 
-    /// Appends a source operand.
+    /// Appends a source operand: a 32-bit register or inline integer from the name table, the
+    /// rest through [`operands::src`].
+    #[inline]
     pub fn src(&self, out: &mut String, v: u32, size: u16, kind: Kind) {
+        if size <= 32 {
+            match self.names.src32.get(v as usize) {
+                Some(&p) if p != 0 => return operands::put_packed(out, p),
+                _ => {}
+            }
+        }
+        self.src_slow(out, v, size, kind)
+    }
+
+    /// [`Ctx::src`] of what the name table does not hold.
+    #[inline(never)]
+    fn src_slow(&self, out: &mut String, v: u32, size: u16, kind: Kind) {
         let lit = self.src_literal(v, kind);
         operands::src(out, self.names, v, size, kind, lit)
     }
-}
-
-/// The print kind of every data format of a table (at size 32; [`Ctx::kind`] widens I32 to I64
-/// for 64-bit operands, as [`Kind::of`] does).
-pub fn kinds_of(formats: &[&str]) -> Vec<Kind> {
-    formats.iter().map(|f| Kind::of(f, 32)).collect()
 }
 
 /// Appends ` name:0x..` in hex.

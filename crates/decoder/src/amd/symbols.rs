@@ -127,30 +127,37 @@ pub fn sendmsg_gfx10(out: &mut String, v: u32) {
     let op = (v >> 4) & 7;
     let stream = (v >> 8) & 3;
     let name = lookup(MSG_GFX10, id);
-    let sym = match (id, name) {
+    // The symbolic form's parts: message name, operation name, stream (None: not symbolic).
+    let sym: Option<(&str, &str, Option<u32>)> = match (id, name) {
         (2 | 3, Some(n)) => {
             if op == 0 && id == 2 {
                 None
             } else if op == 0 {
-                (stream == 0).then(|| format!("{n}, {}", GS_OPS[0]))
+                (stream == 0).then_some((n, GS_OPS[0], None))
             } else if (op as usize) < 4 {
-                Some(format!("{n}, {}, {stream}", GS_OPS[op as usize]))
+                Some((n, GS_OPS[op as usize], Some(stream)))
             } else {
                 None
             }
         }
-        (15, Some(n)) => {
-            ((1..=4).contains(&op) && stream == 0).then(|| format!("{n}, {}", SYSMSG_OPS[op as usize]))
-        }
-        (_, Some(n)) => (op == 0 && stream == 0).then(|| n.to_string()),
+        (15, Some(n)) => ((1..=4).contains(&op) && stream == 0).then(|| (n, SYSMSG_OPS[op as usize], None)),
+        (_, Some(n)) => (op == 0 && stream == 0).then_some((n, "", None)),
         _ => None,
     };
     // A valid message prints symbolically (bits outside its fields are ignored); an invalid one
     // prints as a numeric triple when those bits are clear, else as the raw number.
     match sym {
-        Some(s) => {
+        Some((n, o, st)) => {
             out.push_str("sendmsg(");
-            crate::amd::operands::put(out, s);
+            out.push_str(n);
+            if !o.is_empty() {
+                out.push_str(", ");
+                out.push_str(o);
+            }
+            if let Some(st) = st {
+                out.push_str(", ");
+                crate::amd::operands::put(out, st);
+            }
             out.push(')');
         }
         None if v & !0x37f == 0 => {
@@ -373,7 +380,8 @@ pub const IMAGE_DIMS: [&str; 8] = [
 /// (coordinates, gradient dimensions) per dim.
 pub const DIM_COORDS: [(u32, u32); 8] = [(1, 1), (2, 2), (3, 3), (3, 2), (2, 1), (3, 2), (3, 2), (4, 2)];
 
-/// Buffer modifiers after the operands: ` format:[NAME]` (typed buffers; the default 1 is not
+/// Buffer modifiers after the operands: ` format:[BUF_FMT_NAME]` (typed buffers, NAME as the
+/// format tables give it; the default 1 is not
 /// printed, an unnamed value prints as a number), ` idxen`, ` offen`, ` offset:N`.
 pub fn buffer_addressing(
     out: &mut String,
@@ -385,7 +393,7 @@ pub fn buffer_addressing(
     match format {
         Some((1, _)) | None => {}
         Some((_, Some(n))) => {
-            out.push_str(" format:[");
+            out.push_str(" format:[BUF_FMT_");
             crate::amd::operands::put(out, n);
             out.push(']');
         }

@@ -11,7 +11,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let m = c.mnemonic();
     out.push_str(m);
     for (k, op) in c.ie.operands.iter().enumerate() {
-        out.push_str(if k == 0 { " " } else { ", " });
+        crate::amd::operands::sep(out, k);
         operands::vgpr(out, c.val(op), op.size);
     }
     let o0 = c.f(F::OFFSET0);

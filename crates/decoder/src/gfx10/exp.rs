@@ -41,7 +41,7 @@ pub fn print_vintrp(c: &Ctx<'_, Op>, out: &mut String) {
         out.push_str("_e32");
     }
     for (k, op) in c.ie.operands.iter().enumerate() {
-        out.push_str(if k == 0 { " " } else { ", " });
+        crate::amd::operands::sep(out, k);
         match op.ty {
             super::opr::OPR_ATTR => {
                 let chan = ["x", "y", "z", "w"][c.f(I::ATTRCHAN) as usize & 3];

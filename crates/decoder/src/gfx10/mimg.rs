@@ -77,7 +77,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let d16 = c.f(F::D16) != 0;
     let tfe = c.f(F::TFE) != 0 || c.f(F::LWE) != 0;
     for (k, op) in c.ie.operands.iter().enumerate() {
-        out.push_str(if k == 0 { " " } else { ", " });
+        crate::amd::operands::sep(out, k);
         let v = c.val(op);
         match c.field_name(op) {
             "VDATA" => {

@@ -22,7 +22,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         if lds && c.field_name(op) == "VDATA" {
             continue; // loads into LDS have no register destination
         }
-        out.push_str(if k == 0 { " " } else { ", " });
+        crate::amd::operands::sep(out, k);
         k += 1;
         match c.field_name(op) {
             "VADDR" => match (offen, idxen) {

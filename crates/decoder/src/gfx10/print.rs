@@ -3,17 +3,19 @@
 use super::{enc, Op};
 use crate::amd::operands::GFX10_SCALARS;
 use crate::amd::operands::Kind;
-use crate::amd::print::{kinds_of, Ctx};
-use std::sync::OnceLock;
+use crate::amd::print::Ctx;
 use crate::amd::{Amd, Generation};
 use crate::Decoded;
 
+/// The print kind of every data format of the tables (worked out at compile time).
+static KINDS: [Kind; super::DATA_FORMATS.len()] = Kind::table(super::DATA_FORMATS);
+
 impl Generation for Op {
     fn print(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String) {
-        static KINDS: OnceLock<Vec<Kind>> = OnceLock::new();
-        let kinds = KINDS.get_or_init(|| kinds_of(p.tables().data_formats));
-        let c = Ctx::for_print(p.tables(), d, &GFX10_SCALARS, addr, kinds);
-        dispatch(&c, out)
+        let c = Ctx::for_print(p.tables(), d, &GFX10_SCALARS, addr, &KINDS);
+        if !super::fast::print(&c, out) {
+            dispatch(&c, out)
+        }
     }
 
     fn canonicalize(p: &Amd<Self>, d: &mut Decoded) {
@@ -23,6 +25,14 @@ impl Generation for Op {
     fn nsa_dwords(p: &Amd<Self>, words: &[u32], ienc: u16) -> usize {
         super::mimg::nsa_dwords(p, words, ienc)
     }
+}
+
+/// Prints `d` through the family printers only, without the print plans of [`super::fast`]:
+/// the reference the plans are checked against (tests, fuzzing). Same text as the plugin's
+/// `print`.
+pub fn print_reference(d: &Decoded, addr: u64, out: &mut String) {
+    let c = Ctx::for_print(&super::TABLES, d, &GFX10_SCALARS, addr, &KINDS);
+    dispatch(&c, out)
 }
 
 /// Prints through the family printer of the instruction's encoding.

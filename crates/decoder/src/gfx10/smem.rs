@@ -10,7 +10,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     // The 21-bit offset is signed; SOFFSET = null means "no register offset".
     let imm = || ((c.f(F::OFFSET) << 11) as i32) >> 11;
     for (k, op) in c.ie.operands.iter().enumerate() {
-        out.push_str(if k == 0 { " " } else { ", " });
+        crate::amd::operands::sep(out, k);
         let v = c.val(op);
         match c.field_name(op) {
             // SBASE counts SGPR pairs.

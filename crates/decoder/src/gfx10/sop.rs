@@ -24,7 +24,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         return;
     }
     for (k, op) in c.ie.operands.iter().enumerate() {
-        out.push_str(if k == 0 { " " } else { ", " });
+        crate::amd::operands::sep(out, k);
         let v = c.val(op);
         match op.ty {
             opr::OPR_SDST | opr::OPR_SREG => c.sreg(out, v, op.size),

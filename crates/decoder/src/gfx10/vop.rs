@@ -1,6 +1,6 @@
 //! VOP1, VOP2, VOPC, VOP3, VOP3B, VOP3P and their DPP16, DPP8 and SDWA forms.
 
-use crate::amd::operands::has;
+use crate::amd::operands::{ends, eq, has, starts};
 use super::{enc, fields, opr, Op};
 use crate::amd::operands::{self, bit_list, Kind};
 use crate::amd::print::{hex_mod, Ctx};
@@ -49,7 +49,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
 }
 
 fn sep(out: &mut String, k: &mut usize) {
-    out.push_str(if *k == 0 { " " } else { ", " });
+    crate::amd::operands::sep(out, *k);
     *k += 1;
 }
 
@@ -82,7 +82,7 @@ fn vop_e32(c: &Ctx<'_, Op>, out: &mut String) {
 }
 
 /// Mnemonic facts the vector printer tests, read once per instruction (see [`traits`]).
-mod tr {
+pub(super) mod tr {
     /// `v_cndmask_b32*`: float modifiers on b32 sources.
     pub const CNDMASK: u16 = 1;
     /// Byte conversions, `*_i4`, `v_sad_u16`: integer sources.
@@ -107,49 +107,71 @@ mod tr {
     pub const SAD_U16: u16 = 1024;
 }
 
-/// The [`tr`] bits of a mnemonic.
-fn traits_of(m: &str) -> u16 {
+/// The [`tr`] bits of a mnemonic (const: see [`TRAITS`]).
+const fn traits_of(m: &str) -> u16 {
     let mut t = 0;
-    let mut set = |cond: bool, bit: u16| {
-        if cond {
-            t |= bit
-        }
-    };
-    set(m.starts_with("v_cndmask_b32"), tr::CNDMASK);
-    set(has(m, "_ubyte") || m.ends_with("_i4") || m == "v_sad_u16", tr::INT);
-    set(has(m, "_class_"), tr::CLASS);
-    set(m.starts_with("v_ldexp"), tr::LDEXP);
-    set(m == "v_cvt_pk_u8_f32", tr::CVT_PK_U8);
-    set(matches!(m, "v_mad_i32_i16" | "v_mad_u32_u16"), tr::MAD16);
-    set(m.starts_with("v_interp_"), tr::INTERP);
-    set(m.starts_with("v_permlane"), tr::PERMLANE);
-    set(m.starts_with("v_fma_mix"), tr::FMA_MIX);
-    set(matches!(m, "v_alignbit_b32" | "v_alignbyte_b32"), tr::ALIGN);
-    set(m == "v_sad_u16", tr::SAD_U16);
+    if starts(m, "v_cndmask_b32") {
+        t |= tr::CNDMASK;
+    }
+    if has(m, "_ubyte") || ends(m, "_i4") || eq(m, "v_sad_u16") {
+        t |= tr::INT;
+    }
+    if has(m, "_class_") {
+        t |= tr::CLASS;
+    }
+    if starts(m, "v_ldexp") {
+        t |= tr::LDEXP;
+    }
+    if eq(m, "v_cvt_pk_u8_f32") {
+        t |= tr::CVT_PK_U8;
+    }
+    if eq(m, "v_mad_i32_i16") || eq(m, "v_mad_u32_u16") {
+        t |= tr::MAD16;
+    }
+    if starts(m, "v_interp_") {
+        t |= tr::INTERP;
+    }
+    if starts(m, "v_permlane") {
+        t |= tr::PERMLANE;
+    }
+    if starts(m, "v_fma_mix") {
+        t |= tr::FMA_MIX;
+    }
+    if eq(m, "v_alignbit_b32") || eq(m, "v_alignbyte_b32") {
+        t |= tr::ALIGN;
+    }
+    if eq(m, "v_sad_u16") {
+        t |= tr::SAD_U16;
+    }
     t
 }
 
-/// The [`tr`] bits of the instruction, worked out on its first use (a slot per instruction;
-/// `0x8000` marks a filled slot, 0 an empty one).
-fn traits(c: &Ctx<'_, Op>) -> u16 {
-    use std::sync::atomic::{AtomicU16, Ordering};
-    static T: std::sync::OnceLock<Vec<AtomicU16>> = std::sync::OnceLock::new();
-    let t = T.get_or_init(|| (0..c.t.instructions.len()).map(|_| AtomicU16::new(0)).collect());
-    let Some(slot) = t.get(c.ie.inst as usize) else { return traits_of(c.mnemonic()) };
-    match slot.load(Ordering::Relaxed) {
-        0 => {
-            let v = traits_of(c.mnemonic());
-            slot.store(v | 0x8000, Ordering::Relaxed);
-            v
-        }
-        v => v & !0x8000,
+/// The [`tr`] bits of every instruction, worked out at compile time.
+pub(super) static TRAITS: [u16; super::INSTRUCTIONS.len()] = {
+    let mut t = [0; super::INSTRUCTIONS.len()];
+    let mut i = 0;
+    while i < t.len() {
+        t[i] = traits_of(super::INSTRUCTIONS[i].mnemonic);
+        i += 1;
     }
+    t
+};
+
+/// The [`tr`] bits of the instruction.
+#[inline]
+fn traits(c: &Ctx<'_, Op>) -> u16 {
+    TRAITS.get(c.ie.inst as usize).copied().unwrap_or(0)
 }
 
 /// The kind a source's modifiers follow: v_cndmask_b32 takes float modifiers on its b32 sources,
 /// byte conversions and class masks read integers.
 fn mod_kind(c: &Ctx<'_, Op>, op: &Operand, i: usize) -> Kind {
-    let t = traits(c);
+    mod_kind_of(traits(c), c.kind(op), i)
+}
+
+/// [`mod_kind`] of source `i` of print kind `kind` of an instruction of traits `t` (const: the
+/// print plans work it out at compile time).
+pub(super) const fn mod_kind_of(t: u16, kind: Kind, i: usize) -> Kind {
     if t & tr::CNDMASK != 0 {
         Kind::F32
     } else if t & tr::INT != 0
@@ -159,7 +181,7 @@ fn mod_kind(c: &Ctx<'_, Op>, op: &Operand, i: usize) -> Kind {
     {
         Kind::I32
     } else {
-        c.kind(op)
+        kind
     }
 }
 

@@ -7,8 +7,10 @@ mod tables {
 pub use tables::*;
 
 mod canon;
+mod fast;
 mod ops;
 mod print;
+pub use print::print_reference;
 mod smem;
 mod sop;
 mod vbuffer;

@@ -66,7 +66,22 @@ pub fn literal(out: &mut String, lit: u32, kind: Kind) {
 }
 
 /// Appends a 9-bit source operand (SGPR, VGPR, inline constant or literal) in gfx12 syntax.
+#[inline]
 pub fn src(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind) {
+    // Registers and inline integers of 32-bit operands: one name-table entry (the values below
+    // print otherwise and have none).
+    if size <= 32 {
+        match c.names.src32.get(v as usize) {
+            Some(&p) if p != 0 => return operands::put_packed(out, p),
+            _ => {}
+        }
+    }
+    src_slow(c, out, v, size, kind)
+}
+
+/// [`src`] of what the name table does not hold.
+#[inline(never)]
+fn src_slow(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind) {
     match v {
         255 => literal(out, c.lit, kind),
         230 => out.push_str("src_flat_scratch_base_lo"),
@@ -187,6 +202,6 @@ pub fn sext(v: u32, bits: u32) -> i32 {
 
 /// Separator before operand `k` (a space, then commas).
 pub fn sep(out: &mut String, k: &mut usize) {
-    out.push_str(if *k == 0 { " " } else { ", " });
+    crate::amd::operands::sep(out, *k);
     *k += 1;
 }

@@ -10,7 +10,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let m = c.mnemonic();
     out.push_str(m);
     for (k, op) in c.ie.operands.iter().enumerate() {
-        out.push_str(if k == 0 { " " } else { ", " });
+        crate::amd::operands::sep(out, k);
         let v = c.val(op);
         match c.ty(op) {
             "OPR_SDST" | "OPR_SREG" => c.sreg(out, v, op.size),
@@ -81,17 +81,27 @@ fn waitcnt(out: &mut String, v: u32) {
     let lgkm = (v >> 4) & 0x3f;
     let vm = (v >> 10) & 0x3f;
     let all = vm == 63 && exp == 7 && lgkm == 63;
-    let mut parts: Vec<String> = Vec::new();
+    // Parts separated by spaces, written straight into `out`.
+    let mut first = true;
+    let mut part = |out: &mut String, name: &str, n: u32| {
+        if !first {
+            out.push(' ');
+        }
+        first = false;
+        out.push_str(name);
+        out.push('(');
+        crate::amd::operands::put(out, n);
+        out.push(')');
+    };
     if vm != 63 || all {
-        parts.push(format!("vmcnt({vm})"));
+        part(out, "vmcnt", vm);
     }
     if exp != 7 || all {
-        parts.push(format!("expcnt({exp})"));
+        part(out, "expcnt", exp);
     }
     if lgkm != 63 || all {
-        parts.push(format!("lgkmcnt({lgkm})"));
+        part(out, "lgkmcnt", lgkm);
     }
-    out.push_str(&parts.join(" "));
 }
 
 const DELAY_ID: [&str; 12] = [
@@ -115,22 +125,30 @@ fn delay_alu(out: &mut String, v: u32) {
     let id0 = v & 0xf;
     let skip = (v >> 4) & 7;
     let id1 = (v >> 7) & 0xf;
-    let mut parts: Vec<String> = Vec::new();
     let id = |x: u32| DELAY_ID.get(x as usize).copied().unwrap_or("/* invalid instid value */");
+    // Parts separated by ` | `, written straight into `out`; `0` when there are none.
+    let mut first = true;
+    let mut part = |out: &mut String, name: &str, arg: &str| {
+        if !first {
+            out.push_str(" | ");
+        }
+        first = false;
+        out.push_str(name);
+        out.push('(');
+        out.push_str(arg);
+        out.push(')');
+    };
     if id0 != 0 {
-        parts.push(format!("instid0({})", id(id0)));
+        part(out, "instid0", id(id0));
     }
     if skip != 0 {
-        let s = DELAY_SKIP.get(skip as usize).copied().unwrap_or("/* invalid instskip value */");
-        parts.push(format!("instskip({s})"));
+        part(out, "instskip", DELAY_SKIP.get(skip as usize).copied().unwrap_or("/* invalid instskip value */"));
     }
     if id1 != 0 {
-        parts.push(format!("instid1({})", id(id1)));
+        part(out, "instid1", id(id1));
     }
-    if parts.is_empty() {
+    if id0 == 0 && skip == 0 && id1 == 0 {
         out.push('0');
-    } else {
-        out.push_str(&parts.join(" | "));
     }
 }
 

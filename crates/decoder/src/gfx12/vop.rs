@@ -2,7 +2,7 @@
 
 use super::ops::{self, sep};
 use super::{enc, fields, fmt, opr, Op};
-use crate::amd::operands::{self, bit_list, has, Kind};
+use crate::amd::operands::{self, bit_list, eq, has, starts, Kind};
 use crate::amd::print::{hex_mod, Ctx};
 use crate::spec::Operand;
 
@@ -98,7 +98,7 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
 use crate::amd::operands::{omod, src_index};
 
 /// Mnemonic facts the vector printer tests, read once per instruction (see [`traits`]).
-mod tr {
+pub(super) mod tr {
     /// `*ldexp*`, `*_class_f32*`, `*_class_f64*`: the second source takes no float modifiers.
     pub const INT_SRC1: u8 = 1;
     /// `v_cndmask*`: float modifiers whatever the type.
@@ -113,38 +113,49 @@ mod tr {
     pub const PERMLANE16: u8 = 32;
 }
 
-/// The [`tr`] bits of a mnemonic.
-fn traits_of(m: &str) -> u8 {
+/// The [`tr`] bits of a mnemonic (const: see [`TRAITS`]).
+const fn traits_of(m: &str) -> u8 {
     let mut t = 0;
-    let mut set = |cond: bool, bit: u8| {
-        if cond {
-            t |= bit
+    if has(m, "ldexp") || has(m, "_class_f32") || has(m, "_class_f64") {
+        t |= tr::INT_SRC1;
+    }
+    if starts(m, "v_cndmask") {
+        t |= tr::CNDMASK;
+    }
+    if starts(m, "v_cvt_pk_f32_fp8") || starts(m, "v_cvt_pk_f32_bf8") {
+        t |= tr::FP8_SRC;
+    }
+    if starts(m, "v_alignbit") || starts(m, "v_alignbyte") {
+        t |= tr::ALIGN;
+    }
+    let mut k = 0;
+    while k < OPSEL_VOP3.len() {
+        if eq(m, OPSEL_VOP3[k]) {
+            t |= tr::OPSEL;
         }
-    };
-    set(has(m, "ldexp") || has(m, "_class_f32") || has(m, "_class_f64"), tr::INT_SRC1);
-    set(m.starts_with("v_cndmask"), tr::CNDMASK);
-    set(m.starts_with("v_cvt_pk_f32_fp8") || m.starts_with("v_cvt_pk_f32_bf8"), tr::FP8_SRC);
-    set(m.starts_with("v_alignbit") || m.starts_with("v_alignbyte"), tr::ALIGN);
-    set(OPSEL_VOP3.binary_search(&m).is_ok(), tr::OPSEL);
-    set(m.starts_with("v_permlane16") || m.starts_with("v_permlanex16"), tr::PERMLANE16);
+        k += 1;
+    }
+    if starts(m, "v_permlane16") || starts(m, "v_permlanex16") {
+        t |= tr::PERMLANE16;
+    }
     t
 }
 
-/// The [`tr`] bits of the instruction, worked out on its first use (a slot per instruction;
-/// `0x80` marks a filled slot, 0 an empty one).
-fn traits(c: &Ctx<'_, Op>) -> u8 {
-    use std::sync::atomic::{AtomicU8, Ordering};
-    static T: std::sync::OnceLock<Vec<AtomicU8>> = std::sync::OnceLock::new();
-    let t = T.get_or_init(|| (0..c.t.instructions.len()).map(|_| AtomicU8::new(0)).collect());
-    let Some(slot) = t.get(c.ie.inst as usize) else { return traits_of(c.mnemonic()) };
-    match slot.load(Ordering::Relaxed) {
-        0 => {
-            let v = traits_of(c.mnemonic());
-            slot.store(v | 0x80, Ordering::Relaxed);
-            v
-        }
-        v => v & !0x80,
+/// The [`tr`] bits of every instruction, worked out at compile time.
+pub(super) static TRAITS: [u8; super::INSTRUCTIONS.len()] = {
+    let mut t = [0; super::INSTRUCTIONS.len()];
+    let mut i = 0;
+    while i < t.len() {
+        t[i] = traits_of(super::INSTRUCTIONS[i].mnemonic);
+        i += 1;
     }
+    t
+};
+
+/// The [`tr`] bits of the instruction.
+#[inline]
+fn traits(c: &Ctx<'_, Op>) -> u8 {
+    TRAITS.get(c.ie.inst as usize).copied().unwrap_or(0)
 }
 
 /// True for a 16-bit (not packed) data format: the instruction takes op_sel.
@@ -155,7 +166,12 @@ pub(super) fn is16(_c: &Ctx<'_, Op>, op: &Operand) -> bool {
 
 /// True when source `i` takes float input modifiers.
 pub(super) fn float_mods(c: &Ctx<'_, Op>, kind: Kind, i: usize) -> bool {
-    let t = traits(c);
+    float_mods_of(traits(c), kind, i)
+}
+
+/// [`float_mods`] of an instruction of traits `t` (const: the print plans work it out at
+/// compile time).
+pub(super) const fn float_mods_of(t: u8, kind: Kind, i: usize) -> bool {
     if i == 1 && t & tr::INT_SRC1 != 0 {
         return false;
     }
@@ -163,8 +179,7 @@ pub(super) fn float_mods(c: &Ctx<'_, Op>, kind: Kind, i: usize) -> bool {
 }
 
 /// VOP3 opcodes whose text carries op_sel (LLVM 22 without true16: the VOP3-only 16-bit
-/// operations and a few packing ones), sorted for binary search; everything else ignores the
-/// field.
+/// operations and a few packing ones), sorted; everything else ignores the field.
 const OPSEL_VOP3: &[&str] = &[
     "v_add_nc_i16",
     "v_add_nc_u16",
@@ -212,7 +227,7 @@ pub(super) fn has_opsel(c: &Ctx<'_, Op>, _has16: bool) -> bool {
 }
 
 /// A source with gfx12 modifiers: `-x`/`neg(imm)`, `|x|`.
-fn src_mod(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind, neg: bool, abs: bool) {
+pub(super) fn src_mod(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind, neg: bool, abs: bool) {
     let imm = v == 255 || (128..=208).contains(&v) || (240..=248).contains(&v);
     if neg && imm && !abs {
         out.push_str("neg(");
