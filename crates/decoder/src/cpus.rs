@@ -4,7 +4,8 @@
 //! and stays there for milliseconds while the other CPU idles: the two halves of a listing then
 //! share one CPU, and two threads are slower than one (cl_math.gfx1013: 2.39 ms against 2.11 ms
 //! fork to exit; with the second thread moved as below, 2.03 ms). So the second thread moves
-//! itself off its parent's CPU as its first act.
+//! itself off its parent's CPU as its first act, and the parent yields once after spawning it
+//! so that it gets to run at all.
 
 /// CPUs this process may run on and the one the calling thread is on; None where that cannot
 /// be asked (not Linux) or fails.
