@@ -38,7 +38,9 @@ type Section<'a> = (&'a str, u64, &'a [u8], Vec<Label<'a>>);
 /// Runs the command; the error is one line for stderr.
 pub fn run(a: &Args) -> Result<(), String> {
     let path = a.file.display();
-    let input = Input::open(&a.file).map_err(|e| format!("{path}: {e}"))?;
+    // The one input of this process: its mapping is left for the exit to take down (unmapping
+    // it costs a TLB shootdown across the CPUs the listing ran on).
+    let input = std::mem::ManuallyDrop::new(Input::open(&a.file).map_err(|e| format!("{path}: {e}"))?);
     let bytes = input.bytes();
     let is_elf = elf::is_elf(bytes);
     let (isa, sections): (Isa, Vec<Section<'_>>) = if is_elf {
