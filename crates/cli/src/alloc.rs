@@ -147,7 +147,7 @@ impl State {
     /// names its whole mapping), taken out of the keep.
     fn reuse(&mut self, len: usize) -> Option<usize> {
         let k = self.kept.iter().position(|k| k.1 == len)?;
-        Some(std::mem::replace(&mut self.kept[k], (0, 0)).0)
+        Some(std::mem::take(&mut self.kept[k]).0)
     }
 
     /// Keeps large block `p` of `len` mapped bytes for reuse; false when the keep is full.
