@@ -57,13 +57,7 @@ pub unsafe fn copy(dst: *mut u8, src: *const u8, n: usize) -> *mut u8 {
             st(dst.add(n - 32) as *mut u128, a);
             st(dst.add(n - 16) as *mut u128, b);
         } else {
-            core::arch::asm!(
-                "rep movsb",
-                inout("rcx") n => _,
-                inout("rdi") dst => _,
-                inout("rsi") src => _,
-                options(nostack, preserves_flags)
-            );
+            forward(dst, src, n);
         }
     }
     dst

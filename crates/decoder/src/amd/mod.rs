@@ -3,6 +3,7 @@
 
 pub mod formats;
 pub mod operands;
+pub(crate) mod plan;
 pub mod print;
 pub mod symbols;
 

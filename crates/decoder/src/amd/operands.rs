@@ -471,7 +471,7 @@ pub const fn packed_names(ttmp_base: u32, null: u32, m0: u32) -> [u64; 512] {
     t
 }
 
-/// Appends the text packed by [`pack`] with one 8-byte store (no copy loop, no memcpy call).
+/// Appends the text packed by `pack` with one 8-byte store (no copy loop, no memcpy call).
 #[inline(always)]
 pub fn put_packed(out: &mut String, packed: u64) {
     let len = (packed >> 56) as usize & 7;

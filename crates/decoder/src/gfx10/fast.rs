@@ -11,99 +11,11 @@
 use super::{enc, fields, opr, Op, INSTRUCTIONS, INST_ENCODINGS, DATA_FORMATS};
 use crate::amd::operands::{self, bit_list, omod, Kind};
 use crate::amd::print::Ctx;
-
-/// [`OpPlan::role`]: a VGPR.
-const R_VGPR: u8 = 0;
-/// [`OpPlan::role`]: the implicit `vcc_lo`.
-const R_VCC: u8 = 1;
-/// [`OpPlan::role`]: a scalar destination (named like a source).
-const R_SDST: u8 = 2;
-/// [`OpPlan::role`]: the 32-bit literal constant.
-const R_SIMM32: u8 = 3;
-/// [`OpPlan::role`]: a source without modifiers.
-const R_SRC: u8 = 4;
-/// [`OpPlan::role`]: VOP3 source 0 with its modifiers (1 and 2 follow).
-const R_MSRC0: u8 = 5;
-
-/// One printed operand.
-#[derive(Clone, Copy)]
-struct OpPlan {
-    /// Bit offset of its field in the first two words.
-    off: u8,
-    /// Field width in bits (0: no field, the value is 0).
-    cnt: u8,
-    /// What it prints as (R_*).
-    role: u8,
-    /// Print kind (for VOP3 sources: the kind their modifiers follow).
-    kind: Kind,
-    /// Size in bits.
-    size: u16,
-}
-
-/// No plan: print through [`super::vop::print`].
-const F_NONE: u8 = 0;
-/// VOP1/VOP2/VOPC.
-const F_E32: u8 = 1;
-/// VOP3.
-const F_VOP3: u8 = 2;
-/// VOP3B.
-const F_VOP3B: u8 = 3;
-
-/// [`Plan::flags`]: the mnemonic takes `_e32` (VOP1/VOP2/VOPC) or `_e64` (VOP3).
-const SUFFIX: u8 = 1;
-/// [`Plan::flags`]: op_sel shows when set.
-const OPSEL: u8 = 2;
-/// [`Plan::flags`]: omod shows when set.
-const OMOD: u8 = 4;
-
-/// Most operands a plan holds.
-const MAX_OPS: usize = 5;
-
-/// The print plan of one (instruction, encoding) pair.
-#[derive(Clone, Copy)]
-struct Plan {
-    /// The printed operands in order.
-    ops: [OpPlan; MAX_OPS],
-    /// How many of `ops` are used.
-    n: u8,
-    /// F_* form.
-    form: u8,
-    /// SUFFIX, OPSEL, OMOD.
-    flags: u8,
-}
-
-/// An unused operand slot.
-const NO_OP: OpPlan = OpPlan { off: 0, cnt: 0, role: R_SRC, kind: Kind::I32, size: 0 };
-/// No plan.
-const NO_PLAN: Plan = Plan { ops: [NO_OP; MAX_OPS], n: 0, form: F_NONE, flags: 0 };
+use crate::amd::plan::*;
 
 /// The print kind of an operand ([`Ctx::kind`]).
 const fn kind(op: &crate::spec::Operand) -> Kind {
     Kind::of(DATA_FORMATS[op.fmt as usize], op.size)
-}
-
-/// The source index of an operand ([`operands::src_index`]).
-const fn src_index(op: &crate::spec::Operand) -> Option<usize> {
-    match &op.field {
-        Some(f) => match f.name.as_bytes() {
-            [b'S', b'R', b'C', d @ b'0'..=b'2'] => Some((*d - b'0') as usize),
-            [b'V', b'S', b'R', b'C', d @ b'0'..=b'1'] => Some((*d - b'0') as usize),
-            _ => None,
-        },
-        None => None,
-    }
-}
-
-/// The operand's bit range in the first two words ((0, 0) with no field); None when it has
-/// several pieces or lies past the first 64 bits.
-const fn range(op: &crate::spec::Operand) -> Option<(u8, u8)> {
-    match &op.field {
-        None => Some((0, 0)),
-        Some(f) => match f.ranges {
-            [(off, cnt)] if (*off as u32) + (*cnt as u32) <= 64 && *cnt <= 16 => Some((*off, *cnt)),
-            _ => None,
-        },
-    }
 }
 
 /// The role and kind of an operand printed by `plain` in [`super::vop`] (flag 4: implicit).
@@ -131,7 +43,7 @@ const fn plan(ie: usize) -> Plan {
         _ if ops.is_empty() => return NO_PLAN,
         enc::ENC_VOP1 | enc::ENC_VOP2 | enc::ENC_VOPC => F_E32,
         enc::ENC_VOP3 => F_VOP3,
-        enc::ENC_VOP3B => F_VOP3B,
+        enc::ENC_VOP3B => F_VOP3_SDST,
         _ => return NO_PLAN,
     };
     let t = super::vop::TRAITS[ie.inst as usize];
@@ -163,7 +75,7 @@ const fn plan(ie: usize) -> Plan {
         if p.n as usize == MAX_OPS {
             return NO_PLAN;
         }
-        p.ops[p.n as usize] = OpPlan { off, cnt, role, kind: k, size: op.size };
+        p.ops[p.n as usize] = OpPlan { off, cnt, role, kind: k, mods: false, size: op.size };
         p.n += 1;
     }
     let suffix = match form {
@@ -209,7 +121,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) -> bool {
     }
     let w = &c.d.words;
     let x = w[0] as u64 | (w[1] as u64) << 32;
-    let vop3b = p.form == F_VOP3B;
+    let vop3b = p.form == F_VOP3_SDST;
     let mut nsrc = 0;
     for (k, op) in p.ops.iter().take(p.n as usize).enumerate() {
         operands::sep(out, k);

@@ -27,7 +27,7 @@ impl Generation for Op {
     }
 }
 
-/// Prints `d` through the family printers only, without the print plans of [`super::fast`]:
+/// Prints `d` through the family printers only, without the print plans of `fast.rs`:
 /// the reference the plans are checked against (tests, fuzzing). Same text as the plugin's
 /// `print`.
 pub fn print_reference(d: &Decoded, addr: u64, out: &mut String) {
