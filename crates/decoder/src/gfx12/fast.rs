@@ -9,7 +9,7 @@
 //! also the reference the plans are tested against (`crates/decoder/tests/amd_print_plans.rs`).
 
 use super::{enc, fields, opr, ops, Op, INSTRUCTIONS, INST_ENCODINGS, DATA_FORMATS};
-use crate::amd::operands::{self, bit_list, omod, Kind};
+use crate::amd::operands::{self, omod, Kind};
 use crate::amd::print::Ctx;
 use crate::amd::plan::*;
 
@@ -157,12 +157,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) -> bool {
         return true;
     }
     if p.flags & OPSEL != 0 {
-        let opsel = c.f(F::OPSEL);
-        if opsel != 0 {
-            out.push_str(" op_sel:");
-            let bits = (opsel as u64 & ((1 << nsrc) - 1)) | ((opsel as u64 >> 3 & 1) << nsrc);
-            bit_list(out, bits, nsrc + 1);
-        }
+        super::vop::push_op_sel(out, c.f(F::OPSEL), nsrc);
     }
     if c.f(F::CLAMP) != 0 {
         out.push_str(" clamp");

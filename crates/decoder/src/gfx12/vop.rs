@@ -238,6 +238,16 @@ pub(super) fn src_mod(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind
     }
 }
 
+/// The ` op_sel:[...]` of a VOP3 instruction with `nsrc` sources from its OPSEL field: a bit per
+/// source, then the destination's (field bit 3); nothing when the field is 0.
+pub(super) fn push_op_sel(out: &mut String, opsel: u32, nsrc: usize) {
+    if opsel != 0 {
+        out.push_str(" op_sel:");
+        let bits = (opsel as u64 & ((1 << nsrc) - 1)) | ((opsel as u64 >> 3 & 1) << nsrc);
+        bit_list(out, bits, nsrc + 1);
+    }
+}
+
 fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
     use fields::ENC_VOP3 as F;
     use fields::ENC_VOP3_DPP16 as D;
@@ -277,12 +287,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
             bit_list(out, opsel as u64, 2);
         }
     } else if !sd && has_opsel(c, has16) {
-        let opsel = c.f(F::OPSEL);
-        if opsel != 0 {
-            out.push_str(" op_sel:");
-            let bits = (opsel as u64 & ((1 << nsrc) - 1)) | ((opsel as u64 >> 3 & 1) << nsrc);
-            bit_list(out, bits, nsrc + 1);
-        }
+        push_op_sel(out, c.f(F::OPSEL), nsrc);
     }
     if c.f(F::CLAMP) != 0 {
         out.push_str(" clamp");
