@@ -7,6 +7,13 @@
 //! itself off its parent's CPU as its first act, and the parent yields once after spawning it
 //! so that it gets to run at all.
 
+/// What [`here`] tells.
+#[cfg(target_os = "linux")]
+pub(crate) type Here = Option<(libc::cpu_set_t, usize)>;
+/// What [`here`] tells (nothing outside Linux).
+#[cfg(not(target_os = "linux"))]
+pub(crate) type Here = Option<((), usize)>;
+
 /// CPUs this process may run on and the one the calling thread is on; None where that cannot
 /// be asked (not Linux) or fails.
 #[cfg(target_os = "linux")]

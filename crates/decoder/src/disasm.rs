@@ -530,9 +530,52 @@ fn nv_listing(
     out: &mut Vec<u8>,
     spill: &mut dyn FnMut(&mut Vec<u8>),
 ) -> Result<(), DecodeError> {
+    nv_listing_at(plugin, code, base, section, labels, (usize::MAX, None), out, spill)
+}
+
+/// The NVIDIA listing of the tail `code[from..]` of a section whose lines before `from` (a
+/// whole number of instructions, sm50: of bundles) are listed elsewhere: the same lines as that
+/// part of [`nv_listing`] of the whole section, a function header only where a label is passed.
+#[allow(clippy::too_many_arguments)]
+fn nv_listing_from(
+    plugin: &dyn IsaPlugin,
+    code: &[u8],
+    base: u64,
+    section: &str,
+    labels: &[Label],
+    from: usize,
+    out: &mut Vec<u8>,
+    spill: &mut dyn FnMut(&mut Vec<u8>),
+) -> Result<(), DecodeError> {
+    if from == 0 {
+        return nv_listing(plugin, code, base, section, labels, out, spill);
+    }
+    // The last line before `from` (sm86 lines are 16 bytes apart; sm50's last line of a bundle
+    // is 8 bytes before the next bundle) and the labels passed there: the header state the
+    // listing of the whole section has after it.
+    let prev = (from - if plugin.isa() == Isa::Sm50 { 8 } else { plugin.unit() }) as u64;
+    let k = labels.partition_point(|l| l.offset <= prev);
+    let name = k.checked_sub(1).and_then(|k| labels.get(k)).map_or(section, |l| &*l.name);
+    // The labels as offsets into the tail (those at or before `from` at its start): the same
+    // label counts at every line as in the whole section.
+    let moved: Vec<Label<'_>> = labels.iter().map(|l| Label { offset: l.offset.saturating_sub(from as u64), name: std::borrow::Cow::Borrowed(&*l.name) }).collect();
+    nv_listing_at(plugin, code.get(from..).unwrap_or(&[]), base + from as u64, section, &moved, (k, Some(name)), out, spill)
+}
+
+/// [`nv_listing`] with the header state of the line before `code`: the label count there and
+/// the function named by the last header (`(usize::MAX, None)` at a section's start).
+#[allow(clippy::too_many_arguments)]
+fn nv_listing_at(
+    plugin: &dyn IsaPlugin,
+    code: &[u8],
+    base: u64,
+    section: &str,
+    labels: &[Label],
+    (mut passed, mut last): (usize, Option<&str>),
+    out: &mut Vec<u8>,
+    spill: &mut dyn FnMut(&mut Vec<u8>),
+) -> Result<(), DecodeError> {
     // The function's name is looked at only where a label is passed.
-    let mut passed = usize::MAX;
-    let mut last: Option<&str> = None;
     let mut emit = |out: &mut Vec<u8>, text: &str, addr: u64, bytes: &[u8], k: usize| {
         if k != passed {
             passed = k;
@@ -592,9 +635,11 @@ pub type ListSection<'a> = (&'a str, u64, &'a [u8], Vec<Label<'a>>);
 /// Writes the listings of `sections` in order, each after its `\nDisassembly of section NAME:\n`
 /// line, as [`listing`] does for one; stops at the first error, after the lines before it.
 ///
-/// NVIDIA code objects (a section per kernel) of [`PARALLEL_MIN`] bytes or more are listed by two
-/// threads taking whole sections in turn; the text is handed on in section order, the same bytes
-/// as the sequential listing.
+/// NVIDIA code objects (a section per kernel) of [`PARALLEL_MIN`] bytes or more, none of whose
+/// sections holds half the code, are listed by two threads taking whole sections in turn
+/// (`nv_parallel`); other NVIDIA objects of [`NV_SPLIT_MIN`] bytes or more by two threads that
+/// cut the code in two halves at an instruction boundary (`nv_split`). Either way the text is
+/// handed on in order, the same bytes as the sequential listing.
 pub fn listing_sections(
     plugin: &dyn IsaPlugin,
     sections: &[ListSection<'_>],
@@ -602,6 +647,15 @@ pub fn listing_sections(
 ) -> Result<(), DecodeError> {
     let total: usize = sections.iter().map(|s| s.2.len()).sum();
     let nvidia = matches!(plugin.isa(), Isa::Sm50 | Isa::Sm86);
+    let largest = sections.iter().map(|s| s.2.len()).max().unwrap_or(0);
+    if nvidia && total >= NV_SPLIT_MIN && (sections.len() < 2 || total < PARALLEL_MIN || 2 * largest > total) {
+        let cpus = crate::cpus::here();
+        if crate::cpus::count(&cpus) > 1 {
+            if let Some(cut) = nv_cut(plugin, sections, total / 2) {
+                return nv_split(plugin, sections, cut, &cpus, flush);
+            }
+        }
+    }
     if !nvidia || sections.len() < 2 || total < PARALLEL_MIN {
         for (name, addr, data, labels) in sections {
             flush(format!("\nDisassembly of section {name}:\n").as_bytes());
@@ -610,6 +664,117 @@ pub fn listing_sections(
         return Ok(());
     }
     nv_parallel(plugin, sections, flush)
+}
+
+/// Smallest NVIDIA code object (bytes of code) listed by two threads that cut it in two at an
+/// instruction boundary (`nv_split`); larger objects of many sections of which none holds
+/// half the code are listed section by section (`nv_parallel`).
+pub const NV_SPLIT_MIN: usize = 16 << 10;
+
+/// Where [`nv_split`] cuts `sections`: the section and the byte offset in it of the instruction
+/// boundary (sm50: bundle boundary) nearest after `at` bytes of code, counted over the
+/// sections in order. None when a section is not whole instructions (the sequential listing
+/// then reports it) or the cut would leave one part empty.
+fn nv_cut(plugin: &dyn IsaPlugin, sections: &[ListSection<'_>], at: usize) -> Option<(usize, usize)> {
+    let unit = if plugin.isa() == Isa::Sm50 { crate::sm50::BUNDLE } else { plugin.unit() };
+    if unit == 0 || sections.iter().any(|s| !s.2.len().is_multiple_of(unit)) {
+        return None;
+    }
+    let mut before = 0usize;
+    for (i, s) in sections.iter().enumerate() {
+        let len = s.2.len();
+        if before + len > at {
+            let off = (at - before).div_ceil(unit) * unit;
+            return match off {
+                0 if i == 0 => None,
+                o if o < len => Some((i, o)),
+                _ => sections.get(i + 1).map(|_| (i + 1, 0)),
+            };
+        }
+        before += len;
+    }
+    None
+}
+
+/// [`listing_sections`] for NVIDIA on two threads that split the code at `cut` (section, byte
+/// offset in it; see [`nv_cut`]): a second thread lists from there to the end into a buffer
+/// while this one lists up to there, handing its text on as it goes; then the second part
+/// follows. The same bytes as the sequential listing: NVIDIA instructions have one length, so
+/// the second part's lines start where the sequential listing's do, and its first function
+/// header is decided from the labels before the cut ([`nv_listing_from`]). At an error in the
+/// first part the second part is dropped.
+fn nv_split(
+    plugin: &dyn IsaPlugin,
+    sections: &[ListSection<'_>],
+    (cs, co): (usize, usize),
+    cpus: &crate::cpus::Here,
+    flush: &mut dyn FnMut(&[u8]),
+) -> Result<(), DecodeError> {
+    let handoff = Handoff::new();
+    std::thread::scope(|scope| {
+        let handoff = &handoff;
+        let second = scope.spawn(move || {
+            let put = handoff.putter();
+            // Off this thread's CPU, as in amd_listing (see cpus.rs).
+            crate::cpus::leave(cpus);
+            let tail: usize = sections.iter().skip(cs).map(|s| s.2.len()).sum::<usize>() - co;
+            // About 50 bytes of text per 16 bytes of code.
+            let mut out = Vec::with_capacity(tail * 4 + 4096);
+            let r = nv_part(plugin, sections, (cs, co), (usize::MAX, 0), &mut out, &mut |_| {});
+            put.put((out, r));
+        });
+        // As in amd_listing: the new thread moves itself off this CPU once it runs.
+        std::thread::yield_now();
+        let mut out = Vec::with_capacity(FLUSH_AT + 4096);
+        let mut spill = |o: &mut Vec<u8>| {
+            flush(o);
+            o.clear();
+        };
+        let r = nv_part(plugin, sections, (0, 0), (cs, co), &mut out, &mut spill);
+        let r = match r {
+            Ok(()) => match handoff.take() {
+                Some((text, r2)) => {
+                    spill(&mut out);
+                    out = text;
+                    r2
+                }
+                // The second thread died (a panic) before handing its part over: list it here.
+                None => nv_part(plugin, sections, (cs, co), (usize::MAX, 0), &mut out, &mut spill),
+            },
+            e => e,
+        };
+        flush(&out);
+        // The thread has handed its part over and ended or is ending (or it is not needed).
+        let _ = second.join();
+        r
+    })
+}
+
+/// Lists `sections` from byte `from.1` of section `from.0` up to byte `to.1` of section
+/// `to.0` (exclusive), each section's part after its `Disassembly of section` line when the
+/// part starts the section; stops at the first error.
+fn nv_part(
+    plugin: &dyn IsaPlugin,
+    sections: &[ListSection<'_>],
+    (fs, fo): (usize, usize),
+    (ts, to): (usize, usize),
+    out: &mut Vec<u8>,
+    spill: &mut dyn FnMut(&mut Vec<u8>),
+) -> Result<(), DecodeError> {
+    for (i, (name, addr, data, labels)) in sections.iter().enumerate().skip(fs) {
+        if i > ts || (i == ts && to == 0) {
+            break;
+        }
+        let data = if i == ts { data.get(..to).unwrap_or(data) } else { data };
+        let from = if i == fs { fo } else { 0 };
+        if from == 0 {
+            out.extend_from_slice(b"\nDisassembly of section ");
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b":\n");
+        }
+        nv_listing_from(plugin, data, *addr, name, labels, from, out, spill)?;
+    }
+    Ok(())
 }
 
 /// One section's text and result in [`nv_parallel`].
@@ -1367,6 +1532,85 @@ mod tests {
             }
         }
         ((par, rp), (seq, rs))
+    }
+
+    /// [`nv_split`] at every cut [`nv_cut`] can give (every bundle / every fourth sm86
+    /// instruction, and every cut at and around a label) gives the sequential text of each
+    /// bundled cubin, and of all of an ISA's sections as one object; with a truncated section in
+    /// either part, the same lines and the same error.
+    #[test]
+    fn cut_listing_gives_the_sequential_text() {
+        for isa in [Isa::Sm50, Isa::Sm86] {
+            let plugin = isa.plugin();
+            let unit = if isa == Isa::Sm50 { crate::sm50::BUNDLE } else { 16 };
+            let files = bundled(isa);
+            let mut all: Vec<ListSection<'_>> = Vec::new();
+            let mut objects: Vec<Vec<ListSection<'_>>> = Vec::new();
+            for f in &files {
+                let (_, s) = crate::elf::parse(f).expect("cubin");
+                let s: Vec<ListSection<'_>> = s.into_iter().map(|s| (s.name, s.address, s.data, s.labels)).collect();
+                all.extend(s.iter().cloned());
+                objects.push(s);
+            }
+            objects.push(all);
+            let mut cuts_tried = 0;
+            for (n, sections) in objects.iter().enumerate() {
+                let mut seq = Vec::new();
+                let mut rs = Ok(());
+                for (name, addr, data, labels) in sections {
+                    seq.extend_from_slice(format!("\nDisassembly of section {name}:\n").as_bytes());
+                    rs = listing(plugin, data, *addr, name, labels, &mut |b| seq.extend_from_slice(b));
+                }
+                assert!(rs.is_ok());
+                let total: usize = sections.iter().map(|s| s.2.len()).sum();
+                // Label offsets in the concatenated code, to cut at and around them.
+                let mut near = Vec::new();
+                let mut before = 0usize;
+                for s in sections {
+                    for l in &s.3 {
+                        let o = before + l.offset as usize;
+                        near.extend([o.saturating_sub(unit), o, o + 1, o + unit]);
+                    }
+                    before += s.2.len();
+                }
+                let step = if n + 1 == objects.len() { total / 97 } else { unit * if isa == Isa::Sm50 { 1 } else { 4 } };
+                let ats: Vec<usize> = (0..total).step_by(step.max(unit)).chain(near).collect();
+                for at in ats {
+                    let Some(cut) = nv_cut(plugin, sections, at) else { continue };
+                    cuts_tried += 1;
+                    let mut par = Vec::new();
+                    let r = nv_split(plugin, sections, cut, &None, &mut |b| par.extend_from_slice(b));
+                    assert!(r.is_ok(), "{isa} object {n} cut {cut:?}");
+                    assert!(par == seq, "{isa} object {n} cut {cut:?}: {}", String::from_utf8_lossy(&par[..par.len().min(400)]));
+                }
+            }
+            assert!(cuts_tried > 500, "{isa}: {cuts_tried} cuts");
+            // An error in either part: the same lines before it, the same error.
+            let mut sections = objects.pop().expect("all");
+            let k = sections.len() / 2;
+            let short = sections[k].2.len() - 8;
+            for cut in [(k / 2, 0), (k, 0), (k + 1 + (sections.len() - k) / 2, 0)] {
+                let mut s = sections.clone();
+                s[k].2 = &s[k].2[..short];
+                let mut seq = Vec::new();
+                let mut rs = Ok(());
+                for (name, addr, data, labels) in &s {
+                    seq.extend_from_slice(format!("\nDisassembly of section {name}:\n").as_bytes());
+                    rs = listing(plugin, data, *addr, name, labels, &mut |b| seq.extend_from_slice(b));
+                    if rs.is_err() {
+                        break;
+                    }
+                }
+                assert!(rs.is_err());
+                let mut par = Vec::new();
+                let r = nv_split(plugin, &s, cut, &None, &mut |b| par.extend_from_slice(b));
+                assert_eq!(r, rs, "{isa} cut {cut:?}");
+                assert!(par == seq, "{isa} cut {cut:?}");
+            }
+            // nv_cut refuses what is not whole instructions.
+            sections[k].2 = &sections[k].2[..short];
+            assert_eq!(nv_cut(plugin, &sections, 1000), None);
+        }
     }
 
     #[test]
