@@ -21,7 +21,9 @@ pub unsafe extern "C" fn memcpy(dst: *mut u8, src: *const u8, n: usize) -> *mut 
     unsafe { copy(dst, src, n) }
 }
 
-/// Copies `n` bytes from `src` to `dst` (the regions must not overlap); returns `dst`.
+/// Copies `n` bytes from `src` to `dst` (the regions must not overlap, except up to 32 bytes:
+/// there every load comes before the first store, which [`move_bytes`] relies on); returns
+/// `dst`.
 ///
 /// # Safety
 /// `src` readable and `dst` writable for `n` bytes, not overlapping.
@@ -123,20 +125,8 @@ pub unsafe fn move_bytes(dst: *mut u8, src: *const u8, n: usize) -> *mut u8 {
             return copy(dst, src, n);
         }
         if n <= 32 {
-            // Both loads before both stores (copy's pairs, in that order).
-            if n >= 16 {
-                let (a, b) = (ld(src as *const u128), ld(src.add(n - 16) as *const u128));
-                st(dst as *mut u128, a);
-                st(dst.add(n - 16) as *mut u128, b);
-            } else if n >= 8 {
-                let (a, b) = (ld(src as *const u64), ld(src.add(n - 8) as *const u64));
-                st(dst as *mut u64, a);
-                st(dst.add(n - 8) as *mut u64, b);
-            } else {
-                let mut buf = [0u8; 8];
-                copy(buf.as_mut_ptr(), src, n);
-                copy(dst, buf.as_ptr(), n);
-            }
+            // Up to 32 bytes `copy` reads every byte before it stores any.
+            copy(dst, src, n);
         } else if d < s {
             // A forward byte copy is correct when the destination is below the source.
             forward(dst, src, n);
