@@ -1553,6 +1553,35 @@ mod tests {
                 objects.push(s);
             }
             objects.push(all);
+            // Corpus code with every fifth 32-bit word random (instructions, odd forms and
+            // `.long` / `.quad` lines) in three sections with labels at random instruction
+            // starts, and one section holding all of it.
+            let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ unit as u64;
+            let code: Vec<u8> = objects.last().into_iter().flatten().flat_map(|s| s.2.iter().copied()).take(3 * 64 * unit).collect();
+            let noise: Vec<u8> = code
+                .chunks(4)
+                .enumerate()
+                .flat_map(|(i, w)| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let r = if i % 5 == 4 { (x as u32).to_le_bytes() } else { [w[0], w[1], w[2], w[3]] };
+                    r.into_iter()
+                })
+                .collect();
+            assert_eq!(noise.len(), 3 * 64 * unit);
+            let names = ["rand0", "rand1", "rand2"];
+            let mut random: Vec<ListSection<'_>> = Vec::new();
+            for (k, part) in noise.chunks(64 * unit).enumerate() {
+                let mut at: Vec<(u64, &str)> =
+                    (0..4u64).map(|j| (((x >> (8 * j)) % 64) * unit as u64 + if isa == Isa::Sm50 { 8 } else { 0 }, names[(k + j as usize) % 3])).collect();
+                at.sort();
+                at.dedup_by_key(|a| a.0);
+                let labels = at.into_iter().map(|(offset, name)| Label { offset, name: std::borrow::Cow::Borrowed(name) }).collect();
+                random.push((names[k], 0x1000 * k as u64, part, labels));
+            }
+            objects.push(random);
+            objects.push(vec![(".text.noise", 0, &noise[..], Vec::new())]);
             let mut cuts_tried = 0;
             for (n, sections) in objects.iter().enumerate() {
                 let mut seq = Vec::new();
@@ -1562,6 +1591,14 @@ mod tests {
                     rs = listing(plugin, data, *addr, name, labels, &mut |b| seq.extend_from_slice(b));
                 }
                 assert!(rs.is_ok());
+                if sections.first().is_some_and(|s| s.0 == "rand0") {
+                    // The random sections list both instructions and words that are none, under
+                    // their labels' headers.
+                    let text = String::from_utf8_lossy(&seq);
+                    let none = |l: &str| l.contains(".long 0x") || l.contains(".quad 0x");
+                    assert!(text.contains(" <rand1>:\n") && text.lines().any(none), "{isa}: {text}");
+                    assert!(text.lines().filter(|l| l.starts_with('\t') && !none(l)).count() > 20, "{isa}: {text}");
+                }
                 let total: usize = sections.iter().map(|s| s.2.len()).sum();
                 // Label offsets in the concatenated code, to cut at and around them.
                 let mut near = Vec::new();
