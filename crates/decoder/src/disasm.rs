@@ -768,13 +768,18 @@ fn nv_part(
         let data = if i == ts { data.get(..to).unwrap_or(data) } else { data };
         let from = if i == fs { fo } else { 0 };
         if from == 0 {
-            out.extend_from_slice(b"\nDisassembly of section ");
-            out.extend_from_slice(name.as_bytes());
-            out.extend_from_slice(b":\n");
+            push_section_line(out, name);
         }
         nv_listing_from(plugin, data, *addr, name, labels, from, out, spill)?;
     }
     Ok(())
+}
+
+/// Appends the `\nDisassembly of section NAME:\n` line that starts a section's listing.
+fn push_section_line(out: &mut Vec<u8>, name: &str) {
+    out.extend_from_slice(b"\nDisassembly of section ");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b":\n");
 }
 
 /// One section's text and result in [`nv_parallel`].
@@ -829,9 +834,7 @@ fn nv_parallel(plugin: &dyn IsaPlugin, sections: &[ListSection<'_>], flush: &mut
         crate::nvidia::eager_templates(true);
         let (name, addr, data, labels) = &sections[i];
         buf.clear();
-        buf.extend_from_slice(b"\nDisassembly of section ");
-        buf.extend_from_slice(name.as_bytes());
-        buf.extend_from_slice(b":\n");
+        push_section_line(&mut buf, name);
         let r = nv_listing(plugin, data, *addr, name, labels, &mut buf, &mut |_| {});
         (buf, r)
     };
@@ -1522,6 +1525,12 @@ mod tests {
         let plugin = isa.plugin();
         let mut par = Vec::new();
         let rp = listing_sections(plugin, sections, &mut |b| par.extend_from_slice(b));
+        ((par, rp), sequential(isa, sections))
+    }
+
+    /// The listing of `sections` one section after the other, by `listing`, up to the first error.
+    fn sequential(isa: Isa, sections: &[ListSection<'_>]) -> Done {
+        let plugin = isa.plugin();
         let mut seq = Vec::new();
         let mut rs = Ok(());
         for (name, addr, data, labels) in sections {
@@ -1531,7 +1540,7 @@ mod tests {
                 break;
             }
         }
-        ((par, rp), (seq, rs))
+        (seq, rs)
     }
 
     /// [`nv_split`] at every cut [`nv_cut`] can give (every bundle / every fourth sm86
@@ -1553,11 +1562,12 @@ mod tests {
                 objects.push(s);
             }
             objects.push(all);
+            let all_at = objects.len() - 1;
             // Corpus code with every fifth 32-bit word random (instructions, odd forms and
             // `.long` / `.quad` lines) in three sections with labels at random instruction
             // starts, and one section holding all of it.
             let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ unit as u64;
-            let code: Vec<u8> = objects.last().into_iter().flatten().flat_map(|s| s.2.iter().copied()).take(3 * 64 * unit).collect();
+            let code: Vec<u8> = objects[all_at].iter().flat_map(|s| s.2.iter().copied()).take(3 * 64 * unit).collect();
             let noise: Vec<u8> = code
                 .chunks(4)
                 .enumerate()
@@ -1584,12 +1594,7 @@ mod tests {
             objects.push(vec![(".text.noise", 0, &noise[..], Vec::new())]);
             let mut cuts_tried = 0;
             for (n, sections) in objects.iter().enumerate() {
-                let mut seq = Vec::new();
-                let mut rs = Ok(());
-                for (name, addr, data, labels) in sections {
-                    seq.extend_from_slice(format!("\nDisassembly of section {name}:\n").as_bytes());
-                    rs = listing(plugin, data, *addr, name, labels, &mut |b| seq.extend_from_slice(b));
-                }
+                let (seq, rs) = sequential(isa, sections);
                 assert!(rs.is_ok());
                 if sections.first().is_some_and(|s| s.0 == "rand0") {
                     // The random sections list both instructions and words that are none, under
@@ -1610,7 +1615,7 @@ mod tests {
                     }
                     before += s.2.len();
                 }
-                let step = if n + 1 == objects.len() { total / 97 } else { unit * if isa == Isa::Sm50 { 1 } else { 4 } };
+                let step = if n == all_at { total / 97 } else { unit * if isa == Isa::Sm50 { 1 } else { 4 } };
                 let ats: Vec<usize> = (0..total).step_by(step.max(unit)).chain(near).collect();
                 for at in ats {
                     let Some(cut) = nv_cut(plugin, sections, at) else { continue };
@@ -1623,21 +1628,14 @@ mod tests {
             }
             assert!(cuts_tried > 500, "{isa}: {cuts_tried} cuts");
             // An error in either part: the same lines before it, the same error.
-            let mut sections = objects.pop().expect("all");
+            let mut sections = objects.swap_remove(all_at);
+            assert!(sections.len() > 20, "{isa}: {} sections", sections.len());
             let k = sections.len() / 2;
             let short = sections[k].2.len() - 8;
             for cut in [(k / 2, 0), (k, 0), (k + 1 + (sections.len() - k) / 2, 0)] {
                 let mut s = sections.clone();
                 s[k].2 = &s[k].2[..short];
-                let mut seq = Vec::new();
-                let mut rs = Ok(());
-                for (name, addr, data, labels) in &s {
-                    seq.extend_from_slice(format!("\nDisassembly of section {name}:\n").as_bytes());
-                    rs = listing(plugin, data, *addr, name, labels, &mut |b| seq.extend_from_slice(b));
-                    if rs.is_err() {
-                        break;
-                    }
-                }
+                let (seq, rs) = sequential(isa, &s);
                 assert!(rs.is_err());
                 let mut par = Vec::new();
                 let r = nv_split(plugin, &s, cut, &None, &mut |b| par.extend_from_slice(b));
