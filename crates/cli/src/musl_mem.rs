@@ -4,9 +4,9 @@
 //! disasm`'s time on cl_math.gfx1013 with it). Copies up to 256 bytes are done here with
 //! overlapping unaligned loads and stores; longer ones with `rep movsb` (fast on CPUs with
 //! ERMSB). musl's `memmove` copies backwards with `std; rep movsq` (the NVIDIA print memo moves
-//! its 192-byte sets that way, a fifth of a small cubin's printing) and its `memcmp` / `bcmp`
-//! compare a byte per step (the sorted-mnemonic cache compares 64-byte keys): both are
-//! replaced too.
+//! its 192-byte sets that way) and its `memcmp` / `bcmp` compare a byte per step (the
+//! sorted-mnemonic cache compares 64-byte keys): together 11.6 % of fp64.sm86's machine
+//! instructions (callgrind), so both are replaced too.
 
 use core::ptr::{read_unaligned as ld, write_unaligned as st};
 
