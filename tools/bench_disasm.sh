@@ -9,12 +9,16 @@
 #   RUNS=20 tools/bench_disasm.sh    more runs per command (default 10)
 #
 # Prints one row per file: instructions, distinct instructions, mean wall time of each tool
-# and the ratio, isabridge's page faults (perf stat, when perf is installed; on the development
+# and the ratio; the mean time of a program that does nothing (tools/empty_process.rs, "floor")
+# and llvm-objdump's time over it ("best"): no program can beat that ratio on this host, so
+# where "best" is near 50 the goal is out of reach whatever the disassembler does; isabridge's
+# page faults (perf stat, when perf is installed; on the development
 # VM a fault costs 1.5-7 us, most of a small object's time), and checks that both listings are
 # the same bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(tools/build_cli.sh)   # the release CLI (static musl where possible)
+floor=$(tools/empty_process.sh)   # a program that does nothing, built the same way
 out=target/bench
 mkdir -p "$out"
 
@@ -64,7 +68,7 @@ EOF
 }
 
 files="${FILES:-$(ls fixtures/amd/bin/*.o) $(big)}"
-printf '%-32s %9s %9s %12s %14s %8s %7s\n' file insts distinct "isabridge ms" "objdump-22 ms" ratio faults
+printf '%-32s %9s %9s %12s %14s %8s %9s %7s %7s\n' file insts distinct "isabridge ms" "objdump-22 ms" ratio "floor ms" best faults
 for f in $files; do
   llvm-objdump-22 -d "$f" > "$out/ref.txt"
   "$bin" disasm "$f" > "$out/our.txt"
@@ -72,8 +76,9 @@ for f in $files; do
   n=$(grep -c '// ' "$out/ref.txt")
   u=$(grep '// ' "$out/ref.txt" | sed 's/ *\/\/.*//' | sort -u | wc -l)
   hyperfine -N --warmup 2 --runs "${RUNS:-10}" --export-json "$out/h.json" \
-    "$bin disasm $f" "llvm-objdump-22 -d $f" >/dev/null 2>&1
-  read -r a b < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(r[0]["mean"]*1e3, r[1]["mean"]*1e3)' "$out/h.json")
+    "$bin disasm $f" "llvm-objdump-22 -d $f" "$floor" >/dev/null 2>&1
+  read -r a b e < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(*(x["mean"]*1e3 for x in r))' "$out/h.json")
   pf=$(perf stat -x, -e page-faults "$bin" disasm "$f" 2>&1 >/dev/null | cut -d, -f1) || pf=-
-  printf '%-32s %9d %9d %12.2f %14.2f %7.1fx %7s\n' "$(basename "$f")" "$n" "$u" "$a" "$b" "$(python3 -c "print($b/$a)")" "${pf:--}"
+  printf '%-32s %9d %9d %12.2f %14.2f %7.1fx %9.2f %6.0fx %7s\n' "$(basename "$f")" "$n" "$u" "$a" "$b" \
+    "$(python3 -c "print($b/$a)")" "$e" "$(python3 -c "print($b/$e)")" "${pf:--}"
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The release CLI of tools/build_cli.sh (static musl) against the ordinary build: the same
-# bytes for every bundled object and cubin (text, --json, --control), and the CLI's tests
-# (crates/cli/tests/cli.rs) run against it. Part of .ci/run.
+# The release CLI of tools/build_cli.sh (static musl, `dist` profile) against the ordinary
+# `release` build: the same bytes for every bundled object and cubin (text, --json,
+# --control), and the CLI's tests (crates/cli/tests/cli.rs) run against it. Part of .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rel=$(tools/build_cli.sh)
