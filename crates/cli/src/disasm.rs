@@ -64,7 +64,7 @@ pub fn run(a: &Args) -> Result<(), String> {
         (true, _) => "elf64-amdgpu",
     };
     if !a.json && !a.control {
-        // The listing comes in pieces of about 64 KiB, each written at once.
+        // The listing comes in pieces of about 16 KiB, each written at once.
         let mut io_err: Option<std::io::Error> = None;
         let mut flush = |b: &[u8]| {
             if io_err.is_none() && !b.is_empty() {
