@@ -8,13 +8,14 @@
 #   FILES="a.o b.o" tools/bench_disasm.sh
 #   RUNS=20 tools/bench_disasm.sh    more runs per command (default 10)
 #
-# Prints one row per file: instructions, distinct instructions, mean wall time of each tool
-# and the ratio; the mean time of a program that does nothing (tools/empty_process.rs, "floor")
+# Prints one row per file: instructions, distinct instructions, median wall time of each tool
+# and the ratio; the median time of a program that does nothing (tools/empty_process.rs, "floor")
 # and llvm-objdump's time over it ("best"): no program can beat that ratio on this host, so
 # where "best" is near 50 the goal is out of reach whatever the disassembler does; isabridge's
-# page faults (perf stat, when perf is installed; on the development
-# VM a fault costs 1.5-7 us, most of a small object's time), and checks that both listings are
-# the same bytes.
+# page faults (perf stat, when perf is installed; on the development VM a first touch of a page
+# costs about 2 us, tools/fault_cost.c, most of a small object's time), and checks that both
+# listings are the same bytes. Medians, not means: on the development VM single runs of either
+# tool now and then take twice as long, and a mean follows them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(tools/build_cli.sh)   # the release CLI (static musl where possible)
@@ -77,7 +78,7 @@ for f in $files; do
   u=$(grep '// ' "$out/ref.txt" | sed 's/ *\/\/.*//' | sort -u | wc -l)
   hyperfine -N --warmup 2 --runs "${RUNS:-10}" --export-json "$out/h.json" \
     "$bin disasm $f" "llvm-objdump-22 -d $f" "$floor" >/dev/null 2>&1
-  read -r a b e < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(*(x["mean"]*1e3 for x in r))' "$out/h.json")
+  read -r a b e < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(*(x["median"]*1e3 for x in r))' "$out/h.json")
   pf=$(perf stat -x, -e page-faults "$bin" disasm "$f" 2>&1 >/dev/null | cut -d, -f1) || pf=-
   printf '%-32s %9d %9d %12.2f %14.2f %7.1fx %9.2f %6.0fx %7s\n' "$(basename "$f")" "$n" "$u" "$a" "$b" \
     "$(python3 -c "print($b/$a)")" "$e" "$(python3 -c "print($b/$e)")" "${pf:--}"

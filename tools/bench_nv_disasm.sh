@@ -13,10 +13,10 @@
 #
 # Prints one row per file: instructions, distinct instruction words, instructions whose text
 # differs from nvdisasm's (our listing against nvdisasm -b on each code section, the reference
-# the conformance tests use), mean wall time of each tool and the ratio, the mean time of a
+# the conformance tests use), median wall time of each tool and the ratio, the median time of a
 # program that does nothing (tools/empty_process.rs, "floor") and nvdisasm's time over it
 # ("best"): no program can beat that ratio on this host, so where "best" is near 300 the goal
-# is out of reach whatever the disassembler does.
+# is out of reach whatever the disassembler does. Medians, as in tools/bench_disasm.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOOLS=${TOOLS:-/opt/oracles}
@@ -133,7 +133,7 @@ for f in $files; do
   read -r n u bad < <(compare "$f" "$sm")
   hyperfine -N --warmup 2 --runs "${RUNS:-10}" --export-json "$out/h.json" \
     "$bin disasm $f" "$NVDISASM $f" "$floor" >/dev/null 2>&1
-  read -r a b e < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(*(x["mean"]*1e3 for x in r))' "$out/h.json")
+  read -r a b e < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(*(x["median"]*1e3 for x in r))' "$out/h.json")
   printf '%-26s %7d %8d %6d %12.2f %12.2f %7.1fx %9.2f %5.0fx\n' "$(basename "$f")" "$n" "$u" "$bad" "$a" "$b" \
     "$(python3 -c "print($b/$a)")" "$e" "$(python3 -c "print($b/$e)")"
 done
