@@ -494,7 +494,7 @@ impl Memo {
 /// branches. The text goes to `flush` in pieces of about 16 KiB, in order. Errors as in
 /// [`disassemble`]; the lines before the error have been passed to `flush`.
 ///
-/// AMD sections of [`PARALLEL_MIN`] bytes or more are listed by two threads, the second from an
+/// AMD sections of [`AMD_SPLIT_MIN`] bytes or more are listed by two threads, the second from an
 /// instruction boundary near 7/16 of the section; the result is the sequential listing byte for byte
 /// (see `amd_listing`).
 pub fn listing(
@@ -919,8 +919,15 @@ fn nv_parallel(plugin: &dyn IsaPlugin, sections: &[ListSection<'_>], flush: &mut
 /// about 2 us (fp64.sm50 and cl_lanes 2-4 % faster, interleaved medians of 200 runs).
 const FLUSH_AT: usize = 1 << 14;
 
-/// Smallest AMD section (bytes) listed by two threads.
+/// Smallest NVIDIA code object (bytes of code in all) that `nv_parallel` lists section by
+/// section on two threads; AMD sections this large also start with a larger memo table.
 pub const PARALLEL_MIN: usize = 32 << 10;
+
+/// Smallest AMD section (bytes) that `amd_listing` cuts in two for a second thread. Was
+/// [`PARALLEL_MIN`]; from 8 KiB, cl_lanes (17.5 KiB) and hip_control (8.3-9.9 KiB) list 4-12 %
+/// faster (interleaved medians of 200 runs); at 2 KiB, c_resources and gfx12_sample (2.4-4.2
+/// KiB) gain nothing outside the noise.
+pub const AMD_SPLIT_MIN: usize = 8 << 10;
 
 /// Bytes decoded ahead at a time by the AMD listing loop (the batch's records are fresh memory
 /// once per thread: 256 of 24 bytes here, against 1,024 before, with no measurable difference
@@ -1398,8 +1405,8 @@ fn amd_listing(
     let mut text = Text::new(flush, plugin, code, base, section, labels);
     let mut main = Run::at(section, labels, 0, code.len());
     let never = |_: usize| false;
-    let cpus = if code.len() >= PARALLEL_MIN { crate::cpus::here() } else { None };
-    let split = (code.len() >= PARALLEL_MIN && code.len() < u32::MAX as usize && crate::cpus::count(&cpus) > 1).then(|| {
+    let cpus = if code.len() >= AMD_SPLIT_MIN { crate::cpus::here() } else { None };
+    let split = (code.len() >= AMD_SPLIT_MIN && code.len() < u32::MAX as usize && crate::cpus::count(&cpus) > 1).then(|| {
         // This thread turns the second one's records into text after that one has finished,
         // so the listing takes about max(this part, the second part) + that text. The second
         // thread starts about 0.1 ms late (spawning, moving to another CPU) and its records

@@ -3,7 +3,7 @@
 //! and off instruction boundaries, repeated names, undecodable words, a truncated last
 //! instruction. (The whole-file text is checked against llvm-objdump-22 in the CLI tests.)
 
-use isabridge_decoder::disasm::{disassemble, listing, write_line, PARALLEL_MIN};
+use isabridge_decoder::disasm::{disassemble, listing, write_line, AMD_SPLIT_MIN, PARALLEL_MIN};
 use isabridge_decoder::elf::{self, Label};
 use isabridge_decoder::{Isa, IsaPlugin};
 use std::path::{Path, PathBuf};
@@ -59,16 +59,20 @@ fn text_of(name: &str) -> (Isa, Vec<u8>, Vec<Label<'static>>) {
 
 #[test]
 fn corpus_sections_list_as_the_plain_loop() {
-    let mut n = 0;
+    let (mut n, mut mid_size) = (0, 0);
     for e in std::fs::read_dir(root().join("fixtures/amd/bin")).unwrap().flatten() {
         let bytes = std::fs::read(e.path()).unwrap();
         let obj = elf::read(&bytes).unwrap();
         for s in &obj.sections {
             check(obj.isa.plugin(), &s.data, s.address, &s.name, &s.labels, &e.path().display().to_string());
             n += 1;
+            mid_size += usize::from((AMD_SPLIT_MIN..PARALLEL_MIN).contains(&s.data.len()));
         }
     }
     assert!(n >= 21);
+    // Sections cut in two that are smaller than the large memo's threshold (cl_lanes,
+    // hip_control).
+    assert!(mid_size >= 6, "{mid_size}");
 }
 
 #[test]
@@ -76,7 +80,7 @@ fn any_cut_point_gives_the_sequential_text() {
     for (file, isa) in [("cl_math.gfx1013-w32.o", Isa::Gfx1013), ("cl_math.gfx1201-w32.o", Isa::Gfx1201)] {
         let (got_isa, code, labels) = text_of(file);
         assert_eq!(got_isa, isa);
-        assert!(code.len() >= PARALLEL_MIN);
+        assert!(code.len() >= AMD_SPLIT_MIN);
         let p = isa.plugin();
         // No labels: the cut is the middle, on or inside an instruction.
         for shift in (0..32).step_by(4) {
@@ -107,7 +111,7 @@ fn any_cut_point_gives_the_sequential_text() {
 #[test]
 fn no_common_start_falls_back_to_one_thread() {
     let pair = [0xd70f_6a00u32, 0xd76f_0004];
-    let n = (PARALLEL_MIN / 8) | 1; // odd: the middle falls between the two words
+    let n = (AMD_SPLIT_MIN / 8) | 1; // odd: the middle falls between the two words
     let code: Vec<u8> = (0..n).flat_map(|_| pair).flat_map(|w| w.to_le_bytes()).collect();
     let p = Isa::Gfx1013.plugin();
     assert_eq!(p.decode(&code, 0).unwrap().len, 8);

@@ -3,7 +3,7 @@
 //! distinct lines), gives exactly the text of the plain per-line loop over
 //! `disasm::disassemble` (one decode and one print per instruction).
 
-use isabridge_decoder::disasm::{disassemble, listing, write_line, PARALLEL_MIN};
+use isabridge_decoder::disasm::{disassemble, listing, write_line, AMD_SPLIT_MIN};
 use isabridge_decoder::elf::Label;
 use isabridge_decoder::{Isa, IsaPlugin};
 use std::path::Path;
@@ -66,7 +66,7 @@ fn probe_words_list_as_the_plain_loop() {
         }
         let once = code.len() as u64;
         code.extend_from_slice(&code.clone());
-        assert!(code.len() >= PARALLEL_MIN);
+        assert!(code.len() >= AMD_SPLIT_MIN);
         let labels = vec![Label { offset: 0, name: "first".into() }, Label { offset: once, name: "second".into() }];
         let (want, ok) = plain(p, &code, &labels);
         assert!(ok);
