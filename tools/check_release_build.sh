@@ -26,4 +26,13 @@ cmp -s <("$rel" census --quiet --json fixtures/amd/bin fixtures/nvidia/bin) \
        <("$ref" census --quiet --json fixtures/amd/bin fixtures/nvidia/bin) \
   || { echo "check_release_build: census differs" >&2; exit 1; }
 echo "check_release_build: $n listings and the census equal"
+# How much of tools/symbol-order.txt the build still names (a stale name costs only speed).
+if [ -f tools/symbol-order.txt ] && command -v nm >/dev/null; then
+  have=$(grep -v '^#' tools/symbol-order.txt | sort -u | comm -12 - <(nm "$rel" | awk '{print $NF}' | sort -u) | wc -l)
+  want=$(grep -vc '^#' tools/symbol-order.txt)
+  echo "check_release_build: the build has $have of the $want functions of tools/symbol-order.txt"
+  if [ $((100 * have)) -lt $((80 * want)) ]; then
+    echo "check_release_build: warning: under 80 %; regenerate it with tools/symbol_order.sh" >&2
+  fi
+fi
 ISABRIDGE_BIN="$rel" cargo test --release -q -p isabridge-cli --test cli
