@@ -22,7 +22,8 @@ if [ "$(uname -m)" = x86_64 ] && command -v rustup >/dev/null; then
   fi
   if rustup target list --installed 2>/dev/null | grep -qx "$musl"; then
     # With lld, the functions of tools/symbol-order.txt are laid out first, together (see
-    # tools/symbol_order.sh); NO_SYMBOL_ORDER=1 or no lld: the default link.
+    # tools/symbol_order.sh); NO_SYMBOL_ORDER=1, no lld or a failed lld link: the default link.
+    built=
     lld=$(command -v ld.lld || command -v ld.lld-22 || true)
     order=tools/symbol-order.txt
     if [ -n "$lld" ] && [ -f "$order" ] && [ "${NO_SYMBOL_ORDER:-}" != 1 ]; then
@@ -35,7 +36,8 @@ if [ "$(uname -m)" = x86_64 ] && command -v rustup >/dev/null; then
       built=$(cargo rustc --profile dist -q -p isabridge-cli --bin isabridge --target "$musl" -- \
         -C link-arg=-fuse-ld=lld -C link-arg=-B"$PWD/target/lld" \
         -C link-arg=-Wl,--symbol-ordering-file="$copy" -C link-arg=-Wl,--no-warn-symbol-ordering >&2 && echo ok || true)
-    else
+    fi
+    if [ "$built" != ok ]; then
       built=$(cargo build --profile dist -q -p isabridge-cli --target "$musl" >&2 && echo ok || true)
     fi
     if [ "$built" = ok ]; then
