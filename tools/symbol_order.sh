@@ -24,20 +24,20 @@ done
   echo "# DO NOT EDIT: written by tools/symbol_order.sh (the functions the release command runs"
   echo "# while listing the bundled corpus, by name)."
   for t in "$tmp"/cg.*; do
-    callgrind_annotate --threshold=100 "$t" 2>/dev/null | sed -nE 's/^ *([0-9,]+) \([^)]*\) +(.*)$/\1 \2/p'
+    # The rows of the functions that ran, without their instruction counts.
+    callgrind_annotate --threshold=100 "$t" 2>/dev/null | sed -nE 's/^ *[0-9,]+ \([^)]*\) +(.*)$/\1/p'
   done | python3 -c '
-import sys, collections
-ir = collections.Counter()  # machine instructions per function (all > 0)
+import sys
+names = set()
 for line in sys.stdin:
-    n, rest = line.split(" ", 1)
-    name = rest.strip()
+    name = line.strip()
     if name.endswith("]"):
         name = name[: name.rfind(" [")]
     name = name.split(":", 1)[-1]  # "file:function" (names are not demangled: no colons)
     if name.startswith("0x") or name in ("PROGRAM TOTALS", "(below main)") or " " in name:
         continue
-    ir[name] += int(n.replace(",", ""))
-for name in sorted(ir):
+    names.add(name)
+for name in sorted(names):
     print(name)
 '
 } > tools/symbol-order.txt
