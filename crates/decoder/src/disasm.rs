@@ -716,8 +716,7 @@ fn nv_split(
         let second = spawn_beside(scope, cpus, move || {
             let put = handoff.putter();
             let tail: usize = sections.iter().skip(cs).map(|s| s.2.len()).sum::<usize>() - co;
-            // About 50 bytes of text per 16 bytes of code.
-            let mut out = Vec::with_capacity(tail * 4 + 4096);
+            let mut out = Vec::with_capacity(text_room(tail));
             let r = nv_part(plugin, sections, (cs, co), (usize::MAX, 0), &mut out, &mut |_| {});
             put.put((out, r));
         });
@@ -744,6 +743,15 @@ fn nv_split(
         let _ = second.join();
         r
     })
+}
+
+/// Bytes to reserve for the listing text of `code` bytes of NVIDIA code kept whole in memory:
+/// nvdisasm's layout takes about 9 bytes of text per byte of sm50 code and 7 of sm86 code
+/// (fp32.sm50 / fp32.sm86). Reserved at once, so that the buffer is not grown through a chain
+/// of copies, each of which touches fresh pages (capacity never written costs nothing: a large
+/// block is mapped, and mapped pages are faulted in only when written).
+fn text_room(code: usize) -> usize {
+    code.saturating_mul(10).saturating_add(4096)
 }
 
 /// Starts `f` as the second thread of a listing: it first moves itself off this thread's CPU
@@ -848,6 +856,7 @@ fn nv_parallel(plugin: &dyn IsaPlugin, sections: &[ListSection<'_>], flush: &mut
         crate::nvidia::eager_templates(true);
         let (name, addr, data, labels) = &sections[i];
         buf.clear();
+        buf.reserve(text_room(data.len()));
         push_section_line(&mut buf, name);
         let r = nv_listing(plugin, data, *addr, name, labels, &mut buf, &mut |_| {});
         (buf, r)
@@ -1455,7 +1464,9 @@ fn amd_listing(
             let put = handoff.putter();
             let mut run = Run::at(section, labels, g, code.len());
             let mut rec = Vec::with_capacity(SPLICE_STARTS);
-            let mut lines = Recs(Vec::with_capacity((code.len() - g) / 6 + 64));
+            // At most a record per 4 bytes of code, and the headers: reserved whole, as a
+            // buffer grown by copies touches fresh pages at each step (see `text_room`).
+            let mut lines = Recs(Vec::with_capacity((code.len() - g) / 4 + labels.len() + 64));
             let stop = Stop { from: usize::MAX, at: &never, cancel: Some(cancel) };
             let r = run.run(plugin, code, base, labels, g, &stop, &mut lines, Some(&mut rec));
             put.put((r, run.memo, lines, rec));
