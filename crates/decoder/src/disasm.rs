@@ -346,7 +346,7 @@ impl Memo {
         Memo {
             // Large sections start where a few thousand distinct instructions fit, without the
             // chain of smaller tables growth would leave behind.
-            slots: vec![0; if code_len >= PARALLEL_MIN { 1 << 12 } else { 1 << 10 }],
+            slots: crate::written_table(if code_len >= PARALLEL_MIN { 1 << 12 } else { 1 << 10 }, 0),
             entries: Vec::with_capacity(n.min(8 << 10)),
             arena,
             no_target: Vec::new(),
@@ -470,7 +470,7 @@ impl Memo {
     /// Doubles the table.
     fn grow(&mut self) {
         let n = self.slots.len() * 2;
-        let mut slots = vec![0u32; n];
+        let mut slots = crate::written_table(n, 0u32);
         for (k, e) in self.entries.iter().enumerate() {
             let mut i = Self::slot(Self::hash(&e.key, e.ilen), n);
             while slots[i] != 0 {

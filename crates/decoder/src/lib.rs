@@ -18,6 +18,22 @@ pub mod spec;
 
 pub use error::DecodeError;
 
+/// A table of `n` copies of `zero` (an all-zero value) whose pages are written at once, for
+/// tables that are read before they are written (hash tables looked up before they are
+/// filled). Zeroed memory from the allocator would be faulted twice per page there: the first
+/// read maps the kernel's shared zero page, the first write then copies it (NVIDIA memo:
+/// fp32.sm86 226 -> 191 page faults; BENCHMARKS.md, "Summary: eighth session").
+pub(crate) fn written_table<T: Copy>(n: usize, zero: T) -> Vec<T> {
+    let mut v = vec![zero; n];
+    // A write per page: the compiler turns a plain zero fill back into a zeroed allocation.
+    let step = (4096 / std::mem::size_of::<T>().max(1)).max(1);
+    for e in v.iter_mut().step_by(step) {
+        // SAFETY: `e` is a valid, aligned element of `v`.
+        unsafe { std::ptr::write_volatile(e, zero) };
+    }
+    v
+}
+
 /// The instruction sets isabridge decodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Isa {
@@ -153,5 +169,25 @@ pub trait IsaPlugin: Sync {
     /// The absolute target of a direct branch or call at `addr`, if the instruction is one.
     fn branch_target(&self, _inst: &Decoded, _addr: u64) -> Option<u64> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `written_table` holds exactly `n` zero values, for element sizes that divide a page and
+    /// that do not, and lengths around a page's worth of elements.
+    #[test]
+    fn written_table_is_n_zeros() {
+        for n in [0usize, 1, 63, 64, 65, 1000, 4096] {
+            let a = super::written_table(n, [0u64; 8]);
+            assert_eq!(a.len(), n);
+            assert!(a.iter().all(|e| *e == [0u64; 8]));
+            let b = super::written_table(n, 0u32);
+            assert_eq!(b.len(), n);
+            assert!(b.iter().all(|&e| e == 0));
+            let c = super::written_table(n, [0u8; 24]);
+            assert_eq!(c.len(), n);
+            assert!(c.iter().all(|e| e.iter().all(|&x| x == 0)));
+        }
     }
 }

@@ -751,13 +751,13 @@ struct Scratch {
 /// Instructions a thread prints through the exact memo alone before it uses templates.
 const TEMPLATES_AFTER: usize = 2048;
 
-/// One remembered text of the print memo, as eight words so that a new memo is zeroed
-/// memory (`calloc`: its pages are touched only where entries are written): the key (words
+/// One remembered text of the print memo, as eight words (all zero: empty): the key (words
 /// 0-1), the address (word 2, used when the text depends on it), the tag (word 3, low half, see
 /// [`memo_tag`]; 0: empty; bit 2: the text depends on the address) and the text's length (word
 /// 3, bits 32-39); a text of up to [`MEMO_INLINE`] bytes is in words 4-7, a longer one in
 /// `Scratch::arena` at the offset in word 4.
 type MemoEntry = [u64; 8];
+
 
 /// Longest memo text kept inside its entry.
 const MEMO_INLINE: usize = 32;
@@ -1149,7 +1149,7 @@ impl NvPlugin {
         let key = if sm86 && info.is_some_and(|x| !x.sched) { ctx.w & !SCHED_BITS } else { ctx.w };
         let mtag = memo_tag(enc, ctx.reuse, sm86);
         if sc.memo.is_empty() {
-            sc.memo = vec![[0u64; 8]; 1 << MEMO_MIN_BITS];
+            sc.memo = crate::written_table(1 << MEMO_MIN_BITS, [0u64; 8]);
         }
         let set = memo_slot(key, mtag, sc.memo.len().trailing_zeros());
         let by_addr = match by_addr {
@@ -1192,7 +1192,7 @@ impl NvPlugin {
         if grow && len < 1 << MEMO_MAX_BITS {
             // A longer listing: a 4x larger memo (small listings keep the small one).
             let bits = len.trailing_zeros() + 2;
-            let mut big: Vec<MemoEntry> = vec![[0u64; 8]; 1 << bits];
+            let mut big = crate::written_table(1 << bits, [0u64; 8]);
             // Least recently used first: each set of the new memo keeps its most recent.
             for e in sc.memo.chunks(MEMO_WAYS).flat_map(|w| w.iter().rev()).filter(|e| e[3] as u32 != 0) {
                 let s = memo_slot(memo_key(e), e[3] as u32 & !MEMO_BY_ADDR, bits);
