@@ -2,9 +2,9 @@
 """How the page cache holds each FILE: pages in large folios, and physically consecutive pages.
 
 Two copies of the same executable can run 15-25 % apart on the development VM (Linux 6.18):
-a file written by a plain sequential write (`cp`) lands in large folios, which the kernel maps
-and unmaps in bulk; a file written through a shared mapping (lld's output) or read back from
-disk after `echo 3 > /proc/sys/vm/drop_caches` is held in 4 KiB pages. Compare builds only in
+a file written by a plain sequential write (`cp`) landed in large folios, which the kernel maps
+and unmaps in bulk; the file lld had just written, and files read back from disk after
+`echo 3 > /proc/sys/vm/drop_caches`, were held in 4 KiB pages. Compare builds only in
 the same state (BENCHMARKS.md, "Summary: eighth session").
 
 Needs root (it reads /proc/self/pagemap and /proc/kpageflags). Reading the files maps every

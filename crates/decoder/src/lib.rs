@@ -22,7 +22,7 @@ pub use error::DecodeError;
 /// tables that are read before they are written (hash tables looked up before they are
 /// filled). Zeroed memory from the allocator would be faulted twice per page there: the first
 /// read maps the kernel's shared zero page, the first write then copies it (NVIDIA memo:
-/// fp32.sm86 226 -> 191 page faults; BENCHMARKS.md, "Summary: eighth session").
+/// fp32.sm86 226 -> 186 page faults; BENCHMARKS.md, "Summary: eighth session").
 pub(crate) fn written_table<T: Copy>(n: usize, zero: T) -> Vec<T> {
     let mut v = vec![zero; n];
     // A write per page: the compiler turns a plain zero fill back into a zeroed allocation.

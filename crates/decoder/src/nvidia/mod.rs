@@ -758,7 +758,6 @@ const TEMPLATES_AFTER: usize = 2048;
 /// `Scratch::arena` at the offset in word 4.
 type MemoEntry = [u64; 8];
 
-
 /// Longest memo text kept inside its entry.
 const MEMO_INLINE: usize = 32;
 
