@@ -63,17 +63,6 @@ impl Ctx {
         ADDR_READ.with(|c| c.set(true));
         self.pc
     }
-    /// The address plus `delta` (a PC-relative branch target), for a rule that prints it as
-    /// one signed hex number and reads the address for nothing else: the print memo then keeps
-    /// the text with the number cut out, for the same instruction at any address (a second
-    /// call reads the address as [`Ctx::addr`] does).
-    #[inline]
-    pub fn target(&self, delta: i64) -> i64 {
-        if REL.with(|c| c.replace(Some(delta))).is_some() {
-            ADDR_READ.with(|c| c.set(true));
-        }
-        (self.pc as i64).wrapping_add(delta)
-    }
     /// Base mnemonic.
     pub fn inst(&self) -> &'static str {
         self.t.insts[self.form.inst as usize].name
@@ -765,11 +754,10 @@ struct Scratch {
 const TEMPLATES_AFTER: usize = 2048;
 
 /// One remembered text of the print memo, as eight words (all zero: empty): the key (words
-/// 0-1), the address (word 2, used when the text depends on it; [`MEMO_REL`]: the branch
-/// target's distance from it), the tag (word 3, low half, see [`memo_tag`]; 0: empty; bits 2-3:
-/// [`MEMO_FLAGS`]), the text's length (word 3, bits 32-39) and, for [`MEMO_REL`], where the
-/// target goes in it (bits 40-47); a text of up to [`MEMO_INLINE`] bytes is in words 4-7, a
-/// longer one in `Scratch::arena` at the offset in word 4.
+/// 0-1), the address (word 2, used when the text depends on it), the tag (word 3, low half, see
+/// [`memo_tag`]; 0: empty; bit 2: the text depends on the address) and the text's length (word
+/// 3, bits 32-39); a text of up to [`MEMO_INLINE`] bytes is in words 4-7, a longer one in
+/// `Scratch::arena` at the offset in word 4.
 type MemoEntry = [u64; 8];
 
 /// Longest memo text kept inside its entry.
@@ -777,14 +765,6 @@ const MEMO_INLINE: usize = 32;
 
 /// Tag bit of a memo entry whose text depends on the address.
 const MEMO_BY_ADDR: u32 = 4;
-
-/// Tag bit of a memo entry whose text depends on the address only through a branch target
-/// ([`Ctx::target`]): the text is kept without the target's number, word 2 holds the target's
-/// distance from the address and word 3 bits 40-47 where the number goes.
-const MEMO_REL: u32 = 8;
-
-/// The tag bits that say how an entry depends on the address.
-const MEMO_FLAGS: u32 = MEMO_BY_ADDR | MEMO_REL;
 
 /// Bytes of long memo texts kept before the memo starts over (a long-running process).
 const MEMO_ARENA_MAX: usize = 1 << 20;
@@ -950,9 +930,6 @@ const MNEM_BITS: u32 = 8;
 thread_local! {
     /// Set when a rule reads the instruction's address (see [`Ctx::addr`]).
     static ADDR_READ: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// Set when a rule prints a branch target (see [`Ctx::target`]): its distance from the
-    /// address.
-    static REL: std::cell::Cell<Option<i64>> = const { std::cell::Cell::new(None) };
     /// Instruction bits read through [`Ctx`] since the last reset.
     static READ: std::cell::Cell<u128> = const { std::cell::Cell::new(0) };
     /// False: print every instruction the slow way, without memo or templates (tests).
@@ -1182,11 +1159,7 @@ impl NvPlugin {
                 if let Some(ways) = sc.memo.get_mut(set..set + MEMO_WAYS) {
                     let hit = ways.iter().position(|e| {
                         let t = e[3] as u32;
-                        memo_key(e) == key
-                            && t & !MEMO_FLAGS == mtag
-                            && (t & MEMO_BY_ADDR == 0 || e[2] == ctx.pc)
-                            // (a negative target prints with a sign: the slow way)
-                            && (t & MEMO_REL == 0 || (ctx.pc as i64).wrapping_add(e[2] as i64) >= 0)
+                        memo_key(e) == key && t & !MEMO_BY_ADDR == mtag && (t & MEMO_BY_ADDR == 0 || e[2] == ctx.pc)
                     });
                     if let Some(j) = hit {
                         sc.hits += 1;
@@ -1203,21 +1176,17 @@ impl NvPlugin {
                         } else {
                             sc.arena.get(e[4] as usize..e[4] as usize + len)
                         };
-                        // The bytes were copied from a `str` whole (ASCII or not), or cut before
-                        // an ASCII `0x` (a branch target's place).
-                        if let Some(Ok(text)) = bytes.map(std::str::from_utf8) {
-                            if e[3] as u32 & MEMO_REL == 0 {
-                                out.push_str(text);
-                                return;
-                            }
-                            let cut = (e[3] >> 40) as u8 as usize;
-                            if let (Some(a), Some(b)) = (text.get(..cut), text.get(cut..)) {
-                                let mut nb = [0u8; 20];
-                                out.push_str(a);
-                                out.push_str(hex_text(&mut nb, (ctx.pc as i64).wrapping_add(e[2] as i64), true));
-                                out.push_str(b);
-                                return;
-                            }
+                        // The bytes were copied from a `str` whole (ASCII or not, cut nowhere).
+                        // nvdisasm's text is ASCII: checked a word at a time, not decoded.
+                        let text = bytes.map(|b| if b.is_ascii() {
+                            // SAFETY: ASCII bytes are valid UTF-8.
+                            Ok(unsafe { std::str::from_utf8_unchecked(b) })
+                        } else {
+                            std::str::from_utf8(b)
+                        });
+                        if let Some(Ok(text)) = text {
+                            out.push_str(text);
+                            return;
                         }
                     }
                 }
@@ -1234,7 +1203,7 @@ impl NvPlugin {
             let mut big = crate::written_table(1 << bits, [0u64; 8]);
             // Least recently used first: each set of the new memo keeps its most recent.
             for e in sc.memo.chunks(MEMO_WAYS).flat_map(|w| w.iter().rev()).filter(|e| e[3] as u32 != 0) {
-                let s = memo_slot(memo_key(e), e[3] as u32 & !MEMO_FLAGS, bits);
+                let s = memo_slot(memo_key(e), e[3] as u32 & !MEMO_BY_ADDR, bits);
                 if let Some(w) = big.get_mut(s..s + MEMO_WAYS) {
                     w.rotate_right(1);
                     w[0] = *e;
@@ -1246,31 +1215,6 @@ impl NvPlugin {
             return;
         }
         let text = out.as_bytes().get(start..).unwrap_or(&[]);
-        // A text that depends on the address only through its branch target, which it prints
-        // once: kept without the number (the same instruction elsewhere prints its own).
-        let mut cut_buf = [0u8; 256];
-        let mut rel = None;
-        if by_addr && !ADDR_READ.with(|c| c.get()) {
-            if let Some(delta) = REL.with(|c| c.get()) {
-                let target = (ctx.pc as i64).wrapping_add(delta);
-                let mut nb = [0u8; 20];
-                let num = hex_text(&mut nb, target, true).as_bytes();
-                let at = std::str::from_utf8(text).ok().and_then(|t| find_bytes(t, num));
-                if let Some(p) = at.filter(|&p| target >= 0 && text.len() <= cut_buf.len() && p <= u8::MAX as usize) {
-                    let again = std::str::from_utf8(&text[p + 1..]).ok().and_then(|t| find_bytes(t, num));
-                    if again.is_none() {
-                        let kept = text.len() - num.len();
-                        cut_buf[..p].copy_from_slice(&text[..p]);
-                        cut_buf[p..kept].copy_from_slice(&text[p + num.len()..]);
-                        rel = Some((delta, p, kept));
-                    }
-                }
-            }
-        }
-        let (text, word2, flags, cut) = match rel {
-            Some((delta, p, kept)) => (&cut_buf[..kept], delta as u64, MEMO_REL, p as u64),
-            None => (text, ctx.pc, if by_addr { MEMO_BY_ADDR } else { 0 }, 0),
-        };
         let Ok(n) = u8::try_from(text.len()) else { return };
         if text.len() > MEMO_INLINE && sc.arena.len() + text.len() > MEMO_ARENA_MAX {
             // Start over (the arena keeps the texts of evicted entries too).
@@ -1279,8 +1223,8 @@ impl NvPlugin {
         }
         if let Some(w) = sc.memo.get_mut(set..set + MEMO_WAYS) {
             w.rotate_right(1);
-            let tag = mtag | flags;
-            let mut e = [key as u64, (key >> 64) as u64, word2, u64::from(tag) | u64::from(n) << 32 | cut << 40, 0, 0, 0, 0];
+            let tag = mtag | if by_addr { MEMO_BY_ADDR } else { 0 };
+            let mut e = [key as u64, (key >> 64) as u64, ctx.pc, u64::from(tag) | u64::from(n) << 32, 0, 0, 0, 0];
             if text.len() <= MEMO_INLINE {
                 let mut buf = [0u8; MEMO_INLINE];
                 buf[..text.len()].copy_from_slice(text);
@@ -1299,10 +1243,9 @@ impl NvPlugin {
     /// through [`Ctx`] (added to the form's `read`).
     fn print_slow(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) -> (bool, u128) {
         ADDR_READ.with(|c| c.set(false));
-        REL.with(|c| c.set(None));
         READ.with(|c| c.set(0));
         self.print_in(ctx, enc, sc, out);
-        let by_addr = ADDR_READ.with(|c| c.get()) || REL.with(|c| c.get()).is_some();
+        let by_addr = ADDR_READ.with(|c| c.get());
         let read = READ.with(|c| c.get());
         if let Some(Some(i)) = sc.info[usize::from(self.size == 16)].get_mut(enc as usize) {
             if read & !i.read != 0 {

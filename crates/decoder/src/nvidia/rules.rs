@@ -31,20 +31,18 @@ pub fn dedup_suffixes(t: &mut Text) {
 pub fn relative_target(ctx: &Ctx, t: &mut Text, size: u64, lo: u32, n: u32, scale: i64) {
     let raw = ctx.bits(lo, n);
     let off = (((raw << (64 - n)) as i64) >> (64 - n)).wrapping_mul(scale);
-    // (the address is read only where the target is printed: see `Ctx::target`)
-    let put = |o: &mut String| {
-        let mut buf = [0u8; 20];
-        o.push_str(super::hex_text(&mut buf, ctx.target((size as i64).wrapping_add(off)), true));
-    };
+    let target = (ctx.addr() as i64).wrapping_add(size as i64).wrapping_add(off);
+    let mut buf = [0u8; 20];
+    let s = super::hex_text(&mut buf, target, true);
     if let Some(last) = t.ops.iter_mut().rev().find(|o| o.starts_with("0x") || o.starts_with("-0x")) {
         last.clear();
-        put(last);
+        last.push_str(s);
     } else if let Some(last) = t.ops.last_mut() {
         // `RET.REL R20 0x..`: the register and the target are one operand.
         if let Some(i) = last.rfind(' ') {
             if last[i + 1..].starts_with("0x") || last[i + 1..].starts_with("-0x") {
                 last.truncate(i + 1);
-                put(last);
+                last.push_str(s);
             }
         }
     }
