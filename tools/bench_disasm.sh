@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `isabridge disasm` against `llvm-objdump-22 -d` as whole processes on the same files
-# (goal: >= 50x faster). Needs hyperfine (Debian package) and a release build; with clang-22 it
+# (goal: >= 50x faster). Needs gcc (for tools/interleave_timer.c) and a release build; with clang-22 it
 # also builds two large objects (about 450,000 and 520,000 instructions of varied generated
 # OpenCL kernels) under target/bench/.
 #
@@ -15,10 +15,13 @@
 # page faults (perf stat, when perf is installed; on the development VM a first touch of a page
 # costs about 2 us, tools/fault_cost.c, most of a small object's time), and checks that both
 # listings are the same bytes. Medians, not means: on the development VM single runs of either
-# tool now and then take twice as long, and a mean follows them.
+# tool now and then take twice as long, and a mean follows them. The tools run interleaved, one
+# run of each per round (tools/bench_lib.sh says why); RUNS is the number of rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. tools/bench_lib.sh         # interleaved timing (medians), ratio
 bin=$(tools/build_cli.sh)   # the release CLI (static musl where possible)
+objdump=$(command -v llvm-objdump-22)
 floor=$(tools/empty_process.sh)   # a program that does nothing, built the same way
 out=target/bench
 mkdir -p "$out"
@@ -76,10 +79,8 @@ for f in $files; do
   cmp -s "$out/ref.txt" "$out/our.txt" || { echo "$f: listings differ" >&2; exit 1; }
   n=$(grep -c '// ' "$out/ref.txt")
   u=$(grep '// ' "$out/ref.txt" | sed 's/ *\/\/.*//' | sort -u | wc -l)
-  hyperfine -N --warmup 2 --runs "${RUNS:-10}" --export-json "$out/h.json" \
-    "$bin disasm $f" "llvm-objdump-22 -d $f" "$floor" >/dev/null 2>&1
-  read -r a b e < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(*(x["median"]*1e3 for x in r))' "$out/h.json")
+  read -r a b e < <(medians "${RUNS:-10}" "$f" "$bin disasm {}" "$objdump -d {}" "$floor")
   pf=$(perf stat -x, -e page-faults "$bin" disasm "$f" 2>&1 >/dev/null | cut -d, -f1) || pf=-
   printf '%-32s %9d %9d %12.2f %14.2f %7.1fx %9.2f %6.0fx %7s\n' "$(basename "$f")" "$n" "$u" "$a" "$b" \
-    "$(python3 -c "print($b/$a)")" "$e" "$(python3 -c "print($b/$e)")" "${pf:--}"
+    "$(ratio "$b" "$a")" "$e" "$(ratio "$b" "$e")" "${pf:--}"
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `isabridge disasm` against `nvdisasm` 12.8 as whole processes on the same cubins (goal:
-# >= 300x faster). Needs hyperfine, a release build and the oracles of
+# >= 300x faster). Needs gcc (for tools/interleave_timer.c), a release build and the oracles of
 # tools/install_nvidia_oracles.sh (/opt/oracles); with clang-22 and ptxas 12 it also builds one
 # large cubin per ISA from generated CUDA kernels (deterministic: fixed seed) under target/bench/.
 #
@@ -16,12 +16,14 @@
 # the conformance tests use), median wall time of each tool and the ratio, the median time of a
 # program that does nothing (tools/empty_process.rs, "floor") and nvdisasm's time over it
 # ("best"): no program can beat that ratio on this host, so where "best" is near 300 the goal
-# is out of reach whatever the disassembler does. Medians, as in tools/bench_disasm.sh.
+# is out of reach whatever the disassembler does. Medians of interleaved rounds, as in
+# tools/bench_disasm.sh (tools/bench_lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOOLS=${TOOLS:-/opt/oracles}
 NVDISASM=${NVDISASM:-$TOOLS/nvdisasm12}
 PTXAS=${PTXAS:-$TOOLS/ptxas12}
+. tools/bench_lib.sh         # interleaved timing (medians), ratio
 bin=$(tools/build_cli.sh)   # the release CLI (static musl where possible)
 floor=$(tools/empty_process.sh)   # a program that does nothing, built the same way
 out=target/bench
@@ -131,9 +133,7 @@ for f in $files; do
   case $f in *sm50*) sm=50 ;; *) sm=86 ;; esac
   "$bin" disasm "$f" > "$out/our.txt"
   read -r n u bad < <(compare "$f" "$sm")
-  hyperfine -N --warmup 2 --runs "${RUNS:-10}" --export-json "$out/h.json" \
-    "$bin disasm $f" "$NVDISASM $f" "$floor" >/dev/null 2>&1
-  read -r a b e < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(*(x["median"]*1e3 for x in r))' "$out/h.json")
+  read -r a b e < <(medians "${RUNS:-10}" "$f" "$bin disasm {}" "$NVDISASM {}" "$floor")
   printf '%-26s %7d %8d %6d %12.2f %12.2f %7.1fx %9.2f %5.0fx\n' "$(basename "$f")" "$n" "$u" "$bad" "$a" "$b" \
-    "$(python3 -c "print($b/$a)")" "$e" "$(python3 -c "print($b/$e)")"
+    "$(ratio "$b" "$a")" "$e" "$(ratio "$b" "$e")"
 done
