@@ -6,9 +6,10 @@
 # 1 ms command fits inside one slow spell (atomics.sm86: hyperfine medians of 1.35, 1.14 and
 # 0.60 ms in three series a minute apart), while the 20 runs of a 300 ms reference tool spread
 # over six seconds. Interleaved, every command samples the same spells. Each timed run follows
-# an untimed run of the same command (the timer's -w), so each command is timed warm, as in a
-# series of its own runs: right after a 100-300 ms nvdisasm run, the empty program took 449 us
-# against 184-211 us two runs later (`interleave 15 F nvdisasm E E E ...`, medians).
+# 10 ms of untimed runs of the same command (at least one; the timer's -w), so each command is
+# timed warm, as in a series of its own runs: right after a 120 ms nvdisasm run, eight runs of
+# a 0.4 ms listing in a row took 893, 525, 508, 442, 422, 353, 379 and 433 us (medians of 15
+# rounds, tensor.sm50), the machine settling from the other command.
 
 # Builds the timer (once) and prints its path.
 bench_timer() {
@@ -21,7 +22,7 @@ bench_timer() {
 }
 
 # medians ROUNDS FILE CMD...: the median wall time of each command in ms, in order, over
-# ROUNDS interleaved rounds (each timed run after an untimed one of the same command). A CMD is
+# ROUNDS interleaved rounds (each timed run after 10 ms of untimed ones of the same command). A CMD is
 # a command line whose `{}` stands for FILE (no spaces in paths).
 medians() {
   local rounds=$1 file=$2 timer

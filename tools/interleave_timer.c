@@ -4,8 +4,8 @@
 // different machines). Prints, per command, the tenth percentile and the median of its N
 // fork-to-reap times in microseconds. A BIN of the form `NAME=VALUE@PATH` runs PATH with that
 // variable set. Stdout of the runs goes to /dev/null.
-// With -w first, each timed run follows an untimed run of the same command (every command
-// timed warm; the benchmark scripts use it).
+// With -w first, each timed run follows 10 ms of untimed runs of the same command (at least
+// one: every command timed warm; the benchmark scripts use it).
 //   gcc -O2 -o /tmp/interleave tools/interleave_timer.c
 //   /tmp/interleave 200 fixtures/nvidia/bin/fp64.sm86.cubin OLD_BIN NEW_BIN
 //   /tmp/interleave 10 F target/x86_64-unknown-linux-musl/release/isabridge /opt/oracles/nvdisasm12
@@ -69,10 +69,14 @@ static long long run(const char *cmd, char *file) {
   return (long long)((now() - t0) / 1000);
 }
 
+// Microseconds of untimed runs before each timed one under -w.
+#define WARM_US 10000
+
 int main(int argc, char **argv) {
-  // -w: each timed run follows an untimed run of the same command, so that every command is
-  // timed warm, as in a series of its own runs (a short process right after a long one of
-  // another command was measured up to 2x slower: the other's caches, not its own work).
+  // -w: each timed run follows untimed runs of the same command (10 ms of them, at least one),
+  // so that every command is timed warm, as in a series of its own runs: the runs of a 0.4 ms
+  // listing right after a 120 ms nvdisasm run took 893, 525, 508, 442, 422, 353 us (medians of
+  // 15 rounds), the machine settling from the other command, not our work.
   int warm = argc > 1 && strcmp(argv[1], "-w") == 0;
   argv += warm;
   argc -= warm;
@@ -86,7 +90,9 @@ int main(int argc, char **argv) {
   if (n < 1 || !t) return 2;
   for (int i = 0; i < n; i++) {
     for (int b = 0; b < nb; b++) {
-      long long us = warm ? run(argv[3 + b], file) : 0;
+      long long us = 0;
+      // Warm: untimed runs of the same command for at least WARM_US (at least one).
+      for (long long spent = 0; warm && us >= 0 && spent < WARM_US; spent += us) us = run(argv[3 + b], file);
       if (us >= 0) us = run(argv[3 + b], file);
       if (us < 0) {
         fprintf(stderr, "%s failed\n", argv[3 + b]);
