@@ -991,7 +991,9 @@ pub struct NvPlugin {
     pub t: &'static NvTables,
     /// Its generated decode tree (the same forms as `t`).
     pub tree: &'static tree::NvTree,
-    /// Bit offsets of the register fields of operand slots a, b, c (reuse flags 0, 1, 2).
+    /// Bit offsets of the register fields of operand slots a, b, c (reuse flags 0, 1, 2), for
+    /// [`render_template`] (the printer marks sm86 registers from the probed `REUSE_` fields,
+    /// and sm50's family rule places its own).
     pub reuse_slots: &'static [u8],
     /// The family rules.
     pub fixup: Fixup,
@@ -1441,14 +1443,14 @@ impl NvPlugin {
             None => None,
         };
         let reuse_info = if self.size == 16 { info } else { None };
-        // sm50's first rule (`sm50::reuse`) removes every `.reuse` and places its own: the
-        // generic marks would only be made and removed again.
-        let slots = if self.isa == Isa::Sm50 { &[][..] } else { self.reuse_slots };
+        // No marks by slot offset (`reuse_slots`): sm86 marks from its probed `REUSE_` fields
+        // (`FormInfo::reuse`), and sm50's first rule (`sm50::reuse`) removes every `.reuse`
+        // and places its own, so marks made here would only be removed again.
         if let (Some(e), Some((_, _, _, at))) = (hit, cached) {
             t.mnem.push_str(&e.text);
-            render_in(ctx, slots, reuse_info, at, s);
+            render_in(ctx, &[], reuse_info, at, s);
         } else {
-            render_in(ctx, slots, reuse_info, (0, 0), s);
+            render_in(ctx, &[], reuse_info, (0, 0), s);
         }
         guard(ctx, &mut t.guard);
         split_pooled(s, t, pool);
