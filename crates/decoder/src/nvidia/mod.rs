@@ -29,6 +29,8 @@ pub struct Ctx {
     pub reuse: u8,
     /// Which ISA.
     pub isa: Isa,
+    /// The base mnemonic (see [`Ctx::inst`]; the rules ask for it many times per instruction).
+    name: &'static str,
 }
 
 impl Ctx {
@@ -64,8 +66,9 @@ impl Ctx {
         self.pc
     }
     /// Base mnemonic.
+    #[inline]
     pub fn inst(&self) -> &'static str {
-        self.t.insts[self.form.inst as usize].name
+        self.name
     }
 }
 
@@ -1112,7 +1115,8 @@ impl NvPlugin {
     /// Prints with explicit reuse flags.
     pub fn print_with(&self, d: &Decoded, addr: u64, reuse: u8, out: &mut String) {
         let Some(form) = self.t.forms.get(d.enc as usize) else { return };
-        let ctx = Ctx { t: self.t, form, w: self.word(d), pc: addr, reuse, isa: self.isa };
+        let name = self.t.insts.get(form.inst as usize).map_or("", |i| i.name);
+        let ctx = Ctx { t: self.t, form, w: self.word(d), pc: addr, reuse, isa: self.isa, name };
         if !CACHE_ON.with(|c| c.get()) {
             return self.print_in(&ctx, d.enc, &mut Scratch::default(), out);
         }
