@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/bench_lib.sh         # interleaved timing (medians), ratio
 bin=$(tools/build_cli.sh)   # the release CLI (static musl where possible)
-objdump=$(command -v llvm-objdump-22)
+objdump=$(command -v llvm-objdump-22) || { echo "llvm-objdump-22 not found (tools/install_oracles.sh)" >&2; exit 2; }
 floor=$(tools/empty_process.sh)   # a program that does nothing, built the same way
 out=target/bench
 mkdir -p "$out"

@@ -22,8 +22,9 @@ bench_timer() {
 }
 
 # medians ROUNDS FILE CMD...: the median wall time of each command in ms, in order, over
-# ROUNDS interleaved rounds (each timed run after 10 ms of untimed ones of the same command). A CMD is
-# a command line whose `{}` stands for FILE (no spaces in paths).
+# ROUNDS interleaved rounds (each timed run after 10 ms of untimed ones of the same command). A
+# CMD is a command line whose `{}` stands for FILE (no spaces in paths); a lone path is run
+# with `disasm FILE` (the floor program ignores its arguments).
 medians() {
   local rounds=$1 file=$2 timer
   shift 2

@@ -137,6 +137,18 @@ impl Text {
     }
 }
 
+/// `b` as text. nvdisasm's text is ASCII, which is checked a word at a time instead of being
+/// decoded (a quarter of a template fill's cost); anything else goes through the UTF-8 check.
+#[inline]
+fn ascii_or_utf8(b: &[u8]) -> Result<&str, std::str::Utf8Error> {
+    if b.is_ascii() {
+        // SAFETY: ASCII bytes are valid UTF-8.
+        Ok(unsafe { std::str::from_utf8_unchecked(b) })
+    } else {
+        std::str::from_utf8(b)
+    }
+}
+
 /// Marker placed after a register whose reuse flag is set; becomes `.reuse`.
 const REUSE_MARK: char = '\u{1}';
 
@@ -1183,14 +1195,7 @@ impl NvPlugin {
                             sc.arena.get(e[4] as usize..e[4] as usize + len)
                         };
                         // The bytes were copied from a `str` whole (ASCII or not, cut nowhere).
-                        // nvdisasm's text is ASCII: checked a word at a time, not decoded.
-                        let text = bytes.map(|b| if b.is_ascii() {
-                            // SAFETY: ASCII bytes are valid UTF-8.
-                            Ok(unsafe { std::str::from_utf8_unchecked(b) })
-                        } else {
-                            std::str::from_utf8(b)
-                        });
-                        if let Some(Ok(text)) = text {
+                        if let Some(Ok(text)) = bytes.map(ascii_or_utf8) {
                             out.push_str(text);
                             return;
                         }

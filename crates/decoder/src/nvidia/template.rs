@@ -487,15 +487,7 @@ impl Templates {
             pos = end;
         }
         n = copy_piece(&mut buf, n, lits, base + pos, len.saturating_sub(pos));
-        let b = buf.get(..n).unwrap_or(&[]);
-        // nvdisasm's text is ASCII: checked a word at a time, not decoded (a quarter of a
-        // fill's cost); anything else goes through the UTF-8 check.
-        if b.is_ascii() {
-            // SAFETY: ASCII bytes are valid UTF-8.
-            out.push_str(unsafe { std::str::from_utf8_unchecked(b) });
-        } else {
-            out.push_str(std::str::from_utf8(b).unwrap_or(""));
-        }
+        out.push_str(super::ascii_or_utf8(buf.get(..n).unwrap_or(&[])).unwrap_or(""));
     }
 
     /// [`Templates::fill`] piece by piece (texts too long for its buffer).
