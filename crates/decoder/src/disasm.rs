@@ -657,6 +657,10 @@ pub fn listing_sections(
         }
     }
     if !nvidia || sections.len() < 2 || total < PARALLEL_MIN {
+        if nvidia {
+            // One thread prints it all: its tables need be no larger than the listing.
+            crate::nvidia::expect_instructions(total / plugin.unit().max(1));
+        }
         for (name, addr, data, labels) in sections {
             flush(format!("\nDisassembly of section {name}:\n").as_bytes());
             listing(plugin, data, *addr, name, labels, flush)?;

@@ -162,6 +162,41 @@ fn sets_agree(arch: &str) {
     assert!(s[2] > 10_000, "{arch}: templates were used {} times", s[2]);
 }
 
+/// A thread told to expect a short listing (`expect_instructions`) starts with a small memo and
+/// mnemonic cache, which grow as it prints on: the text stays the slow printer's throughout.
+fn small_tables_agree(arch: &'static str) {
+    std::thread::spawn(move || {
+        isabridge_decoder::nvidia::expect_instructions(16);
+        let mut n = 0usize;
+        for _ in 0..2 {
+            for &x in &words(arch) {
+                let Some((p, d, reuse)) = decode(arch, x) else { continue };
+                let mut fast = String::new();
+                p.print_with(&d, x.addr, reuse, &mut fast);
+                set_print_cache(false);
+                let mut slow = String::new();
+                p.print_with(&d, x.addr, reuse, &mut slow);
+                set_print_cache(true);
+                assert_eq!(fast, slow, "{arch} {:#034x}", x.w);
+                n += 1;
+            }
+        }
+        assert!(n > 10_000, "{arch}: {n} words");
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn small_tables_agree_sm50() {
+    small_tables_agree("sm50");
+}
+
+#[test]
+fn small_tables_agree_sm86() {
+    small_tables_agree("sm86");
+}
+
 #[test]
 fn word_sets_agree_sm50() {
     sets_agree("sm50");

@@ -753,8 +753,8 @@ struct Scratch {
     misses: usize,
     /// Memo hits since it last grew.
     hits: usize,
-    /// Form facts by form index, filled at first use: [sm50, sm86].
-    info: [Vec<Option<Box<FormInfo>>>; 2],
+    /// Form facts, filled at first use: [sm50, sm86].
+    info: [Infos; 2],
     /// Sorted mnemonics by form and mnemonic field values.
     mnems: Vec<MnemEntry>,
     /// Text templates with holes (the memo's first level on long listings).
@@ -763,6 +763,14 @@ struct Scratch {
     printed: usize,
     /// Use templates from the first instruction (see [`eager_templates`]).
     eager: bool,
+    /// Instructions the listing about to be printed has (0: not known; see
+    /// [`expect_instructions`]): the memo and the mnemonic cache start no larger than it needs.
+    hint: usize,
+}
+
+/// log2 of the smallest power of two >= `n` (0 for 0 and 1).
+fn ceil_log2(n: usize) -> u32 {
+    usize::BITS - n.saturating_sub(1).leading_zeros()
 }
 
 /// Instructions a thread prints through the exact memo alone before it uses templates.
@@ -843,6 +851,47 @@ struct FormInfo {
     key_mask: u128,
     /// The candidates that `read` leaves (bit k: `cands[k]`).
     allowed: u32,
+}
+
+/// The facts of the forms an ISA's listing has met: a 16-bit index per form (one page for
+/// either ISA's 1,650-1,887 forms) into a list of the facts, instead of a pointer per form
+/// (13-15 KiB, four fresh pages written at the first instruction of every listing).
+#[derive(Default)]
+struct Infos {
+    /// Per form index, 1 + its place in `list` (0: not met yet); sized at first use.
+    index: Vec<u16>,
+    /// The facts, in the order the forms were met.
+    list: Vec<FormInfo>,
+}
+
+impl Infos {
+    /// Makes the facts of form `enc` (of `forms` forms) with `make` unless they exist.
+    #[inline]
+    fn ensure(&mut self, enc: u16, forms: usize, make: impl FnOnce() -> FormInfo) {
+        if self.index.len() != forms {
+            // (one write per page: read first, a fresh page would fault twice)
+            self.index = crate::written_table(forms, 0u16);
+            self.list.clear();
+        }
+        if let Some(k @ 0) = self.index.get_mut(enc as usize) {
+            if let Ok(n) = u16::try_from(self.list.len() + 1) {
+                self.list.push(make());
+                *k = n;
+            }
+        }
+    }
+    /// The facts of form `enc`, if made.
+    #[inline]
+    fn get(&self, enc: u16) -> Option<&FormInfo> {
+        let k = *self.index.get(enc as usize)?;
+        self.list.get(usize::from(k).checked_sub(1)?)
+    }
+    /// The facts of form `enc`, if made, for changing.
+    #[inline]
+    fn get_mut(&mut self, enc: u16) -> Option<&mut FormInfo> {
+        let k = *self.index.get(enc as usize)?;
+        self.list.get_mut(usize::from(k).checked_sub(1)?)
+    }
 }
 
 /// The candidates (bit k: `cands[k]`) that no recorded read overlaps.
@@ -985,6 +1034,17 @@ pub fn eager_templates(on: bool) {
     SCRATCH.with(|sc| {
         if let Ok(mut sc) = sc.try_borrow_mut() {
             sc.eager = on;
+        }
+    })
+}
+
+/// Tells this thread's printer that a listing of about `n` instructions follows, before its
+/// first instruction: the print memo and the mnemonic cache then start no larger than such a
+/// listing needs (they grow on longer work; the text is the same). 0: not known.
+pub fn expect_instructions(n: usize) {
+    SCRATCH.with(|sc| {
+        if let Ok(mut sc) = sc.try_borrow_mut() {
+            sc.hint = n;
         }
     })
 }
@@ -1144,14 +1204,7 @@ impl NvPlugin {
     /// it, the address.
     fn print_memo(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
         let sm86 = self.size == 16;
-        let infos = &mut sc.info[usize::from(sm86)];
-        if infos.len() != self.t.forms.len() {
-            infos.clear();
-            infos.resize_with(self.t.forms.len(), || None);
-        }
-        if let Some(slot @ None) = infos.get_mut(enc as usize) {
-            *slot = Some(Box::new(FormInfo::new(ctx.form, sm86)));
-        }
+        sc.info[usize::from(sm86)].ensure(enc, self.t.forms.len(), || FormInfo::new(ctx.form, sm86));
         // The instruction size tells the ISAs apart (the scratch is shared).
         let tag = (self.size as u64) << 32 | (enc as u64) << 16 | (ctx.reuse as u64) << 8 | 1;
         let start = out.len();
@@ -1164,11 +1217,14 @@ impl NvPlugin {
             Some(Printed::Memo(a)) => Some(a),
             None => None,
         };
-        let info = sc.info[usize::from(sm86)].get(enc as usize).and_then(|x| x.as_deref());
+        let info = sc.info[usize::from(sm86)].get(enc);
         let key = if sm86 && info.is_some_and(|x| !x.sched) { ctx.w & !SCHED_BITS } else { ctx.w };
         let mtag = memo_tag(enc, ctx.reuse, sm86);
         if sc.memo.is_empty() {
-            sc.memo = crate::written_table(1 << MEMO_MIN_BITS, [0u64; 8]);
+            // A short listing needs no more entries than it has instructions (each fresh page
+            // of a table costs a fault, 2-4 us on the development VM).
+            let bits = if sc.hint == 0 { MEMO_MIN_BITS } else { ceil_log2(sc.hint).clamp(4, MEMO_MIN_BITS) };
+            sc.memo = crate::written_table(1 << bits, [0u64; 8]);
         }
         let set = memo_slot(key, mtag, sc.memo.len().trailing_zeros());
         let by_addr = match by_addr {
@@ -1258,7 +1314,7 @@ impl NvPlugin {
         self.print_in(ctx, enc, sc, out);
         let by_addr = ADDR_READ.with(|c| c.get());
         let read = READ.with(|c| c.get());
-        if let Some(Some(i)) = sc.info[usize::from(self.size == 16)].get_mut(enc as usize) {
+        if let Some(i) = sc.info[usize::from(self.size == 16)].get_mut(enc) {
             if read & !i.read != 0 {
                 i.read |= read;
                 i.allowed = allowed(&i.cands, i.read);
@@ -1273,7 +1329,7 @@ impl NvPlugin {
     fn print_template(&self, ctx: &Ctx, enc: u16, tag: u64, sc: &mut Scratch, out: &mut String) -> Option<Printed> {
         sc.tm.bound();
         let sm86 = self.size == 16;
-        if let Some(Some(x)) = sc.info[usize::from(sm86)].get_mut(enc as usize) {
+        if let Some(x) = sc.info[usize::from(sm86)].get_mut(enc) {
             if !x.cands_done {
                 // Only templates need the candidates: found at the form's first template print.
                 x.cands_done = true;
@@ -1281,7 +1337,7 @@ impl NvPlugin {
                 x.allowed = allowed(&x.cands, x.read);
             }
         }
-        let info = sc.info[usize::from(sm86)].get(enc as usize)?.as_deref()?;
+        let info = sc.info[usize::from(sm86)].get(enc)?;
         let mut vals = [0u64; template::MAX_HOLES];
         let mut raw = [0u64; template::MAX_HOLES];
         let (mut active, mut cls, mut hole_mask) = (0u32, 0u32, 0u128);
@@ -1335,9 +1391,9 @@ impl NvPlugin {
         sc.tm.stats[3] += 1;
         // The candidates, out of the form's facts while printing (which needs the scratch).
         let sm86 = usize::from(self.size == 16);
-        let cands = sc.info[sm86].get_mut(enc as usize).and_then(|x| x.as_deref_mut()).map(|x| std::mem::take(&mut x.cands)).unwrap_or_default();
+        let cands = sc.info[sm86].get_mut(enc).map(|x| std::mem::take(&mut x.cands)).unwrap_or_default();
         let r = self.template_miss(ctx, enc, tag, sc, out, &cands, (tkey, holes, at), (active, hole_mask, relevant), (&vals, &raw));
-        if let Some(x) = sc.info[sm86].get_mut(enc as usize).and_then(|x| x.as_deref_mut()) {
+        if let Some(x) = sc.info[sm86].get_mut(enc) {
             x.cands = cands;
             x.allowed = allowed(&x.cands, x.read);
         }
@@ -1427,10 +1483,10 @@ impl NvPlugin {
     }
 
     fn print_in(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
-        let Scratch { s, t, pool, sort, info, mnems, .. } = sc;
+        let Scratch { s, t, pool, sort, info, mnems, hint, printed, .. } = sc;
         t.recycle(pool);
         s.clear();
-        let info = info[usize::from(self.size == 16)].get(enc as usize).and_then(|x| x.as_deref());
+        let info = info[usize::from(self.size == 16)].get(enc);
         // The mnemonic cache: a hit gives the sorted mnemonic; only the operands are rendered.
         let mut cached = None;
         if let Some(ms) = info.and_then(|x| x.mnem.as_ref()) {
@@ -1440,10 +1496,16 @@ impl NvPlugin {
                 *v = ctx.form.fields.get(fi as usize).map_or(0, |f| f.get(ctx.w));
                 h = (h ^ *v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
             }
-            if mnems.is_empty() {
-                mnems.resize_with(1 << MNEM_BITS, MnemEntry::default);
+            // Sized for a short listing where one is announced (`hint`); full size once a
+            // thread has printed four times as many instructions as it holds.
+            let full = 1usize << MNEM_BITS;
+            if mnems.is_empty() || (mnems.len() < full && *printed > 4 * mnems.len()) {
+                let bits = if *hint == 0 || !mnems.is_empty() { MNEM_BITS } else { (ceil_log2(*hint) + 1).clamp(4, MNEM_BITS) };
+                mnems.clear();
+                mnems.resize_with(1 << bits, MnemEntry::default);
             }
-            let slot = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MNEM_BITS)) as usize;
+            let bits = mnems.len().trailing_zeros();
+            let slot = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
             let tag = (self.size as u32) << 16 | (enc as u32 + 1);
             cached = Some((slot, tag, vals, ms.at));
         }
