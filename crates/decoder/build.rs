@@ -30,8 +30,13 @@ fn main() {
         let code = codegen::generate(&load(&root, path), path, *key).unwrap_or_else(|e| panic!("{path}: {e}"));
         emit(&out, &manifest, module, &code);
     }
-    for (path, module, key) in NV_SPECS {
-        let code = codegen::generate_nv(&load(&root, path), path, *key).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let nv: Vec<codegen::Spec> = NV_SPECS.iter().map(|(path, _, _)| load(&root, path)).collect();
+    let refs: Vec<&codegen::Spec> = nv.iter().collect();
+    let shared = codegen::NvShared::new(&refs).unwrap_or_else(|e| panic!("NVIDIA specs: {e}"));
+    let sources: Vec<&str> = NV_SPECS.iter().map(|s| s.0).collect();
+    emit(&out, &manifest, "nv_shared", &shared.code(&sources));
+    for ((path, module, key), spec) in NV_SPECS.iter().zip(&nv) {
+        let code = codegen::generate_nv(spec, path, *key, &shared).unwrap_or_else(|e| panic!("{path}: {e}"));
         emit(&out, &manifest, module, &code);
     }
 }

@@ -41,9 +41,8 @@ pub struct CbufRef {
 /// Where a form's constant-bank operand starts in its print template (the piece that opens
 /// `c[` or `cx[`) and whether it is bindless (`cx[`); None when the form has none.
 fn cbuf_start(form: &NvForm) -> Option<(usize, bool)> {
-    let pieces = form.syntax;
-    let start = pieces.iter().position(|p| matches!(p, NvPiece::Lit(s) if s.ends_with("c[") || s.ends_with("c[RZ+") || s.ends_with("cx[")))?;
-    Some((start, matches!(pieces[start], NvPiece::Lit(s) if s.ends_with("cx["))))
+    let start = form.pieces().position(|p| matches!(p, NvPiece::Lit(s) if s.ends_with("c[") || s.ends_with("c[RZ+") || s.ends_with("cx[")))?;
+    Some((start, matches!(form.piece(start), Some(NvPiece::Lit(s)) if s.ends_with("cx["))))
 }
 
 /// Where the bank of a form's constant-bank operand comes from (what [`NvInfo::cbuf`] reads, by
@@ -54,8 +53,8 @@ pub fn cbuf_bank_field(form: &NvForm) -> Option<Option<usize>> {
     if bindless {
         return Some(None);
     }
-    Some(match form.syntax.get(start + 1) {
-        Some(NvPiece::Field(i)) if (*i as usize) < form.fields.len() => Some(*i as usize),
+    Some(match form.piece(start + 1) {
+        Some(NvPiece::Field(i)) if (i as usize) < form.fields.len() => Some(i as usize),
         _ => None,
     })
 }
@@ -86,7 +85,7 @@ pub fn guard_test(form: &NvForm) -> GuardTest {
     let (mut mask, mut pt) = (0u128, 0u128);
     let mut width = 0u32;
     let mut v = 7u64;
-    for &(off, cnt) in p.ranges {
+    for &(off, cnt) in p.ranges() {
         let bits = (1u128 << cnt) - 1;
         mask |= bits << off;
         pt |= ((v as u128) & bits) << off;
@@ -98,7 +97,7 @@ pub fn guard_test(form: &NvForm) -> GuardTest {
     }
     if form.pred_neg >= 0 {
         let Some(n) = form.fields.get(form.pred_neg as usize) else { return GuardTest::Always };
-        for &(off, cnt) in n.ranges {
+        for &(off, cnt) in n.ranges() {
             mask |= ((1u128 << cnt) - 1) << off;
         }
     }
@@ -170,30 +169,29 @@ impl NvInfo {
 
     /// The constant-bank operand, if the form has one (from its print template).
     pub fn cbuf(&self) -> Option<CbufRef> {
-        let pieces = self.form.syntax;
         let (start, bindless) = cbuf_start(self.form)?;
         let mut k = start + 1;
         let mut bank = None;
-        if let Some(NvPiece::Field(i)) = pieces.get(k) {
-            bank = self.form.fields.get(*i as usize).map(|f| f.get(self.w) as u32);
+        if let Some(NvPiece::Field(i)) = self.form.piece(k) {
+            bank = self.form.fields.get(i as usize).map(|f| f.get(self.w) as u32);
             k += 1;
         }
         let mut offset = 0i64;
         let mut reg = None;
-        while let Some(p) = pieces.get(k) {
+        while let Some(p) = self.form.piece(k) {
             match p {
                 NvPiece::Lit(s) if s.ends_with(']') && k > start + 2 => break,
                 NvPiece::Lit(_) => {}
                 NvPiece::Field(i) => {
-                    if let Some(f) = self.form.fields.get(*i as usize) {
+                    if let Some(f) = self.form.fields.get(i as usize) {
                         let v = f.get(self.w);
                         match f.kind {
                             NvKind::Reg if v != 255 => reg = Some(v as u32),
-                            NvKind::UImm => offset = offset.wrapping_add((v as i64).wrapping_mul(f.scale as i64)),
+                            NvKind::UImm => offset = offset.wrapping_add((v as i64).wrapping_mul(f.scale() as i64)),
                             NvKind::SImm => {
                                 let n = f.width().clamp(1, 64);
                                 let s = ((v << (64 - n)) as i64) >> (64 - n);
-                                offset = offset.wrapping_add(s.wrapping_mul(f.scale as i64));
+                                offset = offset.wrapping_add(s.wrapping_mul(f.scale() as i64));
                             }
                             _ => {}
                         }

@@ -271,30 +271,58 @@ pub enum NvKind {
     Other,
 }
 
-/// One bit field of an NVIDIA instruction form.
-#[derive(Debug)]
+/// Most parts (bit ranges) an NVIDIA field has (sm86 has eight fields of five).
+pub const NV_MAX_RANGES: usize = 5;
+
+/// One bit field of an NVIDIA instruction form, in 16 bytes: the forms' 46,650 fields are the
+/// bulk of the NVIDIA tables, and a short listing's first touch of each 64 KiB of them costs a
+/// page fault (its name and literal texts are indices into the shared tables of
+/// `nv_shared.rs`).
+#[derive(Debug, Clone, Copy)]
 pub struct NvField {
-    /// Field name from the spec.
-    pub name: &'static str,
-    /// (bit offset, bit count) per part, least significant part first.
-    pub ranges: &'static [(u8, u8)],
-    /// How it prints.
-    pub kind: NvKind,
+    /// (bit offset, bit count) per part, least significant part first; `nr` of them.
+    pub(crate) r: [(u8, u8); NV_MAX_RANGES],
+    /// Index of its name in [`NV_NAMES`].
+    pub(crate) name_ix: u16,
     /// Index into `NvTables::operand_types` (for `NvKind::Lookup`).
     pub ty: u16,
-    /// The printed number is the value times this.
-    pub scale: u16,
-    /// A trailing number that nvdisasm leaves out (with its comma) when it is zero.
-    pub omit_zero: bool,
+    /// How it prints.
+    pub kind: NvKind,
+    /// Bits 0-2: the number of parts; bits 3-4: log2 of the scale; bit 5: `omit_zero`.
+    pub(crate) bits: u8,
 }
 
 impl NvField {
+    /// Field name from the spec.
+    #[inline]
+    pub fn name(&self) -> &'static str {
+        NV_NAMES.get(self.name_ix as usize).copied().unwrap_or("")
+    }
+
+    /// (bit offset, bit count) per part, least significant part first.
+    #[inline]
+    pub fn ranges(&self) -> &[(u8, u8)] {
+        &self.r[..(self.bits & 7).min(NV_MAX_RANGES as u8) as usize]
+    }
+
+    /// The printed number is the value times this.
+    #[inline]
+    pub fn scale(&self) -> u16 {
+        1 << (self.bits >> 3 & 3)
+    }
+
+    /// A trailing number that nvdisasm leaves out (with its comma) when it is zero.
+    #[inline]
+    pub fn omit_zero(&self) -> bool {
+        self.bits & 32 != 0
+    }
+
     /// Extracts the field from a 128-bit instruction.
     #[inline]
     pub fn get(&self, w: u128) -> u64 {
         let mut v = 0u64;
         let mut shift = 0u32;
-        for &(off, cnt) in self.ranges {
+        for &(off, cnt) in self.ranges() {
             v |= (((w >> off) as u64) & ((1u64 << cnt) - 1)) << shift;
             shift += cnt as u32;
         }
@@ -304,7 +332,7 @@ impl NvField {
     /// Stores `v` into the field of a 128-bit instruction (bits above its width are dropped).
     #[inline]
     pub fn set(&self, w: &mut u128, mut v: u64) {
-        for &(off, cnt) in self.ranges {
+        for &(off, cnt) in self.ranges() {
             let m = ((1u128 << cnt) - 1) << off;
             *w = (*w & !m) | (((v as u128) << off) & m);
             v >>= cnt;
@@ -313,23 +341,48 @@ impl NvField {
 
     /// Total width in bits.
     pub fn width(&self) -> u32 {
-        self.ranges.iter().map(|r| r.1 as u32).sum()
+        self.ranges().iter().map(|r| r.1 as u32).sum()
     }
 
     /// The bits of the field as a mask.
     pub fn mask(&self) -> u128 {
-        self.ranges.iter().fold(0u128, |m, &(o, c)| m | (((1u128 << c) - 1) << o))
+        self.ranges().iter().fold(0u128, |m, &(o, c)| m | (((1u128 << c) - 1) << o))
     }
 }
 
 /// A piece of a form's print template.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NvPiece {
     /// Literal text.
     Lit(&'static str),
     /// The text of the field with this index in `NvForm::fields`.
     Field(u8),
 }
+
+/// A piece of a form's print template as stored, in two bytes: [`NV_LIT`] plus an index into
+/// [`NV_LITS`], or a field index (see [`NvSyntax::get`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NvSyntax(pub(crate) u16);
+
+/// Flag of an [`NvSyntax`] that is literal text.
+pub const NV_LIT: u16 = 1 << 15;
+
+impl NvSyntax {
+    /// The piece.
+    #[inline]
+    pub fn get(self) -> NvPiece {
+        if self.0 & NV_LIT != 0 {
+            NvPiece::Lit(NV_LITS.get((self.0 & !NV_LIT) as usize).copied().unwrap_or(""))
+        } else {
+            NvPiece::Field(self.0 as u8)
+        }
+    }
+}
+
+mod nv_shared {
+    include!(concat!(env!("OUT_DIR"), "/nv_shared.rs"));
+}
+pub use nv_shared::{NV_LITS, NV_NAMES};
 
 /// One NVIDIA instruction name.
 #[derive(Debug)]
@@ -369,14 +422,26 @@ pub struct NvForm {
     pub pred_neg: i32,
     /// Every field.
     pub fields: &'static [NvField],
-    /// The print template.
-    pub syntax: &'static [NvPiece],
+    /// The print template (see [`NvForm::pieces`]).
+    pub syntax: &'static [NvSyntax],
 }
 
 impl NvForm {
     /// The field named `name`.
     pub fn field(&self, name: &str) -> Option<&'static NvField> {
-        self.fields.iter().find(|f| f.name == name)
+        self.fields.iter().find(|f| f.name() == name)
+    }
+
+    /// The pieces of the print template, in order.
+    #[inline]
+    pub fn pieces(&self) -> impl ExactSizeIterator<Item = NvPiece> + Clone + 'static {
+        self.syntax.iter().map(|p| p.get())
+    }
+
+    /// Piece `k` of the print template.
+    #[inline]
+    pub fn piece(&self, k: usize) -> Option<NvPiece> {
+        self.syntax.get(k).map(|p| p.get())
     }
 }
 

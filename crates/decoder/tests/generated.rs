@@ -10,6 +10,9 @@ fn generated_tables_are_current() {
     let pairs = [
         (include_str!(concat!(env!("OUT_DIR"), "/gfx10.rs")), include_str!("../src/generated/gfx10.rs"), "gfx10"),
         (include_str!(concat!(env!("OUT_DIR"), "/gfx12.rs")), include_str!("../src/generated/gfx12.rs"), "gfx12"),
+        (include_str!(concat!(env!("OUT_DIR"), "/sm50.rs")), include_str!("../src/generated/sm50.rs"), "sm50"),
+        (include_str!(concat!(env!("OUT_DIR"), "/sm86.rs")), include_str!("../src/generated/sm86.rs"), "sm86"),
+        (include_str!(concat!(env!("OUT_DIR"), "/nv_shared.rs")), include_str!("../src/generated/nv_shared.rs"), "nv_shared"),
     ];
     for (now, checked_in, name) in pairs {
         assert!(now.starts_with("// @generated") && now.contains("DO NOT EDIT"));

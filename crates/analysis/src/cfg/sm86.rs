@@ -43,7 +43,7 @@ fn rel_target(inf: &NvInfo, addr: u64) -> u64 {
 fn warp_state_test(inf: &NvInfo) -> bool {
     inf.form.fields.iter().any(|f| {
         f.kind == isabridge_decoder::spec::NvKind::Lookup
-            && f.name.starts_with("MOD_")
+            && f.name().starts_with("MOD_")
             && inf
                 .t
                 .operand_types
@@ -97,7 +97,7 @@ impl Family for Sm86 {
             Flow::Invalid(Box::new(CfgError::Unresolved { isa: Isa::Sm86, inst: name, addr, why: why.into() }))
         };
         // REL forms have the PC-relative offset; ABS forms an absolute address.
-        let abs = inf.form.syntax.iter().any(|p| matches!(p, isabridge_decoder::spec::NvPiece::Lit(s) if s.contains(".ABS")));
+        let abs = inf.form.pieces().any(|p| matches!(p, isabridge_decoder::spec::NvPiece::Lit(s) if s.contains(".ABS")));
         match name {
             "BRA" if !abs => {
                 let t = rel_target(&inf, addr);

@@ -198,11 +198,11 @@ fn plain_text(ctx: &Ctx, f: &NvField, out: &mut String) {
                 }
             }
         }
-        NvKind::UImm => hex(out, v.wrapping_mul(f.scale as u64) as i64, false),
+        NvKind::UImm => hex(out, v.wrapping_mul(f.scale() as u64) as i64, false),
         NvKind::SImm => {
             let n = f.width();
             let s = if n > 0 && n < 64 && v >> (n - 1) & 1 == 1 { v as i64 - (1i64 << n) } else { v as i64 };
-            hex(out, s.wrapping_mul(f.scale as i64), true)
+            hex(out, s.wrapping_mul(f.scale() as i64), true)
         }
         NvKind::FImm => float_imm(ctx, f, out),
         NvKind::Other => push_hex(out, v),
@@ -286,7 +286,7 @@ pub fn hex(out: &mut String, v: i64, signed: bool) {
 /// fixed immediate positions of the ISA (the probed field is only the part that varied).
 fn float_imm(ctx: &Ctx, f: &NvField, out: &mut String) {
     let name = ctx.inst();
-    let lo = f.ranges.first().map(|r| r.0).unwrap_or(0) as u32;
+    let lo = f.ranges().first().map(|r| r.0).unwrap_or(0) as u32;
     let double = name.starts_with('D') || is_f64_source(ctx);
     let half = name.starts_with('H');
     match ctx.isa {
@@ -332,7 +332,7 @@ fn is_f64_source(ctx: &Ctx) -> bool {
 }
 
 fn render_mnem_only(ctx: &Ctx, out: &mut String) {
-    for p in ctx.form.syntax {
+    for p in ctx.form.pieces() {
         match p {
             NvPiece::Lit(s) => {
                 if let Some(i) = s.find(' ') {
@@ -342,7 +342,7 @@ fn render_mnem_only(ctx: &Ctx, out: &mut String) {
                 out.push_str(s);
             }
             NvPiece::Field(i) => {
-                let f = &ctx.form.fields[*i as usize];
+                let f = &ctx.form.fields[i as usize];
                 if f.kind != NvKind::FImm {
                     plain_text(ctx, f, out);
                 }
@@ -384,12 +384,12 @@ fn sort_suffixes_in(ctx: &Ctx, t: &mut Text, sc: &mut SortScratch) {
     toks.clear();
     let mut start = 0usize;
     let mut cur_origin: Option<Origin> = None;
-    for p in ctx.form.syntax {
+    for p in ctx.form.pieces() {
         match p {
             NvPiece::Lit(s) => {
                 let (s, done) = match s.bytes().position(|b| b == b' ') {
                     Some(i) => (&s[..i], true),
-                    None => (*s, false),
+                    None => (s, false),
                 };
                 for c in s.chars() {
                     if c == '.' {
@@ -406,7 +406,7 @@ fn sort_suffixes_in(ctx: &Ctx, t: &mut Text, sc: &mut SortScratch) {
                 }
             }
             NvPiece::Field(i) => {
-                let f = &ctx.form.fields[*i as usize];
+                let f = &ctx.form.fields[i as usize];
                 v.clear();
                 plain_text(ctx, f, v);
                 if f.kind == NvKind::Lookup && v.starts_with('.') {
@@ -417,7 +417,7 @@ fn sort_suffixes_in(ctx: &Ctx, t: &mut Text, sc: &mut SortScratch) {
                             toks.push((start, buf.len(), cur_origin));
                             buf.push('.');
                             start = buf.len();
-                            cur_origin = Some((*i, k, n));
+                            cur_origin = Some((i, k, n));
                             k += 1;
                         } else {
                             buf.push(c);
@@ -479,13 +479,13 @@ pub fn render_template(ctx: &Ctx, reuse_slots: &[u8], out: &mut String) {
 /// `render_template`, with the form's precomputed facts when known, from piece `from.0` of
 /// the template (of a literal: from its byte `from.1`).
 fn render_in(ctx: &Ctx, reuse_slots: &[u8], info: Option<&FormInfo>, from: (usize, usize), out: &mut String) {
-    for (k, p) in ctx.form.syntax.iter().enumerate().skip(from.0) {
+    for (k, p) in ctx.form.pieces().enumerate().skip(from.0) {
         match p {
             NvPiece::Lit(s) if k == from.0 => out.push_str(s.get(from.1..).unwrap_or("")),
             NvPiece::Lit(s) => out.push_str(s),
             NvPiece::Field(i) => {
-                let f = &ctx.form.fields[*i as usize];
-                if f.omit_zero && f.get(ctx.w) == 0 {
+                let f = &ctx.form.fields[i as usize];
+                if f.omit_zero() && f.get(ctx.w) == 0 {
                     if out.ends_with(", ") {
                         out.truncate(out.len() - 2);
                     }
@@ -493,11 +493,11 @@ fn render_in(ctx: &Ctx, reuse_slots: &[u8], info: Option<&FormInfo>, from: (usiz
                 }
                 plain_text(ctx, f, out);
                 if f.kind == NvKind::Reg && ctx.reuse != 0 {
-                    let off = f.ranges.first().map(|r| r.0).unwrap_or(0);
+                    let off = f.ranges().first().map(|r| r.0).unwrap_or(0);
                     let slot = if ctx.isa == Isa::Sm86 {
                         match info {
-                            Some(x) => x.reuse.get(*i as usize).copied().filter(|&k| k != u8::MAX).map(usize::from),
-                            None => probed_reuse_bit(ctx.form, f.name),
+                            Some(x) => x.reuse.get(i as usize).copied().filter(|&k| k != u8::MAX).map(usize::from),
+                            None => probed_reuse_bit(ctx.form, f.name()),
                         }
                     } else {
                         reuse_slots.iter().position(|&s| s == off)
@@ -517,8 +517,8 @@ fn render_in(ctx: &Ctx, reuse_slots: &[u8], info: Option<&FormInfo>, from: (usiz
 /// probed `REUSE_<name>` fields.
 fn probed_reuse_bit(form: &NvForm, name: &str) -> Option<usize> {
     form.fields.iter().find_map(|x| {
-        let n = x.name.strip_prefix("REUSE_")?;
-        (n == name).then(|| x.ranges.first().map(|r| r.0 as usize).unwrap_or(122).saturating_sub(122))
+        let n = x.name().strip_prefix("REUSE_")?;
+        (n == name).then(|| x.ranges().first().map(|r| r.0 as usize).unwrap_or(122).saturating_sub(122))
     })
 }
 
@@ -913,8 +913,8 @@ const MNEM_FIELDS: usize = 6;
 impl FormInfo {
     fn new(form: &NvForm, sm86: bool) -> FormInfo {
         let sched = sm86
-            && form.syntax.iter().any(|x| match x {
-                NvPiece::Field(i) => form.fields.get(*i as usize).is_some_and(|f| f.mask() & SCHED_BITS != 0),
+            && form.pieces().any(|x| match x {
+                NvPiece::Field(i) => form.fields.get(i as usize).is_some_and(|f| f.mask() & SCHED_BITS != 0),
                 NvPiece::Lit(_) => false,
             });
         let reuse = if sm86 {
@@ -923,22 +923,22 @@ impl FormInfo {
                 .fields
                 .iter()
                 .filter_map(|x| {
-                    let n = x.name.strip_prefix("REUSE_")?;
-                    Some((n, x.ranges.first().map(|r| r.0 as usize).unwrap_or(122).saturating_sub(122)))
+                    let n = x.name().strip_prefix("REUSE_")?;
+                    Some((n, x.ranges().first().map(|r| r.0 as usize).unwrap_or(122).saturating_sub(122)))
                 })
                 .collect();
             form.fields
                 .iter()
-                .map(|f| probed.iter().find(|p| p.0 == f.name).map_or(u8::MAX, |p| p.1.min(254) as u8))
+                .map(|f| probed.iter().find(|p| p.0 == f.name()).map_or(u8::MAX, |p| p.1.min(254) as u8))
                 .collect()
         } else {
             Box::default()
         };
         let mnem = mnem_split(form);
         let mut relevant = 0u128;
-        for p in form.syntax {
+        for p in form.pieces() {
             if let NvPiece::Field(i) = p {
-                relevant |= form.fields.get(*i as usize).map_or(0, |f| f.mask());
+                relevant |= form.fields.get(i as usize).map_or(0, |f| f.mask());
             }
         }
         for i in [form.pred, form.pred_neg] {
@@ -952,7 +952,7 @@ impl FormInfo {
 /// lookups, hex numbers).
 fn mnem_split(form: &NvForm) -> Option<MnemSplit> {
     let mut fields = Vec::new();
-    for (k, p) in form.syntax.iter().enumerate() {
+    for (k, p) in form.pieces().enumerate() {
         match p {
             NvPiece::Lit(s) => {
                 if let Some(i) = s.find(' ') {
@@ -960,7 +960,7 @@ fn mnem_split(form: &NvForm) -> Option<MnemSplit> {
                 }
             }
             NvPiece::Field(i) => {
-                let f = form.fields.get(*i as usize)?;
+                let f = form.fields.get(i as usize)?;
                 let plain = match f.kind {
                     // (a lookup's spelling is checked for spaces when an entry is cached)
                     NvKind::Lookup => true,
@@ -970,7 +970,7 @@ fn mnem_split(form: &NvForm) -> Option<MnemSplit> {
                 if !plain || fields.len() == MNEM_FIELDS {
                     return None;
                 }
-                fields.push(*i);
+                fields.push(i);
             }
         }
     }

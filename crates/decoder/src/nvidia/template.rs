@@ -84,9 +84,9 @@ pub fn candidates(form: &NvForm, mnem_end: Option<usize>, other_bits: u128) -> B
     // Per field: times printed, and whether before the operands.
     let mut printed = [0u8; 64];
     let mut early = 0u64;
-    for (k, p) in form.syntax.iter().enumerate() {
+    for (k, p) in form.pieces().enumerate() {
         if let NvPiece::Field(i) = p {
-            if let Some(c) = printed.get_mut(*i as usize) {
+            if let Some(c) = printed.get_mut(i as usize) {
                 *c = c.saturating_add(1);
                 if k < start {
                     early |= 1 << i;
@@ -115,8 +115,8 @@ pub fn candidates(form: &NvForm, mnem_end: Option<usize>, other_bits: u128) -> B
             NvKind::Pred => HoleKind::Dec { prefix: "P", zero: Some(7) },
             NvKind::UPred => HoleKind::Dec { prefix: "UP", zero: Some(7) },
             NvKind::BReg => HoleKind::Dec { prefix: "B", zero: None },
-            NvKind::UImm => HoleKind::Hex { signed: false, scale: u64::from(f.scale) },
-            NvKind::SImm => HoleKind::Hex { signed: true, scale: u64::from(f.scale) },
+            NvKind::UImm => HoleKind::Hex { signed: false, scale: u64::from(f.scale()) },
+            NvKind::SImm => HoleKind::Hex { signed: true, scale: u64::from(f.scale()) },
             NvKind::Other => HoleKind::Hex { signed: false, scale: 1 },
             NvKind::Lookup | NvKind::FImm => continue,
         };
@@ -134,11 +134,11 @@ pub fn candidates(form: &NvForm, mnem_end: Option<usize>, other_bits: u128) -> B
         if shared & mask != 0 {
             continue;
         }
-        let off = match f.ranges {
+        let off = match f.ranges() {
             [(o, _)] if *o < 128 => *o,
             _ => u8::MAX,
         };
-        out.push(Cand { field: fi as u8, kind, mask, width, omit_zero: f.omit_zero, ranges: f.ranges, off });
+        out.push(Cand { field: fi as u8, kind, mask, width, omit_zero: f.omit_zero(), ranges: f.ranges(), off });
     }
     out.into()
 }

@@ -48,7 +48,7 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
     let prefix = ctx.bits(56, 8);
     let mut op: i32 = -1; // operand index of the next piece; -1 inside the mnemonic
     let mut marked = [false; 8];
-    for p in ctx.form.syntax {
+    for p in ctx.form.pieces() {
         match p {
             NvPiece::Lit(s) => {
                 if op < 0 {
@@ -61,11 +61,11 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
                 }
             }
             NvPiece::Field(i) => {
-                let f = &ctx.form.fields[*i as usize];
+                let f = &ctx.form.fields[i as usize];
                 if op < 0 || f.kind != NvKind::Reg {
                     continue;
                 }
-                let off = f.ranges.first().map(|r| r.0).unwrap_or(0);
+                let off = f.ranges().first().map(|r| r.0).unwrap_or(0);
                 let slot = match off {
                     0 if op > 0 => 2,
                     8 => 0,

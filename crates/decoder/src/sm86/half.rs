@@ -107,7 +107,7 @@ fn hfma2_swizzles(ctx: &Ctx, t: &mut Text) {
         .form
         .fields
         .iter()
-        .any(|f| f.kind == NvKind::Reg && f.ranges.first().is_some_and(|r| r.0 == 32));
+        .any(|f| f.kind == NvKind::Reg && f.ranges().first().is_some_and(|r| r.0 == 32));
     for k in 1..t.ops.len().min(5) {
         let o = &mut t.ops[k];
         let ureg = o.trim_start_matches(['-', '|']).starts_with("UR");

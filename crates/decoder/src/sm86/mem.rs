@@ -4,7 +4,7 @@
 //! register base by bits 78-79 (`.X4`, `.X8`, `.X16`), printed after a base that is not RZ.
 
 use crate::nvidia::{Ctx, Text};
-use crate::spec::{NvKind, NvPiece};
+use crate::spec::{NvKind, NvPiece, NvSyntax};
 
 /// Applies the memory-operand rules.
 pub fn fix(ctx: &Ctx, t: &mut Text) {
@@ -23,7 +23,7 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
 
 /// Whether the form's field `name` is exactly the one range `(offset, width)`.
 fn field_is(ctx: &Ctx, name: &str, range: (u8, u8)) -> bool {
-    ctx.form.fields.iter().any(|f| f.name == name && f.ranges == [range])
+    ctx.form.fields.iter().any(|f| f.name() == name && f.ranges() == [range])
 }
 
 /// Fields the prober found one bit short (the example's low bit was an identifier bit), read
@@ -151,14 +151,15 @@ fn offsets(ctx: &Ctx, t: &mut Text) {
         return;
     }
     let syn = ctx.form.syntax;
+    let piece = |j: usize| syn.get(j).map(|p| p.get());
     let mut k = 0usize; // memory offset fields seen so far
-    for (i, p) in syn.iter().enumerate() {
+    for (i, p) in ctx.form.pieces().enumerate() {
         let NvPiece::Field(fi) = p else { continue };
-        let f = &ctx.form.fields[*fi as usize];
+        let f = &ctx.form.fields[fi as usize];
         if !matches!(f.kind, NvKind::UImm | NvKind::SImm) {
             continue;
         }
-        let (Some(NvPiece::Lit(before)), Some(NvPiece::Lit(after))) = (i.checked_sub(1).and_then(|j| syn.get(j)), syn.get(i + 1))
+        let (Some(NvPiece::Lit(before)), Some(NvPiece::Lit(after))) = (i.checked_sub(1).and_then(piece), piece(i + 1))
         else {
             continue;
         };
@@ -171,7 +172,7 @@ fn offsets(ctx: &Ctx, t: &mut Text) {
             continue;
         }
         let v = ctx.value(f);
-        let scale = f.scale.max(1) as i64;
+        let scale = f.scale().max(1) as i64;
         let signed = if v >> (n - 1) & 1 == 1 { v as i64 - (1i64 << n) } else { v as i64 };
         let Some(op) = t.ops.iter_mut().filter(|o| o.starts_with('[')).nth(k) else { return };
         k += 1;
@@ -195,9 +196,9 @@ fn offsets(ctx: &Ctx, t: &mut Text) {
 
 /// True when the last `[` before piece `i` opens a memory operand (not `c[..]`, `a[..]` or a
 /// second bracket).
-fn opens_memory(syn: &[NvPiece], i: usize) -> bool {
+fn opens_memory(syn: &[NvSyntax], i: usize) -> bool {
     for p in syn[..i].iter().rev() {
-        if let NvPiece::Lit(s) = p {
+        if let NvPiece::Lit(s) = p.get() {
             if let Some(j) = s.rfind('[') {
                 return j == 0 || s.as_bytes()[j - 1] == b' ';
             }

@@ -194,7 +194,7 @@ fn barrier_register(ctx: &Ctx, t: &mut Text) {
 /// `[Ra(.U32)+URb+imm]` offsets of stores and reductions are bits 40-63, signed (probed one bit
 /// short: the forms read bits 41-63 times two).
 fn ur_offset(ctx: &Ctx, t: &mut Text) {
-    if !ctx.form.fields.iter().any(|f| f.name == "IMM" && f.ranges == [(41, 23)]) {
+    if !ctx.form.fields.iter().any(|f| f.name() == "IMM" && f.ranges() == [(41, 23)]) {
         return;
     }
     let v = ((ctx.bits(40, 24) as i64) << 40) >> 40;
@@ -205,7 +205,7 @@ fn ur_offset(ctx: &Ctx, t: &mut Text) {
 
 /// `ISBERD [Ra+imm]`: the 16-bit offset (bits 40-55) is unsigned.
 fn isberd_offset(ctx: &Ctx, t: &mut Text) {
-    let Some(f) = ctx.form.fields.iter().find(|f| f.name == "IMM" && f.ranges == [(40, 16)]) else { return };
+    let Some(f) = ctx.form.fields.iter().find(|f| f.name() == "IMM" && f.ranges() == [(40, 16)]) else { return };
     let v = ctx.value(f) as i64;
     let Some(o) = t.ops.iter_mut().find(|o| o.starts_with('[')) else { return };
     let Some(end) = o.rfind(']') else { return };
@@ -222,17 +222,17 @@ fn unnamed_rz(ctx: &Ctx, t: &mut Text, off: u32) {
     if ctx.bits(off, 8) != 255 {
         return;
     }
-    let Some(fi) = ctx.form.fields.iter().position(|f| f.ranges == [(off as u8, 8)] && f.kind == crate::spec::NvKind::Reg)
+    let Some(fi) = ctx.form.fields.iter().position(|f| f.ranges() == [(off as u8, 8)] && f.kind == crate::spec::NvKind::Reg)
     else {
         return;
     };
     // the operand printed by that field: the n-th register operand in template order
     let mut k = 0usize;
     let mut found = None;
-    for p in ctx.form.syntax.iter() {
+    for p in ctx.form.pieces() {
         if let crate::spec::NvPiece::Field(i) = p {
-            let f = &ctx.form.fields[*i as usize];
-            if *i as usize == fi {
+            let f = &ctx.form.fields[i as usize];
+            if i as usize == fi {
                 found = Some(k);
                 break;
             }
