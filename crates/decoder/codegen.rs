@@ -571,6 +571,11 @@ impl NvShared {
                     }
                 }
             }
+            for ty in &spec.operand_types {
+                for (_, v) in &ty.values {
+                    t.lits.insert(v.clone(), 0);
+                }
+            }
         }
         if t.names.len() > u16::MAX as usize || t.lits.len() > NV_MAX_LITS {
             return Err(format!("{} field names and {} literals: too many for 16-bit indices", t.names.len(), t.lits.len()));
@@ -596,7 +601,7 @@ impl NvShared {
             writeln!(w, "    {n:?},").unwrap();
         }
         writeln!(w, "];").unwrap();
-        writeln!(w, "\n/// Literal texts of the NVIDIA print templates, sorted (`NvSyntax`).").unwrap();
+        writeln!(w, "\n/// Literal texts of the NVIDIA print templates and spellings of the operand types' values, sorted (`NvSyntax`, `NvValue`).").unwrap();
         writeln!(w, "pub static NV_LITS: &[&str] = &[").unwrap();
         for l in self.lits.keys() {
             writeln!(w, "    {l:?},").unwrap();
@@ -635,14 +640,18 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
         *v.1 = k;
     }
     writeln!(w, "\n/// Operand types with their predefined values (value, name), sorted by value.").unwrap();
-    writeln!(w, "pub static OPERAND_TYPES: &[OperandType] = &[").unwrap();
+    writeln!(w, "pub static OPERAND_TYPES: &[NvOperandType] = &[").unwrap();
     for n in types.keys() {
         let mut vals: Vec<(i64, String)> =
             spec.operand_types.iter().find(|t| &t.name == n).map(|t| t.values.clone()).unwrap_or_default();
         vals.sort();
         vals.dedup_by_key(|v| v.0);
-        let vs: Vec<String> = vals.iter().map(|(v, s)| format!("({v}, {s:?})")).collect();
-        writeln!(w, "    OperandType {{ name: {n:?}, values: &[{}] }},", vs.join(", ")).unwrap();
+        let mut vs = Vec::new();
+        for (v, s) in &vals {
+            let v = i32::try_from(*v).map_err(|_| format!("{n}: value {v} does not fit 32 bits"))?;
+            vs.push(format!("NvValue {{ v: {v}, s: {} }}", shared.lits[s]));
+        }
+        writeln!(w, "    NvOperandType {{ name: {n:?}, values: &[{}] }},", vs.join(", ")).unwrap();
     }
     writeln!(w, "];").unwrap();
 

@@ -379,6 +379,51 @@ impl NvSyntax {
     }
 }
 
+/// An NVIDIA operand type with its predefined values (value, spelling), in 8 bytes a value:
+/// the spellings are indices into [`NV_LITS`].
+#[derive(Debug)]
+pub struct NvOperandType {
+    /// OPR_* name.
+    pub name: &'static str,
+    /// Sorted by value.
+    pub values: &'static [NvValue],
+}
+
+/// One predefined value of an [`NvOperandType`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NvValue {
+    /// The field value.
+    pub(crate) v: i32,
+    /// Index of its spelling in [`NV_LITS`].
+    pub(crate) s: u16,
+}
+
+impl NvValue {
+    /// The field value.
+    #[inline]
+    pub fn value(self) -> i64 {
+        self.v as i64
+    }
+    /// Its spelling.
+    #[inline]
+    pub fn text(self) -> &'static str {
+        NV_LITS.get(self.s as usize).copied().unwrap_or("")
+    }
+}
+
+impl NvOperandType {
+    /// The predefined spelling of `v`, if any.
+    #[inline]
+    pub fn lookup(&self, v: i64) -> Option<&'static str> {
+        // Most value lists are dense from 0: the value as an index first.
+        if let Some(x) = usize::try_from(v).ok().and_then(|i| self.values.get(i)).filter(|x| x.value() == v) {
+            return Some(x.text());
+        }
+        let v = i32::try_from(v).ok()?;
+        self.values.binary_search_by_key(&v, |x| x.v).ok().map(|i| self.values[i].text())
+    }
+}
+
 mod nv_shared {
     include!(concat!(env!("OUT_DIR"), "/nv_shared.rs"));
 }
@@ -455,7 +500,7 @@ pub struct NvTables {
     /// Instruction names.
     pub insts: &'static [NvInst],
     /// Operand types with predefined values.
-    pub operand_types: &'static [OperandType],
+    pub operand_types: &'static [NvOperandType],
     /// Distinct candidate lists.
     pub dispatch_lists: &'static [&'static [u16]],
     /// Key value -> index into `dispatch_lists`.

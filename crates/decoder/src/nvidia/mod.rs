@@ -178,9 +178,7 @@ fn plain_text(ctx: &Ctx, f: &NvField, out: &mut String) {
         }
         NvKind::Lookup => {
             let Some(ty) = ctx.t.operand_types.get(f.ty as usize) else { return };
-            // Most value lists are dense from 0: try the value as an index first.
-            let direct = ty.values.get(v as usize).filter(|x| x.0 == v as i64).map(|x| x.1);
-            match direct.or_else(|| ty.lookup(v as i64)) {
+            match ty.lookup(v as i64) {
                 // (most modifiers print nothing: no empty copy)
                 Some(s) => {
                     if !s.is_empty() {
@@ -466,8 +464,9 @@ fn sibling_rank(ctx: &Ctx, inst: &crate::spec::NvInst, (fi, k, n): Origin) -> Op
     let ty = &ctx.t.operand_types[f.ty as usize];
     ty.values
         .iter()
-        .filter(|(_, s)| s.matches('.').count() == n)
-        .filter_map(|(_, s)| s[1..].split('.').nth(k).and_then(|x| inst.rank(x)))
+        .map(|x| x.text())
+        .filter(|s| s.matches('.').count() == n)
+        .filter_map(|s| s.get(1..)?.split('.').nth(k).and_then(|x| inst.rank(x)))
         .min()
 }
 
