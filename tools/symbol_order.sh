@@ -19,25 +19,35 @@ i=0
 for f in fixtures/amd/bin/*.o fixtures/nvidia/bin/*.cubin; do
   i=$((i + 1))
   valgrind --tool=callgrind --demangle=no --callgrind-out-file="$tmp/cg.$i" "$bin" disasm "$f" >/dev/null 2>&1
+  case $f in *gfx1013*) echo gfx1013 ;; *gfx1201*) echo gfx1201 ;; *sm50*) echo sm50 ;; *) echo sm86 ;; esac > "$tmp/isa.$i"
 done
 {
   echo "# DO NOT EDIT: written by tools/symbol_order.sh (the functions the release command runs"
-  echo "# while listing the bundled corpus, by name)."
+  echo "# while listing the bundled corpus, grouped by the ISAs whose listings run them, then by"
+  echo "# name)."
   for t in "$tmp"/cg.*; do
-    # The rows of the functions that ran, without their instruction counts.
-    callgrind_annotate --threshold=100 "$t" 2>/dev/null | sed -nE 's/^ *[0-9,]+ \([^)]*\) +(.*)$/\1/p'
+    # The rows of the functions that ran, without their instruction counts, after the ISA.
+    isa=$(cat "$tmp/isa.${t##*.}")
+    callgrind_annotate --threshold=100 "$t" 2>/dev/null | sed -nE "s/^ *[0-9,]+ \([^)]*\) +(.*)\$/$isa \1/p"
   done | python3 -c '
 import sys
-names = set()
+# Laid out so that each ISA runs one stretch of code (sm86 and gfx1013 sit between their
+# neighbours; sm50 and gfx1201 skip one group): sm50 only, both NVIDIA ISAs, sm86 only, code
+# every ISA runs, gfx1013 only, both AMD ISAs, gfx1201 only, then any other mix.
+order = [("sm50",), ("sm50", "sm86"), ("sm86",), ("gfx1013", "gfx1201", "sm50", "sm86"), ("gfx1013",), ("gfx1013", "gfx1201"), ("gfx1201",)]
+isas = {}
 for line in sys.stdin:
-    name = line.strip()
+    isa, _, name = line.strip().partition(" ")
     if name.endswith("]"):
         name = name[: name.rfind(" [")]
     name = name.split(":", 1)[-1]  # "file:function" (names are not demangled: no colons)
     if name.startswith("0x") or name in ("PROGRAM TOTALS", "(below main)") or " " in name:
         continue
-    names.add(name)
-for name in sorted(names):
+    isas.setdefault(name, set()).add(isa)
+def key(name):
+    g = tuple(sorted(isas[name]))
+    return (order.index(g) if g in order else len(order), g, name)
+for name in sorted(isas, key=key):
     print(name)
 '
 } > tools/symbol-order.txt
