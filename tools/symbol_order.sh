@@ -23,30 +23,37 @@ for f in fixtures/amd/bin/*.o fixtures/nvidia/bin/*.cubin; do
 done
 {
   echo "# DO NOT EDIT: written by tools/symbol_order.sh (the functions the release command runs"
-  echo "# while listing the bundled corpus, grouped by the ISAs whose listings run them, then by"
-  echo "# name)."
+  echo "# while listing the bundled corpus, grouped by the ISAs whose listings run them, the most"
+  echo "# run first)."
   for t in "$tmp"/cg.*; do
-    # The rows of the functions that ran, without their instruction counts, after the ISA.
+    # The rows of the functions that ran, without their instruction counts, after the run's
+    # number and ISA.
     isa=$(cat "$tmp/isa.${t##*.}")
-    callgrind_annotate --threshold=100 "$t" 2>/dev/null | sed -nE "s/^ *[0-9,]+ \([^)]*\) +(.*)\$/$isa \1/p"
+    callgrind_annotate --threshold=100 "$t" 2>/dev/null | sed -nE "s/^ *[0-9,]+ \([^)]*\) +(.*)\$/${t##*.} $isa \1/p"
   done | python3 -c '
 import sys
-# Laid out so that each ISA runs one stretch of code (sm86 and gfx1013 sit between their
-# neighbours; sm50 and gfx1201 skip one group): sm50 only, both NVIDIA ISAs, sm86 only, code
-# every ISA runs, gfx1013 only, both AMD ISAs, gfx1201 only, then any other mix.
-order = [("sm50",), ("sm50", "sm86"), ("sm86",), ("gfx1013", "gfx1201", "sm50", "sm86"), ("gfx1013",), ("gfx1013", "gfx1201"), ("gfx1201",)]
-isas = {}
+# Groups by the ISAs whose listings run a function: code every ISA runs, both NVIDIA ISAs,
+# sm50, sm86, both AMD ISAs, gfx1013, gfx1201, then any other mix. Within a group the functions
+# that more of the corpus runs come first, so that what every small listing runs lies at the
+# head of each group (the start-up code that callgrind does not name is added there).
+order = [("gfx1013", "gfx1201", "sm50", "sm86"), ("sm50", "sm86"), ("sm50",), ("sm86",), ("gfx1013", "gfx1201"), ("gfx1013",), ("gfx1201",)]
+isas, runs = {}, {}
 for line in sys.stdin:
-    isa, _, name = line.strip().partition(" ")
+    run, isa, name = line.strip().split(" ", 2)
     if name.endswith("]"):
         name = name[: name.rfind(" [")]
     name = name.split(":", 1)[-1]  # "file:function" (names are not demangled: no colons)
     if name.startswith("0x") or name in ("PROGRAM TOTALS", "(below main)") or " " in name:
         continue
     isas.setdefault(name, set()).add(isa)
+    runs.setdefault(name, set()).add(run)
+every = set(order[0])
+for name in ("_start", "__libc_start_main"):
+    isas[name] = every
+    runs[name] = set(x for r in runs.values() for x in r)
 def key(name):
     g = tuple(sorted(isas[name]))
-    return (order.index(g) if g in order else len(order), g, name)
+    return (order.index(g) if g in order else len(order), g, -len(runs[name]), name)
 for name in sorted(isas, key=key):
     print(name)
 '
