@@ -396,6 +396,17 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
     }
     writeln!(w, "];").unwrap();
 
+    // The pairs with a label operand (branch targets), as a bit set: asking whether an
+    // instruction has a target then reads 360 bytes, not its operands.
+    let mut label = vec![0u64; ienc.len().div_ceil(64)];
+    for (k, (_, _, ie)) in ienc.iter().enumerate() {
+        if ie.operands.iter().any(|o| o.ty == "OPR_LABEL") {
+            label[k / 64] |= 1 << (k % 64);
+        }
+    }
+    writeln!(w, "\n/// Bit i: INST_ENCODINGS[i] has an OPR_LABEL operand.").unwrap();
+    writeln!(w, "pub static LABEL_IENCS: &[u64] = &[{}];", label.iter().map(|x| format!("{x:#x}")).collect::<Vec<_>>().join(", ")).unwrap();
+
     writeln!(w, "\n/// Per instruction: name, lower-case mnemonic, flags, its INST_ENCODINGS indices.").unwrap();
     writeln!(w, "pub static INSTRUCTIONS: &[Instruction] = &[").unwrap();
     for (k, i) in insts.iter().enumerate() {
@@ -484,7 +495,7 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
     }
     writeln!(w, "];").unwrap();
     writeln!(w, "\n/// The tables as one value.").unwrap();
-    writeln!(w, "pub static TABLES: Tables<Op> = Tables {{ arch: ARCH, encodings: ENCODINGS, instructions: INSTRUCTIONS, inst_encodings: INST_ENCODINGS, operand_types: OPERAND_TYPES, data_formats: DATA_FORMATS, dispatch: DISPATCH, key_lo: {}, key_bits: {} }};", key.lo, key.bits).unwrap();
+    writeln!(w, "pub static TABLES: Tables<Op> = Tables {{ arch: ARCH, encodings: ENCODINGS, instructions: INSTRUCTIONS, inst_encodings: INST_ENCODINGS, label_iencs: LABEL_IENCS, operand_types: OPERAND_TYPES, data_formats: DATA_FORMATS, dispatch: DISPATCH, key_lo: {}, key_bits: {} }};", key.lo, key.bits).unwrap();
     Ok(o)
 }
 

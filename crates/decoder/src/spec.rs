@@ -197,6 +197,8 @@ pub struct Tables<Op: 'static> {
     pub instructions: &'static [Instruction],
     /// (instruction, encoding) pairs, by encoding then opcode.
     pub inst_encodings: &'static [InstEncoding<Op>],
+    /// Bit i: `inst_encodings[i]` has an `OPR_LABEL` operand (a branch target).
+    pub label_iencs: &'static [u64],
     /// Operand types.
     pub operand_types: &'static [OperandType],
     /// Data format names.

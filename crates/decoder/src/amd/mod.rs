@@ -1345,6 +1345,11 @@ impl<Op: Generation> IsaPlugin for Amd<Op> {
 
     /// AMD branches: a label operand holds a signed dword offset from the next instruction.
     fn branch_target(&self, inst: &Decoded, addr: u64) -> Option<u64> {
+        // Most instructions have no label operand: known without reading their operands.
+        let i = inst.ienc as usize;
+        if self.tables.label_iencs.get(i / 64).is_none_or(|w| w >> (i % 64) & 1 == 0) {
+            return None;
+        }
         let ie = self.inst_encoding(inst);
         let op = ie.operands.iter().find(|o| self.tables.operand_types[o.ty as usize].name == "OPR_LABEL")?;
         let simm = op.field?.get(&inst.words) as u16 as i16 as i64;

@@ -5231,6 +5231,9 @@ pub static INST_ENCODINGS: &[InstEncoding<Op>] = &[
     InstEncoding { op: Op::V_INTERP_MOV_F32, inst: 1063, enc: 27, opcode: 2, operands: &[Operand { field: Some(Field { name: "VDST", ranges: &[(18, 8)] }), ty: 11, fmt: 5, size: 32, flags: 2 }, Operand { field: Some(Field { name: "VSRC", ranges: &[(0, 8)] }), ty: 4, fmt: 5, size: 32, flags: 1 }, Operand { field: Some(Field { name: "ATTR", ranges: &[(10, 6)] }), ty: 0, fmt: 1, size: 6, flags: 1 }] },
 ];
 
+/// Bit i: INST_ENCODINGS[i] has an OPR_LABEL operand.
+pub static LABEL_IENCS: &[u64] = &[0x0, 0x3080, 0xf0007e800000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
+
 /// Per instruction: name, lower-case mnemonic, flags, its INST_ENCODINGS indices.
 pub static INSTRUCTIONS: &[Instruction] = &[
     Instruction { name: "BUFFER_ATOMIC_ADD", mnemonic: "buffer_atomic_add", flags: 0, encodings: &[1661], enc_set: 0x100000 },
@@ -7074,4 +7077,4 @@ pub static DISPATCH: &[&[u8]] = &[
 ];
 
 /// The tables as one value.
-pub static TABLES: Tables<Op> = Tables { arch: ARCH, encodings: ENCODINGS, instructions: INSTRUCTIONS, inst_encodings: INST_ENCODINGS, operand_types: OPERAND_TYPES, data_formats: DATA_FORMATS, dispatch: DISPATCH, key_lo: 23, key_bits: 9 };
+pub static TABLES: Tables<Op> = Tables { arch: ARCH, encodings: ENCODINGS, instructions: INSTRUCTIONS, inst_encodings: INST_ENCODINGS, label_iencs: LABEL_IENCS, operand_types: OPERAND_TYPES, data_formats: DATA_FORMATS, dispatch: DISPATCH, key_lo: 23, key_bits: 9 };

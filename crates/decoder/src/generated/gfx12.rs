@@ -6922,6 +6922,9 @@ pub static INST_ENCODINGS: &[InstEncoding<Op>] = &[
     InstEncoding { op: Op::DS_DIRECT_LOAD, inst: 101, enc: 34, opcode: 1, operands: &[Operand { field: Some(Field { name: "VDST", ranges: &[(0, 8)] }), ty: 13, fmt: 0, size: 32, flags: 2 }] },
 ];
 
+/// Bit i: INST_ENCODINGS[i] has an OPR_LABEL operand.
+pub static LABEL_IENCS: &[u64] = &[0x0, 0x40000, 0x0, 0x7f0000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
+
 /// Per instruction: name, lower-case mnemonic, flags, its INST_ENCODINGS indices.
 pub static INSTRUCTIONS: &[Instruction] = &[
     Instruction { name: "BUFFER_ATOMIC_ADD_F32", mnemonic: "buffer_atomic_add_f32", flags: 0, encodings: &[2605], enc_set: 0x4000000 },
@@ -9045,4 +9048,4 @@ pub static DISPATCH: &[&[u8]] = &[
 ];
 
 /// The tables as one value.
-pub static TABLES: Tables<Op> = Tables { arch: ARCH, encodings: ENCODINGS, instructions: INSTRUCTIONS, inst_encodings: INST_ENCODINGS, operand_types: OPERAND_TYPES, data_formats: DATA_FORMATS, dispatch: DISPATCH, key_lo: 23, key_bits: 9 };
+pub static TABLES: Tables<Op> = Tables { arch: ARCH, encodings: ENCODINGS, instructions: INSTRUCTIONS, inst_encodings: INST_ENCODINGS, label_iencs: LABEL_IENCS, operand_types: OPERAND_TYPES, data_formats: DATA_FORMATS, dispatch: DISPATCH, key_lo: 23, key_bits: 9 };
