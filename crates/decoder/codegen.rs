@@ -371,6 +371,23 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
         }
     }
     ienc.sort_by_key(|(e, k, ie)| (*e, ie.opcode, *k));
+    // Operands name their field by reference (8 bytes, not a 32-byte copy): one static per
+    // field of each encoding that an operand uses.
+    let mut used: BTreeMap<(usize, usize), ()> = BTreeMap::new();
+    for (ei, _, ie) in &ienc {
+        let enc = &spec.encodings[*ei];
+        for op in &ie.operands {
+            if !(op.field.is_empty() || op.implicit) {
+                if let Some(j) = enc.fields.iter().position(|f| f.name == op.field) {
+                    used.insert((*ei, j), ());
+                }
+            }
+        }
+    }
+    writeln!(w, "\n/// The fields that operands name (encoding index, field index).").unwrap();
+    for &(ei, j) in used.keys() {
+        writeln!(w, "static EF_{ei}_{j}: Field = {};", field_lit(&spec.encodings[ei].fields[j])).unwrap();
+    }
     writeln!(w, "\n/// Every (instruction, encoding) pair, sorted by encoding and opcode.").unwrap();
     writeln!(w, "pub static INST_ENCODINGS: &[InstEncoding<Op>] = &[").unwrap();
     for (ei, k, ie) in &ienc {
@@ -380,10 +397,10 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
             let field = if op.field.is_empty() || op.implicit {
                 "None".to_string()
             } else {
-                let f = enc.fields.iter().find(|f| f.name == op.field).ok_or_else(|| {
+                let j = enc.fields.iter().position(|f| f.name == op.field).ok_or_else(|| {
                     format!("{} in {}: operand field {} not in encoding", insts[*k].name, enc.name, op.field)
                 })?;
-                format!("Some({})", field_lit(f))
+                format!("Some(&EF_{ei}_{j})")
             };
             let flags = (op.input as u8) | ((op.output as u8) << 1) | ((op.implicit as u8) << 2);
             ops.push(format!(

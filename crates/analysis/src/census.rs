@@ -1091,7 +1091,7 @@ fn amd_tab(isa: Isa) -> &'static AmdTab {
                             } else {
                                 o.size.div_ceil(32).max(1) as u8
                             };
-                            Some(SDef { field, regs })
+                            Some(SDef { field: *field, regs })
                         })
                         .collect::<Vec<_>>()
                 })

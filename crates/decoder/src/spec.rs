@@ -104,8 +104,8 @@ pub struct Encoding {
 /// One operand of an instruction encoding, in the reference disassembler's order.
 #[derive(Debug)]
 pub struct Operand {
-    /// The field that holds it; None for implicit operands.
-    pub field: Option<Field>,
+    /// The field that holds it (one of its encoding's); None for implicit operands.
+    pub field: Option<&'static Field>,
     /// Index into `Tables::operand_types`.
     pub ty: u16,
     /// Index into `Tables::data_formats`.

@@ -540,7 +540,7 @@ fn stamp<Op>(t: &Tables<Op>) -> u64 {
         h.write_u64(ie.enc as u64);
         for op in ie.operands {
             h.write_u64(op.ty as u64);
-            field(&mut h, &op.field);
+            field(&mut h, &op.field.copied());
         }
     }
     for ty in t.operand_types {

@@ -171,7 +171,7 @@ impl<'a, Op> Ctx<'a, Op> {
     /// The operand's raw field value.
     #[inline(always)]
     pub fn val(&self, op: &Operand) -> u32 {
-        op.field.map(|f| self.f(f)).unwrap_or(0)
+        op.field.map(|f| self.f(*f)).unwrap_or(0)
     }
 
     /// The field name of an operand ("" when implicit).
