@@ -372,24 +372,9 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
     }
     ienc.sort_by_key(|(e, k, ie)| (*e, ie.opcode, *k));
     // Operands name their field by reference (8 bytes, not a 32-byte copy): one static per
-    // field of each encoding that an operand uses.
-    let mut used: BTreeMap<(usize, usize), ()> = BTreeMap::new();
-    for (ei, _, ie) in &ienc {
-        let enc = &spec.encodings[*ei];
-        for op in &ie.operands {
-            if !(op.field.is_empty() || op.implicit) {
-                if let Some(j) = enc.fields.iter().position(|f| f.name == op.field) {
-                    used.insert((*ei, j), ());
-                }
-            }
-        }
-    }
-    writeln!(w, "\n/// The fields that operands name (encoding index, field index).").unwrap();
-    for &(ei, j) in used.keys() {
-        writeln!(w, "static EF_{ei}_{j}: Field = {};", field_lit(&spec.encodings[ei].fields[j])).unwrap();
-    }
-    writeln!(w, "\n/// Every (instruction, encoding) pair, sorted by encoding and opcode.").unwrap();
-    writeln!(w, "pub static INST_ENCODINGS: &[InstEncoding<Op>] = &[").unwrap();
+    // field of each encoding that an operand uses, written before the pairs.
+    let mut used: std::collections::BTreeSet<(usize, usize)> = Default::default();
+    let mut lines = Vec::with_capacity(ienc.len());
     for (ei, k, ie) in &ienc {
         let enc = &spec.encodings[*ei];
         let mut ops = Vec::new();
@@ -400,6 +385,7 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
                 let j = enc.fields.iter().position(|f| f.name == op.field).ok_or_else(|| {
                     format!("{} in {}: operand field {} not in encoding", insts[*k].name, enc.name, op.field)
                 })?;
+                used.insert((*ei, j));
                 format!("Some(&EF_{ei}_{j})")
             };
             let flags = (op.input as u8) | ((op.output as u8) << 1) | ((op.implicit as u8) << 2);
@@ -408,8 +394,17 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
                 types[&op.ty], fmts[&op.fmt], op.size
             ));
         }
-        writeln!(w, "    InstEncoding {{ op: Op::{}, inst: {k}, enc: {ei}, opcode: {}, operands: &[{}] }},",
-            ident(&insts[*k].name), ie.opcode, ops.join(", ")).unwrap();
+        lines.push(format!("    InstEncoding {{ op: Op::{}, inst: {k}, enc: {ei}, opcode: {}, operands: &[{}] }},",
+            ident(&insts[*k].name), ie.opcode, ops.join(", ")));
+    }
+    writeln!(w, "\n/// The fields that operands name (encoding index, field index).").unwrap();
+    for &(ei, j) in &used {
+        writeln!(w, "static EF_{ei}_{j}: Field = {};", field_lit(&spec.encodings[ei].fields[j])).unwrap();
+    }
+    writeln!(w, "\n/// Every (instruction, encoding) pair, sorted by encoding and opcode.").unwrap();
+    writeln!(w, "pub static INST_ENCODINGS: &[InstEncoding<Op>] = &[").unwrap();
+    for l in &lines {
+        writeln!(w, "{l}").unwrap();
     }
     writeln!(w, "];").unwrap();
 
@@ -421,7 +416,7 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
             label[k / 64] |= 1 << (k % 64);
         }
     }
-    writeln!(w, "\n/// Bit i: INST_ENCODINGS[i] has an OPR_LABEL operand.").unwrap();
+    writeln!(w, "\n/// Bit i: `INST_ENCODINGS[i]` has an `OPR_LABEL` operand.").unwrap();
     writeln!(w, "pub static LABEL_IENCS: &[u64] = &[{}];", label.iter().map(|x| format!("{x:#x}")).collect::<Vec<_>>().join(", ")).unwrap();
 
     writeln!(w, "\n/// Per instruction: name, lower-case mnemonic, flags, its INST_ENCODINGS indices.").unwrap();
@@ -539,9 +534,6 @@ fn nv_kind(ty: &str) -> &'static str {
     }
 }
 
-/// Writes the NVIDIA tables of one spec: every Encoding is one instruction form with its
-/// print template (`<Syntax>`), its fields typed by the operand list, and a dispatch table on
-/// the primary opcode bits whose candidate lists are sorted most specific mask first.
 /// A piece of an NVIDIA print template: literal text or a field index.
 enum NvSrcPiece<'a> {
     Lit(&'a str),
@@ -581,8 +573,10 @@ pub struct NvShared {
     lits: BTreeMap<String, usize>,
 }
 
-/// Most literal texts an [`NvShared`] may hold (indices below the literal flag, bit 15).
-const NV_MAX_LITS: usize = 1 << 15;
+/// Flag of a template piece that is literal text (`crate::spec::NV_LIT`).
+const NV_LIT: usize = 1 << 15;
+/// Most literal texts an [`NvShared`] may hold (indices below the literal flag).
+const NV_MAX_LITS: usize = NV_LIT;
 
 impl NvShared {
     /// The names and literals of `specs`.
@@ -639,8 +633,11 @@ impl NvShared {
     }
 }
 
-/// Generates the tables of one NVIDIA spec; field names and literals are indices into `shared`
-/// (made from every NVIDIA spec, this one included).
+/// Writes the NVIDIA tables of one spec: every Encoding is one instruction form with its
+/// print template (`<Syntax>`), its fields typed by the operand list, and a dispatch table on
+/// the primary opcode bits whose candidate lists are sorted most specific mask first. Field
+/// names, template literals and value spellings are indices into `shared` (made from every
+/// NVIDIA spec, this one included).
 pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShared) -> Result<String, String> {
     let mut o = String::new();
     let w = &mut o;
@@ -736,9 +733,10 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
         let mut pieces = Vec::new();
         for p in nv_pieces(e) {
             pieces.push(match p {
-                NvSrcPiece::Lit(l) => format!("NvSyntax({:#x})", 0x8000 | shared.lits[l]),
-                NvSrcPiece::Field(fi) if fi < 0x8000 => format!("NvSyntax({fi})"),
-                NvSrcPiece::Field(_) => return Err(format!("{}: too many fields", e.name)),
+                NvSrcPiece::Lit(l) => format!("NvSyntax({:#x})", NV_LIT | shared.lits[l]),
+                // (`NvPiece::Field` holds a u8)
+                NvSrcPiece::Field(fi) if fi <= u8::MAX as usize => format!("NvSyntax({fi})"),
+                NvSrcPiece::Field(_) => return Err(format!("{}: more than 256 fields", e.name)),
             });
         }
         let fidx = |n: &str| e.fields.iter().position(|f| f.name == n).map(|i| i as i32).unwrap_or(-1);

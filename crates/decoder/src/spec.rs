@@ -282,7 +282,8 @@ pub const NV_MAX_RANGES: usize = 5;
 /// `nv_shared.rs`).
 #[derive(Debug, Clone, Copy)]
 pub struct NvField {
-    /// (bit offset, bit count) per part, least significant part first; `nr` of them.
+    /// (bit offset, bit count) per part, least significant part first; the first `bits & 7`
+    /// of them are used.
     pub(crate) r: [(u8, u8); NV_MAX_RANGES],
     /// Index of its name in [`NV_NAMES`].
     pub(crate) name_ix: u16,

@@ -5318,7 +5318,7 @@ pub static INST_ENCODINGS: &[InstEncoding<Op>] = &[
     InstEncoding { op: Op::V_INTERP_MOV_F32, inst: 1063, enc: 27, opcode: 2, operands: &[Operand { field: Some(&EF_27_1), ty: 11, fmt: 5, size: 32, flags: 2 }, Operand { field: Some(&EF_27_5), ty: 4, fmt: 5, size: 32, flags: 1 }, Operand { field: Some(&EF_27_3), ty: 0, fmt: 1, size: 6, flags: 1 }] },
 ];
 
-/// Bit i: INST_ENCODINGS[i] has an OPR_LABEL operand.
+/// Bit i: `INST_ENCODINGS[i]` has an `OPR_LABEL` operand.
 pub static LABEL_IENCS: &[u64] = &[0x0, 0x3080, 0xf0007e800000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
 
 /// Per instruction: name, lower-case mnemonic, flags, its INST_ENCODINGS indices.

@@ -151,7 +151,6 @@ fn offsets(ctx: &Ctx, t: &mut Text) {
         return;
     }
     let syn = ctx.form.syntax;
-    let piece = |j: usize| syn.get(j).map(|p| p.get());
     let mut k = 0usize; // memory offset fields seen so far
     for (i, p) in ctx.form.pieces().enumerate() {
         let NvPiece::Field(fi) = p else { continue };
@@ -159,7 +158,7 @@ fn offsets(ctx: &Ctx, t: &mut Text) {
         if !matches!(f.kind, NvKind::UImm | NvKind::SImm) {
             continue;
         }
-        let (Some(NvPiece::Lit(before)), Some(NvPiece::Lit(after))) = (i.checked_sub(1).and_then(piece), piece(i + 1))
+        let (Some(NvPiece::Lit(before)), Some(NvPiece::Lit(after))) = (i.checked_sub(1).and_then(|j| ctx.form.piece(j)), ctx.form.piece(i + 1))
         else {
             continue;
         };
