@@ -380,6 +380,45 @@ pub const IMAGE_DIMS: [&str; 8] = [
 /// (coordinates, gradient dimensions) per dim.
 pub const DIM_COORDS: [(u32, u32); 8] = [(1, 1), (2, 2), (3, 3), (3, 2), (2, 1), (3, 2), (3, 2), (4, 2)];
 
+/// Image mnemonic suffix `_o` (offset), a bit of [`image_suffixes`].
+pub const IMG_O: u16 = 1;
+/// Suffix `_b` (bias).
+pub const IMG_B: u16 = 2;
+/// Suffix `_c` (compare).
+pub const IMG_C: u16 = 4;
+/// Suffix `_d` (derivatives).
+pub const IMG_D: u16 = 8;
+/// Suffix `_cd` (coarse derivatives).
+pub const IMG_CD: u16 = 16;
+/// Suffix `_l` (lod).
+pub const IMG_L: u16 = 32;
+/// Suffix `_cl` (lod clamp).
+pub const IMG_CL: u16 = 64;
+/// Suffix `_mip`.
+pub const IMG_MIP: u16 = 128;
+/// Suffix `_g16` (16-bit derivatives).
+pub const IMG_G16: u16 = 256;
+
+/// The address-shaping suffixes of image mnemonic `m` after its first `skip` `_`-separated
+/// parts, as `IMG_*` bits (one pass over the name, no allocation: image instructions are
+/// decoded and printed in the hot loop).
+pub fn image_suffixes(m: &str, skip: usize) -> u16 {
+    m.split('_').skip(skip).fold(0, |a, p| {
+        a | match p {
+            "o" => IMG_O,
+            "b" => IMG_B,
+            "c" => IMG_C,
+            "d" => IMG_D,
+            "cd" => IMG_CD,
+            "l" => IMG_L,
+            "cl" => IMG_CL,
+            "mip" => IMG_MIP,
+            "g16" => IMG_G16,
+            _ => 0,
+        }
+    })
+}
+
 /// Buffer modifiers after the operands: ` format:[BUF_FMT_NAME]` (typed buffers, NAME as the
 /// format tables give it; the default 1 is not
 /// printed, an unnamed value prints as a number), ` idxen`, ` offen`, ` offset:N`.
@@ -411,5 +450,25 @@ pub fn buffer_addressing(
     if offset != 0 {
         out.push_str(" offset:");
         crate::amd::operands::put(out, offset);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each suffix part sets its bit, wherever it stands after the skipped parts; parts that
+    /// only look alike (`cmpswap`, `sample` itself) set nothing.
+    #[test]
+    fn image_suffixes_reads_each_part() {
+        assert_eq!(image_suffixes("image_sample_c_d_cl_o", 2), IMG_C | IMG_D | IMG_CL | IMG_O);
+        assert_eq!(image_suffixes("image_sample_cd_cl_g16", 2), IMG_CD | IMG_CL | IMG_G16);
+        assert_eq!(image_suffixes("image_sample_b", 2), IMG_B);
+        assert_eq!(image_suffixes("image_load_mip", 2), IMG_MIP);
+        assert_eq!(image_suffixes("image_sample_l_o", 1), IMG_L | IMG_O);
+        assert_eq!(image_suffixes("image_atomic_cmpswap", 2), 0);
+        // The skipped parts are not read: `image_c` with two skipped is nothing.
+        assert_eq!(image_suffixes("image_c", 2), 0);
+        assert_eq!(image_suffixes("image_c", 1), IMG_C);
     }
 }

@@ -6,7 +6,7 @@ use crate::amd::operands;
 use crate::amd::print::Ctx;
 use crate::amd::Amd;
 
-use crate::amd::symbols::{DIM_COORDS, IMAGE_DIMS as DIMS};
+use crate::amd::symbols::{image_suffixes, DIM_COORDS, IMAGE_DIMS as DIMS, IMG_B, IMG_C, IMG_CD, IMG_CL, IMG_D, IMG_L, IMG_MIP, IMG_O};
 
 /// Address dwords an image instruction reads, from its name, dim and a16 (LLVM's rule).
 pub fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
@@ -17,30 +17,30 @@ pub fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
         return if a16 { 8 } else { 11 };
     }
     let (coords, grads) = DIM_COORDS[dim & 7];
-    let parts: Vec<&str> = m.split('_').skip(2).collect();
-    let has = |s: &str| parts.contains(&s);
-    let mut extra = 0;
-    let mut lod_clamp_mip = 0;
-    let mut grad = 0;
     if m.starts_with("image_get_resinfo") {
         return 1;
     }
-    if has("o") {
+    let bits = image_suffixes(m, 2);
+    let has = |b: u16| bits & b != 0;
+    let mut extra = 0;
+    let mut lod_clamp_mip = 0;
+    let mut grad = 0;
+    if has(IMG_O) {
         extra += 1;
     }
-    if has("b") {
+    if has(IMG_B) {
         extra += 1;
     }
-    if has("c") {
+    if has(IMG_C) {
         extra += 1;
     }
-    if has("d") || has("cd") {
+    if has(IMG_D) || has(IMG_CD) {
         grad = 2 * grads;
     }
-    if has("l") || has("cl") || has("mip") {
+    if has(IMG_L) || has(IMG_CL) || has(IMG_MIP) {
         lod_clamp_mip += 1;
     }
-    if has("cl") && has("l") {
+    if has(IMG_CL) && has(IMG_L) {
         lod_clamp_mip += 1;
     }
     if a16 {

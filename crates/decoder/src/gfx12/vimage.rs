@@ -5,7 +5,7 @@ use super::{fields::ENC_VIMAGE as I, fields::ENC_VSAMPLE as S, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
 
-use crate::amd::symbols::{DIM_COORDS, IMAGE_DIMS as DIMS};
+use crate::amd::symbols::{image_suffixes, DIM_COORDS, IMAGE_DIMS as DIMS, IMG_B, IMG_C, IMG_CD, IMG_CL, IMG_D, IMG_G16, IMG_L, IMG_MIP, IMG_O};
 
 /// Address dwords an image instruction reads, from its name, dim and a16.
 fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
@@ -13,27 +13,27 @@ fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
         return 1;
     }
     let (coords, grads) = DIM_COORDS[dim & 7];
-    let parts: Vec<&str> = m.split('_').skip(1).collect();
-    let has = |s: &str| parts.contains(&s);
+    let bits = image_suffixes(m, 1);
+    let has = |b: u16| bits & b != 0;
     let mut extra = 0;
-    if has("o") {
+    if has(IMG_O) {
         extra += 1;
     }
-    if has("b") {
+    if has(IMG_B) {
         extra += 1;
     }
-    if has("c") {
+    if has(IMG_C) {
         extra += 1;
     }
-    let d = has("d") || has("cd");
+    let d = has(IMG_D) || has(IMG_CD);
     let mut lcm = 0;
-    if has("l") || has("cl") || has("mip") {
+    if has(IMG_L) || has(IMG_CL) || has(IMG_MIP) {
         lcm += 1;
     }
-    if has("cl") && has("l") {
+    if has(IMG_CL) && has(IMG_L) {
         lcm += 1;
     }
-    let g16 = has("g16");
+    let g16 = has(IMG_G16);
     let grad = if !d {
         0
     } else if a16 || g16 {
@@ -67,13 +67,14 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let a16 = c.f(I::A16) != 0;
     let d16 = c.f(I::D16) != 0;
     let (tfe, lwe) = if sample { (c.f(S::TFE) != 0, c.f(S::LWE) != 0) } else { (c.f(I::TFE) != 0, false) };
-    let vaddr = if sample {
-        vec![c.f(S::VADDR0), c.f(S::VADDR1), c.f(S::VADDR2), c.f(S::VADDR3)]
+    let vaddr_all = if sample {
+        [c.f(S::VADDR0), c.f(S::VADDR1), c.f(S::VADDR2), c.f(S::VADDR3), 0]
     } else {
-        vec![c.f(I::VADDR0), c.f(I::VADDR1), c.f(I::VADDR2), c.f(I::VADDR3), c.f(I::VADDR4)]
+        [c.f(I::VADDR0), c.f(I::VADDR1), c.f(I::VADDR2), c.f(I::VADDR3), c.f(I::VADDR4)]
     };
+    let vaddr = &vaddr_all[..if sample { 4 } else { 5 }];
     if m.starts_with("image_bvh") {
-        bvh(c, out, m, a16, &vaddr);
+        bvh(c, out, m, a16, vaddr);
         return;
     }
     let mut k = 0;
