@@ -714,39 +714,40 @@ fn nv_split(
     cpus: &crate::cpus::Here,
     flush: &mut dyn FnMut(&[u8]),
 ) -> Result<(), DecodeError> {
-    let handoff = Handoff::new();
-    std::thread::scope(|scope| {
-        let handoff = &handoff;
-        let second = spawn_beside(scope, cpus, move || {
-            let put = handoff.putter();
-            let tail: usize = sections.iter().skip(cs).map(|s| s.2.len()).sum::<usize>() - co;
-            let mut out = Vec::with_capacity(text_room(tail));
-            let r = nv_part(plugin, sections, (cs, co), (usize::MAX, 0), &mut out, &mut |_| {});
-            put.put((out, r));
-        });
-        let mut out = Vec::with_capacity(FLUSH_AT + 4096);
-        let mut spill = |o: &mut Vec<u8>| {
-            flush(o);
-            o.clear();
-        };
-        let r = nv_part(plugin, sections, (0, 0), (cs, co), &mut out, &mut spill);
-        let r = match r {
-            Ok(()) => match handoff.take() {
-                Some((text, r2)) => {
-                    spill(&mut out);
-                    out = text;
-                    r2
-                }
-                // The second thread died (a panic) before handing its part over: list it here.
-                None => nv_part(plugin, sections, (cs, co), (usize::MAX, 0), &mut out, &mut spill),
-            },
-            e => e,
-        };
-        flush(&out);
-        // The thread has handed its part over and ended or is ending (or it is not needed).
-        let _ = second.join();
-        r
-    })
+    let claim = std::sync::Arc::new(Claim::new());
+    let job = move |_: &std::sync::atomic::AtomicBool| {
+        let tail: usize = sections.iter().skip(cs).map(|s| s.2.len()).sum::<usize>() - co;
+        let mut out = Vec::with_capacity(text_room(tail));
+        let r = nv_part(plugin, sections, (cs, co), (usize::MAX, 0), &mut out, &mut |_| {});
+        (out, r)
+    };
+    // SAFETY: the worker's result is waited for (`Claim::wait`, `Claim::give_up`) on every
+    // path where it was not taken back, before `sections` can go.
+    let worker = unsafe { spawn_claimable(*cpus, &claim, job) };
+    let mut out = Vec::with_capacity(FLUSH_AT + 4096);
+    let mut spill = |o: &mut Vec<u8>| {
+        flush(o);
+        o.clear();
+    };
+    let r = nv_part(plugin, sections, (0, 0), (cs, co), &mut out, &mut spill);
+    let r = match r {
+        Ok(()) => match (worker && !claim.take_back()).then(|| claim.wait()).flatten() {
+            Some((text, r2)) => {
+                spill(&mut out);
+                out = text;
+                r2
+            }
+            // The worker never started (it was taken back) or died (a panic) before handing its
+            // part over: list it here.
+            None => nv_part(plugin, sections, (cs, co), (usize::MAX, 0), &mut out, &mut spill),
+        },
+        e => {
+            claim.give_up(worker);
+            e
+        }
+    };
+    flush(&out);
+    r
 }
 
 /// Bytes to reserve for the listing text of `code` bytes of NVIDIA code kept whole in memory:
@@ -1432,8 +1433,9 @@ fn amd_listing(
     let split = (code.len() >= AMD_SPLIT_MIN && code.len() < u32::MAX as usize && crate::cpus::count(&cpus) > 1).then(|| {
         // This thread turns the second one's records into text after that one has finished,
         // so the listing takes about max(this part, the second part) + that text. The second
-        // thread starts about 0.1 ms late (spawning, moving to another CPU) and its records
-        // cost less than text per line; fork to exit on cl_math.gfx1013, the cut at 7/16, 8/16
+        // thread starts late (spawning, moving to another CPU: 0.05-2 ms on the development
+        // VM; one that has not started when this thread reaches the cut is not waited for,
+        // see `spawn_claimable`) and its records cost less than text per line; fork to exit on cl_math.gfx1013, the cut at 7/16, 8/16
         // and 9/16 gave 1.59, 1.50 and 1.54 ms (tenth percentiles of 200 runs).
         let mid = (code.len() / 2) & !3;
         let i = labels.partition_point(|l| l.offset < mid as u64);
@@ -1459,36 +1461,35 @@ fn amd_listing(
         };
     }
     let last_start = starts.last().copied().unwrap_or(usize::MAX);
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let handoff = Handoff::new();
-    std::thread::scope(|scope| {
-        let (cpus, cancel) = (&cpus, &cancel);
-        let handoff = &handoff;
-        let second = spawn_beside(scope, cpus, move || {
-            let put = handoff.putter();
-            let mut run = Run::at(section, labels, g, code.len());
-            let mut rec = Vec::with_capacity(SPLICE_STARTS);
-            // At most a record per 4 bytes of code, and the headers: reserved whole, as a
-            // buffer grown by copies touches fresh pages at each step (see `text_room`).
-            let mut lines = Recs(Vec::with_capacity((code.len() - g) / 4 + labels.len() + 64));
-            let stop = Stop { from: usize::MAX, at: &never, cancel: Some(cancel) };
-            let r = run.run(plugin, code, base, labels, g, &stop, &mut lines, Some(&mut rec));
-            put.put((r, run.memo, lines, rec));
-        });
-        // This thread stops at the first of those starts it meets, or once past them all.
-        let at_start = |off: usize| off > last_start || starts.binary_search(&off).is_ok();
-        let r = main.run(plugin, code, base, labels, 0, &Stop { from: g, at: &at_start, cancel: None }, &mut text, None);
-        let off = match r {
-            Ok(off) if off < code.len() => off,
-            r => {
-                cancel.store(true, std::sync::atomic::Ordering::Relaxed);
-                text.finish();
-                return r.map(|_| ());
-            }
-        };
-        if off > last_start {
-            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
-        } else if let Some((r2, memo, lines, rec)) = handoff.take() {
+    let claim = std::sync::Arc::new(Claim::new());
+    let job = move |cancel: &std::sync::atomic::AtomicBool| {
+        let mut run = Run::at(section, labels, g, code.len());
+        let mut rec = Vec::with_capacity(SPLICE_STARTS);
+        // At most a record per 4 bytes of code, and the headers: reserved whole, as a
+        // buffer grown by copies touches fresh pages at each step (see `text_room`).
+        let mut lines = Recs(Vec::with_capacity((code.len() - g) / 4 + labels.len() + 64));
+        let stop = Stop { from: usize::MAX, at: &never, cancel: Some(cancel) };
+        let r = run.run(plugin, code, base, labels, g, &stop, &mut lines, Some(&mut rec));
+        (r, run.memo, lines, rec)
+    };
+    // SAFETY: every return below first takes the job back (`Claim::take_back`) or, where the
+    // worker has it, waits for its result (`Claim::wait`); only then may `code`, `labels` and
+    // `section` go.
+    let worker = unsafe { spawn_claimable(cpus, &claim, job) };
+    // This thread stops at the first of those starts it meets, or once past them all.
+    let at_start = |off: usize| off > last_start || starts.binary_search(&off).is_ok();
+    let r = main.run(plugin, code, base, labels, 0, &Stop { from: g, at: &at_start, cancel: None }, &mut text, None);
+    let off = match r {
+        Ok(off) if off < code.len() => off,
+        r => {
+            claim.give_up(worker);
+            text.finish();
+            return r.map(|_| ());
+        }
+    };
+    if off <= last_start && worker && !claim.take_back() {
+        // The worker started before this thread got here: its lines from `off` on.
+        if let Some((r2, memo, lines, rec)) = claim.wait() {
             if let Some(&(_, pos, _)) = rec.iter().find(|x| x.0 == off && x.2 == main.last) {
                 let mut o = off;
                 for &l in lines.0.get(pos..).unwrap_or(&[]) {
@@ -1518,25 +1519,192 @@ fn amd_listing(
                     }
                 }
                 text.finish();
-                // The thread has handed its part over and ended or is ending; a panic of it
-                // after that changes nothing here.
-                let _ = second.join();
                 return r2.map(|_| ());
             }
         }
-        // No splice: go on alone (the second thread is told to stop, or has ended; a panic of
-        // it is not this listing's failure).
-        cancel.store(true, std::sync::atomic::Ordering::Relaxed);
-        let _ = second.join();
-        let r = main.run(plugin, code, base, labels, off, &Stop { from: usize::MAX, at: &never, cancel: None }, &mut text, None);
-        text.finish();
-        r.map(|_| ())
-    })
+    } else {
+        // Past every start the worker could splice at, or it never started: it is not
+        // waited for (a worker that has started is told to stop, and waited for).
+        claim.give_up(worker);
+    }
+    // No splice: go on alone.
+    let r = main.run(plugin, code, base, labels, off, &Stop { from: usize::MAX, at: &never, cancel: None }, &mut text, None);
+    text.finish();
+    r.map(|_| ())
+}
+
+/// What a [`spawn_claimable`] worker and the thread that started it share.
+struct Claim<T> {
+    /// [`CLAIM_OPEN`], [`CLAIM_WORKER`] or [`CLAIM_CALLER`].
+    state: std::sync::atomic::AtomicU8,
+    /// Asks a worker that has the job to stop early.
+    cancel: std::sync::atomic::AtomicBool,
+    /// The worker's result.
+    handoff: Handoff<T>,
+}
+
+/// [`Claim::state`]: nobody has taken the job yet.
+const CLAIM_OPEN: u8 = 0;
+/// [`Claim::state`]: the worker started in time and runs the job.
+const CLAIM_WORKER: u8 = 1;
+/// [`Claim::state`]: the caller took the job back; the worker, when it starts, ends at once.
+const CLAIM_CALLER: u8 = 2;
+
+impl<T> Claim<T> {
+    fn new() -> Self {
+        Claim { state: std::sync::atomic::AtomicU8::new(CLAIM_OPEN), cancel: std::sync::atomic::AtomicBool::new(false), handoff: Handoff::new() }
+    }
+
+    /// Takes the job back unless the worker has started it: true when the caller has it (now
+    /// or from an earlier call; the worker will then never touch the data the job borrows).
+    fn take_back(&self) -> bool {
+        use std::sync::atomic::Ordering::{AcqRel, Acquire};
+        match self.state.compare_exchange(CLAIM_OPEN, CLAIM_CALLER, AcqRel, Acquire) {
+            Ok(_) => true,
+            Err(s) => s == CLAIM_CALLER,
+        }
+    }
+
+    /// The worker's result, once it is done (None: it ended without one).
+    fn wait(&self) -> Option<T> {
+        self.handoff.take()
+    }
+
+    /// Ends the caller's interest in the job: takes it back, or tells the worker to stop and
+    /// waits for it (`spawned`: a worker was started at all).
+    fn give_up(&self, spawned: bool) {
+        if spawned && !self.take_back() {
+            self.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            drop(self.wait());
+        }
+    }
+}
+
+/// Starts `job` on a second thread beside this one (see [`spawn_beside`]), which runs it only
+/// if it starts before the caller takes the job back ([`Claim::take_back`]): on this VM a
+/// thread queued for the other CPU started 0.05-2 ms after it was made (the CPU was asleep),
+/// while the caller's own part of a mid-size listing takes about 0.2 ms, so a caller that
+/// waited for it lost more than the split gained (cl_lanes.gfx1013: the worker began 0.43 ms
+/// after it was made, 0.24 ms after this thread had finished its half). The thread is never
+/// joined: one that starts too late ends at once, touching only `claim`. False when no thread
+/// could be made (the caller does the job).
+///
+/// # Safety
+/// `job` may borrow the caller's data. Unless [`Claim::take_back`] returned true, the caller
+/// must wait for the result ([`Claim::wait`], [`Claim::give_up`]) before that data goes; and
+/// dropping `job` unrun must not touch it (it holds references and plain values).
+unsafe fn spawn_claimable<'a, T: Send + 'a>(
+    cpus: crate::cpus::Here,
+    claim: &std::sync::Arc<Claim<T>>,
+    job: impl FnOnce(&std::sync::atomic::AtomicBool) -> T + Send + 'a,
+) -> bool {
+    let c = std::sync::Arc::clone(claim);
+    let f = move || {
+        crate::cpus::leave(&cpus);
+        use std::sync::atomic::Ordering::{AcqRel, Acquire};
+        if c.state.compare_exchange(CLAIM_OPEN, CLAIM_WORKER, AcqRel, Acquire).is_err() {
+            return; // too late: the caller has the job
+        }
+        // A panic of the job hands over "no result" (the putter's drop).
+        let put = c.handoff.putter();
+        put.put(job(&c.cancel));
+    };
+    // SAFETY: the closure borrows what `job` borrows; the caller's contract keeps that alive
+    // for as long as the closure can touch it (only after winning the claim).
+    let made = unsafe { std::thread::Builder::new().spawn_unchecked(f) }.is_ok();
+    if made {
+        std::thread::yield_now();
+    }
+    made
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    /// Waits (at most 10 s) until the worker of `c` has taken its job.
+    fn worker_started<T>(c: &Claim<T>) -> bool {
+        let t = std::time::Instant::now();
+        while c.state.load(Ordering::Acquire) != CLAIM_WORKER {
+            if t.elapsed() > std::time::Duration::from_secs(10) {
+                return false;
+            }
+            std::thread::yield_now();
+        }
+        true
+    }
+
+    /// A job taken back before its worker starts never runs, and taking it back again (or
+    /// giving it up after) neither fails nor waits (a second `give_up` once waited forever).
+    #[test]
+    fn claim_taken_back_never_runs() {
+        let ran = Arc::new(AtomicBool::new(false));
+        let claim = Arc::new(Claim::<u32>::new());
+        // Taken back before the thread exists: it cannot win.
+        assert!(claim.take_back());
+        let r = Arc::clone(&ran);
+        // SAFETY: the job borrows nothing.
+        let spawned = unsafe { spawn_claimable(None, &claim, move |_: &AtomicBool| {
+            r.store(true, Ordering::SeqCst);
+            1
+        }) };
+        assert!(spawned);
+        assert!(claim.take_back());
+        claim.give_up(spawned);
+        claim.give_up(spawned);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!ran.load(Ordering::SeqCst));
+        assert_eq!(claim.state.load(Ordering::SeqCst), CLAIM_CALLER);
+    }
+
+    /// A worker that started in time keeps its job: taking it back fails and its result
+    /// arrives; one told to stop sees the flag.
+    #[test]
+    fn claim_started_worker_delivers() {
+        let claim = Arc::new(Claim::<u64>::new());
+        let go = Arc::new(AtomicBool::new(false));
+        let g = Arc::clone(&go);
+        // SAFETY: the job borrows nothing.
+        let spawned = unsafe {
+            spawn_claimable(None, &claim, move |cancel: &AtomicBool| {
+                while !g.load(Ordering::SeqCst) && !cancel.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
+                if cancel.load(Ordering::SeqCst) { 7 } else { 41 }
+            })
+        };
+        assert!(spawned && worker_started(&claim));
+        assert!(!claim.take_back());
+        go.store(true, Ordering::SeqCst);
+        assert_eq!(claim.wait(), Some(41));
+
+        let claim = Arc::new(Claim::<u64>::new());
+        // SAFETY: the job borrows nothing.
+        let spawned = unsafe {
+            spawn_claimable(None, &claim, move |cancel: &AtomicBool| {
+                while !cancel.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
+                7
+            })
+        };
+        assert!(spawned && worker_started(&claim));
+        // Gives up: the worker is told to stop, and waited for.
+        claim.give_up(spawned);
+        assert!(claim.handoff.ready.load(Ordering::SeqCst));
+    }
+
+    /// A worker whose job panics hands over no result instead of leaving the caller waiting.
+    #[test]
+    fn claim_panicking_worker_hands_over_none() {
+        let claim = Arc::new(Claim::<u8>::new());
+        // SAFETY: the job borrows nothing.
+        let spawned = unsafe { spawn_claimable(None, &claim, move |_: &AtomicBool| -> u8 { panic!("job failed") }) };
+        assert!(spawned && worker_started(&claim));
+        assert_eq!(claim.wait(), None);
+    }
 
     /// The sections of every bundled cubin of one ISA, in file order.
     fn bundled(isa: Isa) -> Vec<Vec<u8>> {
