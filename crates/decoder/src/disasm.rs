@@ -1435,8 +1435,9 @@ fn amd_listing(
         // so the listing takes about max(this part, the second part) + that text. The second
         // thread starts late (spawning, moving to another CPU: 0.05-2 ms on the development
         // VM; one that has not started when this thread reaches the cut is not waited for,
-        // see `spawn_claimable`) and its records cost less than text per line; fork to exit on cl_math.gfx1013, the cut at 7/16, 8/16
-        // and 9/16 gave 1.59, 1.50 and 1.54 ms (tenth percentiles of 200 runs).
+        // see `spawn_claimable`) and its records cost less than text per line; fork to exit
+        // on cl_math.gfx1013, the cut at 7/16, 8/16 and 9/16 gave 1.59, 1.50 and 1.54 ms
+        // (tenth percentiles of 200 runs).
         let mid = (code.len() / 2) & !3;
         let i = labels.partition_point(|l| l.offset < mid as u64);
         match labels.get(i) {

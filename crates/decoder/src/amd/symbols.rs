@@ -419,6 +419,18 @@ pub fn image_suffixes(m: &str, skip: usize) -> u16 {
     })
 }
 
+/// What the address-shaping suffixes `bits` (see [`image_suffixes`]) add to an image
+/// instruction's address, as both generations count it: a dword each for offset, bias and
+/// compare; whether derivatives are read (`_d`, `_cd`); the lod / clamp / mip coordinates
+/// (one for any of `_l`, `_cl`, `_mip`, two for `_l` with `_cl`).
+pub fn image_address_terms(bits: u16) -> (u32, bool, u32) {
+    let has = |b: u16| bits & b != 0;
+    let extra = [IMG_O, IMG_B, IMG_C].iter().filter(|&&b| has(b)).count() as u32;
+    let derivs = has(IMG_D) || has(IMG_CD);
+    let lcm = u32::from(has(IMG_L) || has(IMG_CL) || has(IMG_MIP)) + u32::from(has(IMG_CL) && has(IMG_L));
+    (extra, derivs, lcm)
+}
+
 /// Buffer modifiers after the operands: ` format:[BUF_FMT_NAME]` (typed buffers, NAME as the
 /// format tables give it; the default 1 is not
 /// printed, an unnamed value prints as a number), ` idxen`, ` offen`, ` offset:N`.
@@ -470,5 +482,16 @@ mod tests {
         // The skipped parts are not read: `image_c` with two skipped is nothing.
         assert_eq!(image_suffixes("image_c", 2), 0);
         assert_eq!(image_suffixes("image_c", 1), IMG_C);
+    }
+
+    /// The address terms of some suffix sets: offset, bias and compare a dword each; `_cd` is
+    /// a derivative; `_l` with `_cl` two lod / clamp coordinates, `_mip` one.
+    #[test]
+    fn image_address_terms_count_suffixes() {
+        assert_eq!(image_address_terms(0), (0, false, 0));
+        assert_eq!(image_address_terms(IMG_O | IMG_B | IMG_C), (3, false, 0));
+        assert_eq!(image_address_terms(IMG_CD | IMG_CL), (0, true, 1));
+        assert_eq!(image_address_terms(IMG_C | IMG_D | IMG_L | IMG_CL | IMG_O), (2, true, 2));
+        assert_eq!(image_address_terms(IMG_MIP | IMG_G16), (0, false, 1));
     }
 }

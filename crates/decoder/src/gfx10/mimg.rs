@@ -6,7 +6,7 @@ use crate::amd::operands;
 use crate::amd::print::Ctx;
 use crate::amd::Amd;
 
-use crate::amd::symbols::{image_suffixes, DIM_COORDS, IMAGE_DIMS as DIMS, IMG_B, IMG_C, IMG_CD, IMG_CL, IMG_D, IMG_L, IMG_MIP, IMG_O};
+use crate::amd::symbols::{image_address_terms, image_suffixes, DIM_COORDS, IMAGE_DIMS as DIMS};
 
 /// Address dwords an image instruction reads, from its name, dim and a16 (LLVM's rule).
 pub fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
@@ -20,29 +20,8 @@ pub fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
     if m.starts_with("image_get_resinfo") {
         return 1;
     }
-    let bits = image_suffixes(m, 2);
-    let has = |b: u16| bits & b != 0;
-    let mut extra = 0;
-    let mut lod_clamp_mip = 0;
-    let mut grad = 0;
-    if has(IMG_O) {
-        extra += 1;
-    }
-    if has(IMG_B) {
-        extra += 1;
-    }
-    if has(IMG_C) {
-        extra += 1;
-    }
-    if has(IMG_D) || has(IMG_CD) {
-        grad = 2 * grads;
-    }
-    if has(IMG_L) || has(IMG_CL) || has(IMG_MIP) {
-        lod_clamp_mip += 1;
-    }
-    if has(IMG_CL) && has(IMG_L) {
-        lod_clamp_mip += 1;
-    }
+    let (extra, derivs, lod_clamp_mip) = image_address_terms(image_suffixes(m, 2));
+    let grad = if derivs { 2 * grads } else { 0 };
     if a16 {
         // 16-bit addresses: gradients pack per dimension pair, coordinates with lod/clamp.
         let g = if grad == 0 { 0 } else if grads == 1 { 2 } else { grad / 2 };

@@ -5,7 +5,7 @@ use super::{fields::ENC_VIMAGE as I, fields::ENC_VSAMPLE as S, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
 
-use crate::amd::symbols::{image_suffixes, DIM_COORDS, IMAGE_DIMS as DIMS, IMG_B, IMG_C, IMG_CD, IMG_CL, IMG_D, IMG_G16, IMG_L, IMG_MIP, IMG_O};
+use crate::amd::symbols::{image_address_terms, image_suffixes, DIM_COORDS, IMAGE_DIMS as DIMS, IMG_G16};
 
 /// Address dwords an image instruction reads, from its name, dim and a16.
 fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
@@ -14,26 +14,8 @@ fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
     }
     let (coords, grads) = DIM_COORDS[dim & 7];
     let bits = image_suffixes(m, 1);
-    let has = |b: u16| bits & b != 0;
-    let mut extra = 0;
-    if has(IMG_O) {
-        extra += 1;
-    }
-    if has(IMG_B) {
-        extra += 1;
-    }
-    if has(IMG_C) {
-        extra += 1;
-    }
-    let d = has(IMG_D) || has(IMG_CD);
-    let mut lcm = 0;
-    if has(IMG_L) || has(IMG_CL) || has(IMG_MIP) {
-        lcm += 1;
-    }
-    if has(IMG_CL) && has(IMG_L) {
-        lcm += 1;
-    }
-    let g16 = has(IMG_G16);
+    let (extra, d, lcm) = image_address_terms(bits);
+    let g16 = bits & IMG_G16 != 0;
     let grad = if !d {
         0
     } else if a16 || g16 {
