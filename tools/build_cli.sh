@@ -27,14 +27,20 @@ if [ "$(uname -m)" = x86_64 ] && command -v rustup >/dev/null; then
     lld=$(command -v ld.lld || command -v ld.lld-22 || true)
     order=tools/symbol-order.txt
     if [ -n "$lld" ] && [ -f "$order" ] && [ "${NO_SYMBOL_ORDER:-}" != 1 ]; then
-      mkdir -p target/lld
-      ln -sf "$lld" target/lld/ld.lld
+      # cc finds `ld.lld` in the -B folder: tools/lld_wrap.sh, which calls lld and lays out
+      # .rodata by use (ISB_HOT_RODATA=0 at a link: lld alone). The folder is named by the
+      # wrapper's code, so that a change to it makes cargo link again.
+      wrap=target/lld/$(cat tools/lld_wrap.sh tools/rodata_order.py | sha256sum | cut -c1-16)
+      mkdir -p "$wrap"
+      rm -f "$wrap/ld.lld"
+      printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$PWD/tools/lld_wrap.sh" "$lld" > "$wrap/ld.lld"
+      chmod +x "$wrap/ld.lld"
       # A copy named by its contents: a new order file changes the link arguments, so cargo
       # links again.
       copy="$PWD/target/lld/order-$(sha256sum "$order" | cut -c1-16).txt"
       [ -f "$copy" ] || cp "$order" "$copy"
       built=$(cargo rustc --profile dist -q -p isabridge-cli --bin isabridge --target "$musl" -- \
-        -C link-arg=-fuse-ld=lld -C link-arg=-B"$PWD/target/lld" \
+        -C link-arg=-fuse-ld=lld -C link-arg=-B"$PWD/$wrap" \
         -C link-arg=-Wl,--symbol-ordering-file="$copy" -C link-arg=-Wl,--no-warn-symbol-ordering >&2 && echo ok || true)
     fi
     if [ "$built" != ok ]; then

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Works out which read-only data a listing reads, for tools/lld_wrap.sh.
+
+Runs a linked `isabridge` under `valgrind --tool=lackey` on each training file, maps every
+address it reads in .rodata to the input section that holds it (from lld's -Map output), and
+writes, for the LTO objects of the link:
+
+- `<dir>/<object name>.args`: objcopy arguments that give each such section a local
+  symbol (`__isb_ro_<n>`); rustc's anonymous constants (`.rodata..Lanon.*`) have none, and
+  lld's `--symbol-ordering-file` places sections by their symbols;
+- `<dir>/order.txt`: the given symbol ordering file followed by those symbols: the sections
+  every ISA reads first, then those of both NVIDIA ISAs, sm50, sm86, both AMD ISAs, gfx1013,
+  gfx1201; within each group the sections more training files read first; the small sections
+  (under 4 KiB) before the large tables, so that the small ones a run reads lie together.
+
+The output of the binary does not depend on the layout (tools/check_release_build.sh checks
+it against the `release` build). Exits non-zero, writing nothing, when anything is missing.
+"""
+import argparse
+import bisect
+import collections
+import os
+import re
+import struct
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+SMALL = 4096
+GROUPS = [("gfx1013", "gfx1201", "sm50", "sm86"), ("sm50", "sm86"), ("sm50",), ("sm86",),
+          ("gfx1013", "gfx1201"), ("gfx1013",), ("gfx1201",)]
+
+
+def isa_of(path):
+    for isa in ("gfx1013", "gfx1201", "sm50", "sm86"):
+        if isa in os.path.basename(path):
+            return isa
+    return "other"
+
+
+def map_sections(map_path, objects):
+    """(start, size, object, section name) of every input section of .rodata from `objects`,
+    and the output section's address range."""
+    # lld's map: address, load address, size, alignment, then the name indented by its depth
+    # (an output section by none, an input section "file:(name)" by 8, a symbol by 16).
+    line = re.compile(r"\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ (\s*)(\S.*)$")
+    rows, rodata, current = [], None, None
+    for text in open(map_path, errors="replace"):
+        m = line.match(text)
+        if not m:
+            continue
+        addr, size, depth, name = int(m.group(1), 16), int(m.group(2), 16), len(m.group(3)), m.group(4)
+        if depth == 0:
+            current = name
+            if name == ".rodata":
+                rodata = (addr, addr + size)
+        elif depth == 8 and current == ".rodata" and ":(" in name:
+            obj, sec = name.split(":(", 1)
+            if obj in objects and size > 0:
+                rows.append((addr, size, obj, sec[:-1]))
+    if rodata is None:
+        raise SystemExit("rodata_order: no .rodata in the map")
+    rows.sort()
+    return rows, rodata
+
+
+def section_names(obj):
+    """Names of the sections of ELF64 relocatable `obj`, with how often each occurs."""
+    data = open(obj, "rb").read()
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise SystemExit(f"rodata_order: {obj}: not a little-endian ELF64 object")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    if shnum == 0:
+        shnum, = struct.unpack_from("<Q", data, shoff + 0x20)
+    if shstrndx == 0xFFFF:
+        shstrndx, = struct.unpack_from("<I", data, shoff + 0x28)
+    stroff, = struct.unpack_from("<Q", data, shoff + shstrndx * shentsize + 0x18)
+    counts = collections.Counter()
+    for i in range(shnum):
+        name_at, = struct.unpack_from("<I", data, shoff + i * shentsize)
+        end = data.index(b"\0", stroff + name_at)
+        counts[data[stroff + name_at:end].decode("latin-1")] += 1
+    return counts
+
+
+def touched(binary, path, prefixes):
+    """Addresses in .rodata that `binary disasm path` reads (lackey's data accesses whose
+    address starts with one of `prefixes`, 8 or more hex digits)."""
+    pattern = "^ [LSM] 0*(" + "|".join(prefixes) + ")"
+    cmd = f"valgrind --tool=lackey --trace-mem=yes --log-fd=3 '{binary}' disasm '{path}' 3>&1 >/dev/null 2>/dev/null | grep -E '{pattern}'"
+    out = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True).stdout
+    addrs = set()
+    for text in out.splitlines():
+        parts = text.split()
+        if len(parts) == 2:
+            addrs.add(int(parts[1].split(",")[0], 16))
+    return addrs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--map", required=True)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--order", required=True, help="the symbol ordering file of the link")
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--objects", nargs="+", required=True)
+    ap.add_argument("--train", nargs="+", required=True)
+    a = ap.parse_args()
+
+    rows, (lo, hi) = map_sections(a.map, set(a.objects))
+    if not rows:
+        raise SystemExit("rodata_order: no sections of the LTO objects in .rodata")
+    starts = [r[0] for r in rows]
+    # lackey prints addresses with at least 8 hex digits: the prefixes of the 64 KiB blocks
+    # of .rodata, as printed without their leading zeros.
+    prefixes = sorted({format(b, "x") for b in range(lo >> 16, (hi >> 16) + 1)})
+
+    def sections_of(addrs):
+        hit = set()
+        for x in addrs:
+            if lo <= x < hi:
+                i = bisect.bisect_right(starts, x) - 1
+                if i >= 0 and x < rows[i][0] + rows[i][1]:
+                    hit.add(i)
+        return hit
+
+    jobs = max(1, os.cpu_count() or 1)
+    with ThreadPoolExecutor(jobs) as pool:
+        results = list(pool.map(lambda p: (p, sections_of(touched(a.bin, p, prefixes))), a.train))
+    isas, files = collections.defaultdict(set), collections.Counter()
+    for path, hit in results:
+        for i in hit:
+            isas[i].add(isa_of(path))
+            files[i] += 1
+    if not isas:
+        raise SystemExit("rodata_order: the training runs read no .rodata (is valgrind working?)")
+
+    names = {obj: section_names(obj) for obj in set(r[2] for r in rows)}
+
+    def key(i):
+        g = tuple(sorted(isas[i]))
+        return (rows[i][1] >= SMALL, GROUPS.index(g) if g in GROUPS else len(GROUPS), g, -files[i], i)
+
+    order = [l.rstrip("\n") for l in open(a.order)]
+    args = collections.defaultdict(list)
+    n = 0
+    for i in sorted(isas, key=key):
+        _, _, obj, sec = rows[i]
+        if names[obj][sec] != 1 or "," in sec or "=" in sec:
+            continue  # a name objcopy could not tell apart
+        sym = f"__isb_ro_{n}"
+        n += 1
+        args[obj].append(f"--add-symbol={sym}={sec}:0,local,object")
+        order.append(sym)
+    for obj, lines in args.items():
+        with open(os.path.join(a.dir, os.path.basename(obj) + ".args"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    with open(os.path.join(a.dir, "order.txt"), "w") as f:
+        f.write("\n".join(order) + "\n")
+    small = sum(rows[i][1] for i in isas if rows[i][1] < SMALL)
+    print(f"rodata_order: {n} sections read by {len(a.train)} training listings placed first "
+          f"({small} bytes in sections under {SMALL} bytes)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
