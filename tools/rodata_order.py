@@ -3,15 +3,18 @@
 
 Runs a linked `isabridge` under `valgrind --tool=lackey` on each training file, maps every
 address it reads in .rodata to the input section that holds it (from lld's -Map output), and
-writes, for the LTO objects of the link:
+writes:
 
-- `<dir>/<object name>.args`: objcopy arguments that give each such section a local
-  symbol (`__isb_ro_<n>`); rustc's anonymous constants (`.rodata..Lanon.*`) have none, and
-  lld's `--symbol-ordering-file` places sections by their symbols;
+- `<dir>/<object name>.args`, for the LTO objects of the link: objcopy arguments that give
+  each such section a local symbol (`__isb_ro_<n>`); rustc's anonymous constants
+  (`.rodata..Lanon.*`) have none, and lld's `--symbol-ordering-file` places sections by their
+  symbols (sections of other objects, the C library's, are placed by a symbol they have);
 - `<dir>/order.txt`: the given symbol ordering file followed by those symbols: the sections
   every ISA reads first, then those of both NVIDIA ISAs, sm50, sm86, both AMD ISAs, gfx1013,
-  gfx1201; within each group the sections more training files read first; the small sections
-  (under 4 KiB) before the large tables, so that the small ones a run reads lie together.
+  gfx1201; within each group the sections more training files read first. Only sections under
+  4 KiB are placed: a listing reads a few entries of each large table wherever it lies, and
+  the linker's merged constants and strings, which no symbol can place, come right after the
+  placed sections when the large tables stay behind.
 
 The output of the binary does not depend on the layout (tools/check_release_build.sh checks
 it against the `release` build). Exits non-zero, writing nothing, when anything is missing.
@@ -38,9 +41,10 @@ def isa_of(path):
     return "other"
 
 
-def map_sections(map_path, objects):
-    """(start, size, object, section name) of every input section of .rodata from `objects`,
-    and the output section's address range."""
+def map_sections(map_path):
+    """(start, size, object, section name) of every input section of .rodata that comes from
+    an object file (not the linker's merged constants and strings), and the output section's
+    address range."""
     # lld's map: address, load address, size, alignment, then the name indented by its depth
     # (an output section by none, an input section "file:(name)" by 8, a symbol by 16).
     line = re.compile(r"\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ (\s*)(\S.*)$")
@@ -56,7 +60,7 @@ def map_sections(map_path, objects):
                 rodata = (addr, addr + size)
         elif depth == 8 and current == ".rodata" and ":(" in name:
             obj, sec = name.split(":(", 1)
-            if obj in objects and size > 0:
+            if not obj.startswith("<") and size > 0:
                 rows.append((addr, size, obj, sec[:-1]))
     if rodata is None:
         raise SystemExit("rodata_order: no .rodata in the map")
@@ -108,9 +112,16 @@ def main():
     ap.add_argument("--train", nargs="+", required=True)
     a = ap.parse_args()
 
-    rows, (lo, hi) = map_sections(a.map, set(a.objects))
+    rows, (lo, hi) = map_sections(a.map)
     if not rows:
-        raise SystemExit("rodata_order: no sections of the LTO objects in .rodata")
+        raise SystemExit("rodata_order: no input sections in .rodata")
+    # Symbols of the linked binary by address: a section of another object (the C library's)
+    # is placed through a symbol it already has.
+    named = collections.defaultdict(list)
+    for text in subprocess.run(["nm", a.bin], capture_output=True, text=True).stdout.splitlines():
+        parts = text.split()
+        if len(parts) == 3 and parts[1] in "rR":
+            named[int(parts[0], 16)].append(parts[2])
     starts = [r[0] for r in rows]
     # lackey prints addresses with at least 8 hex digits: the prefixes of the 64 KiB blocks
     # of .rodata, as printed without their leading zeros.
@@ -136,31 +147,40 @@ def main():
     if not isas:
         raise SystemExit("rodata_order: the training runs read no .rodata (is valgrind working?)")
 
-    names = {obj: section_names(obj) for obj in set(r[2] for r in rows)}
+    lto = set(a.objects)
+    names = {obj: section_names(obj) for obj in set(r[2] for r in rows) if obj in lto}
 
     def key(i):
         g = tuple(sorted(isas[i]))
-        return (rows[i][1] >= SMALL, GROUPS.index(g) if g in GROUPS else len(GROUPS), g, -files[i], i)
+        return (GROUPS.index(g) if g in GROUPS else len(GROUPS), g, -files[i], i)
 
     order = [l.rstrip("\n") for l in open(a.order)]
     args = collections.defaultdict(list)
-    n = 0
-    for i in sorted(isas, key=key):
-        _, _, obj, sec = rows[i]
-        if names[obj][sec] != 1 or "," in sec or "=" in sec:
-            continue  # a name objcopy could not tell apart
-        sym = f"__isb_ro_{n}"
-        n += 1
-        args[obj].append(f"--add-symbol={sym}={sec}:0,local,object")
+    n = placed = 0
+    # Only the small sections: the large tables keep their places, and so the linker's merged
+    # constants and strings (which no symbol places) follow the small ones that are read.
+    for i in sorted((i for i in isas if rows[i][1] < SMALL), key=key):
+        start, _, obj, sec = rows[i]
+        if obj in lto:
+            if names[obj][sec] != 1 or "," in sec or "=" in sec:
+                continue  # a name objcopy could not tell apart
+            sym = f"__isb_ro_{n}"
+            n += 1
+            args[obj].append(f"--add-symbol={sym}={sec}:0,local,object")
+        elif len(named[start]) == 1:
+            sym = named[start][0]
+        else:
+            continue
         order.append(sym)
+        placed += 1
     for obj, lines in args.items():
         with open(os.path.join(a.dir, os.path.basename(obj) + ".args"), "w") as f:
             f.write("\n".join(lines) + "\n")
     with open(os.path.join(a.dir, "order.txt"), "w") as f:
         f.write("\n".join(order) + "\n")
-    small = sum(rows[i][1] for i in isas if rows[i][1] < SMALL)
-    print(f"rodata_order: {n} sections read by {len(a.train)} training listings placed first "
-          f"({small} bytes in sections under {SMALL} bytes)", file=sys.stderr)
+    size = sum(rows[i][1] for i in isas if rows[i][1] < SMALL)
+    print(f"rodata_order: {placed} sections under {SMALL} bytes ({size} bytes) that "
+          f"{len(a.train)} training listings read placed first", file=sys.stderr)
 
 
 if __name__ == "__main__":
