@@ -76,9 +76,12 @@ for a in "$@"; do
   fi
   prev=$a
 done
-"$real" "${args[@]}" 2>>"$log" || note "the second link failed"
+# The layout of the second link stays in target/lld/last.map (for tools/rodata_order.py's
+# kind of analysis: which input section lies where).
+"$real" "${args[@]}" -Map="$tmp/hot.map" 2>>"$log" || note "the second link failed"
 for f in "${train[@]}"; do
   cmp -s <("$tmp/plain" disasm "$f" 2>&1) <("$tmp/hot" disasm "$f" 2>&1) || note "$f lists differently"
 done
 cp "$tmp/hot" "$out"
+cp "$tmp/hot.map" "$repo/target/lld/last.map"
 echo "lld_wrap: laid out .rodata by use (${#train[@]} training listings)" >> "$log"

@@ -566,7 +566,7 @@ fn nv_pieces(e: &Encoding) -> Vec<NvSrcPiece<'_>> {
 }
 
 /// The field names and template literals of every NVIDIA spec, which their tables name by
-/// index (`nv_shared.rs`: `NV_NAMES`, `NV_LITS`), each sorted.
+/// index (`nv_shared.rs`: `NV_NAMES`, sorted; `NV_LITS`, the literals most referred to first).
 #[derive(Default)]
 pub struct NvShared {
     names: BTreeMap<String, usize>,
@@ -579,34 +579,50 @@ const NV_LIT: usize = 1 << 15;
 const NV_MAX_LITS: usize = NV_LIT;
 
 impl NvShared {
-    /// The names and literals of `specs`.
+    /// The names and literals of `specs`. A literal's index is its rank by how often the
+    /// specs refer to it (a template piece once per form; a value's spelling once per operand
+    /// of its type), ties in text order: the entries of `NV_LITS` most forms print (`, `, ` `,
+    /// `[`, ...) lie together at its start, where a listing reads them on few pages (the table
+    /// of 12,940 literals takes 207 KiB).
     pub fn new(specs: &[&Spec]) -> Result<NvShared, String> {
         let mut t = NvShared::default();
+        let mut uses: BTreeMap<String, usize> = BTreeMap::new();
         for spec in specs {
+            let mut type_uses: BTreeMap<&str, usize> = BTreeMap::new();
+            for i in &spec.instructions {
+                for e in &i.encs {
+                    for op in &e.operands {
+                        *type_uses.entry(op.ty.as_str()).or_default() += 1;
+                    }
+                }
+            }
             for e in &spec.encodings {
                 for f in &e.fields {
                     t.names.insert(f.name.clone(), 0);
                 }
                 for p in nv_pieces(e) {
                     if let NvSrcPiece::Lit(l) = p {
-                        t.lits.insert(l.to_string(), 0);
+                        *uses.entry(l.to_string()).or_default() += 1;
                     }
                 }
             }
             for ty in &spec.operand_types {
+                let n = type_uses.get(ty.name.as_str()).copied().unwrap_or(0);
                 for (_, v) in &ty.values {
-                    t.lits.insert(v.clone(), 0);
+                    *uses.entry(v.clone()).or_default() += n;
                 }
             }
         }
-        if t.names.len() > u16::MAX as usize || t.lits.len() > NV_MAX_LITS {
-            return Err(format!("{} field names and {} literals: too many for 16-bit indices", t.names.len(), t.lits.len()));
+        if t.names.len() > u16::MAX as usize || uses.len() > NV_MAX_LITS {
+            return Err(format!("{} field names and {} literals: too many for 16-bit indices", t.names.len(), uses.len()));
         }
         for (k, v) in t.names.values_mut().enumerate() {
             *v = k;
         }
-        for (k, v) in t.lits.values_mut().enumerate() {
-            *v = k;
+        let mut ranked: Vec<(&String, &usize)> = uses.iter().collect();
+        ranked.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (k, (l, _)) in ranked.into_iter().enumerate() {
+            t.lits.insert(l.clone(), k);
         }
         Ok(t)
     }
@@ -623,9 +639,13 @@ impl NvShared {
             writeln!(w, "    {n:?},").unwrap();
         }
         writeln!(w, "];").unwrap();
-        writeln!(w, "\n/// Literal texts of the NVIDIA print templates and spellings of the operand types' values, sorted (`NvSyntax`, `NvValue`).").unwrap();
+        writeln!(w, "\n/// Literal texts of the NVIDIA print templates and spellings of the operand types' values, the most referred to first (`NvSyntax`, `NvValue`).").unwrap();
         writeln!(w, "pub static NV_LITS: &[&str] = &[").unwrap();
-        for l in self.lits.keys() {
+        let mut by_index: Vec<&str> = vec![""; self.lits.len()];
+        for (l, &k) in &self.lits {
+            by_index[k] = l;
+        }
+        for l in by_index {
             writeln!(w, "    {l:?},").unwrap();
         }
         writeln!(w, "];").unwrap();
@@ -701,8 +721,11 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
     }
     writeln!(w, "];").unwrap();
 
+    // Each form is a constant of its own (here: a section of its own), reached through a table
+    // of references: the release build's layout (tools/lld_wrap.sh) then places the forms a
+    // listing prints together, where one array spread them over 160-210 KiB.
     writeln!(w, "\n/// Every instruction form (Encoding) with its template and typed fields.").unwrap();
-    writeln!(w, "pub static FORMS: &[NvForm] = &[").unwrap();
+    writeln!(w, "pub static FORMS: &[&NvForm] = &[").unwrap();
     for e in &spec.encodings {
         let (k, ie) = *form_of.get(e.name.as_str()).ok_or_else(|| format!("encoding {} has no instruction", e.name))?;
         if e.idents.len() != 1 {
@@ -742,7 +765,7 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
         let fidx = |n: &str| e.fields.iter().position(|f| f.name == n).map(|i| i as i32).unwrap_or(-1);
         writeln!(
             w,
-            "    NvForm {{ name: {:?}, inst: {k}, opcode: {}, mask: {:#x}, ident: {:#x}, pred: {}, pred_neg: {}, fields: &[{}], syntax: &[{}] }},",
+            "    &NvForm {{ name: {:?}, inst: {k}, opcode: {}, mask: {:#x}, ident: {:#x}, pred: {}, pred_neg: {}, fields: &[{}], syntax: &[{}] }},",
             e.name,
             ie.opcode,
             e.mask,

@@ -1656,7 +1656,7 @@ fn nv_tab(isa: Isa) -> &'static NvTab {
             .collect();
         NvTab {
             forms,
-            opcodes: Ranked::new(t.forms.iter().map(name).collect()),
+            opcodes: Ranked::new(t.forms.iter().map(|f| name(f)).collect()),
             encodings: Ranked::new(t.forms.iter().map(|f| f.name).collect()),
         }
     };

@@ -498,8 +498,8 @@ impl NvForm {
 pub struct NvTables {
     /// Architecture name.
     pub arch: &'static str,
-    /// Forms.
-    pub forms: &'static [NvForm],
+    /// Forms (each a constant of its own: see `FORMS` in the generated tables).
+    pub forms: &'static [&'static NvForm],
     /// Instruction names.
     pub insts: &'static [NvInst],
     /// Operand types with predefined values.
