@@ -37,14 +37,26 @@ if [ -z "$out" ] || [ -z "$order" ] || [ ${#objs[@]} = 0 ]; then
   exec "$real" "$@"
 fi
 tmp=$(mktemp -d)
-
 trap 'rm -rf "$tmp"' EXIT
 "$real" "$@" -Map="$tmp/map" || exit $?
 # What happened goes to target/lld/last.log too (rustc shows a linker's output only when it fails).
 log=$repo/target/lld/last.log
 mkdir -p "$repo/target/lld"
 : > "$log"
-note() { echo "lld_wrap: $*; keeping the plain link" | tee -a "$log" >&2; [ -n "${ISB_WRAP_DEBUG:-}" ] && { rm -rf "$repo/target/lld/debug"; cp -r "$tmp" "$repo/target/lld/debug"; mkdir -p "$repo/target/lld/debug/orig"; cp "${objs[@]}" "$repo/target/lld/debug/orig/"; printf "%s\n" "$real" "${all[@]}" > "$repo/target/lld/debug/args"; }; exit 0; }
+# Gives up on the layout (the plain link in "$out" stands), keeping its files with
+# ISB_WRAP_DEBUG=1.
+note() {
+  echo "lld_wrap: $*; keeping the plain link" | tee -a "$log" >&2
+  if [ -n "${ISB_WRAP_DEBUG:-}" ]; then
+    dbg=$repo/target/lld/debug
+    rm -rf "$dbg"
+    cp -r "$tmp" "$dbg"
+    mkdir -p "$dbg/orig"
+    cp "${objs[@]}" "$dbg/orig/"
+    printf "%s\n" "$real" "${all[@]}" > "$dbg/args"
+  fi
+  exit 0
+}
 cp "$out" "$tmp/plain"
 # The bundled corpus, without the large objects (a run under lackey costs seconds per 10,000
 # instructions; the small listings are those whose time is start-up).

@@ -30,6 +30,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 SMALL = 4096
+# The groups of ISAs whose listings read a section, in layout order (tools/symbol_order.sh
+# groups the functions by these too).
 GROUPS = [("gfx1013", "gfx1201", "sm50", "sm86"), ("sm50", "sm86"), ("sm50",), ("sm86",),
           ("gfx1013", "gfx1201"), ("gfx1013",), ("gfx1201",)]
 

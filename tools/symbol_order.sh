@@ -36,7 +36,8 @@ import sys
 # sm50, sm86, both AMD ISAs, gfx1013, gfx1201, then any other mix. Within a group the functions
 # that more of the corpus runs come first, so that what every small listing runs lies at the
 # head of each group (the start-up code that callgrind does not name is added there).
-order = [("gfx1013", "gfx1201", "sm50", "sm86"), ("sm50", "sm86"), ("sm50",), ("sm86",), ("gfx1013", "gfx1201"), ("gfx1013",), ("gfx1201",)]
+sys.path.insert(0, "tools")
+from rodata_order import GROUPS as order  # the same groups, in the same order, as the data layout
 isas, runs = {}, {}
 for line in sys.stdin:
     run, isa, name = line.strip().split(" ", 2)
