@@ -39,9 +39,12 @@ if [ "$(uname -m)" = x86_64 ] && command -v rustup >/dev/null; then
       # links again.
       copy="$PWD/target/lld/order-$(sha256sum "$order" | cut -c1-16).txt"
       [ -f "$copy" ] || cp "$order" "$copy"
+      # The same for the script that moves .init and .fini before .text.
+      init="$PWD/target/lld/init-$(sha256sum tools/init_first.ld | cut -c1-16).ld"
+      [ -f "$init" ] || cp tools/init_first.ld "$init"
       built=$(cargo rustc --profile dist -q -p isabridge-cli --bin isabridge --target "$musl" -- \
         -C link-arg=-fuse-ld=lld -C link-arg=-B"$PWD/$wrap" \
-        -C link-arg=-Wl,--symbol-ordering-file="$copy" -C link-arg=-Wl,--no-warn-symbol-ordering >&2 && echo ok || true)
+        -C link-arg=-Wl,--symbol-ordering-file="$copy" -C link-arg=-Wl,--no-warn-symbol-ordering -C link-arg=-Wl,-T,"$init" >&2 && echo ok || true)
     fi
     if [ "$built" != ok ]; then
       built=$(cargo build --profile dist -q -p isabridge-cli --target "$musl" >&2 && echo ok || true)
