@@ -37,8 +37,9 @@ if [ "$(uname -m)" = x86_64 ] && command -v rustup >/dev/null; then
       chmod +x "$wrap/ld.lld"
       # A copy named by its contents: a new order file changes the link arguments, so cargo
       # links again.
-      copy="$PWD/target/lld/order-$(sha256sum "$order" | cut -c1-16).txt"
-      [ -f "$copy" ] || cp "$order" "$copy"
+      # tools/hot-data.txt (the .bss variables every listing touches) follows the functions.
+      copy="$PWD/target/lld/order-$(cat "$order" tools/hot-data.txt | sha256sum | cut -c1-16).txt"
+      [ -f "$copy" ] || cat "$order" tools/hot-data.txt > "$copy"
       # The same for the script that moves .init and .fini before .text.
       init="$PWD/target/lld/init-$(sha256sum tools/init_first.ld | cut -c1-16).ld"
       [ -f "$init" ] || cp tools/init_first.ld "$init"
