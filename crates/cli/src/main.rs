@@ -12,6 +12,8 @@
 
 #[cfg(any(test, target_env = "musl"))]
 mod alloc;
+#[cfg(any(test, target_env = "musl"))]
+mod c_alloc;
 mod census;
 mod disasm;
 mod input;
