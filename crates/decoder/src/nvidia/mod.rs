@@ -756,6 +756,9 @@ struct Scratch {
     info: [Infos; 2],
     /// Sorted mnemonics by form and mnemonic field values.
     mnems: Vec<MnemEntry>,
+    /// The texts of `mnems`, back to back (replaced entries leave theirs behind, up to
+    /// [`MNEM_TEXT_MAX`] bytes).
+    mnem_text: String,
     /// Text templates with holes (the memo's first level on long listings).
     tm: template::Templates,
     /// Instructions printed through the memo.
@@ -904,6 +907,9 @@ struct MnemSplit {
     at: (usize, usize),
     /// The fields printed in the mnemonic (at most `MNEM_FIELDS`).
     fields: Box<[u8]>,
+    /// Their bits: the instruction word masked by this is the key of the mnemonic cache (the
+    /// field values are a function of these bits).
+    mask: u128,
 }
 
 /// Most fields a cached mnemonic may depend on.
@@ -955,7 +961,7 @@ fn mnem_split(form: &NvForm) -> Option<MnemSplit> {
         match p {
             NvPiece::Lit(s) => {
                 if let Some(i) = s.find(' ') {
-                    return Some(MnemSplit { at: (k, i), fields: fields.into() });
+                    return Some(MnemSplit { at: (k, i), mask: fields_mask(form, &fields), fields: fields.into() });
                 }
             }
             NvPiece::Field(i) => {
@@ -973,19 +979,31 @@ fn mnem_split(form: &NvForm) -> Option<MnemSplit> {
             }
         }
     }
-    Some(MnemSplit { at: (form.syntax.len(), 0), fields: fields.into() })
+    Some(MnemSplit { at: (form.syntax.len(), 0), mask: fields_mask(form, &fields), fields: fields.into() })
+}
+
+/// The bits of fields `fields` of `form`.
+fn fields_mask(form: &NvForm, fields: &[u8]) -> u128 {
+    fields.iter().filter_map(|&i| form.fields.get(i as usize)).fold(0, |m, f| m | f.mask())
 }
 
 /// One cached mnemonic: the sorted mnemonic of a form for the values of its mnemonic fields.
-#[derive(Default)]
+/// 32 bytes, so that the full cache is two pages (written at its first use), not five as with
+/// the field values and a `String` in each entry.
+#[derive(Default, Clone, Copy)]
 struct MnemEntry {
+    /// The instruction's bits of the mnemonic fields (`MnemSplit::mask`).
+    key: u128,
     /// Form index + 1 (0: empty), the ISA's instruction size above bit 16.
     tag: u32,
-    /// The field values.
-    vals: [u64; MNEM_FIELDS],
-    /// The mnemonic with its suffixes in order.
-    text: String,
+    /// Where the mnemonic (with its suffixes in order) is in `Scratch::mnem_text`.
+    at: u32,
+    /// Its length in bytes.
+    len: u32,
 }
+
+/// Bytes of `Scratch::mnem_text` after which the mnemonic cache starts over.
+const MNEM_TEXT_MAX: usize = 64 << 10;
 
 /// log2 of the mnemonic cache's entries (direct-mapped).
 const MNEM_BITS: u32 = 8;
@@ -1482,34 +1500,36 @@ impl NvPlugin {
     }
 
     fn print_in(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
-        let Scratch { s, t, pool, sort, info, mnems, hint, printed, .. } = sc;
+        let Scratch { s, t, pool, sort, info, mnems, mnem_text, hint, printed, .. } = sc;
         t.recycle(pool);
         s.clear();
         let info = info[usize::from(self.size == 16)].get(enc);
         // The mnemonic cache: a hit gives the sorted mnemonic; only the operands are rendered.
         let mut cached = None;
         if let Some(ms) = info.and_then(|x| x.mnem.as_ref()) {
-            let mut vals = [0u64; MNEM_FIELDS];
+            let key = ctx.w & ms.mask;
             let mut h = (enc as u64) << 8 | self.size as u64;
-            for (v, &fi) in vals.iter_mut().zip(ms.fields.iter()) {
-                *v = ctx.form.fields.get(fi as usize).map_or(0, |f| f.get(ctx.w));
-                h = (h ^ *v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            for half in [key as u64, (key >> 64) as u64] {
+                h = (h ^ half).wrapping_mul(0x9e37_79b9_7f4a_7c15);
             }
             // Sized for a short listing where one is announced (`hint`); full size once a
             // thread has printed four times as many instructions as it holds.
             let full = 1usize << MNEM_BITS;
             if mnems.is_empty() || (mnems.len() < full && *printed > 4 * mnems.len()) {
                 let bits = if *hint == 0 || !mnems.is_empty() { MNEM_BITS } else { (ceil_log2(*hint) + 1).clamp(4, MNEM_BITS) };
-                mnems.clear();
-                mnems.resize_with(1 << bits, MnemEntry::default);
+                *mnems = crate::written_table(1 << bits, MnemEntry::default());
+                mnem_text.clear();
             }
             let bits = mnems.len().trailing_zeros();
             let slot = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
             let tag = (self.size as u32) << 16 | (enc as u32 + 1);
-            cached = Some((slot, tag, vals, ms.at));
+            cached = Some((slot, tag, key, ms.at));
         }
         let hit = match cached {
-            Some((slot, tag, vals, _)) => mnems.get(slot).filter(|e| e.tag == tag && e.vals == vals),
+            Some((slot, tag, key, _)) => mnems
+                .get(slot)
+                .filter(|e| e.tag == tag && e.key == key)
+                .and_then(|e| mnem_text.get(e.at as usize..(e.at + e.len) as usize)),
             None => None,
         };
         let reuse_info = if self.size == 16 { info } else { None };
@@ -1517,7 +1537,7 @@ impl NvPlugin {
         // (`FormInfo::reuse`), and sm50's first rule (`sm50::reuse`) removes every `.reuse`
         // and places its own, so marks made here would only be removed again.
         if let (Some(e), Some((_, _, _, at))) = (hit, cached) {
-            t.mnem.push_str(&e.text);
+            t.mnem.push_str(e);
             render_in(ctx, &[], reuse_info, at, s);
         } else {
             render_in(ctx, &[], reuse_info, (0, 0), s);
@@ -1543,12 +1563,16 @@ impl NvPlugin {
                     spaced |= sort.v.contains([' ', REUSE_MARK]);
                 }
             }
-            if let Some(e) = cached.filter(|_| !spaced).and_then(|(slot, tag, vals, _)| mnems.get_mut(slot).map(|e| (e, tag, vals))) {
-                let (e, tag, vals) = e;
-                e.tag = tag;
-                e.vals = vals;
-                e.text.clear();
-                e.text.push_str(&t.mnem);
+            if let Some((slot, tag, key, _)) = cached.filter(|_| !spaced) {
+                if mnem_text.len() + t.mnem.len() > MNEM_TEXT_MAX {
+                    // Start over: the texts of replaced entries have filled the store.
+                    mnems.fill(MnemEntry::default());
+                    mnem_text.clear();
+                }
+                if let (Some(e), Ok(at), Ok(len)) = (mnems.get_mut(slot), u32::try_from(mnem_text.len()), u32::try_from(t.mnem.len())) {
+                    *e = MnemEntry { key, tag, at, len };
+                    mnem_text.push_str(&t.mnem);
+                }
             }
         }
         (self.fixup)(ctx, t);
