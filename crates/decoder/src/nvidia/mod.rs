@@ -867,13 +867,15 @@ struct Infos {
 }
 
 impl Infos {
-    /// Makes the facts of form `enc` (of `forms` forms) with `make` unless they exist.
+    /// Makes the facts of form `enc` (of `forms` forms) with `make` unless they exist; the
+    /// first call makes room for `room` forms' facts at once.
     #[inline]
-    fn ensure(&mut self, enc: u16, forms: usize, make: impl FnOnce() -> FormInfo) {
+    fn ensure(&mut self, enc: u16, forms: usize, room: usize, make: impl FnOnce() -> FormInfo) {
         if self.index.len() != forms {
             // (one write per page: read first, a fresh page would fault twice)
             self.index = crate::written_table(forms, 0u16);
             self.list.clear();
+            self.list.reserve(room);
         }
         if let Some(k @ 0) = self.index.get_mut(enc as usize) {
             if let Ok(n) = u16::try_from(self.list.len() + 1) {
@@ -895,6 +897,12 @@ impl Infos {
         self.list.get_mut(usize::from(k).checked_sub(1)?)
     }
 }
+
+/// Forms whose facts [`Infos`] makes room for at once (fewer where a shorter listing is
+/// announced). A thread of the bundled listings meets at most 84 forms (control.sm86; int.sm86
+/// 66, tensor.sm50 16); grown one doubling at a time from 4, the list's copies wrote about
+/// twice the pages (144 bytes a form) its last size needs.
+const FORM_ROOM: usize = 128;
 
 /// The candidates (bit k: `cands[k]`) that no recorded read overlaps.
 fn allowed(cands: &[template::Cand], read: u128) -> u32 {
@@ -1221,7 +1229,8 @@ impl NvPlugin {
     /// it, the address.
     fn print_memo(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
         let sm86 = self.size == 16;
-        sc.info[usize::from(sm86)].ensure(enc, self.t.forms.len(), || FormInfo::new(ctx.form, sm86));
+        let room = if sc.hint == 0 { FORM_ROOM } else { sc.hint.min(FORM_ROOM) };
+        sc.info[usize::from(sm86)].ensure(enc, self.t.forms.len(), room, || FormInfo::new(ctx.form, sm86));
         // The instruction size tells the ISAs apart (the scratch is shared).
         let tag = (self.size as u64) << 32 | (enc as u64) << 16 | (ctx.reuse as u64) << 8 | 1;
         let start = out.len();
