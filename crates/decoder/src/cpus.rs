@@ -19,14 +19,20 @@ pub(crate) type Here = Option<((), usize)>;
 #[cfg(target_os = "linux")]
 pub(crate) fn here() -> Option<(libc::cpu_set_t, usize)> {
     // SAFETY: cpu_set_t is plain data (all zeros is the empty set); sched_getaffinity writes at
-    // most size_of::<cpu_set_t>() bytes into it; sched_getcpu takes no arguments.
+    // most size_of::<cpu_set_t>() bytes into it; getcpu writes one u32 and ignores its null
+    // arguments.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
             return None;
         }
-        let cpu = usize::try_from(libc::sched_getcpu()).ok()?;
-        Some((set, cpu))
+        // The system call rather than `sched_getcpu`: musl's looks the vDSO's getcpu up first,
+        // which reads a page of the vDSO no other part of a listing touches (a page fault).
+        let mut cpu = 0u32;
+        if libc::syscall(libc::SYS_getcpu, &mut cpu as *mut u32, std::ptr::null_mut::<u32>(), std::ptr::null_mut::<libc::c_void>()) != 0 {
+            return None;
+        }
+        Some((set, cpu as usize))
     }
 }
 
