@@ -255,8 +255,10 @@ struct Memo {
     /// The padding, `// ` and the digits are not stored: a line is put together from these
     /// two parts, a block of spaces and the address.
     arena: Vec<u8>,
-    /// Per (instruction, encoding) index: true when known to have no branch target.
-    no_target: Vec<bool>,
+    /// Per (instruction, encoding) index, a bit: set when known to have no branch target (bits,
+    /// not bools: grown to gfx12's 2,400-odd indices by doubling, a `Vec<bool>` wrote two fresh
+    /// pages per thread).
+    no_target: Vec<u64>,
     /// Printed text of the instruction being inserted (reused).
     text: String,
 }
@@ -418,14 +420,14 @@ impl Memo {
         let bytes = code.get(off..off + n)?;
         // Whether an AMD instruction has a target depends on its (instruction, encoding) entry
         // only: the plugin is asked once per entry that has none.
-        let known_none = self.no_target.get(d.ienc as usize).copied().unwrap_or(false);
+        let ie = d.ienc as usize;
+        let known_none = self.no_target.get(ie / 64).is_some_and(|w| w >> (ie % 64) & 1 != 0);
         let (branch, rel) = match if known_none { None } else { plugin.branch_target(d, 0) } {
             None => {
-                let i = d.ienc as usize;
-                if self.no_target.len() <= i {
-                    self.no_target.resize(i + 1, false);
+                if self.no_target.len() <= ie / 64 {
+                    self.no_target.resize(ie / 64 + 1, 0);
                 }
-                self.no_target[i] = true;
+                self.no_target[ie / 64] |= 1 << (ie % 64);
                 (BRANCH_NONE, 0)
             }
             // PC-relative (as AMD branches are): the same distance from another address.
