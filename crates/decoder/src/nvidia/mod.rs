@@ -868,14 +868,15 @@ struct Infos {
 
 impl Infos {
     /// Makes the facts of form `enc` (of `forms` forms) with `make` unless they exist; the
-    /// first call makes room for `room` forms' facts at once.
+    /// first call makes room for [`FORM_ROOM`] forms' facts at once (for `hint` where a listing
+    /// of fewer instructions is announced; 0: none is).
     #[inline]
-    fn ensure(&mut self, enc: u16, forms: usize, room: usize, make: impl FnOnce() -> FormInfo) {
+    fn ensure(&mut self, enc: u16, forms: usize, hint: usize, make: impl FnOnce() -> FormInfo) {
         if self.index.len() != forms {
             // (one write per page: read first, a fresh page would fault twice)
             self.index = crate::written_table(forms, 0u16);
             self.list.clear();
-            self.list.reserve(room);
+            self.list.reserve(if hint == 0 { FORM_ROOM } else { hint.min(FORM_ROOM) });
         }
         if let Some(k @ 0) = self.index.get_mut(enc as usize) {
             if let Ok(n) = u16::try_from(self.list.len() + 1) {
@@ -1229,8 +1230,7 @@ impl NvPlugin {
     /// it, the address.
     fn print_memo(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) {
         let sm86 = self.size == 16;
-        let room = if sc.hint == 0 { FORM_ROOM } else { sc.hint.min(FORM_ROOM) };
-        sc.info[usize::from(sm86)].ensure(enc, self.t.forms.len(), room, || FormInfo::new(ctx.form, sm86));
+        sc.info[usize::from(sm86)].ensure(enc, self.t.forms.len(), sc.hint, || FormInfo::new(ctx.form, sm86));
         // The instruction size tells the ISAs apart (the scratch is shared).
         let tag = (self.size as u64) << 32 | (enc as u64) << 16 | (ctx.reuse as u64) << 8 | 1;
         let start = out.len();
