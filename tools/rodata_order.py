@@ -9,12 +9,14 @@ writes:
   each such section a local symbol (`__isb_ro_<n>`); rustc's anonymous constants
   (`.rodata..Lanon.*`) have none, and lld's `--symbol-ordering-file` places sections by their
   symbols (sections of other objects, the C library's, are placed by a symbol they have);
-- `<dir>/order.txt`: the given symbol ordering file followed by those symbols: the sections
-  every ISA reads first, then those of both NVIDIA ISAs, sm50, sm86, both AMD ISAs, gfx1013,
-  gfx1201; within each group the sections more training files read first. Only sections under
-  4 KiB are placed: a listing reads a few entries of each large table wherever it lies, and
-  the linker's merged constants and strings, which no symbol can place, come right after the
-  placed sections when the large tables stay behind.
+- `<dir>/order.txt`: the given symbol ordering file followed by those symbols, grouped by the
+  ISAs whose listings read them (`RODATA_GROUPS`: sm86, sm50, both NVIDIA ISAs, gfx1201,
+  gfx1013, both AMD ISAs, every ISA); within each group the sections more training files read
+  first. Only sections under 16 KiB (`SMALL`) are placed: a listing reads a few entries of
+  each large table wherever it lies, and the linker's merged constants and strings, which no
+  symbol can place, come right after the placed sections when the large tables stay behind.
+  (The sm50 tables of 5-13 KiB that every sm50 listing reads, its forms, instructions and
+  operand types, were left out at 4 KiB, which cost three fault-around windows a listing.)
 
 The output of the binary does not depend on the layout (tools/check_release_build.sh checks
 it against the `release` build). Exits non-zero, writing nothing, when anything is missing.
@@ -29,7 +31,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-SMALL = 4096
+SMALL = 16384
 
 # C library data read by the kernel on every run (see main).
 KERNEL_READ = ("app_mask",)
@@ -38,6 +40,14 @@ KERNEL_READ = ("app_mask",)
 # groups the functions by these too).
 GROUPS = [("gfx1013", "gfx1201", "sm50", "sm86"), ("sm50", "sm86"), ("sm50",), ("sm86",),
           ("gfx1013", "gfx1201"), ("gfx1013",), ("gfx1201",)]
+
+# The order of those groups in .rodata. The linker's merged constants and strings, which every
+# listing reads and no symbol places, follow the placed sections, so the sections every ISA
+# reads come last, just before them, and each ISA's own sections lie next to those of its
+# family: an AMD listing reads one run (gfx1013 or gfx1201, both AMD ISAs, all ISAs, merged),
+# and an NVIDIA one two (its ISA and both NVIDIA ISAs; all ISAs and merged).
+RODATA_GROUPS = [("sm86",), ("sm50",), ("sm50", "sm86"), ("gfx1201",), ("gfx1013",), ("gfx1013", "gfx1201"),
+                 ("gfx1013", "gfx1201", "sm50", "sm86")]
 
 
 def isa_of(path):
@@ -158,7 +168,7 @@ def main():
     by_name = {n: x for x, ns in named.items() for n in ns}
     for name in KERNEL_READ:
         for i in sections_of([by_name[name]] if name in by_name else []):
-            isas[i] = set(GROUPS[0])
+            isas[i] = set(RODATA_GROUPS[-1])
             files[i] = len(a.train)
 
     lto = set(a.objects)
@@ -166,7 +176,7 @@ def main():
 
     def key(i):
         g = tuple(sorted(isas[i]))
-        return (GROUPS.index(g) if g in GROUPS else len(GROUPS), g, -files[i], i)
+        return (RODATA_GROUPS.index(g) if g in RODATA_GROUPS else len(RODATA_GROUPS), g, -files[i], i)
 
     order = [l.rstrip("\n") for l in open(a.order)]
     args = collections.defaultdict(list)
@@ -193,8 +203,13 @@ def main():
     with open(os.path.join(a.dir, "order.txt"), "w") as f:
         f.write("\n".join(order) + "\n")
     size = sum(rows[i][1] for i in isas if rows[i][1] < SMALL)
+    groups = collections.Counter()
+    for i in isas:
+        if rows[i][1] < SMALL:
+            groups["+".join(sorted(isas[i]))] += rows[i][1]
     print(f"rodata_order: {placed} sections under {SMALL} bytes ({size} bytes) that "
-          f"{len(a.train)} training listings read placed first", file=sys.stderr)
+          f"{len(a.train)} training listings read placed first; bytes by the ISAs that read them: "
+          + ", ".join(f"{g} {n}" for g, n in sorted(groups.items())), file=sys.stderr)
 
 
 if __name__ == "__main__":

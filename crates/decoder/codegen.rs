@@ -565,64 +565,38 @@ fn nv_pieces(e: &Encoding) -> Vec<NvSrcPiece<'_>> {
     pieces
 }
 
-/// The field names and template literals of every NVIDIA spec, which their tables name by
-/// index (`nv_shared.rs`: `NV_NAMES`, sorted; `NV_LITS`, the literals most referred to first).
+/// The field names of every NVIDIA spec, which their tables name by index (`nv_shared.rs`:
+/// `NV_NAMES`, sorted).
 #[derive(Default)]
 pub struct NvShared {
     names: BTreeMap<String, usize>,
-    lits: BTreeMap<String, usize>,
 }
 
 /// Flag of a template piece that is literal text (`crate::spec::NV_LIT`).
 const NV_LIT: usize = 1 << 15;
-/// Most literal texts an [`NvShared`] may hold (indices below the literal flag).
-const NV_MAX_LITS: usize = NV_LIT;
+/// Bits of a literal piece's length (below them: none; above: its offset in the form's text).
+const NV_LIT_LEN_BITS: usize = 6;
+/// Longest literal piece.
+const NV_LIT_MAX_LEN: usize = (1 << NV_LIT_LEN_BITS) - 1;
+/// Longest text of a form's literal pieces (the offset bits below the literal flag).
+const NV_FORM_TEXT_MAX: usize = NV_LIT >> NV_LIT_LEN_BITS;
 
 impl NvShared {
-    /// The names and literals of `specs`. A literal's index is its rank by how often the
-    /// specs refer to it (a template piece once per form; a value's spelling once per operand
-    /// of its type), ties in text order: the entries of `NV_LITS` most forms print (`, `, ` `,
-    /// `[`, ...) lie together at its start, where a listing reads them on few pages (the table
-    /// of 12,940 literals takes 207 KiB).
+    /// The field names of `specs`.
     pub fn new(specs: &[&Spec]) -> Result<NvShared, String> {
         let mut t = NvShared::default();
-        let mut uses: BTreeMap<String, usize> = BTreeMap::new();
         for spec in specs {
-            let mut type_uses: BTreeMap<&str, usize> = BTreeMap::new();
-            for i in &spec.instructions {
-                for e in &i.encs {
-                    for op in &e.operands {
-                        *type_uses.entry(op.ty.as_str()).or_default() += 1;
-                    }
-                }
-            }
             for e in &spec.encodings {
                 for f in &e.fields {
                     t.names.insert(f.name.clone(), 0);
                 }
-                for p in nv_pieces(e) {
-                    if let NvSrcPiece::Lit(l) = p {
-                        *uses.entry(l.to_string()).or_default() += 1;
-                    }
-                }
-            }
-            for ty in &spec.operand_types {
-                let n = type_uses.get(ty.name.as_str()).copied().unwrap_or(0);
-                for (_, v) in &ty.values {
-                    *uses.entry(v.clone()).or_default() += n;
-                }
             }
         }
-        if t.names.len() > u16::MAX as usize || uses.len() > NV_MAX_LITS {
-            return Err(format!("{} field names and {} literals: too many for 16-bit indices", t.names.len(), uses.len()));
+        if t.names.len() > u16::MAX as usize {
+            return Err(format!("{} field names: too many for 16-bit indices", t.names.len()));
         }
         for (k, v) in t.names.values_mut().enumerate() {
             *v = k;
-        }
-        let mut ranked: Vec<(&String, &usize)> = uses.iter().collect();
-        ranked.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        for (k, (l, _)) in ranked.into_iter().enumerate() {
-            t.lits.insert(l.clone(), k);
         }
         Ok(t)
     }
@@ -637,16 +611,6 @@ impl NvShared {
         writeln!(w, "pub static NV_NAMES: &[&str] = &[").unwrap();
         for n in self.names.keys() {
             writeln!(w, "    {n:?},").unwrap();
-        }
-        writeln!(w, "];").unwrap();
-        writeln!(w, "\n/// Literal texts of the NVIDIA print templates and spellings of the operand types' values, the most referred to first (`NvSyntax`, `NvValue`).").unwrap();
-        writeln!(w, "pub static NV_LITS: &[&str] = &[").unwrap();
-        let mut by_index: Vec<&str> = vec![""; self.lits.len()];
-        for (l, &k) in &self.lits {
-            by_index[k] = l;
-        }
-        for l in by_index {
-            writeln!(w, "    {l:?},").unwrap();
         }
         writeln!(w, "];").unwrap();
         o
@@ -691,12 +655,22 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
             spec.operand_types.iter().find(|t| &t.name == n).map(|t| t.values.clone()).unwrap_or_default();
         vals.sort();
         vals.dedup_by_key(|v| v.0);
+        // The spellings back to back in one text of the type's own (a listing reads the types
+        // it prints near the forms that print them, not in a table of every spelling).
         let mut vs = Vec::new();
+        let mut text = String::new();
         for (v, s) in &vals {
             let v = i32::try_from(*v).map_err(|_| format!("{n}: value {v} does not fit 32 bits"))?;
-            vs.push(format!("NvValue {{ v: {v}, s: {} }}", shared.lits[s]));
+            let at = text.find(s.as_str()).filter(|_| !s.is_empty()).unwrap_or_else(|| {
+                text.push_str(s);
+                text.len() - s.len()
+            });
+            let (Ok(at), Ok(len)) = (u16::try_from(at), u16::try_from(s.len())) else {
+                return Err(format!("{n}: spellings longer than 64 KiB"));
+            };
+            vs.push(format!("NvValue {{ v: {v}, at: {at}, len: {len} }}"));
         }
-        writeln!(w, "    NvOperandType {{ name: {n:?}, values: &[{}] }},", vs.join(", ")).unwrap();
+        writeln!(w, "    NvOperandType {{ name: {n:?}, text: {text:?}, values: &[{}] }},", vs.join(", ")).unwrap();
     }
     writeln!(w, "];").unwrap();
 
@@ -753,10 +727,21 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
             let bits = f.ranges.len() | log << 3 | usize::from(omit_zero) << 5;
             fields.push(format!("NvField {{ r: [{}], name_ix: {}, ty: {ty}, kind: NvKind::{kind}, bits: {bits} }}", r.join(", "), shared.names[&f.name]));
         }
+        // The literal pieces' texts back to back (a repeated one once), in the form's own text.
         let mut pieces = Vec::new();
+        let mut text = String::new();
         for p in nv_pieces(e) {
             pieces.push(match p {
-                NvSrcPiece::Lit(l) => format!("NvSyntax({:#x})", NV_LIT | shared.lits[l]),
+                NvSrcPiece::Lit(l) => {
+                    let at = text.find(l).unwrap_or_else(|| {
+                        text.push_str(l);
+                        text.len() - l.len()
+                    });
+                    if l.len() > NV_LIT_MAX_LEN || at + l.len() > NV_FORM_TEXT_MAX {
+                        return Err(format!("{}: template literal {l:?} past the {NV_FORM_TEXT_MAX} bytes of a form's text", e.name));
+                    }
+                    format!("NvSyntax({:#x})", NV_LIT | at << NV_LIT_LEN_BITS | l.len())
+                }
                 // (`NvPiece::Field` holds a u8)
                 NvSrcPiece::Field(fi) if fi <= u8::MAX as usize => format!("NvSyntax({fi})"),
                 NvSrcPiece::Field(_) => return Err(format!("{}: more than 256 fields", e.name)),
@@ -765,7 +750,7 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
         let fidx = |n: &str| e.fields.iter().position(|f| f.name == n).map(|i| i as i32).unwrap_or(-1);
         writeln!(
             w,
-            "    &NvForm {{ name: {:?}, inst: {k}, opcode: {}, mask: {:#x}, ident: {:#x}, pred: {}, pred_neg: {}, fields: &[{}], syntax: &[{}] }},",
+            "    &NvForm {{ name: {:?}, inst: {k}, opcode: {}, mask: {:#x}, ident: {:#x}, pred: {}, pred_neg: {}, fields: &[{}], text: {text:?}, syntax: &[{}] }},",
             e.name,
             ie.opcode,
             e.mask,

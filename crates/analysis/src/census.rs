@@ -1644,7 +1644,7 @@ fn nv_tab(isa: Isa) -> &'static NvTab {
                         .filter(|(_, x)| {
                             x.kind == NvKind::Lookup
                                 && t.operand_types.get(x.ty as usize).is_some_and(|ty| {
-                                    ty.values.iter().any(|v| matches!(v.text().trim_start_matches('.'), "RZ" | "RM" | "RP"))
+                                    ty.values.iter().any(|&v| matches!(ty.spelling(v).trim_start_matches('.'), "RZ" | "RM" | "RP"))
                                 })
                         })
                         .map(|(i, _)| i)

@@ -362,8 +362,9 @@ pub enum NvPiece {
     Field(u8),
 }
 
-/// A piece of a form's print template as stored, in two bytes: [`NV_LIT`] plus an index into
-/// [`NV_LITS`], or a field index (see [`NvSyntax::get`]).
+/// A piece of a form's print template as stored, in two bytes: [`NV_LIT`] plus the offset
+/// (bits 6-14) and length (bits 0-5) of its text in `NvForm::text`, or a field index (see
+/// [`NvSyntax::get`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NvSyntax(pub(crate) u16);
 
@@ -371,11 +372,12 @@ pub struct NvSyntax(pub(crate) u16);
 pub const NV_LIT: u16 = 1 << 15;
 
 impl NvSyntax {
-    /// The piece.
+    /// The piece, its literal text taken from `text` (its form's `NvForm::text`).
     #[inline]
-    pub fn get(self) -> NvPiece {
+    pub fn get(self, text: &'static str) -> NvPiece {
         if self.0 & NV_LIT != 0 {
-            NvPiece::Lit(NV_LITS.get((self.0 & !NV_LIT) as usize).copied().unwrap_or(""))
+            let at = (self.0 & !NV_LIT) as usize >> 6;
+            NvPiece::Lit(text.get(at..at + (self.0 & 63) as usize).unwrap_or(""))
         } else {
             NvPiece::Field(self.0 as u8)
         }
@@ -383,11 +385,13 @@ impl NvSyntax {
 }
 
 /// An NVIDIA operand type with its predefined values (value, spelling), in 8 bytes a value:
-/// the spellings are indices into [`NV_LITS`].
+/// the spellings are ranges of the type's `text`.
 #[derive(Debug)]
 pub struct NvOperandType {
     /// OPR_* name.
     pub name: &'static str,
+    /// The spellings of the values, back to back.
+    pub text: &'static str,
     /// Sorted by value.
     pub values: &'static [NvValue],
 }
@@ -397,8 +401,10 @@ pub struct NvOperandType {
 pub struct NvValue {
     /// The field value.
     pub(crate) v: i32,
-    /// Index of its spelling in [`NV_LITS`].
-    pub(crate) s: u16,
+    /// Offset of its spelling in `NvOperandType::text`.
+    pub(crate) at: u16,
+    /// Length of its spelling.
+    pub(crate) len: u16,
 }
 
 impl NvValue {
@@ -407,30 +413,31 @@ impl NvValue {
     pub fn value(self) -> i64 {
         self.v as i64
     }
-    /// Its spelling.
-    #[inline]
-    pub fn text(self) -> &'static str {
-        NV_LITS.get(self.s as usize).copied().unwrap_or("")
-    }
 }
 
 impl NvOperandType {
+    /// The spelling of `x`, one of this type's values.
+    #[inline]
+    pub fn spelling(&self, x: NvValue) -> &'static str {
+        self.text.get(x.at as usize..x.at as usize + x.len as usize).unwrap_or("")
+    }
+
     /// The predefined spelling of `v`, if any.
     #[inline]
     pub fn lookup(&self, v: i64) -> Option<&'static str> {
         // Most value lists are dense from 0: the value as an index first.
         if let Some(x) = usize::try_from(v).ok().and_then(|i| self.values.get(i)).filter(|x| x.value() == v) {
-            return Some(x.text());
+            return Some(self.spelling(*x));
         }
         let v = i32::try_from(v).ok()?;
-        self.values.binary_search_by_key(&v, |x| x.v).ok().map(|i| self.values[i].text())
+        self.values.binary_search_by_key(&v, |x| x.v).ok().map(|i| self.spelling(self.values[i]))
     }
 }
 
 mod nv_shared {
     include!(concat!(env!("OUT_DIR"), "/nv_shared.rs"));
 }
-pub use nv_shared::{NV_LITS, NV_NAMES};
+pub use nv_shared::NV_NAMES;
 
 /// One NVIDIA instruction name.
 #[derive(Debug)]
@@ -470,6 +477,8 @@ pub struct NvForm {
     pub pred_neg: i32,
     /// Every field.
     pub fields: &'static [NvField],
+    /// The texts of the template's literal pieces (see [`NvSyntax`]).
+    pub text: &'static str,
     /// The print template (see [`NvForm::pieces`]).
     pub syntax: &'static [NvSyntax],
 }
@@ -483,13 +492,14 @@ impl NvForm {
     /// The pieces of the print template, in order.
     #[inline]
     pub fn pieces(&self) -> impl ExactSizeIterator<Item = NvPiece> + Clone + 'static {
-        self.syntax.iter().map(|p| p.get())
+        let text = self.text;
+        self.syntax.iter().map(move |p| p.get(text))
     }
 
     /// Piece `k` of the print template.
     #[inline]
     pub fn piece(&self, k: usize) -> Option<NvPiece> {
-        self.syntax.get(k).map(|p| p.get())
+        self.syntax.get(k).map(|p| p.get(self.text))
     }
 }
 

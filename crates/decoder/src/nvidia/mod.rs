@@ -464,7 +464,7 @@ fn sibling_rank(ctx: &Ctx, inst: &crate::spec::NvInst, (fi, k, n): Origin) -> Op
     let ty = &ctx.t.operand_types[f.ty as usize];
     ty.values
         .iter()
-        .map(|x| x.text())
+        .map(|&x| ty.spelling(x))
         .filter(|s| s.matches('.').count() == n)
         .filter_map(|s| s.get(1..)?.split('.').nth(k).and_then(|x| inst.rank(x)))
         .min()

@@ -4,7 +4,7 @@
 //! register base by bits 78-79 (`.X4`, `.X8`, `.X16`), printed after a base that is not RZ.
 
 use crate::nvidia::{Ctx, Text};
-use crate::spec::{NvKind, NvPiece, NvSyntax};
+use crate::spec::{NvForm, NvKind, NvPiece};
 
 /// Applies the memory-operand rules.
 pub fn fix(ctx: &Ctx, t: &mut Text) {
@@ -150,7 +150,6 @@ fn offsets(ctx: &Ctx, t: &mut Text) {
     if !t.ops.iter().any(|o| o.starts_with('[')) {
         return;
     }
-    let syn = ctx.form.syntax;
     let mut k = 0usize; // memory offset fields seen so far
     for (i, p) in ctx.form.pieces().enumerate() {
         let NvPiece::Field(fi) = p else { continue };
@@ -162,7 +161,7 @@ fn offsets(ctx: &Ctx, t: &mut Text) {
         else {
             continue;
         };
-        if !before.ends_with('+') || !after.starts_with(']') || !opens_memory(syn, i) {
+        if !before.ends_with('+') || !after.starts_with(']') || !opens_memory(ctx.form, i) {
             continue;
         }
         let n = f.width();
@@ -195,9 +194,9 @@ fn offsets(ctx: &Ctx, t: &mut Text) {
 
 /// True when the last `[` before piece `i` opens a memory operand (not `c[..]`, `a[..]` or a
 /// second bracket).
-fn opens_memory(syn: &[NvSyntax], i: usize) -> bool {
-    for p in syn[..i].iter().rev() {
-        if let NvPiece::Lit(s) = p.get() {
+fn opens_memory(form: &NvForm, i: usize) -> bool {
+    for p in form.syntax[..i].iter().rev() {
+        if let NvPiece::Lit(s) = p.get(form.text) {
             if let Some(j) = s.rfind('[') {
                 return j == 0 || s.as_bytes()[j - 1] == b' ';
             }
