@@ -49,8 +49,8 @@ for line in sys.stdin:
     isas.setdefault(name, set()).add(isa)
     runs.setdefault(name, set()).add(run)
 every = set(order[0])
-# musl's assembly functions (no symbol size: callgrind names them by address) and _Exit (run
-# after callgrind's last dump) run in every listing too.
+# The assembly functions of musl (no symbol size: callgrind names them by address) and _Exit (run
+# after the last dump of callgrind) run in every listing too.
 for name in ("_start", "__libc_start_main", "__set_thread_area", "memset", "_Exit"):
     isas[name] = every
     runs[name] = set(x for r in runs.values() for x in r)
