@@ -12,11 +12,11 @@ writes:
 - `<dir>/order.txt`: the given symbol ordering file followed by those symbols, grouped by the
   ISAs whose listings read them (`RODATA_GROUPS`: sm86, sm50, both NVIDIA ISAs, gfx1201,
   gfx1013, both AMD ISAs, every ISA); within each group the sections more training files read
-  first. Only sections under 16 KiB (`SMALL`) are placed: a listing reads a few entries of
+  first. Only sections under 64 KiB (`SMALL`) are placed: a listing reads a few entries of
   each large table wherever it lies, and the linker's merged constants and strings, which no
   symbol can place, come right after the placed sections when the large tables stay behind.
-  (The sm50 tables of 5-13 KiB that every sm50 listing reads, its forms, instructions and
-  operand types, were left out at 4 KiB, which cost three fault-around windows a listing.)
+  (Tables that every listing of an ISA reads, such as sm50's forms, instructions, operand
+  types and decode tree, 5-58 KiB each, were left out at 4 KiB: a fault-around window each.)
 
 The output of the binary does not depend on the layout (tools/check_release_build.sh checks
 it against the `release` build). Exits non-zero, writing nothing, when anything is missing.
@@ -31,7 +31,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-SMALL = 16384
+SMALL = 65536
 
 # C library data read by the kernel on every run (see main).
 KERNEL_READ = ("app_mask",)

@@ -803,34 +803,70 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
     // Decode tree: the dispatch key at the root, then windows that split long candidate lists.
     let inst_of: Vec<usize> = spec.encodings.iter().map(|e| form_of.get(e.name.as_str()).map(|x| x.0).unwrap_or(0)).collect();
     let (nodes, cands) = nv_tree(spec, &order, key);
-    writeln!(w, "\n/// Decode tree nodes (crate::nvidia::tree): header (window lo | (2^width - 1) << 8), then 2^width children.").unwrap();
-    writeln!(w, "pub static TREE_NODES: &[u32] = &[").unwrap();
+    // 16-bit nodes: offsets and candidate indices below the leaf flag, headers of 11 bits.
+    if nodes.len() > NV_LEAF as usize || cands.len() > NV_LEAF as usize {
+        return Err(format!("decode tree of {} nodes and {} candidates: too large for 16-bit references", nodes.len(), cands.len()));
+    }
+    writeln!(w, "\n/// Decode tree nodes (crate::nvidia::tree): header (window lo | width << 7), then 2^width children.").unwrap();
+    writeln!(w, "pub static TREE_NODES: &[u16] = &[").unwrap();
     for ch in nodes.chunks(16) {
         writeln!(w, "    {},", ch.iter().map(|v| format!("{v:#x}")).collect::<Vec<_>>().join(", ")).unwrap();
     }
     writeln!(w, "];").unwrap();
-    writeln!(w, "\n/// Candidate lists of the decode tree's leaves.").unwrap();
-    writeln!(w, "pub static TREE_CANDS: &[crate::nvidia::tree::NvCand] = &[").unwrap();
-    for &(c, last) in &cands {
-        let Some(c) = c else {
-            writeln!(w, "    crate::nvidia::tree::NvCand {{ mask_lo: 0x0, ident_lo: 0x1, form: 0, inst: 0, last: true, mask_hi: 0x0, ident_hi: 0x0 }},").unwrap();
-            continue;
-        };
-        let e = &spec.encodings[c];
-        writeln!(
-            w,
-            "    crate::nvidia::tree::NvCand {{ mask_lo: {:#x}, ident_lo: {:#x}, form: {c}, inst: {}, last: {last}, mask_hi: {:#x}, ident_hi: {:#x} }},",
-            e.mask as u64,
-            (e.idents[0] & e.mask) as u64,
-            inst_of[c],
-            (e.mask >> 64) as u64,
-            ((e.idents[0] & e.mask) >> 64) as u64,
-        )
-        .unwrap();
+    let wide = spec.encodings.iter().any(|e| e.mask >> 64 != 0 || e.idents[0] >> 64 != 0);
+    if wide {
+        writeln!(w, "\n/// Candidate lists of the decode tree's leaves.").unwrap();
+        writeln!(w, "pub static TREE_CANDS: &[crate::nvidia::tree::NvCand] = &[").unwrap();
+        for &(c, last) in &cands {
+            let Some(c) = c else {
+                writeln!(w, "    crate::nvidia::tree::NvCand {{ mask_lo: 0x0, ident_lo: 0x1, form: 0, inst: 0, last: true, mask_hi: 0x0, ident_hi: 0x0 }},").unwrap();
+                continue;
+            };
+            let e = &spec.encodings[c];
+            writeln!(
+                w,
+                "    crate::nvidia::tree::NvCand {{ mask_lo: {:#x}, ident_lo: {:#x}, form: {c}, inst: {}, last: {last}, mask_hi: {:#x}, ident_hi: {:#x} }},",
+                e.mask as u64,
+                (e.idents[0] & e.mask) as u64,
+                inst_of[c],
+                (e.mask >> 64) as u64,
+                ((e.idents[0] & e.mask) >> 64) as u64,
+            )
+            .unwrap();
+        }
+        writeln!(w, "];").unwrap();
+        writeln!(w, "\n/// The decode tree.").unwrap();
+        writeln!(w, "pub static TREE: crate::nvidia::tree::NvTree = crate::nvidia::tree::NvTree {{ nodes: TREE_NODES, cands: TREE_CANDS, narrow: &[], matches: &[], wide: true }};").unwrap();
+    } else {
+        // Candidates of 4 bytes (form, instruction, last flag); the bits to compare once per
+        // form, the one past the last form matching no word (the empty leaf's candidate).
+        let n = spec.encodings.len();
+        if n >= 1 << 16 || inst_of.iter().any(|&i| i >= 1 << 15) {
+            return Err(format!("{n} forms: too many for the decode tree's 16-bit form and 15-bit instruction indices"));
+        }
+        writeln!(w, "\n/// Candidate lists of the decode tree's leaves (crate::nvidia::tree::NARROW_LAST).").unwrap();
+        writeln!(w, "pub static TREE_NARROW: &[u32] = &[").unwrap();
+        let words: Vec<u32> = cands
+            .iter()
+            .map(|&(c, last)| match c {
+                Some(c) => c as u32 | (inst_of[c] as u32) << 16 | u32::from(last) << 31,
+                None => n as u32 | 1 << 31,
+            })
+            .collect();
+        for ch in words.chunks(16) {
+            writeln!(w, "    {},", ch.iter().map(|v| format!("{v:#x}")).collect::<Vec<_>>().join(", ")).unwrap();
+        }
+        writeln!(w, "];").unwrap();
+        writeln!(w, "\n/// Per form: the structural bits and their value (one more entry that matches no word).").unwrap();
+        writeln!(w, "pub static TREE_MATCHES: &[[u64; 2]] = &[").unwrap();
+        for e in &spec.encodings {
+            writeln!(w, "    [{:#x}, {:#x}],", e.mask as u64, (e.idents[0] & e.mask) as u64).unwrap();
+        }
+        writeln!(w, "    [0x0, 0x1],").unwrap();
+        writeln!(w, "];").unwrap();
+        writeln!(w, "\n/// The decode tree.").unwrap();
+        writeln!(w, "pub static TREE: crate::nvidia::tree::NvTree = crate::nvidia::tree::NvTree {{ nodes: TREE_NODES, cands: &[], narrow: TREE_NARROW, matches: TREE_MATCHES, wide: false }};").unwrap();
     }
-    writeln!(w, "];").unwrap();
-    writeln!(w, "\n/// The decode tree.").unwrap();
-    writeln!(w, "pub static TREE: crate::nvidia::tree::NvTree = crate::nvidia::tree::NvTree {{ nodes: TREE_NODES, cands: TREE_CANDS, wide: {} }};", spec.encodings.iter().any(|e| e.mask >> 64 != 0 || e.idents[0] >> 64 != 0)).unwrap();
     writeln!(w, "\n/// The tables as one value.").unwrap();
     writeln!(w, "pub static TABLES: NvTables = NvTables {{ arch: ARCH, forms: FORMS, insts: INSTS, operand_types: OPERAND_TYPES, dispatch_lists: DISPATCH_LISTS, dispatch: DISPATCH, key_lo: {}, key_bits: {} }};", key.lo, key.bits).unwrap();
     Ok(o)
@@ -840,7 +876,7 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
 const NV_MAX_RANGES: usize = 5;
 
 /// Leaf flag of a decode-tree child reference (crate::nvidia::tree::LEAF).
-const NV_LEAF: u32 = 1 << 31;
+const NV_LEAF: u32 = 1 << 15;
 /// Widest window of a non-root tree node.
 const NV_MAX_WINDOW: u32 = 8;
 /// Cost of a tree node in candidate checks (the tree builder's cost model).
@@ -898,7 +934,7 @@ fn nv_tree(spec: &Spec, order: &[usize], key: NvKeyConfig) -> (Vec<u32>, Vec<(Op
         fn node(&mut self, lo: u32, k: u32, children: Vec<Vec<usize>>) -> u32 {
             let refs: Vec<u32> = children.into_iter().map(|c| self.child(c)).collect();
             let at = self.nodes.len() as u32;
-            self.nodes.push(lo | ((1u32 << k) - 1) << 8);
+            self.nodes.push(lo | k << 7);
             self.nodes.extend_from_slice(&refs);
             at
         }
@@ -973,7 +1009,7 @@ fn nv_tree(spec: &Spec, order: &[usize], key: NvKeyConfig) -> (Vec<u32>, Vec<(Op
     // The root first, at offset 0: its children are filled in once built. Its window lies in
     // bits 0-63 (the walk reads it from the low half).
     assert!(key.lo + key.bits <= 64, "the dispatch key lies in bits 0-63");
-    b.nodes.push(key.lo | ((1u32 << key.bits) - 1) << 8);
+    b.nodes.push(key.lo | key.bits << 7);
     b.nodes.extend(std::iter::repeat_n(NV_LEAF, 1 << key.bits));
     let root: Vec<Vec<usize>> = b.split(order, key.lo, key.bits);
     for (v, l) in root.into_iter().enumerate() {

@@ -193,15 +193,17 @@ fn tree_stats() {
         let mut depth = std::collections::BTreeMap::new();
         for &w in &ws {
             let nodes = p.tree.nodes;
-            let h0 = nodes[0];
-            let x = if h0 & 64 == 0 { w as u64 } else { (w >> 64) as u64 };
-            let mut r = nodes[1 + ((x >> (h0 & 63)) as u32 & (h0 >> 8)) as usize];
-            let mut path = Vec::new();
-            while r & (1 << 31) == 0 {
-                let h = nodes[r as usize];
-                path.push((h & 127, (h >> 8).count_ones()));
+            // A header: window lowest bit (bit 6: high half) and width << 7.
+            let window = |h: u16| {
                 let x = if h & 64 == 0 { w as u64 } else { (w >> 64) as u64 };
-                r = nodes[r as usize + 1 + ((x >> (h & 63)) as u32 & (h >> 8)) as usize];
+                ((x >> (h & 63)) as u32 & ((1u32 << (h >> 7 & 15)) - 1)) as usize
+            };
+            let mut r = nodes[1 + window(nodes[0])];
+            let mut path = Vec::new();
+            while r & isabridge_decoder::nvidia::tree::LEAF == 0 {
+                let h = nodes[r as usize];
+                path.push((h & 127, h >> 7 & 15));
+                r = nodes[r as usize + 1 + window(h)];
             }
             *depth.entry(path.len()).or_insert(0) += 1;
             *hist.entry(path).or_insert(0) += 1;

@@ -4,8 +4,8 @@
 //! structural bits match is the instruction's form, the same answer as a scan of every form
 //! sorted most specific mask first.
 
-/// A candidate form at a leaf: the structural bits to compare and the indices to return. The
-/// fields a 64-bit (sm50) check reads come first, in the record's first 24 bytes.
+/// A candidate form at a leaf of a wide tree (sm86): the structural bits to compare and the
+/// indices to return, in one record.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct NvCand {
@@ -25,21 +25,32 @@ pub struct NvCand {
     pub ident_hi: u64,
 }
 
-/// A child reference with this bit set is a leaf: the low bits index its first candidate in
-/// `NvTree::cands` (the list runs to the one flagged `last`; an empty leaf points at a candidate
-/// that matches no word). Otherwise it is the offset of a node in `NvTree::nodes`.
-pub const LEAF: u32 = 1 << 31;
+/// A child reference with this bit set is a leaf: the low bits index its first candidate (the
+/// list runs to the one flagged last; an empty leaf points at a candidate that matches no
+/// word). Otherwise it is the offset of a node in `NvTree::nodes`.
+pub const LEAF: u16 = 1 << 15;
 
-/// The decode tree of one ISA.
+/// A candidate of a narrow tree (sm50), in [`NvTree::narrow`]: its form (bits 0-15), the
+/// form's instruction (bits 16-30) and, in bit 31, whether it is the last of its leaf; the
+/// structural bits to compare are the form's entry of [`NvTree::matches`].
+pub const NARROW_LAST: u32 = 1 << 31;
+
+/// The decode tree of one ISA, in 16-bit words (a listing reads a few entries all over it:
+/// each 64 KiB of table it spans costs a fault-around window).
 #[derive(Debug)]
 pub struct NvTree {
-    /// Nodes, the root at offset 0 (its window lies in bits 0-63). A node is a header word (bits 0-6: lowest bit of the window,
-    /// which lies inside one 64-bit half; bits 8-31: the mask 2^k - 1 of its width k) followed
-    /// by 2^k child references, indexed by the window's value.
-    pub nodes: &'static [u32],
-    /// Candidate lists of the leaves, each most specific mask first.
+    /// Nodes, the root at offset 0 (its window lies in bits 0-63). A node is a header word
+    /// (bits 0-6: lowest bit of the window, which lies inside one 64-bit half; bits 7-10: its
+    /// width k) followed by 2^k child references, indexed by the window's value.
+    pub nodes: &'static [u16],
+    /// Candidate lists of the leaves of a wide tree (sm86), each most specific mask first.
     pub cands: &'static [NvCand],
-    /// Some form tests bits 64-127 (sm86); false: every form is 64-bit (sm50).
+    /// Candidate lists of the leaves of a narrow tree (sm50; see [`NARROW_LAST`]).
+    pub narrow: &'static [u32],
+    /// Per form of a narrow tree: its structural bits and their value (bits 0-63).
+    pub matches: &'static [[u64; 2]],
+    /// Some form tests bits 64-127 (sm86: `cands`); false: every form is 64-bit (sm50:
+    /// `narrow` and `matches`).
     pub wide: bool,
 }
 
@@ -51,9 +62,13 @@ const MAX_DEPTH: u32 = 32;
 #[derive(Debug, Clone, Copy)]
 pub struct Walk {
     /// `NvTree::nodes`.
-    nodes: &'static [u32],
+    nodes: &'static [u16],
     /// `NvTree::cands`.
     cands: &'static [NvCand],
+    /// `NvTree::narrow`.
+    narrow: &'static [u32],
+    /// `NvTree::matches`.
+    matches: &'static [[u64; 2]],
     /// Lowest bit of the root's window (which lies in bits 0-63).
     root_lo: u32,
     /// Mask of the root's window, at bit 0.
@@ -75,8 +90,8 @@ impl NvTree {
     /// The walker of this tree.
     #[inline(always)]
     pub fn walk(&self) -> Walk {
-        let root = self.nodes.first().copied().unwrap_or(0);
-        Walk { nodes: self.nodes, cands: self.cands, root_lo: root & 63, root_mask: root >> 8 }
+        let root = u32::from(self.nodes.first().copied().unwrap_or(0));
+        Walk { nodes: self.nodes, cands: self.cands, narrow: self.narrow, matches: self.matches, root_lo: root & 63, root_mask: mask(root) }
     }
 }
 
@@ -88,30 +103,38 @@ impl Walk {
         // The window of header `h` lies inside one 64-bit half: bit 6 picks it.
         let window = |h: u32| {
             let x = if WIDE && h & 64 != 0 { hi } else { lo };
-            ((x >> (h & 63)) as u32 & (h >> 8)) as usize
+            ((x >> (h & 63)) as u32 & mask(h)) as usize
         };
         let nodes = self.nodes;
         let mut r = *nodes.get(1 + ((lo >> self.root_lo) as u32 & self.root_mask) as usize)?;
         let mut depth = 0;
         while r & LEAF == 0 {
             let at = r as usize;
-            r = *nodes.get(at + 1 + window(*nodes.get(at)?))?;
+            r = *nodes.get(at + 1 + window(u32::from(*nodes.get(at)?)))?;
             depth += 1;
             if depth > MAX_DEPTH {
                 return None;
             }
         }
         let mut i = (r & !LEAF) as usize;
+        if !WIDE {
+            loop {
+                let c = *self.narrow.get(i)?;
+                let [m, v] = *self.matches.get(c as u16 as usize)?;
+                if lo & m == v {
+                    return Some((c as u16, (c >> 16) as u16 & 0x7fff));
+                }
+                if c & NARROW_LAST != 0 {
+                    return None;
+                }
+                i += 1;
+            }
+        }
         loop {
             let c = self.cands.get(i)?;
             // One branch per candidate: a 128-bit compare, not two 64-bit ones.
-            let hit = if WIDE {
-                let w = lo as u128 | (hi as u128) << 64;
-                w & (c.mask_lo as u128 | (c.mask_hi as u128) << 64) == c.ident_lo as u128 | (c.ident_hi as u128) << 64
-            } else {
-                lo & c.mask_lo == c.ident_lo
-            };
-            if hit {
+            let w = lo as u128 | (hi as u128) << 64;
+            if w & (c.mask_lo as u128 | (c.mask_hi as u128) << 64) == c.ident_lo as u128 | (c.ident_hi as u128) << 64 {
                 return Some((c.form, c.inst));
             }
             if c.last {
@@ -120,4 +143,10 @@ impl Walk {
             i += 1;
         }
     }
+}
+
+/// The window mask 2^k - 1 of node header `h` (k in bits 7-10).
+#[inline(always)]
+fn mask(h: u32) -> u32 {
+    (1u32 << (h >> 7 & 15)) - 1
 }
