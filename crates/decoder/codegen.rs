@@ -565,6 +565,15 @@ fn nv_pieces(e: &Encoding) -> Vec<NvSrcPiece<'_>> {
     pieces
 }
 
+/// The offset of `s` in `text`, where it is appended unless `text` already holds it (the
+/// literal texts of one NVIDIA form or operand type, each stored once).
+fn place_text(text: &mut String, s: &str) -> usize {
+    text.find(s).unwrap_or_else(|| {
+        text.push_str(s);
+        text.len() - s.len()
+    })
+}
+
 /// The field names of every NVIDIA spec, which their tables name by index (`nv_shared.rs`:
 /// `NV_NAMES`, sorted).
 #[derive(Default)]
@@ -574,7 +583,8 @@ pub struct NvShared {
 
 /// Flag of a template piece that is literal text (`crate::spec::NV_LIT`).
 const NV_LIT: usize = 1 << 15;
-/// Bits of a literal piece's length (below them: none; above: its offset in the form's text).
+/// Bits of a literal piece's length (above them: its offset in the form's text;
+/// `crate::spec::NV_LIT_LEN_BITS`).
 const NV_LIT_LEN_BITS: usize = 6;
 /// Longest literal piece.
 const NV_LIT_MAX_LEN: usize = (1 << NV_LIT_LEN_BITS) - 1;
@@ -661,10 +671,7 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
         let mut text = String::new();
         for (v, s) in &vals {
             let v = i32::try_from(*v).map_err(|_| format!("{n}: value {v} does not fit 32 bits"))?;
-            let at = text.find(s.as_str()).filter(|_| !s.is_empty()).unwrap_or_else(|| {
-                text.push_str(s);
-                text.len() - s.len()
-            });
+            let at = place_text(&mut text, s);
             let (Ok(at), Ok(len)) = (u16::try_from(at), u16::try_from(s.len())) else {
                 return Err(format!("{n}: spellings longer than 64 KiB"));
             };
@@ -733,10 +740,7 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
         for p in nv_pieces(e) {
             pieces.push(match p {
                 NvSrcPiece::Lit(l) => {
-                    let at = text.find(l).unwrap_or_else(|| {
-                        text.push_str(l);
-                        text.len() - l.len()
-                    });
+                    let at = place_text(&mut text, l);
                     if l.len() > NV_LIT_MAX_LEN || at + l.len() > NV_FORM_TEXT_MAX {
                         return Err(format!("{}: template literal {l:?} past the {NV_FORM_TEXT_MAX} bytes of a form's text", e.name));
                     }

@@ -363,21 +363,24 @@ pub enum NvPiece {
 }
 
 /// A piece of a form's print template as stored, in two bytes: [`NV_LIT`] plus the offset
-/// (bits 6-14) and length (bits 0-5) of its text in `NvForm::text`, or a field index (see
-/// [`NvSyntax::get`]).
+/// (above [`NV_LIT_LEN_BITS`]) and length (below) of its text in `NvForm::text`, or a field
+/// index (see [`NvSyntax::get`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NvSyntax(pub(crate) u16);
 
 /// Flag of an [`NvSyntax`] that is literal text.
 pub const NV_LIT: u16 = 1 << 15;
+/// Bits of a literal [`NvSyntax`]'s length; its offset in `NvForm::text` lies above them.
+pub const NV_LIT_LEN_BITS: u16 = 6;
 
 impl NvSyntax {
     /// The piece, its literal text taken from `text` (its form's `NvForm::text`).
     #[inline]
     pub fn get(self, text: &'static str) -> NvPiece {
         if self.0 & NV_LIT != 0 {
-            let at = (self.0 & !NV_LIT) as usize >> 6;
-            NvPiece::Lit(text.get(at..at + (self.0 & 63) as usize).unwrap_or(""))
+            let at = ((self.0 & !NV_LIT) >> NV_LIT_LEN_BITS) as usize;
+            let len = (self.0 & ((1 << NV_LIT_LEN_BITS) - 1)) as usize;
+            NvPiece::Lit(text.get(at..at + len).unwrap_or(""))
         } else {
             NvPiece::Field(self.0 as u8)
         }

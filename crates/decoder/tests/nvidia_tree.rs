@@ -196,7 +196,7 @@ fn tree_stats() {
             // A header: window lowest bit (bit 6: high half) and width << 7.
             let window = |h: u16| {
                 let x = if h & 64 == 0 { w as u64 } else { (w >> 64) as u64 };
-                ((x >> (h & 63)) as u32 & ((1u32 << (h >> 7 & 15)) - 1)) as usize
+                ((x >> (h & 63)) as u32 & isabridge_decoder::nvidia::tree::mask(u32::from(h))) as usize
             };
             let mut r = nodes[1 + window(nodes[0])];
             let mut path = Vec::new();

@@ -122,7 +122,7 @@ impl Walk {
                 let c = *self.narrow.get(i)?;
                 let [m, v] = *self.matches.get(c as u16 as usize)?;
                 if lo & m == v {
-                    return Some((c as u16, (c >> 16) as u16 & 0x7fff));
+                    return Some((c as u16, ((c & !NARROW_LAST) >> 16) as u16));
                 }
                 if c & NARROW_LAST != 0 {
                     return None;
@@ -147,6 +147,6 @@ impl Walk {
 
 /// The window mask 2^k - 1 of node header `h` (k in bits 7-10).
 #[inline(always)]
-fn mask(h: u32) -> u32 {
+pub fn mask(h: u32) -> u32 {
     (1u32 << (h >> 7 & 15)) - 1
 }
