@@ -273,36 +273,37 @@ const ARENA_SLACK: usize = 192;
 /// Spaces that pad a memoised line's text, then `// ` at a variable place over them.
 const SPACES: [u8; 64] = [b' '; 64];
 
-/// Builds the line template of an instruction printed as `text` with bytes `bytes`: `\t`, the
-/// text padded to [`TEXT_COLUMN`], `// `, 12 placeholder digits, `:` and the dwords, then a
-/// newline when `newline`. Returns the template in a scratch block, its length and where the
-/// digits go; None when it is longer than [`TEMPLATE_MAX`] (or there are no bytes).
+/// The layout of the line template of an instruction printed as `text` with `n` bytes: `\t`,
+/// the text padded to [`TEXT_COLUMN`], `// `, 12 digits, `:` and the dwords, then a newline when
+/// `newline`. Returns the line's length and where the digits go; None when it is longer than
+/// [`TEMPLATE_MAX`] (or there are no bytes).
 #[inline]
-fn template(text: &str, bytes: &[u8], newline: bool) -> Option<([u8; TEMPLATE_MAX], usize, usize)> {
-    let t = text.as_bytes();
-    let n = bytes.len();
-    let words = n.div_ceil(4);
-    let head = 1 + t.len().max(TEXT_COLUMN);
-    let len = head + 3 + 12 + 1 + 9 * words + newline as usize;
-    if n == 0 || len > TEMPLATE_MAX {
-        return None;
+fn template_shape(text: &str, n: usize, newline: bool) -> Option<(usize, usize)> {
+    let head = 1 + text.len().max(TEXT_COLUMN);
+    let len = head + 3 + 12 + 1 + 9 * n.div_ceil(4) + newline as usize;
+    (n != 0 && len <= TEMPLATE_MAX).then_some((len, head + 3))
+}
+
+/// Writes the part of a line template after the address digits into `out` (as long as that
+/// part): `:`, each dword as ` ` and eight hex digits, then a newline when `newline`.
+#[inline]
+fn template_tail(out: &mut [u8], bytes: &[u8], newline: bool) {
+    if let Some(c) = out.first_mut() {
+        *c = b':';
     }
-    let mut b = [b' '; TEMPLATE_MAX];
-    b[0] = b'\t';
-    b[1..1 + t.len()].copy_from_slice(t);
-    b[head..head + 3].copy_from_slice(b"// ");
-    b[head + 3..head + 15].copy_from_slice(&[b'0'; 12]);
-    b[head + 15] = b':';
     for (k, c) in bytes.chunks(4).enumerate() {
         let mut x = [0u8; 4];
         x[..c.len()].copy_from_slice(c);
-        let at = head + 17 + 9 * k;
-        b[at..at + 8].copy_from_slice(&hex8(u32::from_le_bytes(x)));
+        if let Some(d) = out.get_mut(1 + 9 * k..10 + 9 * k) {
+            d[0] = b' ';
+            d[1..].copy_from_slice(&hex8(u32::from_le_bytes(x)));
+        }
     }
     if newline {
-        b[len - 1] = b'\n';
+        if let Some(c) = out.last_mut() {
+            *c = b'\n';
+        }
     }
-    Some((b, len, head + 3))
 }
 
 /// One distinct instruction and its line template.
@@ -438,17 +439,22 @@ impl Memo {
         };
         self.text.clear();
         plugin.print(d, 0, &mut self.text);
-        let (block, len, addr_at) = template(&self.text, bytes, branch == BRANCH_NONE)?;
+        let newline = branch == BRANCH_NONE;
+        let (len, addr_at) = template_shape(&self.text, n, newline)?;
         if off > u32::MAX as usize {
             return None;
         }
-        // The slack at the end becomes this template's start; slack follows it again.
+        // The slack at the end becomes this template's start (written in place: the tab and
+        // the text, then the tail); slack follows it again.
         let tl = 1 + self.text.len();
-        let tail = &block[addr_at + 12..len];
+        let total = tl + len - (addr_at + 12);
         let start = self.arena.len() - ARENA_SLACK;
-        self.arena[start..start + tl].copy_from_slice(&block[..tl]);
-        self.arena[start + tl..start + tl + tail.len()].copy_from_slice(tail);
-        self.arena.extend_from_slice(&[0; TEMPLATE_MAX][..tl + tail.len()]);
+        self.arena.resize(self.arena.len() + total, 0);
+        if let Some(a) = self.arena.get_mut(start..start + total) {
+            a[0] = b'\t';
+            a[1..tl].copy_from_slice(self.text.as_bytes());
+            template_tail(&mut a[tl..], bytes, newline);
+        }
         self.entries.push(MemoEntry {
             key: Self::key(d),
             at: off as u32,
@@ -674,8 +680,10 @@ pub fn listing_sections(
 
 /// Smallest NVIDIA code object (bytes of code) listed by two threads that cut it in two at an
 /// instruction boundary (`nv_split`); larger objects of many sections of which none holds
-/// half the code are listed section by section (`nv_parallel`).
-pub const NV_SPLIT_MIN: usize = 16 << 10;
+/// half the code are listed section by section (`nv_parallel`). Was 16 KiB; from 8 KiB,
+/// fp64.sm50 (12 KiB) and control.sm86 (11 KiB) list 7-8 % faster (interleaved medians of 101
+/// runs; the sixth session found 8 KiB slower, before `spawn_claimable`).
+pub const NV_SPLIT_MIN: usize = 8 << 10;
 
 /// Where [`nv_split`] cuts `sections`: the section and the byte offset in it of the instruction
 /// boundary (sm50: bundle boundary) nearest after `at` bytes of code, counted over the
