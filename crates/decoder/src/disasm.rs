@@ -177,19 +177,23 @@ fn addr_digits(addr: u64) -> [u8; 12] {
     d
 }
 
-/// Appends `: DWORD DWORD ...`: the bytes as little-endian 32-bit words in upper-case hex (a
-/// short last word is zero-extended).
+/// ` DWORD`: a space and up to four bytes as one little-endian 32-bit word in upper-case hex
+/// (a short word is zero-extended).
+#[inline]
+fn dword_text(c: &[u8]) -> [u8; 9] {
+    let mut x = [0u8; 4];
+    let n = c.len().min(4);
+    x[..n].copy_from_slice(&c[..n]);
+    let mut w = [b' '; 9];
+    w[1..].copy_from_slice(&hex8(u32::from_le_bytes(x)));
+    w
+}
+
+/// Appends `: DWORD DWORD ...`: the bytes as little-endian 32-bit words (see [`dword_text`]).
 fn push_words(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b':');
     for c in bytes.chunks(4) {
-        // One copy per word: the separator and its eight digits.
-        let mut b = [0u8; 4];
-        b[..c.len()].copy_from_slice(c);
-        let mut w = [b' '; 9];
-        for (k, &x) in b.iter().rev().enumerate() {
-            w[1 + 2 * k..3 + 2 * k].copy_from_slice(&HEX_PAIRS[x as usize]);
-        }
-        out.extend_from_slice(&w);
+        out.extend_from_slice(&dword_text(c));
     }
 }
 
@@ -285,18 +289,15 @@ fn template_shape(text: &str, n: usize, newline: bool) -> Option<(usize, usize)>
 }
 
 /// Writes the part of a line template after the address digits into `out` (as long as that
-/// part): `:`, each dword as ` ` and eight hex digits, then a newline when `newline`.
+/// part): `:`, each dword as [`push_words`] writes it, then a newline when `newline`.
 #[inline]
 fn template_tail(out: &mut [u8], bytes: &[u8], newline: bool) {
     if let Some(c) = out.first_mut() {
         *c = b':';
     }
     for (k, c) in bytes.chunks(4).enumerate() {
-        let mut x = [0u8; 4];
-        x[..c.len()].copy_from_slice(c);
         if let Some(d) = out.get_mut(1 + 9 * k..10 + 9 * k) {
-            d[0] = b' ';
-            d[1..].copy_from_slice(&hex8(u32::from_le_bytes(x)));
+            d.copy_from_slice(&dword_text(c));
         }
     }
     if newline {
