@@ -504,7 +504,8 @@ impl Memo {
 /// [`disassemble`]; the lines before the error have been passed to `flush`.
 ///
 /// AMD sections of [`AMD_SPLIT_MIN`] bytes or more are listed by two threads, the second from an
-/// instruction boundary near 7/16 of the section; the result is the sequential listing byte for byte
+/// instruction boundary near half of the section (7/16 from [`AMD_EARLY_CUT_MIN`] bytes); the
+/// result is the sequential listing byte for byte
 /// (see `amd_listing`).
 pub fn listing(
     plugin: &dyn IsaPlugin,
@@ -963,6 +964,14 @@ pub const PARALLEL_MIN: usize = 32 << 10;
 /// faster (interleaved medians of 200 runs); at 2 KiB, c_resources and gfx12_sample (2.4-4.2
 /// KiB) gain nothing outside the noise.
 pub const AMD_SPLIT_MIN: usize = 8 << 10;
+
+/// Smallest AMD section (bytes) that `amd_listing` cuts at 7/16 instead of half way. The first
+/// thread lists its part as text and then turns the second thread's records into text, about
+/// a third of the cost of listing them: on a large section (where the second thread's late
+/// start does not count) an earlier cut evens the two out. Interleaved medians of 101 rounds,
+/// cuts at 32/64, 28/64, 25/64 and 22/64: big.gfx1013 39.4, 37.5, 39.2, 40.9 ms; big.gfx1201
+/// 41.9, 39.5, 41.4, 43.4 ms. On cl_math.gfx1013 (an eighth of this) half way was best.
+pub const AMD_EARLY_CUT_MIN: usize = 1 << 20;
 
 /// Bytes decoded ahead at a time by the AMD listing loop. The batch's records are fresh memory
 /// once per thread: 128 of 24 bytes here, one page. 256 of them (two pages) cost 1-3 more page
@@ -1433,8 +1442,8 @@ impl<T> Drop for Putter<'_, T> {
     }
 }
 
-/// The AMD listing. A large section is cut at `g`, the first label at or after 7/16 of it (or
-/// that point itself): a second thread lists from `g` to the end (in compact form) while this
+/// The AMD listing. A large section is cut at `g`, the first label within 1/16 after half of it
+/// (7/16 from [`AMD_EARLY_CUT_MIN`] bytes), else that point itself: a second thread lists from `g` to the end (in compact form) while this
 /// one lists from 0. When this thread arrives exactly at one of the second thread's first line
 /// starts, with the same previous function, every later line is the same as the second
 /// thread's (a line depends only on its offset and that), so the lines are taken from there;
@@ -1460,7 +1469,7 @@ fn amd_listing(
         // see `spawn_claimable`) and its records cost less than text per line; fork to exit
         // on cl_math.gfx1013, the cut at 7/16, 8/16 and 9/16 gave 1.59, 1.50 and 1.54 ms
         // (tenth percentiles of 200 runs).
-        let mid = (code.len() / 2) & !3;
+        let mid = if code.len() >= AMD_EARLY_CUT_MIN { code.len() / 16 * 7 } else { code.len() / 2 } & !3;
         let i = labels.partition_point(|l| l.offset < mid as u64);
         match labels.get(i) {
             Some(l) if l.offset < (mid + code.len() / 16) as u64 => l.offset as usize,
