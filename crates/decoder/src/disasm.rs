@@ -1443,12 +1443,12 @@ impl<T> Drop for Putter<'_, T> {
 }
 
 /// The AMD listing. A large section is cut at `g`, the first label within 1/16 after half of it
-/// (7/16 from [`AMD_EARLY_CUT_MIN`] bytes), else that point itself: a second thread lists from `g` to the end (in compact form) while this
-/// one lists from 0. When this thread arrives exactly at one of the second thread's first line
-/// starts, with the same previous function, every later line is the same as the second
-/// thread's (a line depends only on its offset and that), so the lines are taken from there;
-/// otherwise this thread simply goes on to the end. Either way the output is the sequential
-/// listing.
+/// (7/16 from [`AMD_EARLY_CUT_MIN`] bytes), else that point itself: a second thread lists from
+/// `g` to the end (in compact form) while this one lists from 0. When this thread arrives
+/// exactly at one of the second thread's first line starts, with the same previous function,
+/// every later line is the same as the second thread's (a line depends only on its offset and
+/// that), so the lines are taken from there; otherwise this thread simply goes on to the end.
+/// Either way the output is the sequential listing.
 fn amd_listing(
     plugin: &dyn IsaPlugin,
     code: &[u8],
@@ -1469,7 +1469,7 @@ fn amd_listing(
         // see `spawn_claimable`) and its records cost less than text per line; fork to exit
         // on cl_math.gfx1013, the cut at 7/16, 8/16 and 9/16 gave 1.59, 1.50 and 1.54 ms
         // (tenth percentiles of 200 runs).
-        let mid = if code.len() >= AMD_EARLY_CUT_MIN { code.len() / 16 * 7 } else { code.len() / 2 } & !3;
+        let mid = (if code.len() >= AMD_EARLY_CUT_MIN { code.len() / 16 * 7 } else { code.len() / 2 }) & !3;
         let i = labels.partition_point(|l| l.offset < mid as u64);
         match labels.get(i) {
             Some(l) if l.offset < (mid + code.len() / 16) as u64 => l.offset as usize,
