@@ -992,8 +992,8 @@ trait Sink {
     fn printed(&mut self, d: &Decoded, addr: u64, off: usize);
     /// The `.long` line of an undecodable word.
     fn long(&mut self, word: u32, addr: u64, off: usize);
-    /// How many lines have come so far.
-    fn lines(&self) -> usize;
+    /// Where the next line starts: lines so far (records) or bytes so far (text).
+    fn mark(&self) -> usize;
 }
 
 /// Room [`Text`] keeps past [`FLUSH_AT`]: a memoised line is written as one block of this
@@ -1032,18 +1032,43 @@ struct Text<'a, 'f> {
     text: String,
     /// Scratch bytes of a line built piece by piece.
     line: Vec<u8>,
-    lines: usize,
+    /// Bytes handed on so far.
+    flushed: usize,
+    /// Where full buffers go instead of `flush` (the parts of [`amd_chunked`]).
+    keep: Option<Kept<'f>>,
     /// `addr >> 16` of the last memoised line, and its eight digits (they change every 64 KiB).
     hi: u64,
     hi_digits: [u8; 8],
 }
 
+/// A text buffer of [`Text`].
+type TextBuf = Box<[u8; BUF_LEN]>;
+
+/// A new, zeroed text buffer (pages straight from the allocator).
+fn text_buf() -> TextBuf {
+    vec![0u8; BUF_LEN].into_boxed_slice().try_into().unwrap_or_else(|_| Box::new([0; BUF_LEN]))
+}
+
+/// The full buffers of a [`Text`] that keeps its text (an [`amd_chunked`] part) and where it
+/// takes empty ones from.
+struct Kept<'p> {
+    /// Full buffers and how many bytes of each are text, in order.
+    full: Vec<(TextBuf, usize)>,
+    /// Buffers handed on and free again.
+    pool: &'p std::sync::Mutex<Vec<TextBuf>>,
+}
+
+impl Kept<'_> {
+    /// An empty buffer: a used one where there is one.
+    fn fresh(&self) -> TextBuf {
+        self.pool.lock().ok().and_then(|mut p| p.pop()).unwrap_or_else(text_buf)
+    }
+}
+
 impl<'a, 'f> Text<'a, 'f> {
     fn new(flush: &'f mut dyn FnMut(&[u8]), plugin: &'a dyn IsaPlugin, code: &'a [u8], base: u64, section: &'a str, labels: &'a [Label]) -> Self {
-        // Zeroed pages straight from the allocator; the conversion cannot fail.
-        let buf = vec![0u8; BUF_LEN].into_boxed_slice().try_into().unwrap_or_else(|_| Box::new([0; BUF_LEN]));
         Text {
-            buf,
+            buf: text_buf(),
             pos: 0,
             flush,
             plugin,
@@ -1053,7 +1078,8 @@ impl<'a, 'f> Text<'a, 'f> {
             labels,
             text: String::with_capacity(128),
             line: Vec::with_capacity(256),
-            lines: 0,
+            flushed: 0,
+            keep: None,
             hi: 0,
             hi_digits: hex8(0),
         }
@@ -1062,7 +1088,17 @@ impl<'a, 'f> Text<'a, 'f> {
     /// Hands the buffered text on.
     #[inline(never)]
     fn spill(&mut self) {
-        (self.flush)(&self.buf[..self.pos.min(BUF_LEN)]);
+        let n = self.pos.min(BUF_LEN);
+        match self.keep.as_mut() {
+            Some(k) => {
+                if n > 0 {
+                    let fresh = k.fresh();
+                    k.full.push((std::mem::replace(&mut self.buf, fresh), n));
+                }
+            }
+            None => (self.flush)(&self.buf[..n]),
+        }
+        self.flushed += n;
         self.pos = 0;
     }
 
@@ -1073,8 +1109,18 @@ impl<'a, 'f> Text<'a, 'f> {
         if self.pos + n > BUF_LEN {
             self.spill();
         }
-        if n > BUF_LEN {
+        if n > BUF_LEN && self.keep.is_some() {
+            // (buffer by buffer)
+            let line = std::mem::take(&mut self.line);
+            for c in line.chunks(BUF_LEN) {
+                self.buf[..c.len()].copy_from_slice(c);
+                self.pos = c.len();
+                self.spill();
+            }
+            self.line = line;
+        } else if n > BUF_LEN {
             (self.flush)(&self.line);
+            self.flushed += n;
         } else {
             self.buf[self.pos..self.pos + n].copy_from_slice(&self.line);
             self.pos += n;
@@ -1121,7 +1167,6 @@ impl<'a, 'f> Text<'a, 'f> {
             dst[at + 12..at + 76].copy_from_slice(&block[tl..tl + 64]);
         }
         self.pos = pos + e.len as usize;
-        self.lines += 1;
         if e.branch != BRANCH_NONE {
             self.branch_end(e, d, addr, off);
         }
@@ -1160,7 +1205,6 @@ impl<'a, 'f> Text<'a, 'f> {
             self.line.push(b'\n');
         }
         self.put_line();
-        self.lines += 1;
     }
 
     fn finish(&mut self) {
@@ -1190,11 +1234,10 @@ impl Sink for Text<'_, '_> {
         let _ = write!(self.text, ".long 0x{word:08x}");
         write_line(&mut self.line, &self.text, addr, self.code.get(off..off + 4).unwrap_or(&[]), "");
         self.put_line();
-        self.lines += 1;
     }
 
-    fn lines(&self) -> usize {
-        self.lines
+    fn mark(&self) -> usize {
+        self.flushed + self.pos
     }
 }
 
@@ -1228,7 +1271,7 @@ impl Sink for Recs {
         self.0.push(REC_LONG);
     }
 
-    fn lines(&self) -> usize {
+    fn mark(&self) -> usize {
         self.0.len()
     }
 }
@@ -1263,11 +1306,16 @@ impl<'a> Run<'a> {
     /// The state at offset `from` of a sequential run from 0, guessing that the previous line
     /// belongs to the last label before `from` (exact for `from` = 0: no previous line).
     fn at(section: &'a str, labels: &'a [Label], from: usize, code_len: usize) -> Run<'a> {
+        Run::with_memo(section, labels, from, Memo::new(code_len))
+    }
+
+    /// [`Run::at`] with the lines of `memo` (a thread's memo carried from one part to the next).
+    fn with_memo(section: &'a str, labels: &'a [Label], from: usize, memo: Memo) -> Run<'a> {
         let next_label = labels.partition_point(|l| l.offset <= from as u64);
         let before = labels.partition_point(|l| l.offset < from as u64);
         let name = |k: usize| k.checked_sub(1).and_then(|k| labels.get(k)).map_or(section, |l| &*l.name);
         Run {
-            memo: Memo::new(code_len),
+            memo,
             next_label,
             next_at: labels.get(next_label).map_or(u64::MAX, |l| l.offset),
             function: name(next_label),
@@ -1297,7 +1345,7 @@ impl<'a> Run<'a> {
         while off < code.len() && !(off >= stop.from && (stop.at)(off)) {
             if let Some(r) = record.as_deref_mut() {
                 if r.len() < SPLICE_STARTS {
-                    r.push((off, sink.lines(), self.last));
+                    r.push((off, sink.mark(), self.last));
                 }
             }
             if self.next_at <= off as u64 {
@@ -1457,10 +1505,13 @@ fn amd_listing(
     labels: &[Label],
     flush: &mut dyn FnMut(&[u8]),
 ) -> Result<(), DecodeError> {
+    let cpus = if code.len() >= AMD_SPLIT_MIN { crate::cpus::here() } else { None };
+    if code.len() >= AMD_CHUNKED_MIN && crate::cpus::count(&cpus) > 1 {
+        return amd_chunked(plugin, code, base, section, labels, cpus, flush);
+    }
     let mut text = Text::new(flush, plugin, code, base, section, labels);
     let mut main = Run::at(section, labels, 0, code.len());
     let never = |_: usize| false;
-    let cpus = if code.len() >= AMD_SPLIT_MIN { crate::cpus::here() } else { None };
     let split = (code.len() >= AMD_SPLIT_MIN && code.len() < u32::MAX as usize && crate::cpus::count(&cpus) > 1).then(|| {
         // This thread turns the second one's records into text after that one has finished,
         // so the listing takes about max(this part, the second part) + that text. The second
@@ -1563,6 +1614,206 @@ fn amd_listing(
     let r = main.run(plugin, code, base, labels, off, &Stop { from: usize::MAX, at: &never, cancel: None }, &mut text, None);
     text.finish();
     r.map(|_| ())
+}
+
+/// Smallest AMD section (bytes) that [`amd_chunked`] lists: both threads write text, part by
+/// part, instead of the first thread turning the second one's records into text after its own
+/// half (which made the first thread the slower one on large sections).
+pub const AMD_CHUNKED_MIN: usize = 1 << 20;
+
+/// Bytes of code in a part of [`amd_chunked`]: about 250 KiB of text, so that the few text
+/// buffers in flight are recycled pages, not fresh ones.
+const AMD_CHUNK: usize = 4 << 10;
+
+/// Where [`amd_chunked`] cuts a section of `len` bytes: the start of each part (the first is 0),
+/// at the first label at least [`AMD_CHUNK`] bytes after the start before it where one lies
+/// within another [`AMD_CHUNK`] (a function start: an instruction start, whose previous line's
+/// function is known), else at that point itself. A start is only a guess: the part before it
+/// decides where the lines really are (see [`amd_chunked`]).
+fn chunk_starts(len: usize, labels: &[Label]) -> Vec<usize> {
+    let mut v = vec![0];
+    let mut at = 0usize;
+    // (a last part of at least half a chunk)
+    while at + AMD_CHUNK + AMD_CHUNK / 2 < len {
+        let want = at + AMD_CHUNK;
+        let i = labels.partition_point(|l| l.offset < want as u64);
+        let next = match labels.get(i) {
+            Some(l) if l.offset < (want + AMD_CHUNK).min(len) as u64 => l.offset as usize,
+            _ => want & !3,
+        };
+        v.push(next);
+        at = next;
+    }
+    v
+}
+
+/// One part of an [`amd_chunked`] listing, as the thread that listed it left it.
+struct Part<'a> {
+    /// The text of its lines, in buffers (and how many bytes of each are text).
+    text: Vec<(TextBuf, usize)>,
+    /// Its first lines: offset, where the line starts in `text`, function of the line before.
+    starts: Vec<(usize, usize, Option<&'a str>)>,
+    /// The instruction start where it stopped (at or past the next part's start, or the
+    /// section's end), or the error that stopped it.
+    end: Result<usize, DecodeError>,
+    /// The function of its last line.
+    last: Option<&'a str>,
+}
+
+/// What the threads of [`amd_chunked`] share.
+struct PartsShared<'s, 'a> {
+    /// Where each part starts.
+    starts: &'s [usize],
+    /// The next part no thread has taken.
+    next: &'s std::sync::atomic::AtomicUsize,
+    /// Set when no more parts are wanted.
+    cancel: &'s std::sync::atomic::AtomicBool,
+    /// The parts listed and not yet handed on.
+    parts: &'s [std::sync::Mutex<Option<Part<'a>>>],
+    /// Per part: listed.
+    ready: &'s [std::sync::atomic::AtomicBool],
+}
+
+impl<'a> PartsShared<'_, 'a> {
+    /// Takes parts and lists them with `text` (which keeps its buffers) and `memo` until none is
+    /// left or no more are wanted (`only_one`: one at most).
+    fn list(&self, text: &mut Text<'a, '_>, memo: &mut Option<Memo>, only_one: bool) {
+        use std::sync::atomic::Ordering::{AcqRel, Relaxed, Release};
+        while !self.cancel.load(Relaxed) {
+            let k = self.next.fetch_add(1, AcqRel);
+            let Some(&from) = self.starts.get(k) else { return };
+            let until = self.starts.get(k + 1).copied().unwrap_or(usize::MAX);
+            let m = memo.take().unwrap_or_else(|| Memo::new(text.code.len()));
+            let mut run = Run::with_memo(text.section, text.labels, from, m);
+            let mark = text.mark();
+            let stop_here = |_: usize| true;
+            let stop = Stop { from: until, at: &stop_here, cancel: Some(self.cancel) };
+            let mut rec = Vec::with_capacity(SPLICE_STARTS);
+            let (plugin, code, base, labels) = (text.plugin, text.code, text.base, text.labels);
+            let end = run.run(plugin, code, base, labels, from, &stop, text, Some(&mut rec));
+            text.spill();
+            for r in rec.iter_mut() {
+                r.1 -= mark;
+            }
+            let full = text.keep.as_mut().map(|k| std::mem::take(&mut k.full)).unwrap_or_default();
+            let part = Part { text: full, starts: rec, end, last: run.last };
+            *memo = Some(run.memo);
+            if let Some(slot) = self.parts.get(k) {
+                *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(part);
+            }
+            if let Some(r) = self.ready.get(k) {
+                r.store(true, Release);
+            }
+            if only_one {
+                return;
+            }
+        }
+    }
+}
+
+/// A large AMD section, listed in parts of about [`AMD_CHUNK`] bytes that both threads take in
+/// turn (an atomic counter), each writing its parts' text into buffers that this thread hands
+/// on in order and then gives back for later parts. A line depends only on its offset and the
+/// function of the line before it, so part `k`'s text is the sequential listing's from the
+/// first of its lines whose offset is where part `k - 1` stopped, with the same function before
+/// it; where no such line is among its first [`SPLICE_STARTS`], this thread lists the rest of
+/// the section alone. Either way the output is the sequential listing.
+fn amd_chunked(
+    plugin: &dyn IsaPlugin,
+    code: &[u8],
+    base: u64,
+    section: &str,
+    labels: &[Label],
+    cpus: crate::cpus::Here,
+    flush: &mut dyn FnMut(&[u8]),
+) -> Result<(), DecodeError> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+    use std::sync::Mutex;
+    let starts = chunk_starts(code.len(), labels);
+    let n = starts.len();
+    let next = AtomicUsize::new(0);
+    let cancel = AtomicBool::new(false);
+    let parts: Vec<Mutex<Option<Part>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let ready: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
+    // Text buffers handed on, for later parts (their pages are already there).
+    let pool: Mutex<Vec<TextBuf>> = Mutex::new(Vec::new());
+    let shared = PartsShared { starts: &starts, next: &next, cancel: &cancel, parts: &parts, ready: &ready };
+    let mut nothing = |_: &[u8]| {};
+    let mut nothing2 = |_: &[u8]| {};
+    std::thread::scope(|s| {
+        let worker = s.spawn(|| {
+            crate::cpus::leave(&cpus);
+            let mut text = Text::new(&mut nothing2, plugin, code, base, section, labels);
+            text.keep = Some(Kept { full: Vec::new(), pool: &pool });
+            shared.list(&mut text, &mut None, false);
+        });
+        std::thread::yield_now();
+        let mut text = Text::new(&mut nothing, plugin, code, base, section, labels);
+        text.keep = Some(Kept { full: Vec::new(), pool: &pool });
+        let mut memo = None;
+        // Where the lines handed on so far end, and the function of the last one.
+        let (mut end, mut last): (usize, Option<&str>) = (0, None);
+        let mut w = 0usize;
+        let spliced = loop {
+            // Hand on the parts that are ready, in order.
+            while w < n && ready[w].load(Acquire) {
+                let Some(part) = parts.get(w).and_then(|p| p.lock().unwrap_or_else(|e| e.into_inner()).take()) else {
+                    break;
+                };
+                let Some(&(_, at, _)) = part.starts.iter().find(|x| x.0 == end && x.2 == last) else {
+                    break;
+                };
+                let mut skip = at;
+                let mut free = Vec::with_capacity(part.text.len());
+                for (b, len) in part.text {
+                    if skip < len {
+                        flush(b.get(skip..len).unwrap_or(&[]));
+                    }
+                    skip = skip.saturating_sub(len);
+                    free.push(b);
+                }
+                if let Ok(mut p) = pool.lock() {
+                    p.append(&mut free);
+                }
+                match part.end {
+                    Ok(e) => (end, last) = (e, part.last),
+                    Err(e) => {
+                        cancel.store(true, Relaxed);
+                        return Err(e);
+                    }
+                }
+                w += 1;
+            }
+            if w == n {
+                break true;
+            }
+            if ready[w].load(Acquire) {
+                // Part `w` does not start where the lines so far end.
+                break false;
+            }
+            if next.load(Acquire) < n {
+                shared.list(&mut text, &mut memo, true);
+            } else if worker.is_finished() && !ready[w].load(Acquire) {
+                // (a worker that ended without its part)
+                break false;
+            } else {
+                std::thread::yield_now();
+            }
+        };
+        cancel.store(true, Relaxed);
+        if spliced {
+            return Ok(());
+        }
+        // Alone from where the lines so far end.
+        drop(text);
+        let mut run = Run::with_memo(section, labels, end, memo.unwrap_or_else(|| Memo::new(code.len())));
+        run.last = last;
+        let mut text = Text::new(flush, plugin, code, base, section, labels);
+        let never = |_: usize| false;
+        let r = run.run(plugin, code, base, labels, end, &Stop { from: usize::MAX, at: &never, cancel: None }, &mut text, None);
+        text.finish();
+        r.map(|_| ())
+    })
 }
 
 /// What a [`spawn_claimable`] worker and the thread that started it share.

@@ -3,7 +3,7 @@
 //! and off instruction boundaries, repeated names, undecodable words, a truncated last
 //! instruction. (The whole-file text is checked against llvm-objdump-22 in the CLI tests.)
 
-use isabridge_decoder::disasm::{disassemble, listing, write_line, AMD_EARLY_CUT_MIN, AMD_SPLIT_MIN, PARALLEL_MIN};
+use isabridge_decoder::disasm::{disassemble, listing, write_line, AMD_CHUNKED_MIN, AMD_EARLY_CUT_MIN, AMD_SPLIT_MIN, PARALLEL_MIN};
 use isabridge_decoder::elf::{self, Label};
 use isabridge_decoder::{Isa, IsaPlugin};
 use std::path::{Path, PathBuf};
@@ -141,4 +141,32 @@ fn no_common_start_falls_back_to_one_thread() {
     check(p, &code, 0, "raw", &[], "out of step");
     let (want, ok) = plain(p, &code, 0, "raw", &[]);
     assert!(ok && want.len() > 40 * n);
+}
+
+/// A section listed in parts by both threads (`AMD_CHUNKED_MIN` bytes or more) whose parts
+/// never meet the lines before them (the VOP3 pairs above, with the part starts falling between
+/// the two words of a pair): this thread lists the rest alone; and the same section with a
+/// truncated last instruction and undecodable words at a part start.
+#[test]
+fn chunked_sections_out_of_step_give_the_sequential_text() {
+    let pair = [0xd70f_6a00u32, 0xd76f_0004];
+    let n = AMD_CHUNKED_MIN / 8 + 1;
+    let mut code: Vec<u8> = vec![0, 0, 0xa0, 0xbf]; // one 4-byte s_nop: every later pair out of step
+    code.extend((0..n).flat_map(|_| pair).flat_map(|w| w.to_le_bytes()));
+    let p = Isa::Gfx1013.plugin();
+    check(p, &code, 0, "raw", &[], "out of step, large");
+    let mut cut = code.clone();
+    cut.truncate(code.len() - 2);
+    check(p, &cut, 0, "raw", &[], "out of step, large, truncated");
+    let (_, one, labels) = text_of("cl_math.gfx1013-w32.o");
+    let copies = AMD_CHUNKED_MIN / one.len() + 1;
+    let mut code: Vec<u8> = (0..copies).flat_map(|_| one.iter().copied()).collect();
+    for w in code[(16 << 10) - 64..(16 << 10) + 64].chunks_exact_mut(4) {
+        w.copy_from_slice(&0xffff_ffffu32.to_le_bytes());
+    }
+    let k = one.len() as u64;
+    let all: Vec<Label> = (0..copies as u64)
+        .flat_map(|c| labels.iter().map(move |l| Label { offset: l.offset + c * k, name: format!("{}_{c}", l.name).into() }))
+        .collect();
+    check(p, &code, 0, ".text", &all, "cl_math copies with junk");
 }
