@@ -1616,7 +1616,7 @@ fn amd_listing(
     r.map(|_| ())
 }
 
-/// Smallest AMD section (bytes) that [`amd_chunked`] lists: both threads write text, part by
+/// Smallest AMD section (bytes) that `amd_chunked` lists: both threads write text, part by
 /// part, instead of the first thread turning the second one's records into text after its own
 /// half (which made the first thread the slower one on large sections).
 pub const AMD_CHUNKED_MIN: usize = 1 << 20;
