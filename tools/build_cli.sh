@@ -13,9 +13,25 @@
 # linked with it and tools/symbol-order.txt, which lays the functions a listing runs out
 # together: small listings 11-18 % faster than with GNU ld (BENCHMARKS.md, "seventh session").
 # The output is the same as the `release` build's (tools/check_release_build.sh).
+#
+# FEATURES=free-print tools/build_cli.sh builds the benchmark instrument of that feature (every
+# instruction prints as one fixed text; see crates/decoder/Cargo.toml) the same way and prints
+# the path of a copy, target/bench/isabridge-free-print (the next plain build links again).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 musl=x86_64-unknown-linux-musl
+feat=()
+[ -z "${FEATURES:-}" ] || feat=(--features "$FEATURES")
+# Prints the path of a built command ($1), or of its copy for a feature build.
+done_at() {
+  if [ -n "${FEATURES:-}" ]; then
+    mkdir -p target/bench
+    cp "$1" "target/bench/isabridge-${FEATURES//[^a-z0-9-]/_}"
+    echo "$PWD/target/bench/isabridge-${FEATURES//[^a-z0-9-]/_}"
+  else
+    echo "$1"
+  fi
+}
 if [ "$(uname -m)" = x86_64 ] && command -v rustup >/dev/null; then
   if ! rustup target list --installed 2>/dev/null | grep -qx "$musl"; then
     rustup target add "$musl" >&2 || true
@@ -43,18 +59,18 @@ if [ "$(uname -m)" = x86_64 ] && command -v rustup >/dev/null; then
       # The same for the script that moves .init and .fini before .text.
       init="$PWD/target/lld/init-$(sha256sum tools/init_first.ld | cut -c1-16).ld"
       [ -f "$init" ] || cp tools/init_first.ld "$init"
-      built=$(cargo rustc --profile dist -q -p isabridge-cli --bin isabridge --target "$musl" -- \
+      built=$(cargo rustc --profile dist -q -p isabridge-cli --bin isabridge --target "$musl" ${feat[@]+"${feat[@]}"} -- \
         -C link-arg=-fuse-ld=lld -C link-arg=-B"$PWD/$wrap" \
         -C link-arg=-Wl,--symbol-ordering-file="$copy" -C link-arg=-Wl,--no-warn-symbol-ordering -C link-arg=-Wl,-T,"$init" >&2 && echo ok || true)
     fi
     if [ "$built" != ok ]; then
-      built=$(cargo build --profile dist -q -p isabridge-cli --target "$musl" >&2 && echo ok || true)
+      built=$(cargo build --profile dist -q -p isabridge-cli --target "$musl" ${feat[@]+"${feat[@]}"} >&2 && echo ok || true)
     fi
     if [ "$built" = ok ]; then
-      echo "$PWD/target/$musl/dist/isabridge"
+      done_at "$PWD/target/$musl/dist/isabridge"
       exit 0
     fi
   fi
 fi
-cargo build --profile dist -q -p isabridge-cli >&2
-echo "$PWD/target/dist/isabridge"
+cargo build --profile dist -q -p isabridge-cli ${feat[@]+"${feat[@]}"} >&2
+done_at "$PWD/target/dist/isabridge"

@@ -1672,16 +1672,28 @@ struct PartsShared<'s, 'a> {
     parts: &'s [std::sync::Mutex<Option<Part<'a>>>],
     /// Per part: listed.
     ready: &'s [std::sync::atomic::AtomicBool],
+    /// Parts handed on so far (a part is not started before this is within [`PARTS_AHEAD`]).
+    written: &'s std::sync::atomic::AtomicUsize,
 }
+
+/// Most parts of [`amd_chunked`] listed ahead of the first not yet handed on: the text waiting
+/// in memory stays under about half a MiB however slowly the output is taken.
+const PARTS_AHEAD: usize = 8;
 
 impl<'a> PartsShared<'_, 'a> {
     /// Takes parts and lists them with `text` (which keeps its buffers) and `memo` until none is
-    /// left or no more are wanted (`only_one`: one at most).
+    /// left or no more are wanted; `only_one`: one at most, by the thread that hands parts on
+    /// (else by the worker, which waits before a part more than [`PARTS_AHEAD`] ahead).
     fn list(&self, text: &mut Text<'a, '_>, memo: &mut Option<Memo>, only_one: bool) {
-        use std::sync::atomic::Ordering::{AcqRel, Relaxed, Release};
+        use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
         while !self.cancel.load(Relaxed) {
             let k = self.next.fetch_add(1, AcqRel);
             let Some(&from) = self.starts.get(k) else { return };
+            // (the worker waits; the thread that hands parts on never does: it is what it would
+            // wait for)
+            while !only_one && k >= self.written.load(Acquire) + PARTS_AHEAD && !self.cancel.load(Relaxed) {
+                std::thread::yield_now();
+            }
             let until = self.starts.get(k + 1).copied().unwrap_or(usize::MAX);
             let m = memo.take().unwrap_or_else(|| Memo::new(text.code.len()));
             let mut run = Run::with_memo(text.section, text.labels, from, m);
@@ -1737,7 +1749,8 @@ fn amd_chunked(
     let ready: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
     // Text buffers handed on, for later parts (their pages are already there).
     let pool: Mutex<Vec<TextBuf>> = Mutex::new(Vec::new());
-    let shared = PartsShared { starts: &starts, next: &next, cancel: &cancel, parts: &parts, ready: &ready };
+    let written = AtomicUsize::new(0);
+    let shared = PartsShared { starts: &starts, next: &next, cancel: &cancel, parts: &parts, ready: &ready, written: &written };
     let mut nothing = |_: &[u8]| {};
     let mut nothing2 = |_: &[u8]| {};
     std::thread::scope(|s| {
@@ -1783,6 +1796,7 @@ fn amd_chunked(
                     }
                 }
                 w += 1;
+                written.store(w, Release);
             }
             if w == n {
                 break true;
@@ -1791,11 +1805,16 @@ fn amd_chunked(
                 // Part `w` does not start where the lines so far end.
                 break false;
             }
-            if next.load(Acquire) < n {
+            let k = next.load(Acquire);
+            if k < n && k < w + PARTS_AHEAD {
                 shared.list(&mut text, &mut memo, true);
-            } else if worker.is_finished() && !ready[w].load(Acquire) {
-                // (a worker that ended without its part)
-                break false;
+            } else if worker.is_finished() {
+                // (the worker's last writes are seen after its end is)
+                std::sync::atomic::fence(Acquire);
+                if !ready[w].load(Acquire) {
+                    // A worker that ended without its part.
+                    break false;
+                }
             } else {
                 std::thread::yield_now();
             }

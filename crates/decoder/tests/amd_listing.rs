@@ -169,4 +169,13 @@ fn chunked_sections_out_of_step_give_the_sequential_text() {
         .flat_map(|c| labels.iter().map(move |l| Label { offset: l.offset + c * k, name: format!("{}_{c}", l.name).into() }))
         .collect();
     check(p, &code, 0, ".text", &all, "cl_math copies with junk");
+    // Output taken slowly: the second thread stays a bounded number of parts ahead and waits.
+    let (want, ok) = plain(p, &code, 0, ".text", &all);
+    let mut got = Vec::new();
+    let r = listing(p, &code, 0, ".text", &all, &mut |b: &[u8]| {
+        std::thread::sleep(std::time::Duration::from_micros(100));
+        got.extend_from_slice(b);
+    });
+    assert_eq!(r.is_ok(), ok);
+    assert!(got == want, "slow output: {} vs {} bytes", got.len(), want.len());
 }
