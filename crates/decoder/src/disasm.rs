@@ -959,11 +959,13 @@ const FLUSH_AT: usize = 1 << 14;
 /// section on two threads; AMD sections this large also start with a larger memo table.
 pub const PARALLEL_MIN: usize = 32 << 10;
 
-/// Smallest AMD section (bytes) that `amd_listing` cuts in two for a second thread. Was
-/// [`PARALLEL_MIN`]; from 8 KiB, cl_lanes (17.5 KiB) and hip_control (8.3-9.9 KiB) list 4-12 %
-/// faster (interleaved medians of 200 runs); at 2 KiB, c_resources and gfx12_sample (2.4-4.2
-/// KiB) gain nothing outside the noise.
-pub const AMD_SPLIT_MIN: usize = 8 << 10;
+/// Smallest AMD section (bytes) that `amd_listing` cuts in two for a second thread. Was 8 KiB
+/// (when it listed cl_lanes, 17.5 KiB, and hip_control, 8.3-9.9 KiB, 4-12 % faster than one
+/// thread); since the listing's other costs fell, one thread is as fast or faster on all six of
+/// those objects: interleaved medians of 81 rounds, cl_lanes 873 / 888 / 906 -> 863 / 876 /
+/// 890 us, hip_control 763 / 754 / 799 -> 703 / 668 / 748 us (the second thread's start and
+/// exit cost more than its half of a listing this small saves).
+pub const AMD_SPLIT_MIN: usize = 32 << 10;
 
 /// Smallest AMD section (bytes) that `amd_listing` cuts at 7/16 instead of half way. The first
 /// thread lists its part as text and then turns the second thread's records into text, about
