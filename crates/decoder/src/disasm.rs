@@ -1753,17 +1753,20 @@ fn amd_chunked(
     let pool: Mutex<Vec<TextBuf>> = Mutex::new(Vec::new());
     let written = AtomicUsize::new(0);
     let shared = PartsShared { starts: &starts, next: &next, cancel: &cancel, parts: &parts, ready: &ready, written: &written };
-    let mut nothing = |_: &[u8]| {};
-    let mut nothing2 = |_: &[u8]| {};
+    // (a `Text` that keeps its buffers never calls its flush)
+    let (mut unused, mut unused_too) = (|_: &[u8]| {}, |_: &[u8]| {});
     std::thread::scope(|s| {
-        let worker = s.spawn(|| {
-            crate::cpus::leave(&cpus);
-            let mut text = Text::new(&mut nothing2, plugin, code, base, section, labels);
-            text.keep = Some(Kept { full: Vec::new(), pool: &pool });
-            shared.list(&mut text, &mut None, false);
-        });
+        // No worker (the system would not start one): this thread lists every part.
+        let worker = std::thread::Builder::new()
+            .spawn_scoped(s, || {
+                crate::cpus::leave(&cpus);
+                let mut text = Text::new(&mut unused_too, plugin, code, base, section, labels);
+                text.keep = Some(Kept { full: Vec::new(), pool: &pool });
+                shared.list(&mut text, &mut None, false);
+            })
+            .ok();
         std::thread::yield_now();
-        let mut text = Text::new(&mut nothing, plugin, code, base, section, labels);
+        let mut text = Text::new(&mut unused, plugin, code, base, section, labels);
         text.keep = Some(Kept { full: Vec::new(), pool: &pool });
         let mut memo = None;
         // Where the lines handed on so far end, and the function of the last one.
@@ -1810,7 +1813,7 @@ fn amd_chunked(
             let k = next.load(Acquire);
             if k < n && k < w + PARTS_AHEAD {
                 shared.list(&mut text, &mut memo, true);
-            } else if worker.is_finished() {
+            } else if worker.as_ref().is_none_or(|h| h.is_finished()) {
                 // (the worker's last writes are seen after its end is)
                 std::sync::atomic::fence(Acquire);
                 if !ready[w].load(Acquire) {
