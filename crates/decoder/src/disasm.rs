@@ -503,10 +503,10 @@ impl Memo {
 /// branches. The text goes to `flush` in pieces of about 16 KiB, in order. Errors as in
 /// [`disassemble`]; the lines before the error have been passed to `flush`.
 ///
-/// AMD sections of [`AMD_SPLIT_MIN`] bytes or more are listed by two threads, the second from an
-/// instruction boundary near half of the section (7/16 from [`AMD_EARLY_CUT_MIN`] bytes); the
-/// result is the sequential listing byte for byte
-/// (see `amd_listing`).
+/// AMD sections of [`AMD_SPLIT_MIN`] bytes or more are listed by two threads: the second from an
+/// instruction boundary near half of the section, or, from [`AMD_CHUNKED_MIN`] bytes, both
+/// taking parts in turn; the result is the sequential listing byte for byte (see `amd_listing`
+/// and `amd_chunked`).
 pub fn listing(
     plugin: &dyn IsaPlugin,
     code: &[u8],
@@ -967,14 +967,6 @@ pub const PARALLEL_MIN: usize = 32 << 10;
 /// exit cost more than its half of a listing this small saves).
 pub const AMD_SPLIT_MIN: usize = 32 << 10;
 
-/// Smallest AMD section (bytes) that `amd_listing` cuts at 7/16 instead of half way. The first
-/// thread lists its part as text and then turns the second thread's records into text, about
-/// a third of the cost of listing them: on a large section (where the second thread's late
-/// start does not count) an earlier cut evens the two out. Interleaved medians of 101 rounds,
-/// cuts at 32/64, 28/64, 25/64 and 22/64: big.gfx1013 39.4, 37.5, 39.2, 40.9 ms; big.gfx1201
-/// 41.9, 39.5, 41.4, 43.4 ms. On cl_math.gfx1013 (an eighth of this) half way was best.
-pub const AMD_EARLY_CUT_MIN: usize = 1 << 20;
-
 /// Bytes decoded ahead at a time by the AMD listing loop. The batch's records are fresh memory
 /// once per thread: 128 of 24 bytes here, one page. 256 of them (two pages) cost 1-3 more page
 /// faults a listing (hip_control.gfx1201 76 -> 74, cl_lanes.gfx1013 91 -> 88) for 0.4 % fewer
@@ -1421,6 +1413,16 @@ impl<'a> Run<'a> {
     }
 }
 
+impl<'a> Run<'a> {
+    /// Lists from `off` to the end of `code` alone into `text`, and hands the text on.
+    fn run_alone(&mut self, plugin: &dyn IsaPlugin, code: &[u8], base: u64, labels: &'a [Label], off: usize, text: &mut Text) -> Result<(), DecodeError> {
+        let never = |_: usize| false;
+        let r = self.run(plugin, code, base, labels, off, &Stop { from: usize::MAX, at: &never, cancel: None }, text, None);
+        text.finish();
+        r.map(|_| ())
+    }
+}
+
 /// A value one thread hands to another without the receiver waiting for the sender to exit
 /// (joining waited on the thread's teardown, about 0.08 ms on the development VM). The
 /// receiver spins for a while before it sleeps: the parts of a listing are cut to end together,
@@ -1492,8 +1494,9 @@ impl<T> Drop for Putter<'_, T> {
     }
 }
 
-/// The AMD listing. A large section is cut at `g`, the first label within 1/16 after half of it
-/// (7/16 from [`AMD_EARLY_CUT_MIN`] bytes), else that point itself: a second thread lists from
+/// The AMD listing. A section of [`AMD_SPLIT_MIN`] bytes or more is cut at `g`, the first label
+/// within 1/16 after half of it, else that point itself (sections of [`AMD_CHUNKED_MIN`] bytes
+/// or more go to `amd_chunked`): a second thread lists from
 /// `g` to the end (in compact form) while this one lists from 0. When this thread arrives
 /// exactly at one of the second thread's first line starts, with the same previous function,
 /// every later line is the same as the second thread's (a line depends only on its offset and
@@ -1522,7 +1525,7 @@ fn amd_listing(
         // see `spawn_claimable`) and its records cost less than text per line; fork to exit
         // on cl_math.gfx1013, the cut at 7/16, 8/16 and 9/16 gave 1.59, 1.50 and 1.54 ms
         // (tenth percentiles of 200 runs).
-        let mid = (if code.len() >= AMD_EARLY_CUT_MIN { code.len() / 16 * 7 } else { code.len() / 2 }) & !3;
+        let mid = (code.len() / 2) & !3;
         let i = labels.partition_point(|l| l.offset < mid as u64);
         match labels.get(i) {
             Some(l) if l.offset < (mid + code.len() / 16) as u64 => l.offset as usize,
@@ -1530,9 +1533,7 @@ fn amd_listing(
         }
     });
     let Some(g) = split else {
-        let r = main.run(plugin, code, base, labels, 0, &Stop { from: usize::MAX, at: &never, cancel: None }, &mut text, None);
-        text.finish();
-        return r.map(|_| ());
+        return main.run_alone(plugin, code, base, labels, 0, &mut text);
     };
     // The second thread's first line starts, found here (decoding is cheap next to printing).
     let mut starts = Vec::with_capacity(SPLICE_STARTS);
@@ -1613,9 +1614,7 @@ fn amd_listing(
         claim.give_up(worker);
     }
     // No splice: go on alone.
-    let r = main.run(plugin, code, base, labels, off, &Stop { from: usize::MAX, at: &never, cancel: None }, &mut text, None);
-    text.finish();
-    r.map(|_| ())
+    main.run_alone(plugin, code, base, labels, off, &mut text)
 }
 
 /// Smallest AMD section (bytes) that `amd_chunked` lists: both threads write text, part by
@@ -1623,8 +1622,9 @@ fn amd_listing(
 /// half (which made the first thread the slower one on large sections).
 pub const AMD_CHUNKED_MIN: usize = 1 << 20;
 
-/// Bytes of code in a part of [`amd_chunked`]: about 250 KiB of text, so that the few text
-/// buffers in flight are recycled pages, not fresh ones.
+/// Bytes of code in a part of [`amd_chunked`]: about 60 KiB of text, so that the few text
+/// buffers in flight are recycled pages, not fresh ones (parts of 16 KiB took 300 more page
+/// faults on big.gfx1013).
 const AMD_CHUNK: usize = 4 << 10;
 
 /// Where [`amd_chunked`] cuts a section of `len` bytes: the start of each part (the first is 0),
@@ -1833,10 +1833,7 @@ fn amd_chunked(
         let mut run = Run::with_memo(section, labels, end, memo.unwrap_or_else(|| Memo::new(code.len())));
         run.last = last;
         let mut text = Text::new(flush, plugin, code, base, section, labels);
-        let never = |_: usize| false;
-        let r = run.run(plugin, code, base, labels, end, &Stop { from: usize::MAX, at: &never, cancel: None }, &mut text, None);
-        text.finish();
-        r.map(|_| ())
+        run.run_alone(plugin, code, base, labels, end, &mut text)
     })
 }
 

@@ -3,7 +3,7 @@
 //! and off instruction boundaries, repeated names, undecodable words, a truncated last
 //! instruction. (The whole-file text is checked against llvm-objdump-22 in the CLI tests.)
 
-use isabridge_decoder::disasm::{disassemble, listing, write_line, AMD_CHUNKED_MIN, AMD_EARLY_CUT_MIN, AMD_SPLIT_MIN};
+use isabridge_decoder::disasm::{disassemble, listing, write_line, AMD_CHUNKED_MIN, AMD_SPLIT_MIN};
 use isabridge_decoder::elf::{self, Label};
 use isabridge_decoder::{Isa, IsaPlugin};
 use std::path::{Path, PathBuf};
@@ -104,16 +104,16 @@ fn any_cut_point_gives_the_sequential_text() {
     }
 }
 
-/// A section of [`AMD_EARLY_CUT_MIN`] bytes or more, cut earlier than half way: the copies of
-/// cl_math one after another (each function renamed), with and without labels, shifted so that
-/// the cut falls inside instructions.
+/// A section of [`AMD_CHUNKED_MIN`] bytes or more, listed in parts by both threads: the copies
+/// of cl_math one after another (each function renamed), with labels (parts cut at them) and
+/// without, shifted so that the part starts fall inside instructions.
 #[test]
-fn large_sections_cut_early_give_the_sequential_text() {
+fn large_sections_in_parts_give_the_sequential_text() {
     for (file, isa) in [("cl_math.gfx1013-w32.o", Isa::Gfx1013), ("cl_math.gfx1201-w32.o", Isa::Gfx1201)] {
         let (_, one, labels) = text_of(file);
-        let copies = AMD_EARLY_CUT_MIN / one.len() + 1;
+        let copies = AMD_CHUNKED_MIN / one.len() + 1;
         let code: Vec<u8> = (0..copies).flat_map(|_| one.iter().copied()).collect();
-        assert!(code.len() >= AMD_EARLY_CUT_MIN);
+        assert!(code.len() >= AMD_CHUNKED_MIN);
         let n = one.len() as u64;
         let all: Vec<Label> = (0..copies as u64)
             .flat_map(|k| labels.iter().map(move |l| Label { offset: l.offset + k * n, name: format!("{}_{k}", l.name).into() }))
