@@ -14,9 +14,11 @@ pub mod nvidia;
 pub mod sm50;
 pub mod sm86;
 mod error;
+pub mod operand;
 pub mod spec;
 
 pub use error::DecodeError;
+pub use operand::{BuildError, Inst};
 
 /// A table of `n` copies of `zero` (an all-zero value) whose pages are written at once, for
 /// tables that are read before they are written (hash tables looked up before they are
@@ -170,6 +172,15 @@ pub trait IsaPlugin: Sync {
     fn branch_target(&self, _inst: &Decoded, _addr: u64) -> Option<u64> {
         None
     }
+    /// The instruction in the operand model: opcode, typed operands (explicit and implicit),
+    /// modifiers and control-flow kind. `addr` is the instruction's address (branch targets).
+    fn operands(&self, inst: &Decoded, addr: u64) -> Inst;
+    /// What the instruction does to control flow, from the spec (the same as
+    /// `operands(inst, addr).flow`, without building the operand list).
+    fn flow(&self, inst: &Decoded) -> operand::Flow;
+    /// The bytes of an instruction given in the operand model (the inverse of
+    /// [`IsaPlugin::operands`]: `decode(build(x))` gives `x` back).
+    fn build(&self, inst: &Inst) -> Result<Vec<u8>, BuildError>;
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! AMD plugins (gfx1013, gfx1201): decoding and encoding shared by both generations.
 //! Printing lives with each generation (`crate::gfx10`, `crate::gfx12`).
 
+pub mod build;
 pub mod formats;
+pub mod model;
 pub mod operands;
 pub(crate) mod plan;
 pub mod print;
@@ -1359,5 +1361,17 @@ impl<Op: Generation> IsaPlugin for Amd<Op> {
         let op = ie.operands.iter().find(|o| self.tables.operand_types[o.ty as usize].name == "OPR_LABEL")?;
         let simm = op.field?.get(&inst.words) as u16 as i16 as i64;
         Some(addr.wrapping_add(4).wrapping_add((simm * 4) as u64))
+    }
+
+    fn operands(&self, inst: &Decoded, addr: u64) -> crate::Inst {
+        model::operands(self, inst, addr)
+    }
+
+    fn flow(&self, inst: &Decoded) -> crate::operand::Flow {
+        model::flow(self, inst)
+    }
+
+    fn build(&self, inst: &crate::Inst) -> Result<Vec<u8>, crate::BuildError> {
+        build::build(self, inst)
     }
 }

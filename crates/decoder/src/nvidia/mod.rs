@@ -2,8 +2,10 @@
 //! scheduling (control) fields and float immediates. The per-family rules that the templates
 //! alone cannot express live in `crate::sm50` and `crate::sm86`.
 
+pub mod build;
 pub mod control;
 pub mod float;
+pub mod model;
 pub mod rules;
 pub mod template;
 pub mod tree;
@@ -1692,5 +1694,14 @@ impl IsaPlugin for NvPlugin {
     }
     fn encoding_name(&self, inst: &Decoded) -> &'static str {
         self.t.forms.get(inst.enc as usize).map(|f| f.name).unwrap_or("")
+    }
+    fn operands(&self, inst: &Decoded, addr: u64) -> crate::Inst {
+        model::operands(self, inst, addr)
+    }
+    fn flow(&self, inst: &Decoded) -> crate::operand::Flow {
+        model::flow(self, inst)
+    }
+    fn build(&self, inst: &crate::Inst) -> Result<Vec<u8>, crate::BuildError> {
+        build::build(self, inst)
     }
 }

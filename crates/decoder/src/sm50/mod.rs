@@ -162,6 +162,15 @@ impl IsaPlugin for Sm50 {
     fn encoding_name(&self, inst: &Decoded) -> &'static str {
         SM50_INSN.encoding_name(inst)
     }
+    fn operands(&self, inst: &Decoded, addr: u64) -> crate::Inst {
+        crate::nvidia::model::operands_sm50(inst, addr)
+    }
+    fn flow(&self, inst: &Decoded) -> crate::operand::Flow {
+        crate::nvidia::model::flow(&SM50_INSN, inst)
+    }
+    fn build(&self, inst: &crate::Inst) -> Result<Vec<u8>, crate::BuildError> {
+        crate::nvidia::build::build_sm50(inst)
+    }
 }
 
 /// Decodes one instruction word. A word of a family printed whole from its bits (video
