@@ -3,8 +3,8 @@
 //! The C `main` is defined here (`no_main`) rather than through Rust's start-up: that start-up
 //! reads `/proc/self/maps` to find the main thread's stack guard, which costs about 25 us of the
 //! 0.5 ms an `isabridge disasm` of a small file takes on the development VM. What it would
-//! also have done is done here: SIGPIPE is ignored (a closed pipe is an error that
-//! `isabridge disasm` treats as the end of the output), and stdout is flushed before exit.
+//! also have done is done here: SIGPIPE is ignored, and stdout is flushed before exit. A closed
+//! output pipe (`isabridge ... | head`) ends every command quietly with status 0.
 //! A stack overflow ends the process with SIGSEGV, without Rust's message.
 
 #![cfg_attr(not(test), no_main)]
@@ -27,9 +27,11 @@ static ALLOC: alloc::Alloc = alloc::Alloc::new();
 
 use clap::{Parser, Subcommand};
 
-/// Translate GPU shader and kernel machine code between ISAs.
+/// Disassemble GPU machine code (AMD gfx1013 and gfx1201, NVIDIA sm_50 and sm_86) as the
+/// vendors' tools print it, and take a census of a corpus. Translation between the ISAs is
+/// being built and is not in this command yet.
 #[derive(Parser)]
-#[command(name = "isabridge", version, about, long_about = None)]
+#[command(name = "isabridge", version)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -47,13 +49,70 @@ enum Command {
     Disasm(disasm::Args),
     /// Take a census of code objects, cubins and raw dumps: opcodes, encodings, features, CFG
     /// shape, and what translating gfx1013 code to gfx12 would need. `--json` for the schema in
-    /// CENSUS_SCHEMA.md, `--html FILE` for a report with charts. A malformed file is reported
-    /// and the run goes on.
+    /// CENSUS_SCHEMA.md, `--html FILE` for a report with charts. An input that cannot be read
+    /// is reported and the run goes on (exit status 1).
     Census(census::Args),
 }
 
-/// The process entry point: runs the command, returns the exit status (0, or 2 with one line
-/// on stderr).
+/// Why a command did not end with status 0.
+pub enum Failure {
+    /// Status 2, with this line on stderr.
+    Message(String),
+    /// Writing the output failed: status 2 with the error on stderr, or status 0 and nothing
+    /// printed when the output is a pipe whose reader has gone (`| head`).
+    Io(std::io::Error),
+    /// Status 1: the output is written and what went wrong is already on stderr.
+    Partial,
+}
+
+impl From<String> for Failure {
+    fn from(m: String) -> Self {
+        Failure::Message(m)
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        Failure::Io(e)
+    }
+}
+
+/// The exit status of a command's result, its error (if any) printed on stderr.
+fn status(r: Result<(), Failure>) -> std::ffi::c_int {
+    match r {
+        Ok(()) => 0,
+        Err(Failure::Partial) => 1,
+        Err(Failure::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        // A command that reports its write errors as text (disasm): when nobody reads the
+        // output any more, that is why it stopped.
+        Err(Failure::Message(_)) if output_closed() => 0,
+        Err(Failure::Io(e)) => {
+            eprintln!("isabridge: {e}");
+            2
+        }
+        Err(Failure::Message(m)) => {
+            eprintln!("isabridge: {m}");
+            2
+        }
+    }
+}
+
+/// Whether stdout is a pipe or socket whose reading end is closed (poll reports an error on
+/// it then).
+#[cfg(target_os = "linux")]
+fn output_closed() -> bool {
+    let mut p = libc::pollfd { fd: 1, events: 0, revents: 0 };
+    // SAFETY: one valid pollfd, no timeout.
+    let n = unsafe { libc::poll(&mut p, 1, 0) };
+    n == 1 && p.revents & libc::POLLERR != 0
+}
+
+#[cfg(not(target_os = "linux"))]
+fn output_closed() -> bool {
+    false
+}
+
+/// The process entry point: runs the command, returns the exit status (see [`status`]).
 #[cfg(not(test))]
 #[no_mangle]
 #[allow(clippy::not_unsafe_ptr_arg_deref)] // the C runtime's argv, read once by `args`
@@ -66,10 +125,10 @@ pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_ch
     // SAFETY: argc and argv are what the C runtime passes to main: argc NUL-terminated strings.
     let args = unsafe { args(argc, argv) };
     let r = match quick_disasm(&args) {
-        Some(a) => disasm::run(&a),
+        Some(a) => disasm::run(&a).map_err(Failure::from),
         None => match Cli::try_parse_from(&args) {
             Ok(cli) => match cli.command {
-                Command::Disasm(a) => disasm::run(&a),
+                Command::Disasm(a) => disasm::run(&a).map_err(Failure::from),
                 Command::Census(a) => census::run(&a),
             },
             // --help and --version print and exit 0; usage errors print and exit 2.
@@ -78,13 +137,7 @@ pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_ch
     };
     // What Rust's shutdown would do; an error here (a closed pipe) is not reported, as there.
     let _ = std::io::Write::flush(&mut std::io::stdout());
-    match r {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("isabridge: {e}");
-            2
-        }
-    }
+    status(r)
 }
 
 /// The command line from C's `argc`/`argv` (`std::env::args` is empty without Rust's start-up

@@ -1,5 +1,6 @@
 //! `isabridge census` over the bundled corpora: a JSON snapshot, malformed files reported
-//! without stopping the run, and the HTML report rendered by headless Chromium.
+//! without stopping the run, and the HTML report rendered by headless Chromium (with counts
+//! of up to seven digits never cut). Inputs and exit status: census_inputs.rs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,7 +58,8 @@ fn json_snapshot_of_bundled_corpora() {
 #[test]
 fn malformed_files_are_reported_and_the_run_goes_on() {
     let out = census(&["--json", "fixtures/cli"]);
-    assert!(out.status.success());
+    // Exit status 1: the census is written, some inputs could not be read.
+    assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("x86.o: ELF for machine 62"), "{err}");
     assert!(err.contains("amd_no_code.gfx1013.o: ELF has no code section"), "{err}");
@@ -94,14 +96,7 @@ fn html_report_renders_in_headless_chromium() {
     assert!(out.status.success());
     let profile = dir.join("profile");
     let shot = dir.join("shot.png");
-    let dom = Command::new(chrome)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", html.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = dump_dom(chrome, &profile, &html);
     for isa in ["gfx1013", "gfx1201", "sm50", "sm86"] {
         assert!(dom.contains(&format!("id=\"opcodes-{isa}\"")), "no opcode chart for {isa}");
     }
@@ -120,5 +115,82 @@ fn html_report_renders_in_headless_chromium() {
     assert!(png.starts_with(b"\x89PNG"), "no screenshot: {}", String::from_utf8_lossy(&s.stderr));
     // Rendered charts paint blue bars: the screenshot is not one flat colour.
     assert!(png.len() > 10_000, "screenshot is {} bytes", png.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The DOM of `html` once headless Chromium has loaded it (and run its scripts).
+fn dump_dom(chrome: &str, profile: &Path, html: &Path) -> String {
+    let o = Command::new(chrome)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--window-size=1000,1200")
+        .arg("--dump-dom")
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Measures, in the page, that every count of a chart and of the feature matrix fits inside its
+/// cell and its chart: the text's box (a DOM range over it) within the element's box, the
+/// element within the chart, and nothing clipped (scroll width within client width). Writes
+/// one line per problem, then `checked N`, into `<pre id="geometry">`.
+const GEOMETRY: &str = r#"<script>
+addEventListener("load", () => {
+  const bad = [];
+  let n = 0;
+  const inside = (a, b) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5 && a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;
+  for (const el of document.querySelectorAll(".chart .num, td.on")) {
+    const r = document.createRange();
+    r.selectNodeContents(el);
+    const text = r.getBoundingClientRect(), cell = el.getBoundingClientRect();
+    const box = (el.closest(".chart") || el.closest("table")).getBoundingClientRect();
+    n++;
+    if (text.width <= 0 || !inside(text, cell) || !inside(cell, box) || el.scrollWidth > el.clientWidth)
+      bad.push(`${el.textContent}: text ${text.left}-${text.right}, cell ${cell.left}-${cell.right}, chart ${box.left}-${box.right}`);
+  }
+  const pre = document.createElement("pre");
+  pre.id = "geometry";
+  pre.textContent = bad.concat([`checked ${n}`]).join("\n");
+  document.body.appendChild(pre);
+});
+</script>"#;
+
+/// Counts of six and seven digits (a raw gfx1013 dump of 1,000,000 `s_nop 0`, 150,000
+/// `s_mov_b32 s0, s1` and an `s_endpgm`) fit inside their cells in Chromium's layout, in the
+/// bar charts and the feature matrix.
+#[test]
+fn html_report_never_cuts_large_counts() {
+    let Some(chrome) = chromium() else {
+        assert!(std::env::var_os("CI").is_none(), "CI must install chromium (tools/install_oracles.sh)");
+        eprintln!("SKIPPED: chromium is not installed (apt-get install -y chromium)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("isabridge-census-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let raw = dir.join("big.gfx1013.bin");
+    let mut words = Vec::with_capacity(4 * 1_150_001);
+    for _ in 0..1_000_000 {
+        words.extend_from_slice(&0xBF80_0000u32.to_le_bytes());
+    }
+    for _ in 0..150_000 {
+        words.extend_from_slice(&0xBE80_0301u32.to_le_bytes());
+    }
+    words.extend_from_slice(&0xBF81_0000u32.to_le_bytes());
+    std::fs::write(&raw, words).unwrap();
+    let html = dir.join("report.html");
+    let out = census(&["--quiet", "--isa", "gfx1013", "--html", html.to_str().unwrap(), raw.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = std::fs::read_to_string(&html).unwrap();
+    assert!(report.contains(">1000000<") && report.contains(">150000<"), "counts missing from the report");
+    let probe = dir.join("probe.html");
+    std::fs::write(&probe, report.replace("</body>", &format!("{GEOMETRY}</body>"))).unwrap();
+    let dom = dump_dom(chrome, &dir.join("profile"), &probe);
+    let tag = "<pre id=\"geometry\">";
+    let start = dom.find(tag).expect("the geometry script did not run") + tag.len();
+    let geometry = &dom[start..start + dom[start..].find("</pre>").unwrap()];
+    let checked: usize = geometry.lines().last().and_then(|l| l.strip_prefix("checked ")).unwrap().parse().unwrap();
+    assert!(checked >= 6, "{geometry}");
+    assert_eq!(geometry.lines().count(), 1, "counts cut:\n{geometry}");
     let _ = std::fs::remove_dir_all(&dir);
 }
