@@ -1,0 +1,83 @@
+//! `disasm::listing` on every probe word of each AMD ISA (every opcode of every encoding, random
+//! fields): all of them back to back, twice (the second time every line comes from the memo of
+//! distinct lines), gives exactly the text of the plain per-line loop over
+//! `disasm::disassemble` (one decode and one print per instruction).
+
+use isabridge_decoder::disasm::{disassemble, listing, write_line, AMD_SPLIT_MIN};
+use isabridge_decoder::elf::Label;
+use isabridge_decoder::{Isa, IsaPlugin};
+use std::path::Path;
+
+/// The listing written the plain way: one decode and one print per instruction.
+fn plain(p: &dyn IsaPlugin, code: &[u8], labels: &[Label]) -> (Vec<u8>, bool) {
+    let mut out = Vec::new();
+    let mut last: Option<String> = None;
+    let r = disassemble(p, code, 0, ".text", labels, |l| {
+        if last.as_deref() != Some(l.function) {
+            out.extend_from_slice(format!("\n{:016x} <{}>:\n", l.offset, l.function).as_bytes());
+            last = Some(l.function.to_string());
+        }
+        let mut note = String::new();
+        if l.decoded {
+            let d = p.decode(l.bytes, l.offset).unwrap();
+            if let Some(t) = p.branch_target(&d, l.offset) {
+                let (name, start) = match labels.iter().rev().find(|x| x.offset <= t) {
+                    Some(x) => (&*x.name, x.offset),
+                    None => (".text", 0),
+                };
+                note = if t == start { format!(" <{name}>") } else { format!(" <{name}+0x{:x}>", t - start) };
+            }
+        }
+        write_line(&mut out, l.text, l.offset, l.bytes, &note);
+    });
+    (out, r.is_ok())
+}
+
+/// The probe inputs of `isa`, each the bytes of one instruction.
+fn probes(isa: Isa) -> Vec<Vec<u8>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../fixtures/amd/probe/{isa}.tsv"));
+    let text = std::fs::read_to_string(path).expect("probe set");
+    text.lines()
+        .filter_map(|l| l.split('\t').next())
+        .map(|h| (0..h.len() / 2).map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap()).collect())
+        .collect()
+}
+
+#[test]
+fn probe_words_list_as_the_plain_loop() {
+    for isa in [Isa::Gfx1013, Isa::Gfx1201] {
+        let p = isa.plugin();
+        let words = probes(isa);
+        assert!(words.len() > 10_000, "{isa}: {} probe words", words.len());
+        // Each instruction on its own (a decode error or a `.long` must not shift the next
+        // one), then all of them back to back, twice, under two labels.
+        let mut code = Vec::new();
+        for w in &words {
+            let (want, ok) = plain(p, w, &[]);
+            let mut got = Vec::new();
+            let r = listing(p, w, 0, ".text", &[], &mut |b: &[u8]| got.extend_from_slice(b));
+            assert_eq!(r.is_ok(), ok, "{isa}: {w:02x?}");
+            // (A word cut short is an error either way; the listing has then written the
+            // header it would have put before that line.)
+            if ok {
+                assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(&want), "{isa}");
+                code.extend_from_slice(w);
+            }
+        }
+        let once = code.len() as u64;
+        code.extend_from_slice(&code.clone());
+        assert!(code.len() >= AMD_SPLIT_MIN);
+        let labels = vec![Label { offset: 0, name: "first".into() }, Label { offset: once, name: "second".into() }];
+        let (want, ok) = plain(p, &code, &labels);
+        assert!(ok);
+        let mut got = Vec::new();
+        let r = listing(p, &code, 0, ".text", &labels, &mut |b: &[u8]| got.extend_from_slice(b));
+        assert!(r.is_ok());
+        if got != want {
+            let (g, w) = (String::from_utf8_lossy(&got), String::from_utf8_lossy(&want));
+            let (i, (a, b)) = g.lines().zip(w.lines()).enumerate().find(|(_, (a, b))| a != b).unwrap_or((0, ("", "")));
+            panic!("{isa}: {} vs {} bytes; first difference at line {}:\n got:  {a}\n want: {b}", got.len(), want.len(), i + 1);
+        }
+        assert!(String::from_utf8_lossy(&got).lines().filter(|l| l.starts_with('\t')).count() >= 2 * (words.len() - 10));
+    }
+}
