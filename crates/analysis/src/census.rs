@@ -11,7 +11,7 @@ use crate::load::{self, Program, WaveSize};
 use crate::nv::NvInfo;
 use isabridge_decoder::amd::{GFX10, GFX12};
 use isabridge_decoder::spec::{Field, NvKind};
-use isabridge_decoder::{Decoded, Isa, IsaPlugin};
+use isabridge_decoder::{Decoded, Isa};
 use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -715,8 +715,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::syn
             }
             summary.calls = Histogram::from_pairs(calls.into_iter().map(|(k, n)| (Cow::Borrowed(k), n)).collect());
             acc.raw.data_bytes = g.data.iter().map(|(a, b)| b - a).sum();
-            let amd = matches!(isa, Isa::Gfx1013 | Isa::Gfx1201);
-            if amd {
+            if cfg::machine(isa).vendor() == cfg::Vendor::Amd {
                 let tab = amd_tab(isa);
                 for (k, (_, d, flow)) in g.insts.iter().enumerate() {
                     acc.at = k;
@@ -753,9 +752,9 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::syn
         (false, true) => Some(WaveSize::W64),
         _ => None,
     };
-    let (wave, wave_source) = match isa {
-        Isa::Sm50 | Isa::Sm86 => ("warp32", "isa"),
-        _ => match entry_wave.map(|x| (x.0, x.1.name())).or(p.object_wave.map(|w| (w, "object"))) {
+    let (wave, wave_source) = match cfg::machine(isa).fixed_lanes() {
+        Some(_) => ("warp32", "isa"),
+        None => match entry_wave.map(|x| (x.0, x.1.name())).or(p.object_wave.map(|w| (w, "object"))) {
             Some((WaveSize::W32, src)) => ("wave32", src),
             Some((WaveSize::W64, src)) => ("wave64", src),
             None => match inst_wave {
@@ -790,7 +789,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::syn
 }
 
 fn inst(acc: &mut Acc, d: &Decoded) {
-    if matches!(acc.isa, Isa::Gfx1013 | Isa::Gfx1201) {
+    if cfg::machine(acc.isa).vendor() == cfg::Vendor::Amd {
         amd_inst(acc, amd_tab(acc.isa), d)
     } else {
         nv_inst(acc, nv_tab(acc.isa), d)
@@ -799,51 +798,20 @@ fn inst(acc: &mut Acc, d: &Decoded) {
 
 /// Counts a function front to back (used when its CFG cannot be recovered).
 fn sweep(acc: &mut Acc, s: &load::Section, f: &load::Function) {
-    let isa = acc.isa;
-    let mut a = f.start;
-    if isa == Isa::Sm50 && a.is_multiple_of(32) {
-        a += 8;
-    }
-    let code = cfg::Code { isa, section: s, start: f.start, end: f.end };
+    let m = cfg::machine(acc.isa);
+    let code = cfg::Code { isa: acc.isa, section: s, start: f.start, end: f.end };
+    let mut a = m.first(f.start);
     while a < f.end {
-        let d = match isa {
-            Isa::Sm50 => {
-                use cfg::sm50::Sm50;
-                let r = <Sm50 as SweepDecode>::dec(&code, a);
-                let next = Sm50::next_addr(a);
-                if let Ok(d) = r {
-                    inst(acc, &d);
-                } else {
-                    acc.raw.features[F_UNDECODABLE] += 1;
-                }
-                a = next;
-                continue;
-            }
-            Isa::Sm86 => crate::nv::plugin(isa).decode(code.bytes_at(a), a),
-            Isa::Gfx1013 => GFX10.decode_inst(code.bytes_at(a), a),
-            Isa::Gfx1201 => GFX12.decode_inst(code.bytes_at(a), a),
-        };
-        match d {
+        match m.decode_at(&code, a) {
             Ok(d) => {
                 inst(acc, &d);
-                a += d.len as u64;
+                a = m.next(a, &d);
             }
             Err(_) => {
                 acc.raw.features[F_UNDECODABLE] += 1;
-                a += if isa == Isa::Sm86 { 16 } else { 4 };
+                a = m.skip(a);
             }
         }
-    }
-}
-
-/// Access to the Maxwell slot decoder for the sweep.
-trait SweepDecode {
-    fn dec(code: &cfg::Code<'_>, a: u64) -> Result<Decoded, cfg::CfgError>;
-}
-
-impl SweepDecode for cfg::sm50::Sm50 {
-    fn dec(code: &cfg::Code<'_>, a: u64) -> Result<Decoded, cfg::CfgError> {
-        <cfg::sm50::Sm50 as cfg::Family>::decode(code, a)
     }
 }
 
@@ -1105,7 +1073,7 @@ fn amd_tab(isa: Isa) -> &'static AmdTab {
                         && (mn.starts_with("s_load_") || mn.starts_with("s_buffer_load_"))
                 })
                 .collect();
-            let gfx12: Vec<(u8, &'static str)> = if isa == Isa::Gfx1013 {
+            let gfx12: Vec<(u8, &'static str)> = if crate::gfx12map::maps(isa) {
                 (0..t.inst_encodings.len())
                     .map(|i| {
                         let (cat, name) = crate::gfx12map::category(i);
@@ -1138,7 +1106,7 @@ fn amd_tab(isa: Isa) -> &'static AmdTab {
                 gfx12,
                 sdefs,
                 smem_load,
-                sgpr_null: if isa == Isa::Gfx1201 { 124 } else { 125 },
+                sgpr_null: cfg::machine(isa).null_sgpr().map_or(125, u64::from),
             }
         }};
     }
@@ -1670,7 +1638,7 @@ fn nv_tab(isa: Isa) -> &'static NvTab {
 #[inline(always)]
 fn nv_inst(acc: &mut Acc, tab: &NvTab, d: &Decoded) {
     acc.raw.instructions += 1;
-    acc.raw.code_bytes += if acc.isa == Isa::Sm50 { 8 } else { d.len as u64 };
+    acc.raw.code_bytes += cfg::machine(acc.isa).code_bytes(d);
     let i = d.enc as usize;
     acc.bump(d.enc);
     let Some(inf) = NvInfo::new(acc.isa, d) else { return };
@@ -1732,8 +1700,8 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
         ..Default::default()
     };
     let mut features = r.features;
-    match isa {
-        Isa::Gfx1013 | Isa::Gfx1201 => {
+    match cfg::machine(isa).vendor() {
+        cfg::Vendor::Amd => {
             let tab = amd_tab(isa);
             c.opcodes = tab.opcodes.histogram(&r.runs);
             c.encodings = tab.encodings.histogram(&r.runs);
@@ -1783,7 +1751,7 @@ fn name_counts(isa: Isa, r: &Raw) -> Counts {
                     .collect(),
             );
         }
-        _ => {
+        cfg::Vendor::Nvidia => {
             let tab = nv_tab(isa);
             let t = crate::nv::plugin(isa).t;
             c.opcodes = tab.opcodes.histogram(&r.runs);

@@ -17,6 +17,7 @@
 //!   list it.
 
 use isabridge_decoder::amd::{GFX10, GFX12};
+use isabridge_decoder::Isa;
 use isabridge_decoder::spec::Encoding;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -87,6 +88,12 @@ fn same_layout(a: &Encoding, b: &Encoding) -> bool {
         && a.idents == b.idents
         && a.fields.len() == b.fields.len()
         && a.fields.iter().zip(b.fields).all(|(x, y)| x.name == y.name && x.ranges == y.ranges)
+}
+
+/// True when [`category`] maps `isa`'s instructions to gfx12: gfx1013, the source ISA of the
+/// gfx12 translation (gfx1201 is the target itself; NVIDIA goes through the IR).
+pub fn maps(isa: Isa) -> bool {
+    isa == Isa::Gfx1013
 }
 
 /// (category, gfx10 mnemonic) of the gfx10 (instruction, encoding) index `ienc`.

@@ -17,9 +17,10 @@
 //!   store the low / high half of `S + A - P` (LLVM `AMDGPUUsage`, "Relocation Records"); the
 //!   `s_add_u32` / `s_addc_u32` after `s_getpc_b64` carry them in their literal dword.
 
-use super::{CallTarget, CfgError, Code, Family, Flow, Walk};
+use super::{CallTarget, Cfg, CfgError, Code, Family, Flow, Kind, Machine, Vendor, Walk};
+use crate::load::{Function, Section};
 use isabridge_decoder::amd::{GFX10, GFX12};
-use isabridge_decoder::spec::{Encoding, Operand, OperandType, FLAG_BRANCH};
+use isabridge_decoder::spec::{Encoding, Operand, OperandType, FLAG_BRANCH, FLAG_COND_BRANCH, FLAG_INDIRECT_BRANCH, FLAG_TERMINATOR};
 use isabridge_decoder::{Decoded, Isa};
 use std::sync::OnceLock;
 
@@ -88,43 +89,48 @@ impl Info {
     }
 }
 
-/// How an instruction moves control, by its table entry (computed once per ISA).
+/// What the AMD family knows about an instruction beyond its [`Kind`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FlowKind {
-    Next,
+enum Role {
+    /// Nothing: the kind says it all.
+    Plain,
+    /// `s_code_end`: padding after the last instruction, never executed.
     CodeEnd,
-    EndPgm,
-    Branch,
-    CondBranch,
-    CallRel,
+    /// `s_setpc_b64`: a return through `s[30:31]`, else resolved from the code before it.
     SetPc,
+    /// `s_swappc_b64`: a call whose target is resolved from the code before it.
     SwapPc,
-    Other,
 }
 
-fn flow_kind(name: &str, flags: u8) -> FlowKind {
-    if name == "S_CODE_END" {
-        return FlowKind::CodeEnd;
-    }
-    if name.starts_with("S_ENDPGM") {
-        return FlowKind::EndPgm;
-    }
-    if flags & FLAG_BRANCH == 0 {
-        return FlowKind::Next;
-    }
+/// The analysis's [`Kind`] and the family's [`Role`] of an instruction, by its table entry.
+fn entry(name: &str, flags: u8) -> (Kind, Role) {
     match name {
-        "S_BRANCH" => FlowKind::Branch,
-        "S_CALL_B64" => FlowKind::CallRel,
-        "S_SETPC_B64" => FlowKind::SetPc,
-        "S_SWAPPC_B64" => FlowKind::SwapPc,
-        n if n.starts_with("S_CBRANCH_") || n.starts_with("S_SUBVECTOR_LOOP_") => FlowKind::CondBranch,
-        _ => FlowKind::Other,
+        "S_CODE_END" => return (Kind::Next, Role::CodeEnd),
+        "S_SETPC_B64" => return (Kind::Indirect, Role::SetPc),
+        "S_SWAPPC_B64" => return (Kind::IndirectCall, Role::SwapPc),
+        _ => {}
     }
+    let kind = if flags & FLAG_TERMINATOR != 0 || name.starts_with("S_ENDPGM") {
+        Kind::End
+    } else if flags & FLAG_BRANCH == 0 {
+        Kind::Next
+    } else if flags & FLAG_INDIRECT_BRANCH != 0 {
+        Kind::Indirect
+    } else if flags & FLAG_COND_BRANCH != 0 {
+        Kind::CondBranch
+    } else if name == "S_CALL_B64" {
+        // The spec has no call flag: `s_call_b64` is a branch that writes the return address.
+        Kind::Call
+    } else {
+        Kind::Branch
+    };
+    (kind, Role::Plain)
 }
 
-fn flow_kinds(isa: Isa) -> &'static [FlowKind] {
-    static K10: OnceLock<Vec<FlowKind>> = OnceLock::new();
-    static K12: OnceLock<Vec<FlowKind>> = OnceLock::new();
+/// Per (instruction, encoding) index: [`entry`] (computed once per ISA).
+fn entries(isa: Isa) -> &'static [(Kind, Role)] {
+    static K10: OnceLock<Vec<(Kind, Role)>> = OnceLock::new();
+    static K12: OnceLock<Vec<(Kind, Role)>> = OnceLock::new();
     macro_rules! build {
         ($p:expr) => {{
             let t = $p.tables();
@@ -132,7 +138,7 @@ fn flow_kinds(isa: Isa) -> &'static [FlowKind] {
                 .iter()
                 .map(|ie| {
                     let i = &t.instructions[ie.inst as usize];
-                    flow_kind(i.name, i.flags)
+                    entry(i.name, i.flags)
                 })
                 .collect()
         }};
@@ -144,37 +150,73 @@ fn flow_kinds(isa: Isa) -> &'static [FlowKind] {
     }
 }
 
+#[inline(always)]
+fn entry_of(isa: Isa, d: &Decoded) -> (Kind, Role) {
+    entries(isa).get(d.ienc as usize).copied().unwrap_or((Kind::Next, Role::Plain))
+}
+
 fn simm16_target(inf: &Info, d: &Decoded, addr: u64) -> u64 {
     let s = inf.field(d, "SIMM16").unwrap_or(0);
     (addr as i64).wrapping_add(4).wrapping_add(super::sext(s, 16) * 4) as u64
 }
 
-/// [`Amd`]'s flow of an instruction whose kind is not [`FlowKind::Next`] (out of line: most
+/// [`Amd`]'s flow of an instruction that is not a plain [`Kind::Next`] (out of line: most
 /// instructions take the inline path).
 #[inline(never)]
-fn flow_of(code: &Code<'_>, addr: u64, d: &Decoded, kind: FlowKind) -> Flow {
+fn flow_of(code: &Code<'_>, addr: u64, d: &Decoded, kind: Kind, role: Role) -> Flow {
     let inf = info(code.isa, d);
-    match kind {
-        FlowKind::Next => Flow::Next,
-        FlowKind::CodeEnd => Flow::Invalid(Box::new(CfgError::IntoPadding { isa: code.isa, inst: inf.name, addr })),
-        FlowKind::EndPgm => Flow::Exit { cond: false },
-        FlowKind::Branch => Flow::Jump(simm16_target(&inf, d, addr)),
-        FlowKind::CondBranch => Flow::Cond(simm16_target(&inf, d, addr)),
-        FlowKind::CallRel => Flow::Call(CallTarget::Direct(simm16_target(&inf, d, addr))),
-        FlowKind::SetPc => {
-            if inf.field(d, "SSRC0") == Some(30) {
-                Flow::Return { cond: false }
-            } else {
-                Flow::Deferred
-            }
+    match role {
+        Role::CodeEnd => Flow::Invalid(Box::new(CfgError::IntoPadding { isa: code.isa, inst: inf.name, addr })),
+        // The calling convention (LLVM AMDGPUUsage): the return address arrives in s[30:31].
+        Role::SetPc if inf.field(d, "SSRC0") == Some(30) => Flow::Return { cond: false },
+        Role::SetPc => Flow::Deferred,
+        Role::SwapPc => Flow::Call(CallTarget::Pending),
+        Role::Plain => {
+            super::plain_flow(code.isa, inf.name, addr, kind, false, super::target_of::<Amd>(code.isa, d, addr))
         }
-        FlowKind::SwapPc => Flow::Call(CallTarget::Pending),
-        FlowKind::Other => Flow::Invalid(Box::new(CfgError::Unresolved {
-            isa: code.isa,
-            inst: inf.name,
-            addr,
-            why: "branch kind not handled".into(),
-        })),
+    }
+}
+
+/// The AMD [`Machine`] of one ISA.
+#[derive(Debug)]
+pub struct AmdMachine(Isa);
+
+/// gfx1013's [`Machine`].
+pub static GFX1013: AmdMachine = AmdMachine(Isa::Gfx1013);
+/// gfx1201's [`Machine`].
+pub static GFX1201: AmdMachine = AmdMachine(Isa::Gfx1201);
+
+impl Machine for AmdMachine {
+    fn isa(&self) -> Isa {
+        self.0
+    }
+    fn vendor(&self) -> Vendor {
+        Vendor::Amd
+    }
+    fn first(&self, start: u64) -> u64 {
+        start
+    }
+    fn decode_at(&self, code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError> {
+        <Amd as Family>::decode(code, addr)
+    }
+    fn next(&self, addr: u64, d: &Decoded) -> u64 {
+        addr + d.len as u64
+    }
+    fn skip(&self, addr: u64) -> u64 {
+        addr + 4
+    }
+    fn fixed_lanes(&self) -> Option<u32> {
+        None
+    }
+    /// gfx10 encodes `null` as SGPR 125 (RDNA1 guide, "SDST / SSRC" values), gfx12 as 124.
+    fn null_sgpr(&self) -> Option<u32> {
+        Some(if self.0 == Isa::Gfx1201 { 124 } else { 125 })
+    }
+    fn classify(&self, d: &Decoded) -> Kind {
+        entry_of(self.0, d).0
+    }
+    fn recover(&self, section: &Section, f: &Function) -> Result<Cfg, CfgError> {
+        super::walk::<Amd>(&Code::new(self.0, section, f))
     }
 }
 
@@ -205,12 +247,22 @@ impl Family for Amd {
     }
 
     #[inline(always)]
-    fn flow(code: &Code<'_>, addr: u64, d: &Decoded) -> Flow {
-        let kind = flow_kinds(code.isa).get(d.ienc as usize).copied().unwrap_or(FlowKind::Next);
-        if kind == FlowKind::Next {
-            return Flow::Next;
-        }
-        flow_of(code, addr, d, kind)
+    fn table_kind(isa: Isa, d: &Decoded) -> Kind {
+        entry_of(isa, d).0
+    }
+
+    #[inline(always)]
+    fn special(isa: Isa, d: &Decoded) -> bool {
+        entry_of(isa, d).1 != Role::Plain
+    }
+
+    fn own_target(isa: Isa, d: &Decoded, addr: u64) -> Option<u64> {
+        let inf = info(isa, d);
+        inf.field(d, "SIMM16").map(|_| simm16_target(&inf, d, addr))
+    }
+
+    fn flow(code: &Code<'_>, addr: u64, d: &Decoded, kind: Kind) -> Flow {
+        flow_of(code, addr, d, kind, entry_of(code.isa, d).1)
     }
 
     fn resolve(code: &Code<'_>, walk: &Walk, addr: u64) -> Flow {

@@ -1,20 +1,39 @@
-//! Control-flow recovery at the machine level, by recursive descent from a function's entry:
-//! only instructions that control can reach are decoded, so data inside a function (literal
-//! pools, jump tables, padding after `s_endpgm`) is told apart from code and reported as
-//! [`Cfg::data`].
+//! Control-flow recovery at the machine level: the one machine CFG type of isabridge ([`Cfg`]),
+//! recovered by recursive descent from a function's entry. Only instructions that control can
+//! reach are decoded, so data inside a function (literal pools, jump tables, padding after
+//! `s_endpgm`) is told apart from code and reported as [`Cfg::data`].
 //!
-//! Each ISA family classifies its own instructions ([`amd`], [`sm50`], [`sm86`]); this module
-//! walks, splits blocks and builds the graph. A target that cannot be resolved is a
-//! [`CfgError`], never a guess. The branch-target formulas and where they come from are written
-//! down in each family's module.
+//! The algorithm is written once, here: walk, split blocks, build the graph. What an
+//! instruction does to control flow comes through the plugin boundary:
+//!
+//! - its kind ([`Kind`]: next, branch, conditional branch, call, indirect, indirect call,
+//!   return, end) from [`IsaPlugin::flow`] ([`flow_kind`]; see [`PLUGIN_FLOW`] for where the
+//!   walk takes it from today) and its direct target from [`IsaPlugin::branch_target`];
+//! - the facts an ISA has beyond its kind, one file per ISA family ([`amd`], [`sm50`],
+//!   [`sm86`]): guard predicates and condition codes that make a branch or exit conditional,
+//!   reconvergence (Maxwell SSY/SYNC, PBK/BRK, PCNT/CONT, PRET; Ampere BSSY), Maxwell
+//!   bundles and their control words, AMD `s_getpc`/`s_setpc`/`s_swappc` resolution and
+//!   `s_code_end` padding, `BRX` jump tables. The per-ISA answers a caller may need outside
+//!   the walk (decoding a function's slots, instruction sizes, warp width) are the [`Machine`]
+//!   trait, [`machine`] gives an ISA's.
+//!
+//! A target that cannot be resolved is a [`CfgError`], never a guess. The branch-target
+//! formulas and where they come from are written down in each family's module.
 
 pub mod amd;
 pub mod sm50;
 pub mod sm86;
 
 use crate::load::{Function, Section};
-use isabridge_decoder::{Decoded, DecodeError, Isa};
+pub use isabridge_decoder::operand::Flow as Kind;
+use isabridge_decoder::{Decoded, DecodeError, Isa, IsaPlugin};
 use petgraph::graph::DiGraph;
+
+/// Where the walk takes each instruction's [`Kind`] from: `false` while the ISA plugins'
+/// [`IsaPlugin::flow`] still answer [`Kind::Next`] for everything: then from [`classify`], the
+/// analysis's own reading of the spec's instruction flags, which `tests/flow_agrees.rs` holds
+/// the plugins to. Set it to `true` once that test passes: the census must not change.
+pub const PLUGIN_FLOW: bool = false;
 
 /// Why a function's CFG could not be recovered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -238,6 +257,35 @@ impl Cfg {
         self.edges.iter().map(|&(a, b, k)| (self.blocks[a].start, self.blocks[b].start, k)).collect()
     }
 
+    /// The block that holds the instruction at `addr` (None when no reached instruction starts
+    /// there).
+    pub fn block_containing(&self, addr: u64) -> Option<usize> {
+        let i = self.insts.binary_search_by_key(&addr, |x| x.0).ok()?;
+        let k = self.blocks.partition_point(|b| b.first <= i);
+        k.checked_sub(1).filter(|&k| i < self.blocks[k].end)
+    }
+
+    /// Successor blocks of block `b` (sorted, each once).
+    pub fn successors(&self, b: usize) -> Vec<usize> {
+        let lo = self.edges.partition_point(|e| e.0 < b);
+        let mut v: Vec<usize> = self.edges[lo..].iter().take_while(|e| e.0 == b).map(|e| e.1).collect();
+        v.dedup();
+        v
+    }
+
+    /// Predecessor blocks of block `b` (sorted, each once).
+    pub fn predecessors(&self, b: usize) -> Vec<usize> {
+        let mut v: Vec<usize> = self.edges.iter().filter(|e| e.1 == b).map(|e| e.0).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The instructions of block `b`: (address, instruction, flow).
+    pub fn block_insts(&self, b: usize) -> &[(u64, Decoded, Flow)] {
+        &self.insts[self.blocks[b].first..self.blocks[b].end]
+    }
+
     /// Block start addresses.
     pub fn block_starts(&self) -> Vec<u64> {
         self.blocks.iter().map(|b| b.start).collect()
@@ -281,7 +329,8 @@ impl<'a> Code<'a> {
     }
 }
 
-/// What a family provides to the walker.
+/// What an ISA family provides to the walker beyond [`IsaPlugin::flow`] and
+/// [`IsaPlugin::branch_target`].
 pub(crate) trait Family {
     /// Instruction slot size in bytes (the visited map's granule), a power of two.
     const UNIT: u64;
@@ -295,14 +344,148 @@ pub(crate) trait Family {
     }
     /// Address of the instruction after the one at `addr`.
     fn next(addr: u64, d: &Decoded) -> u64;
-    /// Classifies the instruction at `addr`.
-    fn flow(code: &Code<'_>, addr: u64, d: &Decoded) -> Flow;
     /// Upper-case name (for errors).
     fn name(isa: Isa, d: &Decoded) -> &'static str;
+    /// The analysis's own [`Kind`] of `d`, read from the spec's flags (see [`classify`]).
+    fn table_kind(isa: Isa, d: &Decoded) -> Kind;
+    /// True when the family knows more about `d` than its kind says (a reconvergence push,
+    /// padding): the walk then asks [`Family::flow`] even for a [`Kind::Next`].
+    fn special(isa: Isa, d: &Decoded) -> bool;
+    /// The direct target of the branch or call at `addr` when the plugin's
+    /// [`IsaPlugin::branch_target`] gives none.
+    fn own_target(isa: Isa, d: &Decoded, addr: u64) -> Option<u64>;
+    /// Classifies the instruction at `addr`, whose kind is `kind` (never called for a plain
+    /// [`Kind::Next`]).
+    fn flow(code: &Code<'_>, addr: u64, d: &Decoded, kind: Kind) -> Flow;
     /// Resolves a [`Flow::Deferred`] instruction from the instructions decoded so far.
     fn resolve(code: &Code<'_>, walk: &Walk, addr: u64) -> Flow;
     /// Resolves [`CallTarget::Pending`] calls.
     fn resolve_call(code: &Code<'_>, walk: &Walk, addr: u64) -> CallTarget;
+}
+
+/// The [`Kind`] the walk uses for `d` (from the plugin or from [`classify`], by [`PLUGIN_FLOW`]).
+#[inline(always)]
+fn kind_of<F: Family>(isa: Isa, d: &Decoded) -> Kind {
+    if PLUGIN_FLOW {
+        isa.plugin().flow(d)
+    } else {
+        F::table_kind(isa, d)
+    }
+}
+
+/// The [`Kind`] that CFG recovery uses for `d` of `isa` ([`IsaPlugin::flow`] once
+/// [`PLUGIN_FLOW`] is set, else [`classify`]).
+pub fn flow_kind(isa: Isa, d: &Decoded) -> Kind {
+    if PLUGIN_FLOW {
+        isa.plugin().flow(d)
+    } else {
+        classify(isa, d)
+    }
+}
+
+/// The analysis's own reading of what `d` of `isa` does to control flow, from the spec's
+/// instruction flags (branch, conditional, indirect, terminator) and, for NVIDIA, the guard
+/// predicate. This is the adapter the walk uses until the plugins' [`IsaPlugin::flow`] answer;
+/// `tests/flow_agrees.rs` checks that they give the same on every corpus instruction. The
+/// mapping, where the spec's flags leave a choice:
+///
+/// - a branch whose guard is not `PT` (or whose Maxwell condition code is not `CC.T`), and
+///   Ampere's `BRA.DIV` / `BRA.CONV`, are [`Kind::CondBranch`]; an instruction guarded by
+///   `@!PT` never runs and is [`Kind::Next`];
+/// - `s_setpc_b64`, `BRX`, `JMX` and the Maxwell pops `SYNC`, `BRK`, `CONT` (their target is
+///   on the reconvergence stack) are [`Kind::Indirect`]; `s_swappc_b64`, `JCAL` and Ampere
+///   `CALL.ABS` are [`Kind::IndirectCall`]; `JMP` (an absolute address) is [`Kind::Branch`];
+/// - the pushes (`SSY`, `PBK`, `PCNT`, `PRET`, `BSSY`), `BSYNC`, `WARPSYNC`, `BREAK`,
+///   `s_code_end` are [`Kind::Next`]; `EXIT`, `KIL` / `KILL`, `s_endpgm*` are [`Kind::End`];
+///   predicated `EXIT` and `RET` keep their kind (the walk reads the guard itself).
+pub fn classify(isa: Isa, d: &Decoded) -> Kind {
+    machine(isa).classify(d)
+}
+
+/// The direct target of `d` at `addr`: the plugin's [`IsaPlugin::branch_target`], else the
+/// family's own formula.
+#[inline]
+fn target_of<F: Family>(isa: Isa, d: &Decoded, addr: u64) -> Option<u64> {
+    isa.plugin().branch_target(d, addr).or_else(|| F::own_target(isa, d, addr))
+}
+
+/// The flow of an instruction of kind `kind` that its family has nothing more to say about:
+/// `cond` when a guard or condition code may skip it, `target` its direct target.
+pub(crate) fn plain_flow(isa: Isa, name: &'static str, addr: u64, kind: Kind, cond: bool, target: Option<u64>) -> Flow {
+    let no_target = || Flow::Invalid(Box::new(CfgError::Unresolved { isa, inst: name, addr, why: "no branch target".into() }));
+    match kind {
+        Kind::Next => Flow::Next,
+        Kind::Branch | Kind::CondBranch => match target {
+            Some(t) if cond || kind == Kind::CondBranch => Flow::Cond(t),
+            Some(t) => Flow::Jump(t),
+            None => no_target(),
+        },
+        Kind::Call => match target {
+            Some(t) => Flow::Call(CallTarget::Direct(t)),
+            None => no_target(),
+        },
+        Kind::IndirectCall => Flow::Call(CallTarget::Indirect("address computed at run time".into())),
+        Kind::Indirect => Flow::Invalid(Box::new(CfgError::Unresolved { isa, inst: name, addr, why: "indirect jump".into() })),
+        Kind::Return => Flow::Return { cond },
+        Kind::End => Flow::Exit { cond },
+    }
+}
+
+/// One ISA's answers at the machine level, for callers that walk code without recovering a CFG
+/// (a linear sweep) or need a size or width the ISA fixes. [`machine`] gives each ISA's.
+pub trait Machine: Sync {
+    /// The ISA.
+    fn isa(&self) -> Isa;
+    /// Its decoder plugin.
+    fn plugin(&self) -> &'static dyn IsaPlugin {
+        self.isa().plugin()
+    }
+    /// The vendor family (which register model, which census tables).
+    fn vendor(&self) -> Vendor;
+    /// Address of a function's first instruction (Maxwell: after the bundle's control word).
+    fn first(&self, start: u64) -> u64;
+    /// Decodes the instruction at `addr` of `code` as the walk does (Maxwell: one slot, with its
+    /// control bits from the bundle's control word).
+    fn decode_at(&self, code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError>;
+    /// Address of the instruction after `d` at `addr` (Maxwell skips control words).
+    fn next(&self, addr: u64, d: &Decoded) -> u64;
+    /// Where a linear sweep goes on after bytes at `addr` that do not decode.
+    fn skip(&self, addr: u64) -> u64;
+    /// Bytes of the instruction itself (a Maxwell instruction is 8: its share of the bundle's
+    /// control word is not counted).
+    fn code_bytes(&self, d: &Decoded) -> u64 {
+        d.len as u64
+    }
+    /// Lanes of a warp when the ISA fixes it (NVIDIA: 32); None when each program chooses
+    /// (AMD wave32 / wave64).
+    fn fixed_lanes(&self) -> Option<u32>;
+    /// The SGPR number that reads as zero and drops writes (`null`), where the ISA has one.
+    fn null_sgpr(&self) -> Option<u32> {
+        None
+    }
+    /// The analysis's own [`Kind`] of `d` (see [`classify`]).
+    fn classify(&self, d: &Decoded) -> Kind;
+    /// Recovers the CFG of `f` in `section`.
+    fn recover(&self, section: &Section, f: &Function) -> Result<Cfg, CfgError>;
+}
+
+/// The vendor family of an ISA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Vendor {
+    /// AMD gfx10 / gfx12: scalar and vector registers, EXEC masks.
+    Amd,
+    /// NVIDIA Maxwell / Ampere: per-thread registers, predicates, reconvergence.
+    Nvidia,
+}
+
+/// The [`Machine`] of `isa`.
+pub fn machine(isa: Isa) -> &'static dyn Machine {
+    match isa {
+        Isa::Gfx1013 => &amd::GFX1013,
+        Isa::Gfx1201 => &amd::GFX1201,
+        Isa::Sm50 => &sm50::MAXWELL,
+        Isa::Sm86 => &sm86::AMPERE,
+    }
 }
 
 /// The walk's state: decoded instructions by slot.
@@ -382,12 +565,7 @@ type Stack = Vec<(StackKind, u64)>;
 
 /// Recovers the CFG of `f` in `section`.
 pub fn recover(isa: Isa, section: &Section, f: &Function) -> Result<Cfg, CfgError> {
-    let code = Code::new(isa, section, f);
-    match isa {
-        Isa::Gfx1013 | Isa::Gfx1201 => walk::<amd::Amd>(&code),
-        Isa::Sm50 => walk::<sm50::Sm50>(&code),
-        Isa::Sm86 => walk::<sm86::Sm86>(&code),
-    }
+    machine(isa).recover(section, f)
 }
 
 fn check_target<F: Family>(code: &Code<'_>, from: u64, d: &Decoded, to: u64) -> Result<u64, CfgError> {
@@ -454,7 +632,7 @@ pub fn recycle(g: Cfg) {
     SCRATCH.with(|c| c.set(Some(sc)));
 }
 
-fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
+pub(crate) fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
     let mut sc = SCRATCH.with(|c| c.take()).unwrap_or_default();
     let r = walk_with::<F>(code, &mut sc);
     SCRATCH.with(|c| c.set(Some(sc)));
@@ -563,7 +741,12 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                     Some(d) => *d,
                     None => F::decode(code, addr)?,
                 };
-                let flow = F::flow(code, addr, &d);
+                let kind = kind_of::<F>(code.isa, &d);
+                let flow = if kind == Kind::Next && !F::special(code.isa, &d) {
+                    Flow::Next
+                } else {
+                    F::flow(code, addr, &d, kind)
+                };
                 let idx = w.insts.len();
                 w.slot[k] = idx as u32;
                 let sid = intern(pool, &stack);

@@ -18,10 +18,11 @@
 //! - SSY / PBK / PCNT push a reconvergence target; SYNC / BRK / CONT jump to the innermost target
 //!   of their kind, dropping the entries above it.
 
-use super::{CallTarget, CfgError, Code, Family, Flow, StackKind, Walk};
+use super::{CallTarget, Cfg, CfgError, Code, Family, Flow, Kind, Machine, StackKind, Vendor, Walk};
+use crate::load::{Function, Section};
 use crate::nv::NvInfo;
 use isabridge_decoder::sm50::SM50;
-use isabridge_decoder::spec::FLAG_BRANCH;
+use isabridge_decoder::spec::{FLAG_BRANCH, FLAG_INDIRECT_BRANCH, FLAG_TERMINATOR};
 use isabridge_decoder::{Decoded, DecodeError, Isa};
 
 /// The Maxwell family.
@@ -56,19 +57,112 @@ fn bundle_target(t: u64) -> u64 {
     }
 }
 
-/// Per form: a control-flow instruction (a branch-flagged one, or `EXIT`, `SYNC`, `BRK`, `CONT`), the
-/// only ones [`Sm50`]'s flow classifies further (computed once from the form tables).
-fn cf_forms() -> &'static [bool] {
-    static CF: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
-    CF.get_or_init(|| {
+/// What the Maxwell family knows about a form beyond its [`Kind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Nothing: the kind (with the guard and condition code) says it all.
+    Plain,
+    /// `SSY`, `PBK`, `PCNT`, `PRET`: pushes its target on the reconvergence stack.
+    Push(StackKind),
+    /// `SYNC`, `BRK`, `CONT`: jumps to the innermost target of its kind.
+    Pop(StackKind),
+    /// `BRX`: a jump table, or an indirect call after `PRET`.
+    Brx,
+    /// `JMP`, `JMX`: an absolute address, not known before the code is loaded.
+    Absolute,
+    /// A branch-flagged form the walk does not follow (`PEXIT`).
+    Unhandled,
+}
+
+/// Per form: the analysis's [`Kind`] before the guard is read, and the family's [`Role`]
+/// (computed once from the form tables).
+fn forms() -> &'static [(Kind, Role)] {
+    static F: std::sync::OnceLock<Vec<(Kind, Role)>> = std::sync::OnceLock::new();
+    F.get_or_init(|| {
         let t = crate::nv::plugin(Isa::Sm50).t;
         t.forms
             .iter()
             .map(|f| {
-                t.insts.get(f.inst as usize).is_some_and(|i| i.flags & FLAG_BRANCH != 0 || ["EXIT", "SYNC", "BRK", "CONT"].contains(&i.name))
+                let Some(i) = t.insts.get(f.inst as usize) else { return (Kind::Next, Role::Plain) };
+                match i.name {
+                    "SSY" => (Kind::Next, Role::Push(StackKind::Sync)),
+                    "PBK" => (Kind::Next, Role::Push(StackKind::Break)),
+                    "PCNT" => (Kind::Next, Role::Push(StackKind::Cont)),
+                    "PRET" => (Kind::Next, Role::Push(StackKind::Ret)),
+                    "SYNC" => (Kind::Indirect, Role::Pop(StackKind::Sync)),
+                    "BRK" => (Kind::Indirect, Role::Pop(StackKind::Break)),
+                    "CONT" => (Kind::Indirect, Role::Pop(StackKind::Cont)),
+                    "BRX" => (Kind::Indirect, Role::Brx),
+                    "JMX" => (Kind::Indirect, Role::Absolute),
+                    "JMP" => (Kind::Branch, Role::Absolute),
+                    "PEXIT" => (Kind::Next, Role::Unhandled),
+                    "CAL" => (Kind::Call, Role::Plain),
+                    "JCAL" => (Kind::IndirectCall, Role::Plain),
+                    "RET" => (Kind::Return, Role::Plain),
+                    _ if i.flags & FLAG_TERMINATOR != 0 || i.name == "KIL" => (Kind::End, Role::Plain),
+                    _ if i.flags & FLAG_INDIRECT_BRANCH != 0 => (Kind::Indirect, Role::Plain),
+                    _ if i.flags & FLAG_BRANCH != 0 => (Kind::Branch, Role::Plain),
+                    _ => (Kind::Next, Role::Plain),
+                }
             })
             .collect()
     })
+}
+
+#[inline(always)]
+fn form_of(d: &Decoded) -> (Kind, Role) {
+    forms().get(d.enc as usize).copied().unwrap_or((Kind::Next, Role::Plain))
+}
+
+/// True when the instruction may be skipped: a guard other than `PT`, or a condition code test
+/// in bits [0, 5) other than `CC.T` on a form that has one.
+fn conditional(inf: &NvInfo) -> bool {
+    let cc_test = inf.form.mask & 0x1f == 0x1f && inf.w & 0x1f != 0xf;
+    inf.predicated() || cc_test
+}
+
+/// The Maxwell [`Machine`].
+#[derive(Debug)]
+pub struct Maxwell;
+
+/// sm_50's [`Machine`].
+pub static MAXWELL: Maxwell = Maxwell;
+
+impl Machine for Maxwell {
+    fn isa(&self) -> Isa {
+        Isa::Sm50
+    }
+    fn vendor(&self) -> Vendor {
+        Vendor::Nvidia
+    }
+    fn first(&self, start: u64) -> u64 {
+        if start.is_multiple_of(32) {
+            start + 8
+        } else {
+            start
+        }
+    }
+    fn decode_at(&self, code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError> {
+        <Sm50 as Family>::decode(code, addr)
+    }
+    fn next(&self, addr: u64, _d: &Decoded) -> u64 {
+        Sm50::next_addr(addr)
+    }
+    fn skip(&self, addr: u64) -> u64 {
+        Sm50::next_addr(addr)
+    }
+    fn code_bytes(&self, _d: &Decoded) -> u64 {
+        8
+    }
+    fn fixed_lanes(&self) -> Option<u32> {
+        Some(32)
+    }
+    fn classify(&self, d: &Decoded) -> Kind {
+        <Sm50 as Family>::table_kind(Isa::Sm50, d)
+    }
+    fn recover(&self, section: &Section, f: &Function) -> Result<Cfg, CfgError> {
+        super::walk::<Sm50>(&Code::new(Isa::Sm50, section, f))
+    }
 }
 
 impl Family for Sm50 {
@@ -96,50 +190,58 @@ impl Family for Sm50 {
         NvInfo::new(isa, d).map(|i| i.name()).unwrap_or("?")
     }
 
-    fn flow(code: &Code<'_>, addr: u64, d: &Decoded) -> Flow {
-        if !cf_forms().get(d.enc as usize).copied().unwrap_or(false) {
-            return Flow::Next;
+    fn table_kind(isa: Isa, d: &Decoded) -> Kind {
+        let (kind, _) = form_of(d);
+        if kind == Kind::Next {
+            return kind;
         }
+        let Some(inf) = NvInfo::new(isa, d) else { return Kind::Next };
+        if inf.never() {
+            Kind::Next
+        } else if kind == Kind::Branch && conditional(&inf) {
+            Kind::CondBranch
+        } else {
+            kind
+        }
+    }
+
+    #[inline(always)]
+    fn special(_isa: Isa, d: &Decoded) -> bool {
+        form_of(d).1 != Role::Plain
+    }
+
+    fn own_target(isa: Isa, d: &Decoded, addr: u64) -> Option<u64> {
+        NvInfo::new(isa, d).map(|inf| rel_target(&inf, addr))
+    }
+
+    fn flow(code: &Code<'_>, addr: u64, d: &Decoded, kind: Kind) -> Flow {
         let Some(inf) = NvInfo::new(Isa::Sm50, d) else { return Flow::Next };
-        let name = inf.name();
         if inf.never() {
             return Flow::Next;
         }
-        let cc_test = inf.form.mask & 0x1f == 0x1f && inf.w & 0x1f != 0xf;
-        let cond = inf.predicated() || cc_test;
+        let name = inf.name();
+        let cond = conditional(&inf);
         let unresolved = |why: &str| {
             Flow::Invalid(Box::new(CfgError::Unresolved { isa: Isa::Sm50, inst: name, addr, why: why.into() }))
         };
-        match name {
-            "BRA" => {
-                let t = rel_target(&inf, addr);
-                if cond {
-                    Flow::Cond(t)
-                } else {
-                    Flow::Jump(t)
-                }
-            }
-            "SSY" => Flow::Push(StackKind::Sync, rel_target(&inf, addr)),
-            "PBK" => Flow::Push(StackKind::Break, rel_target(&inf, addr)),
-            "PCNT" => Flow::Push(StackKind::Cont, rel_target(&inf, addr)),
-            "PRET" => Flow::Push(StackKind::Ret, rel_target(&inf, addr)),
-            "SYNC" => Flow::Pop { kind: StackKind::Sync, cond },
-            "BRK" => Flow::Pop { kind: StackKind::Break, cond },
-            "CONT" => Flow::Pop { kind: StackKind::Cont, cond },
-            "CAL" => Flow::Call(CallTarget::Direct(rel_target(&inf, addr))),
-            "JCAL" => Flow::Call(CallTarget::Indirect("absolute address".into())),
-            "RET" => Flow::Return { cond },
-            "EXIT" => Flow::Exit { cond },
-            "BRX" if cond => unresolved("predicated BRX"),
-            "BRX" if after_pret(code, addr) => {
+        match form_of(d).1 {
+            Role::Push(k) => Flow::Push(k, rel_target(&inf, addr)),
+            Role::Pop(k) => Flow::Pop { kind: k, cond },
+            Role::Brx if cond => unresolved("predicated BRX"),
+            Role::Brx if after_pret(code, addr) => {
                 Flow::CallPret(CallTarget::Indirect("function pointer read from constant bank 2".into()))
             }
-            "BRX" => match jump_table(code, addr, &inf) {
+            Role::Brx => match jump_table(code, addr, &inf) {
                 Ok(ts) => Flow::Table(ts),
                 Err(why) => unresolved(&why),
             },
-            "JMP" | "JMX" => unresolved("absolute jump: the load address is not known statically"),
-            _ => unresolved("branch kind not handled"),
+            Role::Absolute => unresolved("absolute jump: the load address is not known statically"),
+            Role::Unhandled => unresolved("branch kind not handled"),
+            Role::Plain => {
+                // A target on a control word means the bundle's first instruction, whoever computed it.
+                let target = super::target_of::<Sm50>(Isa::Sm50, d, addr).map(bundle_target);
+                super::plain_flow(Isa::Sm50, name, addr, kind, cond, target)
+            }
         }
     }
 

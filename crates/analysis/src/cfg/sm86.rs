@@ -21,9 +21,10 @@
 //! the bank; every entry must land on an instruction of the function, or the `BRX` is a typed
 //! error.
 
-use super::{CallTarget, CfgError, Code, Family, Flow, Walk};
+use super::{CallTarget, Cfg, CfgError, Code, Family, Flow, Kind, Machine, Vendor, Walk};
+use crate::load::{Function, Section};
 use crate::nv::NvInfo;
-use isabridge_decoder::spec::FLAG_BRANCH;
+use isabridge_decoder::spec::{NvPiece, FLAG_BRANCH, FLAG_INDIRECT_BRANCH, FLAG_TERMINATOR};
 use isabridge_decoder::{Decoded, Isa, IsaPlugin};
 
 /// The Ampere family.
@@ -53,19 +54,101 @@ fn warp_state_test(inf: &NvInfo) -> bool {
     })
 }
 
-/// Per form: a control-flow instruction (a branch-flagged one, or `EXIT`, `RET`, `BSSY`, `CALL`, `BRX`), the
-/// only ones [`Sm86`]'s flow classifies further (computed once from the form tables).
-fn cf_forms() -> &'static [bool] {
-    static CF: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
-    CF.get_or_init(|| {
+/// What the Ampere family knows about a form beyond its [`Kind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Nothing: the kind (with the guard) says it all.
+    Plain,
+    /// `BRA` (PC-relative): also conditional when it tests the warp state (`.DIV`, `.CONV`).
+    Bra,
+    /// `BSSY`: continues; its target is a reconvergence point and starts a block.
+    Reconverge,
+    /// `BSYNC`, `WARPSYNC`, `BREAK`, `BMOV`, `YIELD`, `NANOSLEEP`, `BPT`, `KILL`: the walk goes
+    /// on with the next instruction (`KILL` ends only the lanes it kills when guarded; the
+    /// census has always counted the code after it).
+    Continue,
+    /// `CALL.ABS`: an absolute address.
+    CallAbsolute,
+    /// `BRX`: a jump table.
+    Brx,
+    /// `JMP`, `JMX`, `BRA.ABS`: an absolute address, not known before the code is loaded.
+    Absolute,
+}
+
+/// Per form: the analysis's [`Kind`] before the guard is read, and the family's [`Role`]
+/// (computed once from the form tables).
+fn forms() -> &'static [(Kind, Role)] {
+    static F: std::sync::OnceLock<Vec<(Kind, Role)>> = std::sync::OnceLock::new();
+    F.get_or_init(|| {
         let t = crate::nv::plugin(Isa::Sm86).t;
         t.forms
             .iter()
             .map(|f| {
-                t.insts.get(f.inst as usize).is_some_and(|i| i.flags & FLAG_BRANCH != 0 || ["EXIT", "RET", "BSSY", "CALL", "BRX"].contains(&i.name))
+                let Some(i) = t.insts.get(f.inst as usize) else { return (Kind::Next, Role::Plain) };
+                // REL forms have the PC-relative offset; ABS forms an absolute address.
+                let abs = f.pieces().any(|p| matches!(p, NvPiece::Lit(s) if s.contains(".ABS")));
+                match i.name {
+                    "BRA" if abs => (Kind::Branch, Role::Absolute),
+                    "BRA" => (Kind::Branch, Role::Bra),
+                    "BSSY" => (Kind::Next, Role::Reconverge),
+                    "BSYNC" | "WARPSYNC" | "BREAK" | "BMOV" | "YIELD" | "NANOSLEEP" | "BPT" => (Kind::Next, Role::Continue),
+                    "KILL" => (Kind::End, Role::Continue),
+                    "CALL" if abs => (Kind::IndirectCall, Role::CallAbsolute),
+                    "CALL" => (Kind::Call, Role::Plain),
+                    "RET" => (Kind::Return, Role::Plain),
+                    "BRX" => (Kind::Indirect, Role::Brx),
+                    "JMX" => (Kind::Indirect, Role::Absolute),
+                    "JMP" => (Kind::Branch, Role::Absolute),
+                    _ if i.flags & FLAG_TERMINATOR != 0 => (Kind::End, Role::Plain),
+                    _ if i.flags & FLAG_INDIRECT_BRANCH != 0 => (Kind::Indirect, Role::Plain),
+                    _ if i.flags & FLAG_BRANCH != 0 => (Kind::Branch, Role::Plain),
+                    _ => (Kind::Next, Role::Plain),
+                }
             })
             .collect()
     })
+}
+
+#[inline(always)]
+fn form_of(d: &Decoded) -> (Kind, Role) {
+    forms().get(d.enc as usize).copied().unwrap_or((Kind::Next, Role::Plain))
+}
+
+/// The Ampere [`Machine`].
+#[derive(Debug)]
+pub struct Ampere;
+
+/// sm_86's [`Machine`].
+pub static AMPERE: Ampere = Ampere;
+
+impl Machine for Ampere {
+    fn isa(&self) -> Isa {
+        Isa::Sm86
+    }
+    fn vendor(&self) -> Vendor {
+        Vendor::Nvidia
+    }
+    fn first(&self, start: u64) -> u64 {
+        start
+    }
+    fn decode_at(&self, code: &Code<'_>, addr: u64) -> Result<Decoded, CfgError> {
+        <Sm86 as Family>::decode(code, addr)
+    }
+    fn next(&self, addr: u64, _d: &Decoded) -> u64 {
+        addr + 16
+    }
+    fn skip(&self, addr: u64) -> u64 {
+        addr + 16
+    }
+    fn fixed_lanes(&self) -> Option<u32> {
+        Some(32)
+    }
+    fn classify(&self, d: &Decoded) -> Kind {
+        <Sm86 as Family>::table_kind(Isa::Sm86, d)
+    }
+    fn recover(&self, section: &Section, f: &Function) -> Result<Cfg, CfgError> {
+        super::walk::<Sm86>(&Code::new(Isa::Sm86, section, f))
+    }
 }
 
 impl Family for Sm86 {
@@ -83,38 +166,48 @@ impl Family for Sm86 {
         NvInfo::new(isa, d).map(|i| i.name()).unwrap_or("?")
     }
 
-    fn flow(code: &Code<'_>, addr: u64, d: &Decoded) -> Flow {
-        if !cf_forms().get(d.enc as usize).copied().unwrap_or(false) {
-            return Flow::Next;
+    fn table_kind(isa: Isa, d: &Decoded) -> Kind {
+        let (kind, role) = form_of(d);
+        if kind == Kind::Next {
+            return kind;
         }
+        let Some(inf) = NvInfo::new(isa, d) else { return Kind::Next };
+        if inf.never() {
+            Kind::Next
+        } else if kind == Kind::Branch && (inf.predicated() || role == Role::Bra && warp_state_test(&inf)) {
+            Kind::CondBranch
+        } else {
+            kind
+        }
+    }
+
+    #[inline(always)]
+    fn special(_isa: Isa, d: &Decoded) -> bool {
+        form_of(d).1 != Role::Plain
+    }
+
+    fn own_target(isa: Isa, d: &Decoded, addr: u64) -> Option<u64> {
+        NvInfo::new(isa, d).map(|inf| rel_target(&inf, addr))
+    }
+
+    fn flow(code: &Code<'_>, addr: u64, d: &Decoded, kind: Kind) -> Flow {
         let Some(inf) = NvInfo::new(Isa::Sm86, d) else { return Flow::Next };
-        let name = inf.name();
         if inf.never() {
             return Flow::Next;
         }
+        let name = inf.name();
         let cond = inf.predicated();
         let unresolved = |why: &str| {
             Flow::Invalid(Box::new(CfgError::Unresolved { isa: Isa::Sm86, inst: name, addr, why: why.into() }))
         };
-        // REL forms have the PC-relative offset; ABS forms an absolute address.
-        let abs = inf.form.pieces().any(|p| matches!(p, isabridge_decoder::spec::NvPiece::Lit(s) if s.contains(".ABS")));
-        match name {
-            "BRA" if !abs => {
-                let t = rel_target(&inf, addr);
-                if cond || warp_state_test(&inf) {
-                    Flow::Cond(t)
-                } else {
-                    Flow::Jump(t)
-                }
-            }
-            "BSSY" => Flow::Reconverge(rel_target(&inf, addr)),
-            "BSYNC" | "WARPSYNC" | "BREAK" | "BMOV" | "YIELD" | "NANOSLEEP" | "BPT" | "KILL" => Flow::Next,
-            "CALL" if abs => Flow::Call(CallTarget::Indirect("CALL.ABS: absolute address".into())),
-            "CALL" => Flow::Call(CallTarget::Direct(rel_target(&inf, addr))),
-            "RET" => Flow::Return { cond },
-            "EXIT" => Flow::Exit { cond },
-            "BRX" if cond => unresolved("predicated BRX"),
-            "BRX" => {
+        let target = || super::target_of::<Sm86>(Isa::Sm86, d, addr);
+        match form_of(d).1 {
+            Role::Bra => super::plain_flow(Isa::Sm86, name, addr, kind, cond || warp_state_test(&inf), target()),
+            Role::Reconverge => Flow::Reconverge(rel_target(&inf, addr)),
+            Role::Continue => Flow::Next,
+            Role::CallAbsolute => Flow::Call(CallTarget::Indirect("CALL.ABS: absolute address".into())),
+            Role::Brx if cond => unresolved("predicated BRX"),
+            Role::Brx => {
                 let base = (addr as i64).wrapping_add(16).wrapping_add(offset(&inf));
                 match ldc_for(code, addr, &inf) {
                     Ok(ldc) => match table_from_ldc(code, &ldc, base, |x| (x - code.start).is_multiple_of(16)) {
@@ -124,8 +217,9 @@ impl Family for Sm86 {
                     Err(why) => unresolved(&why),
                 }
             }
-            "JMP" | "JMX" => unresolved("absolute jump: the load address is not known statically"),
-            _ => unresolved("branch kind not handled"),
+            Role::Absolute if name == "BRA" => unresolved("branch kind not handled"),
+            Role::Absolute => unresolved("absolute jump: the load address is not known statically"),
+            Role::Plain => super::plain_flow(Isa::Sm86, name, addr, kind, cond, target()),
         }
     }
 
