@@ -79,6 +79,10 @@ pub const FLAG_BRANCH: u8 = 1;
 pub const FLAG_COND_BRANCH: u8 = 2;
 pub const FLAG_INDIRECT_BRANCH: u8 = 4;
 pub const FLAG_TERMINATOR: u8 = 8;
+pub const FLAG_CALL: u8 = 16;
+pub const FLAG_RETURN: u8 = 32;
+pub const FLAG_NO_JUMP: u8 = 64;
+pub const FLAG_STACK_JUMP: u8 = 128;
 
 fn child<'a, 'i>(n: roxmltree::Node<'a, 'i>, name: &str) -> Option<roxmltree::Node<'a, 'i>> {
     n.children().find(|c| c.has_tag_name(name))
@@ -167,6 +171,10 @@ pub fn parse_spec(xml: &str) -> Result<Spec, String> {
                     ("IsConditionalBranch", FLAG_COND_BRANCH),
                     ("IsIndirectBranch", FLAG_INDIRECT_BRANCH),
                     ("IsProgramTerminator", FLAG_TERMINATOR),
+                    ("IsCall", FLAG_CALL),
+                    ("IsReturn", FLAG_RETURN),
+                    ("IsNoJump", FLAG_NO_JUMP),
+                    ("IsStackJump", FLAG_STACK_JUMP),
                 ] {
                     if text(fl, tag).eq_ignore_ascii_case("true") {
                         inst.flags |= bit;

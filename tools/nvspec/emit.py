@@ -4,6 +4,14 @@ from xml.sax.saxutils import escape
 BRANCH = {"BRA", "BRX", "JMP", "JMX", "CAL", "JCAL", "CALL", "RET", "EXIT", "BRK", "CONT", "SYNC",
           "KIL", "PRET", "PBK", "PCNT", "SSY", "PEXIT", "BREAK", "BSYNC", "BSSY", "WARPSYNC", "KILL"}
 INDIRECT = {"BRX", "JMX", "RET"}
+# Control-flow kinds beyond IsBranch (isa-specs/SCHEMA.md): calls, returns, branch-listed
+# instructions that never jump (they name a target or touch the reconvergence state), jumps to
+# the target on the reconvergence stack, and instructions that end the thread.
+CALL = {"CAL", "JCAL", "CALL"}
+RETURN = {"RET"}
+NO_JUMP = {"SSY", "PBK", "PCNT", "BSSY", "PRET", "PEXIT", "PLONGJMP", "BREAK", "BSYNC", "WARPSYNC"}
+STACK_JUMP = {"SYNC", "BRK", "CONT"}
+TERMINATOR = {"EXIT", "KIL", "KILL"}
 REGTYPE = {"R": ("OPR_REG", "R%d", {255: "RZ"}), "P": ("OPR_PRED", "P%d", {7: "PT"}),
            "UR": ("OPR_UREG", "UR%d", {63: "URZ"}), "UP": ("OPR_UPRED", "UP%d", {7: "UPT"}),
            "B": ("OPR_BREG", "B%d", {})}
@@ -109,9 +117,12 @@ def emit(arch, forms, path, provenance, suffix_order=None):
     for base in sorted(by_base):
         s = "      <Instruction>\n        <InstructionName>%s</InstructionName>\n" % escape(base)
         s += "        <InstructionFlags><IsBranch>%s</IsBranch><IsConditionalBranch>FALSE</IsConditionalBranch>" \
-             "<IsIndirectBranch>%s</IsIndirectBranch><IsProgramTerminator>%s</IsProgramTerminator></InstructionFlags>\n" % (
+             "<IsIndirectBranch>%s</IsIndirectBranch><IsProgramTerminator>%s</IsProgramTerminator>%s</InstructionFlags>\n" % (
                  "TRUE" if base in BRANCH else "FALSE", "TRUE" if base in INDIRECT else "FALSE",
-                 "TRUE" if base == "EXIT" else "FALSE")
+                 "TRUE" if base in TERMINATOR else "FALSE",
+                 ("<IsCall>TRUE</IsCall>" if base in CALL else "") + ("<IsReturn>TRUE</IsReturn>" if base in RETURN else "")
+                 + ("<IsNoJump>TRUE</IsNoJump>" if base in NO_JUMP else "")
+                 + ("<IsStackJump>TRUE</IsStackJump>" if base in STACK_JUMP else ""))
         so = (suffix_order or {}).get(base)
         if so:
             # nvdisasm's suffix order (nvspec.order): a printer sorts suffixes stably by rank

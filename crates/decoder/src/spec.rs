@@ -154,6 +154,16 @@ pub const FLAG_COND_BRANCH: u8 = 2;
 pub const FLAG_INDIRECT_BRANCH: u8 = 4;
 /// Instruction flag: ends the program.
 pub const FLAG_TERMINATOR: u8 = 8;
+/// Instruction flag: a call (NVIDIA `CAL`, `JCAL`, `CALL`).
+pub const FLAG_CALL: u8 = 16;
+/// Instruction flag: a return (NVIDIA `RET`).
+pub const FLAG_RETURN: u8 = 32;
+/// Instruction flag: listed as a branch, but never jumps (names a target or touches the
+/// reconvergence state: NVIDIA `SSY`, `PBK`, `BSSY`, `BSYNC` ...).
+pub const FLAG_NO_JUMP: u8 = 64;
+/// Instruction flag: jumps to the target on the reconvergence stack (NVIDIA `SYNC`, `BRK`,
+/// `CONT`).
+pub const FLAG_STACK_JUMP: u8 = 128;
 
 /// One instruction of the spec.
 #[derive(Debug)]

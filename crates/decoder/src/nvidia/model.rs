@@ -1,13 +1,455 @@
 //! The NVIDIA operand model: a decoded sm_50 / sm_86 instruction as typed operands
 //! (see [`crate::operand`]).
+//!
+//! The model is read from the form's print template (the spec's `Syntax`): the text before the
+//! first space is the mnemonic, and its fields become [`Modifier::Named`] entries; the rest is
+//! split at `, ` into operands, and each operand's fields say what it is: a register (with its
+//! `NEG_`/`ABS_`/`NOT_`/`INV_` source modifiers), a number, a constant bank `c[..][..]`, a memory
+//! address `[..]`, a special register. Fields the template does not print are `Named` too, and
+//! bits that only the family print rules read (no spec field holds them) are kept as `Named`
+//! `BITS_LO` / `BITS_HI`, so that [`super::build`] gets every encoded bit back from the model.
+//! Typed modifiers ([`Modifier::Round`], [`Modifier::Ftz`], [`Modifier::Clamp`],
+//! [`Modifier::Fmz`]) are read from the spellings of the mnemonic fields and stand beside the
+//! `Named` field they come from.
 
 use super::NvPlugin;
-use crate::operand::{Flow, Inst};
-use crate::{Decoded, IsaPlugin};
+use crate::nvidia::control::Control;
+use crate::operand::{Access, Flow, Guard, Inst, Modifier, Operand, OperandKind, Part, RegClass, RegRange, SpecialReg, SrcMods};
+use crate::operand::ConstType;
+use crate::spec::{NvField, NvForm, NvKind, NvPiece, NvTables};
+use crate::{Decoded, Isa, IsaPlugin};
+
+/// What one field does inside the operand it belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The operand's value: a register, a number, a special register or a named value.
+    Value,
+    /// `-` before the operand (`NEG_x`).
+    Neg,
+    /// `|..|` around the operand (`ABS_x`, printed twice in the template).
+    Abs,
+    /// `!` before a predicate (`NOT_x`).
+    Not,
+    /// `~` before an integer operand (`INV_x`).
+    Inv,
+    /// A spelling inside the operand that is no value of its own (`.H1`, `.64`, `.X`, `.CC`):
+    /// a [`Modifier::Named`] of the instruction.
+    Attr,
+    /// Constant bank number, or the uniform register that names the bank.
+    Bank,
+    /// Register added to an address or constant offset.
+    Base,
+    /// Uniform register added to an address (`[R2.64+UR4]`).
+    UBase,
+    /// Byte offset of an address or constant.
+    Offset,
+}
+
+/// How one operand of the template is shaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A plain operand: registers, numbers, names.
+    Plain,
+    /// A constant bank `c[bank][reg + offset]`.
+    Const,
+    /// A memory address `[reg + ureg + offset]`.
+    Mem,
+}
+
+/// One operand of a form's template: its fields with their roles.
+#[derive(Debug, Clone)]
+pub struct Seg {
+    /// Its shape.
+    pub shape: Shape,
+    /// (field index, role), in template order (a field printed twice is listed once).
+    pub fields: Vec<(u8, Role)>,
+}
+
+/// Where every field of a form goes in the model.
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    /// Fields printed in the mnemonic, in template order.
+    pub mnem: Vec<u8>,
+    /// The operands of the template, in order.
+    pub segs: Vec<Seg>,
+    /// Fields the template does not print (besides the guard, the opcode and the scheduling
+    /// fields).
+    pub hidden: Vec<u8>,
+}
+
+/// True for the sm86 scheduling fields (stall, yield, barriers, wait mask, reuse bits), which
+/// [`Inst::control`] carries.
+pub fn is_sched_field(name: &str) -> bool {
+    matches!(name, "STALL" | "YIELD" | "WRBAR" | "RDBAR" | "WAITMASK" | "REUSE") || name.starts_with("REUSE_")
+}
+
+/// The operand-type name of a field (empty when it has none).
+pub fn type_name(t: &NvTables, f: &NvField) -> &'static str {
+    if f.kind == NvKind::Lookup {
+        t.operand_types.get(f.ty as usize).map_or("", |x| x.name)
+    } else {
+        ""
+    }
+}
+
+/// The model's layout of `form`'s template.
+pub fn layout(t: &NvTables, form: &NvForm) -> Layout {
+    let mut l = Layout::default();
+    let mut in_mnem = true;
+    let mut depth = 0i32;
+    let mut cur: Option<Seg> = None;
+    let mut text = String::new(); // literal text of the current operand
+    let mut seen = vec![false; form.fields.len()];
+    let finish = |cur: &mut Option<Seg>, text: &mut String, l: &mut Layout| {
+        if let Some(s) = cur.take() {
+            l.segs.push(s);
+        }
+        text.clear();
+    };
+    for p in form.pieces() {
+        match p {
+            NvPiece::Lit(s) => {
+                let mut s = s;
+                if in_mnem {
+                    match s.find(' ') {
+                        Some(i) => {
+                            in_mnem = false;
+                            s = &s[i + 1..];
+                            cur = Some(Seg { shape: Shape::Plain, fields: Vec::new() });
+                        }
+                        None => continue,
+                    }
+                }
+                let b = s.as_bytes();
+                let mut i = 0;
+                while i < b.len() {
+                    match b[i] {
+                        b'[' => {
+                            depth += 1;
+                            if let Some(c) = cur.as_mut() {
+                                let before = text.trim_end_matches(['c', 'x']).len() < text.len() || text.ends_with("c[") || b[..i].ends_with(b"c") || b[..i].ends_with(b"cx");
+                                if c.shape == Shape::Plain {
+                                    c.shape = if before { Shape::Const } else { Shape::Mem };
+                                }
+                            }
+                            text.push('[');
+                        }
+                        b']' => {
+                            depth -= 1;
+                            text.push(']');
+                        }
+                        b',' if depth == 0 && b.get(i + 1) == Some(&b' ') => {
+                            finish(&mut cur, &mut text, &mut l);
+                            cur = Some(Seg { shape: Shape::Plain, fields: Vec::new() });
+                            i += 2;
+                            continue;
+                        }
+                        c => text.push(c as char),
+                    }
+                    i += 1;
+                }
+            }
+            NvPiece::Field(i) => {
+                let Some(f) = form.fields.get(i as usize) else { continue };
+                if seen[i as usize] {
+                    continue;
+                }
+                seen[i as usize] = true;
+                if in_mnem {
+                    l.mnem.push(i);
+                    continue;
+                }
+                let Some(c) = cur.as_mut() else { continue };
+                let ty = type_name(t, f);
+                let role = match ty {
+                    "OPR_NEG" => Role::Neg,
+                    "OPR_ABS" => Role::Abs,
+                    "OPR_NOT" => Role::Not,
+                    "OPR_INV" => Role::Inv,
+                    _ => match (c.shape, f.kind) {
+                        (Shape::Plain, NvKind::Lookup) => {
+                            if ty.starts_with("OPR_SREG") || !c.fields.iter().any(|x| x.1 == Role::Value) && !text_has_value(&text) && !starts_with_dot(t, f) {
+                                Role::Value
+                            } else {
+                                Role::Attr
+                            }
+                        }
+                        (Shape::Plain, _) => Role::Value,
+                        (_, NvKind::Lookup) => Role::Attr,
+                        (Shape::Const, _) => {
+                            // `c[bank][reg+offset]`: inside the first brackets the bank.
+                            if text.matches('[').count() <= 1 && !text.contains("][") {
+                                Role::Bank
+                            } else if matches!(f.kind, NvKind::Reg | NvKind::UReg) {
+                                Role::Base
+                            } else {
+                                Role::Offset
+                            }
+                        }
+                        (Shape::Mem, NvKind::Reg) => Role::Base,
+                        (Shape::Mem, NvKind::UReg) => Role::UBase,
+                        (Shape::Mem, _) => Role::Offset,
+                    },
+                };
+                c.fields.push((i, role));
+            }
+        }
+    }
+    finish(&mut cur, &mut text, &mut l);
+    for (k, f) in form.fields.iter().enumerate() {
+        let name = f.name();
+        if seen[k] || k as i32 == form.pred || k as i32 == form.pred_neg || name == "OP" || is_sched_field(name) {
+            continue;
+        }
+        l.hidden.push(k as u8);
+    }
+    l
+}
+
+/// The operand's literal text already holds a value (a fixed register or number).
+fn text_has_value(text: &str) -> bool {
+    text.bytes().any(|b| b.is_ascii_alphanumeric())
+}
+
+/// Every spelling of the lookup field starts with a dot (a suffix, not a value).
+fn starts_with_dot(t: &NvTables, f: &NvField) -> bool {
+    let Some(ty) = t.operand_types.get(f.ty as usize) else { return false };
+    ty.values.iter().all(|&x| {
+        let s = ty.spelling(x);
+        s.is_empty() || s.starts_with('.')
+    })
+}
+
+/// The 128-bit instruction of a Decoded (sm50: the word in the low half).
+fn word(p: &NvPlugin, d: &Decoded) -> u128 {
+    p.word(d)
+}
+
+/// Register class and count of a register-like field kind.
+fn reg_of(kind: NvKind, v: u64) -> Option<OperandKind> {
+    let (class, zero, special) = match kind {
+        NvKind::Reg => (RegClass::R, 255, SpecialReg::Rz),
+        NvKind::UReg => (RegClass::Ur, 63, SpecialReg::Urz),
+        NvKind::Pred => (RegClass::P, 7, SpecialReg::Pt),
+        NvKind::UPred => (RegClass::Up, 7, SpecialReg::Upt),
+        _ => return None,
+    };
+    Some(if v == zero {
+        OperandKind::Special { reg: special, part: Part::Whole }
+    } else {
+        OperandKind::Reg(RegRange { class, first: v as u16, count: 1 })
+    })
+}
+
+/// The number a numeric field prints (scaled, sign-extended for signed fields).
+pub fn number(f: &NvField, v: u64) -> i64 {
+    let n = f.width();
+    let s = if f.kind == NvKind::SImm && n > 0 && n < 64 && v >> (n - 1) & 1 == 1 { v as i64 - (1i64 << n) } else { v as i64 };
+    s.wrapping_mul(f.scale() as i64)
+}
+
+/// The field value that prints `x` (inverse of [`number`]).
+pub fn unnumber(f: &NvField, x: i64) -> u64 {
+    let n = f.width();
+    let v = x / f.scale() as i64;
+    if n >= 64 {
+        v as u64
+    } else {
+        (v as u64) & ((1u64 << n) - 1)
+    }
+}
+
+/// Float immediate of an instruction: (bits, type, the instruction bits it occupies).
+pub fn float_imm(isa: Isa, name: &str, f64_src: bool, f: &NvField, w: u128) -> (u64, ConstType, u128) {
+    let lo = f.ranges().first().map(|r| r.0).unwrap_or(0) as u32;
+    let bits = |o: u32, n: u32| ((w >> o) as u64) & ((1u64 << n) - 1);
+    let double = name.starts_with('D') || f64_src;
+    let half = name.starts_with('H');
+    let m = |o: u32, n: u32| ((1u128 << n) - 1) << o;
+    match isa {
+        Isa::Sm86 => {
+            if half {
+                let o = if lo >= 48 { 48 } else { 32 };
+                (bits(o, 16), ConstType::F16, m(o, 16))
+            } else if double {
+                (bits(32, 32) << 32, ConstType::F64, m(32, 32))
+            } else {
+                (bits(32, 32), ConstType::F32, m(32, 32))
+            }
+        }
+        _ => {
+            if f.width() >= 30 || name.ends_with("32I") {
+                if half {
+                    let o = if lo >= 36 { 36 } else { 20 };
+                    (bits(o, 16), ConstType::F16, m(o, 16))
+                } else {
+                    (bits(20, 32), ConstType::F32, m(20, 32))
+                }
+            } else {
+                let (mm, s) = (bits(20, 19), bits(56, 1));
+                if double {
+                    ((s << 63) | (mm << 44), ConstType::F64, m(20, 19) | m(56, 1))
+                } else {
+                    ((s << 31) | (mm << 12), ConstType::F32, m(20, 19) | m(56, 1))
+                }
+            }
+        }
+    }
+}
+
+/// Writes float immediate `bits` back into the instruction (inverse of [`float_imm`]).
+pub fn set_float_imm(isa: Isa, name: &str, f64_src: bool, f: &NvField, w: &mut u128, bits: u64) {
+    let (_, _, mask) = float_imm(isa, name, f64_src, f, 0);
+    *w &= !mask;
+    let lo = mask.trailing_zeros();
+    let put = |w: &mut u128, o: u32, n: u32, v: u64| *w |= ((v as u128) & ((1u128 << n) - 1)) << o;
+    let double = name.starts_with('D') || f64_src;
+    if isa == Isa::Sm50 && !(f.width() >= 30 || name.ends_with("32I")) {
+        if double {
+            put(w, 20, 19, bits >> 44);
+            put(w, 56, 1, bits >> 63);
+        } else {
+            put(w, 20, 19, bits >> 12);
+            put(w, 56, 1, bits >> 31);
+        }
+        return;
+    }
+    let n = 128 - (mask >> lo).leading_zeros();
+    let v = if isa == Isa::Sm86 && double && !name.starts_with('H') { bits >> 32 } else { bits };
+    put(w, lo, n, v);
+}
+
+/// F2F / F2I / FRND with an f64 source (the float immediate is then a double): the last float
+/// type among the mnemonic fields' spellings.
+pub fn f64_source(t: &NvTables, form: &NvForm, l: &Layout, w: u128) -> bool {
+    let name = t.insts.get(form.inst as usize).map_or("", |i| i.name);
+    if !matches!(name, "F2F" | "F2I" | "FRND") {
+        return false;
+    }
+    let mut s = String::new();
+    for p in form.pieces() {
+        match p {
+            NvPiece::Lit(x) => match x.find(' ') {
+                Some(i) => {
+                    s.push_str(&x[..i]);
+                    break;
+                }
+                None => s.push_str(x),
+            },
+            NvPiece::Field(i) => {
+                if l.mnem.contains(&i) {
+                    if let Some(f) = form.fields.get(i as usize) {
+                        if let Some(ty) = t.operand_types.get(f.ty as usize) {
+                            s.push_str(ty.lookup(f.get(w) as i64).unwrap_or(""));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    s.split('.').rev().find(|x| matches!(*x, "F16" | "F32" | "F64")) == Some("F64")
+}
+
+/// Branch-target encodings: (instruction size added to the address, offset bit, offset bits,
+/// scale) of the PC-relative target of instruction `name`, or None.
+pub fn relative_target(isa: Isa, name: &str, mnem_rel: bool) -> Option<(u64, u32, u32, i64)> {
+    match isa {
+        Isa::Sm86 => match name {
+            "BRA" => Some((16, 34, 48, 4)),
+            "BSSY" => Some((16, 34, 30, 4)),
+            "CALL" | "RET" if mnem_rel => Some((16, 34, 48, 4)),
+            _ => None,
+        },
+        _ => match name {
+            "BRA" | "SSY" | "PBK" | "PCNT" | "CAL" | "PRET" | "PEXIT" | "PLONGJMP" => Some((8, 20, 24, 1)),
+            _ => None,
+        },
+    }
+}
+
+/// Raw signed offsets printed by `BRX` / `JMX`: (offset bit, bits, scale).
+pub fn raw_offset(isa: Isa, name: &str) -> Option<(u32, u32, i64)> {
+    match (isa, name) {
+        (Isa::Sm86, "BRX" | "JMX") => Some((34, 47, 4)),
+        (Isa::Sm50, "BRX") => Some((20, 24, 1)),
+        (Isa::Sm50, "JMX") => Some((20, 32, 1)),
+        _ => None,
+    }
+}
+
+fn sext(raw: u64, n: u32) -> i64 {
+    ((raw << (64 - n)) as i64) >> (64 - n)
+}
+
+/// The mnemonic's spelled fields hold `.REL` (sm86 `CALL.REL`, `RET.REL`).
+fn mnem_has(t: &NvTables, form: &NvForm, l: &Layout, w: u128, suffix: &str) -> bool {
+    let text_has = form.pieces().take_while(|p| !matches!(p, NvPiece::Lit(s) if s.contains(' '))).any(|p| match p {
+        NvPiece::Lit(s) => s.split('.').any(|x| x == suffix),
+        NvPiece::Field(_) => false,
+    });
+    let first_lit = form.pieces().find_map(|p| match p {
+        NvPiece::Lit(s) if s.contains(' ') => Some(s[..s.find(' ').unwrap_or(0)].split('.').any(|x| x == suffix)),
+        _ => None,
+    });
+    text_has
+        || first_lit == Some(true)
+        || l.mnem.iter().any(|&i| {
+            form.fields.get(i as usize).is_some_and(|f| {
+                t.operand_types.get(f.ty as usize).and_then(|ty| ty.lookup(f.get(w) as i64)).is_some_and(|s| s.split('.').any(|x| x == suffix))
+            })
+        })
+}
+
+/// Typed modifiers of one mnemonic spelling (`.FTZ.RM.SAT`).
+fn typed(spelling: &str, out: &mut Vec<Modifier>) {
+    for x in spelling.split('.') {
+        let m = match x {
+            "RN" => Modifier::Round(0),
+            "RM" => Modifier::Round(1),
+            "RP" => Modifier::Round(2),
+            "RZ" => Modifier::Round(3),
+            "FTZ" => Modifier::Ftz,
+            "SAT" => Modifier::Clamp,
+            "FMZ" => Modifier::Fmz,
+            _ => continue,
+        };
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+}
+
+/// Registers an operand of `name` spans, from the instruction's suffixes (`.64` -> 2, `.128`
+/// -> 4; double-precision ALU forms use pairs).
+fn width_of(name: &str, suffixes: &str, seg: usize, data: bool) -> u16 {
+    let has = |s: &str| suffixes.split('.').any(|x| x == s);
+    if data {
+        if has("128") {
+            return 4;
+        }
+        if has("64") {
+            return 2;
+        }
+    }
+    if matches!(name, "DADD" | "DMUL" | "DFMA" | "DMNMX") || (name == "DSETP" && seg >= 2) {
+        return 2;
+    }
+    1
+}
 
 /// The instruction in the operand model.
 pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
-    Inst {
+    let (inst_addr, control, bundle) = if p.isa == Isa::Sm50 {
+        let c = (d.words[4] & crate::sm50::CTRL_KNOWN != 0).then(|| Control::from_bits(d.words[4] & 0x1f_ffff));
+        if d.len == 16 {
+            (addr + 8, c, Some(d.words[2] as u64 | (d.words[3] as u64) << 32))
+        } else {
+            (addr, c, None)
+        }
+    } else {
+        (addr, Some(Control::sm86(p.word(d))), None)
+    };
+    let mut inst = Inst {
         isa: p.isa(),
         addr,
         len: d.len,
@@ -18,16 +460,355 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
         modifiers: Vec::new(),
         flow: flow(p, d),
         guard: None,
-        control: None,
+        control,
+    };
+    let Some(form) = p.t.forms.get(d.enc as usize) else { return inst };
+    let w = word(p, d);
+    let t = p.t;
+    let name = inst.name;
+    let l = layout(t, form);
+    // Guard.
+    if form.pred >= 0 {
+        let pv = form.fields[form.pred as usize].get(w);
+        let neg = form.pred_neg >= 0 && form.fields[form.pred_neg as usize].get(w) != 0;
+        if pv != 7 || neg {
+            let u = p.isa == Isa::Sm86 && (name.starts_with('U') || name == "S2UR");
+            inst.guard = Some(Guard { reg: RegRange { class: if u { RegClass::Up } else { RegClass::P }, first: pv as u16, count: 1 }, negate: neg });
+        }
+    }
+    // Mnemonic fields.
+    let mut suffixes = String::new();
+    for &i in &l.mnem {
+        let f = &form.fields[i as usize];
+        let v = f.get(w);
+        if let Some(s) = t.operand_types.get(f.ty as usize).and_then(|ty| ty.lookup(v as i64)).filter(|_| f.kind == NvKind::Lookup) {
+            suffixes.push_str(s);
+            typed(s, &mut inst.modifiers);
+        }
+        inst.modifiers.push(Modifier::Named(f.name(), v));
+    }
+    // Fixed suffixes of the template.
+    if let Some(NvPiece::Lit(s)) = form.pieces().next() {
+        suffixes.push_str(s.split(' ').next().unwrap_or(""));
+        typed(s.split(' ').next().unwrap_or(""), &mut inst.modifiers);
+    }
+    let f64_src = f64_source(t, form, &l, w);
+    let rel = relative_target(p.isa, name, mnem_has(t, form, &l, w, "REL"));
+    let rawoff = raw_offset(p.isa, name);
+    let mut covered: u128 = form.mask;
+    for f in form.fields {
+        covered |= f.mask();
+    }
+    if p.isa == Isa::Sm86 {
+        covered |= ((1u128 << 21) - 1) << 105;
+    }
+    let nsegs = l.segs.len();
+    let mut target_done = false;
+    for (k, seg) in l.segs.iter().enumerate() {
+        let is_def = k == 0 && seg.shape == Shape::Plain && seg.fields.iter().any(|&(i, r)| r == Role::Value && matches!(form.fields[i as usize].name(), "RD" | "PD" | "URD" | "UPD" | "BD"))
+            || k == 1 && (name.ends_with("SETP") || name.ends_with("SETP2")) && seg.fields.iter().any(|&(i, _)| form.fields[i as usize].kind == NvKind::Pred);
+        let access = if is_def { Access::Write } else { Access::Read };
+        let data = !matches!(seg.shape, Shape::Plain) || l.segs.iter().any(|s| s.shape == Shape::Mem);
+        let count = width_of(name, &suffixes, k, data && seg.shape == Shape::Plain);
+        let mut mods = SrcMods::default();
+        for &(i, r) in &seg.fields {
+            let v = form.fields[i as usize].get(w) != 0;
+            match r {
+                Role::Neg => mods.neg |= v,
+                Role::Abs => mods.abs |= v,
+                Role::Not | Role::Inv => mods.not |= v,
+                Role::Attr => inst.modifiers.push(Modifier::Named(form.fields[i as usize].name(), form.fields[i as usize].get(w))),
+                _ => {}
+            }
+        }
+        match seg.shape {
+            Shape::Plain => {
+                for &(i, r) in &seg.fields {
+                    if r != Role::Value {
+                        continue;
+                    }
+                    let f = &form.fields[i as usize];
+                    let v = f.get(w);
+                    if f.omit_zero() && v == 0 {
+                        continue;
+                    }
+                    let mut size = 32 * count;
+                    let kind = match f.kind {
+                        NvKind::Reg | NvKind::UReg | NvKind::Pred | NvKind::UPred => {
+                            let mut kd = reg_of(f.kind, v).unwrap_or(OperandKind::Imm(v as i64));
+                            if let OperandKind::Reg(r) = &mut kd {
+                                if matches!(r.class, RegClass::R | RegClass::Ur) {
+                                    r.count = count;
+                                } else {
+                                    size = 1;
+                                }
+                            } else if matches!(f.kind, NvKind::Pred | NvKind::UPred) {
+                                size = 1;
+                            }
+                            kd
+                        }
+                        NvKind::BReg => OperandKind::Field { ty: "OPR_BREG", value: v },
+                        NvKind::UImm | NvKind::SImm | NvKind::Other => {
+                            let last_num = !seg.fields.iter().skip_while(|x| x.0 != i).skip(1).any(|x| x.1 == Role::Value)
+                                && !l.segs[k + 1..].iter().any(|s| s.fields.iter().any(|x| x.1 == Role::Value && matches!(form.fields[x.0 as usize].kind, NvKind::UImm | NvKind::SImm)));
+                            if let (Some((sz, lo, n, scale)), true, false) = (rel, last_num, target_done) {
+                                target_done = true;
+                                let off = sext(((w >> lo) as u64) & ((1u64 << n) - 1), n).wrapping_mul(scale);
+                                covered |= ((1u128 << n) - 1) << lo;
+                                size = 64;
+                                OperandKind::Label((inst_addr as i64).wrapping_add(sz as i64).wrapping_add(off) as u64)
+                            } else if let (Some((lo, n, scale)), true, false) = (rawoff, last_num, target_done) {
+                                target_done = true;
+                                covered |= ((1u128 << n) - 1) << lo;
+                                OperandKind::Imm(sext(((w >> lo) as u64) & ((1u64 << n) - 1), n).wrapping_mul(scale))
+                            } else {
+                                OperandKind::Imm(number(f, v))
+                            }
+                        }
+                        NvKind::FImm => {
+                            let (bits, ty, m) = float_imm(p.isa, name, f64_src, f, w);
+                            covered |= m;
+                            OperandKind::FImm { bits, ty }
+                        }
+                        NvKind::Lookup => {
+                            let ty = type_name(t, f);
+                            if ty.starts_with("OPR_SREG") {
+                                let sname = t.operand_types.get(f.ty as usize).and_then(|x| x.lookup(v as i64)).unwrap_or("");
+                                OperandKind::Special { reg: SpecialReg::Sr(sname, v as u16), part: Part::Whole }
+                            } else {
+                                OperandKind::Field { ty, value: v }
+                            }
+                        }
+                    };
+                    inst.operands.push(Operand { access, kind, size, implicit: false, field: f.name(), mods });
+                }
+            }
+            Shape::Const | Shape::Mem => {
+                let (mut bank, mut bank_reg, mut reg, mut ureg, mut offset) = (0u16, None, None, None, 0i64);
+                let mut field = "";
+                for &(i, r) in &seg.fields {
+                    let f = &form.fields[i as usize];
+                    let v = f.get(w);
+                    let rr = |v: u64| reg_of(f.kind, v).map(|k| match k {
+                        OperandKind::Reg(r) => r,
+                        _ => RegRange { class: if f.kind == NvKind::UReg { RegClass::Ur } else { RegClass::R }, first: v as u16, count: 1 },
+                    });
+                    match r {
+                        Role::Bank => {
+                            if f.kind == NvKind::UReg {
+                                bank_reg = rr(v);
+                            } else {
+                                bank = v as u16;
+                            }
+                            if field.is_empty() {
+                                field = f.name();
+                            }
+                        }
+                        Role::Base => {
+                            reg = rr(v);
+                            field = f.name();
+                        }
+                        Role::UBase => ureg = rr(v),
+                        Role::Offset => {
+                            offset = offset.wrapping_add(number(f, v));
+                            if field.is_empty() {
+                                field = f.name();
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let kind = if seg.shape == Shape::Const {
+                    OperandKind::ConstBank { bank, offset: offset as i32, reg, bank_reg }
+                } else {
+                    OperandKind::Mem { base: reg, ubase: ureg, offset }
+                };
+                inst.operands.push(Operand { access: Access::Read, kind, size: 32 * count, implicit: false, field, mods });
+            }
+        }
+        let _ = nsegs;
+    }
+    for &i in &l.hidden {
+        let f = &form.fields[i as usize];
+        inst.modifiers.push(Modifier::Named(f.name(), f.get(w)));
+    }
+    // Bits the family rules read that no field holds.
+    let keep = if p.isa == Isa::Sm50 { !crate::sm50::SM50_INSN.dont_care(d) } else { !p.dont_care(d) };
+    let extra = w & keep & !covered;
+    if extra as u64 != 0 {
+        inst.modifiers.push(Modifier::Named("BITS_LO", extra as u64));
+    }
+    if (extra >> 64) as u64 != 0 {
+        inst.modifiers.push(Modifier::Named("BITS_HI", (extra >> 64) as u64));
+    }
+    if let Some(c) = bundle {
+        inst.modifiers.push(Modifier::Named("CTRL_WORD", c));
+    }
+    set_reuse(p, form, &l, &mut inst, w);
+    implicit(p, &mut inst, &suffixes, w);
+    inst
+}
+
+/// sm50 instructions that print `.reuse` (nvdisasm 12.8; every other one ignores the flags).
+const SM50_PRINTS_REUSE: [&str; 49] = [
+    "BFE", "BFI", "DADD", "DFMA", "DMUL", "FADD", "FADD32I", "FCHK", "FCMP", "FFMA", "FFMA32I", "FMNMX", "FMUL",
+    "FMUL32I", "FSET", "FSETP", "FSWZADD", "IADD", "IADD3", "IADD32I", "ICMP", "IMNMX", "ISCADD", "ISCADD32I", "ISET",
+    "ISETP", "LEA", "LOP", "LOP3", "LOP32I", "MOV", "P2R", "PRMT", "R2P", "RRO", "SEL", "SHF", "SHL", "SHR", "VABSDIFF",
+    "VABSDIFF4", "VADD", "VMAD", "VMNMX", "VSET", "VSETP", "VSHL", "VSHR", "XMAD",
+];
+
+/// sm50 texture instructions whose reuse flags 0-1 are a phase (`.T`, `.P`).
+pub const SM50_PHASE: [&str; 11] = ["TEX", "TEXS", "TLD", "TLD4", "TLD4S", "TLDS", "TMML", "TXA", "TXD", "TXQ", "STP"];
+
+/// The operand-cache reuse flag of each register operand, from the control bits: sm86 by the
+/// form's `REUSE_<field>` bits, sm50 by the operand slot of the register field (a at bit 8,
+/// b at 20, c at 39; measured on nvdisasm 12.8).
+fn set_reuse(p: &NvPlugin, form: &NvForm, l: &Layout, inst: &mut Inst, w: u128) {
+    let Some(c) = inst.control else { return };
+    if c.reuse == 0 {
+        return;
+    }
+    if p.isa == Isa::Sm86 {
+        for o in inst.operands.iter_mut() {
+            let Some(k) = form.fields.iter().find_map(|x| {
+                let n = x.name().strip_prefix("REUSE_")?;
+                (n == o.field).then(|| x.ranges().first().map_or(0, |r| r.0 as u32).saturating_sub(122))
+            }) else {
+                continue;
+            };
+            o.mods.reuse = c.reuse >> k & 1 == 1;
+        }
+        return;
+    }
+    let name = inst.name;
+    if SM50_PRINTS_REUSE.binary_search(&name).is_err() {
+        return;
+    }
+    let prefix = (w >> 56) as u64 & 0xff;
+    // Operand index of each segment: segments left out at zero have no operand.
+    let mut at = 0usize;
+    for (k, seg) in l.segs.iter().enumerate() {
+        let n = inst.operands[at..].iter().take_while(|o| seg.fields.iter().any(|x| form.fields[x.0 as usize].name() == o.field)).count();
+        let mut marked = false;
+        for &(i, _) in &seg.fields {
+            let f = &form.fields[i as usize];
+            if f.kind != NvKind::Reg || marked {
+                continue;
+            }
+            let off = f.ranges().first().map_or(0, |r| r.0);
+            let slot = match off {
+                0 if k > 0 => 2,
+                8 => 0,
+                20 if matches!(name, "FADD" | "DADD" | "FSWZADD") => 2,
+                20 => 1,
+                39 if matches!(prefix, 0x51 | 0x53) => 1,
+                39 => 2,
+                _ => continue,
+            };
+            if c.reuse >> slot & 1 == 1 {
+                if let Some(o) = inst.operands.get_mut(at) {
+                    o.mods.reuse = true;
+                    marked = true;
+                }
+            }
+        }
+        at += n;
     }
 }
 
-/// An sm_50 instruction (a bundle's first slot carries the control word) in the operand model.
+/// Implicit operands: Maxwell's condition code, written by `.CC` destinations and read by
+/// `.X` forms and `CC.*` conditions.
+fn implicit(p: &NvPlugin, inst: &mut Inst, suffixes: &str, _w: u128) {
+    if p.isa != Isa::Sm50 {
+        return;
+    }
+    let Some(form) = p.t.forms.iter().find(|f| f.name == inst.encoding) else { return };
+    let t = p.t;
+    let mut text = String::new();
+    // The operand part of the template with its lookup fields spelled.
+    let mut started = false;
+    for piece in form.pieces() {
+        match piece {
+            NvPiece::Lit(s) => {
+                if started {
+                    text.push_str(s);
+                } else if let Some(i) = s.find(' ') {
+                    started = true;
+                    text.push_str(&s[i..]);
+                }
+            }
+            NvPiece::Field(i) => {
+                let f = &form.fields[i as usize];
+                if started && f.kind == NvKind::Lookup {
+                    let v = inst.named(f.name()).or_else(|| inst.operands.iter().find(|o| o.field == f.name()).and_then(|o| match o.kind {
+                        OperandKind::Field { value, .. } => Some(value),
+                        _ => None,
+                    }));
+                    if let Some(s) = v.and_then(|v| t.operand_types.get(f.ty as usize)?.lookup(v as i64)) {
+                        text.push_str(s);
+                    }
+                }
+            }
+        }
+    }
+    let writes = text.contains(".CC");
+    let reads = suffixes.split('.').any(|x| x == "X") || text.split([' ', ',']).any(|x| x.starts_with("CC.") || x == "CC");
+    let cc = |access| Operand {
+        access,
+        kind: OperandKind::Special { reg: SpecialReg::Cc, part: Part::Whole },
+        size: 4,
+        implicit: true,
+        field: "",
+        mods: SrcMods::default(),
+    };
+    if reads {
+        inst.operands.push(cc(Access::Read));
+    }
+    if writes {
+        inst.operands.push(cc(Access::Write));
+    }
+}
+
+/// An sm50 instruction (a bundle's first slot carries the control word) in the operand model.
 pub fn operands_sm50(d: &Decoded, addr: u64) -> Inst {
     operands(&crate::sm50::SM50_INSN, d, addr)
 }
 
-/// The instruction's control-flow kind.
-pub fn flow(_p: &NvPlugin, _d: &Decoded) -> Flow {
-    Flow::Next
+/// The instruction's control-flow kind, from the spec's instruction flags: a program
+/// terminator ends, a return returns, a call calls (an indirect one when the spec marks it
+/// indirect or it names no target), an instruction that only names a target (`SSY`, `BSSY`,
+/// `PBK`) falls through, a jump through the reconvergence stack (`SYNC`, `BRK`, `CONT`) or a
+/// register is indirect, and any other branch is a branch, conditional when guarded.
+pub fn flow(p: &NvPlugin, d: &Decoded) -> Flow {
+    use crate::spec::{FLAG_BRANCH, FLAG_CALL, FLAG_INDIRECT_BRANCH, FLAG_NO_JUMP, FLAG_RETURN, FLAG_STACK_JUMP, FLAG_TERMINATOR};
+    let Some(form) = p.t.forms.get(d.enc as usize) else { return Flow::Next };
+    let Some(i) = p.t.insts.get(form.inst as usize) else { return Flow::Next };
+    let w = p.word(d);
+    let guarded = form.pred >= 0
+        && (form.fields[form.pred as usize].get(w) != 7 || form.pred_neg >= 0 && form.fields[form.pred_neg as usize].get(w) != 0);
+    let f = i.flags;
+    if f & FLAG_TERMINATOR != 0 {
+        Flow::End
+    } else if f & FLAG_RETURN != 0 {
+        Flow::Return
+    } else if f & FLAG_CALL != 0 {
+        let by_reg = form.fields.iter().any(|x| matches!(x.kind, NvKind::Reg | NvKind::UReg) && !is_sched_field(x.name()));
+        if f & FLAG_INDIRECT_BRANCH != 0 || by_reg {
+            Flow::IndirectCall
+        } else {
+            Flow::Call
+        }
+    } else if f & FLAG_NO_JUMP != 0 {
+        Flow::Next
+    } else if f & (FLAG_INDIRECT_BRANCH | FLAG_STACK_JUMP) != 0 {
+        Flow::Indirect
+    } else if f & FLAG_BRANCH != 0 {
+        if guarded {
+            Flow::CondBranch
+        } else {
+            Flow::Branch
+        }
+    } else {
+        Flow::Next
+    }
 }

@@ -1,0 +1,459 @@
+//! A small printer over the NVIDIA operand model alone (test support): it reads an
+//! [`Inst`] — guard, operand kinds and values, source modifiers, named and typed modifiers,
+//! control bits — and writes nvdisasm 12.8's text. The spec supplies only the spelling (the
+//! form's template punctuation, the names of modifier values, suffix ranks); no value is read
+//! from instruction bits, and the fast printer (`IsaPlugin::print`) is not called.
+#![allow(dead_code)]
+
+use isabridge_decoder::nvidia::float;
+use isabridge_decoder::operand::{ConstType, Inst, Modifier, Operand, OperandKind, RegClass, SpecialReg};
+use isabridge_decoder::spec::{NvField, NvForm, NvKind, NvPiece, NvTables};
+use isabridge_decoder::Isa;
+
+/// The tables of the instruction's ISA.
+pub fn tables(isa: Isa) -> &'static NvTables {
+    match isa {
+        Isa::Sm86 => &isabridge_decoder::sm86::TABLES,
+        _ => &isabridge_decoder::sm50::TABLES,
+    }
+}
+
+/// Marker for a register that prints `.reuse` (placed after its suffixes at the end).
+const REUSE: char = '\u{1}';
+
+fn hex(v: i64, signed: bool) -> String {
+    if signed && v < 0 {
+        format!("-{:#x}", v.unsigned_abs())
+    } else {
+        format!("{:#x}", v as u64)
+    }
+}
+
+fn reg_text(class: RegClass, n: u16) -> String {
+    let p = match class {
+        RegClass::R => "R",
+        RegClass::Ur => "UR",
+        RegClass::P => "P",
+        RegClass::Up => "UP",
+        _ => "?",
+    };
+    format!("{p}{n}")
+}
+
+fn special_text(r: SpecialReg) -> String {
+    match r {
+        SpecialReg::Rz => "RZ".into(),
+        SpecialReg::Urz => "URZ".into(),
+        SpecialReg::Pt => "PT".into(),
+        SpecialReg::Upt => "UPT".into(),
+        SpecialReg::Cc => "CC".into(),
+        SpecialReg::Sr(name, n) => {
+            if name.is_empty() {
+                format!("SR{n}")
+            } else {
+                name.into()
+            }
+        }
+        _ => "?".into(),
+    }
+}
+
+fn float_text(bits: u64, ty: ConstType) -> String {
+    let mut s = String::new();
+    match ty {
+        ConstType::F16 => float::push_f16_bits(&mut s, bits as u16),
+        ConstType::F64 => float::push_f64_bits(&mut s, bits),
+        _ => float::push_f32_bits(&mut s, bits as u32),
+    }
+    s
+}
+
+/// The text of a register-like or plain operand.
+fn operand_text(o: &Operand, f: &NvField, t: &NvTables) -> String {
+    match o.kind {
+        OperandKind::Reg(r) => reg_text(r.class, r.first),
+        OperandKind::Special { reg, .. } => special_text(reg),
+        OperandKind::Imm(v) => hex(v, true),
+        OperandKind::Label(a) => hex(a as i64, true),
+        OperandKind::FImm { bits, ty } => float_text(bits, ty),
+        OperandKind::Field { ty, value } => {
+            if ty == "OPR_BREG" {
+                return format!("B{value}");
+            }
+            spell(t, f, value)
+        }
+        _ => String::new(),
+    }
+}
+
+/// The spelling of lookup field `f` at `v` (nvdisasm's placeholders for values it has no name
+/// for).
+fn spell(t: &NvTables, f: &NvField, v: u64) -> String {
+    match f.kind {
+        NvKind::Lookup => {
+            let Some(ty) = t.operand_types.get(f.ty as usize) else { return String::new() };
+            match ty.lookup(v as i64) {
+                Some(s) => s.to_string(),
+                None if ty.name.starts_with("OPR_SREG") => format!("SR{v}"),
+                None if matches!(ty.name, "OPR_NEG" | "OPR_ABS" | "OPR_NOT" | "OPR_INV") => String::new(),
+                None => format!(".INVALID{v}"),
+            }
+        }
+        NvKind::UImm | NvKind::Other => format!("{:#x}", v.wrapping_mul(f.scale() as u64)),
+        NvKind::SImm => {
+            let n = f.width();
+            let s = if n > 0 && n < 64 && v >> (n - 1) & 1 == 1 { v as i64 - (1i64 << n) } else { v as i64 };
+            hex(s.wrapping_mul(f.scale() as i64), true)
+        }
+        NvKind::Reg => if v == 255 { "RZ".into() } else { format!("R{v}") },
+        NvKind::UReg => if v == 63 { "URZ".into() } else { format!("UR{v}") },
+        NvKind::Pred => if v == 7 { "PT".into() } else { format!("P{v}") },
+        NvKind::UPred => if v == 7 { "UPT".into() } else { format!("UP{v}") },
+        NvKind::BReg => format!("B{v}"),
+        NvKind::FImm => String::new(),
+    }
+}
+
+/// The instruction's text as nvdisasm prints it, from the model alone.
+pub fn print(inst: &Inst) -> String {
+    let t = tables(inst.isa);
+    let Some(form) = t.forms.iter().find(|f| f.name == inst.encoding) else { return format!("<no form {}>", inst.encoding) };
+    let mut out = String::new();
+    if let Some(g) = inst.guard {
+        out.push('@');
+        if g.negate {
+            out.push('!');
+        }
+        out.push_str(if g.reg.class == RegClass::Up { "UP" } else { "P" });
+        if g.reg.first == 7 {
+            out.push('T');
+        } else {
+            out.push_str(&g.reg.first.to_string());
+        }
+        out.push(' ');
+    }
+    let body = render(inst, t, form);
+    let (mnem, ops) = split(&body);
+    let mnem = sort_suffixes(inst, t, form, mnem);
+    let mut ops: Vec<String> = ops.into_iter().map(|o| fix_brackets(&o)).collect();
+    for o in ops.iter_mut() {
+        place_reuse(o, inst.isa == Isa::Sm50);
+    }
+    let mut text = Text { mnem, ops };
+    rules(inst, t, form, &mut text);
+    out.push_str(&text.mnem);
+    for (i, o) in text.ops.iter().enumerate() {
+        out.push_str(if i == 0 { " " } else { ", " });
+        out.push_str(o);
+    }
+    while out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
+/// Mnemonic and operands.
+pub struct Text {
+    /// Mnemonic with suffixes.
+    pub mnem: String,
+    /// Operand texts.
+    pub ops: Vec<String>,
+}
+
+/// Value of a field that the model keeps as a named modifier.
+fn named(inst: &Inst, name: &str) -> Option<u64> {
+    inst.named(name)
+}
+
+/// Renders the template with every value taken from the model.
+fn render(inst: &Inst, t: &NvTables, form: &NvForm) -> String {
+    let mut s = String::new();
+    let mut in_mnem = true;
+    // Fields of each operand of the template, to find the model operand a field belongs to.
+    let segs = segments(form);
+    let mut seg = 0usize;
+    let mut depth = 0i32;
+    for p in form.pieces() {
+        match p {
+            NvPiece::Lit(x) => {
+                if in_mnem && x.contains(' ') {
+                    in_mnem = false;
+                }
+                for (k, c) in x.char_indices() {
+                    match c {
+                        '[' => depth += 1,
+                        ']' => depth -= 1,
+                        ',' if depth == 0 && x[k + 1..].starts_with(' ') => seg += 1,
+                        _ => {}
+                    }
+                }
+                s.push_str(x);
+            }
+            NvPiece::Field(i) => {
+                let f = &form.fields[i as usize];
+                let name = f.name();
+                if in_mnem {
+                    if let Some(v) = named(inst, name) {
+                        s.push_str(&spell(t, f, v));
+                    }
+                    continue;
+                }
+                let fields = segs.get(seg).cloned().unwrap_or_default();
+                let seg_ops: Vec<&Operand> = inst.explicit().filter(|o| fields.iter().any(|&j| form.fields[j as usize].name() == o.field)).collect();
+                let is_mod = |p: &str| name.strip_prefix(p).is_some();
+                if let Some(o) = inst.explicit().find(|o| o.field == name && fields.contains(&i)) {
+                    if matches!(o.kind, OperandKind::ConstBank { .. } | OperandKind::Mem { .. }) {
+                        s.push_str(&bracket_part(o, f, &s));
+                    } else {
+                        s.push_str(&operand_text(o, f, t));
+                        if o.mods.reuse && shows_reuse(inst) {
+                            s.push(REUSE);
+                        }
+                    }
+                } else if is_mod("NEG_") || is_mod("ABS_") || is_mod("NOT_") || is_mod("INV_") {
+                    let target = &name[4..];
+                    let o = seg_ops.iter().find(|o| o.field == target).or(seg_ops.first());
+                    if let Some(o) = o {
+                        let on = match &name[..4] {
+                            "NEG_" => o.mods.neg,
+                            "ABS_" => o.mods.abs,
+                            _ => o.mods.not,
+                        };
+                        s.push_str(&spell(t, f, on as u64));
+                    }
+                } else if let Some(v) = named(inst, name) {
+                    s.push_str(&spell(t, f, v));
+                } else if let Some(o) = seg_ops.iter().find(|o| matches!(o.kind, OperandKind::ConstBank { .. } | OperandKind::Mem { .. })) {
+                    s.push_str(&bracket_part(o, f, &s));
+                } else if f.omit_zero() {
+                    if s.ends_with(", ") {
+                        s.truncate(s.len() - 2);
+                    }
+                } else {
+                    s.push_str(&spell(t, f, 0));
+                }
+            }
+        }
+    }
+    s
+}
+
+/// The fields of each operand of the template.
+fn segments(form: &NvForm) -> Vec<Vec<u8>> {
+    let mut segs: Vec<Vec<u8>> = Vec::new();
+    let mut started = false;
+    let mut depth = 0i32;
+    for p in form.pieces() {
+        match p {
+            NvPiece::Lit(x) => {
+                let mut x = x;
+                if !started {
+                    match x.find(' ') {
+                        Some(i) => {
+                            started = true;
+                            segs.push(Vec::new());
+                            x = &x[i..];
+                        }
+                        None => continue,
+                    }
+                }
+                for (k, c) in x.char_indices() {
+                    match c {
+                        '[' => depth += 1,
+                        ']' => depth -= 1,
+                        ',' if depth == 0 && x[k + 1..].starts_with(' ') => segs.push(Vec::new()),
+                        _ => {}
+                    }
+                }
+            }
+            NvPiece::Field(i) => {
+                if let Some(s) = segs.last_mut() {
+                    s.push(i);
+                }
+            }
+        }
+    }
+    segs
+}
+
+/// The part of a constant-bank or memory operand that field `f` prints, `before` being the
+/// text so far.
+fn bracket_part(o: &Operand, f: &NvField, before: &str) -> String {
+    let seg = before.rsplit(", ").next().unwrap_or(before);
+    let reg = |r: Option<isabridge_decoder::operand::RegRange>, z: &str| match r {
+        Some(r) => reg_text(r.class, r.first),
+        None => z.to_string(),
+    };
+    match o.kind {
+        OperandKind::ConstBank { bank, offset, reg: r, bank_reg } => {
+            let in_bank = seg.matches('[').count() <= 1 && !seg.contains("][");
+            if in_bank {
+                match bank_reg {
+                    Some(b) if f.kind == NvKind::UReg => reg_text(b.class, b.first),
+                    _ if f.kind == NvKind::UReg => "URZ".into(),
+                    _ => hex(bank as i64, false),
+                }
+            } else if matches!(f.kind, NvKind::Reg | NvKind::UReg) {
+                reg(r, if f.kind == NvKind::UReg { "URZ" } else { "RZ" })
+            } else {
+                hex(offset as i64, f.kind == NvKind::SImm)
+            }
+        }
+        OperandKind::Mem { base, ubase, offset } => match f.kind {
+            NvKind::Reg => reg(base, "RZ"),
+            NvKind::UReg => reg(ubase, "URZ"),
+            _ => hex(offset, f.kind == NvKind::SImm),
+        },
+        _ => String::new(),
+    }
+}
+
+/// nvdisasm shows reuse flags: sm86 only with the yield bit set; sm50 for the instructions the
+/// model marks.
+fn shows_reuse(inst: &Inst) -> bool {
+    match inst.isa {
+        Isa::Sm86 => inst.control.is_some_and(|c| c.yield_),
+        _ => true,
+    }
+}
+
+/// Mnemonic and operands (commas inside brackets do not split).
+fn split(s: &str) -> (String, Vec<String>) {
+    let (m, rest) = match s.find(' ') {
+        Some(i) => (&s[..i], &s[i + 1..]),
+        None => (s, ""),
+    };
+    let mut ops = Vec::new();
+    let b = rest.as_bytes();
+    let (mut depth, mut start, mut i) = (0i32, 0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'[' | b'(' | b'{' => depth += 1,
+            b']' | b')' | b'}' => depth -= 1,
+            b',' if depth == 0 && b.get(i + 1) == Some(&b' ') => {
+                ops.push(rest[start..i].to_string());
+                i += 2;
+                start = i;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < b.len() || !rest.is_empty() {
+        ops.push(rest[start..].to_string());
+    }
+    (m.to_string(), ops)
+}
+
+/// `[RZ+0x10]` -> `[0x10]`, `[R2+0x0]` -> `[R2]`, an absent base with a zero offset `[RZ]`
+/// (not inside a constant operand).
+fn fix_brackets(o: &str) -> String {
+    if !o.contains('[') {
+        return o.to_string();
+    }
+    let keep_rz = o.find("[RZ+0x0]").filter(|&i| !o[..i].contains(['c', ']']));
+    let mut r = String::new();
+    let mut rest = o;
+    let mut at = 0usize;
+    while !rest.is_empty() {
+        if keep_rz == Some(at) {
+            r.push_str("[RZ]");
+            rest = &rest[8..];
+            at += 8;
+        } else if let Some(x) = rest.strip_prefix("[RZ+") {
+            r.push('[');
+            rest = x;
+            at += 4;
+        } else if let Some(x) = rest.strip_prefix("+0x0]") {
+            r.push(']');
+            rest = x;
+            at += 5;
+        } else {
+            let c = rest.chars().next().unwrap_or(' ');
+            r.push(c);
+            rest = &rest[c.len_utf8()..];
+            at += c.len_utf8();
+        }
+    }
+    r
+}
+
+/// `.reuse` after the register, its closing `|` and (sm50) its `.H1`-style suffixes.
+fn place_reuse(o: &mut String, after_suffix: bool) {
+    while let Some(i) = o.find(REUSE) {
+        o.remove(i);
+        let b = o.as_bytes();
+        let mut j = i;
+        loop {
+            while j < b.len() && b[j] == b'|' {
+                j += 1;
+            }
+            if after_suffix && j + 1 < b.len() && b[j] == b'.' && b[j + 1].is_ascii_uppercase() {
+                j += 1;
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                    j += 1;
+                }
+                continue;
+            }
+            break;
+        }
+        o.insert_str(j, ".reuse");
+    }
+}
+
+/// Suffixes in nvdisasm's order: a stable sort by the spec's `SuffixOrder` ranks (a suffix
+/// without a rank keeps the rank of the one before it).
+fn sort_suffixes(inst: &Inst, t: &NvTables, _form: &NvForm, mnem: String) -> String {
+    let Some(ni) = t.insts.get(inst.opcode as usize) else { return mnem };
+    if ni.order.is_empty() {
+        return mnem;
+    }
+    let mut parts = mnem.split('.');
+    let head = parts.next().unwrap_or("").to_string();
+    let rest: Vec<&str> = parts.collect();
+    if rest.len() < 2 {
+        return mnem;
+    }
+    let mut prev = 0u32;
+    let mut ranked: Vec<(u32, &str)> = Vec::new();
+    for s in rest {
+        let r = ni.rank(s).map(|r| 2 * r as u32 + 1).unwrap_or(prev);
+        prev = r;
+        ranked.push((r, s));
+    }
+    ranked.sort_by_key(|x| x.0);
+    let mut m = head;
+    for (_, s) in ranked {
+        m.push('.');
+        m.push_str(s);
+    }
+    m
+}
+
+/// Family rules: spellings that depend on several model values at once.
+fn rules(inst: &Inst, _t: &NvTables, _form: &NvForm, text: &mut Text) {
+    let name = inst.name;
+    if inst.isa == Isa::Sm50 {
+        if let (true, Some(c)) = (PHASE.contains(&name), inst.control) {
+            text.mnem.push_str(["", ".T", ".P", ".INVALIDPHASE3"][c.reuse as usize & 3]);
+        }
+    }
+    // A float immediate carries its own sign (`--2.25` is `-2.25`).
+    for o in text.ops.iter_mut() {
+        if o.starts_with("--") {
+            o.remove(0);
+        }
+    }
+    if inst.isa == Isa::Sm86 {
+        for o in text.ops.iter_mut() {
+            if o.contains("SNAN") {
+                *o = o.replace("SNAN", "QNAN");
+            }
+        }
+    }
+    let _ = Modifier::Ftz;
+}
+
+/// sm50 texture instructions whose reuse flags print as a phase suffix.
+const PHASE: [&str; 11] = ["TEX", "TEXS", "TLD", "TLD4", "TLD4S", "TLDS", "TMML", "TXA", "TXD", "TXQ", "STP"];
