@@ -1,10 +1,10 @@
 //! The `isabridge` command.
 //!
 //! The C `main` is defined here (`no_main`) rather than through Rust's start-up: that start-up
-//! reads `/proc/self/maps` to find the main thread's stack guard, which costs about 25 us of the
-//! 0.5 ms an `isabridge disasm` of a small file takes on the development VM. What it would
-//! also have done is done here: SIGPIPE is ignored, and stdout is flushed before exit. A closed
-//! output pipe (`isabridge ... | head`) ends every command quietly with status 0.
+//! reads `/proc/self/maps` to find the main thread's stack guard, a noticeable part of a small
+//! file's `isabridge disasm`. What it would also have done is done here: SIGPIPE is ignored,
+//! and stdout is flushed before exit. A closed output pipe (`isabridge ... | head`) ends every
+//! command quietly with status 0.
 //! A stack overflow ends the process with SIGSEGV, without Rust's message.
 
 #![cfg_attr(not(test), no_main)]
@@ -163,9 +163,9 @@ unsafe fn args(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> V
 }
 
 /// The arguments of the common `isabridge disasm FILE [--isa NAME] [--json] [--control]`,
-/// read without building clap's command (about 40,000 machine instructions, a tenth of a small
-/// file's whole run); None for anything else (help, other commands, unknown or repeated
-/// options, an invalid ISA, a file name starting with `-`), which clap then reads and reports.
+/// read without building clap's command (building it is a tenth of a small file's whole run);
+/// None for anything else (help, other commands, unknown or repeated options, an invalid ISA,
+/// a file name starting with `-`), which clap then reads and reports.
 fn quick_disasm(args: &[std::ffi::OsString]) -> Option<disasm::Args> {
     let mut args = args.iter().skip(1).cloned();
     if args.next()? != "disasm" {
