@@ -44,6 +44,25 @@ fn sm86_brx_jump_table_and_bssy() {
     assert_eq!(g.reconvergence, vec![0x140]);
 }
 
+/// The block queries on the same function: successors, predecessors, the block that holds an
+/// instruction, a block's instructions, and the petgraph view.
+#[test]
+fn sm86_block_queries() {
+    let g = cfg_of("nvidia/bin/jumptable.sm86.cubin", "jumptable");
+    assert_eq!(g.successors(0), vec![1, 2, 3, 4]);
+    assert_eq!(g.successors(4), vec![5]);
+    assert_eq!(g.successors(6), Vec::<usize>::new());
+    assert_eq!(g.predecessors(5), vec![1, 2, 3, 4]);
+    assert_eq!(g.predecessors(0), Vec::<usize>::new());
+    // 0xb0 (the BRX) is the last instruction of block 0; 0xb8 is inside it, no instruction.
+    assert_eq!(g.block_containing(0xb0), Some(0));
+    assert_eq!(g.block_containing(0xb8), None);
+    assert_eq!(g.block_containing(0x150), Some(6));
+    assert_eq!(g.block_insts(6).iter().map(|x| x.0).collect::<Vec<_>>(), vec![0x140, 0x150, 0x160]);
+    let pg = g.graph();
+    assert_eq!((pg.node_count(), pg.edge_count()), (7, 9));
+}
+
 /// fixtures/nvidia/listings/jumptable.sm50.txt: `SSY .L_x_0` at 0x28, `LDC R0, c[0x2][R0]` at
 /// 0x70, `BRX R0 -0x80` at 0x78 with targets .L_x_3.. = c[0x2] entries 0x80, 0x98, 0xc0, 0xd8
 /// (0x80 and 0xc0 are bundle starts: their first instructions are at 0x88 and 0xc8). Each case

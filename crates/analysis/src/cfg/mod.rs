@@ -402,11 +402,24 @@ pub fn classify(isa: Isa, d: &Decoded) -> Kind {
     machine(isa).classify(d)
 }
 
-/// The direct target of `d` at `addr`: the plugin's [`IsaPlugin::branch_target`], else the
-/// family's own formula.
+/// The direct target the plugin gives for `d` at `addr`: [`IsaPlugin::branch_target`], else
+/// the label operand of [`IsaPlugin::operands`] (the NVIDIA plugins answer through the operand
+/// model). Maxwell targets are as the plugin computes them (one may name a bundle's control
+/// word: the walk then goes to the bundle's first instruction).
+pub fn plugin_target(isa: Isa, d: &Decoded, addr: u64) -> Option<u64> {
+    let p = isa.plugin();
+    p.branch_target(d, addr).or_else(|| {
+        p.operands(d, addr).operands.iter().find_map(|o| match o.kind {
+            isabridge_decoder::operand::OperandKind::Label(t) => Some(t),
+            _ => None,
+        })
+    })
+}
+
+/// The direct target of `d` at `addr`: [`plugin_target`], else the family's own formula.
 #[inline]
 fn target_of<F: Family>(isa: Isa, d: &Decoded, addr: u64) -> Option<u64> {
-    isa.plugin().branch_target(d, addr).or_else(|| F::own_target(isa, d, addr))
+    plugin_target(isa, d, addr).or_else(|| F::own_target(isa, d, addr))
 }
 
 /// The flow of an instruction of kind `kind` that its family has nothing more to say about:
@@ -467,6 +480,40 @@ pub trait Machine: Sync {
     fn classify(&self, d: &Decoded) -> Kind;
     /// Recovers the CFG of `f` in `section`.
     fn recover(&self, section: &Section, f: &Function) -> Result<Cfg, CfgError>;
+}
+
+/// A function's instructions front to back (a linear sweep, data included), as
+/// (address, instruction or why the bytes there do not decode); from [`sweep`].
+#[derive(Clone)]
+pub struct Sweep<'a> {
+    machine: &'static dyn Machine,
+    code: Code<'a>,
+    addr: u64,
+}
+
+impl Iterator for Sweep<'_> {
+    type Item = (u64, Result<Decoded, CfgError>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let a = self.addr;
+        if a >= self.code.end {
+            return None;
+        }
+        let r = self.machine.decode_at(&self.code, a);
+        self.addr = match &r {
+            Ok(d) => self.machine.next(a, d),
+            Err(_) => self.machine.skip(a),
+        };
+        Some((a, r))
+    }
+}
+
+/// Every instruction of `f` in `section`, front to back, without following control flow (what
+/// a listing shows; [`recover`] decodes only what control reaches). Maxwell control words are
+/// skipped; bytes that do not decode are an error item and the sweep goes on.
+pub fn sweep<'a>(isa: Isa, section: &'a Section, f: &Function) -> Sweep<'a> {
+    let machine = machine(isa);
+    Sweep { machine, code: Code::new(isa, section, f), addr: machine.first(f.start) }
 }
 
 /// The vendor family of an ISA.

@@ -24,7 +24,7 @@
 use super::{CallTarget, Cfg, CfgError, Code, Family, Flow, Kind, Machine, Vendor, Walk};
 use crate::load::{Function, Section};
 use crate::nv::NvInfo;
-use isabridge_decoder::spec::{NvPiece, FLAG_BRANCH, FLAG_INDIRECT_BRANCH, FLAG_TERMINATOR};
+use isabridge_decoder::spec::{NvKind, NvPiece, FLAG_BRANCH, FLAG_INDIRECT_BRANCH, FLAG_TERMINATOR};
 use isabridge_decoder::{Decoded, Isa, IsaPlugin};
 
 /// The Ampere family.
@@ -69,6 +69,9 @@ enum Role {
     Continue,
     /// `CALL.ABS`: an absolute address.
     CallAbsolute,
+    /// `CALL.REL`: PC-relative, plus a register when it names one other than `RZ`
+    /// (`CALL.REL.NOINC R8 (calls)` at 0x1c0 of `control.sm86`: an indirect call).
+    CallRelative,
     /// `BRX`: a jump table.
     Brx,
     /// `JMP`, `JMX`, `BRA.ABS`: an absolute address, not known before the code is loaded.
@@ -94,7 +97,7 @@ fn forms() -> &'static [(Kind, Role)] {
                     "BSYNC" | "WARPSYNC" | "BREAK" | "BMOV" | "YIELD" | "NANOSLEEP" | "BPT" => (Kind::Next, Role::Continue),
                     "KILL" => (Kind::End, Role::Continue),
                     "CALL" if abs => (Kind::IndirectCall, Role::CallAbsolute),
-                    "CALL" => (Kind::Call, Role::Plain),
+                    "CALL" => (Kind::Call, Role::CallRelative),
                     "RET" => (Kind::Return, Role::Plain),
                     "BRX" => (Kind::Indirect, Role::Brx),
                     "JMX" => (Kind::Indirect, Role::Absolute),
@@ -112,6 +115,11 @@ fn forms() -> &'static [(Kind, Role)] {
 #[inline(always)]
 fn form_of(d: &Decoded) -> (Kind, Role) {
     forms().get(d.enc as usize).copied().unwrap_or((Kind::Next, Role::Plain))
+}
+
+/// True when a register other than `RZ` adds to the instruction's target.
+fn by_register(inf: &NvInfo) -> bool {
+    inf.form.fields.iter().any(|f| f.kind == NvKind::Reg && f.get(inf.w) != 255)
 }
 
 /// The Ampere [`Machine`].
@@ -176,6 +184,8 @@ impl Family for Sm86 {
             Kind::Next
         } else if kind == Kind::Branch && (inf.predicated() || role == Role::Bra && warp_state_test(&inf)) {
             Kind::CondBranch
+        } else if role == Role::CallRelative && by_register(&inf) {
+            Kind::IndirectCall
         } else {
             kind
         }
@@ -206,6 +216,8 @@ impl Family for Sm86 {
             Role::Reconverge => Flow::Reconverge(rel_target(&inf, addr)),
             Role::Continue => Flow::Next,
             Role::CallAbsolute => Flow::Call(CallTarget::Indirect("CALL.ABS: absolute address".into())),
+            Role::CallRelative if by_register(&inf) => Flow::Call(CallTarget::Indirect("CALL.REL: register plus offset".into())),
+            Role::CallRelative => super::plain_flow(Isa::Sm86, name, addr, kind, cond, target()),
             Role::Brx if cond => unresolved("predicated BRX"),
             Role::Brx => {
                 let base = (addr as i64).wrapping_add(16).wrapping_add(offset(&inf));
