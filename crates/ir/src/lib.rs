@@ -1,12 +1,12 @@
-//! isabridge's shared IR: the machine-level CFG, an SSA IR whose operations carry their exact
-//! semantics (rounding, denormals, saturation, NaN rules, AMD float modes and modifiers), the
-//! pass pipeline, a text form, a validator and a reference interpreter.
+//! isabridge's shared IR: an SSA IR whose operations carry their exact semantics (rounding,
+//! denormals, saturation, NaN rules, AMD float modes and modifiers), the pass pipeline, a text
+//! form, a validator and a reference interpreter. The machine level (decoded instructions and
+//! their CFGs) is `isabridge-analysis`.
 
 pub mod builder;
 pub mod eval;
 pub mod interp;
 pub mod ir;
-pub mod machine;
 pub mod ops;
 pub mod passes;
 pub mod soft;
