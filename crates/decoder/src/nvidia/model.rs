@@ -77,6 +77,32 @@ pub struct Layout {
     pub hidden: Vec<u8>,
 }
 
+/// The explicit operands of each template operand (`segs`), as index ranges into
+/// `inst.explicit()`: the model lists them segment by segment, each operand named by one of its
+/// segment's fields (a segment whose number is left out at zero has none).
+pub fn seg_operands(l: &Layout, form: &NvForm, inst: &Inst) -> Vec<std::ops::Range<usize>> {
+    let ops: Vec<&Operand> = inst.explicit().collect();
+    let mut at = 0usize;
+    let mut out = Vec::with_capacity(l.segs.len());
+    for seg in &l.segs {
+        // Each field names at most one operand of its segment (`BAR {RD}, {RD}`).
+        let mut left: Vec<&str> = seg.fields.iter().filter_map(|x| form.fields.get(x.0 as usize)).map(|f| f.name()).collect();
+        let n = ops[at..]
+            .iter()
+            .take_while(|o| match left.iter().position(|&n| n == o.field) {
+                Some(k) => {
+                    left.remove(k);
+                    true
+                }
+                None => false,
+            })
+            .count();
+        out.push(at..at + n);
+        at += n;
+    }
+    out
+}
+
 /// True for the sm86 scheduling fields (stall, yield, barriers, wait mask, reuse bits), which
 /// [`Inst::control`] carries.
 pub fn is_sched_field(name: &str) -> bool {
@@ -151,21 +177,29 @@ pub fn layout(t: &NvTables, form: &NvForm) -> Layout {
             }
             NvPiece::Field(i) => {
                 let Some(f) = form.fields.get(i as usize) else { continue };
-                if seen[i as usize] {
+                if in_mnem {
+                    if !seen[i as usize] {
+                        l.mnem.push(i);
+                    }
+                    seen[i as usize] = true;
                     continue;
                 }
                 seen[i as usize] = true;
-                if in_mnem {
-                    l.mnem.push(i);
+                let Some(c) = cur.as_mut() else { continue };
+                // A field printed twice in one operand (`|{RA}|`'s ABS) is listed once; one
+                // printed in two operands (a destination read again as the last source) is an
+                // operand of each.
+                if c.fields.iter().any(|x| x.0 == i) {
                     continue;
                 }
-                let Some(c) = cur.as_mut() else { continue };
                 let ty = type_name(t, f);
                 let role = match ty {
                     "OPR_NEG" => Role::Neg,
                     "OPR_ABS" => Role::Abs,
                     "OPR_NOT" => Role::Not,
                     "OPR_INV" => Role::Inv,
+                    // A field glued to a dot is a suffix of the operand (`R2.B1`, `.{BA}`).
+                    _ if text.ends_with('.') => Role::Attr,
                     _ => match (c.shape, f.kind) {
                         (Shape::Plain, NvKind::Lookup) => {
                             if ty.starts_with("OPR_SREG") || !c.fields.iter().any(|x| x.1 == Role::Value) && !text_has_value(&text) && !starts_with_dot(t, f) {
@@ -175,7 +209,7 @@ pub fn layout(t: &NvTables, form: &NvForm) -> Layout {
                             }
                         }
                         (Shape::Plain, _) => Role::Value,
-                        (_, NvKind::Lookup) => Role::Attr,
+                        (_, NvKind::Lookup | NvKind::BReg | NvKind::Pred | NvKind::UPred | NvKind::Other) => Role::Attr,
                         (Shape::Const, _) => {
                             // `c[bank][reg+offset]`: inside the first brackets the bank.
                             if text.matches('[').count() <= 1 && !text.contains("][") {
@@ -495,10 +529,10 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
     let f64_src = f64_source(t, form, &l, w);
     let rel = relative_target(p.isa, name, mnem_has(t, form, &l, w, "REL"));
     let rawoff = raw_offset(p.isa, name);
+    // Bits the model holds: structural bits, fields (those whose value the model reads from
+    // fixed positions instead, `replaced`, only through those positions) and scheduling bits.
     let mut covered: u128 = form.mask;
-    for f in form.fields {
-        covered |= f.mask();
-    }
+    let mut replaced: Vec<u8> = Vec::new();
     if p.isa == Isa::Sm86 {
         covered |= ((1u128 << 21) - 1) << 105;
     }
@@ -553,12 +587,14 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                                 && !l.segs[k + 1..].iter().any(|s| s.fields.iter().any(|x| x.1 == Role::Value && matches!(form.fields[x.0 as usize].kind, NvKind::UImm | NvKind::SImm)));
                             if let (Some((sz, lo, n, scale)), true, false) = (rel, last_num, target_done) {
                                 target_done = true;
+                                replaced.push(i);
                                 let off = sext(((w >> lo) as u64) & ((1u64 << n) - 1), n).wrapping_mul(scale);
                                 covered |= ((1u128 << n) - 1) << lo;
                                 size = 64;
                                 OperandKind::Label((inst_addr as i64).wrapping_add(sz as i64).wrapping_add(off) as u64)
                             } else if let (Some((lo, n, scale)), true, false) = (rawoff, last_num, target_done) {
                                 target_done = true;
+                                replaced.push(i);
                                 covered |= ((1u128 << n) - 1) << lo;
                                 OperandKind::Imm(sext(((w >> lo) as u64) & ((1u64 << n) - 1), n).wrapping_mul(scale))
                             } else {
@@ -567,6 +603,7 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                         }
                         NvKind::FImm => {
                             let (bits, ty, m) = float_imm(p.isa, name, f64_src, f, w);
+                            replaced.push(i);
                             covered |= m;
                             OperandKind::FImm { bits, ty }
                         }
@@ -632,9 +669,23 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
         let f = &form.fields[i as usize];
         inst.modifiers.push(Modifier::Named(f.name(), f.get(w)));
     }
+    for (k, f) in form.fields.iter().enumerate() {
+        if !replaced.contains(&(k as u8)) {
+            covered |= f.mask();
+        }
+    }
     // Bits the family rules read that no field holds.
     let keep = if p.isa == Isa::Sm50 { !crate::sm50::SM50_INSN.dont_care(d) } else { !p.dont_care(d) };
     let extra = w & keep & !covered;
+    // Structural bits that differ from the form's identifier (sm86 `?PM` tags, sm50 words the
+    // decoder gave their family's first form).
+    let flip = (w ^ form.ident) & form.mask;
+    if flip as u64 != 0 {
+        inst.modifiers.push(Modifier::Named("IDENT_XOR_LO", flip as u64));
+    }
+    if (flip >> 64) as u64 != 0 {
+        inst.modifiers.push(Modifier::Named("IDENT_XOR_HI", (flip >> 64) as u64));
+    }
     if extra as u64 != 0 {
         inst.modifiers.push(Modifier::Named("BITS_LO", extra as u64));
     }
@@ -685,10 +736,13 @@ fn set_reuse(p: &NvPlugin, form: &NvForm, l: &Layout, inst: &mut Inst, w: u128) 
         return;
     }
     let prefix = (w >> 56) as u64 & 0xff;
-    // Operand index of each segment: segments left out at zero have no operand.
-    let mut at = 0usize;
-    for (k, seg) in l.segs.iter().enumerate() {
-        let n = inst.operands[at..].iter().take_while(|o| seg.fields.iter().any(|x| form.fields[x.0 as usize].name() == o.field)).count();
+    // The operands of each segment (segments left out at zero have none).
+    let ranges = seg_operands(l, form, inst);
+    for (k, (seg, r)) in l.segs.iter().zip(ranges).enumerate() {
+        let at = r.start;
+        if r.is_empty() {
+            continue;
+        }
         let mut marked = false;
         for &(i, _) in &seg.fields {
             let f = &form.fields[i as usize];
@@ -712,7 +766,6 @@ fn set_reuse(p: &NvPlugin, form: &NvForm, l: &Layout, inst: &mut Inst, w: u128) 
                 }
             }
         }
-        at += n;
     }
 }
 

@@ -171,6 +171,25 @@ fn render(inst: &Inst, t: &NvTables, form: &NvForm) -> String {
     let mut in_mnem = true;
     // Fields of each operand of the template, to find the model operand a field belongs to.
     let segs = segments(form);
+    // The model's operands of each template operand, in order.
+    let ops: Vec<&Operand> = inst.explicit().collect();
+    let mut by_seg: Vec<Vec<&Operand>> = Vec::new();
+    let mut at = 0usize;
+    for fields in &segs {
+        let mut left: Vec<&str> = fields.iter().map(|&j| form.fields[j as usize].name()).collect();
+        let n = ops[at..]
+            .iter()
+            .take_while(|o| match left.iter().position(|&n| n == o.field) {
+                Some(k) => {
+                    left.remove(k);
+                    true
+                }
+                None => false,
+            })
+            .count();
+        by_seg.push(ops[at..at + n].to_vec());
+        at += n;
+    }
     let mut seg = 0usize;
     let mut depth = 0i32;
     for p in form.pieces() {
@@ -198,10 +217,9 @@ fn render(inst: &Inst, t: &NvTables, form: &NvForm) -> String {
                     }
                     continue;
                 }
-                let fields = segs.get(seg).cloned().unwrap_or_default();
-                let seg_ops: Vec<&Operand> = inst.explicit().filter(|o| fields.iter().any(|&j| form.fields[j as usize].name() == o.field)).collect();
+                let seg_ops: Vec<&Operand> = by_seg.get(seg).cloned().unwrap_or_default();
                 let is_mod = |p: &str| name.strip_prefix(p).is_some();
-                if let Some(o) = inst.explicit().find(|o| o.field == name && fields.contains(&i)) {
+                if let Some(o) = seg_ops.iter().find(|o| o.field == name) {
                     if matches!(o.kind, OperandKind::ConstBank { .. } | OperandKind::Mem { .. }) {
                         s.push_str(&bracket_part(o, f, &s));
                     } else {
