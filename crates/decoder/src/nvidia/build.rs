@@ -138,8 +138,8 @@ pub fn build_word(p: &NvPlugin, inst: &Inst) -> Result<u128, BuildError> {
                         },
                         (OperandKind::ConstBank { reg, .. }, Role::Base | Role::UBase) => reg.map_or(if f.kind == NvKind::UReg { 63 } else { 255 }, |r| r.first as u64),
                         (OperandKind::ConstBank { offset, .. }, Role::Offset) => model::unnumber(f, offset as i64),
-                        (OperandKind::Mem { base, .. }, Role::Base) => base.map_or(255, |r| r.first as u64),
-                        (OperandKind::Mem { ubase, .. }, Role::UBase) => ubase.map_or(63, |r| r.first as u64),
+                        (OperandKind::Mem { base, .. }, Role::Base) => base.map_or(if f.kind == NvKind::UReg { 63 } else { 255 }, |r| r.first as u64),
+                        (OperandKind::Mem { ubase, .. }, Role::UBase) => ubase.map_or(if f.kind == NvKind::Reg { 255 } else { 63 }, |r| r.first as u64),
                         (OperandKind::Mem { offset, .. }, Role::Offset) => model::unnumber(f, offset),
                         _ => return Err(err(k, name, "operand kind does not fit the address field")),
                     };

@@ -641,11 +641,12 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                                 field = f.name();
                             }
                         }
+                        // RZ / URZ as a base is no base.
                         Role::Base => {
-                            reg = rr(v);
+                            reg = rr(v).filter(|_| !(f.kind == NvKind::Reg && v == 255 || f.kind == NvKind::UReg && v == 63));
                             field = f.name();
                         }
-                        Role::UBase => ureg = rr(v),
+                        Role::UBase => ureg = rr(v).filter(|_| !(f.kind == NvKind::UReg && v == 63 || f.kind == NvKind::Reg && v == 255)),
                         Role::Offset => {
                             offset = offset.wrapping_add(number(f, v));
                             if field.is_empty() {

@@ -457,6 +457,14 @@ fn rules(inst: &Inst, _t: &NvTables, _form: &NvForm, text: &mut Text) {
             text.mnem.push_str(["", ".T", ".P", ".INVALIDPHASE3"][c.reuse as usize & 3]);
         }
     }
+    // A branch target replaces the probe's text of the operand (`0x358!`).
+    if inst.explicit().any(|o| matches!(o.kind, OperandKind::Label(_))) || matches!(name, "BRX" | "JMX") {
+        if let Some(o) = text.ops.last_mut() {
+            while o.ends_with('!') {
+                o.pop();
+            }
+        }
+    }
     // A float immediate carries its own sign (`--2.25` is `-2.25`).
     for o in text.ops.iter_mut() {
         if o.starts_with("--") {
@@ -469,8 +477,120 @@ fn rules(inst: &Inst, _t: &NvTables, _form: &NvForm, text: &mut Text) {
                 *o = o.replace("SNAN", "QNAN");
             }
         }
+        sm86_rules(inst, text);
     }
-    let _ = Modifier::Ftz;
+}
+
+/// Removes a suffix equal to the one before it (two fields print the same default).
+fn dedup(m: &mut String) {
+    let mut out: Vec<&str> = Vec::new();
+    for p in m.split('.') {
+        if out.len() > 1 && out.last() == Some(&p) {
+            continue;
+        }
+        out.push(p);
+    }
+    *m = out.join(".");
+}
+
+fn has(m: &str, s: &str) -> bool {
+    m.split('.').skip(1).any(|x| x == s)
+}
+
+fn is_pred_text(s: &str) -> bool {
+    let s = s.trim_start_matches('!');
+    let d = s.strip_prefix("UP").or_else(|| s.strip_prefix('P'));
+    d.is_some_and(|d| d == "T" || (!d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())))
+}
+
+fn is_reg_text(s: &str) -> bool {
+    let d = s.strip_prefix("UR").or_else(|| s.strip_prefix('R'));
+    d.is_some_and(|d| d.starts_with('Z') || d.bytes().next().is_some_and(|b| b.is_ascii_digit()))
+}
+
+/// sm86 spellings.
+fn sm86_rules(inst: &Inst, text: &mut Text) {
+    let name = inst.name;
+    if matches!(name, "F2F" | "ATOMG" | "ATOM" | "RED" | "F2FP" | "I2F") {
+        dedup(&mut text.mnem);
+    }
+    if name == "IMAD" {
+        imad_alias(inst, text);
+    }
+    if name == "VOTE" && text.ops.len() == 3 && text.ops[0] == "RZ" {
+        text.ops.remove(0);
+    }
+    // `PT` predicates after a register destination are not printed (not `VOTE`'s).
+    if text.ops.len() >= 2 && is_reg_text(&text.ops[0]) && !matches!(name, "VOTE" | "VOTEU") {
+        let mut i = 1;
+        while i < text.ops.len() && is_pred_text(&text.ops[i]) {
+            if text.ops[i] == "PT" || text.ops[i] == "UPT" {
+                text.ops.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+    if matches!(name, "LDG" | "LD" | "SUATOM" | "SULD" | "FOOTPRINT" | "SUQUERY" | "LOP3")
+        && text.ops.len() >= 2
+        && text.ops[0] == "PT"
+        && is_reg_text(&text.ops[1])
+    {
+        text.ops.remove(0);
+    }
+    if name == "HFMA2" && text.ops.len() > 4 && text.ops.last().map(String::as_str) == Some("PT") {
+        text.ops.pop();
+    }
+    // The trailing predicate of loads and matrix instructions: `PT` is not printed (the
+    // sparse matrix forms print it).
+    let sparse = matches!(name, "IMMA" | "HMMA") && has(&text.mnem, "SP");
+    if matches!(name, "LD" | "LDG" | "IMMA" | "HMMA" | "DMMA" | "BMMA") && !sparse && text.ops.len() >= 3 {
+        if text.ops.last().is_some_and(|o| o == "PT" || o == "UPT") {
+            text.ops.pop();
+        }
+    }
+}
+
+/// nvdisasm's names of plain `IMAD d, a, b, c` cases: `.MOV` (a zero product, or `b` = 1 with
+/// `c` = RZ; not with a uniform `c`), `.IADD` (`b` = 1), `.SHL` (`b` a power of two but 0x10000,
+/// `c` = RZ).
+fn imad_alias(inst: &Inst, text: &mut Text) {
+    for a in ["MOV", "IADD", "SHL"] {
+        let parts: Vec<&str> = text.mnem.split('.').collect();
+        if let Some(k) = parts.iter().skip(1).position(|x| *x == a) {
+            let mut p = parts.clone();
+            p.remove(k + 1);
+            text.mnem = p.join(".");
+        }
+    }
+    if ["WIDE", "HI", "X"].iter().any(|s| has(&text.mnem, s)) {
+        return;
+    }
+    let ops: Vec<&Operand> = inst.explicit().collect();
+    if ops.len() < 4 {
+        return;
+    }
+    let rz = |o: &Operand| matches!(o.kind, OperandKind::Special { reg: SpecialReg::Rz, .. });
+    let imm = match ops[2].kind {
+        OperandKind::Imm(v) if (0..=u32::MAX as i64).contains(&v) => Some(v as u64),
+        _ => None,
+    };
+    let (a, b, c) = (ops[1], ops[2], ops[3]);
+    let c_ur = matches!(c.kind, OperandKind::Reg(r) if r.class == RegClass::Ur) || matches!(c.kind, OperandKind::Special { reg: SpecialReg::Urz, .. });
+    let alias = if c_ur {
+        None
+    } else if rz(a) || rz(b) || imm == Some(0) || (imm == Some(1) && rz(c)) {
+        Some(".MOV")
+    } else if imm == Some(1) {
+        Some(".IADD")
+    } else if rz(c) && imm.is_some_and(|v| v.is_power_of_two() && v != 0x1_0000) {
+        Some(".SHL")
+    } else {
+        None
+    };
+    if let Some(s) = alias {
+        text.mnem.insert_str(4, s);
+    }
 }
 
 /// sm50 texture instructions whose reuse flags print as a phase suffix.
