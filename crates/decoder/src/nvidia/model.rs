@@ -696,6 +696,7 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
     if let Some(c) = bundle {
         inst.modifiers.push(Modifier::Named("CTRL_WORD", c));
     }
+    derived(p, form, &mut inst, w);
     set_reuse(p, form, &l, &mut inst, w);
     implicit(p, &mut inst, &suffixes, w);
     inst
@@ -864,5 +865,83 @@ pub fn flow(p: &NvPlugin, d: &Decoded) -> Flow {
         }
     } else {
         Flow::Next
+    }
+}
+
+/// Fields that nvdisasm reads from bits the spec's probed fields do not describe (measured on
+/// nvdisasm 12.8; see the family rules of `crate::sm50` / `crate::sm86`), as named modifiers
+/// of their own: build takes the bits from `BITS_LO` / `BITS_HI`, and these names say what
+/// they mean.
+fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
+    let b = |o: u32, n: u32| ((w >> o) as u64) & ((1u64 << n) - 1);
+    let mut add = |n: &'static str, v: u64| inst.modifiers.push(Modifier::Named(n, v));
+    let name = inst.name;
+    match p.isa {
+        Isa::Sm50 => {
+            // Conversions: types, rounding, selector, source kind and value.
+            if matches!(name, "F2F" | "F2I" | "I2F" | "I2I") {
+                let kind = match (b(51, 5), w as u64 >> 57, b(56, 1)) {
+                    (0x15..=0x17 | 0x1c, 0x2e, 0) => 0,
+                    (0x15..=0x17 | 0x1c, 0x26, 0) => 1,
+                    (0x15..=0x17 | 0x1c, 0x1c, _) => 2,
+                    _ => 3,
+                };
+                add("CVT_DST", b(8, 2) | b(12, 1) << 2);
+                add("CVT_SRC", b(10, 2) | b(13, 1) << 2);
+                add("CVT_RND", b(39, 2));
+                add("CVT_RINT", b(42, 1));
+                add("CVT_SEL", b(41, 2));
+                add("CVT_FTZ", b(44, 1));
+                add("CVT_NEG", b(45, 1));
+                add("CVT_CC", b(47, 1));
+                add("CVT_ABS", b(49, 1));
+                add("CVT_SAT", b(50, 1));
+                add("CVT_KIND", kind);
+                add("CVT_RD", b(0, 8));
+                add("CVT_RB", b(20, 8));
+                add("CVT_BANK", b(34, 5));
+                add("CVT_OFF", b(20, 14));
+                add("CVT_IMM", b(20, 19) | b(56, 1) << 19);
+            }
+        }
+        _ => {
+            match name {
+                "I2FP" => {
+                    add("I2FP_DST", b(75, 3));
+                    add("I2FP_SRC", b(74, 1) | b(84, 2) << 1);
+                    add("I2FP_RND", b(78, 2));
+                }
+                "IDP" | "IMAD" if b(0, 9) == 0x026 => {
+                    add("IDP_A_SIGNED", b(73, 1));
+                    add("IDP_B_SIGNED", b(74, 1));
+                    add("IDP_2A", b(76, 1));
+                    add("IDP_HI", b(77, 1));
+                }
+                "MUFU" => {
+                    add("MUFU_OP", b(74, 4));
+                    add("SRC_HALF", b(60, 2));
+                }
+                "ATOMS" => add("CAS_SPIN", (b(87, 2) == 3) as u64),
+                _ => {}
+            }
+            // Address scale of shared-memory accesses (`[R13.X16]`), where no field holds it.
+            let bits = 3u128 << 78;
+            if matches!(name, "LDS" | "STS" | "ATOMS") && form.mask & bits == 0 && !form.fields.iter().any(|f| f.mask() & bits != 0) {
+                add("ADDR_SCALE", b(78, 2));
+            }
+            // IMAD.WIDE's carry-out predicate (bits 81-83): an operand nvdisasm prints after the
+            // destination unless it is PT.
+            let wide = name == "IMAD" && mnem_has(p.t, form, &layout(p.t, form), w, "WIDE");
+            if wide && b(81, 3) != 7 && !form.fields.iter().any(|f| f.mask() & (7u128 << 81) != 0) {
+                inst.operands.push(Operand {
+                    access: Access::Write,
+                    kind: OperandKind::Reg(RegRange { class: RegClass::P, first: b(81, 3) as u16, count: 1 }),
+                    size: 1,
+                    implicit: false,
+                    field: "CARRY_OUT",
+                    mods: SrcMods::default(),
+                });
+            }
+        }
     }
 }

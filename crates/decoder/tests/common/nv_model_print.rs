@@ -471,6 +471,9 @@ fn rules(inst: &Inst, _t: &NvTables, _form: &NvForm, text: &mut Text) {
             o.remove(0);
         }
     }
+    if inst.isa == Isa::Sm50 && matches!(name, "F2F" | "F2I" | "I2F" | "I2I") && inst.named("CVT_KIND").is_some_and(|k| k < 3) {
+        conversion(inst, text);
+    }
     if inst.isa == Isa::Sm86 {
         for o in text.ops.iter_mut() {
             if o.contains("SNAN") {
@@ -516,6 +519,52 @@ fn sm86_rules(inst: &Inst, text: &mut Text) {
     }
     if name == "IMAD" {
         imad_alias(inst, text);
+        // The carry-out predicate of `.WIDE` follows the destination.
+        if let Some(o) = inst.explicit().find(|o| o.field == "CARRY_OUT") {
+            if let OperandKind::Reg(r) = o.kind {
+                text.ops.insert(1, format!("P{}", r.first));
+            }
+        }
+    }
+    if inst.named("IDP_2A").is_some() {
+        let ua = inst.named("IDP_A_SIGNED") == Some(0);
+        let b = if inst.named("IDP_B_SIGNED") == Some(0) { "U8" } else { "S8" };
+        text.mnem = if inst.named("IDP_2A") == Some(1) {
+            let hi = if inst.named("IDP_HI") == Some(1) { "HI" } else { "LO" };
+            format!("IDP.2A.{hi}.{}.{b}", if ua { "U16" } else { "S16" })
+        } else {
+            format!("IDP.4A.{}.{b}", if ua { "U8" } else { "S8" })
+        };
+    }
+    if name == "I2FP" {
+        const DST: [&str; 8] = ["???0", "???1", "F32", "???3", "???4", "???5", "???6", "???7"];
+        const SRC: [&str; 8] = ["???0", "???1", "???2", "???3", "U32", "S32", "???6", "???7"];
+        const RND: [&str; 4] = ["", ".INVALID1", ".INVALID2", ".RZ"];
+        let src = inst.named("I2FP_SRC").unwrap_or(0) as usize;
+        text.mnem = format!(
+            "I2FP.{}.{}{}",
+            DST[inst.named("I2FP_DST").unwrap_or(0) as usize & 7],
+            SRC[src & 7],
+            RND[inst.named("I2FP_RND").unwrap_or(0) as usize & 3]
+        );
+        if src & 1 == 1 {
+            if let Some(OperandKind::Imm(v)) = inst.explicit().last().map(|o| o.kind) {
+                if let Some(o) = text.ops.last_mut() {
+                    *o = hex(v as u32 as i32 as i64, true);
+                }
+            }
+        }
+    }
+    if name == "ATOMS" && inst.named("CAS_SPIN") == Some(1) && has(&text.mnem, "CAST") && !has(&text.mnem, "SPIN") {
+        text.mnem = text.mnem.replacen(".CAST", ".CAST.SPIN", 1);
+    }
+    if let Some(x) = inst.named("ADDR_SCALE").and_then(|v| [None, Some(".X4"), Some(".X8"), Some(".X16")][v as usize & 3]) {
+        if let Some(op) = text.ops.iter_mut().find(|o| o.starts_with("[R") && !o.starts_with("[RZ")) {
+            let end = 2 + op[2..].bytes().take_while(u8::is_ascii_digit).count();
+            if end > 2 && !op[end..].starts_with(".X") {
+                op.insert_str(end, x);
+            }
+        }
     }
     if name == "VOTE" && text.ops.len() == 3 && text.ops[0] == "RZ" {
         text.ops.remove(0);
@@ -595,3 +644,122 @@ fn imad_alias(inst: &Inst, text: &mut Text) {
 
 /// sm50 texture instructions whose reuse flags print as a phase suffix.
 const PHASE: [&str; 11] = ["TEX", "TEXS", "TLD", "TLD4", "TLD4S", "TLDS", "TMML", "TXA", "TXD", "TXQ", "STP"];
+
+/// sm50 conversions, spelled from the model's `CVT_*` fields (types, rounding, selector, source).
+fn conversion(inst: &Inst, text: &mut Text) {
+    const FSRC: [&str; 4] = ["INVALIDFPSRC0", "F16", "F32", "F64"];
+    const FDST: [&str; 4] = ["INVALIDFPDEST0", "F16", "F32", "F64"];
+    const BSEL: [&str; 4] = ["", ".B1", ".B2", ".B3"];
+    const HSEL: [&str; 4] = ["", ".INVALIDSIZE1", ".H1", ".INVALIDSIZE3"];
+    let g = |n: &str| inst.named(n).unwrap_or(0);
+    let int_type = |size: u64, signed: u64| format!("{}{}", if signed == 1 { 'S' } else { 'U' }, [8, 16, 32, 64][size as usize & 3]);
+    let name = inst.name;
+    let (dsz, dsg, ssz, ssg) = (g("CVT_DST") & 3, g("CVT_DST") >> 2, g("CVT_SRC") & 3, g("CVT_SRC") >> 2);
+    let (rnd, s) = (g("CVT_RND") as usize & 3, g("CVT_SEL") as usize & 3);
+    let mut m = String::from(name);
+    if matches!(name, "F2F" | "F2I") && g("CVT_FTZ") == 1 {
+        m.push_str(".FTZ");
+    }
+    let (sel, space) = match name {
+        "F2F" => {
+            m.push_str(&format!(".{}.{}", FDST[dsz as usize], FSRC[ssz as usize]));
+            if dsz == ssz {
+                if g("CVT_RINT") == 1 {
+                    m.push_str([".ROUND", ".FLOOR", ".CEIL", ".TRUNC"][rnd]);
+                } else if rnd != 0 {
+                    m.push_str(".PASS");
+                }
+            } else {
+                m.push_str(["", ".RM", ".RP", ".RZ"][rnd]);
+            }
+            (if ssz == 1 && s & 1 == 1 { ".H1" } else { "" }, ssz == 1)
+        }
+        "F2I" => {
+            if dsz == 0 {
+                m.push_str(&format!(".INVALID{dsg}"));
+            } else {
+                m.push_str(&format!(".{}", int_type(dsz, dsg)));
+            }
+            m.push_str(&format!(".{}", FSRC[ssz as usize]));
+            m.push_str(["", ".FLOOR", ".CEIL", ".TRUNC"][rnd]);
+            (if s & 1 == 1 { ".H1" } else { "" }, true)
+        }
+        "I2F" => {
+            m.push_str(&format!(".{}.{}", FSRC[dsz as usize], int_type(ssz, ssg)));
+            m.push_str(["", ".RM", ".RP", ".RZ"][rnd]);
+            (if ssz == 1 { HSEL[s] } else { BSEL[s] }, true)
+        }
+        _ => {
+            if dsz == 3 {
+                m.push_str(&format!(".???{}", 6 + dsg));
+            } else {
+                m.push_str(&format!(".{}", int_type(dsz, dsg)));
+            }
+            if ssz == 3 {
+                m.push_str(&format!(".INVALID{}", 6 + ssg));
+            } else {
+                m.push_str(&format!(".{}", int_type(ssz, ssg)));
+            }
+            (if ssz == 1 { HSEL[s] } else { BSEL[s] }, true)
+        }
+    };
+    if matches!(name, "F2F" | "I2I") && g("CVT_SAT") == 1 {
+        m.push_str(".SAT");
+    }
+    let (neg, abs) = (g("CVT_NEG") == 1, g("CVT_ABS") == 1);
+    let mut src = String::new();
+    let reg = |r: u64| if r == 255 { "RZ".to_string() } else { format!("R{r}") };
+    match g("CVT_KIND") {
+        2 => {
+            let v = g("CVT_IMM");
+            if matches!(name, "F2F" | "F2I") {
+                let (m19, sign) = (v & 0x7_ffff, v >> 19 & 1);
+                match ssz {
+                    3 => float::push_f64_bits(&mut src, (sign << 63) | (m19 << 44)),
+                    1 => float::push_f16_bits(&mut src, (v & 0xffff) as u16),
+                    _ => float::push_f32_bits(&mut src, ((sign << 31) | (m19 << 12)) as u32),
+                }
+            } else if v >= 0x8_0000 {
+                src.push_str(&format!("-{:#x}", 0x10_0000 - v));
+            } else {
+                src.push_str(&format!("{v:#x}"));
+            }
+            if neg {
+                src.push_str(".NEG");
+            }
+            if abs {
+                src.push_str(".ABS");
+            }
+            src.push_str(sel);
+        }
+        k => {
+            if neg {
+                src.push('-');
+            }
+            if abs {
+                src.push('|');
+            }
+            if k == 0 {
+                src.push_str(&reg(g("CVT_RB")));
+            } else {
+                let off = g("CVT_OFF") << 2;
+                src.push_str(&format!("c[{:#x}]{}", g("CVT_BANK"), if space { " " } else { "" }));
+                if off >= 0x8000 {
+                    src.push_str(&format!("[-{:#x}]", 0x1_0000 - off));
+                } else {
+                    src.push_str(&format!("[{off:#x}]"));
+                }
+            }
+            src.push_str(sel);
+            if abs {
+                src.push('|');
+            }
+        }
+    }
+    let mut d = reg(g("CVT_RD"));
+    if g("CVT_CC") == 1 {
+        d.push_str(".CC");
+    }
+    text.mnem = m;
+    text.ops = vec![d, src];
+}
