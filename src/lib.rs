@@ -1,6 +1,82 @@
-//! isabridge: translate GPU shader and kernel machine code between ISAs.
+//! isabridge: read GPU shader and kernel machine code as an emulator needs it, and (as the
+//! workspace grows) translate it between ISAs.
 //!
-//! This facade re-exports the workspace crates that emulators link.
+//! The inputs are AMD gfx1013 (PS5) and gfx1201 code objects (relocatable `.o` or linked
+//! `.hsaco`) and NVIDIA Maxwell sm_50 / Ampere sm_86 cubins. This crate is the library an
+//! emulator links: it re-exports the workspace crates' public face under one name. It keeps no
+//! global configuration and starts no threads; every failure is a typed error value.
+//!
+//! # Guide
+//!
+//! 1. **Load a code object.** [`load`] reads an ELF code object or cubin (its header names the
+//!    ISA) or a raw dump of a given ISA into a [`Program`]: its ISA and its code [`Section`]s,
+//!    each with its [`Function`]s (symbol name, start and end address).
+//! 2. **Decode.** [`sweep`] gives a function's instructions front to back as [`Decoded`]
+//!    values with their addresses. The ISA's plugin ([`Isa::plugin`], an [`IsaPlugin`])
+//!    prints one in the reference disassembler's syntax ([`IsaPlugin::print`]), names it and
+//!    encodes it back.
+//! 3. **Operands.** [`IsaPlugin::operands`] gives the instruction in the operand model
+//!    ([`operand`]): an [`Inst`] with its opcode and name, its operands in order (register
+//!    ranges, special registers, inline constants, literals, immediates, constant-bank and
+//!    memory operands, branch labels), each read or written, implicit operands after the
+//!    explicit ones, typed modifiers, and what it does to control flow ([`operand::Flow`]).
+//! 4. **Control flow.** [`recover`] walks a function from its entry through the plugins'
+//!    control-flow answers and gives its [`Cfg`]: basic blocks ([`Block`]), edges with their
+//!    [`EdgeKind`], call sites, the bytes control never reaches, and reconvergence points. A
+//!    jump whose target cannot be found statically is a [`CfgError`], never a guess.
+//!
+//! ```
+//! use isabridge::{load, recover, sweep, EdgeKind, Isa};
+//!
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/amd/bin/gfx_sample.gfx1013-w32.o");
+//! let program = load(&std::fs::read(path)?, None)?;
+//! assert_eq!(program.isa, Isa::Gfx1013);
+//! let plugin = program.isa.plugin();
+//!
+//! // Every function of the object, by symbol name.
+//! let section = &program.sections[0];
+//! let names: Vec<&str> = section.functions.iter().map(|f| f.name.as_str()).collect();
+//! assert_eq!(names, ["ps_dims", "ps_flavours", "ps_gather", "ps_a16_d16", "ps_msaa"]);
+//!
+//! // One function's instructions: text and operand model.
+//! let f = &section.functions[4];
+//! let mut count = 0;
+//! for (addr, inst) in sweep(program.isa, section, f) {
+//!     let inst = inst?;
+//!     let mut text = String::new();
+//!     plugin.print(&inst, addr, &mut text);
+//!     let model = plugin.operands(&inst, addr);
+//!     assert_eq!(model.addr, addr);
+//!     assert!(text.starts_with(&model.name.to_ascii_lowercase())); // v_mov_b32_e32 ...
+//!     count += 1;
+//! }
+//! assert_eq!(count, 25);
+//!
+//! // Its control-flow graph: three blocks, a conditional branch around the middle one.
+//! let cfg = recover(program.isa, section, f)?;
+//! assert_eq!(cfg.blocks.len(), 3);
+//! assert_eq!(cfg.successors(0), [1, 2]);
+//! assert!(cfg.edges.iter().any(|e| e.2 == EdgeKind::Taken));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! `examples/functions.rs` lists a code object's functions with typed operands, and
+//! `examples/cfg.rs` prints a function's blocks and edges:
+//!
+//! ```sh
+//! cargo run --example functions -- fixtures/amd/bin/gfx_sample.gfx1013-w32.o
+//! cargo run --example cfg -- fixtures/nvidia/bin/control.sm86.cubin loops
+//! ```
+//!
+//! The workspace crates stay reachable whole: [`decoder`] (the ISA plugins, their generated
+//! tables, ELF reading), [`analysis`] (CFG recovery, the census) and [`ir`] (the SSA IR, its
+//! passes and reference interpreter).
 
+pub use isabridge_analysis as analysis;
 pub use isabridge_decoder as decoder;
 pub use isabridge_ir as ir;
+
+pub use isabridge_analysis::cfg::{self, machine, recover, sweep, Block, CallTarget, Cfg, CfgError, EdgeKind, Machine};
+pub use isabridge_analysis::load::{load, Function, LoadError, Program, Section};
+pub use isabridge_decoder::operand::{self, Inst};
+pub use isabridge_decoder::{DecodeError, Decoded, Isa, IsaPlugin};
