@@ -16,6 +16,10 @@ fn check(isa: Isa, bytes: &[u8]) {
         assert!(lines > 0 || bytes.is_empty());
     }
     if let Ok(d) = p.decode(bytes, 0) {
+        // The operand model is total, and building it back never panics.
+        let m = p.operands(&d, 0x1000);
+        assert_eq!(m.flow, p.flow(&d));
+        let _ = p.build(&m);
         let enc = p.encode(&d);
         // The canonical form (it may gain a literal) decodes to the same instruction.
         let again = p.decode(&enc, 0).expect("canonical bytes decode");

@@ -5,7 +5,7 @@
 //! result is put into llvm-mc's canonical form (the same bits [`crate::IsaPlugin::encode`]
 //! gives).
 
-use super::model::{src_code, src_index, LITERAL_FIELD, NSA_FIELDS};
+use super::model::{src_code, src_index, LITERAL_FIELD, NSA_FIELDS, RESERVED_FIELDS};
 use super::{Amd, Generation};
 use crate::operand::{BuildError, Inst, Modifier, OperandKind, Part, RegClass, SpecialReg};
 use crate::spec::{Encoding, Field};
@@ -158,7 +158,13 @@ pub fn build<Op: Generation>(p: &Amd<Op>, inst: &Inst) -> Result<Vec<u8>, BuildE
             Modifier::DstSel(v) => set(&mut w, "DST_SEL", v as u64),
             Modifier::DstUnused(v) => set(&mut w, "DST_U", v as u64),
             Modifier::SrcSel(a, b) => set(&mut w, "SRC0_SEL", a as u64) && (field(e, "SRC1_SEL").is_none() || set(&mut w, "SRC1_SEL", b as u64)),
-            Modifier::Named(n, v) => or(&mut w, n, v),
+            Modifier::Named(n, v) => match RESERVED_FIELDS.iter().position(|r| *r == n) {
+                Some(i) if i < base => {
+                    w[i] |= v as u32;
+                    true
+                }
+                _ => or(&mut w, n, v),
+            },
             _ => false,
         };
         if !ok {

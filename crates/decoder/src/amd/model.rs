@@ -20,6 +20,10 @@ use std::sync::OnceLock;
 pub const NSA_FIELDS: [&str; 12] =
     ["NSA1", "NSA2", "NSA3", "NSA4", "NSA5", "NSA6", "NSA7", "NSA8", "NSA9", "NSA10", "NSA11", "NSA12"];
 
+/// Names of the bits of dword 0..3 of an encoding that no field covers (a
+/// [`Modifier::Named`] when they are set).
+pub const RESERVED_FIELDS: [&str; 4] = ["RESERVED0", "RESERVED1", "RESERVED2", "RESERVED3"];
+
 /// Field name of an operand that is the instruction's literal dword.
 pub const LITERAL_FIELD: &str = "LITERAL";
 
@@ -82,15 +86,6 @@ fn count(size: u16) -> u16 {
     size.div_ceil(32).max(1)
 }
 
-/// LLVM reads SGPR and trap-temporary tuples at their aligned start (pairs even, wider x4).
-fn align(first: u32, size: u16) -> u32 {
-    let a = match size {
-        0..=32 => 1,
-        33..=64 => 2,
-        _ => 4,
-    };
-    first / a * a
-}
 
 /// The operand kind of a 9-bit source value (8-bit scalar sources are the low half).
 ///
@@ -102,10 +97,10 @@ pub fn src_kind(isa: Isa, v: u32, size: u16, ty: ConstType, lit: Option<u32>) ->
     let wide = size > 32;
     let special = |reg, part| OperandKind::Special { reg, part };
     match v {
-        0..=105 => OperandKind::Reg(RegRange { class: RegClass::Sgpr, first: align(v, size) as u16, count: n }),
+        0..=105 => OperandKind::Reg(RegRange { class: RegClass::Sgpr, first: v as u16, count: n }),
         106 => special(SpecialReg::Vcc, if wide { Part::Whole } else { Part::Lo }),
         107 => special(SpecialReg::Vcc, Part::Hi),
-        108..=123 => OperandKind::Reg(RegRange { class: RegClass::Ttmp, first: align(v - 108, size) as u16, count: n }),
+        108..=123 => OperandKind::Reg(RegRange { class: RegClass::Ttmp, first: (v - 108) as u16, count: n }),
         x if x == m0 => special(SpecialReg::M0, Part::Whole),
         x if x == null => special(SpecialReg::Null, Part::Whole),
         126 => special(SpecialReg::Exec, if wide { Part::Whole } else { Part::Lo }),
@@ -770,6 +765,19 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
             }
             _ if v != 0 => mods.push(Modifier::Named(name, v)),
             _ => {}
+        }
+    }
+    // Bits no field of the encoding covers, kept as they are (llvm-mc's canonical form keeps
+    // some of them).
+    let mut cover = [0u32; 4];
+    for f in e.fields.iter() {
+        f.set(&mut cover, u64::MAX);
+    }
+    for (i, x) in cover.iter_mut().enumerate().take(e.bits as usize / 32) {
+        *x |= (e.mask >> (32 * i)) as u32;
+        let rest = w[i] & !*x;
+        if rest != 0 {
+            mods.push(Modifier::Named(RESERVED_FIELDS[i], rest as u64));
         }
     }
     // DPP8 forms tell fetch-inactive by their second identity value.
