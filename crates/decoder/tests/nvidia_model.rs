@@ -229,3 +229,44 @@ fn implicit_cc_and_flow() {
     }
     assert!(cc_w > 0 && cc_r > 0, "CC writes {cc_w}, reads {cc_r}");
 }
+
+mod no_panic {
+    use isabridge_decoder::sm50::SM50;
+    use isabridge_decoder::sm86::SM86;
+    use isabridge_decoder::IsaPlugin;
+    use proptest::prelude::*;
+
+    /// Every instruction the decoders produce from `bytes` (at every offset `decode` accepts):
+    /// operands, flow, build and the model printer return without a panic, and build gives
+    /// back what encode gives.
+    fn all(p: &dyn IsaPlugin, bytes: &[u8], base: u64) {
+        let mut off = 0usize;
+        while off < bytes.len() {
+            match p.decode(&bytes[off..], base + off as u64) {
+                Ok(d) => {
+                    let inst = p.operands(&d, base + off as u64);
+                    let _ = p.flow(&d);
+                    let _ = super::nv_model_print::print(&inst);
+                    let b = p.build(&inst);
+                    assert_eq!(b.as_deref().ok(), Some(&p.encode(&d)[..]), "{}", inst.encoding);
+                    off += d.len.max(1) as usize;
+                }
+                Err(_) => off += p.unit(),
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+        #[test]
+        fn random_bytes_sm50(bytes in proptest::collection::vec(any::<u8>(), 0..256), bundle in 0u64..4) {
+            all(&SM50, &bytes, bundle * 8);
+        }
+
+        #[test]
+        fn random_bytes_sm86(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+            all(&SM86, &bytes, 0);
+        }
+    }
+}

@@ -151,6 +151,11 @@ pub fn build_word(p: &NvPlugin, inst: &Inst) -> Result<u128, BuildError> {
     let f64_src = model::f64_source(t, form, &l, w);
     for (k, f, o) in late {
         match o.kind {
+            OperandKind::FImm { bits, ty } if isa == Isa::Sm50 && matches!(inst.name, "FADD" | "FSETP" | "DMNMX") && f.kind != NvKind::FImm => {
+                let (m19, sg) = if ty == crate::operand::ConstType::F64 { (bits >> 44, bits >> 63) } else { (bits >> 12, bits >> 31) };
+                put(&mut w, 20, 19, m19);
+                put(&mut w, 56, 1, sg);
+            }
             OperandKind::FImm { bits, .. } => model::set_float_imm(isa, inst.name, f64_src, f, &mut w, bits),
             OperandKind::Label(a) => {
                 let Some((sz, lo, n, scale)) = rel else { return Err(err(k, f.name(), "a label on an instruction without a relative target")) };

@@ -597,6 +597,17 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                                 replaced.push(i);
                                 covered |= ((1u128 << n) - 1) << lo;
                                 OperandKind::Imm(sext(((w >> lo) as u64) & ((1u64 << n) - 1), n).wrapping_mul(scale))
+                            } else if p.isa == Isa::Sm50 && matches!(name, "FADD" | "FSETP" | "DMNMX") {
+                                // The 0x38 forms' immediate, probed as an integer, is the high
+                                // bits of a float (bits 20-38, sign 56).
+                                let (m19, sg) = (((w >> 20) as u64) & 0x7_ffff, ((w >> 56) as u64) & 1);
+                                replaced.push(i);
+                                covered |= (0x7_ffffu128 << 20) | 1u128 << 56;
+                                if name == "DMNMX" {
+                                    OperandKind::FImm { bits: sg << 63 | m19 << 44, ty: ConstType::F64 }
+                                } else {
+                                    OperandKind::FImm { bits: sg << 31 | m19 << 12, ty: ConstType::F32 }
+                                }
                             } else {
                                 OperandKind::Imm(number(f, v))
                             }
@@ -878,6 +889,15 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
     let name = inst.name;
     match p.isa {
         Isa::Sm50 => {
+            // Compare-and-swap: the data register pair (`.64`: two pairs), its second register
+            // or RZ.
+            if matches!(name, "ATOMS" | "ATOM") {
+                let (wide, rz_first, no_second) = if name == "ATOMS" { (b(52, 1), b(29, 1), b(28, 1)) } else { (b(49, 1), b(51, 1), b(50, 1)) };
+                add("CAS_64", wide);
+                add("CAS_RZ_FIRST", rz_first);
+                add("CAS_SECOND_RZ", no_second);
+                add("CAS_RB", b(20, 8));
+            }
             // Conversions: types, rounding, selector, source kind and value.
             if matches!(name, "F2F" | "F2I" | "I2F" | "I2I") {
                 let kind = match (b(51, 5), w as u64 >> 57, b(56, 1)) {

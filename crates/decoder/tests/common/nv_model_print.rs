@@ -474,6 +474,9 @@ fn rules(inst: &Inst, _t: &NvTables, _form: &NvForm, text: &mut Text) {
     if inst.isa == Isa::Sm50 && matches!(name, "F2F" | "F2I" | "I2F" | "I2I") && inst.named("CVT_KIND").is_some_and(|k| k < 3) {
         conversion(inst, text);
     }
+    if inst.isa == Isa::Sm50 {
+        sm50_rules(inst, text);
+    }
     if inst.isa == Isa::Sm86 {
         for o in text.ops.iter_mut() {
             if o.contains("SNAN") {
@@ -509,6 +512,62 @@ fn is_pred_text(s: &str) -> bool {
 fn is_reg_text(s: &str) -> bool {
     let d = s.strip_prefix("UR").or_else(|| s.strip_prefix('R'));
     d.is_some_and(|d| d.starts_with('Z') || d.bytes().next().is_some_and(|b| b.is_ascii_digit()))
+}
+
+/// sm50 spellings.
+fn sm50_rules(inst: &Inst, text: &mut Text) {
+    let name = inst.name;
+    // A `PT` predicate destination before the register one is not printed.
+    if matches!(name, "LEA" | "LOP") && text.ops.len() > 2 && text.ops[0] == "PT" {
+        text.ops.remove(0);
+    }
+    // `.S32.S32` is IMAD's default type pair.
+    if matches!(name, "IMAD" | "IMAD32I") && text.mnem[name.len()..].starts_with(".S32.S32") {
+        text.mnem.replace_range(name.len()..name.len() + 8, "");
+    }
+    // Both register / constant sources negated is `.PO`.
+    if matches!(name, "IADD" | "ISCADD") {
+        let neg_operand = |o: &str| o.starts_with("-R") || o.starts_with("-c[");
+        if text.ops.len() >= 3 && neg_operand(&text.ops[1]) && neg_operand(&text.ops[2]) {
+            text.ops[1].remove(0);
+            text.ops[2].remove(0);
+            text.mnem.insert_str(name.len(), ".PO");
+        }
+    }
+    // The float immediates of FADD / FSETP / DMNMX keep their `.NEG` / `.ABS` after a single
+    // space.
+    for o in text.ops.iter_mut() {
+        if o.contains("NAN  ") || o.contains("INF  ") {
+            *o = o.replace("  ", " ");
+        }
+        if !name.starts_with('D') && o.contains("SNAN") {
+            *o = o.replace("SNAN", "QNAN");
+        }
+    }
+    // Compare-and-swap's second data register.
+    if matches!(name, "ATOMS" | "ATOM") && text.mnem.contains(".CAS") {
+        let g = |n: &str| inst.named(n).unwrap_or(0);
+        let reg = |r: u64| if r >= 255 { "RZ".to_string() } else { format!("R{r}") };
+        if g("CAS_RZ_FIRST") == 1 {
+            if text.ops.len() >= 4 {
+                text.ops[2] = "RZ".into();
+                text.ops[3] = reg(g("CAS_RB"));
+            }
+        } else {
+            let wide = g("CAS_64") == 1;
+            let mut parts: Vec<String> = text.mnem.split('.').map(str::to_string).collect();
+            parts.retain(|p| p != "64");
+            if wide {
+                parts.push("64".into());
+            }
+            text.mnem = parts.join(".");
+            let rb = g("CAS_RB");
+            let c = if g("CAS_SECOND_RZ") == 0 && rb != 255 { reg(rb + if wide { 2 } else { 1 }) } else { "RZ".into() };
+            if text.ops.len() >= 4 {
+                text.ops[3] = c;
+            }
+        }
+    }
 }
 
 /// sm86 spellings.
@@ -552,6 +611,25 @@ fn sm86_rules(inst: &Inst, text: &mut Text) {
                 if let Some(o) = text.ops.last_mut() {
                     *o = hex(v as u32 as i32 as i64, true);
                 }
+            }
+        }
+    }
+    if name == "MUFU" && has(&text.mnem, "F16") {
+        let sel = ["", ".H1", ".INVALID2", ".INVALID3"][inst.named("SRC_HALF").unwrap_or(0) as usize & 3];
+        if let Some(o) = text.ops.last_mut() {
+            if o.contains('[') {
+                let bar = o.ends_with('|');
+                if bar {
+                    o.pop();
+                }
+                o.push_str(sel);
+                if bar {
+                    o.push('|');
+                }
+            } else {
+                let at = o.find(['.', '|']).filter(|_| o.starts_with(['R', '-', '|'])).unwrap_or(o.len());
+                let at = if o.starts_with('|') || o.starts_with("-|") { o.rfind('|').unwrap_or(o.len()) } else { at };
+                o.insert_str(at, sel);
             }
         }
     }
