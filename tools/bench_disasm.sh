@@ -6,6 +6,9 @@
 #
 #   tools/bench_disasm.sh            every bundled AMD object, then the large ones
 #   FILES="a.o b.o" tools/bench_disasm.sh
+#   VS=path/to/isabridge tools/bench_disasm.sh  also times that build (another commit),
+#                                    interleaved with the others: two columns, its median
+#                                    and the reference tool's time over it
 #   RUNS=20 tools/bench_disasm.sh    more runs per command (default 10)
 #
 # Prints one row per file: instructions, distinct instructions, median wall time of each tool
@@ -18,16 +21,11 @@
 # tool now and then take twice as long, and a mean follows them. The tools run interleaved, one
 # run of each per round (tools/bench_lib.sh says why); RUNS is the number of rounds.
 #
-# BOUND=1 adds two columns: the median time of the `free-print` build (FEATURES=free-print
-# tools/build_cli.sh: every instruction prints as one fixed text, so it costs everything but the
-# printing) and the reference tool's time over it ("bound"): no printer, however fast, gives a
-# better ratio with the rest of the listing as it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/bench_lib.sh         # interleaved timing (medians), ratio
-# (the instrument first: the plain build after it is the one left at its usual path)
-[ "${BOUND:-0}" = 1 ] && bound=$(FEATURES=free-print tools/build_cli.sh)
 bin=$(tools/build_cli.sh)   # the release CLI (static musl where possible)
+vs=${VS:-}
 objdump=$(command -v llvm-objdump-22) || { echo "llvm-objdump-22 not found (tools/install_oracles.sh)" >&2; exit 2; }
 floor=$(tools/empty_process.sh)   # a program that does nothing, built the same way
 out=target/bench
@@ -80,7 +78,7 @@ EOF
 
 files="${FILES:-$(ls fixtures/amd/bin/*.o) $(big)}"
 printf '%-32s %9s %9s %12s %14s %8s %9s %7s %7s' file insts distinct "isabridge ms" "objdump-22 ms" ratio "floor ms" best faults
-[ -n "${bound:-}" ] && printf ' %12s %7s' "no-print ms" bound
+[ -n "${vs:-}" ] && printf ' %12s %7s' "VS ms" "VS x"
 echo
 for f in $files; do
   llvm-objdump-22 -d "$f" > "$out/ref.txt"
@@ -88,10 +86,10 @@ for f in $files; do
   cmp -s "$out/ref.txt" "$out/our.txt" || { echo "$f: listings differ" >&2; exit 1; }
   n=$(grep -c '// ' "$out/ref.txt")
   u=$(grep '// ' "$out/ref.txt" | sed 's/ *\/\/.*//' | sort -u | wc -l)
-  read -r a b e c < <(medians "${RUNS:-10}" "$f" "$bin disasm {}" "$objdump -d {}" "$floor" ${bound:+"$bound disasm {}"})
+  read -r a b e c < <(medians "${RUNS:-10}" "$f" "$bin disasm {}" "$objdump -d {}" "$floor" ${vs:+"$vs disasm {}"})
   pf=$(perf stat -x, -e page-faults "$bin" disasm "$f" 2>&1 >/dev/null | cut -d, -f1) || pf=-
   printf '%-32s %9d %9d %12.2f %14.2f %7.1fx %9.2f %6.0fx %7s' "$(basename "$f")" "$n" "$u" "$a" "$b" \
     "$(ratio "$b" "$a")" "$e" "$(ratio "$b" "$e")" "${pf:--}"
-  [ -n "${bound:-}" ] && printf ' %12.2f %6.0fx' "$c" "$(ratio "$b" "$c")"
+  [ -n "${vs:-}" ] && printf ' %12.2f %6.1fx' "$c" "$(ratio "$b" "$c")"
   echo
 done

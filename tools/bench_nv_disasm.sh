@@ -6,6 +6,9 @@
 #
 #   tools/bench_nv_disasm.sh            every bundled cubin, then the large ones
 #   FILES="a.cubin b.cubin" tools/bench_nv_disasm.sh
+#   VS=path/to/isabridge tools/bench_nv_disasm.sh  also times that build (another commit),
+#                                    interleaved with the others: two columns, its median
+#                                    and the reference tool's time over it
 #   RUNS=20 tools/bench_nv_disasm.sh    more runs per command (default 10)
 #   KERNELS=400 tools/bench_nv_disasm.sh   size of the generated source (default 300)
 #   SEED=5 tools/bench_nv_disasm.sh        another generated source (default seed 11; files
@@ -19,19 +22,14 @@
 # is out of reach whatever the disassembler does. Medians of interleaved rounds, as in
 # tools/bench_disasm.sh (tools/bench_lib.sh).
 #
-# BOUND=1 adds two columns: the median time of the `free-print` build (FEATURES=free-print
-# tools/build_cli.sh: every instruction prints as one fixed text, so it costs everything but the
-# printing) and the reference tool's time over it ("bound"): no printer, however fast, gives a
-# better ratio with the rest of the listing as it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOOLS=${TOOLS:-/opt/oracles}
 NVDISASM=${NVDISASM:-$TOOLS/nvdisasm12}
 PTXAS=${PTXAS:-$TOOLS/ptxas12}
 . tools/bench_lib.sh         # interleaved timing (medians), ratio
-# (the instrument first: the plain build after it is the one left at its usual path)
-[ "${BOUND:-0}" = 1 ] && bound=$(FEATURES=free-print tools/build_cli.sh)
 bin=$(tools/build_cli.sh)   # the release CLI (static musl where possible)
+vs=${VS:-}
 floor=$(tools/empty_process.sh)   # a program that does nothing, built the same way
 out=target/bench
 mkdir -p "$out"
@@ -136,15 +134,15 @@ EOF
 
 files="${FILES:-$(ls fixtures/nvidia/bin/*.cubin) $(big)}"
 printf '%-26s %7s %8s %6s %12s %12s %8s %9s %6s' file insts distinct differ "isabridge ms" "nvdisasm ms" ratio "floor ms" best
-[ -n "${bound:-}" ] && printf ' %12s %6s' "no-print ms" bound
+[ -n "${vs:-}" ] && printf ' %12s %6s' "VS ms" "VS x"
 echo
 for f in $files; do
   case $f in *sm50*) sm=50 ;; *) sm=86 ;; esac
   "$bin" disasm "$f" > "$out/our.txt"
   read -r n u bad < <(compare "$f" "$sm")
-  read -r a b e c < <(medians "${RUNS:-10}" "$f" "$bin disasm {}" "$NVDISASM {}" "$floor" ${bound:+"$bound disasm {}"})
+  read -r a b e c < <(medians "${RUNS:-10}" "$f" "$bin disasm {}" "$NVDISASM {}" "$floor" ${vs:+"$vs disasm {}"})
   printf '%-26s %7d %8d %6d %12.2f %12.2f %7.1fx %9.2f %5.0fx' "$(basename "$f")" "$n" "$u" "$bad" "$a" "$b" \
     "$(ratio "$b" "$a")" "$e" "$(ratio "$b" "$e")"
-  [ -n "${bound:-}" ] && printf ' %12.2f %5.0fx' "$c" "$(ratio "$b" "$c")"
+  [ -n "${vs:-}" ] && printf ' %12.2f %5.0fx' "$c" "$(ratio "$b" "$c")"
   echo
 done

@@ -14,9 +14,8 @@
 # together: small listings 11-18 % faster than with GNU ld (BENCHMARKS.md, "seventh session").
 # The output is the same as the `release` build's (tools/check_release_build.sh).
 #
-# FEATURES=free-print tools/build_cli.sh builds the benchmark instrument of that feature (every
-# instruction prints as one fixed text; see crates/decoder/Cargo.toml) the same way and prints
-# the path of a copy, target/bench/isabridge-free-print (the next plain build links again).
+# FEATURES=x tools/build_cli.sh builds with the CLI's cargo features x the same way and prints
+# the path of a copy, target/bench/isabridge-x (the next plain build links again).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 musl=x86_64-unknown-linux-musl

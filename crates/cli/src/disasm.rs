@@ -1,7 +1,8 @@
 //! `isabridge disasm`.
 
-use isabridge_decoder::disasm::{disassemble, listing_sections, write_line, Line};
 use crate::input::Input;
+use crate::listing::listing_sections;
+use isabridge_decoder::disasm::{disassemble, write_line, Line};
 use isabridge_decoder::elf::{self, Label};
 use isabridge_decoder::{Isa, IsaPlugin};
 use std::fmt::Write as _;

@@ -17,6 +17,7 @@ mod c_alloc;
 mod census;
 mod disasm;
 mod input;
+mod listing;
 #[cfg(all(target_arch = "x86_64", any(test, target_env = "musl")))]
 mod musl_mem;
 

@@ -1328,11 +1328,6 @@ impl<Op: Generation> IsaPlugin for Amd<Op> {
     }
 
     fn print(&self, inst: &Decoded, addr: u64, out: &mut String) {
-        if cfg!(feature = "free-print") {
-            // (a benchmark instrument: see the feature in Cargo.toml)
-            out.push_str("v_add_nc_u32_e32 v1, s2, v3");
-            return;
-        }
         Op::print(self, inst, addr, out)
     }
 

@@ -1083,9 +1083,6 @@ pub fn template_stats() -> [u64; 4] {
     SCRATCH.with(|sc| sc.try_borrow().map(|s| s.tm.stats).unwrap_or_default())
 }
 
-/// What every instruction prints as with the `free-print` feature (a benchmark instrument).
-const FREE_PRINT: &str = "FFMA R1, R2, c[0x0][0x160], R3";
-
 /// A family rule: edits the generic text of an instruction.
 pub type Fixup = fn(&Ctx, &mut Text);
 
@@ -1217,10 +1214,6 @@ impl NvPlugin {
 
     /// Prints with explicit reuse flags.
     pub fn print_with(&self, d: &Decoded, addr: u64, reuse: u8, out: &mut String) {
-        if cfg!(feature = "free-print") {
-            out.push_str(FREE_PRINT);
-            return;
-        }
         let Some(form) = self.t.forms.get(d.enc as usize) else { return };
         let name = self.t.insts.get(form.inst as usize).map_or("", |i| i.name);
         let ctx = Ctx { t: self.t, form, w: self.word(d), pc: addr, reuse, isa: self.isa, name };

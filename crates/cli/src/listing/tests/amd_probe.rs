@@ -1,35 +1,17 @@
-//! `disasm::listing` on every probe word of each AMD ISA (every opcode of every encoding, random
+//! The engine's `listing` on every probe word of each AMD ISA (every opcode of every encoding, random
 //! fields): all of them back to back, twice (the second time every line comes from the memo of
-//! distinct lines), gives exactly the text of the plain per-line loop over
-//! `disasm::disassemble` (one decode and one print per instruction).
+//! distinct lines), gives exactly the text of the library's plain `isabridge_decoder::disasm::listing`.
 
-use isabridge_decoder::disasm::{disassemble, listing, write_line, AMD_SPLIT_MIN};
+use super::super::{listing, AMD_SPLIT_MIN};
 use isabridge_decoder::elf::Label;
 use isabridge_decoder::{Isa, IsaPlugin};
 use std::path::Path;
 
-/// The listing written the plain way: one decode and one print per instruction.
+/// The plain listing: the library's single-threaded `listing` (one decode and one print per
+/// instruction).
 fn plain(p: &dyn IsaPlugin, code: &[u8], labels: &[Label]) -> (Vec<u8>, bool) {
     let mut out = Vec::new();
-    let mut last: Option<String> = None;
-    let r = disassemble(p, code, 0, ".text", labels, |l| {
-        if last.as_deref() != Some(l.function) {
-            out.extend_from_slice(format!("\n{:016x} <{}>:\n", l.offset, l.function).as_bytes());
-            last = Some(l.function.to_string());
-        }
-        let mut note = String::new();
-        if l.decoded {
-            let d = p.decode(l.bytes, l.offset).unwrap();
-            if let Some(t) = p.branch_target(&d, l.offset) {
-                let (name, start) = match labels.iter().rev().find(|x| x.offset <= t) {
-                    Some(x) => (&*x.name, x.offset),
-                    None => (".text", 0),
-                };
-                note = if t == start { format!(" <{name}>") } else { format!(" <{name}+0x{:x}>", t - start) };
-            }
-        }
-        write_line(&mut out, l.text, l.offset, l.bytes, &note);
-    });
+    let r = isabridge_decoder::disasm::listing(p, code, 0, ".text", labels, &mut |b: &[u8]| out.extend_from_slice(b));
     (out, r.is_ok())
 }
 

@@ -1,9 +1,9 @@
-//! `disasm::listing` (memoised lines, two threads on large sections) gives exactly the text of
-//! the plain per-line loop over `disasm::disassemble`, whatever the cut point meets: labels on
+//! The engine's `listing` (memoised lines, two threads on large sections) gives exactly the
+//! text of the library's plain `isabridge_decoder::disasm::listing`, whatever the cut point meets: labels on
 //! and off instruction boundaries, repeated names, undecodable words, a truncated last
 //! instruction. (The whole-file text is checked against llvm-objdump-22 in the CLI tests.)
 
-use isabridge_decoder::disasm::{disassemble, listing, write_line, AMD_CHUNKED_MIN, AMD_SPLIT_MIN};
+use super::super::{listing, AMD_CHUNKED_MIN, AMD_SPLIT_MIN};
 use isabridge_decoder::elf::{self, Label};
 use isabridge_decoder::{Isa, IsaPlugin};
 use std::path::{Path, PathBuf};
@@ -12,29 +12,11 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The listing written the plain way: one decode and one print per instruction.
+/// The plain listing: the library's single-threaded `listing` (one decode and one print per
+/// instruction).
 fn plain(p: &dyn IsaPlugin, code: &[u8], base: u64, section: &str, labels: &[Label]) -> (Vec<u8>, bool) {
     let mut out = Vec::new();
-    let mut last: Option<String> = None;
-    let r = disassemble(p, code, base, section, labels, |l| {
-        let addr = base + l.offset;
-        if last.as_deref() != Some(l.function) {
-            out.extend_from_slice(format!("\n{addr:016x} <{}>:\n", l.function).as_bytes());
-            last = Some(l.function.to_string());
-        }
-        let mut note = String::new();
-        if l.decoded {
-            let d = p.decode(l.bytes, addr).unwrap();
-            if let Some(t) = p.branch_target(&d, addr).and_then(|t| t.checked_sub(base)) {
-                let (name, start) = match labels.iter().rev().find(|x| x.offset <= t) {
-                    Some(x) => (&*x.name, x.offset),
-                    None => (section, 0),
-                };
-                note = if t == start { format!(" <{name}>") } else { format!(" <{name}+0x{:x}>", t - start) };
-            }
-        }
-        write_line(&mut out, l.text, addr, l.bytes, &note);
-    });
+    let r = isabridge_decoder::disasm::listing(p, code, base, section, labels, &mut |b: &[u8]| out.extend_from_slice(b));
     (out, r.is_ok())
 }
 
