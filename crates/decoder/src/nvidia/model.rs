@@ -898,6 +898,13 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
                 add("CAS_SECOND_RZ", no_second);
                 add("CAS_RB", b(20, 8));
             }
+            // Video instructions: selectors, signs, modes and sources are fields whose meaning
+            // depends on each other (sm50 `video` rules); each named by what it holds.
+            if matches!(name, "VMAD" | "VADD" | "VABSDIFF" | "VABSDIFF4" | "VMNMX" | "VSET" | "VSETP" | "VSHL" | "VSHR") {
+                for &(n, o, k) in VIDEO_FIELDS {
+                    add(n, b(o, k));
+                }
+            }
             // Conversions: types, rounding, selector, source kind and value.
             if matches!(name, "F2F" | "F2I" | "I2F" | "I2I") {
                 let kind = match (b(51, 5), w as u64 >> 57, b(56, 1)) {
@@ -965,3 +972,31 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
         }
     }
 }
+
+/// The fields of sm50 video instructions (name, bit offset, bits), measured on nvdisasm 12.8:
+/// registers d, a, b, c; b's 16-bit (`VABSDIFF4`: 8-bit) immediate; the selectors of a and b
+/// (`VABSDIFF4`: 4-bit byte selectors); `.CC` (`VSETP`: the comparison's high bit); signs of a
+/// and b; b is a register (`VABSDIFF4`: `.SAT`); merge mode / scale / mask; operation bits
+/// 53-57 (`.UD`/`.SD`, `.SAT`, `.MX`, negation mode, `VSET` comparison); `VSETP`'s predicates.
+const VIDEO_FIELDS: &[(&str, u32, u32)] = &[
+    ("V_RD", 0, 8),
+    ("V_RA", 8, 8),
+    ("V_RB", 20, 8),
+    ("V_IMM", 20, 16),
+    ("V_BSEL", 28, 4),
+    ("V_ASEL4", 32, 4),
+    ("V_ASEL", 36, 3),
+    ("V_RC", 39, 8),
+    ("V_PC", 39, 3),
+    ("V_NOT_PC", 42, 1),
+    ("V_CMP_LO", 43, 2),
+    ("V_BOP", 45, 2),
+    ("V_CC", 47, 1),
+    ("V_ASIGN", 48, 1),
+    ("V_BSIGN", 49, 1),
+    ("V_BREG", 50, 1),
+    ("V_MODE", 51, 3),
+    ("V_OP", 53, 5),
+    ("V_PD", 3, 3),
+    ("V_PD2", 0, 3),
+];

@@ -476,6 +476,9 @@ fn rules(inst: &Inst, _t: &NvTables, _form: &NvForm, text: &mut Text) {
     }
     if inst.isa == Isa::Sm50 {
         sm50_rules(inst, text);
+        if inst.named("V_RD").is_some() {
+            video(inst, text);
+        }
     }
     if inst.isa == Isa::Sm86 {
         for o in text.ops.iter_mut() {
@@ -840,4 +843,207 @@ fn conversion(inst: &Inst, text: &mut Text) {
     }
     text.mnem = m;
     text.ops = vec![d, src];
+}
+
+/// sm50 video instructions, spelled from the model's `V_*` fields.
+fn video(inst: &Inst, text: &mut Text) {
+    const MRG: [&str; 8] = [".MRG_16H", ".MRG_16L", ".MRG_8B0", ".MRG_8B2", ".ACC", ".MIN", ".MAX", ""];
+    const CMP: [&str; 8] = [".F", ".LT", ".EQ", ".LE", ".GT", ".NE", ".GE", ".T"];
+    const BOP: [&str; 4] = [".AND", ".OR", ".XOR", ".INVALIDBOP3"];
+    const ASEL4: [&str; 16] = [
+        ".0000", ".1111", ".2222", ".3333", "", ".4321", ".5432", ".6543", ".3201", ".3012", ".0213", ".3120", ".1230",
+        ".2310", ".INVALIDASEL4E", ".INVALIDASEL4F",
+    ];
+    const BSEL4: [&str; 15] = [
+        ".4444", ".5555", ".6666", ".7777", "", ".6543", ".5432", ".4321", ".4567", ".6745", ".5476", ".INVALIDBSEL4B",
+        ".INVALIDBSEL4C", ".INVALIDBSEL4D", ".INVALIDBSEL4E",
+    ];
+    const RED: [&str; 4] = ["", ".ACC", ".INVALIDRED2", ".INVALIDRED3"];
+    let g = |n: &str| inst.named(n).unwrap_or(0);
+    let reg = |v: u64| if v == 255 { "RZ".to_string() } else { format!("R{v}") };
+    let pred = |v: u64| if v == 7 { "PT".to_string() } else { format!("P{v}") };
+    let name = inst.name;
+    let op = g("V_OP");
+    let bit = |k: u32| op >> (k - 53) & 1;
+    let reuse = inst.control.map_or(0, |c| c.reuse);
+    let dest = || {
+        let mut d = reg(g("V_RD"));
+        if g("V_CC") == 1 {
+            d.push_str(".CC");
+        }
+        d
+    };
+    let mut ops: Vec<String> = Vec::new();
+    let mut m = String::from(name);
+    let mut slots = [false; 3];
+    if name == "VABSDIFF4" {
+        let (sa, sb) = (g("V_ASIGN"), g("V_BSIGN"));
+        if g("V_ASEL") >> 2 & 1 == 1 {
+            m.push_str(".SD");
+        }
+        if sa == 0 || sb == 0 {
+            m.push_str(&format!(".{}8.{}8", if sa == 1 { 'S' } else { 'U' }, if sb == 1 { 'S' } else { 'U' }));
+        }
+        let mask = (g("V_MODE") & 3) | (g("V_ASEL") & 3) << 2;
+        if g("V_BREG") == 1 {
+            m.push_str(".SAT");
+        }
+        m.push_str(RED[(op & 3) as usize]);
+        if mask == 0 {
+            m.push_str(".???0");
+        } else if mask != 15 {
+            m.push('.');
+            for (i, c) in "XYZW".chars().enumerate() {
+                if mask >> i & 1 == 1 {
+                    m.push(c);
+                }
+            }
+        }
+        ops.push(dest());
+        ops.push(reg(g("V_RA")) + ASEL4[g("V_ASEL4") as usize & 15]);
+        match BSEL4.get(g("V_BSEL") as usize) {
+            Some(s) => {
+                ops.push(reg(g("V_RB")) + s);
+                slots[1] = true;
+            }
+            None => {
+                let v = g("V_RB");
+                ops.push(if sb == 1 && v >= 0x80 { format!("-{:#x}", 0x100 - v) } else { format!("{v:#x}") });
+            }
+        }
+        ops.push(reg(g("V_RC")));
+        slots[0] = true;
+        slots[2] = true;
+    } else {
+        let shift = matches!(name, "VSHL" | "VSHR");
+        let signed_imm = matches!(name, "VMNMX" | "VSET" | "VSETP" | "VABSDIFF");
+        let imm_default = name != "VSETP";
+        // Sources a and b and the type pair.
+        let sel = |v: u64, signed: u64, inv: u64| -> (String, &'static str) {
+            let s = if signed == 1 { 'S' } else { 'U' };
+            match v {
+                0 => (format!("{s}8"), ""),
+                1 => (format!("{s}8"), ".B1"),
+                2 => (format!("{s}8"), ".B2"),
+                3 => (format!("{s}8"), ".B3"),
+                4 => (format!("{s}16"), ""),
+                5 => (format!("{s}16"), ".H1"),
+                6 => (format!("{s}32"), ""),
+                _ => (format!("INVALIDSEL{}", 6 + inv), ""),
+            }
+        };
+        let (ta, xa) = sel(g("V_ASEL"), g("V_ASIGN"), g("V_ASIGN"));
+        let breg = g("V_BREG") == 1;
+        let bs = if shift { 0 } else { g("V_BSIGN") };
+        let (tb, mut bop) = if breg {
+            let (tb, xb) = sel(g("V_BSEL") & 7, bs, if shift { 1 } else { bs });
+            (tb, reg(g("V_RB")) + xb)
+        } else {
+            let v = g("V_IMM");
+            let s = if signed_imm && bs == 1 && v >= 0x8000 { format!("-{:#x}", 0x10000 - v) } else { format!("{v:#x}") };
+            ((if bs == 1 { "S16" } else { "U16" }).to_string(), s)
+        };
+        let default = ta == "S32"
+            && (if breg { tb == "S32" || (shift && tb == "U32") } else { imm_default && (tb == "S16" || (shift && tb == "U16")) });
+        let ty = if default { String::new() } else { format!(".{ta}.{tb}") };
+        let mut a = reg(g("V_RA")) + xa;
+        slots = [true, breg, name != "VSETP"];
+        let mode = op >> 3 & 3;
+        match name {
+            "VMAD" => {
+                let mm = op & 3;
+                m.push_str(&ty);
+                if mm == 3 {
+                    m.push_str(".PO");
+                }
+                m.push_str(["", ".SHR_7", ".SHR_15", ".INVALIDVMADSCALE3"][(g("V_MODE") & 3) as usize]);
+                if bit(55) == 1 {
+                    m.push_str(".SAT");
+                }
+                if mm == 2 {
+                    a.insert(0, '-');
+                }
+                ops.push(dest());
+                ops.push(a);
+                ops.push(bop);
+                ops.push(format!("{}{}", if mm == 1 { "-" } else { "" }, reg(g("V_RC"))));
+            }
+            "VSETP" => {
+                let cmp = g("V_CMP_LO") | g("V_CC") << 2;
+                m.push_str(CMP[cmp as usize]);
+                m.push_str(&ty);
+                m.push_str(BOP[g("V_BOP") as usize & 3]);
+                ops.push(pred(g("V_PD")));
+                ops.push(pred(g("V_PD2")));
+                ops.push(a);
+                ops.push(bop);
+                ops.push(format!("{}{}", if g("V_NOT_PC") == 1 { "!" } else { "" }, pred(g("V_PC"))));
+            }
+            _ => {
+                match name {
+                    "VADD" => {
+                        if bit(54) == 0 {
+                            m.push_str(".UD");
+                        }
+                        m.push_str(&ty);
+                        if mode == 3 {
+                            m.push_str(".PO");
+                        }
+                        if mode == 2 {
+                            a.insert(0, '-');
+                        }
+                        if mode == 1 {
+                            bop.insert(0, '-');
+                        }
+                    }
+                    "VMNMX" => {
+                        if bit(54) == 0 {
+                            m.push_str(".UD");
+                        }
+                        m.push_str(&ty);
+                        if bit(56) == 1 {
+                            m.push_str(".MX");
+                        }
+                    }
+                    "VSET" => {
+                        m.push_str(CMP[(op >> 1 & 7) as usize]);
+                        m.push_str(&ty);
+                    }
+                    "VABSDIFF" => {
+                        if bit(54) == 1 {
+                            m.push_str(".SD");
+                        }
+                        m.push_str(&ty);
+                    }
+                    _ => {
+                        if bit(54) == 0 {
+                            m.push_str(".UD");
+                        }
+                        m.push_str(&ty);
+                        if g("V_BSIGN") == 1 {
+                            m.push_str(".W");
+                        }
+                    }
+                }
+                if name != "VSET" && bit(55) == 1 {
+                    m.push_str(".SAT");
+                }
+                m.push_str(MRG[g("V_MODE") as usize & 7]);
+                ops.push(dest());
+                ops.push(a);
+                ops.push(bop);
+                ops.push(reg(g("V_RC")));
+            }
+        }
+    }
+    let first = if name == "VSETP" { 2 } else { 1 };
+    for (k, on) in slots.iter().enumerate() {
+        if *on && reuse >> k & 1 == 1 {
+            if let Some(o) = ops.get_mut(first + k) {
+                o.push_str(".reuse");
+            }
+        }
+    }
+    text.mnem = m;
+    text.ops = ops;
 }
