@@ -164,17 +164,14 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         }
     }
     drop(err);
+    let text = if a.json { serde_json::to_string_pretty(&c).map_err(|e| e.to_string())? + "\n" } else { table(&c) };
     let mut out = std::io::stdout().lock();
-    if a.json {
-        let s = serde_json::to_string_pretty(&c).map_err(|e| e.to_string())?;
-        writeln!(out, "{s}")?;
-    } else {
-        out.write_all(table(&c).as_bytes())?;
-    }
-    out.flush()?;
+    // The report is written even when stdout is closed early (`| head`).
+    let printed = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     if let Some(h) = &a.html {
         std::fs::write(h, html(&c)).map_err(|e| format!("{}: {e}", h.display()))?;
     }
+    printed?;
     let (n, failed) = (c.files.len(), c.failed_files as usize);
     if failed == n {
         return Err(if n == 1 { "the input could not be read".to_string() } else { format!("none of the {n} inputs could be read") }.into());

@@ -62,3 +62,15 @@ fn pipe_closed_before_output_is_exit_0() {
         check(&c, 0);
     }
 }
+
+/// The HTML report is written even when stdout's reader has gone.
+#[test]
+fn census_html_is_written_when_stdout_closes() {
+    let html = std::env::temp_dir().join(format!("isabridge-pipe-{}.html", std::process::id()));
+    let _ = std::fs::remove_file(&html);
+    let args = ["census".to_string(), "--html".into(), html.to_str().unwrap().into(), fixture("amd/bin"), fixture("nvidia/bin")];
+    check(&args, 0);
+    let report = std::fs::read_to_string(&html).unwrap_or_default();
+    let _ = std::fs::remove_file(&html);
+    assert!(report.contains("id=\"matrix\""), "no report written");
+}
