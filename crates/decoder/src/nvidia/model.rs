@@ -905,6 +905,24 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
                     add(n, b(o, k));
                 }
             }
+            if matches!(name, "SULD" | "SUST" | "SURED" | "SUATOM") {
+                for &(n, o, k) in SURFACE_FIELDS {
+                    add(n, b(o, k));
+                }
+            }
+            if name == "IMADSP" {
+                for &(n, o, k) in IMADSP_FIELDS {
+                    add(n, b(o, k));
+                }
+            }
+            if name == "R2P" {
+                add("BYTE_SEL", b(41, 2));
+            }
+            if matches!(name, "LD" | "ST") {
+                // The trailing predicate (PT: not printed) and an absolute address's 32 bits.
+                add("LDST_PRED", b(58, 3));
+                add("LDST_ABS", if b(8, 8) == 255 { b(20, 32) } else { 0 });
+            }
             // Conversions: types, rounding, selector, source kind and value.
             if matches!(name, "F2F" | "F2I" | "I2F" | "I2I") {
                 let kind = match (b(51, 5), w as u64 >> 57, b(56, 1)) {
@@ -999,4 +1017,50 @@ const VIDEO_FIELDS: &[(&str, u32, u32)] = &[
     ("V_OP", 53, 5),
     ("V_PD", 3, 3),
     ("V_PD2", 0, 3),
+];
+
+/// The fields of sm50 surface instructions (name, bit offset, bits), measured on nvdisasm 12.8:
+/// data register, address register, b register, `.D` size or `.P` channel mask (20-23), `.BA`
+/// (`.D`), cache or `SURED` operation (24-26), `SUATOM`'s `.BA` and operation, dimension, 13-bit
+/// immediate, c register, clamp, immediate-or-register, `.D`, the sub-opcode (`SULD`, `SUST`,
+/// `SURED`), `SUATOM`'s register form, the two type fields and the opcode.
+const SURFACE_FIELDS: &[(&str, u32, u32)] = &[
+    ("S_RD", 0, 8),
+    ("S_RA", 8, 8),
+    ("S_RB", 20, 8),
+    ("S_SIZE", 20, 4),
+    ("S_CACHE", 24, 3),
+    ("S_BA", 23, 1),
+    ("S_BA2", 28, 1),
+    ("S_AOP", 29, 4),
+    ("S_DIM", 33, 3),
+    ("S_IMM", 36, 13),
+    ("S_TYPE_G", 36, 3),
+    ("S_RC", 39, 8),
+    ("S_CLAMP", 49, 2),
+    ("S_IMMSEL", 51, 1),
+    ("S_TYPE_D", 51, 3),
+    ("S_MODE", 52, 1),
+    ("S_SUB", 53, 2),
+    ("S_G", 54, 1),
+    ("S_OPC", 55, 9),
+];
+
+/// The fields of sm50 `IMADSP` (name, bit offset, bits): signs and formats of a, b and c,
+/// registers, `.CC`, the form (bits 56-63), constant bank and offset, the 20-bit immediate.
+const IMADSP_FIELDS: &[(&str, u32, u32)] = &[
+    ("M_RD", 0, 8),
+    ("M_RA", 8, 8),
+    ("M_RB", 20, 8),
+    ("M_OFF", 20, 14),
+    ("M_IMM", 20, 19),
+    ("M_BANK", 34, 5),
+    ("M_RC", 39, 8),
+    ("M_CC", 47, 1),
+    ("M_SA", 48, 1),
+    ("M_FA", 49, 2),
+    ("M_FC", 51, 2),
+    ("M_SB", 53, 1),
+    ("M_FB", 54, 1),
+    ("M_FORM", 56, 8),
 ];

@@ -479,6 +479,52 @@ fn rules(inst: &Inst, _t: &NvTables, _form: &NvForm, text: &mut Text) {
         if inst.named("V_RD").is_some() {
             video(inst, text);
         }
+        if inst.named("S_RD").is_some() {
+            surface(inst, text);
+        }
+        if inst.named("M_RD").is_some() {
+            imadsp(inst, text);
+        }
+        if let Some(sel) = inst.named("BYTE_SEL") {
+            if let Some(o) = text.ops.get_mut(1) {
+                if let Some(i) = o.find(".B") {
+                    if o[i + 2..].starts_with(|c: char| c.is_ascii_digit()) {
+                        o.replace_range(i..i + 3, "");
+                    }
+                }
+                if sel != 0 {
+                    let b = o.as_bytes();
+                    let mut j = o.find('R').map(|i| i + 1).unwrap_or(o.len());
+                    while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'Z') {
+                        j += 1;
+                    }
+                    o.insert_str(j, &format!(".B{sel}"));
+                }
+            }
+        }
+        if let Some(p) = inst.named("LDST_PRED") {
+            if text.ops.last().is_some_and(|o| is_pred_text(o)) {
+                text.ops.pop();
+            }
+            if p != 7 {
+                text.ops.push(format!("P{p}"));
+            }
+            if inst.explicit().any(|o| matches!(o.kind, OperandKind::Mem { base: None, .. })) {
+                let off = inst.named("LDST_ABS").unwrap_or(0);
+                for o in text.ops.iter_mut() {
+                    if o.starts_with('[') {
+                        *o = format!("[{off:#x}]");
+                    }
+                }
+            }
+            let parts: Vec<&str> = text.mnem.split('.').collect();
+            if let Some(i) = parts.iter().position(|p| p.starts_with("INVALIDSIZE")) {
+                let mut v = parts.clone();
+                let s = v.remove(i);
+                v.push(s);
+                text.mnem = v.join(".");
+            }
+        }
     }
     if inst.isa == Isa::Sm86 {
         for o in text.ops.iter_mut() {
@@ -1046,4 +1092,134 @@ fn video(inst: &Inst, text: &mut Text) {
     }
     text.mnem = m;
     text.ops = ops;
+}
+
+/// sm50 surface instructions, spelled from the model's `S_*` fields.
+fn surface(inst: &Inst, text: &mut Text) {
+    const DIM: [&str; 8] = ["1D", "1D_BUFFER", "1D_ARRAY", "2D", "2D_ARRAY", "3D", "INVALIDSURFACEDIM6", "INVALIDSURFACEDIM7"];
+    const SIZE: [&str; 8] = ["U8", "S8", "U16", "S16", "", "64", "128", "INVALIDSIZE7"];
+    const CLAMP: [&str; 4] = ["IGN", "", "TRAP", "INVALIDSURFACECLAMP3"];
+    const ATOM_OP: [&str; 9] = ["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH"];
+    const ATOM_TYPE: [&str; 8] = ["", "S32", "U64", "F32.FTZ.RN", "INVALIDATOMICSIZE4", "S64", "SD32", "SD64"];
+    let g = |n: &str| inst.named(n).unwrap_or(0);
+    let reg = |v: u64| if v == 255 { "RZ".to_string() } else { format!("R{v}") };
+    let push = |m: &mut String, s: &str| {
+        if !s.is_empty() {
+            m.push('.');
+            m.push_str(s);
+        }
+    };
+    let mut m = String::new();
+    let ops = match g("S_OPC") {
+        0x1d6 if g("S_SUB") < 3 => {
+            let sub = g("S_SUB");
+            let p = g("S_MODE") == 0;
+            m.push_str(["SULD", "SUST", "SURED"][sub as usize]);
+            m.push_str(if p { ".P" } else { ".D" });
+            if !p && g("S_BA") == 1 {
+                m.push_str(".BA");
+            }
+            push(&mut m, DIM[g("S_DIM") as usize & 7]);
+            if sub == 2 {
+                push(&mut m, ATOM_OP[g("S_CACHE") as usize & 7]);
+                if !p {
+                    push(&mut m, ATOM_TYPE[g("S_SIZE") as usize & 7]);
+                }
+            } else {
+                let cache = if sub == 0 { ["", "CG", "CI", "CV"] } else { ["", "CG", "CS", "WT"] };
+                push(&mut m, cache[g("S_CACHE") as usize & 3]);
+                if p {
+                    let mask = g("S_SIZE");
+                    if mask == 0 {
+                        m.push_str(".???0");
+                    } else if mask != 15 {
+                        m.push('.');
+                        for (i, c) in "RGBA".chars().enumerate() {
+                            if mask >> i & 1 == 1 {
+                                m.push(c);
+                            }
+                        }
+                    }
+                } else {
+                    push(&mut m, SIZE[g("S_SIZE") as usize & 7]);
+                }
+            }
+            push(&mut m, CLAMP[g("S_CLAMP") as usize & 3]);
+            let last = if g("S_IMMSEL") == 1 { format!("{:#x}", g("S_IMM")) } else { reg(g("S_RC")) };
+            let a = format!("[{}]", reg(g("S_RA")));
+            if sub == 0 {
+                vec![reg(g("S_RD")), a, last]
+            } else {
+                vec![a, reg(g("S_RD")), last]
+            }
+        }
+        0x1d4 | 0x1d5 => {
+            let gg = g("S_G") == 1;
+            let p = gg && g("S_MODE") == 0;
+            m.push_str(if p { "SUATOM.P" } else { "SUATOM.D" });
+            if !p && g("S_BA2") == 1 {
+                m.push_str(".BA");
+            }
+            push(&mut m, DIM[g("S_DIM") as usize & 7]);
+            let op = g("S_AOP");
+            if g("S_OPC") == 0x1d5 {
+                if op < if p { 1 } else { 2 } {
+                    m.push_str(".CAS");
+                } else {
+                    m.push_str(&format!(".???{op}"));
+                }
+            } else {
+                match ATOM_OP.get(op as usize) {
+                    Some(s) => push(&mut m, s),
+                    None => m.push_str(&format!(".INVALIDATOMSOP{op}")),
+                }
+            }
+            if !p {
+                push(&mut m, ATOM_TYPE[(if gg { g("S_TYPE_G") } else { g("S_TYPE_D") }) as usize & 7]);
+            }
+            push(&mut m, CLAMP[g("S_CLAMP") as usize & 3]);
+            let reg_c = gg && !(p && g("S_IMMSEL") == 1);
+            let last = if reg_c { reg(g("S_RC")) } else { format!("{:#x}", g("S_IMM")) };
+            vec![reg(g("S_RD")), format!("[{}]", reg(g("S_RA"))), reg(g("S_RB")), last]
+        }
+        _ => return,
+    };
+    text.mnem = m;
+    text.ops = ops;
+}
+
+/// sm50 `IMADSP`, spelled from the model's `M_*` fields.
+fn imadsp(inst: &Inst, text: &mut Text) {
+    let g = |n: &str| inst.named(n).unwrap_or(0);
+    let s = |x: u64| if x == 1 { 'S' } else { 'U' };
+    let (sa, sb) = (g("M_SA"), g("M_SB"));
+    let fa = ["32", "24", "16H0", "16H1"][g("M_FA") as usize & 3];
+    let fb = ["24", "16H0"][g("M_FB") as usize & 1];
+    let fc = ["32", "24", "16H0", "INVALID3"][g("M_FC") as usize & 3];
+    let m = format!("IMADSP.{}{fa}.{}{fb}.{}{fc}", s(sa), s(sb), s(sa | sb));
+    let reg = |v: u64| if v == 255 { "RZ".to_string() } else { format!("R{v}") };
+    let mut d = reg(g("M_RD"));
+    if g("M_CC") == 1 {
+        d.push_str(".CC");
+    }
+    let cbuf = || {
+        let off = g("M_OFF") << 2;
+        if off >= 0x8000 {
+            format!("c[{:#x}][-{:#x}]", g("M_BANK"), 0x1_0000 - off)
+        } else {
+            format!("c[{:#x}][{off:#x}]", g("M_BANK"))
+        }
+    };
+    let (src_b, src_c) = match g("M_FORM") {
+        f @ (0x34 | 0x35) => {
+            let v = g("M_IMM") | (f & 1) << 19;
+            let imm = if v >= 0x8_0000 { format!("-{:#x}", 0x10_0000 - v) } else { format!("{v:#x}") };
+            (imm, reg(g("M_RC")))
+        }
+        0x4a => (cbuf(), reg(g("M_RC"))),
+        0x52 => (reg(g("M_RC")), cbuf()),
+        _ => (reg(g("M_RB")), reg(g("M_RC"))),
+    };
+    text.mnem = m;
+    text.ops = vec![d, reg(g("M_RA")), src_b, src_c];
 }
