@@ -659,7 +659,23 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                         }
                         Role::UBase => ureg = rr(v).filter(|_| !(f.kind == NvKind::UReg && v == 63 || f.kind == NvKind::Reg && v == 255)),
                         Role::Offset => {
-                            offset = offset.wrapping_add(number(f, v));
+                            // sm86: an address offset after a base register is signed.
+                            let based = seg.fields.iter().any(|&(j, r)| {
+                                let g = &form.fields[j as usize];
+                                r == Role::UBase || (r == Role::Base && g.kind == NvKind::UReg) || (r == Role::Base && g.kind == NvKind::Reg && g.get(w) != 255)
+                            });
+                            let n = f.width();
+                            // (an absolute address is unsigned).
+                            let x = if p.isa == Isa::Sm86 && seg.shape == Shape::Mem && matches!(f.kind, NvKind::UImm | NvKind::SImm) && n > 0 && n < 64 {
+                                if based && v >> (n - 1) & 1 == 1 {
+                                    (v as i64 - (1i64 << n)).wrapping_mul(f.scale() as i64)
+                                } else {
+                                    (v as i64).wrapping_mul(f.scale() as i64)
+                                }
+                            } else {
+                                number(f, v)
+                            };
+                            offset = offset.wrapping_add(x);
                             if field.is_empty() {
                                 field = f.name();
                             }
@@ -968,6 +984,10 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
                 }
                 "ATOMS" => add("CAS_SPIN", (b(87, 2) == 3) as u64),
                 _ => {}
+            }
+            // Memory order and scope, bits 77-80.
+            if matches!(name, "LD" | "LDG" | "SULD" | "ST" | "STG" | "ATOM" | "ATOMG" | "RED" | "SUST" | "SUATOM" | "SURED" | "LDGSTS") {
+                add("MEM_SEM", b(77, 4));
             }
             // Address scale of shared-memory accesses (`[R13.X16]`), where no field holds it.
             let bits = 3u128 << 78;

@@ -320,7 +320,7 @@ fn bracket_part(o: &Operand, f: &NvField, before: &str) -> String {
         OperandKind::Mem { base, ubase, offset } => match f.kind {
             NvKind::Reg => reg(base, "RZ"),
             NvKind::UReg => reg(ubase, "URZ"),
-            _ => hex(offset, f.kind == NvKind::SImm),
+            _ => hex(offset, true),
         },
         _ => String::new(),
     }
@@ -420,31 +420,79 @@ fn place_reuse(o: &mut String, after_suffix: bool) {
     }
 }
 
-/// Suffixes in nvdisasm's order: a stable sort by the spec's `SuffixOrder` ranks (a suffix
-/// without a rank keeps the rank of the one before it).
-fn sort_suffixes(inst: &Inst, t: &NvTables, _form: &NvForm, mnem: String) -> String {
+/// Where a suffix came from: (field index, its place in the field's spelling, suffixes in it).
+type Origin = (u8, usize, usize);
+
+/// Suffixes in nvdisasm's order: a stable sort by the spec's `SuffixOrder` ranks. A suffix
+/// without a rank takes the smallest rank of the ranked spellings its field prints at the same
+/// place for other values, else the rank of the suffix before it.
+fn sort_suffixes(inst: &Inst, t: &NvTables, form: &NvForm, mnem: String) -> String {
     let Some(ni) = t.insts.get(inst.opcode as usize) else { return mnem };
-    if ni.order.is_empty() {
+    if ni.order.is_empty() || mnem.matches('.').count() < 2 {
         return mnem;
     }
-    let mut parts = mnem.split('.');
-    let head = parts.next().unwrap_or("").to_string();
-    let rest: Vec<&str> = parts.collect();
-    if rest.len() < 2 {
+    // The mnemonic again, each suffix with the field that printed it.
+    let mut toks: Vec<(String, Option<Origin>)> = vec![(String::new(), None)];
+    let mut origin: Option<Origin> = None;
+    'pieces: for p in form.pieces() {
+        match p {
+            NvPiece::Lit(x) => {
+                for c in x.chars() {
+                    if c == ' ' {
+                        break 'pieces;
+                    }
+                    if c == '.' {
+                        toks.push((String::new(), None));
+                        origin = None;
+                    } else if let Some(last) = toks.last_mut() {
+                        last.0.push(c);
+                    }
+                }
+            }
+            NvPiece::Field(i) => {
+                let f = &form.fields[i as usize];
+                let v = spell(t, f, inst.named(f.name()).unwrap_or(0));
+                if f.kind == NvKind::Lookup && v.starts_with('.') {
+                    let n = v.matches('.').count();
+                    for (k, part) in v[1..].split('.').enumerate() {
+                        origin = Some((i, k, n));
+                        toks.push((part.to_string(), origin));
+                    }
+                } else if let Some(last) = toks.last_mut() {
+                    last.0.push_str(&v);
+                    if last.1.is_none() {
+                        last.1 = origin;
+                    }
+                }
+            }
+        }
+    }
+    let joined = toks.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join(".");
+    if joined != mnem || toks.len() < 3 {
         return mnem;
     }
+    let sibling = |(fi, k, n): Origin| -> Option<u16> {
+        let f = &form.fields[fi as usize];
+        let ty = t.operand_types.get(f.ty as usize)?;
+        ty.values
+            .iter()
+            .map(|&x| ty.spelling(x))
+            .filter(|s| s.matches('.').count() == n)
+            .filter_map(|s| s.get(1..)?.split('.').nth(k).and_then(|x| ni.rank(x)))
+            .min()
+    };
     let mut prev = 0u32;
-    let mut ranked: Vec<(u32, &str)> = Vec::new();
-    for s in rest {
-        let r = ni.rank(s).map(|r| 2 * r as u32 + 1).unwrap_or(prev);
+    let mut ranked: Vec<(u32, usize)> = Vec::new();
+    for (k, (s, o)) in toks.iter().enumerate().skip(1) {
+        let r = ni.rank(s).or_else(|| o.and_then(sibling)).map(|r| 2 * r as u32 + 1).unwrap_or(prev);
         prev = r;
-        ranked.push((r, s));
+        ranked.push((r, k));
     }
     ranked.sort_by_key(|x| x.0);
-    let mut m = head;
-    for (_, s) in ranked {
+    let mut m = toks[0].0.clone();
+    for (_, k) in ranked {
         m.push('.');
-        m.push_str(s);
+        m.push_str(&toks[k].0);
     }
     m
 }
@@ -624,6 +672,14 @@ fn sm86_rules(inst: &Inst, text: &mut Text) {
     let name = inst.name;
     if matches!(name, "F2F" | "ATOMG" | "ATOM" | "RED" | "F2FP" | "I2F") {
         dedup(&mut text.mnem);
+    }
+    if let Some(v) = inst.named("MEM_SEM") {
+        semantics(name, v, &mut text.mnem);
+    }
+    match name {
+        "LDGSTS" | "LD" | "LDG" | "ST" | "STG" => eviction_first(&mut text.mnem, 0),
+        "ATOM" | "ATOMG" | "RED" => eviction_first(&mut text.mnem, 1),
+        _ => {}
     }
     if name == "IMAD" {
         imad_alias(inst, text);
@@ -1222,4 +1278,67 @@ fn imadsp(inst: &Inst, text: &mut Text) {
     };
     text.mnem = m;
     text.ops = vec![d, reg(g("M_RA")), src_b, src_c];
+}
+
+/// sm86 memory order and scope (`MEM_SEM`) in place of the template's suffixes.
+fn semantics(name: &str, v: u64, mnem: &mut String) {
+    const SEM_LOAD: [&str; 16] = [
+        "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".CONSTANT", ".STRONG.SM",
+        ".STRONG.GPU.PRIVATE", ".STRONG.GPU", ".MMIO.GPU", ".CONSTANT.SM", ".STRONG.SYS",
+        ".CONSTANT.SM.PRIVATE", ".MMIO.SYS", ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
+    ];
+    const SEM_STORE: [&str; 16] = [
+        "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".STRONG.SM.PRIVATE",
+        ".STRONG.SM", ".STRONG.GPU.PRIVATE", ".STRONG.GPU", ".MMIO.GPU", ".CONSTANT.SM", ".STRONG.SYS",
+        ".CONSTANT.SM.PRIVATE", ".MMIO.SYS", ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
+    ];
+    const SEM_LDGSTS: [&str; 16] = [
+        "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".CONSTANT", ".MMIO.CTA",
+        ".GPU.PRIVATE", ".MMIO.CTA.PRIVATE", ".MMIO.SM", ".CONSTANT.SM", ".MMIO.VC", ".CONSTANT.SM.PRIVATE", ".MMIO.GPU",
+        ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
+    ];
+    let table = match name {
+        "LD" | "LDG" | "SULD" => &SEM_LOAD,
+        "LDGSTS" => &SEM_LDGSTS,
+        _ => &SEM_STORE,
+    };
+    let want = table[v as usize & 15];
+    let is_sem = |p: &str| matches!(p, "STRONG" | "CONSTANT" | "MMIO" | "CTA" | "SM" | "GPU" | "SYS" | "VC" | "PRIVATE");
+    if want.is_empty() && !mnem.split('.').skip(1).any(is_sem) {
+        return;
+    }
+    let parts: Vec<&str> = mnem.split('.').collect();
+    let first = parts.iter().skip(1).position(|p| is_sem(p)).map(|i| i + 1);
+    if first.is_none() && name.starts_with("SU") && !want.is_empty() {
+        return;
+    }
+    let at = first.unwrap_or(parts.len());
+    let mut m = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i == at {
+            m.push_str(want);
+        }
+        if i > 0 && is_sem(p) {
+            continue;
+        }
+        if i > 0 {
+            m.push('.');
+        }
+        m.push_str(p);
+    }
+    if at == parts.len() {
+        m.push_str(want);
+    }
+    *mnem = m;
+}
+
+/// The eviction priority right after `.E` / `.BYPASS` (atomics: after the operation).
+fn eviction_first(mnem: &mut String, skip: usize) {
+    let ev = |p: &str| matches!(p, "EF" | "EL" | "EU" | "LU" | "NA");
+    let mut parts: Vec<&str> = mnem.split('.').collect();
+    let Some(i) = parts.iter().skip(1).position(|p| ev(p)).map(|i| i + 1) else { return };
+    let e = parts.remove(i);
+    let at = 1 + parts[1..].iter().take_while(|p| matches!(**p, "E" | "BYPASS") || p.starts_with("???")).count();
+    parts.insert((at + skip).min(parts.len()), e);
+    *mnem = parts.join(".");
 }
