@@ -125,7 +125,13 @@ pub fn build_word(p: &NvPlugin, inst: &Inst) -> Result<u128, BuildError> {
                     match o.kind {
                         OperandKind::FImm { .. } | OperandKind::Label(_) => late.push((k, f, o)),
                         OperandKind::Imm(_) if rawoff.is_some() && f.kind != NvKind::FImm && is_last_number(&l, form, i) => late.push((k, f, o)),
-                        _ => f.set(&mut w, plain_value(f, o).ok_or_else(|| err(k, name, "operand kind does not fit the field"))?),
+                        _ => {
+                            let v = plain_value(f, o).ok_or_else(|| err(k, name, "operand kind does not fit the field"))?;
+                            match model::inverted_pred(isa, inst.name, f) {
+                                Some(lo) => put(&mut w, lo, 3, 7 - (v & 7)),
+                                None => f.set(&mut w, v),
+                            }
+                        }
                     }
                 }
                 (Shape::Const | Shape::Mem, _) => {

@@ -569,6 +569,14 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                     let mut size = 32 * count;
                     let kind = match f.kind {
                         NvKind::Reg | NvKind::UReg | NvKind::Pred | NvKind::UPred => {
+                            let v = match inverted_pred(p.isa, name, f) {
+                                Some(lo) => {
+                                    replaced.push(i);
+                                    covered |= 7u128 << lo;
+                                    7 - ((w >> lo) as u64 & 7)
+                                }
+                                None => v,
+                            };
                             let mut kd = reg_of(f.kind, v).unwrap_or(OperandKind::Imm(v as i64));
                             if let OperandKind::Reg(r) = &mut kd {
                                 if matches!(r.class, RegClass::R | RegClass::Ur) {
@@ -983,6 +991,11 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
                     add("SRC_HALF", b(60, 2));
                 }
                 "ATOMS" => add("CAS_SPIN", (b(87, 2) == 3) as u64),
+                "R2P" | "UR2UP" => add("BYTE_SEL", b(76, 2)),
+                "TEX" | "TLD" | "TLD4" | "TXD" => {
+                    add("TEX_F16", b(79, 2));
+                    add("TEX_EVICT", b(84, 3));
+                }
                 _ => {}
             }
             // Memory order and scope, bits 77-80.
@@ -1084,3 +1097,19 @@ const IMADSP_FIELDS: &[(&str, u32, u32)] = &[
     ("M_FB", 54, 1),
     ("M_FORM", 56, 8),
 ];
+
+/// sm86 loads (bits 64-66) and matrix instructions (bits 87-89) store their trailing source
+/// predicate as 7 - n (measured on nvdisasm 12.8): the model holds n. The first bit of those
+/// three when field `f` is (part of) that predicate.
+pub fn inverted_pred(isa: Isa, name: &str, f: &NvField) -> Option<u32> {
+    if isa != Isa::Sm86 || !matches!(f.kind, NvKind::Pred | NvKind::UPred) {
+        return None;
+    }
+    let lo = match name {
+        "LD" | "LDG" => 64,
+        "IMMA" | "HMMA" | "DMMA" | "BMMA" => 87,
+        _ => return None,
+    };
+    let at = f.ranges().first()?.0 as u32;
+    (lo..lo + 3).contains(&at).then_some(lo)
+}

@@ -781,6 +781,31 @@ fn sm86_rules(inst: &Inst, text: &mut Text) {
             text.ops.pop();
         }
     }
+    if let Some(sel) = inst.named("BYTE_SEL") {
+        if text.ops.len() == 3 {
+            set_reg_suffix(&mut text.ops[1], ["", ".B1", ".B2", ".B3"][sel as usize & 3]);
+        }
+    }
+    if matches!(name, "TEX" | "TLD" | "TLD4" | "TXD" | "TMML") {
+        texture(inst, text);
+    }
+    if name == "MUFU" {
+        const OPS: [&str; 16] = [
+            "COS", "SIN", "EX2", "LG2", "RCP", "RSQ", "RCP64H", "RSQ64H", "SQRT", "TANH", "INVALID10", "INVALID11",
+            "INVALID12", "INVALID13", "INVALID14", "INVALID15",
+        ];
+        let f16 = has(&text.mnem, "F16");
+        let v = inst.named("MUFU_OP").unwrap_or(0) as usize & 15;
+        let op = match v {
+            6 | 7 if f16 => ["INVALID6", "INVALID7"][v - 6],
+            _ => OPS[v],
+        };
+        let mut parts: Vec<&str> = text.mnem.split('.').collect();
+        if parts.len() >= 2 && parts[1] != "F16" {
+            parts[1] = op;
+            text.mnem = parts.join(".");
+        }
+    }
 }
 
 /// nvdisasm's names of plain `IMAD d, a, b, c` cases: `.MOV` (a zero product, or `b` = 1 with
@@ -1341,4 +1366,101 @@ fn eviction_first(mnem: &mut String, skip: usize) {
     let at = 1 + parts[1..].iter().take_while(|p| matches!(**p, "E" | "BYPASS") || p.starts_with("???")).count();
     parts.insert((at + skip).min(parts.len()), e);
     *mnem = parts.join(".");
+}
+
+/// Replaces the selector suffix of the register in operand `o` (after its `.reuse`) by `sel`.
+fn set_reg_suffix(o: &mut String, sel: &str) {
+    let b = o.as_bytes();
+    let Some(start) = (0..b.len()).find(|&i| {
+        let at_word = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.' || b[i - 1] == b'_');
+        let r = o[i..].strip_prefix("UR").or_else(|| o[i..].strip_prefix('R'));
+        at_word && r.is_some_and(|r| r.starts_with('Z') || r.starts_with(|c: char| c.is_ascii_digit()))
+    }) else {
+        return;
+    };
+    let mut end = start + if o[start..].starts_with("UR") { 2 } else { 1 };
+    end += o[end..].bytes().take_while(|c| c.is_ascii_digit() || *c == b'Z').count();
+    if o[end..].starts_with(".reuse") {
+        end += 6;
+    }
+    let tail = &o[end..];
+    let old = ["B0", "B1", "B2", "B3", "H1", "H0", "INVALID2", "INVALID3"]
+        .iter()
+        .find(|s| tail.strip_prefix('.').is_some_and(|t| t.starts_with(*s) && !t[s.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')))
+        .map(|s| s.len() + 1)
+        .unwrap_or(0);
+    o.replace_range(end..end + old, sel);
+}
+
+/// sm86 texture instructions: the PT predicate destination and the all-channel mask are not
+/// printed; the F16 result (`TEX_F16`) and the eviction priority (`TEX_EVICT`) at their places.
+fn texture(inst: &Inst, text: &mut Text) {
+    let pd_pt = inst.explicit().next().is_some_and(|o| o.field == "PD" && matches!(o.kind, OperandKind::Special { reg: SpecialReg::Pt, .. }));
+    if pd_pt && text.ops.first().map(String::as_str) == Some("PT") {
+        text.ops.remove(0);
+    }
+    let is_dim = |s: &str| matches!(s, "1D" | "2D" | "3D" | "CUBE" | "ARRAY_1D" | "ARRAY_2D" | "ARRAY_3D" | "ARRAY_CUBE") || s.starts_with("INVALID");
+    let n = text.ops.len();
+    if n >= 2 && text.ops[n - 1] == "0xf" && is_dim(&text.ops[n - 2]) {
+        text.ops.pop();
+    }
+    if inst.name == "TMML" {
+        return;
+    }
+    let want: &[&str] = match inst.named("TEX_F16").unwrap_or(0) {
+        0 => &[],
+        1 => &["F16", "RN"],
+        2 => &["F16", "RZ"],
+        _ => &["INVALID3"],
+    };
+    let mut parts: Vec<&str> = text.mnem.split('.').collect();
+    let mut ok = true;
+    if want == ["INVALID3"] {
+        let at: Vec<usize> = (1..parts.len()).filter(|&i| parts[i] == "INVALID3").collect();
+        match at[..] {
+            [] => {}
+            [i] => {
+                parts.remove(i);
+            }
+            _ => ok = false,
+        }
+    }
+    if ok {
+        let mut k = 1;
+        while k < parts.len() {
+            if matches!(parts[k], "F16" | "RN" | "RZ") {
+                parts.remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        let at = 1 + parts[1..].iter().take_while(|p| matches!(**p, "SCR" | "R" | "G" | "A" | "B") || p.starts_with("???")).count();
+        for (j, w) in want.iter().enumerate() {
+            parts.insert(at + j, w);
+        }
+        text.mnem = parts.join(".");
+    }
+    const EVICT: [&str; 8] = ["EF", "", "EL", "LU", "EU", "NA", "INVALID6", "INVALID7"];
+    let want = EVICT[inst.named("TEX_EVICT").unwrap_or(1) as usize & 7];
+    let mut parts: Vec<&str> = text.mnem.split('.').collect();
+    if want.starts_with("INVALID") {
+        let at: Vec<usize> = (1..parts.len()).filter(|&i| parts[i] == want).collect();
+        if at.len() != 1 {
+            return;
+        }
+        parts.remove(at[0]);
+    }
+    let mut k = 1;
+    while k < parts.len() {
+        if matches!(parts[k], "EF" | "EL" | "LU" | "EU" | "NA") {
+            parts.remove(k);
+        } else {
+            k += 1;
+        }
+    }
+    if !want.is_empty() {
+        let at = (1..parts.len()).find(|&i| matches!(parts[i], "MS" | "CL" | "NDV" | "NODEP")).unwrap_or(parts.len());
+        parts.insert(at, want);
+    }
+    text.mnem = parts.join(".");
 }
