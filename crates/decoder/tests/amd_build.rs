@@ -98,8 +98,8 @@ const PINNED: &[(&str, &str, usize)] = &[
     ("gfx1201", "corpus mc ENC_VOP3", 2),
 ];
 
-fn pinned(isa: Isa) -> BTreeMap<String, usize> {
-    PINNED.iter().filter(|p| p.0 == isa.name()).map(|p| (p.1.to_string(), p.2)).collect()
+fn pinned(isa: Isa, prefix: &str) -> BTreeMap<String, usize> {
+    PINNED.iter().filter(|p| p.0 == isa.name() && p.1.starts_with(prefix)).map(|p| (p.1.to_string(), p.2)).collect()
 }
 
 #[test]
@@ -107,7 +107,7 @@ fn gfx1013_build_round_trips() {
     let r = round_trip(Isa::Gfx1013);
     r.print("gfx1013 build");
     assert!(r.total > 60_000);
-    assert_eq!(r.counts(), pinned(Isa::Gfx1013));
+    assert_eq!(r.counts(), pinned(Isa::Gfx1013, "-"));
 }
 
 #[test]
@@ -115,7 +115,7 @@ fn gfx1201_build_round_trips() {
     let r = round_trip(Isa::Gfx1201);
     r.print("gfx1201 build");
     assert!(r.total > 50_000);
-    assert_eq!(r.counts(), pinned(Isa::Gfx1201));
+    assert_eq!(r.counts(), pinned(Isa::Gfx1201, "-"));
 }
 
 /// Words of instruction encoding `ienc` with random fields: the encoding's identity bits and
@@ -261,7 +261,7 @@ fn gfx1013_llvm_mc_assembles_our_text_to_our_bytes() {
     let r = mc_agrees(Isa::Gfx1013);
     r.print("gfx1013 llvm-mc");
     assert!(r.total > 50_000);
-    assert_eq!(r.counts(), pinned(Isa::Gfx1013));
+    assert_eq!(r.counts(), pinned(Isa::Gfx1013, "corpus mc"));
 }
 
 #[test]
@@ -269,5 +269,5 @@ fn gfx1201_llvm_mc_assembles_our_text_to_our_bytes() {
     let r = mc_agrees(Isa::Gfx1201);
     r.print("gfx1201 llvm-mc");
     assert!(r.total > 40_000);
-    assert_eq!(r.counts(), pinned(Isa::Gfx1201));
+    assert_eq!(r.counts(), pinned(Isa::Gfx1201, "corpus mc"));
 }
