@@ -95,7 +95,7 @@ pub fn build_word(p: &NvPlugin, inst: &Inst) -> Result<u128, BuildError> {
     // Float immediates and targets go last: they may share bits with other fields.
     let mut late: Vec<(usize, &NvField, &Operand)> = Vec::new();
     let ranges = model::seg_operands(&l, form, inst);
-    for (seg, r) in l.segs.iter().zip(ranges) {
+    for (seg_index, (seg, r)) in l.segs.iter().zip(ranges).enumerate() {
         let seg_ops: Vec<(usize, &Operand)> = r.map(|k| (k, explicit[k])).collect();
         for &(i, role) in &seg.fields {
             let f = &form.fields[i as usize];
@@ -125,11 +125,13 @@ pub fn build_word(p: &NvPlugin, inst: &Inst) -> Result<u128, BuildError> {
                     match o.kind {
                         OperandKind::FImm { .. } | OperandKind::Label(_) => late.push((k, f, o)),
                         OperandKind::Imm(_) if rawoff.is_some() && f.kind != NvKind::FImm && is_last_number(&l, form, i) => late.push((k, f, o)),
+                        OperandKind::Special { reg: SpecialReg::Sr(_, n), .. } if model::sr_bits(isa, inst.name) => put(&mut w, 20, 8, n as u64),
                         _ => {
                             let v = plain_value(f, o).ok_or_else(|| err(k, name, "operand kind does not fit the field"))?;
-                            match model::inverted_pred(isa, inst.name, f) {
-                                Some(lo) => put(&mut w, lo, 3, 7 - (v & 7)),
-                                None => f.set(&mut w, v),
+                            match (model::inverted_pred(isa, inst.name, f), model::fixed_pred(isa, inst.name, f, seg_index)) {
+                                (Some(lo), _) => put(&mut w, lo, 3, 7 - (v & 7)),
+                                (None, Some(lo)) => put(&mut w, lo, 3, v),
+                                _ => f.set(&mut w, v),
                             }
                         }
                     }
@@ -146,6 +148,10 @@ pub fn build_word(p: &NvPlugin, inst: &Inst) -> Result<u128, BuildError> {
                         (OperandKind::ConstBank { offset, .. }, Role::Offset) => model::unnumber(f, offset as i64),
                         (OperandKind::Mem { base, .. }, Role::Base) => base.map_or(if f.kind == NvKind::UReg { 63 } else { 255 }, |r| r.first as u64),
                         (OperandKind::Mem { ubase, .. }, Role::UBase) => ubase.map_or(if f.kind == NvKind::Reg { 255 } else { 63 }, |r| r.first as u64),
+                        (OperandKind::Mem { offset, .. }, Role::Offset) if isa == Isa::Sm50 && inst.name == "ATOMS" => {
+                            put(&mut w, 30, 22, (offset / 4) as u64);
+                            continue;
+                        }
                         (OperandKind::Mem { offset, .. }, Role::Offset) => model::unnumber(f, offset),
                         _ => return Err(err(k, name, "operand kind does not fit the address field")),
                     };

@@ -575,7 +575,14 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                                     covered |= 7u128 << lo;
                                     7 - ((w >> lo) as u64 & 7)
                                 }
-                                None => v,
+                                None => match fixed_pred(p.isa, name, f, k) {
+                                    Some(lo) => {
+                                        replaced.push(i);
+                                        covered |= 7u128 << lo;
+                                        (w >> lo) as u64 & 7
+                                    }
+                                    None => v,
+                                },
                             };
                             let mut kd = reg_of(f.kind, v).unwrap_or(OperandKind::Imm(v as i64));
                             if let OperandKind::Reg(r) = &mut kd {
@@ -629,7 +636,16 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                         NvKind::Lookup => {
                             let ty = type_name(t, f);
                             if ty.starts_with("OPR_SREG") {
+                                // sm50: the special register is bits 20-27 (the probed field may be
+                                // narrower).
                                 let sname = t.operand_types.get(f.ty as usize).and_then(|x| x.lookup(v as i64)).unwrap_or("");
+                                let v = if sr_bits(p.isa, name) {
+                                    replaced.push(i);
+                                    covered |= 0xffu128 << 20;
+                                    ((w >> 20) as u64) & 0xff
+                                } else {
+                                    v
+                                };
                                 OperandKind::Special { reg: SpecialReg::Sr(sname, v as u16), part: Part::Whole }
                             } else {
                                 OperandKind::Field { ty, value: v }
@@ -673,8 +689,13 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                                 r == Role::UBase || (r == Role::Base && g.kind == NvKind::UReg) || (r == Role::Base && g.kind == NvKind::Reg && g.get(w) != 255)
                             });
                             let n = f.width();
-                            // (an absolute address is unsigned).
-                            let x = if p.isa == Isa::Sm86 && seg.shape == Shape::Mem && matches!(f.kind, NvKind::UImm | NvKind::SImm) && n > 0 && n < 64 {
+                            // (an absolute address is unsigned). sm50 ATOMS: bits 30-51 times 4,
+                            // signed, whatever field the probe found.
+                            let x = if p.isa == Isa::Sm50 && name == "ATOMS" {
+                                replaced.push(i);
+                                covered |= ((1u128 << 22) - 1) << 30;
+                                sext(((w >> 30) as u64) & ((1 << 22) - 1), 22) * 4
+                            } else if p.isa == Isa::Sm86 && seg.shape == Shape::Mem && matches!(f.kind, NvKind::UImm | NvKind::SImm) && n > 0 && n < 64 {
                                 if based && v >> (n - 1) & 1 == 1 {
                                     (v as i64 - (1i64 << n)).wrapping_mul(f.scale() as i64)
                                 } else {
@@ -731,7 +752,9 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
     if let Some(c) = bundle {
         inst.modifiers.push(Modifier::Named("CTRL_WORD", c));
     }
-    derived(p, form, &mut inst, w);
+    // (from the canonical word: bits encode drops are never read)
+    let keep_all = if p.isa == Isa::Sm50 { !crate::sm50::SM50_INSN.dont_care(d) } else { !p.dont_care(d) };
+    derived(p, form, &mut inst, w & keep_all);
     set_reuse(p, form, &l, &mut inst, w);
     implicit(p, &mut inst, &suffixes, w);
     inst
@@ -757,6 +780,12 @@ fn set_reuse(p: &NvPlugin, form: &NvForm, l: &Layout, inst: &mut Inst, w: u128) 
         return;
     }
     if p.isa == Isa::Sm86 {
+        // HADD2 forms probed without the flag of `a` (flag 0).
+        if inst.name == "HADD2" && !form.fields.iter().any(|x| x.name() == "REUSE_RA") {
+            if let Some(o) = inst.operands.get_mut(1).filter(|o| matches!(o.kind, OperandKind::Reg(_) | OperandKind::Special { .. })) {
+                o.mods.reuse = c.reuse & 1 == 1;
+            }
+        }
         for o in inst.operands.iter_mut() {
             let Some(k) = form.fields.iter().find_map(|x| {
                 let n = x.name().strip_prefix("REUSE_")?;
@@ -942,6 +971,24 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
             if name == "R2P" {
                 add("BYTE_SEL", b(41, 2));
             }
+            if name == "BAR" {
+                for &(n, o, k) in BAR_FIELDS {
+                    add(n, b(o, k));
+                }
+            }
+            if name == "XMAD" && b(57, 7) == 0x1b {
+                add("XMAD_IMM", b(20, 16));
+                add("XMAD_BSIGN", b(49, 1));
+            }
+            match name {
+                "TXQ" => add("TEX_QUERY", b(23, 5)),
+                "TXD" => add("TEX_INDEX", b(36, 13)),
+                "TEXS" | "TLDS" => {
+                    add("TEX_CHANNELS", b(50, 3));
+                    add("TEX_RB", b(28, 8));
+                }
+                _ => {}
+            }
             if matches!(name, "LD" | "ST") {
                 // The trailing predicate (PT: not printed) and an absolute address's 32 bits.
                 add("LDST_PRED", b(58, 3));
@@ -992,6 +1039,11 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
                 }
                 "ATOMS" => add("CAS_SPIN", (b(87, 2) == 3) as u64),
                 "R2P" | "UR2UP" => add("BYTE_SEL", b(76, 2)),
+                "HFMA2" | "HADD2" | "HMUL2" | "HSETP2" | "HMNMX2" => {
+                    for &(n, o, k) in HALF_FIELDS {
+                        add(n, b(o, k));
+                    }
+                }
                 "TEX" | "TLD" | "TLD4" | "TXD" => {
                     add("TEX_F16", b(79, 2));
                     add("TEX_EVICT", b(84, 3));
@@ -1112,4 +1164,48 @@ pub fn inverted_pred(isa: Isa, name: &str, f: &NvField) -> Option<u32> {
     };
     let at = f.ranges().first()?.0 as u32;
     (lo..lo + 3).contains(&at).then_some(lo)
+}
+
+/// sm50 `LEA` / `LOP`: the predicate destination (the first operand) is bits 48-50 whatever
+/// field the probe gave it (measured on nvdisasm 12.8). The first of those bits when field `f`
+/// is that operand (`seg`: its operand index in the template).
+pub fn fixed_pred(isa: Isa, name: &str, f: &NvField, seg: usize) -> Option<u32> {
+    (isa == Isa::Sm50 && seg == 0 && f.kind == NvKind::Pred && matches!(name, "LEA" | "LOP")).then_some(48)
+}
+
+/// The fields of sm50 `BAR` (name, bit offset, bits): the barrier register or number, the
+/// thread count register or number, the mode and `RED` operation, the predicate and its
+/// negation, immediate flags for both operands.
+const BAR_FIELDS: &[(&str, u32, u32)] = &[
+    ("BAR_A", 8, 8),
+    ("BAR_B", 20, 12),
+    ("BAR_MODE", 32, 3),
+    ("BAR_RED", 35, 2),
+    ("BAR_P", 39, 3),
+    ("BAR_NOT_P", 42, 1),
+    ("BAR_B_IMM", 43, 1),
+    ("BAR_A_IMM", 44, 1),
+];
+
+/// The fields of sm86 packed-half instructions (name, bit offset, bits), measured on nvdisasm
+/// 12.8: `HFMA2.MMA`, `.BF16_V2`, `.F32` output, `|a|` of `HADD2`, the swizzles of a, b (with
+/// its high bit) and c, the register-form opcode bits, `.MMA.RELU`'s predicate and its `!`.
+const HALF_FIELDS: &[(&str, u32, u32)] = &[
+    ("H_MMA", 2, 1),
+    ("H_BF16", 85, 1),
+    ("H_F32", 78, 1),
+    ("H_ABS_A", 73, 1),
+    ("H_SWZ_A", 74, 2),
+    ("H_SWZ_B", 60, 2),
+    ("H_SWZ_B_HI", 86, 1),
+    ("H_SWZ_C", 81, 2),
+    ("H_FORM", 9, 3),
+    ("H_RELU_P", 87, 3),
+    ("H_RELU_NOT", 90, 1),
+];
+
+/// sm50 `S2R` / `CS2R`: the special register's number is bits 20-27 (the probed field holds
+/// only some of them).
+pub fn sr_bits(isa: Isa, name: &str) -> bool {
+    isa == Isa::Sm50 && matches!(name, "S2R" | "CS2R")
 }

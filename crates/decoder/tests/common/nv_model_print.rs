@@ -498,7 +498,7 @@ fn sort_suffixes(inst: &Inst, t: &NvTables, form: &NvForm, mnem: String) -> Stri
 }
 
 /// Family rules: spellings that depend on several model values at once.
-fn rules(inst: &Inst, _t: &NvTables, _form: &NvForm, text: &mut Text) {
+fn rules(inst: &Inst, _t: &NvTables, form: &NvForm, text: &mut Text) {
     let name = inst.name;
     if inst.isa == Isa::Sm50 {
         if let (true, Some(c)) = (PHASE.contains(&name), inst.control) {
@@ -532,6 +532,39 @@ fn rules(inst: &Inst, _t: &NvTables, _form: &NvForm, text: &mut Text) {
         }
         if inst.named("M_RD").is_some() {
             imadsp(inst, text);
+        }
+        if inst.named("BAR_MODE").is_some() {
+            bar(inst, text);
+        }
+        if let (Some(v), Some(sb)) = (inst.named("XMAD_IMM"), inst.named("XMAD_BSIGN")) {
+            if let Some(o) = text.ops.iter_mut().find(|o| o.starts_with("0x") || o.starts_with("-0x")) {
+                *o = if sb == 1 && v >= 0x8000 { format!("-{:#x}", 0x1_0000 - v) } else { format!("{v:#x}") };
+            }
+        }
+        if name == "XMAD" && text.mnem.contains("???") {
+            let mut parts: Vec<&str> = text.mnem.split('.').collect();
+            if let (Some(i), Some(j)) = (parts.iter().position(|p| p.starts_with("???")), parts.iter().position(|p| *p == "PSL")) {
+                if i < j {
+                    parts.swap(i, j);
+                    text.mnem = parts.join(".");
+                }
+            }
+        }
+        sm50_texture(inst, text);
+        if matches!(name, "AL2P" | "PIXLD") {
+            text.ops.retain(|o| o != "PT");
+        }
+        if name == "LDS" && !has(&text.mnem, "U") {
+            let parts: Vec<&str> = text.mnem.split('.').filter(|p| *p != "32").collect();
+            text.mnem = parts.join(".");
+        }
+        if name == "ATOM" {
+            let mut parts: Vec<&str> = text.mnem.split('.').collect();
+            if let Some(i) = parts.iter().position(|p| p.starts_with("INVALIDATOMICSIZE")) {
+                let s = parts.remove(i);
+                parts.push(s);
+                text.mnem = parts.join(".");
+            }
         }
         if let Some(sel) = inst.named("BYTE_SEL") {
             if let Some(o) = text.ops.get_mut(1) {
@@ -580,7 +613,7 @@ fn rules(inst: &Inst, _t: &NvTables, _form: &NvForm, text: &mut Text) {
                 *o = o.replace("SNAN", "QNAN");
             }
         }
-        sm86_rules(inst, text);
+        sm86_rules(inst, form, text);
     }
 }
 
@@ -668,7 +701,7 @@ fn sm50_rules(inst: &Inst, text: &mut Text) {
 }
 
 /// sm86 spellings.
-fn sm86_rules(inst: &Inst, text: &mut Text) {
+fn sm86_rules(inst: &Inst, _form: &NvForm, text: &mut Text) {
     let name = inst.name;
     if matches!(name, "F2F" | "ATOMG" | "ATOM" | "RED" | "F2FP" | "I2F") {
         dedup(&mut text.mnem);
@@ -788,6 +821,9 @@ fn sm86_rules(inst: &Inst, text: &mut Text) {
     }
     if matches!(name, "TEX" | "TLD" | "TLD4" | "TXD" | "TMML") {
         texture(inst, text);
+    }
+    if inst.named("H_FORM").is_some() {
+        half(inst, _form, text);
     }
     if name == "MUFU" {
         const OPS: [&str; 16] = [
@@ -1463,4 +1499,230 @@ fn texture(inst: &Inst, text: &mut Text) {
         parts.insert(at, want);
     }
     text.mnem = parts.join(".");
+}
+
+/// sm50 `BAR`, spelled from the model's `BAR_*` fields.
+fn bar(inst: &Inst, text: &mut Text) {
+    let g = |n: &str| inst.named(n).unwrap_or(0);
+    let reg = |v: u64| if v == 255 { "RZ".to_string() } else { format!("R{v}") };
+    let mode = g("BAR_MODE");
+    if mode == 4 {
+        text.mnem = "BAR.SYNCALL".into();
+        text.ops.clear();
+        return;
+    }
+    let mut m = String::from("BAR.");
+    m.push_str(["SYNC", "ARV", "RED", "SCAN", "", "INVALIDBARMODE5", "INVALIDBARMODE6", "INVALIDBARMODE7"][mode as usize & 7]);
+    if mode == 2 {
+        m.push_str([".POPC", ".AND", ".OR", ".INVALIDBARMODE3"][g("BAR_RED") as usize & 3]);
+    }
+    let mut ops = vec![if g("BAR_A_IMM") == 1 { format!("{:#x}", g("BAR_A")) } else { reg(g("BAR_A")) }];
+    if g("BAR_B_IMM") == 0 {
+        ops.push(reg(g("BAR_B") & 0xff));
+    } else if g("BAR_B") != 0 || mode == 1 {
+        ops.push(format!("{:#x}", g("BAR_B")));
+    }
+    if mode == 2 || mode == 3 {
+        let p = g("BAR_P");
+        let mut s = String::new();
+        if g("BAR_NOT_P") == 1 {
+            s.push('!');
+        }
+        s.push_str(&if p == 7 { "PT".to_string() } else { format!("P{p}") });
+        ops.push(s);
+    }
+    text.mnem = m;
+    text.ops = ops;
+}
+
+/// sm50 texture operands: `TXQ`'s query, the bindless (`.B`) texture index, `TEXS` / `TLDS`
+/// channels and second destination.
+fn sm50_texture(inst: &Inst, text: &mut Text) {
+    let name = inst.name;
+    let bindless = has(&text.mnem, "B");
+    match name {
+        "TXQ" => {
+            let q = inst.named("TEX_QUERY").unwrap_or(0);
+            let s = match q {
+                0 => "TEX_HEADER_DIMENSION".to_string(),
+                1 => "TEX_HEADER_TEXTURE_TYPE".to_string(),
+                2 => "TEX_HEADER_SAMPLER_POS".to_string(),
+                8 => "TEX_SAMPLER_FILTER".to_string(),
+                9 => "TEX_SAMPLER_LOD".to_string(),
+                10 => "TEX_SAMPLER_WRAP".to_string(),
+                11 => "TEX_SAMPLER_BORDER_COLOR".to_string(),
+                _ => q.to_string(),
+            };
+            if let Some(o) = text.ops.get_mut(2) {
+                *o = s;
+            }
+            if bindless {
+                if let Some(o) = text.ops.get_mut(3) {
+                    *o = "0x0".into();
+                }
+            }
+        }
+        "TLD" | "TXD" => {
+            let dim = text.ops.iter().position(|o| {
+                o.ends_with('D') && o.len() <= 10 && o.bytes().next().is_some_and(|b| b.is_ascii_digit() || b == b'A' || b == b'C')
+                    || o.starts_with("CUBE")
+                    || o.starts_with("ARRAY_")
+            });
+            if let Some(k) = dim.filter(|&k| k > 0 && text.ops[k - 1].starts_with("0x")) {
+                if bindless {
+                    text.ops[k - 1] = "0x0".into();
+                } else if name == "TXD" {
+                    text.ops[k - 1] = format!("{:#x}", inst.named("TEX_INDEX").unwrap_or(0));
+                }
+            }
+        }
+        "TEXS" | "TLDS" => {
+            if let Some(k) = text.ops.iter().position(|o| o.starts_with("0x")) {
+                if k >= 4 && text.ops[k - 1] == "RZ" {
+                    text.ops.remove(k - 1);
+                }
+            }
+            let narrow = ["R", "G", "B", "A", "RG", "RA", "GA", "BA"];
+            let wide = ["RGB", "RGA", "RBA", "GBA", "RGBA", "INVALID5", "INVALID6", "INVALID7"];
+            let table = if inst.named("TEX_RB") == Some(255) { narrow } else { wide };
+            if let Some(o) = text.ops.last_mut() {
+                *o = table[inst.named("TEX_CHANNELS").unwrap_or(0) as usize & 7].to_string();
+            }
+        }
+        _ => {}
+    }
+}
+
+const SWZ: [&str; 8] = ["", ".F32", ".H0_H0", ".H1_H1", ".H0_NH1", ".INVALID5", ".INVALID6", ".INVALID7"];
+
+fn is_reg_operand(o: &str) -> bool {
+    let s = o.trim_start_matches(['-', '|']);
+    s.starts_with('R') && s[1..].starts_with(|c: char| c.is_ascii_digit() || c == 'Z')
+}
+
+fn set_swizzle(o: &mut String, s: &str) {
+    for old in SWZ.iter().skip(1) {
+        if o.ends_with(old) {
+            o.truncate(o.len() - old.len());
+            break;
+        }
+    }
+    o.push_str(s);
+}
+
+fn remove_suffix(m: &mut String, s: &str) {
+    let parts: Vec<&str> = m.split('.').collect();
+    if let Some(k) = parts.iter().skip(1).position(|x| *x == s) {
+        let mut p = parts.clone();
+        p.remove(k + 1);
+        *m = p.join(".");
+    }
+}
+
+/// sm86 packed-half instructions: `.MMA` / `.BF16_V2` / `.F32`, swizzles, `HADD2`'s `|a|`,
+/// `HMUL2`'s FMZ+FTZ, from the model's `H_*` fields.
+fn half(inst: &Inst, form: &NvForm, t: &mut Text) {
+    let g = |n: &str| inst.named(n).unwrap_or(0);
+    let name = inst.name;
+    let first = if name == "HSETP2" { 2 } else { 1 };
+    let mma = name == "HFMA2" && g("H_MMA") == 1;
+    if mma && has(&t.mnem, "RELU") && !t.ops.last().is_some_and(|o| o.trim_start_matches('!').starts_with('P')) {
+        let p = g("H_RELU_P");
+        let not = if g("H_RELU_NOT") == 1 { "!" } else { "" };
+        t.ops.push(if p == 7 { format!("{not}PT") } else { format!("{not}P{p}") });
+    }
+    if name == "HFMA2" {
+        remove_suffix(&mut t.mnem, "MMA");
+        remove_suffix(&mut t.mnem, "BF16_V2");
+        let m = if mma {
+            ".MMA"
+        } else if g("H_BF16") == 1 {
+            ".BF16_V2"
+        } else {
+            ""
+        };
+        t.mnem.insert_str(name.len().min(t.mnem.len()), m);
+    }
+    if name == "HMNMX2" {
+        remove_suffix(&mut t.mnem, "BF16_V2");
+        if g("H_BF16") == 1 {
+            t.mnem.insert_str(name.len().min(t.mnem.len()), ".BF16_V2");
+        }
+    }
+    match name {
+        "HADD2" => {
+            if let Some(o) = t.ops.get_mut(1) {
+                set_abs(o, g("H_ABS_A") == 1 && g("H_F32") == 0);
+            }
+        }
+        "HMUL2" => {
+            t.mnem = t.mnem.replace(".FMZ.FTZ", ".INVALID3").replace(".FTZ.FMZ", ".INVALID3");
+        }
+        "HFMA2" if !mma => {
+            remove_suffix(&mut t.mnem, "F32");
+            if g("H_F32") == 1 {
+                let at = if has(&t.mnem, "BF16_V2") { name.len() + 8 } else { name.len() };
+                t.mnem.insert_str(at.min(t.mnem.len()), ".F32");
+            }
+            let reg32 = form.fields.iter().any(|f| f.kind == NvKind::Reg && f.ranges().first().is_some_and(|r| r.0 == 32));
+            for k in 1..t.ops.len().min(5) {
+                let o = &mut t.ops[k];
+                let ureg = o.trim_start_matches(['-', '|']).starts_with("UR");
+                if !ureg && !is_reg_operand(o) {
+                    continue;
+                }
+                let hi = if k == 2 { g("H_SWZ_B_HI") << 2 } else { 0 };
+                let v = match k {
+                    1 => g("H_SWZ_A"),
+                    _ if ureg || (k == 2 && reg32) => g("H_SWZ_B") | hi,
+                    _ => g("H_SWZ_C") | hi,
+                };
+                if ureg && o.ends_with('|') {
+                    o.pop();
+                    set_swizzle(o, SWZ[v as usize & 7]);
+                    o.push('|');
+                } else {
+                    set_swizzle(o, SWZ[v as usize & 7]);
+                }
+            }
+            return;
+        }
+        _ => {}
+    }
+    if g("H_FORM") != 1 {
+        return;
+    }
+    let mut sw = vec![g("H_SWZ_A"), g("H_SWZ_B")];
+    if name == "HFMA2" {
+        sw.push(g("H_SWZ_C"));
+    }
+    for (k, v) in sw.into_iter().enumerate() {
+        if let Some(o) = t.ops.get_mut(first + k) {
+            if !is_reg_operand(o) {
+                return;
+            }
+            set_swizzle(o, if mma { "" } else { SWZ[v as usize & 7] });
+        }
+    }
+}
+
+/// Sets or clears the `|..|` around the register of operand `o`.
+fn set_abs(o: &mut String, abs: bool) {
+    let neg = o.starts_with('-');
+    let rest = o.trim_start_matches('-');
+    let had = rest.starts_with('|');
+    if had == abs || !is_reg_operand(o) {
+        return;
+    }
+    let start = usize::from(neg);
+    if abs {
+        let reg_end = start + 1 + o[start + 1..].find(|c: char| !(c.is_ascii_digit() || c == 'Z')).unwrap_or(o.len() - start - 1);
+        o.insert(reg_end, '|');
+        o.insert(start, '|');
+    } else {
+        o.remove(start);
+        if let Some(i) = o.find('|') {
+            o.remove(i);
+        }
+    }
 }
