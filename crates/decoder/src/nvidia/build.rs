@@ -160,7 +160,7 @@ pub fn build_word(p: &NvPlugin, inst: &Inst) -> Result<u128, BuildError> {
             }
         }
     }
-    let f64_src = model::f64_source(t, form, &l, w);
+    let mut fimm_k = 0usize;
     for (k, f, o) in late {
         match o.kind {
             OperandKind::FImm { bits, ty } if isa == Isa::Sm50 && matches!(inst.name, "FADD" | "FSETP" | "DMNMX") && f.kind != NvKind::FImm => {
@@ -168,7 +168,11 @@ pub fn build_word(p: &NvPlugin, inst: &Inst) -> Result<u128, BuildError> {
                 put(&mut w, 20, 19, m19);
                 put(&mut w, 56, 1, sg);
             }
-            OperandKind::FImm { bits, .. } => model::set_float_imm(isa, inst.name, f64_src, f, &mut w, bits),
+            OperandKind::FImm { bits, .. } => {
+                let fsrc = model::float_source(isa, t, form, &l, w, fimm_k);
+                fimm_k += 1;
+                model::set_float_imm(isa, inst.name, fsrc, f, &mut w, bits)
+            }
             OperandKind::Label(a) => {
                 let Some((sz, lo, n, scale)) = rel else { return Err(err(k, f.name(), "a label on an instruction without a relative target")) };
                 let off = (a as i64).wrapping_sub(inst_addr as i64).wrapping_sub(sz as i64) / scale;

@@ -63,6 +63,8 @@ pub struct Seg {
     pub shape: Shape,
     /// (field index, role), in template order (a field printed twice is listed once).
     pub fields: Vec<(u8, Role)>,
+    /// A memory address whose bracket opens the operand (not an attribute `a[..]`).
+    pub opens: bool,
 }
 
 /// Where every field of a form goes in the model.
@@ -141,7 +143,7 @@ pub fn layout(t: &NvTables, form: &NvForm) -> Layout {
                         Some(i) => {
                             in_mnem = false;
                             s = &s[i + 1..];
-                            cur = Some(Seg { shape: Shape::Plain, fields: Vec::new() });
+                            cur = Some(Seg { shape: Shape::Plain, fields: Vec::new(), opens: false });
                         }
                         None => continue,
                     }
@@ -156,6 +158,7 @@ pub fn layout(t: &NvTables, form: &NvForm) -> Layout {
                                 let before = text.trim_end_matches(['c', 'x']).len() < text.len() || text.ends_with("c[") || b[..i].ends_with(b"c") || b[..i].ends_with(b"cx");
                                 if c.shape == Shape::Plain {
                                     c.shape = if before { Shape::Const } else { Shape::Mem };
+                                    c.opens = !before && !b[..i].last().is_some_and(|x| x.is_ascii_alphanumeric()) && !(i == 0 && text.ends_with(|x: char| x.is_ascii_alphanumeric()));
                                 }
                             }
                             text.push('[');
@@ -166,7 +169,7 @@ pub fn layout(t: &NvTables, form: &NvForm) -> Layout {
                         }
                         b',' if depth == 0 && b.get(i + 1) == Some(&b' ') => {
                             finish(&mut cur, &mut text, &mut l);
-                            cur = Some(Seg { shape: Shape::Plain, fields: Vec::new() });
+                            cur = Some(Seg { shape: Shape::Plain, fields: Vec::new(), opens: false });
                             i += 2;
                             continue;
                         }
@@ -293,14 +296,21 @@ pub fn unnumber(f: &NvField, x: i64) -> u64 {
     }
 }
 
-/// Float immediate of an instruction: (bits, type, the instruction bits it occupies).
-pub fn float_imm(isa: Isa, name: &str, f64_src: bool, f: &NvField, w: u128) -> (u64, ConstType, u128) {
+/// Float immediate of an instruction: (bits, type, the instruction bits it occupies). `fsrc`
+/// (see [`float_source`]): 0 the instruction's own type, 1 an f64 source, 2 an f16 source at
+/// bits 32-47, 3 / 4 the first / second of an sm86 half pair (bits 48-63 / 32-47), 5 / 6 the
+/// same as bfloat16.
+pub fn float_imm(isa: Isa, name: &str, fsrc: u8, f: &NvField, w: u128) -> (u64, ConstType, u128) {
     let lo = f.ranges().first().map(|r| r.0).unwrap_or(0) as u32;
     let bits = |o: u32, n: u32| ((w >> o) as u64) & ((1u64 << n) - 1);
-    let double = name.starts_with('D') || f64_src;
+    let double = name.starts_with('D') || fsrc == 1;
     let half = name.starts_with('H');
     let m = |o: u32, n: u32| ((1u128 << n) - 1) << o;
     match isa {
+        Isa::Sm86 if fsrc >= 2 => {
+            let o = if matches!(fsrc, 3 | 5) { 48 } else { 32 };
+            (bits(o, 16), if fsrc >= 5 { ConstType::Bf16 } else { ConstType::F16 }, m(o, 16))
+        }
         Isa::Sm86 => {
             if half {
                 let o = if lo >= 48 { 48 } else { 32 };
@@ -332,12 +342,12 @@ pub fn float_imm(isa: Isa, name: &str, f64_src: bool, f: &NvField, w: u128) -> (
 }
 
 /// Writes float immediate `bits` back into the instruction (inverse of [`float_imm`]).
-pub fn set_float_imm(isa: Isa, name: &str, f64_src: bool, f: &NvField, w: &mut u128, bits: u64) {
-    let (_, _, mask) = float_imm(isa, name, f64_src, f, 0);
+pub fn set_float_imm(isa: Isa, name: &str, fsrc: u8, f: &NvField, w: &mut u128, bits: u64) {
+    let (_, _, mask) = float_imm(isa, name, fsrc, f, 0);
     *w &= !mask;
     let lo = mask.trailing_zeros();
     let put = |w: &mut u128, o: u32, n: u32, v: u64| *w |= ((v as u128) & ((1u128 << n) - 1)) << o;
-    let double = name.starts_with('D') || f64_src;
+    let double = name.starts_with('D') || fsrc == 1;
     if isa == Isa::Sm50 && !(f.width() >= 30 || name.ends_with("32I")) {
         if double {
             put(w, 20, 19, bits >> 44);
@@ -349,17 +359,12 @@ pub fn set_float_imm(isa: Isa, name: &str, f64_src: bool, f: &NvField, w: &mut u
         return;
     }
     let n = 128 - (mask >> lo).leading_zeros();
-    let v = if isa == Isa::Sm86 && double && !name.starts_with('H') { bits >> 32 } else { bits };
+    let v = if isa == Isa::Sm86 && double && !name.starts_with('H') && fsrc < 2 { bits >> 32 } else { bits };
     put(w, lo, n, v);
 }
 
-/// F2F / F2I / FRND with an f64 source (the float immediate is then a double): the last float
-/// type among the mnemonic fields' spellings.
-pub fn f64_source(t: &NvTables, form: &NvForm, l: &Layout, w: u128) -> bool {
-    let name = t.insts.get(form.inst as usize).map_or("", |i| i.name);
-    if !matches!(name, "F2F" | "F2I" | "FRND") {
-        return false;
-    }
+/// The mnemonic as the template spells it for `w` (suffixes unsorted).
+fn mnem_text(t: &NvTables, form: &NvForm, l: &Layout, w: u128) -> String {
     let mut s = String::new();
     for p in form.pieces() {
         match p {
@@ -381,7 +386,75 @@ pub fn f64_source(t: &NvTables, form: &NvForm, l: &Layout, w: u128) -> bool {
             }
         }
     }
-    s.split('.').rev().find(|x| matches!(*x, "F16" | "F32" | "F64")) == Some("F64")
+    s
+}
+
+/// How the `k`-th float immediate of the instruction is read (see [`float_imm`]): sm50
+/// `F2F` / `F2I` / `FRND` with an f64 source (the last float type of the mnemonic); sm86
+/// `F2I` / `FRND` / `MUFU` with an F16 or F64 source (`MUFU.RCP64H` / `RSQ64H`: F64); the two
+/// immediates of sm86 `HFMA2` / `HMNMX2` (measured on nvdisasm 12.8).
+pub fn float_source(isa: Isa, t: &NvTables, form: &NvForm, l: &Layout, w: u128, k: usize) -> u8 {
+    let name = t.insts.get(form.inst as usize).map_or("", |i| i.name);
+    match isa {
+        Isa::Sm86 => match name {
+            // The source type: F2F the second float type of the mnemonic, F2I bits 84-85, FRND
+            // `.F16` / `.F64` (or a placeholder type: F64), MUFU `.F16` or a 64-bit operation.
+            "F2F" => {
+                let m = mnem_text(t, form, l, w);
+                match m.split('.').filter(|x| matches!(*x, "F16" | "F32" | "F64" | "BF16")).nth(1) {
+                    Some("F16") => 2,
+                    Some("F64") => 1,
+                    _ => 0,
+                }
+            }
+            "F2I" => match (w >> 84) as u64 & 3 {
+                1 => 2,
+                3 => 1,
+                _ => 0,
+            },
+            "FRND" => {
+                let m = mnem_text(t, form, l, w);
+                if m.split('.').any(|x| x == "F16") {
+                    2
+                } else if m.split('.').skip(1).any(|x| x == "F64" || x.starts_with("???")) {
+                    1
+                } else {
+                    0
+                }
+            }
+            "MUFU" => {
+                let m = mnem_text(t, form, l, w);
+                if m.split('.').any(|x| x == "F16") {
+                    2
+                } else if matches!((w >> 74) as u64 & 15, 6 | 7) {
+                    1
+                } else {
+                    0
+                }
+            }
+            "HFMA2" | "HMNMX2" => {
+                let n = l.segs.iter().flat_map(|s| s.fields.iter()).filter(|x| x.1 == Role::Value && form.fields[x.0 as usize].kind == NvKind::FImm).count();
+                if n != 2 {
+                    return 0;
+                }
+                let bf16 = (w >> 85) as u64 & 1 == 1;
+                match (k, bf16) {
+                    (0, false) => 3,
+                    (_, false) => 4,
+                    (0, true) => 5,
+                    _ => 6,
+                }
+            }
+            _ => 0,
+        },
+        _ => {
+            if !matches!(name, "F2F" | "F2I" | "FRND") {
+                return 0;
+            }
+            let m = mnem_text(t, form, l, w);
+            u8::from(m.split('.').rev().find(|x| matches!(*x, "F16" | "F32" | "F64")) == Some("F64"))
+        }
+    }
 }
 
 /// Branch-target encodings: (instruction size added to the address, offset bit, offset bits,
@@ -526,7 +599,7 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
         suffixes.push_str(s.split(' ').next().unwrap_or(""));
         typed(s.split(' ').next().unwrap_or(""), &mut inst.modifiers);
     }
-    let f64_src = f64_source(t, form, &l, w);
+    let mut fimm_k = 0usize;
     let rel = relative_target(p.isa, name, mnem_has(t, form, &l, w, "REL"));
     let rawoff = raw_offset(p.isa, name);
     // Bits the model holds: structural bits, fields (those whose value the model reads from
@@ -628,7 +701,9 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                             }
                         }
                         NvKind::FImm => {
-                            let (bits, ty, m) = float_imm(p.isa, name, f64_src, f, w);
+                            let fsrc = float_source(p.isa, t, form, &l, w, fimm_k);
+                            fimm_k += 1;
+                            let (bits, ty, m) = float_imm(p.isa, name, fsrc, f, w);
                             replaced.push(i);
                             covered |= m;
                             OperandKind::FImm { bits, ty }
@@ -668,7 +743,7 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                     match r {
                         Role::Bank => {
                             if f.kind == NvKind::UReg {
-                                bank_reg = rr(v);
+                                bank_reg = rr(v).filter(|_| v != 63);
                             } else {
                                 bank = v as u16;
                             }
@@ -695,7 +770,7 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                                 replaced.push(i);
                                 covered |= ((1u128 << 22) - 1) << 30;
                                 sext(((w >> 30) as u64) & ((1 << 22) - 1), 22) * 4
-                            } else if p.isa == Isa::Sm86 && seg.shape == Shape::Mem && matches!(f.kind, NvKind::UImm | NvKind::SImm) && n > 0 && n < 64 {
+                            } else if p.isa == Isa::Sm86 && seg.shape == Shape::Mem && seg.opens && matches!(f.kind, NvKind::UImm | NvKind::SImm) && n > 0 && n < 64 {
                                 if based && v >> (n - 1) & 1 == 1 {
                                     (v as i64 - (1i64 << n)).wrapping_mul(f.scale() as i64)
                                 } else {
@@ -1039,6 +1114,8 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
                 }
                 "ATOMS" => add("CAS_SPIN", (b(87, 2) == 3) as u64),
                 "R2P" | "UR2UP" => add("BYTE_SEL", b(76, 2)),
+                "F2FP" => add("F2FP_TYPE", b(76, 1) | b(86, 1) << 1),
+                "F2I" => add("F2I_SRC", b(84, 2)),
                 "HFMA2" | "HADD2" | "HMUL2" | "HSETP2" | "HMNMX2" => {
                     for &(n, o, k) in HALF_FIELDS {
                         add(n, b(o, k));
@@ -1049,6 +1126,10 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
                     add("TEX_EVICT", b(84, 3));
                 }
                 _ => {}
+            }
+            // nvdisasm's `?PM<n>` tag, bits 102-103.
+            if b(102, 2) != 0 {
+                add("PM_TAG", b(102, 2));
             }
             // Memory order and scope, bits 77-80.
             if matches!(name, "LD" | "LDG" | "SULD" | "ST" | "STG" | "ATOM" | "ATOMG" | "RED" | "SUST" | "SUATOM" | "SURED" | "LDGSTS") {

@@ -63,6 +63,7 @@ fn float_text(bits: u64, ty: ConstType) -> String {
     match ty {
         ConstType::F16 => float::push_f16_bits(&mut s, bits as u16),
         ConstType::F64 => float::push_f64_bits(&mut s, bits),
+        ConstType::Bf16 => float::push_f32_bits(&mut s, (bits as u32) << 16),
         _ => float::push_f32_bits(&mut s, bits as u32),
     }
     s
@@ -614,6 +615,16 @@ fn rules(inst: &Inst, _t: &NvTables, form: &NvForm, text: &mut Text) {
             }
         }
         sm86_rules(inst, form, text);
+        if let Some(v) = inst.named("PM_TAG") {
+            let last = match text.ops.last_mut() {
+                Some(o) => o,
+                None => &mut text.mnem,
+            };
+            while last.ends_with(' ') {
+                last.pop();
+            }
+            last.push_str(&format!(" ?PM{v}"));
+        }
     }
 }
 
@@ -701,8 +712,11 @@ fn sm50_rules(inst: &Inst, text: &mut Text) {
 }
 
 /// sm86 spellings.
-fn sm86_rules(inst: &Inst, _form: &NvForm, text: &mut Text) {
+fn sm86_rules(inst: &Inst, form: &NvForm, text: &mut Text) {
     let name = inst.name;
+    if inst.named("H_FORM").is_some() {
+        half(inst, form, text);
+    }
     if matches!(name, "F2F" | "ATOMG" | "ATOM" | "RED" | "F2FP" | "I2F") {
         dedup(&mut text.mnem);
     }
@@ -764,10 +778,8 @@ fn sm86_rules(inst: &Inst, _form: &NvForm, text: &mut Text) {
                 if bar {
                     o.push('|');
                 }
-            } else {
-                let at = o.find(['.', '|']).filter(|_| o.starts_with(['R', '-', '|'])).unwrap_or(o.len());
-                let at = if o.starts_with('|') || o.starts_with("-|") { o.rfind('|').unwrap_or(o.len()) } else { at };
-                o.insert_str(at, sel);
+            } else if is_reg_operand(o) {
+                set_reg_suffix(o, sel);
             }
         }
     }
@@ -822,9 +834,23 @@ fn sm86_rules(inst: &Inst, _form: &NvForm, text: &mut Text) {
     if matches!(name, "TEX" | "TLD" | "TLD4" | "TXD" | "TMML") {
         texture(inst, text);
     }
-    if inst.named("H_FORM").is_some() {
-        half(inst, _form, text);
+    // F2I of an F64 immediate names its source type.
+    if inst.named("F2I_SRC") == Some(3) && !has(&text.mnem, "F64") && text.ops.len() == 2 && inst.explicit().any(|o| matches!(o.kind, OperandKind::FImm { .. })) {
+        let mut parts: Vec<&str> = text.mnem.split('.').collect();
+        let at = (1..parts.len()).find(|&i| matches!(parts[i], "CEIL" | "FLOOR" | "TRUNC" | "NTZ")).unwrap_or(parts.len());
+        parts.insert(at, "F64");
+        text.mnem = parts.join(".");
     }
+    if let Some(v) = inst.named("F2FP_TYPE") {
+        let ty = if has(&text.mnem, "RS") { ["", "???1", "???2", "???3"][v as usize & 3] } else { ["", "BF16", "", "INVALID3"][v as usize & 3] };
+        let mut parts: Vec<&str> = text.mnem.split('.').filter(|p| !matches!(*p, "BF16" | "INVALID3" | "???1" | "???2" | "???3")).collect();
+        if !ty.is_empty() {
+            let at = parts.iter().rposition(|p| matches!(*p, "F2FP" | "SATFINITE" | "RELU")).map_or(parts.len(), |i| i + 1);
+            parts.insert(at, ty);
+        }
+        text.mnem = parts.join(".");
+    }
+
     if name == "MUFU" {
         const OPS: [&str; 16] = [
             "COS", "SIN", "EX2", "LG2", "RCP", "RSQ", "RCP64H", "RSQ64H", "SQRT", "TANH", "INVALID10", "INVALID11",
