@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The release CLI of tools/build_cli.sh (static musl, `dist` profile) against the ordinary
-# `release` build: the same bytes for every bundled object and cubin (text, --json,
-# --control), and the CLI's tests (crates/cli/tests/cli.rs) run against it. Part of .ci/run.
+# `release` build (the platform's own linker and allocator): the same bytes for every bundled
+# object and cubin (text, --json, --control), and the CLI's tests (crates/cli/tests/cli.rs) run
+# against it. Part of .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rel=$(tools/build_cli.sh)
 cargo build --release -q -p isabridge-cli
-ref=target/release/isabridge
-if [ "$rel" = "$PWD/$ref" ]; then
+ref=$(realpath "${CARGO_TARGET_DIR:-target}/release/isabridge")
+if [ "$rel" = "$ref" ]; then
   echo "check_release_build: no musl build here; nothing to compare"
   exit 0
 fi

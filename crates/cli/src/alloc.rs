@@ -16,6 +16,8 @@
 //!
 //! One spin lock guards the lists: the command runs at most a few threads, which allocate
 //! rarely on their hot paths.
+// Linux only (mmap, mremap): libc is a dependency there alone.
+#![cfg(target_os = "linux")]
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::cell::UnsafeCell;

@@ -12,6 +12,8 @@
 //! Each block carries a 16-byte header just before the address handed out: the size asked for
 //! and the alignment the block was made with, which together give back the [`Layout`] that
 //! `free` and `realloc` need.
+// Linux only (its errors are libc's): libc is a dependency there alone.
+#![cfg(target_os = "linux")]
 
 use std::alloc::{GlobalAlloc, Layout};
 

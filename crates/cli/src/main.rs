@@ -118,7 +118,8 @@ fn output_closed() -> bool {
 #[no_mangle]
 #[allow(clippy::not_unsafe_ptr_arg_deref)] // the C runtime's argv, read once by `args`
 pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
-    #[cfg(unix)]
+    // (libc is a dependency on Linux only; elsewhere a closed pipe ends the process)
+    #[cfg(target_os = "linux")]
     // SAFETY: sets the disposition of one signal to "ignore", as Rust's start-up does.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
