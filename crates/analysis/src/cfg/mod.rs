@@ -29,10 +29,13 @@ pub use isabridge_decoder::operand::Flow as Kind;
 use isabridge_decoder::{Decoded, DecodeError, Isa, IsaPlugin};
 use petgraph::graph::DiGraph;
 
-/// Where the walk takes each instruction's [`Kind`] from: `false` while the ISA plugins'
-/// [`IsaPlugin::flow`] still answer [`Kind::Next`] for everything: then from [`classify`], the
-/// analysis's own reading of the spec's instruction flags, which `tests/flow_agrees.rs` holds
-/// the plugins to. Set it to `true` once that test passes: the census must not change.
+/// Where [`recover`] takes each instruction's [`Kind`] from: `true`, the plugins'
+/// [`IsaPlugin::flow`]; `false`, [`classify`], the analysis's own reading of the spec's
+/// instruction flags, which `tests/flow_agrees.rs` holds the plugins to. Both give the same CFG
+/// for every function of the bundled corpora (`tests/flow_agrees.rs`,
+/// `plugin_kinds_recover_the_same_cfgs`); [`Machine::recover_with`] takes either. It stays
+/// `false` while the AMD plugin's `flow` builds a table of names on every call (far too slow
+/// for a walk that asks it for every instruction).
 pub const PLUGIN_FLOW: bool = false;
 
 /// Why a function's CFG could not be recovered.
@@ -363,10 +366,10 @@ pub(crate) trait Family {
     fn resolve_call(code: &Code<'_>, walk: &Walk, addr: u64) -> CallTarget;
 }
 
-/// The [`Kind`] the walk uses for `d` (from the plugin or from [`classify`], by [`PLUGIN_FLOW`]).
+/// The [`Kind`] the walk uses for `d`: the plugin's when `P`, else [`classify`]'s.
 #[inline(always)]
-fn kind_of<F: Family>(isa: Isa, d: &Decoded) -> Kind {
-    if PLUGIN_FLOW {
+fn kind_of<F: Family, const P: bool>(isa: Isa, d: &Decoded) -> Kind {
+    if P {
         isa.plugin().flow(d)
     } else {
         F::table_kind(isa, d)
@@ -478,8 +481,13 @@ pub trait Machine: Sync {
     }
     /// The analysis's own [`Kind`] of `d` (see [`classify`]).
     fn classify(&self, d: &Decoded) -> Kind;
-    /// Recovers the CFG of `f` in `section`.
-    fn recover(&self, section: &Section, f: &Function) -> Result<Cfg, CfgError>;
+    /// Recovers the CFG of `f` in `section`, taking instruction kinds from the plugin's
+    /// [`IsaPlugin::flow`] when `plugin_kinds`, else from [`Machine::classify`].
+    fn recover_with(&self, section: &Section, f: &Function, plugin_kinds: bool) -> Result<Cfg, CfgError>;
+    /// Recovers the CFG of `f` in `section` (kinds as [`PLUGIN_FLOW`] says).
+    fn recover(&self, section: &Section, f: &Function) -> Result<Cfg, CfgError> {
+        self.recover_with(section, f, PLUGIN_FLOW)
+    }
 }
 
 /// A function's instructions front to back (a linear sweep, data included), as
@@ -679,14 +687,14 @@ pub fn recycle(g: Cfg) {
     SCRATCH.with(|c| c.set(Some(sc)));
 }
 
-pub(crate) fn walk<F: Family>(code: &Code<'_>) -> Result<Cfg, CfgError> {
+pub(crate) fn walk<F: Family>(code: &Code<'_>, plugin_kinds: bool) -> Result<Cfg, CfgError> {
     let mut sc = SCRATCH.with(|c| c.take()).unwrap_or_default();
-    let r = walk_with::<F>(code, &mut sc);
+    let r = if plugin_kinds { walk_with::<F, true>(code, &mut sc) } else { walk_with::<F, false>(code, &mut sc) };
     SCRATCH.with(|c| c.set(Some(sc)));
     r
 }
 
-fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgError> {
+fn walk_with<F: Family, const P: bool>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgError> {
     let span = code.end.saturating_sub(code.start);
     let slots = span.div_ceil(F::UNIT) as usize;
     let mut slot = std::mem::take(&mut sc.slot);
@@ -788,7 +796,7 @@ fn walk_with<F: Family>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgErr
                     Some(d) => *d,
                     None => F::decode(code, addr)?,
                 };
-                let kind = kind_of::<F>(code.isa, &d);
+                let kind = kind_of::<F, P>(code.isa, &d);
                 let flow = if kind == Kind::Next && !F::special(code.isa, &d) {
                     Flow::Next
                 } else {

@@ -160,8 +160,8 @@ impl Machine for Maxwell {
     fn classify(&self, d: &Decoded) -> Kind {
         <Sm50 as Family>::table_kind(Isa::Sm50, d)
     }
-    fn recover(&self, section: &Section, f: &Function) -> Result<Cfg, CfgError> {
-        super::walk::<Sm50>(&Code::new(Isa::Sm50, section, f))
+    fn recover_with(&self, section: &Section, f: &Function, plugin_kinds: bool) -> Result<Cfg, CfgError> {
+        super::walk::<Sm50>(&Code::new(Isa::Sm50, section, f), plugin_kinds)
     }
 }
 
