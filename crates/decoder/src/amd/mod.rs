@@ -7,6 +7,7 @@ pub mod model;
 pub mod operands;
 pub(crate) mod plan;
 pub mod print;
+pub(crate) mod reject;
 pub mod symbols;
 
 use crate::spec::{Encoding, Field, InstEncoding, Tables};
@@ -802,6 +803,7 @@ macro_rules! block_loop {
         let f = $self.facts();
         // The inline path's tables at one address (a register, not reloaded through `f`).
         let l = f.lut;
+        let rj = reject::rules($self.isa, $self.tables);
         let mut off = 0usize;
         loop {
             // Every instruction is at least one dword: room for all the bytes left can hold,
@@ -852,6 +854,9 @@ macro_rules! block_loop {
                         (e, guess)
                     }
                 };
+                if rj.rejects_inline(e & E_IENC_MASK, &w) {
+                    break; // decode_inst says why
+                }
                 let Some(slot) = slots.next() else { break };
                 let ($lut, $e, $w, $off, $len) = (l, e, w, $bytes.len() - rest.len(), step);
                 slot.write($fast);
@@ -1218,6 +1223,9 @@ impl<Op: Generation> Amd<Op> {
         let guess = (top >> E_GUESS_SHIFT & 7) as usize;
         let e = self.entry(facts, top, words[0] as u64 | (words[1] as u64) << 32);
         if e & (E_LEAF | E_NONE | E_ODD) == E_LEAF {
+            if reject::rules(isa, self.tables).rejects((e & E_IENC_MASK) as u16, &words) {
+                return Err(DecodeError::Unknown { isa, addr, word: words[0] });
+            }
             let keep = Self::leaf_dwords(facts, e, &words);
             // The returned length is the guess from the upper-half entry when it is right (a
             // branch, not a data dependency, for the caller's next address).
@@ -1251,6 +1259,9 @@ impl<Op: Generation> Amd<Op> {
         // Words past the instruction read as zero (an element-wise select, no memset call).
         let keep = len / 4;
         let words = std::array::from_fn(|i| if i < keep { words[i] } else { 0 });
+        if reject::rules(isa, self.tables).rejects(ienc, &words) {
+            return Err(DecodeError::Unknown { isa, addr, word: words[0] });
+        }
         Ok(Decoded { words, len: len as u8, enc, ienc })
     }
 

@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""Mutated AMD word sets with llvm-objdump-22's verdict on each word.
+
+Takes the corpus instructions (fixtures/amd/ref/*.jsonl) and the probe words
+(fixtures/amd/probe/<cpu>.tsv) of one processor, mutates them (seeded, deterministic): flips
+one to three random bits, or sets one field of the instruction's encoding (tools/amdspec/layouts.py)
+to a random value, and disassembles every mutated word with llvm-objdump-22. The candidates
+are laid out 64 bytes apart in one `.text` section (assembled by llvm-mc-22 from `.long`
+lines), each followed by `s_nop 0` dwords, so that whatever llvm-objdump makes of a candidate
+it is back in step at the next one; the line printed at a candidate's offset is its reference
+text (`.long 0x...` when LLVM rejects the first dword).
+
+Output (one line per distinct mutated word, in generation order):
+
+    BYTES<TAB>ORIGIN<TAB>LEN<TAB>TEXT<TAB>NOTE
+
+  BYTES   the candidate's bytes, lowercase hex in memory order (the mutated instruction,
+          literal and NSA dwords included; the decoder sees `s_nop 0` dwords after them)
+  ORIGIN  `corpus` or `probe`: where the word before mutation came from
+  LEN     bytes llvm-objdump-22 took for the first instruction (4 for `.long`)
+  TEXT    llvm-objdump-22's text, without its `// ADDR: WORDS` comment and branch-target note
+  NOTE    what llvm-objdump-22 prints after ` ; ` on that line (`Warning: ...`), else empty
+
+Usage:
+  python3 tools/amdspec/mutate.py --mcpu gfx1013 -o fixtures/amd/mutated/gfx1013.tsv
+  python3 tools/amdspec/mutate.py --mcpu gfx1201 -o fixtures/amd/mutated/gfx1201.tsv
+
+Stdlib only; a run takes well under a minute (two llvm-mc/llvm-objdump processes per batch).
+"""
+import argparse
+import glob
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import layouts  # noqa: E402
+
+LLVM_MC = os.environ.get("LLVM_MC", "llvm-mc-22")
+OBJDUMP = os.environ.get("LLVM_OBJDUMP", "llvm-objdump-22")
+NOP = 0xBF800000
+STRIDE = 64          # bytes per candidate slot
+MAX_WORDS = 5        # longest candidate kept (gfx10 MIMG with NSA dwords)
+BATCH = 20000        # candidates per object
+LINE_RE = re.compile(
+    r"^\t(?P<text>.*?)\s*// (?P<addr>[0-9A-Fa-f]+): (?P<words>[0-9A-Fa-f]{8}(?: [0-9A-Fa-f]{8})*)(?: <[^<>]*>)?(?: ; (?P<note>.*))?$")
+
+
+def words_of(b):
+    return [int.from_bytes(b[i:i + 4], "little") for i in range(0, len(b) - len(b) % 4, 4)]
+
+
+def load_bases(mcpu):
+    """(origin, bytes) of the distinct corpus instructions and probe words of `mcpu`."""
+    seen = set()
+    corpus, probe = [], []
+    for path in sorted(glob.glob(os.path.join(ROOT, "fixtures/amd/ref/*.%s-*.jsonl" % mcpu))):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                r = json.loads(line)
+                b = bytes.fromhex(r["bytes"])
+                if r["text"].startswith(".long") or b in seen or len(b) > 4 * MAX_WORDS:
+                    continue
+                seen.add(b)
+                corpus.append(b)
+    with open(os.path.join(ROOT, "fixtures/amd/probe/%s.tsv" % mcpu), encoding="utf-8") as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) < 3 or line.startswith("#"):
+                continue
+            b = bytes.fromhex(cols[0])
+            if b in seen or len(b) > 4 * MAX_WORDS or len(b) % 4:
+                continue
+            seen.add(b)
+            probe.append(b)
+    return corpus, probe
+
+
+def encodings(mcpu):
+    """Layouts with their fixed-bit masks, most specific first."""
+    out = []
+    for e in layouts.ARCH[mcpu][2]():
+        mask = val = 0
+        for (name, kind, ranges, base, _alt) in e["fields"]:
+            if kind in ("enc", "id"):
+                bit = 0
+                for off, cnt in ranges:
+                    m = ((1 << cnt) - 1) << off
+                    mask |= m
+                    val |= ((base >> bit) & ((1 << cnt) - 1)) << off
+                    bit += cnt
+        out.append((bin(mask).count("1"), mask, val, e))
+    out.sort(key=lambda t: -t[0])
+    return out
+
+
+def layout_of(encs, b):
+    x = int.from_bytes(b[:16].ljust(16, b"\0"), "little")
+    for _n, mask, val, e in encs:
+        if x & mask == val and len(b) * 8 >= e["bits"]:
+            return e
+    return None
+
+
+def set_field(b, ranges, v):
+    x = int.from_bytes(b, "little")
+    bit = 0
+    for off, cnt in ranges:
+        m = ((1 << cnt) - 1)
+        x = (x & ~(m << off)) | (((v >> bit) & m) << off)
+        bit += cnt
+    return x.to_bytes(len(b), "little")
+
+
+def field_value(rng, kind, width):
+    if kind == "src":
+        # Reserved and special values are where the decoders differ: favour the 9-bit
+        # source space outside the VGPRs.
+        return rng.randrange(0, 256) if rng.random() < 0.8 else rng.randrange(0, 1 << width)
+    if kind in ("ssrc", "sdst", "sreg"):
+        return rng.randrange(0, 1 << width)
+    if kind == "op":
+        return rng.randrange(0, 1 << width)
+    return rng.randrange(0, 1 << width)
+
+
+def mutate(rng, encs, b):
+    """One mutation of instruction bytes `b`."""
+    r = rng.random()
+    e = layout_of(encs, b)
+    nbits = min(len(b) * 8, e["bits"] if e else 32)
+    if r < 0.45 or e is None:
+        x = int.from_bytes(b, "little")
+        for _ in range(rng.choice((1, 1, 1, 2, 3))):
+            # Mostly within the encoding's own dwords, sometimes the literal/NSA ones.
+            span = nbits if rng.random() < 0.9 else len(b) * 8
+            x ^= 1 << rng.randrange(span)
+        return x.to_bytes(len(b), "little")
+    fields = [f for f in e["fields"] if f[1] not in ("enc", "id") and f[2]]
+    if not fields:
+        return b
+    for _ in range(rng.choice((1, 1, 2))):
+        name, kind, ranges, _base, _alt = rng.choice(fields)
+        width = sum(c for _o, c in ranges)
+        if max(o + c for o, c in ranges) > len(b) * 8:
+            continue
+        b = set_field(b, ranges, field_value(rng, kind, width))
+    return b
+
+
+def run_batch(mcpu, cands, tmp):
+    """llvm-objdump-22's (length, text) of the first instruction of each candidate."""
+    lines = [".text"]
+    for c in cands:
+        ws = words_of(c)
+        ws += [NOP] * (STRIDE // 4 - len(ws))
+        lines.append(".long " + ", ".join("0x%08x" % w for w in ws))
+    src = os.path.join(tmp, "m.s")
+    obj = os.path.join(tmp, "m.o")
+    with open(src, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    subprocess.run([LLVM_MC, "-triple=amdgcn-amd-amdhsa", "-mcpu=" + mcpu, "-filetype=obj", src, "-o", obj],
+                   check=True)
+    p = subprocess.run([OBJDUMP, "-d", "-z", "--mcpu=" + mcpu, obj], capture_output=True, text=True)
+    if p.returncode < 0:
+        raise Crash()
+    if p.returncode != 0:
+        raise SystemExit("llvm-objdump failed: %s" % p.stderr[-2000:])
+    out = p.stdout
+    at = {}
+    for line in out.splitlines():
+        m = LINE_RE.match(line)
+        if m:
+            at[int(m.group("addr"), 16)] = (4 * len(m.group("words").split()), m.group("text"), m.group("note") or "")
+    res = []
+    for i, c in enumerate(cands):
+        r = at.get(i * STRIDE)
+        if r is None:
+            raise SystemExit("llvm-objdump printed nothing at candidate %d (%s)" % (i, c.hex()))
+        if (i + 1) * STRIDE - 4 not in at:
+            raise SystemExit("llvm-objdump out of step after candidate %d (%s)" % (i, c.hex()))
+        res.append(r)
+    return res
+
+
+class Crash(Exception):
+    """llvm-objdump-22 died on a word of the batch."""
+
+
+def safe_batch(mcpu, cands, tmp):
+    """run_batch, bisecting around words llvm-objdump-22 crashes on (those give None)."""
+    try:
+        return run_batch(mcpu, cands, tmp)
+    except Crash:
+        if len(cands) == 1:
+            return [None]
+        h = len(cands) // 2
+        return safe_batch(mcpu, cands[:h], tmp) + safe_batch(mcpu, cands[h:], tmp)
+
+
+def op_of(e, b):
+    """The OP field value of instruction bytes `b` in layout `e` (0 when it has none)."""
+    x = int.from_bytes(b.ljust(16, b"\0"), "little")
+    for (_name, kind, ranges, _base, _alt) in e["fields"]:
+        if kind == "op":
+            v = bit = 0
+            for off, cnt in ranges:
+                v |= ((x >> off) & ((1 << cnt) - 1)) << bit
+                bit += cnt
+            return v
+    return 0
+
+
+def crashes(e, b):
+    """True for words llvm-objdump-22 is known to crash on: gfx10 SDWA with a select field of 7
+    (their flips are left out: never counted as rejected)."""
+    if not e["name"].endswith("_SDWA"):
+        return False
+    x = int.from_bytes(b, "little")
+    return any((x >> off) & 7 == 7 for off in (40, 48, 56))
+
+
+def fixed_bits(mcpu, corpus, probe, per_key, out_path):
+    """Per (encoding, opcode): the bits outside the encoding, identifier, opcode and source
+    operand fields that llvm-objdump-22 insists on. A bit counts when it has the same value in
+    every base word of the instruction (up to `per_key` corpus/probe words; register fields are left to the decoder's value checks) and flipping it
+    makes llvm-objdump-22 reject the word in every one of them."""
+    encs = encodings(mcpu)
+    bases = {}
+    for b in probe + corpus:
+        e = layout_of(encs, b)
+        if e is None or len(b) * 8 < e["bits"]:
+            continue
+        k = (e["name"], op_of(e, b))
+        lst = bases.setdefault(k, [])
+        if len(lst) < per_key:
+            lst.append(b)
+    jobs = []   # (key, base index, bit, word)
+    for k, lst in sorted(bases.items()):
+        e = next(e for _n, _m, _v, e in encs if e["name"] == k[0])
+        skip = 0
+        for (_name, kind, ranges, _base, _alt) in e["fields"]:
+            # Register fields are value checks (a register of the wrong kind or out of range),
+            # not fixed bits: a few base words would make coincidences look fixed.
+            if kind in ("enc", "id", "op", "src", "ssrc", "sdst", "sreg", "sbase", "srsrc", "vgpr", "vgpry"):
+                for off, cnt in ranges:
+                    skip |= ((1 << cnt) - 1) << off
+        for i, b in enumerate(lst):
+            x = int.from_bytes(b, "little")
+            for bit in range(e["bits"]):
+                if not skip >> bit & 1:
+                    w = (x ^ (1 << bit)).to_bytes(len(b), "little")
+                    if not crashes(e, w):
+                        jobs.append((k, i, bit, w))
+    res = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(0, len(jobs), 5000):
+            res.extend(safe_batch(mcpu, [j[3] for j in jobs[i:i + 5000]], tmp))
+    rejects = {}
+    for (k, i, bit, _w), r in zip(jobs, res):
+        rej = r is None or r[1].startswith(".long")
+        rejects.setdefault(k, {}).setdefault(bit, []).append(rej)
+    lines = []
+    for k, lst in sorted(bases.items()):
+        mask = val = 0
+        for bit, rs in sorted(rejects.get(k, {}).items()):
+            vals = {int.from_bytes(b, "little") >> bit & 1 for b in lst}
+            if all(rs) and len(rs) == len(lst) and len(vals) == 1:
+                mask |= 1 << bit
+                val |= vals.pop() << bit
+        if mask:
+            lines.append("%s\t%d\t%x\t%x\t%d" % (k[0], k[1], mask, val, len(lst)))
+    with open(out_path, "w", encoding="utf-8", newline="\n") as f:
+        f.write("# %s: bits llvm-objdump-22 checks per instruction encoding, beyond its identifier and "
+                "source operands:\n# tools/amdspec/mutate.py --mcpu %s --fixed-bits %s\n"
+                "# encoding\topcode\tmask (hex, bit 0 = bit 0 of the first dword)\tvalue\tbase words\n"
+                % (mcpu, mcpu, os.path.relpath(out_path, ROOT)))
+        for l in lines:
+            f.write(l + "\n")
+    print("%s: %d instruction encodings, %d with checked bits, %d words disassembled"
+          % (mcpu, len(bases), len(lines), len(jobs)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mcpu", required=True, choices=sorted(layouts.ARCH))
+    ap.add_argument("--per-base", type=int, default=2, help="mutations per base word")
+    ap.add_argument("--limit", type=int, default=40000, help="most mutated words kept")
+    ap.add_argument("--seed", type=int, default=26)
+    ap.add_argument("-o", "--output")
+    ap.add_argument("--fixed-bits", metavar="OUT", help="write the checked-bits table instead")
+    a = ap.parse_args()
+    if a.fixed_bits:
+        corpus, probe = load_bases(a.mcpu)
+        fixed_bits(a.mcpu, corpus, probe, 5, a.fixed_bits)
+        return
+    if not a.output:
+        ap.error("-o is required")
+    rng = random.Random("%s:%d" % (a.mcpu, a.seed))
+    encs = encodings(a.mcpu)
+    corpus, probe = load_bases(a.mcpu)
+    known = set(corpus) | set(probe)
+    cands, seen = [], set()
+    # Corpus and probe words in turn, so that a limit keeps both kinds.
+    order = []
+    for i in range(max(len(corpus), len(probe))):
+        if i < len(corpus):
+            order.append(("corpus", corpus[i]))
+        if i < len(probe):
+            order.append(("probe", probe[i]))
+    rng.shuffle(order)
+    for origin, b in order:
+        for _ in range(a.per_base):
+            m = mutate(rng, encs, b)
+            if m in seen or m in known:
+                continue
+            seen.add(m)
+            cands.append((origin, m))
+        if len(cands) >= a.limit:
+            break
+    cands = cands[:a.limit]
+    rows = []
+    crashed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(0, len(cands), BATCH):
+            part = cands[i:i + BATCH]
+            for (origin, c), r in zip(part, safe_batch(a.mcpu, [c for _o, c in part], tmp)):
+                if r is None:
+                    crashed += 1
+                    continue
+                n, text, note = r
+                rows.append("%s\t%s\t%d\t%s\t%s" % (c.hex(), origin, n, text, note))
+    os.makedirs(os.path.dirname(os.path.abspath(a.output)), exist_ok=True)
+    with open(a.output, "w", encoding="utf-8", newline="\n") as f:
+        f.write("# mutated %s words and llvm-objdump-22's text: tools/amdspec/mutate.py --mcpu %s "
+                "--seed %d --per-base %d --limit %d\n" % (a.mcpu, a.mcpu, a.seed, a.per_base, a.limit))
+        f.write("# bytes\torigin\tlen\ttext\tnote\n")
+        for r in rows:
+            f.write(r + "\n")
+    rej = sum(1 for r in rows if r.split("\t")[3].startswith(".long"))
+    print("%s: %d mutated words, %d rejected by llvm-objdump-22, %d left out (llvm-objdump-22 crashes)"
+          % (a.mcpu, len(rows), rej, crashed))
+
+
+if __name__ == "__main__":
+    main()
