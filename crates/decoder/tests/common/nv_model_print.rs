@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use isabridge_decoder::nvidia::float;
-use isabridge_decoder::operand::{ConstType, Inst, Modifier, Operand, OperandKind, RegClass, SpecialReg};
+use isabridge_decoder::operand::{ConstType, Inst, Operand, OperandKind, RegClass, SpecialReg};
 use isabridge_decoder::spec::{NvField, NvForm, NvKind, NvPiece, NvTables};
 use isabridge_decoder::Isa;
 
@@ -821,10 +821,12 @@ fn sm86_rules(inst: &Inst, form: &NvForm, text: &mut Text) {
     // The trailing predicate of loads and matrix instructions: `PT` is not printed (the
     // sparse matrix forms print it).
     let sparse = matches!(name, "IMMA" | "HMMA") && has(&text.mnem, "SP");
-    if matches!(name, "LD" | "LDG" | "IMMA" | "HMMA" | "DMMA" | "BMMA") && !sparse && text.ops.len() >= 3 {
-        if text.ops.last().is_some_and(|o| o == "PT" || o == "UPT") {
-            text.ops.pop();
-        }
+    if matches!(name, "LD" | "LDG" | "IMMA" | "HMMA" | "DMMA" | "BMMA")
+        && !sparse
+        && text.ops.len() >= 3
+        && text.ops.last().is_some_and(|o| o == "PT" || o == "UPT")
+    {
+        text.ops.pop();
     }
     if let Some(sel) = inst.named("BYTE_SEL") {
         if text.ops.len() == 3 {
