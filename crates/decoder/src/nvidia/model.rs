@@ -1132,6 +1132,23 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
                 "R2P" | "UR2UP" => add("BYTE_SEL", b(76, 2)),
                 "F2FP" => add("F2FP_TYPE", b(76, 1) | b(86, 1) << 1),
                 "F2I" => add("F2I_SRC", b(84, 2)),
+                "SULD" | "SUST" | "SUATOM" | "SURED" | "ATOM" => {
+                    add("SU_OPC", b(0, 4));
+                    add("SU_CLAMP", b(59, 2));
+                    add("SU_DIM", b(61, 3));
+                    add("SU_BA", b(72, 1));
+                    add("SU_MASK", b(72, 4));
+                    add("SU_TYPE", b(73, 4));
+                    add("SU_EVICT", b(84, 3));
+                    add("SU_OP", b(87, 4));
+                }
+                "I2F" => {
+                    add("I2F_FORM", b(0, 9));
+                    add("I2F_DST", b(75, 2));
+                    add("I2F_SRC", b(74, 1) | b(84, 2) << 1);
+                    add("I2F_RND", b(78, 2));
+                    add("SRC_SEL", b(60, 2));
+                }
                 "HFMA2" | "HADD2" | "HMUL2" | "HSETP2" | "HMNMX2" => {
                     for &(n, o, k) in HALF_FIELDS {
                         add(n, b(o, k));

@@ -615,6 +615,9 @@ fn rules(inst: &Inst, _t: &NvTables, form: &NvForm, text: &mut Text) {
             }
         }
         sm86_rules(inst, form, text);
+        if inst.named("SU_OPC").is_some() {
+            surface86(inst, text);
+        }
         if let Some(v) = inst.named("PM_TAG") {
             let last = match text.ops.last_mut() {
                 Some(o) => o,
@@ -719,6 +722,9 @@ fn sm86_rules(inst: &Inst, form: &NvForm, text: &mut Text) {
     }
     if matches!(name, "F2F" | "ATOMG" | "ATOM" | "RED" | "F2FP" | "I2F") {
         dedup(&mut text.mnem);
+    }
+    if name == "I2F" {
+        i2f(inst, text);
     }
     if let Some(v) = inst.named("MEM_SEM") {
         semantics(name, v, &mut text.mnem);
@@ -1371,27 +1377,8 @@ fn imadsp(inst: &Inst, text: &mut Text) {
 
 /// sm86 memory order and scope (`MEM_SEM`) in place of the template's suffixes.
 fn semantics(name: &str, v: u64, mnem: &mut String) {
-    const SEM_LOAD: [&str; 16] = [
-        "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".CONSTANT", ".STRONG.SM",
-        ".STRONG.GPU.PRIVATE", ".STRONG.GPU", ".MMIO.GPU", ".CONSTANT.SM", ".STRONG.SYS",
-        ".CONSTANT.SM.PRIVATE", ".MMIO.SYS", ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
-    ];
-    const SEM_STORE: [&str; 16] = [
-        "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".STRONG.SM.PRIVATE",
-        ".STRONG.SM", ".STRONG.GPU.PRIVATE", ".STRONG.GPU", ".MMIO.GPU", ".CONSTANT.SM", ".STRONG.SYS",
-        ".CONSTANT.SM.PRIVATE", ".MMIO.SYS", ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
-    ];
-    const SEM_LDGSTS: [&str; 16] = [
-        "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".CONSTANT", ".MMIO.CTA",
-        ".GPU.PRIVATE", ".MMIO.CTA.PRIVATE", ".MMIO.SM", ".CONSTANT.SM", ".MMIO.VC", ".CONSTANT.SM.PRIVATE", ".MMIO.GPU",
-        ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
-    ];
-    let table = match name {
-        "LD" | "LDG" | "SULD" => &SEM_LOAD,
-        "LDGSTS" => &SEM_LDGSTS,
-        _ => &SEM_STORE,
-    };
-    let want = table[v as usize & 15];
+
+    let want = sem_spelling(name, v);
     let is_sem = |p: &str| matches!(p, "STRONG" | "CONSTANT" | "MMIO" | "CTA" | "SM" | "GPU" | "SYS" | "VC" | "PRIVATE");
     if want.is_empty() && !mnem.split('.').skip(1).any(is_sem) {
         return;
@@ -1753,4 +1740,160 @@ fn set_abs(o: &mut String, abs: bool) {
             o.remove(i);
         }
     }
+}
+
+/// sm86 `I2F`: types of the 32-bit-or-narrower forms, the source byte / half, signed 32-bit
+/// immediates (from the model's `I2F_*` fields).
+fn i2f(inst: &Inst, t: &mut Text) {
+    let g = |n: &str| inst.named(n).unwrap_or(0);
+    if g("I2F_FORM") == 0x106 {
+        const DST: [&str; 4] = [".???0", ".F16", "", ".???3"];
+        const SRC: [&str; 8] = [".U8", ".S8", ".U16", ".S16", ".U32", "", ".U32", ""];
+        const RND: [&str; 4] = ["", ".RM", ".RP", ".RZ"];
+        t.mnem = format!("I2F{}{}{}", DST[g("I2F_DST") as usize & 3], SRC[g("I2F_SRC") as usize & 7], RND[g("I2F_RND") as usize & 3]);
+    }
+    let v = g("SRC_SEL") as usize & 3;
+    let sel = if has(&t.mnem, "S8") || has(&t.mnem, "U8") {
+        Some(["", ".B1", ".B2", ".B3"][v])
+    } else if has(&t.mnem, "S16") || has(&t.mnem, "U16") {
+        Some(["", ".H1", ".INVALID2", ".INVALID3"][v])
+    } else {
+        None
+    };
+    let signed_src = !(has(&t.mnem, "U8") || has(&t.mnem, "U16") || has(&t.mnem, "U32") || has(&t.mnem, "U64"));
+    if let Some(o) = t.ops.last_mut() {
+        if o.contains('[') {
+            if let (Some(sel), Some(i)) = (sel, o.rfind(']')) {
+                let tail = &o[i + 1..];
+                if tail.is_empty() || tail.starts_with('.') {
+                    o.truncate(i + 1);
+                    o.push_str(sel);
+                }
+            }
+        } else if let Some(sel) = sel {
+            set_reg_suffix(o, sel);
+        } else if signed_src {
+            if let Some(v) = o.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok()) {
+                if v >= 0x8000_0000 {
+                    *o = format!("-{:#x}", (v as i32).unsigned_abs());
+                }
+            }
+        }
+    }
+}
+
+/// sm86 surface instructions and `ATOM`, the mnemonic from the model's `SU_*` fields.
+fn surface86(inst: &Inst, t: &mut Text) {
+    const DIM: [&str; 8] = ["1D", "1D_BUFFER", "1D_ARRAY", "2D", "2D_ARRAY", "3D", "INVALID6", "INVALID7"];
+    const EVICT: [&str; 8] = ["EF", "", "EL", "LU", "EU", "NA", "INVALID6", "INVALID7"];
+    const SIZE: [&str; 8] = ["U8", "S8", "U16", "S16", "", "64", "128", "INVALID7"];
+    const CLAMP: [&str; 4] = ["IGN", "", "TRAP", "INVALID3"];
+    const OPS: [&str; 16] = [
+        "ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "INVALID9", "INVALID10", "INVALID11", "INVALID12",
+        "INVALID13", "INVALID14", "INVALID15",
+    ];
+    const TYPE: [&str; 8] = ["", "S32", "U64", "F32.FTZ.RN", "F16x2.RN", "S64", "SD32", "SD64"];
+    const TYPE_CAS: [&str; 8] = ["", "S32", "U64", "INVALID3", "INVALID4", "INVALID5", "INVALID6", "INVALID7"];
+    const TYPE_ATOM: [&str; 16] = [
+        "", "S32", "64", "F32.FTZ.RN", "F16x2.RN", "S64", "F64.RN", "INVALID7", "INVALID8", "INVALID9", "INVALID10",
+        "INVALID11", "INVALID12", "INVALID13", "INVALID14", "INVALID15",
+    ];
+    const TYPE_ATOM_CAS: [&str; 16] = [
+        "", "S32", "64", "INVALID3", "INVALID4", "INVALID5", "INVALID6", "INVALID7", "INVALID8", "INVALID9", "INVALID10",
+        "INVALID11", "INVALID12", "INVALID13", "INVALID14", "INVALID15",
+    ];
+    let g = |n: &str| inst.named(n).unwrap_or(0) as usize;
+    let name = inst.name;
+    let push = |m: &mut String, s: &str| {
+        if !s.is_empty() {
+            m.push('.');
+            m.push_str(s);
+        }
+    };
+    let sem_of = |m: &mut String| m.push_str(sem_spelling(name, g("MEM_SEM") as u64));
+    if name == "ATOM" {
+        let parts: Vec<&str> = t.mnem.split('.').collect();
+        let cas = parts.iter().any(|p| matches!(*p, "CAS" | "CAST"));
+        let mut m = String::from("ATOM");
+        if let Some(p) = parts.get(1).filter(|p| matches!(**p, "E" | "???0")) {
+            push(&mut m, p);
+        }
+        let op = if cas { ["CAS", "CAST", "CAS", "CAST.SPIN"][g("SU_OP") & 3] } else { OPS[g("SU_OP") & 15] };
+        push(&mut m, op);
+        push(&mut m, EVICT[g("SU_EVICT") & 7]);
+        push(&mut m, if cas { TYPE_ATOM_CAS } else { TYPE_ATOM }[g("SU_TYPE") & 15]);
+        sem_of(&mut m);
+        t.mnem = m;
+        return;
+    }
+    let load_store = matches!(name, "SULD" | "SUST");
+    let d = if load_store {
+        match g("SU_OPC") {
+            7 | 8 | 0xb | 0xc => false,
+            9 | 0xa | 0xd | 0xe => true,
+            _ => return,
+        }
+    } else {
+        true
+    };
+    let mut m = String::from(name);
+    m.push_str(if d { ".D" } else { ".P" });
+    if d && g("SU_BA") == 1 {
+        push(&mut m, "BA");
+    }
+    push(&mut m, DIM[g("SU_DIM") & 7]);
+    if !load_store {
+        let cas = t.mnem.split('.').any(|p| p == "CAS");
+        let op = if cas {
+            "CAS"
+        } else if name == "SURED" {
+            OPS[g("SU_OP") & 7]
+        } else {
+            OPS[g("SU_OP") & 15]
+        };
+        push(&mut m, op);
+        push(&mut m, EVICT[g("SU_EVICT") & 7]);
+        push(&mut m, if cas { TYPE_CAS } else { TYPE }[g("SU_TYPE") & 7]);
+    } else {
+        push(&mut m, EVICT[g("SU_EVICT") & 7]);
+        if d {
+            push(&mut m, SIZE[g("SU_TYPE") & 7]);
+        }
+    }
+    sem_of(&mut m);
+    if load_store && !d {
+        match g("SU_MASK") {
+            1 => push(&mut m, "R"),
+            3 => push(&mut m, "RG"),
+            15 => {}
+            c => push(&mut m, &format!("INVALID{c}")),
+        }
+    }
+    push(&mut m, CLAMP[g("SU_CLAMP") & 3]);
+    t.mnem = m;
+}
+
+/// The memory order and scope suffixes of value `v` of `name`'s semantics field.
+fn sem_spelling(name: &str, v: u64) -> &'static str {
+    const SEM_LOAD: [&str; 16] = [
+        "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".CONSTANT", ".STRONG.SM",
+        ".STRONG.GPU.PRIVATE", ".STRONG.GPU", ".MMIO.GPU", ".CONSTANT.SM", ".STRONG.SYS",
+        ".CONSTANT.SM.PRIVATE", ".MMIO.SYS", ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
+    ];
+    const SEM_STORE: [&str; 16] = [
+        "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".STRONG.SM.PRIVATE",
+        ".STRONG.SM", ".STRONG.GPU.PRIVATE", ".STRONG.GPU", ".MMIO.GPU", ".CONSTANT.SM", ".STRONG.SYS",
+        ".CONSTANT.SM.PRIVATE", ".MMIO.SYS", ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
+    ];
+    const SEM_LDGSTS: [&str; 16] = [
+        "", ".CONSTANT.PRIVATE", ".CONSTANT.CTA", ".CONSTANT.CTA.PRIVATE", ".CONSTANT", ".MMIO.CTA",
+        ".GPU.PRIVATE", ".MMIO.CTA.PRIVATE", ".MMIO.SM", ".CONSTANT.SM", ".MMIO.VC", ".CONSTANT.SM.PRIVATE", ".MMIO.GPU",
+        ".CONSTANT.VC", ".CONSTANT.VC.PRIVATE", ".CONSTANT.GPU",
+    ];
+    let table = match name {
+        "LD" | "LDG" | "SULD" => &SEM_LOAD,
+        "LDGSTS" => &SEM_LDGSTS,
+        _ => &SEM_STORE,
+    };
+    table[v as usize & 15]
 }
