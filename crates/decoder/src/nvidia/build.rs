@@ -126,6 +126,9 @@ pub fn build_word(p: &NvPlugin, inst: &Inst) -> Result<u128, BuildError> {
                         OperandKind::FImm { .. } | OperandKind::Label(_) => late.push((k, f, o)),
                         OperandKind::Imm(_) if rawoff.is_some() && f.kind != NvKind::FImm && is_last_number(&l, form, i) => late.push((k, f, o)),
                         OperandKind::Special { reg: SpecialReg::Sr(_, n), .. } if model::sr_bits(isa, inst.name) => put(&mut w, 20, 8, n as u64),
+                        OperandKind::Special { reg: SpecialReg::Sr(_, n), .. } if isa == Isa::Sm86 && matches!(inst.name, "S2R" | "CS2R" | "S2UR") => {
+                            put(&mut w, 72, 8, n as u64)
+                        }
                         _ => {
                             let v = plain_value(f, o).ok_or_else(|| err(k, name, "operand kind does not fit the field"))?;
                             match (model::inverted_pred(isa, inst.name, f), model::fixed_pred(isa, inst.name, f, seg_index)) {

@@ -780,11 +780,16 @@ fn sm86_rules(inst: &Inst, form: &NvForm, text: &mut Text) {
                 if bar {
                     o.pop();
                 }
-                o.push_str(sel);
+                if let Some(i) = o.rfind(']') {
+                    if o[i + 1..].is_empty() || o[i + 1..].starts_with('.') {
+                        o.truncate(i + 1);
+                        o.push_str(sel);
+                    }
+                }
                 if bar {
                     o.push('|');
                 }
-            } else if is_reg_operand(o) {
+            } else if is_reg_operand(o) || o.trim_start_matches(['-', '|']).starts_with("UR") {
                 set_reg_suffix(o, sel);
             }
         }
