@@ -7,7 +7,7 @@
 
 use super::model::{src_code, src_index, LITERAL_FIELD, NSA_FIELDS, RESERVED_FIELDS};
 use super::{Amd, Generation};
-use crate::operand::{BuildError, Inst, Modifier, OperandKind, Part, RegClass, SpecialReg};
+use crate::operand::{BuildError, Inst, Modifier, OperandKind, RegClass, SpecialReg};
 use crate::spec::{Encoding, Field};
 use crate::{Decoded, MAX_WORDS};
 
@@ -93,14 +93,10 @@ pub fn build<Op: Generation>(p: &Amd<Op>, inst: &Inst) -> Result<Vec<u8>, BuildE
             (_, "VADDR", OperandKind::Special { reg: SpecialReg::Null, .. }) => 0,
             (_, "ADDR", OperandKind::Special { reg: SpecialReg::Null, .. }) => 0,
             ("ENC_VOPD", "VDSTY", OperandKind::Reg(r)) => (r.first >> 1) as u64,
-            ("ENC_VOPC_SDWA", "SDST", k) => {
-                if let OperandKind::Special { reg: SpecialReg::Vcc, part: Part::Lo } = k {
-                    set(&mut w, "SD", 0);
-                    0
-                } else {
-                    set(&mut w, "SD", 1);
-                    code()? as u64
-                }
+            // An explicit scalar destination (SD set); VCC is the implicit operand.
+            ("ENC_VOPC_SDWA", "SDST", _) => {
+                set(&mut w, "SD", 1);
+                code()? as u64
             }
             (en, fld, _) if en.ends_with("_SDWA") && src_index(fld).is_some() => {
                 let c = code()?;
@@ -133,7 +129,10 @@ pub fn build<Op: Generation>(p: &Amd<Op>, inst: &Inst) -> Result<Vec<u8>, BuildE
             if m.neg && !put(&mut w, "NEG", "NEG") {
                 return Err(operr("the encoding has no neg bit for this source"));
             }
-            if m.abs && !put(&mut w, "ABS", "ABS") {
+            if m.abs && field(e, "ABS").is_none() && field(e, "NEG_HI").is_some() {
+                // v_fma_mix*: NEG_HI holds the absolute values.
+                or(&mut w, "NEG_HI", 1 << i);
+            } else if m.abs && !put(&mut w, "ABS", "ABS") {
                 return Err(operr("the encoding has no abs bit for this source"));
             }
             if m.not && !set(&mut w, &format!("SRC{i}_SEXT"), 1) {

@@ -492,6 +492,14 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
         let cty = const_type(kind);
         let Some(f) = o.field else {
             // Spec operands without a field: VCC of VOPC / carry forms, a fixed literal, attr.
+            if enc == "ENC_VOPC_SDWA" && c.f("SD") != 0 {
+                // SD selects an explicit scalar destination instead of VCC.
+                used.push("SD");
+                used.push("SDST");
+                let kind = src_kind(isa, c.f("SDST"), 32, ConstType::Int, None);
+                push(&mut ops, acc, kind, o.size, "SDST");
+                continue;
+            }
             let kind = match ty {
                 "OPR_SIMM32" => OperandKind::Literal(lit),
                 _ if m.starts_with("v_interp") => OperandKind::Field { ty: "OPR_ATTR", value: 0 },
@@ -514,6 +522,9 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
         let size = o.size;
         // Family rules for the registers a field names.
         let fam: Option<(OperandKind, u16)> = match (enc, name) {
+            ("ENC_VINTRP", _) if ty != "OPR_VGPR" && ty != "OPR_ATTR" => {
+                Some((OperandKind::Field { ty: "OPR_INTERP_PARAM", value: v as u64 }, size))
+            }
             ("ENC_SMEM", "SBASE") => {
                 let b = if g12 && size >= 128 { (v * 2) & !3 } else { v * 2 };
                 Some((src_kind(isa, b, size, cty, None), size))
@@ -578,30 +589,27 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
                 Some((vreg(v, n as u16), (n * 32) as u16))
             }
             ("ENC_VIMAGE" | "ENC_VSAMPLE", f) if f.starts_with("VADDR") => {
+                // The address registers: one operand per slot the instruction reads (the last
+                // slot holds the rest of the addresses as a range; BVH forms in fixed groups).
+                used.pop();
+                const SLOTS: [&str; 5] = ["VADDR0", "VADDR1", "VADDR2", "VADDR3", "VADDR4"];
                 let slots: u32 = if enc == "ENC_VSAMPLE" { 4 } else { 5 };
                 let a16 = c.f("A16") != 0;
-                let i = f.as_bytes().get(5).map_or(0, |b| b.wrapping_sub(b'0')) as u32;
-                let cnt = if bvh {
-                    let g = g12_bvh_groups(m, a16);
-                    g.get(i as usize).copied()
+                let counts: Vec<u32> = if bvh {
+                    g12_bvh_groups(m, a16).to_vec()
                 } else {
                     let n = g12_address_count(m, c.f("DIM") as usize & 7, a16).max(1);
-                    if i >= n.min(slots) {
-                        None
-                    } else if i == slots - 1 {
-                        Some(n - i)
-                    } else {
-                        Some(1)
-                    }
+                    (0..n.min(slots)).map(|i| if i == slots - 1 { n - i } else { 1 }).collect()
                 };
-                match cnt {
-                    Some(n) => Some((vreg(v, n as u16), (n * 32) as u16)),
-                    None => {
-                        // An unused address slot: a modifier (its bits kept).
-                        used.pop();
+                for (i, &cnt) in counts.iter().enumerate().take(slots as usize) {
+                    let fname = SLOTS[i];
+                    if used.contains(&fname) {
                         continue;
                     }
+                    used.push(fname);
+                    push(&mut ops, acc, vreg(c.f(fname), cnt as u16), (cnt * 32) as u16, fname);
                 }
+                continue;
             }
             ("ENC_FLAT" | "ENC_FLAT_GLBL" | "ENC_FLAT_SCRATCH", "ADDR") | ("ENC_VFLAT" | "ENC_VGLOBAL" | "ENC_VSCRATCH", "VADDR") => {
                 let saddr = c.f("SADDR");
@@ -629,17 +637,17 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
                 let r = (v << 1) | ((c.f("VDSTX") & 1) ^ 1);
                 Some((vreg(r, 1), 32))
             }
-            ("ENC_EXP" | "ENC_VEXPORT", _) => {
+            ("ENC_EXP" | "ENC_VEXPORT", f) if f.starts_with("VSRC") => {
                 // Export sources: `off` for disabled lanes (compressed pairs share a register).
                 let i = name.as_bytes().get(4).map_or(0, |b| b.wrapping_sub(b'0')) as u32;
                 let en = c.f("EN");
                 let compr = c.f("COMPR") != 0;
-                if en >> i & 1 == 0 {
-                    Some((OperandKind::Field { ty: "OFF", value: v as u64 }, 32))
-                } else if compr {
+                // Compressed: VSRC0 carries lanes 0-1 and VSRC1 lanes 2-3 (16 bits each).
+                let on = if compr { i < 2 && en >> (2 * i) & 3 != 0 } else { en >> i & 1 != 0 };
+                if on {
                     Some((vreg(v, 1), 32))
                 } else {
-                    Some((vreg(v, 1), 32))
+                    Some((OperandKind::Field { ty: "OFF", value: v as u64 }, 32))
                 }
             }
             _ if sdwa && src_index(name).is_some() => {
@@ -712,6 +720,21 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
         let v = f.get(w);
         let name = f.name;
         match name {
+            "NEG_HI" if m.starts_with("v_fma_mix") => {
+                // v_fma_mix*: NEG_HI is the per-source absolute value.
+                let mut rest = v;
+                for i in 0..3 {
+                    if v >> i & 1 != 0 {
+                        if let Some(k) = src_op(&mut ops, i) {
+                            ops[k].mods.abs = true;
+                            rest &= !(1 << i);
+                        }
+                    }
+                }
+                if rest != 0 {
+                    mods.push(Modifier::Named(name, rest));
+                }
+            }
             "NEG" | "ABS" => {
                 let mut rest = v;
                 for i in 0..3 {

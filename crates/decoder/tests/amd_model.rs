@@ -1,0 +1,106 @@
+//! The AMD operand model is complete: every corpus instruction and probe word of gfx1013 and
+//! gfx1201, printed from its operand model alone (tests/common/amd_model_print.rs, a small
+//! printer over `Inst`), equals llvm-objdump-22's text. Every disagreement is a named category
+//! with its count, pinned below.
+
+#[path = "common/amd_corpus.rs"]
+mod corpus;
+#[path = "common/amd_model_print.rs"]
+mod model_print;
+
+use isabridge_decoder::operand::{Flow, OperandKind, SpecialReg};
+use isabridge_decoder::Isa;
+use std::collections::BTreeMap;
+
+#[derive(Default)]
+struct Report {
+    total: usize,
+    bad: BTreeMap<String, (usize, String)>,
+}
+
+impl Report {
+    fn add(&mut self, cat: String, ex: String) {
+        self.bad.entry(cat).or_insert((0, ex)).0 += 1;
+    }
+    fn print(&self, what: &str) {
+        let n: usize = self.bad.values().map(|v| v.0).sum();
+        eprintln!("{what}: {} instructions, {} equal, {} in {} categories", self.total, self.total - n, n, self.bad.len());
+        for (k, (n, ex)) in &self.bad {
+            eprintln!("  {k}: {n}  e.g. {ex}");
+        }
+    }
+    fn counts(&self) -> BTreeMap<String, usize> {
+        self.bad.iter().map(|(k, v)| (k.clone(), v.0)).collect()
+    }
+}
+
+fn reprint(isa: Isa) -> Report {
+    let p = isa.plugin();
+    let mut r = Report::default();
+    for c in corpus::corpus(isa.name()).into_iter().chain(corpus::probe(isa.name())) {
+        if c.text.starts_with(".long") {
+            continue;
+        }
+        let Ok(d) = p.decode(&c.bytes, c.addr) else { continue };
+        // Only where our fast printer equals the reference (its own disagreements are pinned
+        // by amd_conformance).
+        let mut fast = String::new();
+        p.print(&d, c.addr, &mut fast);
+        if fast != c.text {
+            continue;
+        }
+        r.total += 1;
+        let m = p.operands(&d, c.addr);
+        let text = model_print::print(isa, &m);
+        if text != c.text {
+            r.add(format!("{} {}", c.set, m.encoding), format!("{:02x?} want {:?} got {:?}", c.bytes, c.text, text));
+        }
+    }
+    r
+}
+
+/// Pinned disagreements (isa, category, count).
+const PINNED: &[(&str, &str, usize)] = &[];
+
+fn pinned(isa: Isa) -> BTreeMap<String, usize> {
+    PINNED.iter().filter(|p| p.0 == isa.name()).map(|p| (p.1.to_string(), p.2)).collect()
+}
+
+#[test]
+fn gfx1013_model_reprints_the_reference() {
+    let r = reprint(Isa::Gfx1013);
+    r.print("gfx1013 model print");
+    assert!(r.total > 60_000);
+    assert_eq!(r.counts(), pinned(Isa::Gfx1013));
+}
+
+#[test]
+fn gfx1201_model_reprints_the_reference() {
+    let r = reprint(Isa::Gfx1201);
+    r.print("gfx1201 model print");
+    assert!(r.total > 50_000);
+    assert_eq!(r.counts(), pinned(Isa::Gfx1201));
+}
+
+/// Implicit operands and flow kinds of a few instructions, against the ISA manuals.
+#[test]
+fn implicit_operands_and_flow() {
+    let g10 = Isa::Gfx1013.plugin();
+    let has = |bytes: &[u8], reg: SpecialReg, write: bool| {
+        let d = g10.decode(bytes, 0).unwrap();
+        g10.operands(&d, 0).implicit().any(|o| matches!(o.kind, OperandKind::Special { reg: r, .. } if r == reg) && o.access.writes() == write)
+    };
+    // s_add_u32 s0, s1, s2 writes SCC.
+    assert!(has(&[0x01, 0x02, 0x00, 0x80], SpecialReg::Scc, true));
+    // s_cselect_b32 s0, s1, s2 reads SCC.
+    assert!(has(&[0x01, 0x02, 0x00, 0x85], SpecialReg::Scc, false));
+    // s_and_saveexec_b64 s[0:1], s[2:3] writes EXEC and SCC.
+    assert!(has(&[0x02, 0x24, 0x80, 0xbe], SpecialReg::Exec, true));
+    assert!(has(&[0x02, 0x24, 0x80, 0xbe], SpecialReg::Scc, true));
+    let flow = |bytes: &[u8]| g10.flow(&g10.decode(bytes, 0).unwrap());
+    assert_eq!(flow(&[0x00, 0x00, 0x81, 0xbf]), Flow::End); // s_endpgm
+    assert_eq!(flow(&[0x00, 0x00, 0x82, 0xbf]), Flow::Branch); // s_branch
+    assert_eq!(flow(&[0x00, 0x00, 0x85, 0xbf]), Flow::CondBranch); // s_cbranch_scc0
+    assert_eq!(flow(&[0x00, 0x20, 0x80, 0xbe]), Flow::Indirect); // s_setpc_b64 s[0:1]
+    assert_eq!(flow(&[0x02, 0x21, 0x80, 0xbe]), Flow::IndirectCall); // s_swappc_b64 s[0:1], s[2:3]
+}
