@@ -551,6 +551,10 @@ fn width_of(name: &str, suffixes: &str, seg: usize, data: bool) -> u16 {
     if matches!(name, "DADD" | "DMUL" | "DFMA" | "DMNMX") || (name == "DSETP" && seg >= 2) {
         return 2;
     }
+    // `IMAD.WIDE d, a, b, c`: d and c are 64-bit.
+    if name == "IMAD" && has("WIDE") && (seg == 0 || seg == 3) {
+        return 2;
+    }
     1
 }
 
@@ -787,6 +791,14 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                                 replaced.push(i);
                                 covered |= ((1u128 << 22) - 1) << 30;
                                 sext(((w >> 30) as u64) & ((1 << 22) - 1), 22) * 4
+                            } else if short_offset(p.isa, name, f) {
+                                // sm86 `[Rb.U32+URa+imm]`: the probe found the offset one bit
+                                // short; it is bits 40-63, signed.
+                                replaced.push(i);
+                                covered |= ((1u128 << 24) - 1) << 40;
+                                sext(((w >> 40) as u64) & ((1 << 24) - 1), 24)
+                            } else if p.isa == Isa::Sm86 && name == "ISBERD" {
+                                number(f, v)
                             } else if p.isa == Isa::Sm86 && seg.shape == Shape::Mem && seg.opens && matches!(f.kind, NvKind::UImm | NvKind::SImm) && n > 0 && n < 64 {
                                 if based && v >> (n - 1) & 1 == 1 {
                                     (v as i64 - (1i64 << n)).wrapping_mul(f.scale() as i64)
@@ -1361,3 +1373,9 @@ const SM86_SREG: [(u8, &str); 99] = [
     (133, "SR_TTU_TICKET_INFO"), (255, "SRZ"),
 ];
 
+
+/// sm86 stores, reductions and `ATOM` whose `[Rb.U32+URa+imm]` offset the probe found as bits
+/// 41-63: the offset is bits 40-63 (measured on nvdisasm 12.8).
+pub fn short_offset(isa: Isa, name: &str, f: &NvField) -> bool {
+    isa == Isa::Sm86 && matches!(name, "ST" | "STG" | "STL" | "RED" | "ATOM") && f.name() == "IMM" && f.ranges() == [(41, 23)]
+}
