@@ -42,25 +42,40 @@ fn reprint(isa: Isa) -> Report {
             continue;
         }
         let Ok(d) = p.decode(&c.bytes, c.addr) else { continue };
-        // Only where our fast printer equals the reference (its own disagreements are pinned
-        // by amd_conformance).
+        // Words our fast printer disagrees on (pinned by amd_conformance) form their own
+        // categories.
         let mut fast = String::new();
         p.print(&d, c.addr, &mut fast);
-        if fast != c.text {
-            continue;
-        }
         r.total += 1;
         let m = p.operands(&d, c.addr);
         let text = model_print::print(isa, &m);
         if text != c.text {
-            r.add(format!("{} {}", c.set, m.encoding), format!("{:02x?} want {:?} got {:?}", c.bytes, c.text, text));
+            let also = if fast != c.text { " (fast printer differs too)" } else { "" };
+            r.add(format!("{} {}{also}", c.set, m.encoding), format!("{:02x?} want {:?} got {:?}", c.bytes, c.text, text));
         }
     }
     r
 }
 
-/// Pinned disagreements (isa, category, count).
-const PINNED: &[(&str, &str, usize)] = &[];
+/// Pinned disagreements (isa, category, count): exactly the probe words where the fast printer
+/// differs from LLVM too (amd_conformance pins the same counts and says why: random dim, dmask
+/// or opcode fields LLVM treats as invalid, a VOP3 DPP literal LLVM reads past the end of the
+/// instruction). On every other corpus and probe instruction the model prints the reference.
+const PINNED: &[(&str, &str, usize)] = &[
+    ("gfx1013", "probe ENC_MIMG (fast printer differs too)", 241),
+    ("gfx1013", "probe ENC_VOP3 (fast printer differs too)", 11),
+    ("gfx1201", "probe ENC_SOPC (fast printer differs too)", 6),
+    ("gfx1201", "probe ENC_SOPK (fast printer differs too)", 1),
+    ("gfx1201", "probe ENC_VIMAGE (fast printer differs too)", 1),
+    ("gfx1201", "probe ENC_VOP3 (fast printer differs too)", 21),
+    ("gfx1201", "probe ENC_VOP3P_DPP16 (fast printer differs too)", 6),
+    ("gfx1201", "probe ENC_VOP3P_DPP8 (fast printer differs too)", 3),
+    ("gfx1201", "probe ENC_VOP3SD_DPP16 (fast printer differs too)", 1),
+    ("gfx1201", "probe ENC_VOP3SD_DPP8 (fast printer differs too)", 1),
+    ("gfx1201", "probe ENC_VOP3_DPP16 (fast printer differs too)", 162),
+    ("gfx1201", "probe ENC_VOP3_DPP8 (fast printer differs too)", 158),
+    ("gfx1201", "probe ENC_VSAMPLE (fast printer differs too)", 117),
+];
 
 fn pinned(isa: Isa) -> BTreeMap<String, usize> {
     PINNED.iter().filter(|p| p.0 == isa.name()).map(|p| (p.1.to_string(), p.2)).collect()
