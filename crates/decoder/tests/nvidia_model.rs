@@ -201,7 +201,7 @@ const PINNED: &[(&str, usize, usize, usize)] = &[
     ("sm50 corpus", 7050, 0, 0),
     ("sm86 corpus", 7296, 0, 0),
     ("sm50 fuzz", 19508, 6, 0),
-    ("sm86 fuzz", 10503, 0, 67),
+    ("sm86 fuzz", 10503, 0, 41),
     ("sm50 random", 16323, 6, 1),
 ];
 

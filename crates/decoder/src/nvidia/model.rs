@@ -1151,6 +1151,7 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
                 "R2P" | "UR2UP" => add("BYTE_SEL", b(76, 2)),
                 "F2FP" => add("F2FP_TYPE", b(76, 1) | b(86, 1) << 1),
                 "F2I" => add("F2I_SRC", b(84, 2)),
+                "FOOTPRINT" => add("FP_TXD", (b(78, 1) == 1 && b(60, 1) == 0) as u64),
                 "SULD" | "SUST" | "SUATOM" | "SURED" | "ATOM" => {
                     add("SU_OPC", b(0, 4));
                     add("SU_CLAMP", b(59, 2));
@@ -1300,10 +1301,18 @@ pub fn inverted_pred(isa: Isa, name: &str, f: &NvField) -> Option<u32> {
 }
 
 /// sm50 `LEA` / `LOP`: the predicate destination (the first operand) is bits 48-50 whatever
-/// field the probe gave it (measured on nvdisasm 12.8). The first of those bits when field `f`
-/// is that operand (`seg`: its operand index in the template).
+/// field the probe gave it; sm86 `SULD`: bits 81-83 where the probe found 82-83 (measured on
+/// nvdisasm 12.8). The first of those bits when field `f` is that operand (`seg`: its operand
+/// index in the template).
 pub fn fixed_pred(isa: Isa, name: &str, f: &NvField, seg: usize) -> Option<u32> {
-    (isa == Isa::Sm50 && seg == 0 && f.kind == NvKind::Pred && matches!(name, "LEA" | "LOP")).then_some(48)
+    if seg != 0 || f.kind != NvKind::Pred {
+        return None;
+    }
+    match (isa, name) {
+        (Isa::Sm50, "LEA" | "LOP") => Some(48),
+        (Isa::Sm86, "SULD") if f.name() == "PD" && f.ranges() == [(82, 2)] => Some(81),
+        _ => None,
+    }
 }
 
 /// The fields of sm50 `BAR` (name, bit offset, bits): the barrier register or number, the

@@ -726,6 +726,27 @@ fn sm86_rules(inst: &Inst, form: &NvForm, text: &mut Text) {
     if name == "I2F" {
         i2f(inst, text);
     }
+    if inst.named("FP_TXD") == Some(1) {
+        let parts: Vec<&str> = text.mnem.split('.').map(|p| if p == "???1" { "TXD" } else { p }).collect();
+        text.mnem = parts.join(".");
+    }
+    // An eviction priority of 6 or 7 also printed by another field goes before MS/CL/NDV/NODEP.
+    if matches!(name, "TEX" | "TLD" | "TLD4" | "TXD") {
+        if let Some(want) = match inst.named("TEX_EVICT") {
+            Some(6) => Some("INVALID6"),
+            Some(7) => Some("INVALID7"),
+            _ => None,
+        } {
+            let mut parts: Vec<&str> = text.mnem.split('.').collect();
+            let at: Vec<usize> = (1..parts.len()).filter(|&i| parts[i] == want).collect();
+            if at.len() == 2 {
+                parts.remove(at[1]);
+                let to = (1..parts.len()).find(|&i| matches!(parts[i], "MS" | "CL" | "NDV" | "NODEP")).unwrap_or(parts.len());
+                parts.insert(to, want);
+                text.mnem = parts.join(".");
+            }
+        }
+    }
     if let Some(v) = inst.named("MEM_SEM") {
         semantics(name, v, &mut text.mnem);
     }
