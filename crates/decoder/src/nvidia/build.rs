@@ -155,6 +155,10 @@ pub fn build_word(p: &NvPlugin, inst: &Inst) -> Result<u128, BuildError> {
                             put(&mut w, 30, 22, (offset / 4) as u64);
                             continue;
                         }
+                        (OperandKind::Mem { offset, base: None, .. }, Role::Offset) if isa == Isa::Sm50 && inst.name == "ATOM" => {
+                            put(&mut w, 28, 20, offset as u64);
+                            continue;
+                        }
                         (OperandKind::Mem { offset, .. }, Role::Offset) if model::short_offset(isa, inst.name, f) => {
                             put(&mut w, 40, 24, offset as u64);
                             continue;

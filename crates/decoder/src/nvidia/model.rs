@@ -447,7 +447,8 @@ pub fn float_source(isa: Isa, t: &NvTables, form: &NvForm, l: &Layout, w: u128, 
                 if n != 2 {
                     return 0;
                 }
-                let bf16 = (w >> 85) as u64 & 1 == 1;
+                // bfloat16 with `.BF16_V2` (bit 85), which `HFMA2.MMA` (bit 2) replaces.
+                let bf16 = (w >> 85) as u64 & 1 == 1 && !(name == "HFMA2" && (w >> 2) as u64 & 1 == 1);
                 match (k, bf16) {
                     (0, false) => 3,
                     (_, false) => 4,
@@ -671,7 +672,12 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                                     None => v,
                                 },
                             };
-                            let mut kd = reg_of(f.kind, v).unwrap_or(OperandKind::Imm(v as i64));
+                            let mut kd = if unnamed_reg(p.isa, name, f, v, w) {
+                                // a register value nvdisasm has no name for (`???255`)
+                                OperandKind::Field { ty: if f.kind == NvKind::UReg { "UNNAMED_UR" } else { "UNNAMED_R" }, value: v }
+                            } else {
+                                reg_of(f.kind, v).unwrap_or(OperandKind::Imm(v as i64))
+                            };
                             if let OperandKind::Reg(r) = &mut kd {
                                 if matches!(r.class, RegClass::R | RegClass::Ur) {
                                     r.count = count;
@@ -773,8 +779,9 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                             }
                         }
                         // RZ / URZ as a base is no base.
+                        // (a handle register nvdisasm has no name for stays register 255)
                         Role::Base => {
-                            reg = rr(v).filter(|_| !(f.kind == NvKind::Reg && v == 255 || f.kind == NvKind::UReg && v == 63));
+                            reg = rr(v).filter(|_| unnamed_reg(p.isa, name, f, v, w) || !(f.kind == NvKind::Reg && v == 255 || f.kind == NvKind::UReg && v == 63));
                             field = f.name();
                         }
                         Role::UBase => ureg = rr(v).filter(|_| !(f.kind == NvKind::UReg && v == 63 || f.kind == NvKind::Reg && v == 255)),
@@ -791,6 +798,11 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                                 replaced.push(i);
                                 covered |= ((1u128 << 22) - 1) << 30;
                                 sext(((w >> 30) as u64) & ((1 << 22) - 1), 22) * 4
+                            } else if p.isa == Isa::Sm50 && name == "ATOM" && ((w >> 8) as u64 & 0xff) == 255 {
+                                // sm50 ATOM with an absolute address: bits 28-47, unsigned.
+                                replaced.push(i);
+                                covered |= ((1u128 << 20) - 1) << 28;
+                                ((w >> 28) as u64 & 0xf_ffff) as i64
                             } else if short_offset(p.isa, name, f) {
                                 // sm86 `[Rb.U32+URa+imm]`: the probe found the offset one bit
                                 // short; it is bits 40-63, signed.
@@ -1142,6 +1154,7 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
                     add("IDP_B_SIGNED", b(74, 1));
                     add("IDP_2A", b(76, 1));
                     add("IDP_HI", b(77, 1));
+                    add("IDP_NEG_C", b(75, 1));
                 }
                 "MUFU" => {
                     add("MUFU_OP", b(74, 4));
@@ -1152,6 +1165,9 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
                 "F2FP" => add("F2FP_TYPE", b(76, 1) | b(86, 1) << 1),
                 "F2I" => add("F2I_SRC", b(84, 2)),
                 "FOOTPRINT" => add("FP_TXD", (b(78, 1) == 1 && b(60, 1) == 0) as u64),
+                "BMOV" => add("BMOV_BREG", b(24, 6)),
+                "BAR" => add("BAR_RED_OP", b(74, 2)),
+                "ST" | "STG" | "STL" | "LD" | "LDG" | "LDL" => add("LDST_SIZE", b(73, 3)),
                 "SULD" | "SUST" | "SUATOM" | "SURED" | "ATOM" => {
                     add("SU_OPC", b(0, 4));
                     add("SU_CLAMP", b(59, 2));
@@ -1387,4 +1403,23 @@ const SM86_SREG: [(u8, &str); 99] = [
 /// 41-63: the offset is bits 40-63 (measured on nvdisasm 12.8).
 pub fn short_offset(isa: Isa, name: &str, f: &NvField) -> bool {
     isa == Isa::Sm86 && matches!(name, "ST" | "STG" | "STL" | "RED" | "ATOM") && f.name() == "IMM" && f.ranges() == [(41, 23)]
+}
+
+/// sm86 texture and surface handle registers of value 255 (uniform: 63) are no `RZ` / `URZ`:
+/// nvdisasm prints them `???255` / `???63` (textures and `SUQUERY`: bits 24-31, uniform bits
+/// 40-45; `SULD`/`SUST`/`SUATOM`/`SURED`: bits 64-71; `FOOTPRINT` form 0xf74: bits 16-23).
+pub fn unnamed_reg(isa: Isa, name: &str, f: &NvField, v: u64, w: u128) -> bool {
+    if isa != Isa::Sm86 {
+        return false;
+    }
+    let tex = matches!(name, "TEX" | "TLD" | "TLD4" | "TXD" | "TMML");
+    match f.kind {
+        NvKind::Reg if v == 255 => {
+            ((tex || name == "SUQUERY") && f.ranges() == [(24, 8)])
+                || (matches!(name, "SULD" | "SUST" | "SUATOM" | "SURED") && f.ranges() == [(64, 8)])
+                || (name == "FOOTPRINT" && w as u64 & 0xfff == 0xf74 && f.ranges() == [(16, 8)])
+        }
+        NvKind::UReg if v == 63 => tex,
+        _ => false,
+    }
 }

@@ -30,6 +30,10 @@ fn hex(v: i64, signed: bool) -> String {
 }
 
 fn reg_text(class: RegClass, n: u16) -> String {
+    // register 255 kept as a register is one nvdisasm has no name for
+    if class == RegClass::R && n == 255 {
+        return "???255".into();
+    }
     let p = match class {
         RegClass::R => "R",
         RegClass::Ur => "UR",
@@ -80,6 +84,9 @@ fn operand_text(o: &Operand, f: &NvField, t: &NvTables) -> String {
         OperandKind::Field { ty, value } => {
             if ty == "OPR_BREG" {
                 return format!("B{value}");
+            }
+            if ty.starts_with("UNNAMED_") {
+                return format!("???{value}");
             }
             spell(t, f, value)
         }
@@ -725,6 +732,75 @@ fn sm86_rules(inst: &Inst, form: &NvForm, text: &mut Text) {
     }
     if name == "I2F" {
         i2f(inst, text);
+    }
+    if let (Some(v), true) = (inst.named("BMOV_BREG"), text.mnem.starts_with("BMOV.32")) {
+        const BREG: [&str; 16] = [
+            "THREAD_STATE_ENUM.0", "THREAD_STATE_ENUM.1", "THREAD_STATE_ENUM.2", "THREAD_STATE_ENUM.3", "THREAD_STATE_ENUM.4",
+            "TRAP_RETURN_PC.LO", "TRAP_RETURN_PC.HI", "TRAP_RETURN_MASK", "MEXITED", "MKILL", "MACTIVE", "MATEXIT", "OPT_STACK",
+            "API_CALL_DEPTH", "ATEXIT_PC.LO", "ATEXIT_PC.HI",
+        ];
+        let v = v as usize;
+        let s = match v {
+            0..=15 => format!("B{v}"),
+            16..=31 => BREG[v - 16].to_string(),
+            _ => format!("???{v}"),
+        };
+        if let Some(o) = text.ops.iter_mut().find(|o| {
+            let b = o.strip_suffix(".reuse").unwrap_or(o);
+            !(b == "RZ" || (b.len() > 1 && b.starts_with('R') && b[1..].bytes().all(|c| c.is_ascii_digit())))
+        }) {
+            *o = s;
+        }
+    }
+    if let Some(v) = inst.named("BAR_RED_OP") {
+        let red = has(&text.mnem, "RED");
+        if red || has(&text.mnem, "SCAN") {
+            let op = ["POPC", "AND", "OR", "INVALID3"][v as usize & 3];
+            let mut parts: Vec<&str> = text.mnem.split('.').filter(|p| !matches!(*p, "POPC" | "AND" | "OR" | "INVALID3")).collect();
+            if red {
+                let at = parts.iter().position(|p| *p == "RED").map_or(parts.len(), |i| i + 1);
+                parts.insert(at, op);
+            }
+            text.mnem = parts.join(".");
+        }
+    }
+    if let (Some(neg), true) = (inst.named("IDP_NEG_C"), name == "IMAD" && inst.named("IDP_2A").is_some()) {
+        if text.ops.len() >= 4 {
+            text.ops.truncate(4);
+            let c = text.ops[3].trim_start_matches(['~', '-']).to_string();
+            if c.starts_with('R') {
+                text.ops[3] = if neg == 1 { format!("-{c}") } else { c };
+            }
+        }
+    }
+    if let Some(sz) = inst.named("LDST_SIZE") {
+        let is_sem = |p: &str| matches!(p, "STRONG" | "CONSTANT" | "MMIO" | "CTA" | "SM" | "GPU" | "SYS" | "VC" | "PRIVATE");
+        let is_size = |p: &str| matches!(p, "U8" | "S8" | "U16" | "S16" | "32" | "64" | "128");
+        let invalid = sz == 7;
+        if invalid || text.mnem.split('.').skip(1).any(is_sem) {
+            let mut parts: Vec<&str> = text.mnem.split('.').collect();
+            let first = parts.iter().skip(1).position(|p| is_sem(p)).map_or(parts.len(), |i| i + 1);
+            if invalid {
+                if let Some(i) = (1..first).rev().find(|&i| parts[i] == "INVALID7") {
+                    let s = parts.remove(i);
+                    parts.insert(first - 1, s);
+                }
+            } else if let Some(size) = parts.iter().skip(first).position(|p| is_size(p)).map(|i| i + first) {
+                let s = parts.remove(size);
+                parts.insert(first, s);
+            }
+            text.mnem = parts.join(".");
+        }
+    }
+    if name == "ULOP3" && text.ops.len() >= 2 && text.ops[0] == "UPT" && text.ops[1].starts_with("UR") {
+        text.ops.remove(0);
+    }
+    if name == "LDGSTS" {
+        if let Some(o) = text.ops.iter_mut().filter(|o| o.starts_with('[') || o.starts_with("desc[")).nth(1) {
+            if let Some(i) = o.find("+URZ") {
+                o.replace_range(i..i + 4, "");
+            }
+        }
     }
     if inst.named("FP_TXD") == Some(1) {
         let parts: Vec<&str> = text.mnem.split('.').map(|p| if p == "???1" { "TXD" } else { p }).collect();
