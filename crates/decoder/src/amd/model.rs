@@ -226,6 +226,27 @@ fn rules() -> &'static [(String, String, Extra)] {
     })
 }
 
+/// Rules of `isa-specs/amd/model.tsv` that match no instruction of the generation they name (a
+/// check against typos, for the tests).
+#[doc(hidden)]
+pub fn unmatched_rules() -> Vec<String> {
+    let g10: Vec<&str> = super::GFX10.tables().instructions.iter().map(|i| i.name).collect();
+    let g12: Vec<&str> = super::GFX12.tables().instructions.iter().map(|i| i.name).collect();
+    rules()
+        .iter()
+        .filter(|(g, pat, _)| {
+            let in10 = g != "gfx12" && g10.iter().any(|n| glob(pat, n));
+            let in12 = g != "gfx10" && g12.iter().any(|n| glob(pat, n));
+            match g.as_str() {
+                "gfx10" => !in10,
+                "gfx12" => !in12,
+                _ => !in10 && !in12,
+            }
+        })
+        .map(|(g, pat, _)| format!("{g} {pat}"))
+        .collect()
+}
+
 /// Glob match with `*` wildcards.
 fn glob(p: &str, s: &str) -> bool {
     match p.split_once('*') {
@@ -358,7 +379,7 @@ fn image_data<Op: Generation>(c: &Ctx<'_, Op>) -> u16 {
     if d16 && !atomic {
         n = n.div_ceil(2);
     }
-    if tfe || ((tfe || lwe) && !atomic) {
+    if tfe || (lwe && !atomic) {
         n += 1;
     }
     n as u16

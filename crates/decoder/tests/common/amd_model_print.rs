@@ -711,7 +711,7 @@ fn image(p: &mut P<'_>) {
         let o = ops[i];
         p.sep();
         let addr = o.field.starts_with("VADDR") || o.field.starts_with("NSA");
-        if addr && (p.g12 || nsa) && !(p.g12 && bvh && false) {
+        if addr && (p.g12 || nsa) {
             // A list of address registers.
             let mut group = vec![o];
             while i + 1 < ops.len() && (ops[i + 1].field.starts_with("VADDR") || ops[i + 1].field.starts_with("NSA")) {
@@ -930,45 +930,15 @@ fn vinterp(p: &mut P<'_>) {
 }
 
 fn vopd(p: &mut P<'_>) {
-    // Two instructions joined by `::`; the mnemonic holds both names.
+    // Two instructions joined by `::`; the mnemonic holds both names. Each half lists its
+    // operands (fields ending in X or Y) in the spec's order, the literal where the spec puts it
+    // (fmaak: after the sources; fmamk: between them).
     let m = p.m();
     let (x, y) = m.split_once("::").unwrap_or((m, ""));
     p.out.clear();
     p.out.push_str(x);
     let ops = p.printed();
-    let xs: Vec<&Operand> = ops.iter().filter(|o| o.field.ends_with('X') || (o.field == "LITERAL" && false)).collect();
-    let ys: Vec<&Operand> = ops.iter().filter(|o| o.field.ends_with('Y')).collect();
-    let lit = ops.iter().find(|o| o.field == "LITERAL");
-    let spec_x: Vec<&str> = p.s.ops.iter().map(|o| o.0).collect();
-    let _ = spec_x;
-    let line = |p: &mut P<'_>, group: &[&Operand], tail: &str| {
-        p.k = 0;
-        for o in group {
-            p.sep();
-            let mut out = std::mem::take(&mut p.out);
-            let kind = if tail.contains("_f32") && !tail.contains("bf16") && !tail.contains("f16") { Kind::F32 } else { Kind::I32 };
-            match o.kind {
-                OperandKind::Literal(l) if o.field == "LITERAL" => put_hex(&mut out, l),
-                _ => src(p, &mut out, o, kind),
-            }
-            p.out = out;
-        }
-    };
-    // The literal operand sits where the spec lists it (fmaak: after the sources; fmamk:
-    // between them).
-    let with_lit = |group: Vec<&Operand>, half: &str| -> Vec<Operand> {
-        let mut v: Vec<Operand> = Vec::new();
-        let pos: Vec<&str> = p.s.ops.iter().map(|o| o.0).collect();
-        let _ = pos;
-        for o in group {
-            v.push(*o);
-        }
-        let _ = half;
-        v
-    };
-    let xv = with_lit(xs, "X");
-    let yv = with_lit(ys, "Y");
-    // Rebuild in spec order with the literal placed per half.
+    let lit = ops.iter().find(|o| o.field == "LITERAL").copied();
     let order = |half: char| -> Vec<Operand> {
         let mut v = Vec::new();
         let mut seen_half = false;
@@ -979,24 +949,31 @@ fn vopd(p: &mut P<'_>) {
                     v.push(*o);
                 }
             } else if *ty == "OPR_SIMM32" && seen_half {
-                if let Some(l) = lit {
-                    v.push(*l);
-                }
-            } else if !f.ends_with(half) && seen_half && !f.is_empty() {
+                v.extend(lit);
+            } else if seen_half && !f.is_empty() {
                 break;
             }
         }
         v
     };
-    let _ = (xv, yv);
-    let xo = order('X');
-    let yo = order('Y');
-    let xr: Vec<&Operand> = xo.iter().collect();
-    let yr: Vec<&Operand> = yo.iter().collect();
-    line(p, &xr, x);
+    let line = |p: &mut P<'_>, group: &[Operand], name: &str| {
+        p.k = 0;
+        let kind = if name.contains("_f32") && !name.contains("bf16") && !name.contains("f16") { Kind::F32 } else { Kind::I32 };
+        for o in group {
+            p.sep();
+            let mut out = std::mem::take(&mut p.out);
+            match o.kind {
+                OperandKind::Literal(l) if o.field == "LITERAL" => put_hex(&mut out, l),
+                _ => src(p, &mut out, o, kind),
+            }
+            p.out = out;
+        }
+    };
+    let (xo, yo) = (order('X'), order('Y'));
+    line(p, &xo, x);
     p.out.push_str(" :: ");
     p.out.push_str(y);
-    line(p, &yr, y);
+    line(p, &yo, y);
 }
 
 fn opsel(p: &P<'_>) -> u8 {
