@@ -267,10 +267,6 @@ fn starts_with_dot(t: &NvTables, f: &NvField) -> bool {
     })
 }
 
-/// The 128-bit instruction of a Decoded (sm50: the word in the low half).
-fn word(p: &NvPlugin, d: &Decoded) -> u128 {
-    p.word(d)
-}
 
 /// Register class and count of a register-like field kind.
 fn reg_of(kind: NvKind, v: u64) -> Option<OperandKind> {
@@ -585,7 +581,7 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
         control,
     };
     let Some(form) = p.t.forms.get(d.enc as usize) else { return inst };
-    let w = word(p, d);
+    let w = p.word(d);
     let t = p.t;
     let name = inst.name;
     let l = layout(t, form);
@@ -624,7 +620,6 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
     if p.isa == Isa::Sm86 {
         covered |= ((1u128 << 21) - 1) << 105;
     }
-    let nsegs = l.segs.len();
     let mut target_done = false;
     for (k, seg) in l.segs.iter().enumerate() {
         let is_def = k == 0 && seg.shape == Shape::Plain && seg.fields.iter().any(|&(i, r)| r == Role::Value && matches!(form.fields[i as usize].name(), "RD" | "PD" | "URD" | "UPD" | "BD"))
@@ -842,7 +837,6 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                 inst.operands.push(Operand { access: Access::Read, kind, size: 32 * count, implicit: false, field, mods });
             }
         }
-        let _ = nsegs;
     }
     for &i in &l.hidden {
         let f = &form.fields[i as usize];
@@ -878,7 +872,7 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
     let keep_all = if p.isa == Isa::Sm50 { !crate::sm50::SM50_INSN.dont_care(d) } else { !p.dont_care(d) };
     derived(p, form, &mut inst, w & keep_all);
     set_reuse(p, form, &l, &mut inst, w);
-    implicit(p, &mut inst, &suffixes, w);
+    implicit(p, &mut inst, &suffixes);
     inst
 }
 
@@ -959,7 +953,7 @@ fn set_reuse(p: &NvPlugin, form: &NvForm, l: &Layout, inst: &mut Inst, w: u128) 
 
 /// Implicit operands: Maxwell's condition code, written by `.CC` destinations and read by
 /// `.X` forms and `CC.*` conditions.
-fn implicit(p: &NvPlugin, inst: &mut Inst, suffixes: &str, _w: u128) {
+fn implicit(p: &NvPlugin, inst: &mut Inst, suffixes: &str) {
     if p.isa != Isa::Sm50 {
         return;
     }
