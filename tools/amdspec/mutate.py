@@ -217,6 +217,19 @@ def op_of(e, b):
     return 0
 
 
+def accepted_mutated(mcpu):
+    """The words of the committed mutated set llvm-objdump-22 decodes (none when missing)."""
+    path = os.path.join(ROOT, "fixtures/amd/mutated/%s.tsv" % mcpu)
+    out = []
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                c = line.rstrip("\n").split("\t")
+                if not line.startswith("#") and len(c) >= 4 and not c[3].startswith(".long"):
+                    out.append(bytes.fromhex(c[0]))
+    return out
+
+
 def crashes(e, b):
     """True for words llvm-objdump-22 is known to crash on: gfx10 SDWA with a select field of 7
     (their flips are left out: never counted as rejected)."""
@@ -229,8 +242,10 @@ def crashes(e, b):
 def fixed_bits(mcpu, corpus, probe, per_key, out_path):
     """Per (encoding, opcode): the bits outside the encoding, identifier, opcode and source
     operand fields that llvm-objdump-22 insists on. A bit counts when it has the same value in
-    every base word of the instruction (up to `per_key` corpus/probe words; register fields are left to the decoder's value checks) and flipping it
-    makes llvm-objdump-22 reject the word in every one of them."""
+    every base word of the instruction (up to `per_key` corpus/probe words), flipping it makes
+    llvm-objdump-22 reject the word in every one of them, and no word llvm-objdump-22 decodes
+    (corpus, probe, the mutated set) has it the other way. Also the source fields limited to
+    v0-v127."""
     encs = encodings(mcpu)
     bases = {}
     for b in probe + corpus:
@@ -246,9 +261,7 @@ def fixed_bits(mcpu, corpus, probe, per_key, out_path):
         e = next(e for _n, _m, _v, e in encs if e["name"] == k[0])
         skip = 0
         for (_name, kind, ranges, _base, _alt) in e["fields"]:
-            # Register fields are value checks (a register of the wrong kind or out of range),
-            # not fixed bits: a few base words would make coincidences look fixed.
-            if kind in ("enc", "id", "op", "src", "ssrc", "sdst", "sreg", "sbase", "srsrc", "vgpr", "vgpry"):
+            if kind in ("enc", "id", "op", "src", "ssrc"):
                 for off, cnt in ranges:
                     skip |= ((1 << cnt) - 1) << off
         for i, b in enumerate(lst):
@@ -258,28 +271,51 @@ def fixed_bits(mcpu, corpus, probe, per_key, out_path):
                     w = (x ^ (1 << bit)).to_bytes(len(b), "little")
                     if not crashes(e, w):
                         jobs.append((k, i, bit, w))
+    # Sources limited to v0-v127 (gfx12 16-bit VOP1/VOP2/VOPC): v200 rejected, v5 decoded.
+    for k, lst in sorted(bases.items()):
+        e = next(e for _n, _m, _v, e in encs if e["name"] == k[0])
+        for (name, kind, ranges, _base, _alt) in e["fields"]:
+            if kind == "src" and len(ranges) == 1:
+                for i, b in enumerate(lst):
+                    for v in (256 + 200, 256 + 5):
+                        jobs.append((k, i, "%s=%d" % (name, v), set_field(b, ranges, v)))
     res = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(0, len(jobs), 5000):
             res.extend(safe_batch(mcpu, [j[3] for j in jobs[i:i + 5000]], tmp))
     rejects = {}
     for (k, i, bit, _w), r in zip(jobs, res):
+        # (bit: a bit number, or "FIELD=value" for the v0-v127 probes)
         rej = r is None or r[1].startswith(".long")
         rejects.setdefault(k, {}).setdefault(bit, []).append(rej)
+    # Words llvm-objdump-22 decodes (corpus, probe, mutated sets): a bit one of them has the
+    # other way is not checked, whatever the flips said (value-dependent rules, e.g. an SADDR
+    # of `off` flipped to m0 is rejected, an SGPR flipped to the next one is not).
+    valid = {}
+    for b in probe + corpus + accepted_mutated(mcpu):
+        e = layout_of(encs, b)
+        if e is not None and len(b) * 8 >= e["bits"]:
+            valid.setdefault((e["name"], op_of(e, b)), []).append(int.from_bytes(b, "little"))
     lines = []
     for k, lst in sorted(bases.items()):
         mask = val = 0
-        for bit, rs in sorted(rejects.get(k, {}).items()):
+        rk = rejects.get(k, {})
+        lo128 = sorted({str(b).split("=")[0] for b in rk if isinstance(b, str)})
+        lo128 = [n for n in lo128 if all(rk["%s=%d" % (n, 456)]) and not any(rk["%s=%d" % (n, 261)])]
+        for bit, rs in sorted((b, r) for b, r in rk.items() if isinstance(b, int)):
             vals = {int.from_bytes(b, "little") >> bit & 1 for b in lst}
             if all(rs) and len(rs) == len(lst) and len(vals) == 1:
-                mask |= 1 << bit
-                val |= vals.pop() << bit
-        if mask:
-            lines.append("%s\t%d\t%x\t%x\t%d" % (k[0], k[1], mask, val, len(lst)))
+                v = vals.pop()
+                if all(x >> bit & 1 == v for x in valid.get(k, [])):
+                    mask |= 1 << bit
+                    val |= v << bit
+        if mask or lo128:
+            lines.append("%s\t%d\t%x\t%x\t%d\t%s" % (k[0], k[1], mask, val, len(lst), ",".join(lo128)))
     with open(out_path, "w", encoding="utf-8", newline="\n") as f:
         f.write("# %s: bits llvm-objdump-22 checks per instruction encoding, beyond its identifier and "
                 "source operands:\n# tools/amdspec/mutate.py --mcpu %s --fixed-bits %s\n"
-                "# encoding\topcode\tmask (hex, bit 0 = bit 0 of the first dword)\tvalue\tbase words\n"
+                "# encoding\topcode\tmask (hex, bit 0 = bit 0 of the first dword)\tvalue\tbase words\t"
+                "source fields limited to v0-v127\n"
                 % (mcpu, mcpu, os.path.relpath(out_path, ROOT)))
         for l in lines:
             f.write(l + "\n")

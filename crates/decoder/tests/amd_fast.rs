@@ -21,6 +21,9 @@ fn reference<Op: Generation>(p: &Amd<Op>, w: &[u32; MAX_WORDS]) -> Option<(u16, 
         (e, Some(i)) => (e, i),
         _ => return None,
     };
+    if p.rejects(ienc, w) {
+        return None; // reserved bits or operand values (amd/reject.rs, tests/amd_reject.rs)
+    }
     let e = &t.encodings[enc as usize];
     let mut len = e.bits as usize / 8;
     if let Some(f) = e.fields.iter().find(|f| f.name == "NSA") {

@@ -55,7 +55,9 @@ fn plans_print_what_the_family_printers_print_on_random_words() {
             let bytes: Vec<u8> = w.iter().flat_map(|w| w.to_le_bytes()).collect();
             printed += same(p, r, &bytes, &mut a, &mut b) as usize;
         }
-        assert!(printed > 400_000, "{isa:?}: {printed}");
+        // Random words LLVM rejects (reserved bits and operand values, amd/reject.rs) decode
+        // to nothing: about a third of the words print (gfx1013 329,366).
+        assert!(printed > 200_000, "{isa:?}: {printed}");
     }
 }
 

@@ -1126,6 +1126,13 @@ impl<Op: Generation> Amd<Op> {
         &self.tables.inst_encodings[d.ienc as usize]
     }
 
+    /// True when LLVM 22 rejects `words` although they have the identifier of instruction
+    /// encoding `ienc` (see [`reject`]): reserved bits or operand values.
+    #[doc(hidden)]
+    pub fn rejects(&self, ienc: u16, words: &[u32]) -> bool {
+        reject::rules(self.isa, self.tables).rejects(ienc, words)
+    }
+
     /// The encoding of a decoded instruction.
     pub fn encoding(&self, d: &Decoded) -> &'static Encoding {
         &self.tables.encodings[d.enc as usize]
@@ -1253,15 +1260,15 @@ impl<Op: Generation> Amd<Op> {
         if Self::has_literal(facts, &words, ienc) {
             len += 4;
         }
+        if reject::rules(isa, self.tables).rejects(ienc, &words) {
+            return Err(DecodeError::Unknown { isa, addr, word: words[0] });
+        }
         if len > bytes.len() || len > MAX_WORDS * 4 {
             return Err(DecodeError::Truncated { isa, addr, need: len, have: bytes.len() });
         }
         // Words past the instruction read as zero (an element-wise select, no memset call).
         let keep = len / 4;
         let words = std::array::from_fn(|i| if i < keep { words[i] } else { 0 });
-        if reject::rules(isa, self.tables).rejects(ienc, &words) {
-            return Err(DecodeError::Unknown { isa, addr, word: words[0] });
-        }
         Ok(Decoded { words, len: len as u8, enc, ienc })
     }
 

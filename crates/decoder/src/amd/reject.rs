@@ -25,6 +25,10 @@ const K_NONE: u8 = 0;
 const K_SRC: u8 = 1;
 /// An 8-bit `OPR_SSRC` field.
 const K_SSRC: u8 = 2;
+/// A 9-bit `OPR_SRC` field whose values 233, 234 (DPP8) and 249, 250 (SDWA, DPP16) select
+/// another encoding: SRC0 of VOP1/VOP2/VOPC, and of gfx12's VOP3 forms (which have DPP forms).
+/// An instruction without that form is no instruction for LLVM.
+const K_SRC0: u8 = 3;
 
 /// What one instruction encoding must satisfy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -41,6 +45,19 @@ pub(crate) struct Rule {
     slow: bool,
 }
 
+/// The inline decode loop's view of a [`Rule`]: the checked bits of the first 64 bits, and one
+/// bit at the offset of each 9-bit (`src9`) or 8-bit (`src8`) source field. A word that fails
+/// the checked bits, or has a source value in 208-239 or 248-251 (every reserved value and a
+/// few rare valid ones), goes to the full check; so does every word of a rule with checked bits
+/// past bit 63 or sources the loop cannot read (`mask` 0, `val` 1).
+#[derive(Debug, Clone, Copy, Default)]
+struct Screen {
+    mask: u64,
+    val: u64,
+    src9: u64,
+    src8: u64,
+}
+
 /// The rule of an instruction encoding without one.
 const NO_RULE: Rule = Rule { mask: 0, val: 0, srcs: 0, slow: false };
 
@@ -50,8 +67,10 @@ pub(crate) struct Rules {
     /// Rule index per instruction encoding.
     idx: Box<[u16]>,
     rules: Box<[Rule]>,
+    /// Per rule, what the inline decode loop reads ([`Screen`]).
+    screens: Box<[Screen]>,
     /// Per kind (`K_*`) and 9-bit value: 1 when the value is reserved.
-    reserved: Box<[u8; 3 * 512]>,
+    reserved: Box<[u8; 4 * 512]>,
     /// Per instruction encoding: the source fields only [`Rules::rejects`] reads (kind, field).
     slow: HashMap<u16, Vec<(u8, &'static crate::spec::Field)>>,
 }
@@ -65,14 +84,34 @@ impl Rules {
             return true;
         }
         let Some(fields) = self.slow.get(&ienc) else { return false };
-        fields.iter().any(|&(k, f)| self.reserved[k as usize * 512 + (f.get(w) as usize & 511)] != 0)
+        // A source in pieces is gfx10 SDWA's VSRC0: bit 8 (S0) set selects a scalar source, so
+        // the 9-bit source value is the field with that bit inverted.
+        fields.iter().any(|&(k, f)| self.reserved[k as usize * 512 + ((f.get(w) as usize ^ 256) & 511)] != 0)
     }
 
     /// The inline part of [`Self::rejects`]: true when the instruction fails its rule or has
     /// fields only [`Self::rejects`] reads.
     #[inline(always)]
     pub(crate) fn rejects_inline(&self, ienc: u32, w: &[u32; 4]) -> bool {
-        self.fails(ienc, w) | self.rule(ienc).slow
+        let i = self.idx.get(ienc as usize).copied().unwrap_or(0) as usize;
+        let Some(r) = self.screens.get(i) else { return false };
+        let x = w[0] as u64 | (w[1] as u64) << 32;
+        // Bit k set when bits k+6.. of `x` read 11 then 01/10 (values 208-239 of a field at
+        // bit k), or 11 111 0 (248-251); for a 9-bit field bit k+8 must be clear too.
+        let (s2, s3, s4, s5) = (x >> 2, x >> 3, x >> 4, x >> 5);
+        let c = (x >> 7) & (x >> 6) & ((s5 ^ s4) | (s5 & s4 & s3 & !s2));
+        let hit = c & (r.src8 | (r.src9 & !(x >> 8)));
+        if (x & r.mask != r.val) | (hit != 0) {
+            return self.rejects_cold(ienc, w);
+        }
+        false
+    }
+
+    /// The full check of a word the inline screen picked out.
+    #[cold]
+    #[inline(never)]
+    fn rejects_cold(&self, ienc: u32, w: &[u32; 4]) -> bool {
+        self.rejects(ienc as u16, w)
     }
 
     /// The rule of an instruction encoding.
@@ -128,7 +167,7 @@ fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
         };
         fixed.insert((c[0], op), (m, v));
     }
-    let mut reserved = Box::new([0u8; 3 * 512]);
+    let mut reserved = Box::new([0u8; 4 * 512]);
     for ty in t.operand_types {
         let k = match ty.name {
             "OPR_SRC" => K_SRC,
@@ -137,9 +176,14 @@ fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
         };
         let width = if k == K_SRC { 512 } else { 256 };
         for v in 0..512 {
-            reserved[k as usize * 512 + v] = ty.lookup((v % width) as i64).is_none() as u8;
+            let r = ty.lookup((v % width) as i64).is_none() as u8;
+            reserved[k as usize * 512 + v] = r;
+            if k == K_SRC {
+                reserved[K_SRC0 as usize * 512 + v] = r | matches!(v, 233 | 234 | 249 | 250) as u8;
+            }
         }
     }
+    let gfx12 = t.encodings.iter().any(|e| e.name == "ENC_VOP3_DPP8");
     let mut rules = vec![Rule::default()];
     let mut seen: HashMap<Rule, u16> = HashMap::from([(Rule::default(), 0)]);
     let mut slow = HashMap::new();
@@ -160,20 +204,25 @@ fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
         let mut extra = Vec::new();
         for op in ie.operands {
             let Some(f) = op.field else { continue };
+            if e.name == "ENC_VINTERP" {
+                break; // LLVM decodes any source value there (with an `/*Invalid ...*/` note)
+            }
+            let marked = matches!(e.name, "ENC_VOP1" | "ENC_VOP2" | "ENC_VOPC")
+                || (gfx12 && matches!(e.name, "ENC_VOP3" | "ENC_VOP3SD" | "ENC_VOP3P"));
             let k = match t.operand_types[op.ty as usize].name {
+                "OPR_SRC" if f.name == "SRC0" && marked => K_SRC0,
                 "OPR_SRC" => K_SRC,
                 "OPR_SSRC" => K_SSRC,
                 _ => continue,
             };
             match f.ranges {
-                [(off, _)] if *off as u32 + if k == K_SRC { 9 } else { 8 } <= 64 && n < 3 => {
+                [(off, _)] if *off as u32 + if k == K_SSRC { 8 } else { 9 } <= 64 && n < 3 => {
                     r.srcs |= ((k << 6) as u32 | *off as u32) << (8 * n);
                     n += 1;
                 }
                 _ => extra.push((k, f)),
             }
         }
-        let _ = K_NONE;
         if !extra.is_empty() {
             r.slow = true;
             slow.insert(i as u16, extra);
@@ -184,5 +233,22 @@ fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
         });
         idx.push(k);
     }
-    Rules { idx: idx.into(), rules: rules.into(), reserved, slow }
+    let screens = rules
+        .iter()
+        .map(|r| {
+            let mut sc = Screen { mask: r.mask as u64, val: r.val as u64, ..Screen::default() };
+            for b in r.srcs.to_le_bytes().iter().take(3) {
+                match b >> 6 {
+                    K_NONE => {}
+                    K_SSRC => sc.src8 |= 1 << (b & 63),
+                    _ => sc.src9 |= 1 << (b & 63),
+                }
+            }
+            if r.mask >> 64 != 0 || r.slow {
+                (sc.mask, sc.val) = (0, 1);
+            }
+            sc
+        })
+        .collect();
+    Rules { idx: idx.into(), rules: rules.into(), screens, reserved, slow }
 }
