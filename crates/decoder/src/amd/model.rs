@@ -262,18 +262,21 @@ fn glob(p: &str, s: &str) -> bool {
 }
 
 /// Per instruction of one ISA: its extra implicit operands and flow kind (worked out once).
-fn extras(isa: Isa, names: &[&'static str]) -> &'static [(Vec<Extra>, Option<Flow>)] {
-    static G10: OnceLock<Vec<(Vec<Extra>, Option<Flow>)>> = OnceLock::new();
-    static G12: OnceLock<Vec<(Vec<Extra>, Option<Flow>)>> = OnceLock::new();
-    let (cell, gen) = if gfx12(isa) { (&G12, "gfx12") } else { (&G10, "gfx10") };
-    cell.get_or_init(|| {
-        names
+type Extras = Vec<(Vec<Extra>, Option<Flow>)>;
+
+fn extras_of<Op: Generation>(p: &Amd<Op>, inst: u16) -> Option<&'static (Vec<Extra>, Option<Flow>)> {
+    static G10: OnceLock<Extras> = OnceLock::new();
+    static G12: OnceLock<Extras> = OnceLock::new();
+    let (cell, gen) = if gfx12(p.isa) { (&G12, "gfx12") } else { (&G10, "gfx10") };
+    let all = cell.get_or_init(|| {
+        p.tables()
+            .instructions
             .iter()
-            .map(|n| {
+            .map(|i| {
                 let mut ops = Vec::new();
                 let mut flow = None;
                 for (g, pat, e) in rules() {
-                    if (g == "*" || g == gen) && glob(pat, n) {
+                    if (g == "*" || g == gen) && glob(pat, i.name) {
                         match e {
                             Extra::Flow(f) => flow = Some(*f),
                             x => ops.push(*x),
@@ -283,13 +286,8 @@ fn extras(isa: Isa, names: &[&'static str]) -> &'static [(Vec<Extra>, Option<Flo
                 (ops, flow)
             })
             .collect()
-    })
-}
-
-fn extras_of<Op: Generation>(p: &Amd<Op>, inst: u16) -> Option<&'static (Vec<Extra>, Option<Flow>)> {
-    let t = p.tables();
-    let names: Vec<&'static str> = t.instructions.iter().map(|i| i.name).collect();
-    extras(p.isa, &names).get(inst as usize)
+    });
+    all.get(inst as usize)
 }
 
 /// The instruction's control-flow kind: the spec's flags, with calls, returns and ends from
