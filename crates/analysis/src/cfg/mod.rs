@@ -8,7 +8,9 @@
 //!
 //! - its kind ([`Kind`]: next, branch, conditional branch, call, indirect, indirect call,
 //!   return, end) from [`IsaPlugin::flow`] ([`flow_kind`]; see [`PLUGIN_FLOW`] for where the
-//!   walk takes it from today) and its direct target from [`IsaPlugin::branch_target`];
+//!   walk takes it from today) and its direct target from [`IsaPlugin::branch_target`]
+//!   (where a plugin gives none, the family's formula, held equal to the label operand of
+//!   [`IsaPlugin::operands`] by `tests/flow_agrees.rs`);
 //! - the facts an ISA has beyond its kind, one file per ISA family ([`amd`], [`sm50`],
 //!   [`sm86`]): guard predicates and condition codes that make a branch or exit conditional,
 //!   reconvergence (Maxwell SSY/SYNC, PBK/BRK, PCNT/CONT, PRET; Ampere BSSY), Maxwell
@@ -419,10 +421,12 @@ pub fn plugin_target(isa: Isa, d: &Decoded, addr: u64) -> Option<u64> {
     })
 }
 
-/// The direct target of `d` at `addr`: [`plugin_target`], else the family's own formula.
+/// The direct target of `d` at `addr`: the plugin's [`IsaPlugin::branch_target`], else the
+/// family's own formula (which `tests/flow_agrees.rs` holds equal to [`plugin_target`]; the
+/// walk does not build the operand model for every branch to read its label).
 #[inline]
 fn target_of<F: Family>(isa: Isa, d: &Decoded, addr: u64) -> Option<u64> {
-    plugin_target(isa, d, addr).or_else(|| F::own_target(isa, d, addr))
+    isa.plugin().branch_target(d, addr).or_else(|| F::own_target(isa, d, addr))
 }
 
 /// The flow of an instruction of kind `kind` that its family has nothing more to say about:
