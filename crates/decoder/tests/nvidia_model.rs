@@ -282,6 +282,30 @@ fn implicit_cc_and_flow() {
         }
     }
     assert!(cc_w > 0 && cc_r > 0, "CC writes {cc_w}, reads {cc_r}");
+    // Stores write no operand; loads and ALU instructions write their first one; a destination
+    // read again (`FFMA32I R7, R3, 0x1, R7`) is read there.
+    for arch in ["sm50", "sm86"] {
+        for c in corpus(arch) {
+            let i = model(arch, &c);
+            let ops: Vec<_> = i.explicit().collect();
+            if matches!(i.name, "STG" | "STS" | "STL" | "ST" | "RED") {
+                assert!(ops.iter().all(|o| !o.access.writes()), "{}", c.want);
+            }
+            if matches!(i.name, "LDG" | "LDS" | "LDC" | "FFMA" | "IADD3" | "MOV" | "S2R" | "FADD") {
+                let is_pred = |o: &&&isabridge_decoder::operand::Operand| match o.kind {
+                    OperandKind::Reg(r) => matches!(r.class, isabridge_decoder::operand::RegClass::P | isabridge_decoder::operand::RegClass::Up),
+                    OperandKind::Special { reg, .. } => matches!(reg, SpecialReg::Pt | SpecialReg::Upt),
+                    _ => false,
+                };
+                assert!(ops.first().is_some_and(|o| o.access == Access::Write), "{}", c.want);
+                assert!(ops.iter().skip(1).filter(|o| !is_pred(o)).all(|o| !o.access.writes()), "{}", c.want);
+                // `IADD3 R14, P0, ...`: the carry-out is written.
+                if i.name == "IADD3" && ops.get(1).is_some_and(|o| is_pred(&o)) {
+                    assert!(ops[1].access == Access::Write, "{}", c.want);
+                }
+            }
+        }
+    }
 }
 
 mod no_panic {

@@ -622,8 +622,20 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
     }
     let mut target_done = false;
     for (k, seg) in l.segs.iter().enumerate() {
-        let is_def = k == 0 && seg.shape == Shape::Plain && seg.fields.iter().any(|&(i, r)| r == Role::Value && matches!(form.fields[i as usize].name(), "RD" | "PD" | "URD" | "UPD" | "BD"))
-            || k == 1 && (name.ends_with("SETP") || name.ends_with("SETP2")) && seg.fields.iter().any(|&(i, _)| form.fields[i as usize].kind == NvKind::Pred);
+        // Destinations lead: the operands before the first source, each either a destination
+        // field of the spec (`RD`, `PD`, `URD`, `UPD`, `BD`: its `Output` operands) or a
+        // predicate that takes no `!` (a second predicate result, a carry-out: `ISETP P0, P1`,
+        // `IADD3 R9, P0, P1`, `LEA R4, P0`), not a source that can be negated.
+        let dest = |seg: &Seg| {
+            seg.shape == Shape::Plain
+                && seg.fields.iter().any(|&(i, r)| {
+                    let f = &form.fields[i as usize];
+                    r == Role::Value
+                        && (matches!(f.name(), "RD" | "PD" | "URD" | "UPD" | "BD")
+                            || matches!(f.kind, NvKind::Pred | NvKind::UPred) && !seg.fields.iter().any(|x| matches!(x.1, Role::Not | Role::Inv)))
+                })
+        };
+        let is_def = l.segs[..=k].iter().all(dest);
         let access = if is_def { Access::Write } else { Access::Read };
         let data = !matches!(seg.shape, Shape::Plain) || l.segs.iter().any(|s| s.shape == Shape::Mem);
         let count = width_of(name, &suffixes, k, data && seg.shape == Shape::Plain);
