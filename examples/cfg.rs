@@ -7,7 +7,7 @@
 //! cargo run --example cfg -- fixtures/nvidia/bin/jumptable.sm86.cubin
 //! ```
 
-use isabridge::{load, recover};
+use isabridge::{load, recover, CallTarget};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -53,7 +53,10 @@ fn main() -> ExitCode {
                 );
             }
             for c in &cfg.calls {
-                println!("  call at {:#x}: {:?}", c.site, c.target);
+                match &c.target {
+                    CallTarget::Direct(t) => println!("  call at {:#x}: {t:#x}", c.site),
+                    other => println!("  call at {:#x}: {other:?}", c.site),
+                }
             }
             for (lo, hi) in &cfg.data {
                 println!("  not reached: [{lo:#x}, {hi:#x})");
