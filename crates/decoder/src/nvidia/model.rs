@@ -157,11 +157,13 @@ pub fn layout(t: &NvTables, form: &NvForm) -> Layout {
                         b'[' => {
                             depth += 1;
                             if let Some(c) = cur.as_mut() {
-                                let before = text.trim_end_matches(['c', 'x']).len() < text.len() || text.ends_with("c[") || b[..i].ends_with(b"c") || b[..i].ends_with(b"cx");
+                                // The word glued to the bracket: `c` / `cx` a constant bank,
+                                // nothing a memory address, `desc` a memory address through a
+                                // descriptor, `a` an attribute.
+                                let word = &text[text.trim_end_matches(|x: char| x.is_ascii_alphanumeric()).len()..];
                                 if c.shape == Shape::Plain {
-                                    c.shape = if before { Shape::Const } else { Shape::Mem };
-                                    let glued = b[..i].last().is_some_and(|x| x.is_ascii_alphanumeric()) || (i == 0 && text.ends_with(|x: char| x.is_ascii_alphanumeric()));
-                                    c.opens = !(before || glued);
+                                    c.shape = if matches!(word, "c" | "cx") { Shape::Const } else { Shape::Mem };
+                                    c.opens = word.is_empty();
                                 }
                             }
                             text.push('[');
