@@ -80,6 +80,7 @@ pub fn run(a: &Args) -> Result<(), String> {
             io_err.get_or_insert(e);
         }
         result.map_err(|e| format!("{path}: {e}"))?;
+        warn_cut_off(plugin, &sections, &path.to_string());
         return match io_err {
             Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
             _ => Ok(()),
@@ -119,9 +120,20 @@ pub fn run(a: &Args) -> Result<(), String> {
         disassemble(plugin, data, *addr, name, labels, &mut emit).map_err(|e| format!("{path}: {e}"))?;
     }
     out.flush().map_err(|e| e.to_string())?;
+    warn_cut_off(plugin, &sections, &path.to_string());
     match io_err {
         Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
         _ => Ok(()),
+    }
+}
+
+/// A warning on stderr for each AMD section whose last instruction is cut off by its end (the
+/// listing shows its bytes as `.long` / `.byte`, as llvm-objdump-22 does without a word).
+fn warn_cut_off(plugin: &dyn IsaPlugin, sections: &[Section<'_>], path: &str) {
+    for (_, addr, data, labels) in sections {
+        if let Some(e) = isabridge_decoder::disasm::cut_off(plugin, data, *addr, labels) {
+            eprintln!("isabridge: warning: {path}: {e} (listed as .long / .byte)");
+        }
     }
 }
 

@@ -45,8 +45,10 @@ enum Command {
     /// ELF files name their processor in the header; raw dumps need --isa. AMD text is LLVM's
     /// syntax in llvm-objdump-22's layout (offset and encoding beside each instruction, branch
     /// targets noted); NVIDIA text is nvdisasm's syntax.
-    /// A word that decodes to no instruction is printed as `.long 0x...` and decoding goes on;
-    /// an instruction cut off at the end of the input is an error (exit status 2).
+    /// A word that decodes to no instruction is printed as `.long 0x...` and decoding goes on.
+    /// AMD code is decoded again from every symbol, as llvm-objdump-22 does, and an instruction
+    /// cut off at the end of a section is printed as `.long` / `.byte` with a warning on stderr;
+    /// NVIDIA code that is not whole instructions is an error (exit status 2).
     Disasm(disasm::Args),
     /// Take a census of code objects, cubins and raw dumps: opcodes, encodings, features, CFG
     /// shape, and what translating gfx1013 code to gfx12 would need. `--json` for the schema in

@@ -28,8 +28,11 @@ pub struct Line<'a> {
 }
 
 /// Disassembles `code` (a section at address `base`), calling `f` for every instruction in order.
-/// An undecodable word becomes a `.long` line and decoding goes on after it; an instruction cut
-/// off by the end of the section is an error.
+/// An undecodable word becomes a `.long` line and decoding goes on after it. AMD code is
+/// listed as llvm-objdump-22 lists it: decoding starts again at every label (an instruction
+/// that runs over one is followed by the instruction at the label), and an instruction cut off
+/// by the end of the section becomes `.long` / `.byte` lines (see [`cut_off`]); on NVIDIA, a
+/// section that is not whole instructions (sm50: bundles) is an error.
 pub fn disassemble(
     plugin: &dyn IsaPlugin,
     code: &[u8],
@@ -72,7 +75,19 @@ fn disassemble_with(
     let mut text = String::with_capacity(128);
     let mut next_label = 0usize;
     let mut function = section;
-    while off < code.len() {
+    let restarts = matches!(plugin.isa(), Isa::Gfx1013 | Isa::Gfx1201);
+    loop {
+        // AMD, as llvm-objdump-22: each symbol is decoded from its own start, so an instruction
+        // that runs over the next label (a whole instruction still, its bytes read on) is
+        // followed by the instruction at that label.
+        if restarts && labels.get(next_label).is_some_and(|l| l.offset < off as u64) {
+            off = labels[next_label].offset as usize;
+            batch.clear();
+            next = 0;
+        }
+        if off >= code.len() {
+            break;
+        }
         if next == batch.len() {
             batch.clear();
             next = 0;
@@ -104,10 +119,59 @@ fn disassemble_with(
                 f(&Line { function, offset: off as u64, bytes: &code[off..off + unit], text: &text, decoded: false, control: None }, None, next_label);
                 off += unit;
             }
+            // AMD, as llvm-objdump-22: an instruction cut off by the end of the section is its
+            // first word as `.long`, and fewer than four bytes left are `.byte`s.
+            Err(DecodeError::Truncated { .. }) if restarts => {
+                let rest = &code[off..];
+                let n = rest.len().min(4);
+                if n == 4 {
+                    let _ = write!(text, ".long 0x{:08x}", u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]));
+                } else {
+                    text.push_str(".byte ");
+                    for (i, b) in rest.iter().enumerate() {
+                        let _ = write!(text, "{}0x{b:02x}", if i > 0 { ", " } else { "" });
+                    }
+                }
+                f(&Line { function, offset: off as u64, bytes: &rest[..n], text: &text, decoded: false, control: None }, None, next_label);
+                off += n;
+            }
             Err(e) => return Err(e),
         }
     }
     Ok(())
+}
+
+/// The instruction cut off by the end of an AMD section, as a [`DecodeError::Truncated`]: the
+/// listing shows it as `.long` / `.byte` lines (as llvm-objdump-22 does, silently); this tells a
+/// caller that wants to warn about it. None when the section ends on an instruction boundary,
+/// and for NVIDIA (whose listings end in that error). Decodes only the section's last function
+/// (from its last label at least [`crate::MAX_WORDS`] words before the end), printing nothing.
+pub fn cut_off(plugin: &dyn IsaPlugin, code: &[u8], base: u64, labels: &[Label]) -> Option<DecodeError> {
+    if !matches!(plugin.isa(), Isa::Gfx1013 | Isa::Gfx1201) {
+        return None;
+    }
+    // An instruction that starts before a label this far from the end cannot reach the end.
+    let far = code.len().saturating_sub(4 * crate::MAX_WORDS) as u64;
+    let k = labels.partition_point(|l| l.offset <= far);
+    let (mut off, mut next) = match k.checked_sub(1) {
+        Some(i) => (labels[i].offset as usize, i + 1),
+        None => (0, 0),
+    };
+    loop {
+        if labels.get(next).is_some_and(|l| l.offset <= off as u64) {
+            if labels[next].offset < off as u64 {
+                off = labels[next].offset as usize;
+            }
+            next += 1;
+            continue;
+        }
+        let rest = code.get(off..).filter(|r| !r.is_empty())?;
+        match plugin.decode(rest, base + off as u64) {
+            Ok(d) => off += (d.len as usize).max(1),
+            Err(DecodeError::Unknown { .. }) => off += 4,
+            Err(e) => return Some(e),
+        }
+    }
 }
 
 /// Maxwell: 32-byte bundles, each a control word and three instructions. Offsets are the
@@ -163,14 +227,20 @@ pub const TEXT_COLUMN: usize = 59;
 
 /// Appends one instruction line in llvm-objdump-22's layout: tab, text padded to 59 columns,
 /// `// ` and the address (its low 48 bits as 12 upper-case hex digits), `:` and the bytes as
-/// little-endian 32-bit words (` XXXXXXXX` each, a short last word zero-extended), then `note`
-/// and a newline.
+/// little-endian 32-bit words (` XXXXXXXX` each, a short last word zero-extended; fewer than
+/// four bytes one by one, ` XX`), then `note` and a newline.
 pub fn write_line(out: &mut Vec<u8>, text: &str, addr: u64, bytes: &[u8], note: &str) {
     out.push(b'\t');
     out.extend_from_slice(text.as_bytes());
     out.resize(out.len() + TEXT_COLUMN.saturating_sub(text.len()), b' ');
     let _ = std::io::Write::write_fmt(out, format_args!("// {:012X}:", addr & 0xffff_ffff_ffff));
-    for c in bytes.chunks(4) {
+    if bytes.len() < 4 {
+        // (the `.byte` line of a section's last bytes)
+        for b in bytes {
+            let _ = std::io::Write::write_fmt(out, format_args!(" {b:02X}"));
+        }
+    }
+    for c in bytes.chunks(4).filter(|_| bytes.len() >= 4) {
         let mut x = [0u8; 4];
         x[..c.len()].copy_from_slice(c);
         let _ = std::io::Write::write_fmt(out, format_args!(" {:08X}", u32::from_le_bytes(x)));
@@ -267,6 +337,9 @@ mod tests {
         let mut out = Vec::new();
         write_line(&mut out, &long, 0x10, &[0xff; 4], "");
         assert_eq!(String::from_utf8(out).unwrap(), format!("\t{long}// 000000000010: FFFFFFFF\n"));
+        let mut out = Vec::new();
+        write_line(&mut out, ".byte 0x34, 0x12", 0xc, &[0x34, 0x12], "");
+        assert_eq!(String::from_utf8(out).unwrap(), format!("\t.byte 0x34, 0x12{}// 00000000000C: 34 12\n", " ".repeat(43)));
     }
 
     /// Branch notes name the last label at or before the target, else the section.

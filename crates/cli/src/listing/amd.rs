@@ -247,8 +247,18 @@ impl Sink for Text<'_, '_> {
 
     fn long(&mut self, word: u32, addr: u64, off: usize) {
         self.text.clear();
-        let _ = write!(self.text, ".long 0x{word:08x}");
-        write_line(&mut self.line, &self.text, addr, self.code.get(off..off + 4).unwrap_or(&[]), "");
+        let bytes = self.code.get(off..).unwrap_or(&[]);
+        let bytes = &bytes[..bytes.len().min(4)];
+        if bytes.len() == 4 {
+            let _ = write!(self.text, ".long 0x{word:08x}");
+        } else {
+            // The last bytes of a section, fewer than a word.
+            self.text.push_str(".byte ");
+            for (i, b) in bytes.iter().enumerate() {
+                let _ = write!(self.text, "{}0x{b:02x}", if i > 0 { ", " } else { "" });
+            }
+        }
+        write_line(&mut self.line, &self.text, addr, bytes, "");
         self.put_line();
     }
 
@@ -360,7 +370,17 @@ impl<'a> Run<'a> {
         // Instructions decoded ahead, from offset `off` on: `batch[next..]`.
         let mut batch: Vec<Decoded> = Vec::with_capacity(BATCH_BYTES / 4);
         let mut next = 0usize;
-        while off < code.len() && !(off >= stop.from && (stop.at)(off)) {
+        loop {
+            // Decoding starts again at every label (see `isabridge_decoder::disasm::disassemble`):
+            // after an instruction that ran over one, the next line is at the label.
+            if self.next_at < off as u64 {
+                off = self.next_at as usize;
+                batch.clear();
+                next = 0;
+            }
+            if off >= code.len() || (off >= stop.from && (stop.at)(off)) {
+                break;
+            }
             if let Some(r) = record.as_deref_mut() {
                 if r.len() < SPLICE_STARTS {
                     r.push((off, sink.mark(), self.last));
@@ -430,6 +450,13 @@ impl<'a> Run<'a> {
                     sink.long(word, addr, off);
                     off += 4;
                 }
+                // Cut off by the section's end: its first word as `.long`, or the last bytes
+                // as `.byte` (see `Text::long`).
+                Err(DecodeError::Truncated { .. }) => {
+                    let w = code.get(off..off + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                    sink.long(w, addr, off);
+                    off = code.len().min(off + 4);
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -445,6 +472,22 @@ impl<'a> Run<'a> {
         text.finish();
         r.map(|_| ())
     }
+}
+
+/// Where the line after one that ends at `o` starts: `o`, or the first label not yet passed
+/// (`labels[*next]`) where the line ran over it (decoding starts again at every label); moves
+/// `next` past the labels at or before that place.
+fn restart_at(labels: &[Label], mut o: usize, next: &mut usize) -> usize {
+    while let Some(l) = labels.get(*next) {
+        if l.offset < o as u64 {
+            o = l.offset as usize;
+        }
+        if l.offset > o as u64 {
+            break;
+        }
+        *next += 1;
+    }
+    o
 }
 
 /// The AMD listing. A section of [`AMD_SPLIT_MIN`] bytes or more is cut at `g`, the first label
@@ -491,6 +534,7 @@ pub(super) fn amd_listing(
     // The second thread's first line starts, found here (decoding is cheap next to printing).
     let mut starts = Vec::with_capacity(SPLICE_STARTS);
     let mut o = g;
+    let mut nl = labels.partition_point(|l| l.offset <= g as u64);
     while o < code.len() && starts.len() < SPLICE_STARTS {
         starts.push(o);
         o += match plugin.decode(&code[o..], base + o as u64) {
@@ -498,6 +542,7 @@ pub(super) fn amd_listing(
             Err(DecodeError::Unknown { .. }) => 4,
             Err(_) => break,
         };
+        o = restart_at(labels, o, &mut nl);
     }
     let last_start = starts.last().copied().unwrap_or(usize::MAX);
     let claim = std::sync::Arc::new(Claim::new());
@@ -531,7 +576,9 @@ pub(super) fn amd_listing(
         if let Some((r2, memo, lines, rec)) = claim.wait() {
             if let Some(&(_, pos, _)) = rec.iter().find(|x| x.0 == off && x.2 == main.last) {
                 let mut o = off;
+                let mut nl = labels.partition_point(|l| l.offset <= off as u64);
                 for &l in lines.0.get(pos..).unwrap_or(&[]) {
+                    o = restart_at(labels, o, &mut nl);
                     let addr = base + o as u64;
                     match l {
                         REC_HEADER.. => {
@@ -541,7 +588,7 @@ pub(super) fn amd_listing(
                         REC_LONG..REC_HEADER => {
                             let w = code.get(o..o + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
                             text.long(w, addr, o);
-                            o += 4;
+                            o = code.len().min(o + 4);
                         }
                         REC_PRINT..REC_LONG => match plugin.decode(&code[o..], addr) {
                             Ok(d) => {

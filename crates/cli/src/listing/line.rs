@@ -43,6 +43,14 @@ pub(super) fn dword_text(c: &[u8]) -> [u8; 9] {
 /// Appends `: DWORD DWORD ...`: the bytes as little-endian 32-bit words (see [`dword_text`]).
 pub(super) fn push_words(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b':');
+    if bytes.len() < 4 {
+        // (the `.byte` line of a section's last bytes: one by one)
+        for &b in bytes {
+            out.push(b' ');
+            out.extend_from_slice(&HEX_PAIRS[b as usize]);
+        }
+        return;
+    }
     for c in bytes.chunks(4) {
         out.extend_from_slice(&dword_text(c));
     }

@@ -102,18 +102,22 @@ fn large_sections_in_parts_give_the_sequential_text() {
             .collect();
         let p = isa.plugin();
         check(p, &code, 0, ".text", &all, &format!("{file} x{copies}"));
+        // Labels inside instructions: each part decodes again from every label it meets.
+        let odd: Vec<Label> = all.iter().map(|l| Label { offset: l.offset + 4, name: l.name.clone() }).collect();
+        check(p, &code, 0, ".text", &odd, &format!("{file} x{copies} labels + 4"));
         for shift in [4, 12] {
             check(p, &code[shift..], 0, "raw", &[], &format!("{file} x{copies} shifted {shift}"));
         }
     }
 }
 
-/// Two 8-byte VOP3 words that each also read as the first word of an 8-byte instruction: the
-/// second thread, starting between them, never meets this thread's instruction starts (and
-/// ends in a truncated instruction); this thread lists everything alone.
+/// A word that is the first and also the second word of an 8-byte VOP3 (`v_fma_f32 v0, s0,
+/// -v128, -v82 mul:4`, twice): the second thread, starting between the two words of an
+/// instruction, never meets this thread's instruction starts (and ends in a truncated
+/// instruction); this thread lists everything alone.
 #[test]
 fn no_common_start_falls_back_to_one_thread() {
-    let pair = [0xd70f_6a00u32, 0xd76f_0004];
+    let pair = [0xd54b_0000u32, 0xd54b_0000];
     let n = (AMD_SPLIT_MIN / 8) | 1; // odd: the middle falls between the two words
     let code: Vec<u8> = (0..n).flat_map(|_| pair).flat_map(|w| w.to_le_bytes()).collect();
     let p = Isa::Gfx1013.plugin();
@@ -130,7 +134,7 @@ fn no_common_start_falls_back_to_one_thread() {
 /// truncated last instruction and undecodable words at a part start.
 #[test]
 fn chunked_sections_out_of_step_give_the_sequential_text() {
-    let pair = [0xd70f_6a00u32, 0xd76f_0004];
+    let pair = [0xd54b_0000u32, 0xd54b_0000];
     let n = AMD_CHUNKED_MIN / 8 + 1;
     let mut code: Vec<u8> = vec![0, 0, 0xa0, 0xbf]; // one 4-byte s_nop: every later pair out of step
     code.extend((0..n).flat_map(|_| pair).flat_map(|w| w.to_le_bytes()));
