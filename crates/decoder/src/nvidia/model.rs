@@ -885,6 +885,7 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
     // (from the canonical word: bits encode drops are never read)
     let keep_all = if p.isa == Isa::Sm50 { !crate::sm50::SM50_INSN.dont_care(d) } else { !p.dont_care(d) };
     derived(p, form, &mut inst, w & keep_all);
+    retype(&mut inst);
     set_reuse(p, form, &l, &mut inst, w);
     implicit(p, &mut inst, &suffixes);
     inst
@@ -1429,5 +1430,43 @@ pub fn unnamed_reg(isa: Isa, name: &str, f: &NvField, v: u64, w: u128) -> bool {
         }
         NvKind::UReg if v == 63 => tex,
         _ => false,
+    }
+}
+
+/// Families whose suffixes nvdisasm spells from fields the templates misname: their typed
+/// modifiers come from the decoded fields instead of the template's spelling (sm50 conversions:
+/// rounding, `FTZ`, `SAT`; sm86 `I2F` / `I2FP` rounding; sm50 video `SAT`).
+fn retype(inst: &mut Inst) {
+    let typed = |m: &Modifier| matches!(m, Modifier::Round(_) | Modifier::Ftz | Modifier::Clamp | Modifier::Fmz);
+    let g = |n: &str| inst.named(n);
+    let mut new: Vec<Modifier> = Vec::new();
+    if let Some(r) = g("CVT_RND") {
+        // RN/RM/RP/RZ, also ROUND/FLOOR/CEIL/TRUNC of a same-type F2F and F2I's FLOOR/CEIL/TRUNC
+        new.push(Modifier::Round(r as u8));
+        if g("CVT_FTZ") == Some(1) && matches!(inst.name, "F2F" | "F2I") {
+            new.push(Modifier::Ftz);
+        }
+        if g("CVT_SAT") == Some(1) && matches!(inst.name, "F2F" | "I2I") {
+            new.push(Modifier::Clamp);
+        }
+    } else if let Some(r) = g("I2F_RND").or(g("I2FP_RND")) {
+        new.push(Modifier::Round(r as u8));
+        if inst.modifiers.contains(&Modifier::Ftz) {
+            new.push(Modifier::Ftz);
+        }
+    } else if let Some(op) = g("V_OP") {
+        if inst.name != "VABSDIFF4" && inst.name != "VSET" && inst.name != "VSETP" && op >> 2 & 1 == 1 {
+            new.push(Modifier::Clamp);
+        }
+        if inst.name == "VABSDIFF4" && g("V_BREG") == Some(1) {
+            new.push(Modifier::Clamp);
+        }
+    } else {
+        return;
+    }
+    inst.modifiers.retain(|m| !typed(m));
+    let at = 0;
+    for (k, m) in new.into_iter().enumerate() {
+        inst.modifiers.insert(at + k, m);
     }
 }
