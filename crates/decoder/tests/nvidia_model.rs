@@ -348,3 +348,31 @@ mod no_panic {
         }
     }
 }
+
+/// Typed modifiers agree with nvdisasm's suffixes on every corpus instruction: `.RM` / `.RP` /
+/// `.RZ` (and `.FLOOR` / `.CEIL` / `.TRUNC`) are `Round`, `.FTZ` `Ftz`, `.SAT` `Clamp`, `.FMZ`
+/// `Fmz`, and a typed modifier is never there without its suffix.
+#[test]
+fn typed_modifiers() {
+    use isabridge_decoder::operand::Modifier;
+    for arch in ["sm50", "sm86"] {
+        for c in corpus(arch) {
+            let i = model(arch, &c);
+            let text = c.want.trim_start_matches(|ch| ch != ' ' && c.want.starts_with('@')).trim_start();
+            let mnem = text.split(' ').next().unwrap_or("");
+            let has = |s: &str| mnem.split('.').skip(1).any(|x| x == s);
+            let round = [("RM", 1), ("RP", 2), ("RZ", 3), ("FLOOR", 1), ("CEIL", 2), ("TRUNC", 3)]
+                .iter()
+                .find(|(s, _)| has(s))
+                .map(|x| x.1);
+            let typed_round = i.modifiers.iter().find_map(|m| match m {
+                Modifier::Round(r) if *r != 0 => Some(*r),
+                _ => None,
+            });
+            assert_eq!(typed_round, round, "{arch} {}", c.want);
+            for (s, m) in [("FTZ", Modifier::Ftz), ("SAT", Modifier::Clamp), ("FMZ", Modifier::Fmz)] {
+                assert_eq!(i.modifiers.contains(&m), has(s), "{arch} {} {s}", c.want);
+            }
+        }
+    }
+}

@@ -524,6 +524,11 @@ fn typed(spelling: &str, out: &mut Vec<Modifier>) {
             "RM" => Modifier::Round(1),
             "RP" => Modifier::Round(2),
             "RZ" => Modifier::Round(3),
+            // rounding to an integral value (F2I, FRND, F2F of one type)
+            "ROUND" => Modifier::Round(0),
+            "FLOOR" => Modifier::Round(1),
+            "CEIL" => Modifier::Round(2),
+            "TRUNC" => Modifier::Round(3),
             "FTZ" => Modifier::Ftz,
             "SAT" => Modifier::Clamp,
             "FMZ" => Modifier::Fmz,
@@ -597,20 +602,17 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
         }
     }
     // Mnemonic fields.
-    let mut suffixes = String::new();
     for &i in &l.mnem {
         let f = &form.fields[i as usize];
-        let v = f.get(w);
-        if let Some(s) = t.operand_types.get(f.ty as usize).and_then(|ty| ty.lookup(v as i64)).filter(|_| f.kind == NvKind::Lookup) {
-            suffixes.push_str(s);
-            typed(s, &mut inst.modifiers);
-        }
-        inst.modifiers.push(Modifier::Named(f.name(), v));
+        inst.modifiers.push(Modifier::Named(f.name(), f.get(w)));
     }
-    // Fixed suffixes of the template.
-    if let Some(NvPiece::Lit(s)) = form.pieces().next() {
-        suffixes.push_str(s.split(' ').next().unwrap_or(""));
-        typed(s.split(' ').next().unwrap_or(""), &mut inst.modifiers);
+    // The mnemonic as spelled (fields and the template's own suffixes) gives the typed
+    // modifiers, the register widths and Maxwell's `.X`.
+    let suffixes = mnem_text(t, form, &l, w);
+    let mut ty = Vec::new();
+    typed(&suffixes, &mut ty);
+    for (k, m) in ty.into_iter().enumerate() {
+        inst.modifiers.insert(k, m);
     }
     let mut fimm_k = 0usize;
     let rel = relative_target(p.isa, name, mnem_has(t, form, &l, w, "REL"));
