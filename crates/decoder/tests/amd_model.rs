@@ -125,3 +125,36 @@ fn implicit_operands_and_flow() {
 fn model_table_rules_match_instructions() {
     assert_eq!(isabridge_decoder::amd::model::unmatched_rules(), Vec::<String>::new());
 }
+
+/// Scaled fields come back as register numbers, constants with their value and type.
+#[test]
+fn operand_kinds() {
+    use isabridge_decoder::operand::{ConstType, RegClass, RegRange};
+    let p = Isa::Gfx1013.plugin();
+    // s_load_dwordx8 s[8:15], s[4:5], null
+    let d = p.decode(&[0x02, 0x02, 0x0c, 0xf4, 0x00, 0x00, 0x00, 0xfa], 0).unwrap();
+    let m = p.operands(&d, 0);
+    let kinds: Vec<OperandKind> = m.explicit().map(|o| o.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            OperandKind::Reg(RegRange { class: RegClass::Sgpr, first: 8, count: 8 }),
+            OperandKind::Reg(RegRange { class: RegClass::Sgpr, first: 4, count: 2 }),
+            OperandKind::Special { reg: SpecialReg::Null, part: isabridge_decoder::operand::Part::Whole },
+        ]
+    );
+    assert!(m.defs().next().is_some_and(|o| o.field == "SDATA"));
+    // v_add_f32_e32 v0, 1.0, v1 and v_add_f32_e32 v0, 0x41200000, v1 (a literal)
+    let d = p.decode(&[0xf2, 0x02, 0x00, 0x06], 0).unwrap();
+    let src0 = p.operands(&d, 0).explicit().nth(1).unwrap().kind;
+    assert_eq!(src0, OperandKind::InlineConst { code: 242, bits: 0x3f80_0000, ty: ConstType::F32 });
+    let d = p.decode(&[0xff, 0x02, 0x00, 0x06, 0x00, 0x00, 0x20, 0x41], 0).unwrap();
+    let m = p.operands(&d, 0);
+    assert_eq!(m.explicit().nth(1).unwrap().kind, OperandKind::Literal(0x4120_0000));
+    assert_eq!(p.build(&m).unwrap(), vec![0xff, 0x02, 0x00, 0x06, 0x00, 0x00, 0x20, 0x41]);
+    // s_cbranch_scc0 with SIMM16 -2 at 0x100 jumps to 0x100 + 4 - 8.
+    let d = p.decode(&[0xfe, 0xff, 0x84, 0xbf], 0x100).unwrap();
+    let m = p.operands(&d, 0x100);
+    assert_eq!(m.explicit().next().unwrap().kind, OperandKind::Label(0xfc));
+    assert_eq!(m.flow, Flow::CondBranch);
+}
