@@ -376,3 +376,39 @@ fn typed_modifiers() {
         }
     }
 }
+
+/// Register counts on corpus instructions: `.64` / `.128` loads' data registers, 64-bit address
+/// pairs (`[R2.64]`), double-precision operands.
+#[test]
+fn register_counts() {
+    use isabridge_decoder::operand::RegClass;
+    let count = |o: &isabridge_decoder::operand::Operand| match o.kind {
+        OperandKind::Reg(r) if r.class == RegClass::R => Some(r.count),
+        OperandKind::Mem { base: Some(r), .. } => Some(r.count),
+        _ => None,
+    };
+    let mut checked = 0;
+    for arch in ["sm50", "sm86"] {
+        for c in corpus(arch) {
+            let i = model(arch, &c);
+            let text = c.want.trim_start_matches(|ch| ch != ' ' && c.want.starts_with('@')).trim_start();
+            let mnem = text.split(' ').next().unwrap_or("");
+            let ops: Vec<_> = i.explicit().collect();
+            if (mnem.starts_with("LDG.E.64") || mnem.starts_with("LDG.E.128")) && !ops.is_empty() {
+                let want = if mnem.contains(".128") { 4 } else { 2 };
+                assert_eq!(count(ops[0]), Some(want), "{}", c.want);
+                checked += 1;
+            }
+            if text.contains(".64]") || text.contains(".64+") {
+                let pair = ops.iter().any(|o| matches!(o.kind, OperandKind::Mem { base: Some(r), .. } if r.count == 2));
+                assert!(pair, "{}", c.want);
+                checked += 1;
+            }
+            if matches!(i.name, "DADD" | "DMUL" | "DFMA") {
+                assert!(ops.iter().filter_map(|o| count(o)).all(|n| n == 2), "{}", c.want);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}
