@@ -7,10 +7,10 @@
 //! instruction does to control flow comes through the plugin boundary:
 //!
 //! - its kind ([`Kind`]: next, branch, conditional branch, call, indirect, indirect call,
-//!   return, end) from [`IsaPlugin::flow`] ([`flow_kind`]; see [`PLUGIN_FLOW`] for where the
-//!   walk takes it from today) and its direct target from [`IsaPlugin::branch_target`]
-//!   (where a plugin gives none, the family's formula, held equal to the label operand of
-//!   [`IsaPlugin::operands`] by `tests/flow_agrees.rs`);
+//!   return, end) from [`IsaPlugin::flow`] ([`flow_kind`], [`PLUGIN_FLOW`]) and its direct
+//!   target from [`IsaPlugin::branch_target`] (where a plugin gives none, the family's
+//!   formula, held equal to the label operand of [`IsaPlugin::operands`] by
+//!   `tests/flow_agrees.rs`);
 //! - the facts an ISA has beyond its kind, one file per ISA family ([`amd`], [`sm50`],
 //!   [`sm86`]): guard predicates and condition codes that make a branch or exit conditional,
 //!   reconvergence (Maxwell SSY/SYNC, PBK/BRK, PCNT/CONT, PRET; Ampere BSSY), Maxwell
@@ -36,8 +36,10 @@ use petgraph::graph::DiGraph;
 /// instruction flags, which `tests/flow_agrees.rs` holds the plugins to. Both give the same CFG
 /// for every function of the bundled corpora (`tests/flow_agrees.rs`,
 /// `plugin_kinds_recover_the_same_cfgs`); [`Machine::recover_with`] takes either. It stays
-/// `false` while the AMD plugin's `flow` builds a table of names on every call (far too slow
-/// for a walk that asks it for every instruction).
+/// `false` for speed: a virtual call into the plugin for every instruction made the census
+/// bench 20-25 % slower than the analysis's one table lookup (`cargo bench --bench census`,
+/// interleaved runs on a loaded 2-core VM), which the census's 20 M instructions/s goal does
+/// not leave room for.
 pub const PLUGIN_FLOW: bool = false;
 
 /// Why a function's CFG could not be recovered.
@@ -390,9 +392,9 @@ pub fn flow_kind(isa: Isa, d: &Decoded) -> Kind {
 
 /// The analysis's own reading of what `d` of `isa` does to control flow, from the spec's
 /// instruction flags (branch, conditional, indirect, terminator) and, for NVIDIA, the guard
-/// predicate. This is the adapter the walk uses until the plugins' [`IsaPlugin::flow`] answer;
-/// `tests/flow_agrees.rs` checks that they give the same on every corpus instruction. The
-/// mapping, where the spec's flags leave a choice:
+/// predicate: the walk's source of kinds by default ([`PLUGIN_FLOW`]), and the reference
+/// `tests/flow_agrees.rs` holds the plugins' [`IsaPlugin::flow`] to on every corpus
+/// instruction. The mapping, where the spec's flags leave a choice:
 ///
 /// - a branch whose guard is not `PT` (or whose Maxwell condition code is not `CC.T`), and
 ///   Ampere's `BRA.DIV` / `BRA.CONV`, are [`Kind::CondBranch`]; an instruction guarded by
