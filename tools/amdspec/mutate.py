@@ -236,7 +236,8 @@ def crashes(e, b):
     if not e["name"].endswith("_SDWA"):
         return False
     x = int.from_bytes(b, "little")
-    return any((x >> off) & 7 == 7 for off in (40, 48, 56))
+    sels = (48, 56) if e["name"] == "ENC_VOPC_SDWA" else (40, 48, 56)   # VOPC: SDST at 40
+    return any((x >> off) & 7 == 7 for off in sels)
 
 
 def fixed_bits(mcpu, corpus, probe, per_key, out_path):
@@ -304,19 +305,51 @@ def fixed_bits(mcpu, corpus, probe, per_key, out_path):
         lo128 = [n for n in lo128 if all(rk["%s=%d" % (n, 456)]) and not any(rk["%s=%d" % (n, 261)])]
         for bit, rs in sorted((b, r) for b, r in rk.items() if isinstance(b, int)):
             vals = {int.from_bytes(b, "little") >> bit & 1 for b in lst}
-            if all(rs) and len(rs) == len(lst) and len(vals) == 1:
+            if all(rs) and len(rs) >= min(2, len(lst)) and len(vals) == 1:
                 v = vals.pop()
                 if all(x >> bit & 1 == v for x in valid.get(k, [])):
                     mask |= 1 << bit
                     val |= v << bit
+        # A scalar register field counts only whole (an unused field LLVM wants at one value):
+        # some of its bits alone are a value rule the words at hand happen to agree on.
+        e = next(e for _n, _m, _v, e in encs if e["name"] == k[0])
+        for (_name, kind, ranges, _base, _alt) in e["fields"]:
+            if kind in ("sreg", "sdst", "sbase", "srsrc"):
+                fm = 0
+                for off, cnt in ranges:
+                    fm |= ((1 << cnt) - 1) << off
+                if mask & fm != fm:
+                    mask &= ~fm
+                    val &= ~fm
         if mask or lo128:
             lines.append("%s\t%d\t%x\t%x\t%d\t%s" % (k[0], k[1], mask, val, len(lst), ",".join(lo128)))
+    # Values 64-bit operands do not take (vcc_hi, exec_hi, m0 ... as a register pair): SOP1
+    # s_mov_b64 for scalar sources and destinations, v_add_f64 for vector-ALU sources.
+    mov64 = 4 if mcpu == "gfx1013" else 1
+    probes64 = {
+        "OPR_SSRC": [(0xBE800000 | mov64 << 8 | v).to_bytes(4, "little") + NOP.to_bytes(4, "little")
+                     for v in range(256)],
+        "OPR_SDST": [(0xBE800000 | v << 16 | mov64 << 8).to_bytes(4, "little") for v in range(128)],
+        # gfx10: VOP3 v_add_f64 v[0:1], X, v[0:1]; gfx12: VOP2 v_add_f64_e32 v[0:1], X, v[0:1]
+        "OPR_SRC": [((0xD5640000).to_bytes(4, "little") + (v | 256 << 9).to_bytes(4, "little")
+                     if mcpu == "gfx1013" else (0x04000000 | v).to_bytes(4, "little")) + b"\0\0\x80\xbf"
+                    for v in range(512)],
+    }
+    res64 = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for ty, ws in probes64.items():
+            rs = safe_batch(mcpu, ws, tmp)
+            res64[ty] = [v for v, r in enumerate(rs) if r is None or r[1].startswith(".long")]
+    res64["OPR_SREG"] = res64["OPR_SDST"]
     with open(out_path, "w", encoding="utf-8", newline="\n") as f:
         f.write("# %s: bits llvm-objdump-22 checks per instruction encoding, beyond its identifier and "
                 "source operands:\n# tools/amdspec/mutate.py --mcpu %s --fixed-bits %s\n"
                 "# encoding\topcode\tmask (hex, bit 0 = bit 0 of the first dword)\tvalue\tbase words\t"
                 "source fields limited to v0-v127\n"
                 % (mcpu, mcpu, os.path.relpath(out_path, ROOT)))
+        f.write("# @64<TAB>operand type<TAB>values a 64-bit operand of that type does not take\n")
+        for ty in sorted(res64):
+            f.write("@64\t%s\t%s\n" % (ty, ",".join(str(v) for v in res64[ty])))
         for l in lines:
             f.write(l + "\n")
     print("%s: %d instruction encodings, %d with checked bits, %d words disassembled"

@@ -8,27 +8,26 @@
 //!   are measured, not written by hand: `tools/amdspec/mutate.py --fixed-bits` flips every such
 //!   bit of up to three valid words of each instruction and keeps the bits whose flip LLVM
 //!   rejects in all of them (`reject_gfx10.tsv`, `reject_gfx12.tsv` next to this file).
-//! - **Reserved operand values**: a source field typed `OPR_SRC` (9 bits) or `OPR_SSRC` (8 bits)
-//!   whose value has no predefined name in the spec's operand type (209-229, 232, 249, 250 and,
-//!   for scalar sources, 233-234: the values `s_mov_b32` / `v_mov_b32` do not take).
+//! - **Reserved operand values**: a register field typed `OPR_SRC`, `OPR_SSRC`, `OPR_SDST` or
+//!   `OPR_SREG` whose value (within the field's width) has no predefined name in the spec's
+//!   operand type (209-229, 232, 249, 250, and 233-234 for scalar sources: the values
+//!   `s_mov_b32` / `v_mov_b32` do not take; an 8-bit scalar destination reads as a scalar
+//!   source); for a
+//!   64-bit operand also the values `s_mov_b64` / `v_add_f64` do not take (vcc_hi, exec_hi, m0,
+//!   ..., measured into the `@64` lines of the tables); for SRC0 of the VOP1/VOP2/VOPC forms
+//!   (and gfx12's VOP3 forms) also the values that select a DPP8/DPP16/SDWA form (233, 234,
+//!   249, 250), which an instruction without that form does not have.
 //!
 //! Each instruction encoding points at one [`Rule`] (equal rules are stored once); the inline
-//! decode loop evaluates it with a mask compare and three table loads.
+//! decode loop screens it ([`Screen`]) with a mask compare and a few shifts, and leaves the few
+//! words the screen picks out to the full check.
 
-use crate::spec::Tables;
+use crate::spec::{Field, Tables};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// Field descriptor kinds in [`Rule::srcs`] (bits 6-7 of each byte; bits 0-5: the offset).
-const K_NONE: u8 = 0;
-/// A 9-bit `OPR_SRC` field.
-const K_SRC: u8 = 1;
-/// An 8-bit `OPR_SSRC` field.
-const K_SSRC: u8 = 2;
-/// A 9-bit `OPR_SRC` field whose values 233, 234 (DPP8) and 249, 250 (SDWA, DPP16) select
-/// another encoding: SRC0 of VOP1/VOP2/VOPC, and of gfx12's VOP3 forms (which have DPP forms).
-/// An instruction without that form is no instruction for LLVM.
-const K_SRC0: u8 = 3;
+/// Inline fields per rule ([`Rule::fields`]); further ones go to [`Rules::slow`].
+const INLINE: usize = 4;
 
 /// What one instruction encoding must satisfy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -37,29 +36,42 @@ pub(crate) struct Rule {
     mask: u128,
     /// Their required values.
     val: u128,
-    /// Up to three source fields within the first 64 bits, one byte each: offset in bits 0-5,
-    /// kind (`K_*`) in bits 6-7.
-    srcs: u32,
-    /// A source field the inline check cannot read (several pieces, or past bit 63): only
-    /// [`Rules::rejects`] checks it, and the inline loop leaves the instruction to it.
+    /// Up to [`INLINE`] register fields in the first 64 bits: (offset, reserved-value table);
+    /// table 0 reserves nothing.
+    fields: [(u8, u8); INLINE],
+    /// Fields the inline check cannot read (several pieces, past bit 63, or more than
+    /// [`INLINE`]): only [`Rules::rejects`] checks them.
     slow: bool,
 }
 
-/// The inline decode loop's view of a [`Rule`]: the checked bits of the first 64 bits, and one
-/// bit at the offset of each 9-bit (`src9`) or 8-bit (`src8`) source field. A word that fails
-/// the checked bits, or has a source value in 208-239 or 248-251 (every reserved value and a
-/// few rare valid ones), goes to the full check; so does every word of a rule with checked bits
-/// past bit 63 or sources the loop cannot read (`mask` 0, `val` 1).
+/// The inline decode loop's view of a [`Rule`]: its checked bits within the first 64 bits and
+/// one bit at the offset of each register field, by screen: `src9` (9-bit sources: values
+/// 208-239 and 248-251, every reserved one and a few rare valid ones), `src8` (8-bit scalar
+/// sources, the same), `pair9` / `pair8` (64-bit operands: also 96-127 and 224-255). A word that fails the bits or matches a screen goes
+/// to the full check; so does every word of a rule with checked bits past bit 63 or slow fields
+/// (`mask` 0, `val` 1).
 #[derive(Debug, Clone, Copy, Default)]
 struct Screen {
     mask: u64,
     val: u64,
     src9: u64,
     src8: u64,
+    pair9: u64,
+    pair8: u64,
 }
 
-/// The rule of an instruction encoding without one.
-const NO_RULE: Rule = Rule { mask: 0, val: 0, srcs: 0, slow: false };
+/// How a reserved-value table reads its field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Kind {
+    /// Operand type name.
+    ty: &'static str,
+    /// Field width in bits.
+    width: u8,
+    /// A 64-bit operand.
+    pair: bool,
+    /// SRC0 of a form with DPP/SDWA selector values.
+    marked: bool,
+}
 
 /// The rules of one ISA.
 #[derive(Debug)]
@@ -67,30 +79,38 @@ pub(crate) struct Rules {
     /// Rule index per instruction encoding.
     idx: Box<[u16]>,
     rules: Box<[Rule]>,
-    /// Per rule, what the inline decode loop reads ([`Screen`]).
+    /// Per rule, what the inline decode loop reads.
     screens: Box<[Screen]>,
-    /// Per kind (`K_*`) and 9-bit value: 1 when the value is reserved.
-    reserved: Box<[u8; 4 * 512]>,
-    /// Per instruction encoding: the source fields only [`Rules::rejects`] reads (kind, field).
-    slow: HashMap<u16, Vec<(u8, &'static crate::spec::Field)>>,
+    /// Per table and 9-bit value read at a field's offset: 1 when reserved.
+    reserved: Box<[[u8; 512]]>,
+    /// Per instruction encoding: the fields only [`Rules::rejects`] reads (table, field).
+    slow: HashMap<u16, Vec<(u8, &'static Field)>>,
 }
 
 impl Rules {
-    /// True when the instruction encoding's rule rejects the words (all of them: checked bits,
-    /// inline source fields and the others).
+    /// True when the instruction encoding's rule rejects the words (checked bits and every
+    /// register field).
     pub(crate) fn rejects(&self, ienc: u16, w: &[u32]) -> bool {
-        let w4 = [0, 1, 2, 3].map(|i| w.get(i).copied().unwrap_or(0));
-        if self.fails(ienc as u32, &w4) {
+        let i = self.idx.get(ienc as usize).copied().unwrap_or(0) as usize;
+        let Some(r) = self.rules.get(i) else { return false };
+        let at = |k: usize| w.get(k).copied().unwrap_or(0);
+        let x = at(0) as u64 | (at(1) as u64) << 32;
+        let x128 = x as u128 | (at(2) as u128) << 64 | (at(3) as u128) << 96;
+        if x128 & r.mask != r.val {
+            return true;
+        }
+        let bad = |t: u8, v: u64| self.reserved.get(t as usize).is_some_and(|tab| tab[v as usize & 511] != 0);
+        if r.fields.iter().any(|&(off, t)| bad(t, x >> (off & 63))) {
             return true;
         }
         let Some(fields) = self.slow.get(&ienc) else { return false };
         // A source in pieces is gfx10 SDWA's VSRC0: bit 8 (S0) set selects a scalar source, so
         // the 9-bit source value is the field with that bit inverted.
-        fields.iter().any(|&(k, f)| self.reserved[k as usize * 512 + ((f.get(w) as usize ^ 256) & 511)] != 0)
+        fields.iter().any(|&(t, f)| bad(t, if f.ranges.len() > 1 { f.get(w) ^ 256 } else { f.get(w) }))
     }
 
-    /// The inline part of [`Self::rejects`]: true when the instruction fails its rule or has
-    /// fields only [`Self::rejects`] reads.
+    /// The inline screen of [`Self::rejects`] (see [`Screen`]): false for every word the full
+    /// check accepts; the words it picks out get the full check.
     #[inline(always)]
     pub(crate) fn rejects_inline(&self, ienc: u32, w: &[u32; 4]) -> bool {
         let i = self.idx.get(ienc as usize).copied().unwrap_or(0) as usize;
@@ -98,9 +118,11 @@ impl Rules {
         let x = w[0] as u64 | (w[1] as u64) << 32;
         // Bit k set when bits k+6.. of `x` read 11 then 01/10 (values 208-239 of a field at
         // bit k), or 11 111 0 (248-251); for a 9-bit field bit k+8 must be clear too.
-        let (s2, s3, s4, s5) = (x >> 2, x >> 3, x >> 4, x >> 5);
-        let c = (x >> 7) & (x >> 6) & ((s5 ^ s4) | (s5 & s4 & s3 & !s2));
-        let hit = c & (r.src8 | (r.src9 & !(x >> 8)));
+        let (s2, s3, s4, s5, s6, s7) = (x >> 2, x >> 3, x >> 4, x >> 5, x >> 6, x >> 7);
+        let lo9 = !(x >> 8);
+        let c = s7 & s6 & ((s5 ^ s4) | (s5 & s4 & s3 & !s2));
+        let p = s6 & s5;
+        let hit = (c & (r.src8 | (r.src9 & lo9))) | (p & (r.pair8 | (r.pair9 & lo9)));
         if (x & r.mask != r.val) | (hit != 0) {
             return self.rejects_cold(ienc, w);
         }
@@ -112,29 +134,6 @@ impl Rules {
     #[inline(never)]
     fn rejects_cold(&self, ienc: u32, w: &[u32; 4]) -> bool {
         self.rejects(ienc as u16, w)
-    }
-
-    /// The rule of an instruction encoding.
-    #[inline(always)]
-    fn rule(&self, ienc: u32) -> &Rule {
-        let i = self.idx.get(ienc as usize).copied().unwrap_or(0) as usize;
-        self.rules.get(i).unwrap_or(&NO_RULE)
-    }
-
-    /// True when the words fail the checked bits or an inline source field of the rule.
-    #[inline(always)]
-    fn fails(&self, ienc: u32, w: &[u32; 4]) -> bool {
-        let r = self.rule(ienc);
-        let x = w[0] as u64 | (w[1] as u64) << 32;
-        let x128 = x as u128 | (w[2] as u128) << 64 | (w[3] as u128) << 96;
-        let res = &self.reserved;
-        let src = |b: u32| {
-            let off = b & 63;
-            let k = (b >> 6) & 3;
-            res[((k as usize) << 9 | ((x >> off) as usize & 511)) % res.len()]
-        };
-        let s = r.srcs;
-        (x128 & r.mask != r.val) | (src(s & 255) | src(s >> 8 & 255) | src(s >> 16 & 255) != 0)
     }
 }
 
@@ -155,10 +154,15 @@ pub(crate) fn rules<Op>(isa: crate::Isa, t: &'static Tables<Op>) -> &'static Rul
 }
 
 fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
-    // (encoding, opcode) -> (mask, value)
+    // (encoding, opcode) -> (mask, value); operand type -> values a 64-bit operand does not take
     let mut fixed: HashMap<(&str, u32), (u128, u128)> = HashMap::new();
+    let mut pair: HashMap<&str, Vec<u32>> = HashMap::new();
     for line in bits.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
         let c: Vec<&str> = line.split('\t').collect();
+        if c[0] == "@64" && c.len() >= 3 {
+            pair.insert(c[1], c[2].split(',').filter_map(|v| v.parse().ok()).collect());
+            continue;
+        }
         if c.len() < 4 {
             continue;
         }
@@ -167,24 +171,27 @@ fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
         };
         fixed.insert((c[0], op), (m, v));
     }
-    let mut reserved = Box::new([0u8; 4 * 512]);
-    for ty in t.operand_types {
-        let k = match ty.name {
-            "OPR_SRC" => K_SRC,
-            "OPR_SSRC" => K_SSRC,
-            _ => continue,
-        };
-        let width = if k == K_SRC { 512 } else { 256 };
-        for v in 0..512 {
-            let r = ty.lookup((v % width) as i64).is_none() as u8;
-            reserved[k as usize * 512 + v] = r;
-            if k == K_SRC {
-                reserved[K_SRC0 as usize * 512 + v] = r | matches!(v, 233 | 234 | 249 | 250) as u8;
-            }
-        }
-    }
     let gfx12 = t.encodings.iter().any(|e| e.name == "ENC_VOP3_DPP8");
+    let mut kinds: Vec<Kind> = Vec::new();
+    let mut reserved: Vec<[u8; 512]> = vec![[0; 512]];
+    let mut table = |k: Kind| -> (u8, bool) {
+        if let Some(i) = kinds.iter().position(|&o| o == k) {
+            return (i as u8 + 1, reserved[i + 1].iter().any(|&b| b != 0));
+        }
+        let ty = t.operand_types.iter().find(|o| o.name == k.ty);
+        let mut tab = [0u8; 512];
+        for (v, r) in tab.iter_mut().enumerate() {
+            let v = (v & ((1 << k.width) - 1)) as u32;
+            *r = (ty.is_some_and(|ty| ty.lookup(v as i64).is_none())
+                || (k.pair && pair.get(k.ty).is_some_and(|p| p.contains(&v)))
+                || (k.marked && matches!(v, 233 | 234 | 249 | 250))) as u8;
+        }
+        kinds.push(k);
+        reserved.push(tab);
+        (kinds.len() as u8, tab.iter().any(|&b| b != 0))
+    };
     let mut rules = vec![Rule::default()];
+    let mut screens = vec![Screen::default()];
     let mut seen: HashMap<Rule, u16> = HashMap::from([(Rule::default(), 0)]);
     let mut slow = HashMap::new();
     let mut idx = Vec::with_capacity(t.inst_encodings.len());
@@ -192,63 +199,70 @@ fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
         let e = &t.encodings[ie.enc as usize];
         // The measurement names an instruction by its word's layout, where VOP3B/VOP3SD words
         // (and their DPP forms) are VOP3 words: the same fixed bits.
-        let alias = |n: &str| n.replacen("VOP3B", "VOP3", 1).replacen("VOP3SD", "VOP3", 1);
-        let alt = alias(e.name);
+        let alt = e.name.replacen("VOP3B", "VOP3", 1).replacen("VOP3SD", "VOP3", 1);
         let (mask, val) = fixed
             .get(&(e.name, ie.opcode))
             .or_else(|| fixed.get(&(alt.as_str(), ie.opcode)))
             .copied()
             .unwrap_or((0, 0));
         let mut r = Rule { mask, val, ..Rule::default() };
+        let mut sc = Screen { mask: mask as u64, val: val as u64, ..Screen::default() };
         let mut n = 0;
         let mut extra = Vec::new();
+        let marked = matches!(e.name, "ENC_VOP1" | "ENC_VOP2" | "ENC_VOPC")
+            || (gfx12 && matches!(e.name, "ENC_VOP3" | "ENC_VOP3SD" | "ENC_VOP3P"));
         for op in ie.operands {
             let Some(f) = op.field else { continue };
-            if e.name == "ENC_VINTERP" {
+            if e.name == "ENC_VINTERP" || e.name == "ENC_VINTRP" {
                 break; // LLVM decodes any source value there (with an `/*Invalid ...*/` note)
             }
-            let marked = matches!(e.name, "ENC_VOP1" | "ENC_VOP2" | "ENC_VOPC")
-                || (gfx12 && matches!(e.name, "ENC_VOP3" | "ENC_VOP3SD" | "ENC_VOP3P"));
-            let k = match t.operand_types[op.ty as usize].name {
-                "OPR_SRC" if f.name == "SRC0" && marked => K_SRC0,
-                "OPR_SRC" => K_SRC,
-                "OPR_SSRC" => K_SSRC,
-                _ => continue,
-            };
+            let mut ty = t.operand_types[op.ty as usize].name;
+            // Scaled fields (SGPR pairs, quads) and register tuples are left alone.
+            let scaled = matches!(f.name, "SBASE" | "SRSRC" | "SSAMP" | "RSRC" | "SAMP");
+            if !matches!(ty, "OPR_SRC" | "OPR_SSRC" | "OPR_SDST" | "OPR_SREG") || scaled {
+                continue;
+            }
+            let width = f.width() as u8;
+            if width == 8 && !ty.ends_with("SRC") {
+                // An 8-bit scalar destination (VOP3 VDST of compares, v_readlane) reads like a
+                // scalar source: LLVM prints 128-208 and 240-255 with an `/*Invalid ...*/` note.
+                ty = "OPR_SSRC";
+            }
+            let k = Kind { ty, width, pair: op.size == 64, marked: marked && f.name == "SRC0" };
+            let (tab, any) = table(k);
+            if !any {
+                continue;
+            }
             match f.ranges {
-                [(off, _)] if *off as u32 + if k == K_SSRC { 8 } else { 9 } <= 64 && n < 3 => {
-                    r.srcs |= ((k << 6) as u32 | *off as u32) << (8 * n);
+                [(off, w)] if *off as u32 + *w as u32 <= 64 && n < INLINE && *w >= 7 => {
+                    let bit = 1u64 << off;
+                    let wide = *w == 9;
+                    if ty == "OPR_SRC" || ty == "OPR_SSRC" {
+                        *(if wide { &mut sc.src9 } else { &mut sc.src8 }) |= bit;
+                    }
+                    if k.pair {
+                        *(if wide { &mut sc.pair9 } else { &mut sc.pair8 }) |= bit;
+                    }
+                    r.fields[n] = (*off, tab);
                     n += 1;
                 }
-                _ => extra.push((k, f)),
+                _ => extra.push((tab, f)),
             }
         }
         if !extra.is_empty() {
             r.slow = true;
             slow.insert(i as u16, extra);
         }
+        if r.mask >> 64 != 0 || r.slow {
+            (sc.mask, sc.val) = (0, 1);
+        }
         let k = *seen.entry(r).or_insert_with(|| {
             rules.push(r);
+            screens.push(sc);
             (rules.len() - 1) as u16
         });
         idx.push(k);
     }
-    let screens = rules
-        .iter()
-        .map(|r| {
-            let mut sc = Screen { mask: r.mask as u64, val: r.val as u64, ..Screen::default() };
-            for b in r.srcs.to_le_bytes().iter().take(3) {
-                match b >> 6 {
-                    K_NONE => {}
-                    K_SSRC => sc.src8 |= 1 << (b & 63),
-                    _ => sc.src9 |= 1 << (b & 63),
-                }
-            }
-            if r.mask >> 64 != 0 || r.slow {
-                (sc.mask, sc.val) = (0, 1);
-            }
-            sc
-        })
-        .collect();
-    Rules { idx: idx.into(), rules: rules.into(), screens, reserved, slow }
+    drop(table);
+    Rules { idx: idx.into(), rules: rules.into(), screens: screens.into(), reserved: reserved.into(), slow }
 }
