@@ -1127,7 +1127,7 @@ impl<Op: Generation> Amd<Op> {
     }
 
     /// True when LLVM 22 rejects `words` although they have the identifier of instruction
-    /// encoding `ienc` (see [`reject`]): reserved bits or operand values.
+    /// encoding `ienc` (`amd/reject.rs`): reserved bits or operand values.
     #[doc(hidden)]
     pub fn rejects(&self, ienc: u16, words: &[u32]) -> bool {
         reject::rules(self.isa, self.tables).rejects(ienc, words)

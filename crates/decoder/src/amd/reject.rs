@@ -270,6 +270,5 @@ fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
         });
         idx.push(k);
     }
-    drop(table);
     Rules { idx: idx.into(), rules: rules.into(), screens: screens.into(), reserved: reserved.into(), slow }
 }
