@@ -1,5 +1,5 @@
 //! What translating a gfx1013 instruction to gfx12 needs, from Mesa ACO's opcode table
-//! (`fixtures/facts/amd/aco_opcodes_all_gens.csv`; repository, path and commit in
+//! (`crates/analysis/data/aco_opcodes_all_gens.csv`, a copy of ../shared/facts; repository, path and commit in
 //! `fixtures/facts/amd/sources.csv`), matched on (format, gfx10 opcode) as the facts' README
 //! asks, until the gfx12 translator's own map exists.
 //!
@@ -22,7 +22,7 @@ use isabridge_decoder::spec::Encoding;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-const CSV: &str = include_str!("../../../fixtures/facts/amd/aco_opcodes_all_gens.csv");
+const CSV: &str = include_str!("../data/aco_opcodes_all_gens.csv");
 
 /// (format, gfx10 opcode) -> gfx12 opcode (-1: absent).
 fn table() -> &'static HashMap<(String, i64), i64> {

@@ -120,7 +120,7 @@ fn implicit_operands_and_flow() {
     assert_eq!(flow(&[0x02, 0x21, 0x80, 0xbe]), Flow::IndirectCall); // s_swappc_b64 s[0:1], s[2:3]
 }
 
-/// Every rule of isa-specs/amd/model.tsv names instructions that exist.
+/// Every rule of crates/decoder/data/amd_model.tsv names instructions that exist.
 #[test]
 fn model_table_rules_match_instructions() {
     assert_eq!(isabridge_decoder::amd::model::unmatched_rules(), Vec::<String>::new());

@@ -6,7 +6,7 @@
 //! opcode) becomes a modifier, so that [`super::build`] can turn the model back into the same
 //! bits. Register counts follow what the instruction reads or writes (image data from DMASK,
 //! buffer addresses from OFFEN/IDXEN, ...). Implicit operands and call / return kinds the spec
-//! does not carry come from `isa-specs/amd/model.tsv`.
+//! does not carry come from `crates/decoder/data/amd_model.tsv`.
 
 use super::operands::Kind;
 use super::{Amd, Generation};
@@ -172,19 +172,19 @@ pub fn src_index(field: &str) -> Option<usize> {
     }
 }
 
-/// One implicit operand or flow kind from `isa-specs/amd/model.tsv`.
+/// One implicit operand or flow kind from `crates/decoder/data/amd_model.tsv`.
 #[derive(Debug, Clone, Copy)]
 enum Extra {
     Implicit(Access, SpecialReg, Part, u16),
     Flow(Flow),
 }
 
-/// The rules of `isa-specs/amd/model.tsv`: (generation, name pattern, what).
+/// The rules of `crates/decoder/data/amd_model.tsv`: (generation, name pattern, what).
 fn rules() -> &'static [(String, String, Extra)] {
     static R: OnceLock<Vec<(String, String, Extra)>> = OnceLock::new();
     R.get_or_init(|| {
         let mut v = Vec::new();
-        for line in include_str!("../../../../isa-specs/amd/model.tsv").lines() {
+        for line in include_str!("../../data/amd_model.tsv").lines() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
@@ -226,7 +226,7 @@ fn rules() -> &'static [(String, String, Extra)] {
     })
 }
 
-/// Rules of `isa-specs/amd/model.tsv` that match no instruction of the generation they name (a
+/// Rules of `crates/decoder/data/amd_model.tsv` that match no instruction of the generation they name (a
 /// check against typos, for the tests).
 #[doc(hidden)]
 pub fn unmatched_rules() -> Vec<String> {
@@ -291,7 +291,7 @@ fn extras_of<Op: Generation>(p: &Amd<Op>, inst: u16) -> Option<&'static (Vec<Ext
 }
 
 /// The instruction's control-flow kind: the spec's flags, with calls, returns and ends from
-/// `isa-specs/amd/model.tsv`.
+/// `crates/decoder/data/amd_model.tsv`.
 pub fn flow<Op: Generation>(p: &Amd<Op>, d: &Decoded) -> Flow {
     let ie = p.inst_encoding(d);
     let i = &p.tables().instructions[ie.inst as usize];
