@@ -175,11 +175,11 @@ fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
         fixed.insert((c[0], op), (m, v));
     }
     let gfx12 = t.encodings.iter().any(|e| e.name == "ENC_VOP3_DPP8");
-    let mut kinds: Vec<Kind> = Vec::new();
+    let mut kinds: Vec<(Kind, bool)> = Vec::new();
     let mut reserved: Vec<[u8; 512]> = vec![[0; 512]];
     let mut table = |k: Kind| -> (u8, bool) {
-        if let Some(i) = kinds.iter().position(|&o| o == k) {
-            return (i as u8 + 1, reserved[i + 1].iter().any(|&b| b != 0));
+        if let Some(i) = kinds.iter().position(|&(o, _)| o == k) {
+            return (i as u8 + 1, kinds[i].1);
         }
         let ty = t.operand_types.iter().find(|o| o.name == k.ty);
         let mut tab = [0u8; 512];
@@ -189,9 +189,10 @@ fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
                 || (k.pair && pair.get(k.ty).is_some_and(|p| p.contains(&v)))
                 || (k.marked && matches!(v, 233 | 234 | 249 | 250))) as u8;
         }
-        kinds.push(k);
+        let any = tab.iter().any(|&b| b != 0);
+        kinds.push((k, any));
         reserved.push(tab);
-        (kinds.len() as u8, tab.iter().any(|&b| b != 0))
+        (kinds.len() as u8, any)
     };
     let mut rules = vec![Rule::default()];
     let mut screens = vec![Screen::default()];
@@ -202,11 +203,14 @@ fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
         let e = &t.encodings[ie.enc as usize];
         // The measurement names an instruction by its word's layout, where VOP3B/VOP3SD words
         // (and their DPP forms) are VOP3 words: the same fixed bits.
-        let alt = e.name.replacen("VOP3B", "VOP3", 1).replacen("VOP3SD", "VOP3", 1);
+        let alt = |name: &str| name.replacen("VOP3B", "VOP3", 1).replacen("VOP3SD", "VOP3", 1);
         let (mask, val) = fixed
             .get(&(e.name, ie.opcode))
-            .or_else(|| fixed.get(&(alt.as_str(), ie.opcode)))
             .copied()
+            .or_else(|| {
+                let a = alt(e.name);
+                e.name.contains("VOP3").then(|| fixed.get(&(a.as_str(), ie.opcode)).copied()).flatten()
+            })
             .unwrap_or((0, 0));
         let mut r = Rule { mask, val, ..Rule::default() };
         let mut sc = Screen { mask: mask as u64, val: val as u64, ..Screen::default() };
