@@ -24,6 +24,7 @@
 
 use crate::spec::{Field, Tables};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 /// Inline fields per rule ([`Rule::fields`]); further ones go to [`Rules::slow`].
@@ -144,6 +145,43 @@ impl Rules {
 const GFX10_BITS: &str = include_str!("reject_gfx10.tsv");
 const GFX12_BITS: &str = include_str!("reject_gfx12.tsv");
 
+/// A multiply-rotate hasher for the build's own maps (keys from this crate's tables, no
+/// untrusted input).
+#[derive(Default)]
+struct Mix(u64);
+
+impl Hasher for Mix {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(x as u64)
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64)
+    }
+    fn write_u128(&mut self, x: u128) {
+        self.write_u64(x as u64);
+        self.write_u64((x >> 64) as u64)
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64)
+    }
+}
+
+/// A map hashed with [`Mix`].
+type Fast<K, V> = HashMap<K, V, BuildHasherDefault<Mix>>;
+
 static GFX10_RULES: OnceLock<Rules> = OnceLock::new();
 static GFX12_RULES: OnceLock<Rules> = OnceLock::new();
 
@@ -157,8 +195,10 @@ pub(crate) fn rules<Op>(isa: crate::Isa, t: &'static Tables<Op>) -> &'static Rul
 }
 
 fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
-    // (encoding, opcode) -> (mask, value); operand type -> values a 64-bit operand does not take
-    let mut fixed: HashMap<(&str, u32), (u128, u128)> = HashMap::new();
+    // (encoding, opcode) -> (mask, value); operand type -> values a 64-bit operand does not take.
+    // This runs once per process: the maps hash with [`Mix`], not SipHash, which cost more than
+    // the rest of the build.
+    let mut fixed: Fast<(&str, u32), (u128, u128)> = Fast::default();
     let mut pair: HashMap<&str, Vec<u32>> = HashMap::new();
     for line in bits.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
         let c: Vec<&str> = line.split('\t').collect();
@@ -196,7 +236,8 @@ fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
     };
     let mut rules = vec![Rule::default()];
     let mut screens = vec![Screen::default()];
-    let mut seen: HashMap<Rule, u16> = HashMap::from([(Rule::default(), 0)]);
+    let mut seen: Fast<Rule, u16> = Fast::default();
+    seen.insert(Rule::default(), 0);
     let mut slow = HashMap::new();
     let mut idx = Vec::with_capacity(t.inst_encodings.len());
     for (i, ie) in t.inst_encodings.iter().enumerate() {
@@ -208,8 +249,8 @@ fn build<Op>(t: &'static Tables<Op>, bits: &str) -> Rules {
             .get(&(e.name, ie.opcode))
             .copied()
             .or_else(|| {
-                let a = alt(e.name);
-                e.name.contains("VOP3").then(|| fixed.get(&(a.as_str(), ie.opcode)).copied()).flatten()
+                let a = e.name.starts_with("ENC_VOP3").then(|| alt(e.name))?;
+                fixed.get(&(a.as_str(), ie.opcode)).copied()
             })
             .unwrap_or((0, 0));
         let mut r = Rule { mask, val, ..Rule::default() };
