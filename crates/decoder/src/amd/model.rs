@@ -383,50 +383,6 @@ fn image_data<Op: Generation>(c: &Ctx<'_, Op>) -> u16 {
     n as u16
 }
 
-/// gfx10 image address count (LLVM's rule).
-fn g10_address_count(m: &str, dim: usize, a16: bool) -> u32 {
-    use super::symbols::{image_address_terms, image_suffixes, DIM_COORDS};
-    if m.starts_with("image_bvh64") {
-        return if a16 { 9 } else { 12 };
-    }
-    if m.starts_with("image_bvh") {
-        return if a16 { 8 } else { 11 };
-    }
-    let (coords, grads) = DIM_COORDS[dim & 7];
-    if m.starts_with("image_get_resinfo") {
-        return 1;
-    }
-    let (extra, derivs, lcm) = image_address_terms(image_suffixes(m, 2));
-    let grad = if derivs { 2 * grads } else { 0 };
-    if a16 {
-        let g = if grad == 0 { 0 } else if grads == 1 { 2 } else { grad / 2 };
-        extra + g + (coords + lcm).div_ceil(2)
-    } else {
-        extra + grad + coords + lcm
-    }
-}
-
-/// gfx12 image address count (LLVM's rule).
-fn g12_address_count(m: &str, dim: usize, a16: bool) -> u32 {
-    use super::symbols::{image_address_terms, image_suffixes, DIM_COORDS, IMG_G16};
-    if m.starts_with("image_get_resinfo") {
-        return 1;
-    }
-    let (coords, grads) = DIM_COORDS[dim & 7];
-    let bits = image_suffixes(m, 1);
-    let (extra, d, lcm) = image_address_terms(bits);
-    let g16 = bits & IMG_G16 != 0;
-    let grad = if !d {
-        0
-    } else if a16 || g16 {
-        2 * grads.div_ceil(2)
-    } else {
-        2 * grads
-    };
-    let body = if a16 { (coords + lcm).div_ceil(2) } else { coords + lcm };
-    extra + grad + body
-}
-
 /// gfx12 BVH address groups (registers per VADDR slot).
 fn g12_bvh_groups(m: &str, a16: bool) -> &'static [u32] {
     if m.starts_with("image_bvh8") {
@@ -590,7 +546,7 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
             }
             ("ENC_MIMG", "VADDR") => {
                 let dim = c.f("DIM") as usize;
-                let n = g10_address_count(m, dim, c.f("A16") != 0);
+                let n = super::symbols::image_address_count_gfx10(m, dim, c.f("A16") != 0);
                 if c.f("NSA") != 0 {
                     let extra = (d.len as u32 / 4).saturating_sub(2);
                     let n = n.min(1 + 4 * extra);
@@ -617,7 +573,7 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
                 let counts: Vec<u32> = if bvh {
                     g12_bvh_groups(m, a16).to_vec()
                 } else {
-                    let n = g12_address_count(m, c.f("DIM") as usize & 7, a16).max(1);
+                    let n = super::symbols::image_address_count_gfx12(m, c.f("DIM") as usize & 7, a16).max(1);
                     (0..n.min(slots)).map(|i| if i == slots - 1 { n - i } else { 1 }).collect()
                 };
                 for (i, &cnt) in counts.iter().enumerate().take(slots as usize) {

@@ -465,6 +465,49 @@ pub fn buffer_addressing(
     }
 }
 
+/// Address dwords an image instruction reads, from its name, dim and a16 (gfx10, LLVM's rule).
+pub fn image_address_count_gfx10(m: &str, dim: usize, a16: bool) -> u32 {
+    if m.starts_with("image_bvh64") {
+        return if a16 { 9 } else { 12 };
+    }
+    if m.starts_with("image_bvh") {
+        return if a16 { 8 } else { 11 };
+    }
+    let (coords, grads) = DIM_COORDS[dim & 7];
+    if m.starts_with("image_get_resinfo") {
+        return 1;
+    }
+    let (extra, derivs, lod_clamp_mip) = image_address_terms(image_suffixes(m, 2));
+    let grad = if derivs { 2 * grads } else { 0 };
+    if a16 {
+        // 16-bit addresses: gradients pack per dimension pair, coordinates with lod/clamp.
+        let g = if grad == 0 { 0 } else if grads == 1 { 2 } else { grad / 2 };
+        extra + g + (coords + lod_clamp_mip).div_ceil(2)
+    } else {
+        extra + grad + coords + lod_clamp_mip
+    }
+}
+
+/// Address dwords an image instruction reads, from its name, dim and a16 (gfx12, LLVM's rule).
+pub fn image_address_count_gfx12(m: &str, dim: usize, a16: bool) -> u32 {
+    if m.starts_with("image_get_resinfo") {
+        return 1;
+    }
+    let (coords, grads) = DIM_COORDS[dim & 7];
+    let bits = image_suffixes(m, 1);
+    let (extra, d, lcm) = image_address_terms(bits);
+    let g16 = bits & IMG_G16 != 0;
+    let grad = if !d {
+        0
+    } else if a16 || g16 {
+        2 * grads.div_ceil(2)
+    } else {
+        2 * grads
+    };
+    let body = if a16 { (coords + lcm).div_ceil(2) } else { coords + lcm };
+    extra + grad + body
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

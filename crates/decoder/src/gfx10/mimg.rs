@@ -6,30 +6,8 @@ use crate::amd::operands;
 use crate::amd::print::Ctx;
 use crate::amd::Amd;
 
-use crate::amd::symbols::{image_address_terms, image_suffixes, DIM_COORDS, IMAGE_DIMS as DIMS};
+use crate::amd::symbols::{image_address_count_gfx10, IMAGE_DIMS as DIMS};
 
-/// Address dwords an image instruction reads, from its name, dim and a16 (LLVM's rule).
-pub fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
-    if m.starts_with("image_bvh64") {
-        return if a16 { 9 } else { 12 };
-    }
-    if m.starts_with("image_bvh") {
-        return if a16 { 8 } else { 11 };
-    }
-    let (coords, grads) = DIM_COORDS[dim & 7];
-    if m.starts_with("image_get_resinfo") {
-        return 1;
-    }
-    let (extra, derivs, lod_clamp_mip) = image_address_terms(image_suffixes(m, 2));
-    let grad = if derivs { 2 * grads } else { 0 };
-    if a16 {
-        // 16-bit addresses: gradients pack per dimension pair, coordinates with lod/clamp.
-        let g = if grad == 0 { 0 } else if grads == 1 { 2 } else { grad / 2 };
-        extra + g + (coords + lod_clamp_mip).div_ceil(2)
-    } else {
-        extra + grad + coords + lod_clamp_mip
-    }
-}
 
 /// Extra dwords of an NSA instruction: the addresses after the first, four per dword.
 pub fn nsa_dwords(p: &Amd<Op>, words: &[u32], ienc: u16) -> usize {
@@ -37,7 +15,7 @@ pub fn nsa_dwords(p: &Amd<Op>, words: &[u32], ienc: u16) -> usize {
     let m = t.instructions[t.inst_encodings[ienc as usize].inst as usize].mnemonic;
     let dim = F::DIM.get(words) as usize;
     let a16 = F::A16.get(words) != 0;
-    let need = (address_count(m, dim, a16).saturating_sub(1) as usize).div_ceil(4);
+    let need = (image_address_count_gfx10(m, dim, a16).saturating_sub(1) as usize).div_ceil(4);
     need.min(F::NSA.get(words) as usize)
 }
 
@@ -78,7 +56,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 operands::vgpr(out, v, (n * 32) as u16);
             }
             "VADDR" => {
-                let n = address_count(m, dim, a16);
+                let n = image_address_count_gfx10(m, dim, a16);
                 if nsa != 0 {
                     // No more addresses than the NSA dwords present can hold.
                     let extra = (c.d.len as u32 / 4).saturating_sub(2);

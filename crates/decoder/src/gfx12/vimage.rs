@@ -5,27 +5,8 @@ use super::{fields::ENC_VIMAGE as I, fields::ENC_VSAMPLE as S, Op};
 use crate::amd::operands;
 use crate::amd::print::Ctx;
 
-use crate::amd::symbols::{image_address_terms, image_suffixes, DIM_COORDS, IMAGE_DIMS as DIMS, IMG_G16};
+use crate::amd::symbols::{image_address_count_gfx12, IMAGE_DIMS as DIMS};
 
-/// Address dwords an image instruction reads, from its name, dim and a16.
-fn address_count(m: &str, dim: usize, a16: bool) -> u32 {
-    if m.starts_with("image_get_resinfo") {
-        return 1;
-    }
-    let (coords, grads) = DIM_COORDS[dim & 7];
-    let bits = image_suffixes(m, 1);
-    let (extra, d, lcm) = image_address_terms(bits);
-    let g16 = bits & IMG_G16 != 0;
-    let grad = if !d {
-        0
-    } else if a16 || g16 {
-        2 * grads.div_ceil(2)
-    } else {
-        2 * grads
-    };
-    let body = if a16 { (coords + lcm).div_ceil(2) } else { coords + lcm };
-    extra + grad + body
-}
 
 /// How many VADDR fields the instruction uses (LLVM's address count folded into the slots).
 pub(super) fn addr_slots(c: &Ctx<'_, Op>) -> usize {
@@ -35,7 +16,7 @@ pub(super) fn addr_slots(c: &Ctx<'_, Op>) -> usize {
     if m.starts_with("image_bvh") {
         return if c.f(I::A16) != 0 && !m.starts_with("image_bvh8") && !m.starts_with("image_bvh_dual") { 4 } else { 5 };
     }
-    let n = address_count(m, c.f(I::DIM) as usize & 7, c.f(I::A16) != 0);
+    let n = image_address_count_gfx12(m, c.f(I::DIM) as usize & 7, c.f(I::A16) != 0);
     (n as usize).clamp(1, slots)
 }
 
@@ -79,7 +60,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 operands::vgpr(out, v, (n * 32) as u16);
             }
             f if f.starts_with("VADDR") => {
-                let n = address_count(m, dim, a16);
+                let n = image_address_count_gfx12(m, dim, a16);
                 if n <= 1 {
                     operands::vgpr(out, vaddr[0], 32);
                 } else {
