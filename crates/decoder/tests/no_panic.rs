@@ -54,13 +54,11 @@ proptest! {
 fn canonical_form_keeps_a_literal_the_length_depends_on() {
     let bytes = [0x62, 0x4d, 0x5a, 0xd7, 0xff, 0x24, 0x7d, 0x5f, 0x46, 0xff, 0xff, 0x24];
     let p = Isa::Gfx1013.plugin();
-    // llvm-objdump-22 prints this word as `.long` (bits v_interp_p2_f16 leaves clear are set):
-    // it is no instruction since amd/reject.rs, so there is nothing to re-encode.
-    let Ok(d) = p.decode(&bytes, 0) else { return };
-    assert_eq!(d.len, 12);
-    let enc = p.encode(&d);
-    assert_eq!(enc.len(), 12);
-    assert_eq!(p.name(&p.decode(&enc, 0).unwrap()), "V_INTERP_P2_F16");
+    // llvm-mc-22 --disassemble (gfx1013) answers `invalid instruction encoding` for these
+    // 8 bytes (bits v_interp_p2_f16 leaves clear are set): since amd/reject.rs the word is no
+    // instruction here either. The re-encoding property this word once exercised needs a word
+    // LLVM accepts; until one is found it is not covered by this test.
+    assert!(p.decode(&bytes, 0).is_err(), "LLVM rejects this word");
 }
 
 /// The upper-half lookup table the AMD decoders try first picks the same encoding and
