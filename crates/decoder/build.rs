@@ -10,14 +10,23 @@
 #[path = "codegen.rs"]
 #[allow(dead_code)]
 mod codegen;
+#[path = "build/amd_model.rs"]
+mod amd_model;
+#[path = "build/amd_reject.rs"]
+mod amd_reject;
 
 use std::path::PathBuf;
 
-/// (spec file relative to the workspace root, generated module, dispatch key).
+/// (spec file relative to the workspace root, generated module, dispatch key). Each AMD ISA
+/// also gets `<module>_reject` (build/amd_reject.rs, from `src/amd/reject_<module>.tsv`) and
+/// `<module>_model` (build/amd_model.rs, from `data/amd_model.tsv`).
 const SPECS: &[(&str, &str, codegen::KeyConfig)] = &[
     ("isa-specs/amd/gfx10.xml", "gfx10", codegen::KeyConfig { lo: 23, bits: 9 }),
     ("isa-specs/amd/gfx12.xml", "gfx12", codegen::KeyConfig { lo: 23, bits: 9 }),
 ];
+
+/// The AMD operand model's facts (build/amd_model.rs reads them), relative to this crate.
+const AMD_MODEL: &str = "data/amd_model.tsv";
 
 /// NVIDIA specs: (spec file, generated module, dispatch key on the opcode bits).
 const NV_SPECS: &[(&str, &str, codegen::NvKeyConfig)] = &[
@@ -31,20 +40,33 @@ fn main() {
     let root = manifest.join("../..");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     println!("cargo:rerun-if-changed=codegen.rs");
+    println!("cargo:rerun-if-changed=build/amd_model.rs");
+    println!("cargo:rerun-if-changed=build/amd_reject.rs");
     // In the workspace: this crate is crates/decoder of it, and isa-specs/ is there.
     let in_workspace = root.join("crates/decoder/build.rs").is_file() && root.join("isa-specs").is_dir();
     if !in_workspace {
-        let modules = SPECS.iter().map(|s| s.1).chain(std::iter::once("nv_shared")).chain(NV_SPECS.iter().map(|s| s.1));
-        for module in modules {
+        let amd = SPECS.iter().flat_map(|s| [s.1.to_string(), format!("{}_reject", s.1), format!("{}_model", s.1)]);
+        let nv = std::iter::once("nv_shared").chain(NV_SPECS.iter().map(|s| s.1)).map(String::from);
+        for module in amd.chain(nv) {
             let copy = manifest.join(format!("src/generated/{module}.rs"));
             println!("cargo:rerun-if-changed={}", copy.display());
             std::fs::copy(&copy, out.join(format!("{module}.rs"))).unwrap_or_else(|e| panic!("{}: {e}", copy.display()));
         }
         return;
     }
+    let model = read(&manifest, AMD_MODEL);
     for (path, module, key) in SPECS {
-        let code = codegen::generate(&load(&root, path), path, *key).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let spec = load(&root, path);
+        let code = codegen::generate(&spec, path, *key).unwrap_or_else(|e| panic!("{path}: {e}"));
         emit(&out, &manifest, module, &code);
+        let tsv = format!("src/amd/reject_{module}.tsv");
+        let bits = read(&manifest, &tsv);
+        let sources = format!("{path} and crates/decoder/{tsv}");
+        let code = amd_reject::generate(&spec, &bits, &sources).unwrap_or_else(|e| panic!("{path}: {e}"));
+        emit(&out, &manifest, &format!("{module}_reject"), &code);
+        let sources = format!("{path} and crates/decoder/{AMD_MODEL}");
+        let code = amd_model::generate(&spec, module, &model, &sources).unwrap_or_else(|e| panic!("{path}: {e}"));
+        emit(&out, &manifest, &format!("{module}_model"), &code);
     }
     let nv: Vec<codegen::Spec> = NV_SPECS.iter().map(|(path, _, _)| load(&root, path)).collect();
     let refs: Vec<&codegen::Spec> = nv.iter().collect();
@@ -69,6 +91,13 @@ fn load(root: &std::path::Path, path: &str) -> codegen::Spec {
             codegen::Spec::default()
         }
     }
+}
+
+/// Reads a data file of this crate (a build input: watched for changes).
+fn read(manifest: &std::path::Path, path: &str) -> String {
+    let full = manifest.join(path);
+    println!("cargo:rerun-if-changed={}", full.display());
+    std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
 }
 
 /// Writes generated code to OUT_DIR, and to the checked-in copy when asked to refresh it.

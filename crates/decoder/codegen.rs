@@ -265,6 +265,35 @@ fn field_lit(f: &Field) -> String {
     format!("Field {{ name: {:?}, ranges: &[{}] }}", f.name, r.join(", "))
 }
 
+/// The instructions sorted by name (the `Op` order) and every instruction encoding as
+/// (encoding index, instruction index, instruction encoding), in `INST_ENCODINGS` order:
+/// grouped per encoding, then by opcode.
+#[allow(clippy::type_complexity)]
+pub fn ordered(spec: &Spec) -> Result<(Vec<&Instruction>, Vec<(usize, usize, &InstEnc)>), String> {
+    let mut enc_index = BTreeMap::new();
+    for (i, e) in spec.encodings.iter().enumerate() {
+        if enc_index.insert(e.name.as_str(), i).is_some() {
+            return Err(format!("duplicate encoding {}", e.name));
+        }
+    }
+    let mut insts: Vec<&Instruction> = spec.instructions.iter().collect();
+    insts.sort_by(|a, b| a.name.cmp(&b.name));
+    for pair in insts.windows(2) {
+        if pair[0].name == pair[1].name {
+            return Err(format!("duplicate instruction {}", pair[0].name));
+        }
+    }
+    let mut ienc: Vec<(usize, usize, &InstEnc)> = Vec::new();
+    for (k, i) in insts.iter().enumerate() {
+        for e in &i.encs {
+            let ei = *enc_index.get(e.enc.as_str()).ok_or_else(|| format!("{}: unknown encoding {}", i.name, e.enc))?;
+            ienc.push((ei, k, e));
+        }
+    }
+    ienc.sort_by_key(|(e, k, ie)| (*e, ie.opcode, *k));
+    Ok((insts, ienc))
+}
+
 /// Writes the Rust tables for one spec. `module_doc` names the source file.
 pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, String> {
     let mut o = String::new();
@@ -277,13 +306,7 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
     writeln!(w, "/// Architecture name from the spec.").unwrap();
     writeln!(w, "pub const ARCH: &str = {:?};", spec.arch).unwrap();
 
-    // Encodings and their fields.
-    let mut enc_index = BTreeMap::new();
-    for (i, e) in spec.encodings.iter().enumerate() {
-        if enc_index.insert(e.name.clone(), i).is_some() {
-            return Err(format!("duplicate encoding {}", e.name));
-        }
-    }
+    let (insts, ienc) = ordered(spec)?;
     // Operand types and data formats, interned in sorted order.
     let mut types: BTreeMap<String, usize> = BTreeMap::new();
     for t in &spec.operand_types {
@@ -353,14 +376,6 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
     }
     writeln!(w, "}}").unwrap();
 
-    // Instructions sorted by name (the Op enum order).
-    let mut insts: Vec<&Instruction> = spec.instructions.iter().collect();
-    insts.sort_by(|a, b| a.name.cmp(&b.name));
-    for pair in insts.windows(2) {
-        if pair[0].name == pair[1].name {
-            return Err(format!("duplicate instruction {}", pair[0].name));
-        }
-    }
     writeln!(w, "\n/// Every instruction of the spec.").unwrap();
     writeln!(w, "#[allow(non_camel_case_types, dead_code, clippy::upper_case_acronyms)]\n#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]{}\npub enum Op {{", if insts.is_empty() {""} else {"\n#[repr(u16)]"}).unwrap();
     for (k, i) in insts.iter().enumerate() {
@@ -370,15 +385,6 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
     writeln!(w, "\n/// `Op` by index.\npub static OPS: &[Op] = &[{}];",
         insts.iter().map(|i| format!("Op::{}", ident(&i.name))).collect::<Vec<_>>().join(", ")).unwrap();
 
-    // Instruction encodings, grouped per encoding.
-    let mut ienc: Vec<(usize, usize, &InstEnc)> = Vec::new(); // (enc, inst, ie)
-    for (k, i) in insts.iter().enumerate() {
-        for e in &i.encs {
-            let ei = *enc_index.get(&e.enc).ok_or_else(|| format!("{}: unknown encoding {}", i.name, e.enc))?;
-            ienc.push((ei, k, e));
-        }
-    }
-    ienc.sort_by_key(|(e, k, ie)| (*e, ie.opcode, *k));
     // Operands name their field by reference (8 bytes, not a 32-byte copy): one static per
     // field of each encoding that an operand uses, written before the pairs.
     let mut used: std::collections::BTreeSet<(usize, usize)> = Default::default();

@@ -1,5 +1,7 @@
 //! The generated tables are checked in (src/generated/) for review; they must equal what build.rs
-//! generates from isa-specs/ now. Refresh with `ISABRIDGE_UPDATE_GENERATED=1 cargo build -p isabridge-decoder`.
+//! generates from isa-specs/ (and, for the AMD rejection rules and operand-model facts, from
+//! src/amd/reject_*.tsv and data/amd_model.tsv) now. Refresh with
+//! `ISABRIDGE_UPDATE_GENERATED=1 cargo build -p isabridge-decoder`.
 
 #[path = "../codegen.rs"]
 #[allow(dead_code)]
@@ -13,6 +15,10 @@ fn generated_tables_are_current() {
         (include_str!(concat!(env!("OUT_DIR"), "/sm50.rs")), include_str!("../src/generated/sm50.rs"), "sm50"),
         (include_str!(concat!(env!("OUT_DIR"), "/sm86.rs")), include_str!("../src/generated/sm86.rs"), "sm86"),
         (include_str!(concat!(env!("OUT_DIR"), "/nv_shared.rs")), include_str!("../src/generated/nv_shared.rs"), "nv_shared"),
+        (include_str!(concat!(env!("OUT_DIR"), "/gfx10_reject.rs")), include_str!("../src/generated/gfx10_reject.rs"), "gfx10_reject"),
+        (include_str!(concat!(env!("OUT_DIR"), "/gfx12_reject.rs")), include_str!("../src/generated/gfx12_reject.rs"), "gfx12_reject"),
+        (include_str!(concat!(env!("OUT_DIR"), "/gfx10_model.rs")), include_str!("../src/generated/gfx10_model.rs"), "gfx10_model"),
+        (include_str!(concat!(env!("OUT_DIR"), "/gfx12_model.rs")), include_str!("../src/generated/gfx12_model.rs"), "gfx12_model"),
     ];
     for (now, checked_in, name) in pairs {
         assert!(now.starts_with("// @generated") && now.contains("DO NOT EDIT"));

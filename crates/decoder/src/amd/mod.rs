@@ -803,7 +803,7 @@ macro_rules! block_loop {
         let f = $self.facts();
         // The inline path's tables at one address (a register, not reloaded through `f`).
         let l = f.lut;
-        let rj = reject::rules($self.isa, $self.tables);
+        let rj = reject::rules($self.isa);
         let mut off = 0usize;
         loop {
             // Every instruction is at least one dword: room for all the bytes left can hold,
@@ -1130,7 +1130,7 @@ impl<Op: Generation> Amd<Op> {
     /// encoding `ienc` (`amd/reject.rs`): reserved bits or operand values.
     #[doc(hidden)]
     pub fn rejects(&self, ienc: u16, words: &[u32]) -> bool {
-        reject::rules(self.isa, self.tables).rejects(ienc, words)
+        reject::rules(self.isa).rejects(ienc, words)
     }
 
     /// The encoding of a decoded instruction.
@@ -1230,7 +1230,7 @@ impl<Op: Generation> Amd<Op> {
         let guess = (top >> E_GUESS_SHIFT & 7) as usize;
         let e = self.entry(facts, top, words[0] as u64 | (words[1] as u64) << 32);
         if e & (E_LEAF | E_NONE | E_ODD) == E_LEAF {
-            if reject::rules(isa, self.tables).rejects((e & E_IENC_MASK) as u16, &words) {
+            if reject::rules(isa).rejects((e & E_IENC_MASK) as u16, &words) {
                 return Err(DecodeError::Unknown { isa, addr, word: words[0] });
             }
             let keep = Self::leaf_dwords(facts, e, &words);
@@ -1260,7 +1260,7 @@ impl<Op: Generation> Amd<Op> {
         if Self::has_literal(facts, &words, ienc) {
             len += 4;
         }
-        if reject::rules(isa, self.tables).rejects(ienc, &words) {
+        if reject::rules(isa).rejects(ienc, &words) {
             return Err(DecodeError::Unknown { isa, addr, word: words[0] });
         }
         if len > bytes.len() || len > MAX_WORDS * 4 {
