@@ -32,7 +32,8 @@ fn reference<Op: Generation>(p: &Amd<Op>, w: &[u32; MAX_WORDS]) -> Option<(u16, 
         }
     }
     let ie = &t.inst_encodings[ienc as usize];
-    if !e.name.contains("SDWA") && !e.name.contains("DPP") {
+    // gfx12 VOP3 DPP forms take a literal dword after the DPP dword.
+    if !e.name.contains("SDWA") && (!e.name.contains("DPP") || e.name.starts_with("ENC_VOP3")) {
         let lit = ie.operands.iter().any(|op| {
             let ty = &t.operand_types[op.ty as usize];
             ty.name == "OPR_SIMM32"

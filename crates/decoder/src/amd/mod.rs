@@ -959,8 +959,10 @@ impl<Op: Generation> Amd<Op> {
                 .map(|ie| {
                     let e = &t.encodings[ie.enc as usize];
                     let mut l = Literal::default();
-                    if e.name.contains("SDWA") || e.name.contains("DPP") {
-                        return l; // DPP and SDWA forms have no literal
+                    // DPP and SDWA forms have no literal, but for the gfx12 VOP3 DPP forms:
+                    // a source field of 255 there selects a literal dword after the DPP dword.
+                    if e.name.contains("SDWA") || (e.name.contains("DPP") && !e.name.starts_with("ENC_VOP3")) {
+                        return l;
                     }
                     for op in ie.operands {
                         let ty = &t.operand_types[op.ty as usize];

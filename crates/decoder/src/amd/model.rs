@@ -273,7 +273,6 @@ fn image_data<Op: Generation>(c: &Ctx<'_, Op>) -> u16 {
     let dmask = c.f("DMASK");
     let d16 = c.f("D16") != 0;
     let tfe = c.f("TFE") != 0;
-    let lwe = c.f("LWE") != 0;
     if g12 {
         if bvh {
             return if m.starts_with("image_bvh8") || m.starts_with("image_bvh_dual") { 10 } else { 4 };
@@ -286,7 +285,7 @@ fn image_data<Op: Generation>(c: &Ctx<'_, Op>) -> u16 {
         if d16 {
             n = n.div_ceil(2);
         }
-        if tfe || lwe {
+        if tfe {
             n += 1;
         }
         return n as u16;
@@ -303,7 +302,7 @@ fn image_data<Op: Generation>(c: &Ctx<'_, Op>) -> u16 {
     if d16 && !atomic {
         n = n.div_ceil(2);
     }
-    if tfe || (lwe && !atomic) {
+    if tfe {
         n += 1;
     }
     n as u16

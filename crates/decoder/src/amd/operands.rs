@@ -24,6 +24,11 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// True for the 16-bit scalar kinds (f16, i16, bf16).
+    pub const fn is_16bit(self) -> bool {
+        matches!(self, Kind::F16 | Kind::I16 | Kind::BF16)
+    }
+
     /// The kind of a DataFormatName (`FMT_NUM_F32`, `FMT_NUM_PK2_F16`, `FMT_ANY` ...): read off
     /// its last token, without substring searches (const: the printers' per-format tables are
     /// worked out at compile time).
@@ -739,6 +744,12 @@ pub fn omod(out: &mut String, v: u32) {
 
 /// Appends a VGPR with float modifiers: `-v1`, `|v1|`, `-|v1|` (DPP sources).
 pub fn vgpr_mods(out: &mut String, n: u32, size_bits: u16, neg: bool, abs: bool) {
+    vgpr_mods_lo128(out, n, size_bits, neg, abs, false)
+}
+
+/// [`vgpr_mods`] of an operand in a `*_Lo128` register class (`lo128`): a register past v127
+/// carries LLVM's invalid-register note inside the modifiers.
+pub fn vgpr_mods_lo128(out: &mut String, n: u32, size_bits: u16, neg: bool, abs: bool, lo128: bool) {
     if neg {
         out.push('-');
     }
@@ -746,10 +757,23 @@ pub fn vgpr_mods(out: &mut String, n: u32, size_bits: u16, neg: bool, abs: bool)
         out.push('|');
     }
     vgpr(out, n, size_bits);
+    if lo128 && n >= 128 {
+        invalid_register(out, "VGPR_32_Lo128");
+    }
     if abs {
         out.push('|');
     }
 }
+
+/// Appends LLVM's note after a register outside the operand's register class `class`.
+pub fn invalid_register(out: &mut String, class: &str) {
+    out.push_str("/*Invalid register, operand has '");
+    out.push_str(class);
+    out.push_str("' register class*/");
+}
+
+/// LLVM's note after an inline constant in an operand that takes registers only.
+pub const INVALID_IMMEDIATE: &str = "/*Invalid immediate*/";
 
 #[cfg(test)]
 mod tests {

@@ -31,6 +31,9 @@ pub struct OpPlan {
     pub mods: bool,
     /// Size in bits.
     pub size: u16,
+    /// gfx12 32-bit forms: a 16-bit VGPR operand that takes only v0-v127 (LLVM notes a
+    /// register past v127).
+    pub lo128: bool,
 }
 
 /// No plan: print through the family printers (`vop::print` of the generation).
@@ -66,7 +69,7 @@ pub struct Plan {
 }
 
 /// An unused operand slot.
-pub const NO_OP: OpPlan = OpPlan { off: 0, cnt: 0, role: R_SRC, kind: Kind::I32, mods: false, size: 0 };
+pub const NO_OP: OpPlan = OpPlan { off: 0, cnt: 0, role: R_SRC, kind: Kind::I32, mods: false, size: 0, lo128: false };
 /// No plan.
 pub const NO_PLAN: Plan = Plan { ops: [NO_OP; MAX_OPS], n: 0, form: F_NONE, flags: 0 };
 

@@ -75,7 +75,7 @@ const fn plan(ie: usize) -> Plan {
         if p.n as usize == MAX_OPS {
             return NO_PLAN;
         }
-        p.ops[p.n as usize] = OpPlan { off, cnt, role, kind: k, mods: false, size: op.size };
+        p.ops[p.n as usize] = OpPlan { off, cnt, role, kind: k, mods: false, size: op.size, lo128: false };
         p.n += 1;
     }
     let suffix = match form {

@@ -32,7 +32,6 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let dim = c.f(F::DIM) as usize;
     let a16 = c.f(F::A16) != 0;
     let d16 = c.f(F::D16) != 0;
-    let tfe = c.f(F::TFE) != 0 || c.f(F::LWE) != 0;
     for (k, op) in c.ie.operands.iter().enumerate() {
         crate::amd::operands::sep(out, k);
         let v = c.val(op);
@@ -50,7 +49,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 if d16 && !atomic {
                     n = n.div_ceil(2);
                 }
-                if c.f(F::TFE) != 0 || (tfe && !atomic) {
+                if c.f(F::TFE) != 0 {
                     n += 1;
                 }
                 operands::vgpr(out, v, (n * 32) as u16);
@@ -81,21 +80,23 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         }
     }
     if !bvh {
-        out.push_str(" dmask:");
-        crate::amd::operands::put_hex(out, dmask);
+        if dmask != 0 {
+            out.push_str(" dmask:");
+            crate::amd::operands::put_hex(out, dmask);
+        }
         out.push_str(" dim:");
         crate::amd::operands::put(out, DIMS[dim]);
         if c.f(F::UNORM) != 0 {
             out.push_str(" unorm");
-        }
-        if c.f(F::DLC) != 0 {
-            out.push_str(" dlc");
         }
         if c.f(F::GLC) != 0 {
             out.push_str(" glc");
         }
         if c.f(F::SLC) != 0 {
             out.push_str(" slc");
+        }
+        if c.f(F::DLC) != 0 {
+            out.push_str(" dlc");
         }
         if c.f(F::R128) != 0 {
             out.push_str(" r128");

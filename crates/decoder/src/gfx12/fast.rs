@@ -84,7 +84,7 @@ const fn plan(ie: usize) -> Plan {
         if p.n as usize == MAX_OPS {
             return NO_PLAN;
         }
-        p.ops[p.n as usize] = OpPlan { off, cnt, role, kind: k, mods, size: op.size };
+        p.ops[p.n as usize] = OpPlan { off, cnt, role, kind: k, mods, size: op.size, lo128: form == F_E32 && kind(op).is_16bit() };
         p.n += 1;
     }
     let suffix = match form {
@@ -135,12 +135,22 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) -> bool {
         operands::sep(out, k);
         let v = (x >> op.off) as u32 & ((1u32 << op.cnt) - 1);
         match op.role {
-            R_VGPR => operands::vgpr(out, v, op.size),
+            R_VGPR => {
+                operands::vgpr(out, v, op.size);
+                if op.lo128 && v >= 128 {
+                    operands::invalid_register(out, "VGPR_32_Lo128");
+                }
+            }
             R_VCC => out.push_str("vcc_lo"),
             R_SDST if v >= 128 => ops::src(c, out, v, op.size, Kind::I32),
             R_SDST => c.sreg(out, v, op.size),
             R_SIMM32 => operands::hex(out, c.lit),
-            R_SRC => ops::src(c, out, v, op.size, op.kind),
+            R_SRC => {
+                ops::src(c, out, v, op.size, op.kind);
+                if op.lo128 && v >= 384 {
+                    operands::invalid_register(out, "VS_32_Lo128");
+                }
+            }
             r => {
                 nsrc += 1;
                 let i = (r - R_MSRC0) as u32;

@@ -54,7 +54,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 if d16 {
                     n = n.div_ceil(2);
                 }
-                if tfe || lwe {
+                if tfe {
                     n += 1;
                 }
                 operands::vgpr(out, v, (n * 32) as u16);
@@ -81,8 +81,10 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             _ => c.sreg(out, v, op.size),
         }
     }
-    out.push_str(" dmask:");
-    crate::amd::operands::put_hex(out, dmask);
+    if dmask != 0 {
+        out.push_str(" dmask:");
+        crate::amd::operands::put_hex(out, dmask);
+    }
     out.push_str(" dim:");
     crate::amd::operands::put(out, DIMS[dim]);
     if sample && c.f(S::UNORM) != 0 {

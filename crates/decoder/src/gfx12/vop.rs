@@ -20,6 +20,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             for op in c.ie.operands {
                 sep(out, &mut k);
                 plain(c, op, out);
+                lo128_note(c, op, out);
             }
         }
         enc::ENC_VOP3 | enc::ENC_VOP3SD => {
@@ -376,10 +377,28 @@ fn dpp_operands(c: &Ctx<'_, Op>, out: &mut String, neg: [u32; 2], abs: [u32; 2])
             Some(i) if op.ty == opr::OPR_VGPR || op.ty == opr::OPR_SRC => {
                 let kind = c.kind(op);
                 let (n, a) = if float_mods(c, kind, i) { (neg[i] != 0, abs[i] != 0) } else { (false, false) };
-                operands::vgpr_mods(out, c.val(op) & 0xff, op.size, n, a);
+                operands::vgpr_mods_lo128(out, c.val(op) & 0xff, op.size, n, a, kind.is_16bit());
             }
-            _ => plain(c, op, out),
+            _ => {
+                plain(c, op, out);
+                lo128_note(c, op, out);
+            }
         }
+    }
+}
+
+/// LLVM's note after a 16-bit VGPR operand of a 32-bit form (VOP1/VOP2/VOPC and their DPP)
+/// past v127: those operands take only v0-v127 (`VGPR_32_Lo128`; `VS_32_Lo128` for a source
+/// that may also be scalar).
+fn lo128_note(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
+    if !c.kind(op).is_16bit() {
+        return;
+    }
+    let v = c.val(op);
+    match op.ty {
+        opr::OPR_VGPR if v >= 128 => operands::invalid_register(out, "VGPR_32_Lo128"),
+        opr::OPR_SRC if v >= 384 => operands::invalid_register(out, "VS_32_Lo128"),
+        _ => {}
     }
 }
 

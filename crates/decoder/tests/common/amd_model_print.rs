@@ -750,8 +750,10 @@ fn image(p: &mut P<'_>) {
         return;
     }
     if !bvh {
-        p.out.push_str(" dmask:");
-        put_hex(&mut p.out, dmask);
+        if dmask != 0 {
+            p.out.push_str(" dmask:");
+            put_hex(&mut p.out, dmask);
+        }
         p.out.push_str(" dim:");
         p.out.push_str(symbols::IMAGE_DIMS[dim]);
         if p.named("UNORM") != 0 {
@@ -763,7 +765,7 @@ fn image(p: &mut P<'_>) {
                 p.out.push_str(" nv");
             }
         } else {
-            for f in ["DLC", "GLC", "SLC"] {
+            for f in ["GLC", "SLC", "DLC"] {
                 if p.named(f) != 0 {
                     p.out.push(' ');
                     p.out.push_str(&f.to_lowercase());
