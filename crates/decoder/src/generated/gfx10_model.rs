@@ -2,7 +2,7 @@
 // Regenerate with `ISABRIDGE_UPDATE_GENERATED=1 cargo build --release -p isabridge-decoder`; the test `generated_tables_are_current` checks this copy.
 /// Per instruction (the `Op` order): implicit operands (access, register, part, size) and flow kind.
 #[rustfmt::skip]
-pub(super) static EXTRAS: &[(&[(Access, SpecialReg, Part, u16)], Option<Flow>)] = &[
+pub(super) static EXTRAS: &[Extras] = &[
     (&[], None), // BUFFER_ATOMIC_ADD
     (&[], None), // BUFFER_ATOMIC_ADD_X2
     (&[], None), // BUFFER_ATOMIC_AND
