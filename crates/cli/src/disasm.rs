@@ -24,6 +24,11 @@ pub struct Args {
     /// mask, reuse); in JSON as a `control` object.
     #[arg(long)]
     pub control: bool,
+    /// NVIDIA cubins: list in llvm-objdump's layout (a function header where the function
+    /// changes, then per instruction the text, offset and encoding words, branch targets as
+    /// addresses) instead of nvdisasm's cubin listing (`nvdisasm -c -hex`, the default).
+    #[arg(long)]
+    pub objdump_layout: bool,
 }
 
 pub fn parse_isa(s: &str) -> Result<Isa, String> {
@@ -64,6 +69,9 @@ pub fn run(a: &Args) -> Result<(), String> {
         (true, Isa::Sm50 | Isa::Sm86) => "elf64-cuda",
         (true, _) => "elf64-amdgpu",
     };
+    if is_elf && matches!(isa, Isa::Sm50 | Isa::Sm86) && !a.json && !a.control && !a.objdump_layout {
+        return nv_cubin(plugin, bytes, &path.to_string());
+    }
     if !a.json && !a.control {
         // The listing comes in pieces of about 16 KiB, each written at once.
         let mut io_err: Option<std::io::Error> = None;
@@ -121,6 +129,29 @@ pub fn run(a: &Args) -> Result<(), String> {
     }
     out.flush().map_err(|e| e.to_string())?;
     warn_cut_off(plugin, &sections, &path.to_string());
+    match io_err {
+        Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+        _ => Ok(()),
+    }
+}
+
+/// nvdisasm's listing of a cubin (`nvdisasm -c -hex`) on stdout.
+fn nv_cubin(plugin: &dyn IsaPlugin, bytes: &[u8], path: &str) -> Result<(), String> {
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    let mut io_err: Option<std::io::Error> = None;
+    let mut flush = |b: &[u8]| {
+        if io_err.is_none() && !b.is_empty() {
+            if let Err(e) = lock.write_all(b) {
+                io_err = Some(e);
+            }
+        }
+    };
+    let result = crate::listing::cubin_listing(plugin, bytes, &mut flush);
+    if let Err(e) = lock.flush() {
+        io_err.get_or_insert(e);
+    }
+    result.map_err(|e| format!("{path}: {e}"))?;
     match io_err {
         Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
         _ => Ok(()),

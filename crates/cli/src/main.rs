@@ -44,7 +44,9 @@ enum Command {
     ///
     /// ELF files name their processor in the header; raw dumps need --isa. AMD text is LLVM's
     /// syntax in llvm-objdump-22's layout (offset and encoding beside each instruction, branch
-    /// targets noted); NVIDIA text is nvdisasm's syntax.
+    /// targets noted). NVIDIA cubins are listed as `nvdisasm -c -hex` lists them (directives,
+    /// `.L_x_N` branch labels, sm_50 control words and dual-issue braces, encodings in a column);
+    /// --objdump-layout gives llvm-objdump's layout instead, as for raw NVIDIA dumps.
     /// A word that decodes to no instruction is printed as `.long 0x...` and decoding goes on.
     /// AMD code is decoded again from every symbol, as llvm-objdump-22 does, and an instruction
     /// cut off at the end of a section is printed as `.long` / `.byte` with a warning on stderr;
@@ -166,7 +168,8 @@ unsafe fn args(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) -> V
         .collect()
 }
 
-/// The arguments of the common `isabridge disasm FILE [--isa NAME] [--json] [--control]`,
+/// The arguments of the common `isabridge disasm FILE [--isa NAME] [--json] [--control]
+/// [--objdump-layout]`,
 /// read without building clap's command (building it is a tenth of a small file's whole run);
 /// None for anything else (help, other commands, unknown or repeated options, an invalid ISA,
 /// a file name starting with `-`), which clap then reads and reports.
@@ -175,17 +178,18 @@ fn quick_disasm(args: &[std::ffi::OsString]) -> Option<disasm::Args> {
     if args.next()? != "disasm" {
         return None;
     }
-    let (mut file, mut isa, mut json, mut control) = (None, None, false, false);
+    let (mut file, mut isa, mut json, mut control, mut objdump_layout) = (None, None, false, false, false);
     while let Some(a) = args.next() {
         let s = a.to_str();
         match s {
             Some("--json") if !json => json = true,
             Some("--control") if !control => control = true,
+            Some("--objdump-layout") if !objdump_layout => objdump_layout = true,
             Some("--isa") if isa.is_none() => isa = Some(disasm::parse_isa(args.next()?.to_str()?).ok()?),
             Some(v) if v.starts_with("--isa=") && isa.is_none() => isa = Some(disasm::parse_isa(&v[6..]).ok()?),
             _ if file.is_none() && !a.as_encoded_bytes().starts_with(b"-") && !a.is_empty() => file = Some(a.into()),
             _ => return None,
         }
     }
-    Some(disasm::Args { file: file?, isa, json, control })
+    Some(disasm::Args { file: file?, isa, json, control, objdump_layout })
 }

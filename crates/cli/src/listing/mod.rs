@@ -7,6 +7,8 @@
 
 mod amd;
 mod cpus;
+mod cubin;
+mod cubin_elf;
 mod line;
 mod memo;
 mod nvidia;
@@ -15,6 +17,7 @@ mod threads;
 mod tests;
 
 use amd::amd_listing;
+pub(crate) use cubin::cubin_listing;
 pub(crate) use isabridge_decoder::disasm::ListSection;
 use isabridge_decoder::elf::Label;
 use isabridge_decoder::{DecodeError, Isa, IsaPlugin};
