@@ -11,6 +11,9 @@ pub struct Spec {
     pub encodings: Vec<Encoding>,
     pub instructions: Vec<Instruction>,
     pub operand_types: Vec<OperandType>,
+    /// NVIDIA extension: sm86 scheduling tables (`<OpexTables>`): index -> 512-bit set of the
+    /// allowed values of reuse << 5 | yield << 4 | stall.
+    pub opex_tables: BTreeMap<u8, [u64; 8]>,
 }
 
 /// One encoding (instruction format).
@@ -23,6 +26,9 @@ pub struct Encoding {
     pub fields: Vec<Field>,
     /// NVIDIA extension: nvdisasm print template (`<Syntax>`), empty when absent.
     pub syntax: String,
+    /// NVIDIA extension: the scheduling bits nvdisasm accepts (`<Scheduling>`), as
+    /// `crate::spec::NvTables::sched` packs them; 0 when absent.
+    pub sched: u16,
 }
 
 /// A bit field of an encoding: ranges from least to most significant part.
@@ -130,6 +136,31 @@ fn parse_field(f: roxmltree::Node) -> Result<Field, String> {
 }
 
 /// Parses a spec; tolerant of elements outside the subset (AMD's own files parse too).
+/// `<Scheduling WriteBarrier=".." ReadBarrier=".." Reuse="0123" | Opex="N"/>` packed as
+/// `crate::spec::NvTables::sched`: bit 0 known, 1 write barrier allowed, 2 read barrier allowed,
+/// 4-7 the reuse flags allowed, 8-11 the opex table, 12 an opex table is given.
+fn parse_sched(n: roxmltree::Node) -> Result<u16, String> {
+    let flag = |a: &str| match n.attribute(a) {
+        Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
+        Some(v) if v.eq_ignore_ascii_case("false") => Ok(false),
+        _ => Err(format!("Scheduling: {a} must be TRUE or FALSE")),
+    };
+    let mut v = 1 | u16::from(flag("WriteBarrier")?) << 1 | u16::from(flag("ReadBarrier")?) << 2;
+    if let Some(r) = n.attribute("Reuse") {
+        for c in r.chars() {
+            let k = c.to_digit(10).filter(|&k| k < 4).ok_or("Scheduling: Reuse lists flags 0-3")?;
+            v |= 1 << (4 + k);
+        }
+    } else {
+        v |= 0xf << 4;
+    }
+    if let Some(t) = n.attribute("Opex") {
+        let t: u16 = t.parse().ok().filter(|&t| t < 16).ok_or("Scheduling: Opex is a table index 0-15")?;
+        v |= t << 8 | 1 << 12;
+    }
+    Ok(v)
+}
+
 pub fn parse_spec(xml: &str) -> Result<Spec, String> {
     let doc = roxmltree::Document::parse(xml).map_err(|e| e.to_string())?;
     let root = doc.root_element();
@@ -137,6 +168,21 @@ pub fn parse_spec(xml: &str) -> Result<Spec, String> {
     let mut spec = Spec::default();
     if let Some(a) = child(isa, "Architecture") {
         spec.arch = text(a, "ArchitectureName");
+    }
+    if let Some(ts) = child(isa, "OpexTables") {
+        for t in children(ts, "OpexTable") {
+            let ix: u8 = t.attribute("Index").and_then(|x| x.parse().ok()).ok_or("OpexTable without Index")?;
+            let hex = t.text().unwrap_or("");
+            if hex.len() != 128 || !hex.is_ascii() {
+                return Err(format!("OpexTable {ix}: 128 hex digits expected"));
+            }
+            let mut set = [0u64; 8];
+            for (k, v) in set.iter_mut().enumerate() {
+                let at = 128 - 16 * (k + 1);
+                *v = u64::from_str_radix(&hex[at..at + 16], 16).map_err(|e| format!("OpexTable {ix}: {e}"))?;
+            }
+            spec.opex_tables.insert(ix, set);
+        }
     }
     if let Some(encs) = child(isa, "Encodings") {
         for e in children(encs, "Encoding") {
@@ -148,6 +194,9 @@ pub fn parse_spec(xml: &str) -> Result<Spec, String> {
             };
             if let Some(m) = child(e, "EncodingIdentifierMask") {
                 enc.mask = parse_num(m)?;
+            }
+            if let Some(sc) = child(e, "Scheduling") {
+                enc.sched = parse_sched(sc).map_err(|x| format!("{}: {x}", enc.name))?;
             }
             if let Some(ids) = child(e, "EncodingIdentifiers") {
                 for id in children(ids, "EncodingIdentifier") {
@@ -885,8 +934,27 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
         writeln!(w, "\n/// The decode tree.").unwrap();
         writeln!(w, "pub static TREE: crate::nvidia::tree::NvTree = crate::nvidia::tree::NvTree {{ nodes: TREE_NODES, cands: &[], narrow: TREE_NARROW, matches: TREE_MATCHES, wide: false }};").unwrap();
     }
+    writeln!(w, "\n/// Per form: the scheduling bits nvdisasm accepts (crate::spec::NvTables::sched).").unwrap();
+    writeln!(w, "pub static SCHED: &[u16] = &[").unwrap();
+    for ch in spec.encodings.chunks(16) {
+        writeln!(w, "    {},", ch.iter().map(|e| format!("{:#x}", e.sched)).collect::<Vec<_>>().join(", ")).unwrap();
+    }
+    writeln!(w, "];").unwrap();
+    let n_opex = spec.opex_tables.keys().next_back().map_or(0, |&k| usize::from(k) + 1);
+    writeln!(w, "\n/// Opex tables: allowed values of reuse << 5 | yield << 4 | stall (crate::spec::NvTables::opex).").unwrap();
+    writeln!(w, "pub static OPEX: &[[u64; 8]] = &[").unwrap();
+    for k in 0..n_opex {
+        let set = spec.opex_tables.get(&(k as u8)).ok_or_else(|| format!("OpexTable {k} missing"))?;
+        writeln!(w, "    [{}],", set.iter().map(|v| format!("{v:#x}")).collect::<Vec<_>>().join(", ")).unwrap();
+    }
+    writeln!(w, "];").unwrap();
+    for e in &spec.encodings {
+        if e.sched & 1 << 12 != 0 && usize::from(e.sched >> 8 & 0xf) >= n_opex {
+            return Err(format!("{}: opex table {} missing", e.name, e.sched >> 8 & 0xf));
+        }
+    }
     writeln!(w, "\n/// The tables as one value.").unwrap();
-    writeln!(w, "pub static TABLES: NvTables = NvTables {{ arch: ARCH, forms: FORMS, insts: INSTS, operand_types: OPERAND_TYPES, dispatch_lists: DISPATCH_LISTS, dispatch: DISPATCH, key_lo: {}, key_bits: {} }};", key.lo, key.bits).unwrap();
+    writeln!(w, "pub static TABLES: NvTables = NvTables {{ arch: ARCH, forms: FORMS, insts: INSTS, operand_types: OPERAND_TYPES, dispatch_lists: DISPATCH_LISTS, dispatch: DISPATCH, key_lo: {}, key_bits: {}, sched: SCHED, opex: OPEX }};", key.lo, key.bits).unwrap();
     Ok(o)
 }
 

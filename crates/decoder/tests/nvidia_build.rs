@@ -111,6 +111,9 @@ fn check_form(sm86: bool, f: usize, lo: u64, hi: u64, ctrl: u64, addr: u64) -> R
     let form = t.forms[f];
     let r = (lo as u128) | (hi as u128) << 64;
     let w = (r & !form.mask) | form.ident;
+    // (control bits the form accepts: sm86 neutral, sm50 without barriers and reuse flag 3)
+    let w = if sm86 { (w & !(0x1f_ffffu128 << 105)) | NEUTRAL_CTRL << 105 } else { w };
+    let ctrl = (ctrl | 0x7e0) & !(1 << 20);
     let (d, p): (Decoded, &dyn IsaPlugin) = if sm86 {
         match SM86.decode(&w.to_le_bytes(), addr * 16) {
             Ok(d) => (d, &SM86),
@@ -195,6 +198,9 @@ fn debug_word() {
     eprintln!("{:02x?}\n{:02x?}", p.build(&inst), p.encode(&d));
 }
 
+/// Control bits every form accepts (stall 0, no yield, no barriers, no wait, no reuse).
+const NEUTRAL_CTRL: u128 = 0x7e0;
+
 /// Operand sets changed in the model itself: registers and immediates of a decoded form's
 /// `Inst` get random values that fit their fields; building that `Inst` and decoding the bytes
 /// gives the same `Inst` back (when the bytes still decode to the same form: a value can select
@@ -204,9 +210,11 @@ fn check_edit(sm86: bool, f: usize, lo: u64, hi: u64, seed: u64) -> Result<bool,
     let t = if sm86 { &T86 } else { &T50 };
     let form = t.forms[f];
     let r = (lo as u128) | (hi as u128) << 64;
+    // (scheduling bits neutral: no barriers, stall 0, no reuse, which every form accepts)
     let w = (r & !form.mask) | form.ident;
+    let w = if sm86 { (w & !(0x1f_ffffu128 << 105)) | NEUTRAL_CTRL << 105 } else { w };
     let p: &dyn IsaPlugin = if sm86 { &SM86 } else { &SM50 };
-    let d = if sm86 { SM86.decode(&w.to_le_bytes(), 0x200) } else { SM50.decode_slot(w as u64, 0, 0, 0x200) };
+    let d = if sm86 { SM86.decode(&w.to_le_bytes(), 0x200) } else { SM50.decode_slot(w as u64, NEUTRAL_CTRL as u64, 0, 0x200) };
     let Ok(d) = d else { return Ok(false) };
     let mut inst = p.operands(&d, 0x200);
     let mut x = seed | 1;
@@ -246,7 +254,7 @@ fn check_edit(sm86: bool, f: usize, lo: u64, hi: u64, seed: u64) -> Result<bool,
     let d2 = if sm86 {
         SM86.decode(&bytes, 0x200)
     } else {
-        SM50.decode_slot(u64::from_le_bytes(bytes[..8].try_into().unwrap()), 0, 0, 0x200)
+        SM50.decode_slot(u64::from_le_bytes(bytes[..8].try_into().unwrap()), NEUTRAL_CTRL as u64, 0, 0x200)
     };
     let Ok(d2) = d2 else { return Ok(false) };
     let inst2 = p.operands(&d2, 0x200);

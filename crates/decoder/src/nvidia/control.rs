@@ -77,3 +77,26 @@ impl std::fmt::Display for Control {
         )
     }
 }
+
+/// Whether scheduling bits `b` (the 21 bits of an sm50 slot or sm86 bits 105-125) are ones
+/// nvdisasm 12.8 accepts for a form whose `<Scheduling>` the tables packed as `sched`
+/// ([`crate::spec::NvTables::sched`]); `opex`: the tables' opex sets. A write or read barrier
+/// on an instruction that has none, a reuse flag it cannot have (sm50), or an sm86 stall /
+/// yield / reuse combination outside its opex table makes nvdisasm refuse the word.
+#[inline(always)]
+pub fn sched_ok(sched: u16, opex: &[[u64; 8]], b: u32) -> bool {
+    if sched & 1 == 0 {
+        return true;
+    }
+    let wbar = b >> 5 & 7 != 7;
+    let rbar = b >> 8 & 7 != 7;
+    let reuse = (b >> 17 & 0xf) as u16;
+    if (wbar && sched & 2 == 0) || (rbar && sched & 4 == 0) || reuse & !(sched >> 4) & 0xf != 0 {
+        return false;
+    }
+    if sched & 1 << 12 == 0 {
+        return true;
+    }
+    let v = (reuse as u32) << 5 | (b & 0x1f);
+    opex.get(usize::from(sched >> 8 & 0xf)).is_some_and(|set| set[(v >> 6) as usize] >> (v & 63) & 1 == 1)
+}

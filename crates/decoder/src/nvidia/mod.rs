@@ -1119,7 +1119,7 @@ impl NvPlugin {
     /// Decodes one instruction given as a 128-bit value (sm50: the word in the low half).
     #[inline]
     pub fn decode_word(&self, w: u128, addr: u64) -> Result<Decoded, DecodeError> {
-        match self.classify(w) {
+        match self.classify(w).filter(|&(f, _)| self.size == 8 || self.sched_ok(f, w)) {
             Some((f, inst)) => {
                 let mut words = [0u32; crate::MAX_WORDS];
                 words[0] = w as u32;
@@ -1177,6 +1177,9 @@ impl NvPlugin {
                         None => break,
                     },
                 };
+                if WIDE && !self.sched_ok(enc, lo as u128 | (hi as u128) << 64) {
+                    break;
+                }
                 let mut words = [lo as u32, (lo >> 32) as u32, 0, 0, 0, 0];
                 if WIDE {
                     // Straight from the bytes: one 16-byte copy.
@@ -1193,6 +1196,14 @@ impl NvPlugin {
                 return off;
             }
         }
+    }
+
+    /// Whether nvdisasm accepts the scheduling bits (105-125) of 16-byte instruction `w` of form
+    /// `f` ([`control::sched_ok`]).
+    #[inline(always)]
+    fn sched_ok(&self, f: u16, w: u128) -> bool {
+        let s = self.t.sched.get(usize::from(f)).copied().unwrap_or(0);
+        control::sched_ok(s, self.t.opex, (w >> 105) as u32 & 0x1f_ffff)
     }
 
     /// The form and instruction of a word. sm86: a word no form matches whose bits 102-103

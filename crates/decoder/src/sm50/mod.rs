@@ -36,7 +36,11 @@ impl Sm50 {
     pub fn decode_slot(&self, inst: u64, ctrl: u64, slot: usize, addr: u64) -> Result<Decoded, DecodeError> {
         let mut d = decode_insn(inst, addr)?;
         // The slot's 21 control bits as they are (what Control::sm50_slot unpacks).
-        d.words[4] = ((ctrl >> (21 * (slot % 3))) as u32 & 0x1f_ffff) | CTRL_KNOWN;
+        let bits = (ctrl >> (21 * (slot % 3))) as u32 & 0x1f_ffff;
+        if !slot_ok(d.enc, bits) {
+            return Err(DecodeError::Unknown { isa: Isa::Sm50, addr, word: inst as u32 });
+        }
+        d.words[4] = bits | CTRL_KNOWN;
         Ok(d)
     }
 
@@ -106,6 +110,11 @@ impl IsaPlugin for Sm50 {
                     else {
                         break;
                     };
+                    // (`decode` checks the control bits of slot 0 only: inside a bundle it
+                    // does not see the control word)
+                    if !slot_ok(x0.0, ctrl as u32 & 0x1f_ffff) {
+                        break;
+                    }
                     let words = [w[0] as u32, (w[0] >> 32) as u32, ctrl as u32, (ctrl >> 32) as u32, (ctrl as u32 & 0x1f_ffff) | CTRL_KNOWN, 0];
                     out.push(Decoded { words, len: 16, enc: x0.0, ienc: x0.1 });
                     out.push(Decoded { words: [w[1] as u32, (w[1] >> 32) as u32, 0, 0, 0, 0], len: 8, enc: x1.0, ienc: x1.1 });
@@ -121,7 +130,9 @@ impl IsaPlugin for Sm50 {
             } else {
                 rest.first_chunk::<8>().map(|b| (u64::from_le_bytes(*b), 0, 8u8))
             };
-            let d = match fast.and_then(|(w, ctrl, len)| walk.classify::<false>(w, 0).map(|x| (w, ctrl, len, x))) {
+            let fast = fast.and_then(|(w, ctrl, len)| walk.classify::<false>(w, 0).map(|x| (w, ctrl, len, x)));
+            let fast = fast.filter(|&(_, ctrl, len, (enc, _))| len == 8 || slot_ok(enc, ctrl as u32 & 0x1f_ffff));
+            let d = match fast {
                 Some((w, ctrl, len, (enc, ienc))) => {
                     let mut words = [w as u32, (w >> 32) as u32, 0, 0, 0, 0];
                     if len == 16 {
@@ -171,6 +182,13 @@ impl IsaPlugin for Sm50 {
     fn build(&self, inst: &crate::Inst) -> Result<Vec<u8>, crate::BuildError> {
         crate::nvidia::build::build_sm50(inst)
     }
+}
+
+/// Whether nvdisasm accepts control bits `bits` (one slot's 21) for an instruction of form
+/// `enc` (barriers and reuse flags, `crate::nvidia::control::sched_ok`).
+#[inline(always)]
+fn slot_ok(enc: u16, bits: u32) -> bool {
+    crate::nvidia::control::sched_ok(TABLES.sched.get(usize::from(enc)).copied().unwrap_or(0), TABLES.opex, bits)
 }
 
 /// Decodes one instruction word. A word of a family printed whole from its bits (video

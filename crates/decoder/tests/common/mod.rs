@@ -28,3 +28,68 @@ pub fn ref_records(arch: &str) -> Vec<serde_json::Value> {
     }
     out
 }
+
+/// nvdisasm's text with the listing-dependent padding taken out: the sm86 `?PM<n>` tag and a
+/// `???<n>` operand are padded to a column set by the longest text of the listing the word was
+/// disassembled in (measured on nvdisasm 12.8); alone, the word prints one space before them.
+pub fn unpad_nvdisasm(want: &str) -> String {
+    let mut w = want.to_string();
+    if let Some(i) = w.rfind(" ?PM") {
+        if w.len() - i == 5 {
+            w = format!("{} {}", w[..i].trim_end(), &w[i + 1..]);
+        }
+    }
+    if w.contains("  ???") {
+        let mut s = String::new();
+        for (i, part) in w.split("???").enumerate() {
+            if i > 0 {
+                while s.ends_with("  ") {
+                    s.pop();
+                }
+                s.push_str("???");
+            }
+            s.push_str(part);
+        }
+        w = s;
+    }
+    w
+}
+
+/// One line of a mutated word set (fixtures/nvidia/mutated/`arch`.tsv, tools/nvspec/mutated.py).
+pub struct MutatedWord {
+    /// The address nvdisasm disassembled the word at.
+    pub addr: u64,
+    /// sm50: the bundle's control word; sm86: bits 0-63.
+    pub lo: u64,
+    /// sm50: the instruction word; sm86: bits 64-127.
+    pub hi: u64,
+    /// The flipped bits, as the tool wrote them.
+    pub flips: String,
+    /// nvdisasm printed the word (else it refused it).
+    pub ok: bool,
+    /// nvdisasm's text (padding taken out), or its error message.
+    pub text: String,
+}
+
+/// Every word of fixtures/nvidia/mutated/`arch`.tsv.
+pub fn mutated_words(arch: &str) -> Vec<MutatedWord> {
+    let path = root().join(format!("fixtures/nvidia/mutated/{arch}.tsv"));
+    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap();
+    src.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            let (lo, hi) = c[1].split_once(' ').unwrap();
+            let ok = c[3] == "ok";
+            MutatedWord {
+                addr: hex(c[0]),
+                lo: hex(lo),
+                hi: hex(hi),
+                flips: c[2].to_string(),
+                ok,
+                text: if ok { unpad_nvdisasm(c[4]) } else { c[4].to_string() },
+            }
+        })
+        .collect()
+}
