@@ -166,7 +166,7 @@ const PINNED: &[(&str, &str, usize)] = &[
     ("gfx1201", "probe text ENC_VOP3_DPP16", 23),
     ("gfx1201", "probe text ENC_VOP3_DPP8", 17),
     // gfx1201: image_gather4 / sample address and data counts for tfe/lwe/d16/a16 mixes.
-    ("gfx1201", "probe text ENC_VSAMPLE", 39),
+    ("gfx1201", "probe text ENC_VSAMPLE", 29),
     ("gfx1201", "encode ENC_SOPC", 6),
     ("gfx1201", "encode ENC_VOP3", 29),
     // gfx1201: byte_sel of v_cvt_f32_fp8/bf8 and v_cvt_sr_*8 not modelled.

@@ -70,7 +70,7 @@ const PINNED: &[(&str, &str, usize)] = &[
     ("gfx1201", "probe ENC_VOP3 (fast printer differs too)", 21),
     ("gfx1201", "probe ENC_VOP3_DPP16 (fast printer differs too)", 23),
     ("gfx1201", "probe ENC_VOP3_DPP8 (fast printer differs too)", 17),
-    ("gfx1201", "probe ENC_VSAMPLE (fast printer differs too)", 39),
+    ("gfx1201", "probe ENC_VSAMPLE (fast printer differs too)", 29),
 ];
 
 fn pinned(isa: Isa) -> BTreeMap<String, usize> {

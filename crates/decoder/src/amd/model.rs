@@ -279,7 +279,7 @@ fn image_data<Op: Generation>(c: &Ctx<'_, Op>) -> u16 {
         if bvh {
             return if m.starts_with("image_bvh8") || m.starts_with("image_bvh_dual") { 10 } else { 4 };
         }
-        let mut n = if (m.starts_with("image_gather4") || m.starts_with("image_msaa_load")) && !tfe {
+        let mut n = if m.starts_with("image_gather4") || m.starts_with("image_msaa_load") {
             4
         } else {
             dmask.count_ones().max(1)

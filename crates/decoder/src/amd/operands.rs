@@ -775,6 +775,84 @@ pub fn invalid_register(out: &mut String, class: &str) {
 /// LLVM's note after an inline constant in an operand that takes registers only.
 pub const INVALID_IMMEDIATE: &str = "/*Invalid immediate*/";
 
+/// True for the source encodings of inline constants (integers 128-208, floats 240-248).
+#[inline]
+pub const fn is_inline_constant(v: u32) -> bool {
+    matches!(v, 128..=208 | 240..=248)
+}
+
+/// Appends LLVM's note after a scalar destination (or another operand that takes scalar
+/// registers only, encoded in 8 bits) that holds an inline constant.
+#[inline]
+pub fn sdst_note(out: &mut String, v: u32) {
+    if is_inline_constant(v) {
+        out.push_str(INVALID_IMMEDIATE);
+    }
+}
+
+/// [`source_class`]: the spec's source type holds (no note).
+pub const CLASS_ANY: u8 = 0;
+/// [`source_class`]: VGPRs only (`VGPR_32`).
+pub const CLASS_VGPR: u8 = 1;
+/// [`source_class`]: VGPRs or lds_direct (`VRegOrLds_32`).
+pub const CLASS_VGPR_OR_LDS: u8 = 2;
+/// [`source_class`]: SGPRs or inline constants (`SReg_32` in LLVM's note).
+pub const CLASS_SGPR: u8 = 3;
+/// [`source_class`]: SGPRs, lds_direct or inline constants (`SRegOrLds_32` in LLVM's note).
+pub const CLASS_SGPR_OR_LDS: u8 = 4;
+
+/// The LLVM register class of source `src` (0-2) of a vector instruction whose spec type
+/// allows any source but whose LLVM operand takes one register file only: lane reads and
+/// writes, relative moves and swaps, the lane-select operands of permlanes.
+pub const fn source_class(m: &str, src: usize) -> u8 {
+    // The mnemonic without its _e32 / _e64 suffix.
+    let b = m.as_bytes();
+    let n = if b.len() > 4 && b[b.len() - 4] == b'_' && b[b.len() - 3] == b'e' { b.len() - 4 } else { b.len() };
+    match src {
+        0 if eq_base(Base(b, n), "v_readfirstlane_b32") || eq_base(Base(b, n), "v_readlane_b32") => CLASS_VGPR_OR_LDS,
+        0 if eq_base(Base(b, n), "v_writelane_b32") => CLASS_SGPR_OR_LDS,
+        1 if eq_base(Base(b, n), "v_readlane_b32") || eq_base(Base(b, n), "v_writelane_b32") => CLASS_SGPR,
+        0 if eq_base(Base(b, n), "v_movrels_b32")
+            || eq_base(Base(b, n), "v_movrelsd_b32")
+            || eq_base(Base(b, n), "v_movrelsd_2_b32")
+            || eq_base(Base(b, n), "v_swaprel_b32")
+            || eq_base(Base(b, n), "v_swap_b32")
+            || eq_base(Base(b, n), "v_permlane64_b32") =>
+        {
+            CLASS_VGPR
+        }
+        1 | 2 if eq_base(Base(b, n), "v_permlane16_b32") || eq_base(Base(b, n), "v_permlanex16_b32") => CLASS_SGPR,
+        _ => CLASS_ANY,
+    }
+}
+
+/// The first `.1` bytes of a mnemonic ([`source_class`]).
+struct Base<'a>(&'a [u8], usize);
+
+/// True when `b`'s bytes are `p`.
+const fn eq_base(b: Base<'_>, p: &str) -> bool {
+    b.1 == p.len() && same_at(b.0, 0, p.as_bytes())
+}
+
+/// Appends LLVM's note after source encoding `v` of an operand of class `class`
+/// ([`source_class`]): an inline constant or a register of the other file.
+#[cold]
+pub fn class_note(out: &mut String, class: u8, v: u32) {
+    // The scalar classes come with inline constants (LLVM's SCSrc operands).
+    if is_inline_constant(v) && matches!(class, CLASS_VGPR | CLASS_VGPR_OR_LDS) {
+        return out.push_str(INVALID_IMMEDIATE);
+    }
+    let name = match class {
+        // Scalar registers (the named special sources print without a note).
+        CLASS_VGPR if v < 128 || v == 254 => "VGPR_32",
+        CLASS_VGPR_OR_LDS if v < 128 => "VRegOrLds_32",
+        CLASS_SGPR if v >= 256 || v == 254 => "SReg_32",
+        CLASS_SGPR_OR_LDS if v >= 256 => "SRegOrLds_32",
+        _ => return,
+    };
+    invalid_register(out, name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,6 +34,9 @@ pub struct OpPlan {
     /// gfx12 32-bit forms: a 16-bit VGPR operand that takes only v0-v127 (LLVM notes a
     /// register past v127).
     pub lo128: bool,
+    /// Sources: the LLVM register class when it takes one register file only
+    /// ([`crate::amd::operands::source_class`]; 0 for any source).
+    pub class: u8,
 }
 
 /// No plan: print through the family printers (`vop::print` of the generation).
@@ -69,7 +72,7 @@ pub struct Plan {
 }
 
 /// An unused operand slot.
-pub const NO_OP: OpPlan = OpPlan { off: 0, cnt: 0, role: R_SRC, kind: Kind::I32, mods: false, size: 0, lo128: false };
+pub const NO_OP: OpPlan = OpPlan { off: 0, cnt: 0, role: R_SRC, kind: Kind::I32, mods: false, size: 0, lo128: false, class: 0 };
 /// No plan.
 pub const NO_PLAN: Plan = Plan { ops: [NO_OP; MAX_OPS], n: 0, form: F_NONE, flags: 0 };
 

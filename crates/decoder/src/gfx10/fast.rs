@@ -34,6 +34,14 @@ const fn has_enc(inst: u16, e: u16) -> bool {
     INSTRUCTIONS[inst as usize].enc_set >> e & 1 != 0
 }
 
+/// The LLVM register class of a source operand that takes one register file only.
+const fn source_class_of(ie: &crate::spec::InstEncoding<Op>, op: &crate::spec::Operand) -> u8 {
+    match src_index(op) {
+        Some(s) => crate::amd::operands::source_class(INSTRUCTIONS[ie.inst as usize].mnemonic, s),
+        None => 0,
+    }
+}
+
 /// The plan of one (instruction, encoding) pair.
 const fn plan(ie: usize) -> Plan {
     let ie = &INST_ENCODINGS[ie];
@@ -75,7 +83,7 @@ const fn plan(ie: usize) -> Plan {
         if p.n as usize == MAX_OPS {
             return NO_PLAN;
         }
-        p.ops[p.n as usize] = OpPlan { off, cnt, role, kind: k, mods: false, size: op.size, lo128: false };
+        p.ops[p.n as usize] = OpPlan { off, cnt, role, kind: k, mods: false, size: op.size, lo128: false, class: source_class_of(ie, op) };
         p.n += 1;
     }
     let suffix = match form {
@@ -129,9 +137,19 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) -> bool {
         match op.role {
             R_VGPR => operands::vgpr(out, v, op.size),
             R_VCC => out.push_str("vcc_lo"),
-            R_SDST => c.src(out, v, op.size, Kind::I32),
+            R_SDST => {
+                c.src(out, v, op.size, Kind::I32);
+                if v >= 128 {
+                    operands::sdst_note(out, v);
+                }
+            }
             R_SIMM32 => operands::put_hex(out, c.lit),
-            R_SRC => c.src(out, v, op.size, op.kind),
+            R_SRC => {
+                c.src(out, v, op.size, op.kind);
+                if op.class != 0 {
+                    operands::class_note(out, op.class, v);
+                }
+            }
             r => {
                 nsrc += 1;
                 let i = (r - R_MSRC0) as u32;
@@ -141,6 +159,9 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) -> bool {
                     (false, false)
                 };
                 c.src_mods(out, v, op.size, op.kind, n, a);
+                if op.class != 0 {
+                    operands::class_note(out, op.class, v);
+                }
             }
         }
     }

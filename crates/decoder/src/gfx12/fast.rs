@@ -43,6 +43,14 @@ const fn has_enc(inst: u16, e: u16) -> bool {
     INSTRUCTIONS[inst as usize].enc_set >> e & 1 != 0
 }
 
+/// The LLVM register class of a source operand that takes one register file only.
+const fn source_class_of(ie: &crate::spec::InstEncoding<Op>, op: &crate::spec::Operand) -> u8 {
+    match src_index(op) {
+        Some(s) => crate::amd::operands::source_class(INSTRUCTIONS[ie.inst as usize].mnemonic, s),
+        None => 0,
+    }
+}
+
 /// The plan of one (instruction, encoding) pair.
 const fn plan(ie: usize) -> Plan {
     let ie = &INST_ENCODINGS[ie];
@@ -84,7 +92,7 @@ const fn plan(ie: usize) -> Plan {
         if p.n as usize == MAX_OPS {
             return NO_PLAN;
         }
-        p.ops[p.n as usize] = OpPlan { off, cnt, role, kind: k, mods, size: op.size, lo128: form == F_E32 && kind(op).is_16bit() };
+        p.ops[p.n as usize] = OpPlan { off, cnt, role, kind: k, mods, size: op.size, lo128: form == F_E32 && kind(op).is_16bit(), class: source_class_of(ie, op) };
         p.n += 1;
     }
     let suffix = match form {
@@ -142,13 +150,19 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) -> bool {
                 }
             }
             R_VCC => out.push_str("vcc_lo"),
-            R_SDST if v >= 128 => ops::src(c, out, v, op.size, Kind::I32),
+            R_SDST if v >= 128 => {
+                ops::src(c, out, v, op.size, Kind::I32);
+                operands::sdst_note(out, v);
+            }
             R_SDST => c.sreg(out, v, op.size),
             R_SIMM32 => operands::hex(out, c.lit),
             R_SRC => {
                 ops::src(c, out, v, op.size, op.kind);
                 if op.lo128 && v >= 384 {
                     operands::invalid_register(out, "VS_32_Lo128");
+                }
+                if op.class != 0 {
+                    operands::class_note(out, op.class, v);
                 }
             }
             r => {
@@ -159,6 +173,9 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) -> bool {
                     super::vop::src_mod(c, out, v, op.size, op.kind, n, a);
                 } else {
                     ops::src(c, out, v, op.size, op.kind);
+                }
+                if op.class != 0 {
+                    operands::class_note(out, op.class, v);
                 }
             }
         }

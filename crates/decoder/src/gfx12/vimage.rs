@@ -46,7 +46,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         let v = c.val(op);
         match c.field_name(op) {
             "VDATA" => {
-                let mut n = if (m.starts_with("image_gather4") || m.starts_with("image_msaa_load")) && !tfe {
+                let mut n = if m.starts_with("image_gather4") || m.starts_with("image_msaa_load") {
                     4
                 } else {
                     dmask.count_ones().max(1)
@@ -76,8 +76,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     out.push(']');
                 }
             }
-            "RSRC" => c.sreg(out, v, if c.f(I::R128) != 0 && !sample { 128 } else { 256 }),
-            "SAMP" => c.sreg(out, v, 128),
+            "RSRC" => descriptor(c, out, v, 256, "SReg_256_XNULL"),
+            "SAMP" => descriptor(c, out, v, 128, "SReg_128_XNULL"),
             _ => c.sreg(out, v, op.size),
         }
     }
@@ -108,6 +108,20 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     }
     if d16 {
         out.push_str(" d16");
+    }
+}
+
+/// A resource or sampler descriptor field (9 bits, encoded like a source): scalar registers; a
+/// VGPR tuple or an inline constant prints with LLVM's invalid-operand note.
+fn descriptor(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, class: &str) {
+    if v >= 256 {
+        operands::vgpr(out, v - 256, size);
+        operands::invalid_register(out, class);
+    } else if operands::is_inline_constant(v) {
+        ops::src(c, out, v, 32, operands::Kind::I32);
+        out.push_str(operands::INVALID_IMMEDIATE);
+    } else {
+        c.sreg(out, v, size);
     }
 }
 
