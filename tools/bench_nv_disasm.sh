@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `isabridge disasm` against `nvdisasm` 12.8 as whole processes on the same cubins (goal:
-# >= 300x faster). Needs gcc (for tools/interleave_timer.c), a release build and the oracles of
+# `isabridge disasm` against `nvdisasm -c -hex` 12.8 (the listing `isabridge disasm` prints for a
+# cubin by default) as whole processes on the same cubins (goal: >= 300x faster). Needs gcc (for tools/interleave_timer.c), a release build and the oracles of
 # tools/install_nvidia_oracles.sh (/opt/oracles); with clang-22 and ptxas 12 it also builds one
 # large cubin per ISA from generated CUDA kernels (deterministic: fixed seed) under target/bench/.
 #
@@ -10,13 +10,13 @@
 #                                    interleaved with the others: two columns, its median
 #                                    and the reference tool's time over it
 #   RUNS=20 tools/bench_nv_disasm.sh    more runs per command (default 10)
+#   BIN=path/to/isabridge tools/bench_nv_disasm.sh   times that build instead of building one
 #   KERNELS=400 tools/bench_nv_disasm.sh   size of the generated source (default 300)
 #   SEED=5 tools/bench_nv_disasm.sh        another generated source (default seed 11; files
 #                                          nvbig.<kernels>.s<seed>.* unless the seed is 11)
 #
-# Prints one row per file: instructions, distinct instruction words, instructions whose text
-# differs from nvdisasm's (our listing against nvdisasm -b on each code section, the reference
-# the conformance tests use), median wall time of each tool and the ratio, the median time of a
+# Prints one row per file: instructions, distinct instruction words, lines of our listing that
+# differ from `nvdisasm -c -hex`'s (diff; 0 when the two are the same bytes), median wall time of each tool and the ratio, the median time of a
 # program that does nothing (tools/empty_process.rs, "floor") and nvdisasm's time over it
 # ("best"): no program can beat that ratio on this host, so where "best" is near 300 the goal
 # is out of reach whatever the disassembler does. Medians of interleaved rounds, as in
@@ -28,7 +28,7 @@ TOOLS=${TOOLS:-/opt/oracles}
 NVDISASM=${NVDISASM:-$TOOLS/nvdisasm12}
 PTXAS=${PTXAS:-$TOOLS/ptxas12}
 . tools/bench_lib.sh         # interleaved timing (medians), ratio
-bin=$(tools/build_cli.sh)   # the release CLI (static musl where possible)
+bin=${BIN:-$(tools/build_cli.sh)}   # the release CLI (static musl where possible); BIN=path: that build
 vs=${VS:-}
 floor=$(tools/empty_process.sh)   # a program that does nothing, built the same way
 out=target/bench
@@ -97,38 +97,15 @@ EOF
   echo "$files"
 }
 
-# Instructions whose text differs from nvdisasm -b on the code section (the conformance
-# reference; nvdisasm's `?PM<n>` column padding undone), plus counts.
+# Counts of instructions and distinct words (nvspec.corpus_ref: nvdisasm -b on each code
+# section).
 compare() {
   local f=$1 sm=$2
   (cd tools && python3 -m nvspec.corpus_ref "../$f" "$sm" "../$out/ref.jsonl" "../$out/ref_listing.txt" >/dev/null)
-  python3 - "$out/ref.jsonl" "$out/our.txt" <<'EOF'
-import json, re, sys
-ref = {}
-for l in open(sys.argv[1]):
-    e = json.loads(l)
-    t = e['text']
-    i = t.rfind(' ?PM')
-    if i >= 0 and len(t) - i == 5:
-        t = t[:i].rstrip() + t[i:]
-    ref[(e['section'], e['offset'])] = (t, e['bytes'])
-our, sec = {}, None
-for l in open(sys.argv[2]):
-    m = re.match(r'Disassembly of section (\S+):', l)
-    if m:
-        sec = m.group(1)
-        continue
-    m = re.match(r'\t(.*?)\s*// ([0-9A-F]+):', l)
-    if m and sec:
-        our[(sec, int(m.group(2), 16))] = m.group(1)
-words = {v[1] for v in ref.values()}
-bad = 0
-for k, (t, _) in ref.items():
-    if our.get(k) != t:
-        bad += 1
-        if bad <= 3:
-            print('  %s+%#x: want %r got %r' % (k[0], k[1], t, our.get(k)), file=sys.stderr)
-print(len(ref), len(words), bad)
+  python3 - "$out/ref.jsonl" <<'EOF'
+import json, sys
+ref = [json.loads(l) for l in open(sys.argv[1])]
+print(len(ref), len({e['bytes'] for e in ref}))
 EOF
 }
 
@@ -139,8 +116,10 @@ echo
 for f in $files; do
   case $f in *sm50*) sm=50 ;; *) sm=86 ;; esac
   "$bin" disasm "$f" > "$out/our.txt"
-  read -r n u bad < <(compare "$f" "$sm")
-  read -r a b e c < <(medians "${RUNS:-10}" "$f" "$bin disasm {}" "$NVDISASM {}" "$floor" ${vs:+"$vs disasm {}"})
+  "$NVDISASM" -c -hex "$f" > "$out/nv.txt"
+  read -r n u < <(compare "$f" "$sm")
+  bad=$(diff "$out/our.txt" "$out/nv.txt" | grep -c '^<' || true)
+  read -r a b e c < <(medians "${RUNS:-10}" "$f" "$bin disasm {}" "$NVDISASM -c -hex {}" "$floor" ${vs:+"$vs disasm {}"})
   printf '%-26s %7d %8d %6d %12.2f %12.2f %7.1fx %9.2f %5.0fx' "$(basename "$f")" "$n" "$u" "$bad" "$a" "$b" \
     "$(ratio "$b" "$a")" "$e" "$(ratio "$b" "$e")"
   [ -n "${vs:-}" ] && printf ' %12.2f %5.0fx' "$c" "$(ratio "$b" "$c")"

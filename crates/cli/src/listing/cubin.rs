@@ -91,10 +91,7 @@ fn place(sm50: bool, pair_second: &dyn Fn(u64) -> bool, a: u64) -> usize {
 pub(crate) fn cubin_listing(plugin: &dyn IsaPlugin, bytes: &[u8], flush: &mut dyn FnMut(&[u8])) -> Result<(), String> {
     let cubin = Cubin::parse(bytes).ok_or("malformed ELF file")?;
     let sm50 = plugin.isa() == Isa::Sm50;
-    let mut secs: Vec<Sec<'_, '_>> = Vec::with_capacity(cubin.code.len());
-    for s in &cubin.code {
-        secs.push(decode_section(plugin, s).map_err(|e| e.to_string())?);
-    }
+    let mut secs = decode_all(plugin, &cubin.code).map_err(|e| e.to_string())?;
     // Function symbols by section: (value, symbol index), in symbol table order.
     let funcs_in = |index: usize| cubin.funcs.iter().enumerate().filter(move |(_, f)| f.section == index);
     let symbol_at = |index: usize, a: u64| funcs_in(index).find(|(_, f)| f.value == a).map(|(k, _)| k);
@@ -102,8 +99,8 @@ pub(crate) fn cubin_listing(plugin: &dyn IsaPlugin, bytes: &[u8], flush: &mut dy
     // Direct branch targets.
     for sec in &mut secs {
         let size = sec.s.data.len() as u64;
-        for k in 0..sec.ins.len() {
-            let Some(t) = sec.ins[k].target else { continue };
+        let targets: Vec<u64> = sec.ins.iter().filter_map(|i| i.target).collect();
+        for t in targets {
             if t > size || symbol_at(sec.s.index, t).is_some() {
                 continue;
             }
@@ -215,26 +212,34 @@ pub(crate) fn cubin_listing(plugin: &dyn IsaPlugin, bytes: &[u8], flush: &mut dy
     Ok(())
 }
 
-/// Decodes a section: each instruction's text split at its guard, its scheduling facts
-/// (sm_50 pairs, `;` without a space), and its direct branch target.
-fn decode_section<'a, 'c>(plugin: &dyn IsaPlugin, s: &'c CodeSection<'a>) -> Result<Sec<'a, 'c>, DecodeError> {
+/// A run of decoded instructions of one section: their texts back to back and the records.
+type Part = (String, Vec<Ins>);
+
+/// Decodes bytes `from..to` of a section (whole instructions; sm_50: whole bundles): each
+/// instruction's text split at its guard, its scheduling facts (`;` without a space, sm_50 dual
+/// issue marks) and its direct branch target.
+fn decode_part(plugin: &dyn IsaPlugin, s: &CodeSection<'_>, from: usize, to: usize) -> Result<Part, DecodeError> {
     let isa = plugin.isa();
     let data = s.data;
-    let mut text = String::with_capacity(data.len() * 4);
-    let mut ins: Vec<Ins> = Vec::with_capacity(data.len() / 8);
+    let code = data.get(from..to).unwrap_or(&[]);
+    let mut text = String::with_capacity(code.len() * 4);
+    let mut ins: Vec<Ins> = Vec::with_capacity(code.len() / 8);
     let word = |o: usize| data.get(o..o + 8).map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
-    disassemble(plugin, data, 0, s.name, &[], |l| {
-        let off = l.offset;
+    disassemble(plugin, code, from as u64, s.name, &[], |l| {
+        let off = from as u64 + l.offset;
         let t = l.text;
         let at = text.len() as u32;
-        let (guard, rest) = match t.strip_prefix('@').and_then(|_| t.find(' ')) {
-            Some(sp) => (&t[..sp], &t[sp + 1..]),
-            None => ("", t),
+        let (guard, rest) = match t.as_bytes().first() {
+            Some(b'@') => match t.bytes().position(|c| c == b' ') {
+                Some(sp) => (&t[..sp], &t[sp + 1..]),
+                None => ("", t),
+            },
+            _ => ("", t),
         };
         text.push_str(guard);
         text.push_str(rest);
         // nvdisasm's text of an infinite or not-a-number float operand ends in a space.
-        let special_float = ["INF", "QNAN", "SNAN"].iter().any(|x| rest.ends_with(x)) && rest.len() > 4;
+        let special_float = matches!(rest.as_bytes().last(), Some(b'F' | b'N')) && ["INF", "QNAN", "SNAN"].iter().any(|x| rest.ends_with(x));
         if special_float {
             text.push(' ');
         }
@@ -242,18 +247,23 @@ fn decode_section<'a, 'c>(plugin: &dyn IsaPlugin, s: &'c CodeSection<'a>) -> Res
         // Stall and yield bits of the instruction's scheduling fields.
         let ctrl = if isa == Isa::Sm50 {
             let o = off as usize;
-            let slot = (o % 32) / 8 - 1;
+            let slot = ((o % 32) / 8).saturating_sub(1);
             (word(o - o % 32) >> (21 * slot)) & 0x1f_ffff
         } else {
             (word(off as usize + 8) >> 41) & 0x1f
         };
-        let mnem = rest.split(['.', ' ']).next().unwrap_or("");
-        let target = if l.decoded && relative_target(isa, mnem, rest.split(' ').next().unwrap_or("").contains(".REL")).is_some() {
+        let m = rest.bytes().position(|c| c == b'.' || c == b' ').unwrap_or(rest.len());
+        let mnem = &rest[..m];
+        let relative = l.decoded && {
+            let rel = isa == Isa::Sm86 && matches!(mnem, "CALL" | "RET") && rest[m..].split(' ').next().is_some_and(|x| x.contains(".REL"));
+            relative_target(isa, mnem, rel).is_some()
+        };
+        let target = if relative {
             rest.rfind("0x").and_then(|p| u64::from_str_radix(rest[p + 2..].split(|c: char| !c.is_ascii_hexdigit()).next().unwrap_or(""), 16).ok())
         } else {
             None
         };
-        let reloc = s.relocs.iter().position(|r| r.0 >= off && r.0 < off + l.bytes.len() as u64);
+        let reloc = if s.relocs.is_empty() { None } else { s.relocs.iter().position(|r| r.0 >= off && r.0 < off + l.bytes.len() as u64) };
         ins.push(Ins {
             off,
             guard: (at, guard.len() as u32),
@@ -264,7 +274,23 @@ fn decode_section<'a, 'c>(plugin: &dyn IsaPlugin, s: &'c CodeSection<'a>) -> Res
             reloc,
         });
     })?;
-    // A pair is an instruction marked for dual issue and the one after it.
+    Ok((text, ins))
+}
+
+/// A section from its decoded parts, in order: dual-issued pairs marked (an instruction marked
+/// for dual issue and the one after it).
+fn finish_section<'a, 'c>(s: &'c CodeSection<'a>, parts: Vec<Part>) -> Sec<'a, 'c> {
+    let mut parts = parts.into_iter();
+    let (mut text, mut ins) = parts.next().unwrap_or_default();
+    for (t, v) in parts {
+        let shift = text.len() as u32;
+        text.push_str(&t);
+        ins.extend(v.into_iter().map(|mut i| {
+            i.guard.0 += shift;
+            i.rest.0 += shift;
+            i
+        }));
+    }
     let mut k = 0;
     while k < ins.len() {
         if ins[k].pair == 1 && k + 1 < ins.len() {
@@ -276,8 +302,62 @@ fn decode_section<'a, 'c>(plugin: &dyn IsaPlugin, s: &'c CodeSection<'a>) -> Res
         }
     }
     let second = ins.iter().filter(|i| i.pair == 2).map(|i| i.off).collect();
-    Ok(Sec { s, text, labels: vec![NONE; data.len() / 8 + 1], ins, notes: Vec::new(), second, fin: String::new(), fin_at: Vec::new() })
+    Sec { s, text, labels: vec![NONE; s.data.len() / 8 + 1], ins, notes: Vec::new(), second, fin: String::new(), fin_at: Vec::new() }
 }
+
+/// Decodes every code section; from [`SPLIT_MIN`] bytes of code on, a second thread decodes
+/// the second half (cut at an instruction boundary, sm_50: a bundle boundary).
+fn decode_all<'a, 'c>(plugin: &dyn IsaPlugin, code: &'c [CodeSection<'a>]) -> Result<Vec<Sec<'a, 'c>>, DecodeError> {
+    let unit = if plugin.isa() == Isa::Sm50 { 32 } else { plugin.unit().max(1) };
+    let total: usize = code.iter().map(|s| s.data.len()).sum();
+    // Where the cut falls: (section, offset in it).
+    let mut cut = (code.len(), 0usize);
+    if total >= SPLIT_MIN && code.iter().all(|s| s.data.len() % unit == 0) {
+        let mut before = 0usize;
+        for (i, s) in code.iter().enumerate() {
+            if before + s.data.len() > total / 2 {
+                cut = (i, (total / 2 - before).div_ceil(unit) * unit);
+                break;
+            }
+            before += s.data.len();
+        }
+    }
+    let (cs, co) = cut;
+    // The parts of each half: (section, from, to).
+    let first: Vec<(usize, usize, usize)> = code.iter().enumerate().take(cs + 1).filter_map(|(i, s)| {
+        let to = if i == cs { co.min(s.data.len()) } else { s.data.len() };
+        (to > 0).then_some((i, 0, to))
+    }).collect();
+    let second: Vec<(usize, usize, usize)> = code.iter().enumerate().skip(cs).filter_map(|(i, s)| {
+        let from = if i == cs { co.min(s.data.len()) } else { 0 };
+        (from < s.data.len()).then_some((i, from, s.data.len()))
+    }).collect();
+    let run = |parts: &[(usize, usize, usize)]| -> Result<Vec<(usize, Part)>, DecodeError> {
+        parts.iter().map(|&(i, f, t)| decode_part(plugin, &code[i], f, t).map(|p| (i, p))).collect()
+    };
+    let (a, b) = if second.is_empty() || first.is_empty() {
+        isabridge_decoder::nvidia::expect_instructions(total / plugin.unit().max(1));
+        (run(&first)?, run(&second)?)
+    } else {
+        std::thread::scope(|scope| {
+            let helper = scope.spawn(|| {
+                isabridge_decoder::nvidia::eager_templates(true);
+                run(&second)
+            });
+            let a = run(&first);
+            let b = helper.join().unwrap_or_else(|_| run(&second));
+            Ok::<_, DecodeError>((a?, b?))
+        })?
+    };
+    let mut by_section: Vec<Vec<Part>> = code.iter().map(|_| Vec::new()).collect();
+    for (i, p) in a.into_iter().chain(b) {
+        by_section[i].push(p);
+    }
+    Ok(code.iter().zip(by_section).map(|(s, parts)| finish_section(s, parts)).collect())
+}
+
+/// Smallest cubin (bytes of code) whose sections two threads decode (see [`decode_all`]).
+const SPLIT_MIN: usize = 8 << 10;
 
 /// Appends the instruction's text after the guard, with its branch target or relocated operand
 /// named, to `out`.
@@ -291,8 +371,8 @@ fn final_rest(out: &mut String, sec: &Sec<'_, '_>, i: &Ins, cubin: &Cubin<'_>, s
     } else {
         i.reloc.map(|r| sec.s.relocs[r].1.to_string())
     };
-    match (name, rest.rfind("0x")) {
-        (Some(n), Some(p)) => {
+    match name.and_then(|n| Some((n, rest.rfind("0x")?))) {
+        Some((n, p)) => {
             let end = p + 2 + rest[p + 2..].find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(rest.len() - p - 2);
             out.push_str(&rest[..p]);
             out.push_str("`(");
@@ -333,11 +413,33 @@ fn pad_to(out: &mut Vec<u8>, line_start: usize, col: usize) {
     out.resize(out.len() + col.saturating_sub(have), b' ');
 }
 
+/// Lower-case hex digits.
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// `/* 0x%016x */` and a newline.
+fn push_word(out: &mut Vec<u8>, w: u64) {
+    let mut b = *b"/* 0x0000000000000000 */\n";
+    for k in 0..16 {
+        b[5 + k] = HEX[(w >> (60 - 4 * k)) as usize & 15];
+    }
+    out.extend_from_slice(&b);
+}
+
 /// An encoding word on a line of its own, at column `col`.
 fn word_line(out: &mut Vec<u8>, col: usize, w: u64) {
-    let start = out.len();
-    pad_to(out, start, col);
-    out.extend_from_slice(format!("/* 0x{w:016x} */\n").as_bytes());
+    out.resize(out.len() + col, b' ');
+    push_word(out, w);
+}
+
+/// `        /*%04x*/         ` and the brace column.
+fn push_offset(out: &mut Vec<u8>, off: u64, brace: u8) {
+    out.extend_from_slice(b"        /*");
+    let digits = (((64 - off.leading_zeros()) as usize).div_ceil(4)).max(4);
+    for k in (0..digits).rev() {
+        out.push(HEX[(off >> (4 * k)) as usize & 15]);
+    }
+    out.extend_from_slice(b"*/         ");
+    out.push(brace);
 }
 
 /// One section's banner, directives and lines.
@@ -406,9 +508,11 @@ fn write_section(out: &mut Vec<u8>, sec: &Sec<'_, '_>, cubin: &Cubin<'_>, ends: 
             point(out, (i.off / 8) as usize, &mut pending);
         }
         let start = out.len();
-        let brace = if i.pair == 1 { '{' } else { ' ' };
-        let guard = sec.str(i.guard);
-        out.extend_from_slice(format!("        /*{:04x}*/         {brace}{guard:>8} ", i.off).as_bytes());
+        push_offset(out, i.off, if i.pair == 1 { b'{' } else { b' ' });
+        let guard = sec.str(i.guard).as_bytes();
+        out.resize(out.len() + 8usize.saturating_sub(guard.len()), b' ');
+        out.extend_from_slice(guard);
+        out.push(b' ');
         out.extend_from_slice(sec.rest(k).as_bytes());
         let note = sec.notes.binary_search_by_key(&i.off, |n| n.0).ok().map(|k| &sec.notes[k].1);
         if let Some(note) = note {
@@ -425,7 +529,7 @@ fn write_section(out: &mut Vec<u8>, sec: &Sec<'_, '_>, cubin: &Cubin<'_>, ends: 
             pending = Some(word(i.off));
         } else {
             pad_to(out, start, col);
-            out.extend_from_slice(format!("/* 0x{:016x} */\n", word(i.off)).as_bytes());
+            push_word(out, word(i.off));
         }
         if !sm50 {
             word_line(out, col, word(i.off + 8));
