@@ -66,8 +66,11 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
                     continue;
                 }
                 let off = f.ranges().first().map(|r| r.0).unwrap_or(0);
+                // (a register at bit 0 after predicate destinations only is the destination:
+                // `LEA.HI P0, R13, ..`, `LOP.AND P0, R6, ..` print no `.reuse` on it)
+                let dest = t.ops.iter().take(op.max(0) as usize).all(|o| o.trim_start_matches('!').starts_with('P'));
                 let slot = match off {
-                    0 if op > 0 => 2,
+                    0 if op > 0 && !dest => 2,
                     8 => 0,
                     20 if matches!(name, "FADD" | "DADD" | "FSWZADD") => 2,
                     20 => 1,

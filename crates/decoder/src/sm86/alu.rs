@@ -126,8 +126,8 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
             imad_alias(t);
             wide_carry_out(ctx, t);
         }
-        // A predicate-only vote prints no register destination.
-        "VOTE" if t.ops.len() == 3 && t.ops[0] == "RZ" => {
+        // A predicate-only vote prints no register destination (`VOTEU.ANY UP2, P0`: URZ).
+        "VOTE" | "VOTEU" if t.ops.len() == 3 && (t.ops[0] == "RZ" || t.ops[0] == "URZ") => {
             t.ops.remove(0);
         }
         _ => {}
@@ -144,7 +144,8 @@ fn bare(t: &Text, i: usize) -> &str {
 
 /// nvdisasm names three special cases of a plain `IMAD d, a, b, c` (no `.WIDE`, `.HI`, `.X`;
 /// measured on nvdisasm 12.8): a zero product (`a` or `b` is `RZ`, `b` is `0x0`) or `b` = `0x1`
-/// with `c` = `RZ` is `IMAD.MOV`, unless `c` is a uniform register; `b` = `0x1` is `IMAD.IADD`;
+/// with `c` = `RZ` is `IMAD.MOV`, unless `c` is uniform (`URn`, `-URn`, `cx[URn][..]`: then
+/// none of the aliases); `b` = `0x1` is `IMAD.IADD`;
 /// `b` another positive power-of-two immediate with `c` = `RZ` is `IMAD.SHL`, except `0x10000`
 /// (a shift by 16 stays `IMAD`: probed on every power of two, registers and guards).
 /// IMAD.WIDE(.U32)(.X) writes a carry-out predicate (bits 81-83) that nvidia prints after the
@@ -180,7 +181,9 @@ fn imad_alias(t: &mut Text) {
     let imm = b
         .strip_prefix("0x")
         .and_then(|h| u32::from_str_radix(h, 16).ok());
-    let alias = if c.starts_with("UR") {
+    // (a uniform `c`: a register, negated or not, or a `cx[URn]` bank)
+    let cu = c.trim_start_matches(['-', '|']);
+    let alias = if cu.starts_with("UR") || cu.starts_with("cx[") {
         None
     } else if a == "RZ" || b == "RZ" || imm == Some(0) || (imm == Some(1) && c == "RZ") {
         Some(".MOV")

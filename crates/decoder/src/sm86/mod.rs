@@ -82,12 +82,16 @@ fn pm_tag(ctx: &Ctx, t: &mut Text) {
 }
 
 fn rules(ctx: &Ctx, t: &mut Text) {
-    // nvdisasm prints every sm86 NaN immediate as quiet.
-    for o in t.ops.iter_mut() {
-        if crate::nvidia::find_bytes(o, b"SNAN").is_some() {
-            *o = o.replace("SNAN", "QNAN");
+    // nvdisasm prints every sm86 single and half precision NaN immediate as quiet (a double
+    // one keeps its kind: `DSETP.NEU.AND P0, PT, |R2|, +SNAN , PT`).
+    if !ctx.inst().starts_with('D') {
+        for o in t.ops.iter_mut() {
+            if crate::nvidia::find_bytes(o, b"SNAN").is_some() {
+                *o = o.replace("SNAN", "QNAN");
+            }
         }
     }
+    pred::control_pt(ctx, t);
     if branch::fix(ctx, t) || tex::fix(ctx, t) {
         return;
     }

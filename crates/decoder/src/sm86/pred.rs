@@ -22,6 +22,20 @@ fn is_reg(s: &str) -> bool {
     d.is_some_and(|d| d.starts_with('Z') || d.bytes().next().is_some_and(|b| b.is_ascii_digit()))
 }
 
+/// The leading predicate of control instructions (`{NOT_PD}{PD}` first in their templates) is
+/// left out when it is `PT`: `CALL.ABS PT, 0x9b0` -> `CALL.ABS 0x9b0`, `YIELD PT` -> `YIELD`
+/// (measured on nvdisasm 12.8; the probed forms of most of them took `PT` as a form of its own).
+pub fn control_pt(ctx: &Ctx, t: &mut Text) {
+    if matches!(
+        ctx.inst(),
+        "BRA" | "BREAK" | "BRX" | "BRXU" | "BSSY" | "BSYNC" | "CALL" | "EXIT" | "JMP" | "JMX" | "JMXU" | "KILL"
+            | "NANOSLEEP" | "PMTRIG" | "RET" | "WARPSYNC" | "YIELD"
+    ) && t.ops.first().map(String::as_str) == Some("PT")
+    {
+        t.ops.remove(0);
+    }
+}
+
 /// Applies the rules.
 pub fn fix(ctx: &Ctx, t: &mut Text) {
     let name = ctx.inst();
