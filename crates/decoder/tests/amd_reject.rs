@@ -146,7 +146,7 @@ fn check(isa: Isa, pin: Pinned) {
 #[test]
 fn gfx1013_rejects_what_llvm_rejects() {
     // Before amd/reject.rs: 4,165 false accepts of 8,760 rejected words (2,749 probe).
-    check(Isa::Gfx1013, Pinned { false_accept: 82, false_accept_probe: 63, false_reject: 0, length: 74, text: 223 });
+    check(Isa::Gfx1013, Pinned { false_accept: 82, false_accept_probe: 63, false_reject: 0, length: 74, text: 179 });
 }
 
 #[test]
@@ -154,5 +154,5 @@ fn gfx1201_rejects_what_llvm_rejects() {
     // Before amd/reject.rs: 4,898 false accepts of 9,981 rejected words (3,756 probe). The four
     // false rejects are v_interp_* words LLVM prints with `/*Invalid ...*/` notes (rejected
     // before amd/reject.rs too).
-    check(Isa::Gfx1201, Pinned { false_accept: 111, false_accept_probe: 98, false_reject: 4, length: 7, text: 286 });
+    check(Isa::Gfx1201, Pinned { false_accept: 111, false_accept_probe: 98, false_reject: 4, length: 7, text: 238 });
 }

@@ -633,6 +633,38 @@ pub fn imm(out: &mut String, v: u32) {
     }
 }
 
+/// A 32-bit immediate as LLVM prints an inlinable value: an integer from -16 to 64 in decimal,
+/// the inline floats as floats, anything else in hex (`s_setreg_imm32_b32`'s value).
+pub fn imm32(out: &mut String, v: u32) {
+    match v as i32 {
+        -16..=-1 => {
+            out.push('-');
+            dec(out, v.wrapping_neg());
+        }
+        0..=64 => dec(out, v),
+        _ => match inline_float_bits(v) {
+            Some(s) => out.push_str(s),
+            None => hex(out, v),
+        },
+    }
+}
+
+/// The text of a 32-bit float bit pattern that is an inline constant.
+fn inline_float_bits(v: u32) -> Option<&'static str> {
+    Some(match v {
+        0x3f000000 => "0.5",
+        0xbf000000 => "-0.5",
+        0x3f800000 => "1.0",
+        0xbf800000 => "-1.0",
+        0x40000000 => "2.0",
+        0xc0000000 => "-2.0",
+        0x40800000 => "4.0",
+        0xc0800000 => "-4.0",
+        0x3e22f983 => "0.15915494",
+        _ => return None,
+    })
+}
+
 /// Appends a 9-bit (VOP) or 8-bit (SOP) source operand value `v` of `size_bits`.
 /// `lit` is the instruction's literal dword (used when v == 255).
 #[inline]
@@ -798,6 +830,9 @@ pub const CLASS_VGPR: u8 = 1;
 pub const CLASS_VGPR_OR_LDS: u8 = 2;
 /// [`source_class`]: SGPRs or inline constants (`SReg_32` in LLVM's note).
 pub const CLASS_SGPR: u8 = 3;
+/// [`source_class`]: a lane mask or carry-in (scalar registers only: an inline constant is
+/// noted).
+pub const CLASS_MASK: u8 = 5;
 /// [`source_class`]: SGPRs, lds_direct or inline constants (`SRegOrLds_32` in LLVM's note).
 pub const CLASS_SGPR_OR_LDS: u8 = 4;
 
@@ -822,6 +857,13 @@ pub const fn source_class(m: &str, src: usize) -> u8 {
             CLASS_VGPR
         }
         1 | 2 if eq_base(Base(b, n), "v_permlane16_b32") || eq_base(Base(b, n), "v_permlanex16_b32") => CLASS_SGPR,
+        2 if eq_base(Base(b, n), "v_cndmask_b32")
+            || eq_base(Base(b, n), "v_add_co_ci_u32")
+            || eq_base(Base(b, n), "v_sub_co_ci_u32")
+            || eq_base(Base(b, n), "v_subrev_co_ci_u32") =>
+        {
+            CLASS_MASK
+        }
         _ => CLASS_ANY,
     }
 }
@@ -834,12 +876,23 @@ const fn eq_base(b: Base<'_>, p: &str) -> bool {
     b.1 == p.len() && same_at(b.0, 0, p.as_bytes())
 }
 
+/// Appends LLVM's note after a scalar source `v` of a SOP instruction (`size` bits) that is
+/// invalid there: lds_direct in a 32-bit source; an inline constant in the register-only
+/// sources of `s_movrels_*` and `s_rfe_b64`.
+pub fn sop_source_note(out: &mut String, m: &str, v: u32, size: u16) {
+    if v == 254 && size == 32 {
+        invalid_register(out, "SReg_32");
+    } else if is_inline_constant(v) && (m.starts_with("s_movrels_") || m == "s_rfe_b64") {
+        out.push_str(INVALID_IMMEDIATE);
+    }
+}
+
 /// Appends LLVM's note after source encoding `v` of an operand of class `class`
 /// ([`source_class`]): an inline constant or a register of the other file.
 #[cold]
 pub fn class_note(out: &mut String, class: u8, v: u32) {
     // The scalar classes come with inline constants (LLVM's SCSrc operands).
-    if is_inline_constant(v) && matches!(class, CLASS_VGPR | CLASS_VGPR_OR_LDS) {
+    if is_inline_constant(v) && matches!(class, CLASS_VGPR | CLASS_VGPR_OR_LDS | CLASS_MASK) {
         return out.push_str(INVALID_IMMEDIATE);
     }
     let name = match class {

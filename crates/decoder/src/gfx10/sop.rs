@@ -34,7 +34,10 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     Kind::I16 | Kind::F16 | Kind::PkI16 | Kind::PkF16 | Kind::BF16 => Kind::I32,
                     k => k,
                 };
-                c.src(out, v, op.size, k)
+                // A register-only source prints a constant as a 32-bit one.
+                let reg_only = m.starts_with("s_movrels_") || m == "s_rfe_b64";
+                c.src(out, v, if reg_only && operands::is_inline_constant(v) { 32 } else { op.size }, k);
+                operands::sop_source_note(out, m, v, op.size);
             }
             opr::OPR_LABEL => {
                 crate::amd::operands::put(out, v);
@@ -50,6 +53,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             }
             opr::OPR_SENDMSG => symbols::sendmsg_gfx10(out, v),
             opr::OPR_HWREG => symbols::hwreg(out, v, symbols::HWREG_GFX10),
+            opr::OPR_SIMM32 if m == "s_setreg_imm32_b32" => operands::imm32(out, c.literal()),
             opr::OPR_SIMM32 => operands::imm(out, c.literal()),
             _ => simm16(c, m, v, out),
         }

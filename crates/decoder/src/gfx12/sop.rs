@@ -26,7 +26,10 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                         }
                         k => k,
                     };
-                    ops::src(c, out, v, op.size, kind);
+                    let reg_only = m.starts_with("s_movrels_") || m == "s_rfe_b64";
+                    let size = if reg_only && crate::amd::operands::is_inline_constant(v) { 32 } else { op.size };
+                    ops::src(c, out, v, size, kind);
+                    crate::amd::operands::sop_source_note(out, m, v, op.size);
                 }
             }
             "OPR_LABEL" => {
@@ -42,6 +45,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             "OPR_DELAY" => delay_alu(out, v),
             "OPR_SENDMSG" => sendmsg(out, v, false),
             "OPR_HWREG" => symbols::hwreg(out, v, symbols::HWREG_GFX12),
+            "OPR_SIMM32" if m == "s_setreg_imm32_b32" => crate::amd::operands::imm32(out, c.lit),
             "OPR_SIMM32" => {
                 crate::amd::operands::put_hex(out, c.lit);
             }
