@@ -1232,7 +1232,8 @@ impl<Op: Generation> Amd<Op> {
         let guess = (top >> E_GUESS_SHIFT & 7) as usize;
         let e = self.entry(facts, top, words[0] as u64 | (words[1] as u64) << 32);
         if e & (E_LEAF | E_NONE | E_ODD) == E_LEAF {
-            if reject::rules(isa).rejects((e & E_IENC_MASK) as u16, &words) {
+            // The inline screen first, as in the block loop: most words need no full check.
+            if reject::rules(isa).rejects_inline(e & E_IENC_MASK, &[words[0], words[1], words[2], words[3]]) {
                 return Err(DecodeError::Unknown { isa, addr, word: words[0] });
             }
             let keep = Self::leaf_dwords(facts, e, &words);
@@ -1262,7 +1263,7 @@ impl<Op: Generation> Amd<Op> {
         if Self::has_literal(facts, &words, ienc) {
             len += 4;
         }
-        if reject::rules(isa).rejects(ienc, &words) {
+        if reject::rules(isa).rejects_inline(ienc as u32, &[words[0], words[1], words[2], words[3]]) {
             return Err(DecodeError::Unknown { isa, addr, word: words[0] });
         }
         if len > bytes.len() || len > MAX_WORDS * 4 {
