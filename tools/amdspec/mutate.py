@@ -240,6 +240,48 @@ def crashes(e, b):
     return any((x >> off) & 7 == 7 for off in sels)
 
 
+# Register fields whose every value is tried on one base word of each instruction (see
+# `swept_fields`): scalar registers everywhere, sources where an operand type alone does not
+# say which values LLVM takes (packed-math tuples, interpolation, SDWA's scalar sources).
+SWEPT_KINDS = ("ssrc", "sdst", "sreg", "sbase", "srsrc")
+SWEPT_SRC = ("ENC_VOP3P", "ENC_VINTERP", "ENC_VOP1_SDWA", "ENC_VOP2_SDWA", "ENC_VOPC_SDWA")
+# Bits tried in every combination on each base word (values LLVM refuses only together).
+COMBO_BITS = {
+    ("gfx1013", "ENC_MIMG"): (1, 2, 3, 4, 5, 62),   # NSA, DIM, A16
+    ("gfx1013", "ENC_MUBUF"): (16, 55),             # LDS, TFE
+}
+
+
+def swept_fields(e):
+    """(name, ranges) of the fields of layout `e` swept over all their values. SDWA's second
+    source is VSRC1 with S1 (bit 63) on top: a scalar source when S1 is set."""
+    out = [(n, r) for (n, k, r, _b, _a) in e["fields"]
+           if r and (k in SWEPT_KINDS or (k == "src" and e["name"] in SWEPT_SRC))]
+    if e["name"] in ("ENC_VOP2_SDWA", "ENC_VOPC_SDWA"):
+        out.append(("@9.8,63.1", [(9, 8), (63, 1)]))
+    return out
+
+
+def ranges_text(vals):
+    """'104-107,124' for [104, 105, 106, 107, 124]."""
+    out, s, i = [], sorted(vals), 0
+    while i < len(s):
+        j = i
+        while j + 1 < len(s) and s[j + 1] == s[j] + 1:
+            j += 1
+        out.append(str(s[i]) if i == j else "%d-%d" % (s[i], s[j]))
+        i = j + 1
+    return ",".join(out)
+
+
+def field_of(x, ranges):
+    v = bit = 0
+    for off, cnt in ranges:
+        v |= ((x >> off) & ((1 << cnt) - 1)) << bit
+        bit += cnt
+    return v
+
+
 def fixed_bits(mcpu, corpus, probe, per_key, out_path):
     """Per (encoding, opcode): the bits outside the encoding, identifier, opcode and source
     operand fields that llvm-objdump-22 insists on. A bit counts when it has the same value in
@@ -280,6 +322,26 @@ def fixed_bits(mcpu, corpus, probe, per_key, out_path):
                 for i, b in enumerate(lst):
                     for v in (256 + 200, 256 + 5):
                         jobs.append((k, i, "%s=%d" % (name, v), set_field(b, ranges, v)))
+    # Every value of the swept register fields, every combination of the combination bits, on
+    # the first base word of each instruction.
+    for k, lst in sorted(bases.items()):
+        e = next(e for _n, _m, _v, e in encs if e["name"] == k[0])
+        b = lst[0]
+        for name, ranges in swept_fields(e):
+            if max(o + c for o, c in ranges) > len(b) * 8:
+                continue
+            for v in range(1 << sum(c for _o, c in ranges)):
+                w = set_field(b, ranges, v)
+                if not crashes(e, w):
+                    jobs.append((k, 0, "%s:%d" % (name, v), w))
+        bits = COMBO_BITS.get((mcpu, k[0]))
+        if bits:
+            x = int.from_bytes(b, "little")
+            for i in range(1 << len(bits)):
+                y = x
+                for j, bit in enumerate(bits):
+                    y = (y & ~(1 << bit)) | ((i >> j & 1) << bit)
+                jobs.append((k, 0, "#%d" % i, y.to_bytes(len(b), "little")))
     res = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(0, len(jobs), 5000):
@@ -301,7 +363,7 @@ def fixed_bits(mcpu, corpus, probe, per_key, out_path):
     for k, lst in sorted(bases.items()):
         mask = val = 0
         rk = rejects.get(k, {})
-        lo128 = sorted({str(b).split("=")[0] for b in rk if isinstance(b, str)})
+        lo128 = sorted({b.split("=")[0] for b in rk if isinstance(b, str) and "=" in b})
         lo128 = [n for n in lo128 if all(rk["%s=%d" % (n, 456)]) and not any(rk["%s=%d" % (n, 261)])]
         for bit, rs in sorted((b, r) for b, r in rk.items() if isinstance(b, int)):
             vals = {int.from_bytes(b, "little") >> bit & 1 for b in lst}
@@ -321,8 +383,27 @@ def fixed_bits(mcpu, corpus, probe, per_key, out_path):
                 if mask & fm != fm:
                     mask &= ~fm
                     val &= ~fm
-        if mask or lo128:
-            lines.append("%s\t%d\t%x\t%x\t%d\t%s" % (k[0], k[1], mask, val, len(lst), ",".join(lo128)))
+        # Reserved values of the swept fields: rejected on the base word and in no word
+        # llvm-objdump-22 decodes.
+        sweeps = []
+        for name, ranges in swept_fields(e):
+            tried = [b for b in rk if isinstance(b, str) and b.startswith(name + ":")]
+            if not tried:
+                continue
+            seen = {field_of(x, ranges) for x in valid.get(k, [])}
+            bad = [int(b.split(":")[1]) for b in tried if all(rk[b])]
+            sweeps.append("%s:%s" % (name, ranges_text(v for v in bad if v not in seen)))
+        combo = ""
+        bits = COMBO_BITS.get((mcpu, k[0]))
+        if bits:
+            forbid = 0
+            for i in range(1 << len(bits)):
+                if all(rk.get("#%d" % i, [False])):
+                    forbid |= 1 << i
+            combo = "%s/%x" % (",".join(str(b) for b in bits), forbid)
+        if mask or lo128 or sweeps or combo:
+            lines.append("%s\t%d\t%x\t%x\t%d\t%s\t%s\t%s" % (k[0], k[1], mask, val, len(lst), ",".join(lo128),
+                                                         ";".join(sweeps), combo))
     # Values 64-bit operands do not take (vcc_hi, exec_hi, m0 ... as a register pair): SOP1
     # s_mov_b64 for scalar sources and destinations, v_add_f64 for vector-ALU sources.
     mov64 = 4 if mcpu == "gfx1013" else 1
@@ -345,7 +426,10 @@ def fixed_bits(mcpu, corpus, probe, per_key, out_path):
         f.write("# %s: bits llvm-objdump-22 checks per instruction encoding, beyond its identifier and "
                 "source operands:\n# tools/amdspec/mutate.py --mcpu %s --fixed-bits %s\n"
                 "# encoding\topcode\tmask (hex, bit 0 = bit 0 of the first dword)\tvalue\tbase words\t"
-                "source fields limited to v0-v127\n"
+                "source fields limited to v0-v127\treserved values of the swept register fields "
+                "(FIELD:values;..., a field in pieces named @offset.count,...)\tbits tried in every "
+                "combination/hex mask of the combinations LLVM refuses (bit i: combination i, the "
+                "first bit lowest)\n"
                 % (mcpu, mcpu, os.path.relpath(out_path, ROOT)))
         f.write("# @64<TAB>operand type<TAB>values a 64-bit operand of that type does not take\n")
         for ty in sorted(res64):

@@ -7,7 +7,7 @@
 //! after it, as llvm-objdump-22 saw it. Counted per set:
 //!
 //! - false accepts: LLVM prints `.long`, we decode an instruction (goal: at most 0.1 % of the
-//!   words LLVM rejects, none among the mutated probe words; the counts today are pinned);
+//!   words LLVM rejects, none among the mutated probe words; none today, pinned);
 //! - false rejects: LLVM decodes, we do not;
 //! - length and text differences where both decode (pinned).
 
@@ -146,13 +146,14 @@ fn check(isa: Isa, pin: Pinned) {
 #[test]
 fn gfx1013_rejects_what_llvm_rejects() {
     // Before amd/reject.rs: 4,165 false accepts of 8,760 rejected words (2,749 probe).
-    check(Isa::Gfx1013, Pinned { false_accept: 82, false_accept_probe: 63, false_reject: 0, length: 74, text: 179 });
+    check(Isa::Gfx1013, Pinned { false_accept: 0, false_accept_probe: 0, false_reject: 0, length: 74, text: 179 });
 }
 
 #[test]
 fn gfx1201_rejects_what_llvm_rejects() {
     // Before amd/reject.rs: 4,898 false accepts of 9,981 rejected words (3,756 probe). The four
-    // false rejects are v_interp_* words LLVM prints with `/*Invalid ...*/` notes (rejected
-    // before amd/reject.rs too).
-    check(Isa::Gfx1201, Pinned { false_accept: 111, false_accept_probe: 98, false_reject: 4, length: 7, text: 238 });
+    // false rejects are v_interp_* words with bit 21 or 22 set: LLVM reads VINTERP's opcode
+    // from bits 16-20 alone, the spec's identifier takes bits 16-22, so no instruction matches
+    // (before amd/reject.rs too).
+    check(Isa::Gfx1201, Pinned { false_accept: 0, false_accept_probe: 0, false_reject: 4, length: 7, text: 238 });
 }
