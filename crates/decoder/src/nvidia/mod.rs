@@ -15,7 +15,7 @@ use crate::{DecodeError, Decoded, Isa, IsaPlugin};
 
 /// Everything a printer rule may look at: the form, the instruction bits, its address.
 #[derive(Clone, Copy)]
-pub struct Ctx {
+pub struct Ctx<'a> {
     /// Tables of the ISA.
     pub t: &'static NvTables,
     /// The instruction's form.
@@ -33,9 +33,21 @@ pub struct Ctx {
     pub isa: Isa,
     /// The base mnemonic (see [`Ctx::inst`]; the rules ask for it many times per instruction).
     name: &'static str,
+    /// What the print of this instruction has read so far (see [`Ctx::word`], [`Ctx::addr`]).
+    track: &'a ReadTrack,
 }
 
-impl Ctx {
+/// What printing one instruction read through [`Ctx`]: instruction bits and whether the
+/// address (the print memo keys the text by what it depends on).
+#[derive(Default)]
+struct ReadTrack {
+    /// Instruction bits read.
+    bits: std::cell::Cell<u128>,
+    /// The address was read.
+    addr: std::cell::Cell<bool>,
+}
+
+impl Ctx<'_> {
     /// Value of the field `name`, if the form has it.
     #[inline]
     pub fn get(&self, name: &str) -> Option<u64> {
@@ -44,27 +56,27 @@ impl Ctx {
     /// Value of field `f` (a field of this form).
     #[inline]
     pub fn value(&self, f: &NvField) -> u64 {
-        mark_read(f.mask());
+        self.mark_read(f.mask());
         f.get(self.w)
     }
     /// Raw bits [off, off+n) of the instruction.
     #[inline]
     pub fn bits(&self, off: u32, n: u32) -> u64 {
         let m = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
-        mark_read((m as u128).checked_shl(off).unwrap_or(0));
+        self.mark_read((m as u128).checked_shl(off).unwrap_or(0));
         (self.w.checked_shr(off).unwrap_or(0) as u64) & m
     }
     /// The whole instruction (marks every bit as read).
     #[inline]
     pub fn word(&self) -> u128 {
-        mark_read(u128::MAX);
+        self.mark_read(u128::MAX);
         self.w
     }
     /// Address of the instruction (marks the printed text as depending on it: the print memo
     /// then keys it by address too).
     #[inline]
     pub fn addr(&self) -> u64 {
-        ADDR_READ.with(|c| c.set(true));
+        self.track.addr.set(true);
         self.pc
     }
     /// Base mnemonic.
@@ -154,15 +166,17 @@ fn ascii_or_utf8(b: &[u8]) -> Result<&str, std::str::Utf8Error> {
 /// Marker placed after a register whose reuse flag is set; becomes `.reuse`.
 const REUSE_MARK: char = '\u{1}';
 
-/// Records bits of the instruction that printing read (see [`Ctx::word`]).
-#[inline]
-fn mark_read(m: u128) {
-    READ.with(|c| c.set(c.get() | m));
+impl Ctx<'_> {
+    /// Records bits of the instruction that printing read (see [`Ctx::word`]).
+    #[inline]
+    fn mark_read(&self, m: u128) {
+        self.track.bits.set(self.track.bits.get() | m);
+    }
 }
 
 /// The text of one field's value, by its kind (marks the field as read by a rule).
 pub fn field_text(ctx: &Ctx, f: &NvField, out: &mut String) {
-    mark_read(f.mask());
+    ctx.mark_read(f.mask());
     plain_text(ctx, f, out)
 }
 
@@ -1020,10 +1034,6 @@ const MNEM_TEXT_MAX: usize = 64 << 10;
 const MNEM_BITS: u32 = 8;
 
 thread_local! {
-    /// Set when a rule reads the instruction's address (see [`Ctx::addr`]).
-    static ADDR_READ: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// Instruction bits read through [`Ctx`] since the last reset.
-    static READ: std::cell::Cell<u128> = const { std::cell::Cell::new(0) };
     /// False: print every instruction the slow way, without memo or templates (tests).
     static CACHE_ON: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
@@ -1227,7 +1237,8 @@ impl NvPlugin {
     pub fn print_with(&self, d: &Decoded, addr: u64, reuse: u8, out: &mut String) {
         let Some(form) = self.t.forms.get(d.enc as usize) else { return };
         let name = self.t.insts.get(form.inst as usize).map_or("", |i| i.name);
-        let ctx = Ctx { t: self.t, form, w: self.word(d), pc: addr, reuse, isa: self.isa, name };
+        let track = ReadTrack::default();
+        let ctx = Ctx { t: self.t, form, w: self.word(d), pc: addr, reuse, isa: self.isa, name, track: &track };
         if !CACHE_ON.with(|c| c.get()) {
             return self.print_in(&ctx, d.enc, &mut Scratch::default(), out);
         }
@@ -1348,11 +1359,11 @@ impl NvPlugin {
     /// `print_in` recording what it read: whether the address, and the instruction bits read
     /// through [`Ctx`] (added to the form's `read`).
     fn print_slow(&self, ctx: &Ctx, enc: u16, sc: &mut Scratch, out: &mut String) -> (bool, u128) {
-        ADDR_READ.with(|c| c.set(false));
-        READ.with(|c| c.set(0));
+        ctx.track.addr.set(false);
+        ctx.track.bits.set(0);
         self.print_in(ctx, enc, sc, out);
-        let by_addr = ADDR_READ.with(|c| c.get());
-        let read = READ.with(|c| c.get());
+        let by_addr = ctx.track.addr.get();
+        let read = ctx.track.bits.get();
         if let Some(i) = sc.info[usize::from(self.size == 16)].get_mut(enc) {
             if read & !i.read != 0 {
                 i.read |= read;
