@@ -109,3 +109,11 @@ fn imadsp(ctx: &Ctx, t: &mut Text) {
     t.mnem = m;
     t.ops = vec![d, reg(b(8, 8)), src_b, src_c];
 }
+
+/// Whether nvdisasm 12.8 accepts an `IMADSP` word (bits 56-63 = 0x34, 0x35, 0x4a, 0x52 or 0x5a
+/// with bit 55 set): the third operand's format (bits 51-52) is never 3 (100 fuzz-set words
+/// with the bits set, all refused).
+#[inline(always)]
+pub fn imadsp_ok(w: u64) -> bool {
+    !(matches!(w >> 56, 0x34 | 0x35 | 0x4a | 0x52 | 0x5a) && w >> 55 & 1 == 1 && w >> 51 & 3 == 3)
+}

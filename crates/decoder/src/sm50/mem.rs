@@ -50,6 +50,12 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
             }
         }
         "XMAD" => xmad(ctx, t),
+        // A register base without `.P` (bit 31) is a physical address: `.PHYS` after `.O`
+        // (its offset is then zero, `ald_ok`).
+        "ALD" if ctx.bits(8, 8) != 0xff && ctx.bits(31, 1) == 0 => {
+            let at = if t.mnem.starts_with("ALD.O") { 5 } else { 3 };
+            t.mnem.insert_str(at, ".PHYS");
+        }
         _ => return false,
     }
     true
@@ -259,4 +265,12 @@ fn xmad(ctx: &Ctx, t: &mut Text) {
             t.mnem = parts.join(".");
         }
     }
+}
+
+/// Whether nvdisasm 12.8 accepts an `ALD` word (bits 51-63 = 0x1dfb): a register base (bits
+/// 8-15 not `RZ`) without `.P` (bit 31) takes no offset (bits 20-30; measured by enumerating
+/// base, offset, `.O` and `.P`). Other words are true.
+#[inline(always)]
+pub fn ald_ok(w: u64) -> bool {
+    w >> 51 != 0x1dfb || w >> 8 & 0xff == 0xff || w >> 31 & 1 == 1 || w >> 20 & 0x7ff == 0
 }

@@ -110,6 +110,9 @@ impl IsaPlugin for Sm50 {
                     else {
                         break;
                     };
+                    if !(word_ok(w[0]) && word_ok(w[1]) && word_ok(w[2])) {
+                        break;
+                    }
                     // (`decode` checks the control bits of slot 0 only: inside a bundle it
                     // does not see the control word)
                     if !slot_ok(x0.0, ctrl as u32 & 0x1f_ffff) {
@@ -131,7 +134,9 @@ impl IsaPlugin for Sm50 {
                 rest.first_chunk::<8>().map(|b| (u64::from_le_bytes(*b), 0, 8u8))
             };
             let fast = fast.and_then(|(w, ctrl, len)| walk.classify::<false>(w, 0).map(|x| (w, ctrl, len, x)));
-            let fast = fast.filter(|&(_, ctrl, len, (enc, _))| len == 8 || slot_ok(enc, ctrl as u32 & 0x1f_ffff));
+            let fast = fast.filter(|&(w, ctrl, len, (enc, _))| {
+                word_ok(w) && (len == 8 || slot_ok(enc, ctrl as u32 & 0x1f_ffff))
+            });
             let d = match fast {
                 Some((w, ctrl, len, (enc, ienc))) => {
                     let mut words = [w as u32, (w >> 32) as u32, 0, 0, 0, 0];
@@ -191,11 +196,21 @@ fn slot_ok(enc: u16, bits: u32) -> bool {
     crate::nvidia::control::sched_ok(TABLES.sched.get(usize::from(enc)).copied().unwrap_or(0), TABLES.opex, bits)
 }
 
+/// Whether nvdisasm accepts instruction word `w` beyond its form's identifier (measured value
+/// rules: `SUATOM` bits 51-55, `ALD` offsets, `TLDS` bits 53-56, the `IMADSP` `c` format).
+#[inline(always)]
+fn word_ok(w: u64) -> bool {
+    surface::suatom_ok(w) && mem::ald_ok(w) && tex::tlds_ok(w) && alu::imadsp_ok(w)
+}
+
 /// Decodes one instruction word. A word of a family printed whole from its bits (video
 /// instructions, conversions) that no probed form matches is given the family's first form: the printer
 /// reads only the word's bits, and the encoder keeps every bit of these families. `TEXS` /
 /// `TLDS` words whose channel value no probe reached take the form of channel 0.
 fn decode_insn(w: u64, addr: u64) -> Result<Decoded, DecodeError> {
+    if !word_ok(w) {
+        return Err(DecodeError::Unknown { isa: Isa::Sm50, addr, word: w as u32 });
+    }
     SM50_INSN.decode_word(w as u128, addr).or_else(|e| {
         if matches!(w >> 57, 0x6c | 0x6d) {
             // TEXS / TLDS with a channel value no probe reached: the form of channel 0 (the

@@ -129,3 +129,20 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
     t.ops = ops;
     true
 }
+
+/// Whether nvdisasm 12.8 accepts a `SUATOM` word (bits 56-63 = 0xea) for its bits 51-55
+/// (measured by enumerating them on two words): with bit 54 clear every value is an
+/// instruction; with bit 54 set, bit 55 clear only sizes (51-53) 4-6, with bit 55 set only 0-2.
+/// Other words are true.
+#[inline(always)]
+pub fn suatom_ok(w: u64) -> bool {
+    if w >> 56 != 0xea || w >> 54 & 1 == 0 {
+        return true;
+    }
+    let size = w >> 51 & 7;
+    if w >> 55 & 1 == 0 {
+        matches!(size, 4..=6)
+    } else {
+        size <= 2
+    }
+}

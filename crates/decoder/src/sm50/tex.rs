@@ -72,3 +72,10 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
     }
     true
 }
+
+/// Whether nvdisasm 12.8 accepts a `TLDS` word (bits 57-63 = 0x6d) for its level / dimension
+/// field, bits 53-56 (its table `Tld2D4`; enumerated on two words): 0-2, 4-8 and 12.
+#[inline(always)]
+pub fn tlds_ok(w: u64) -> bool {
+    w >> 57 != 0x6d || matches!(w >> 53 & 0xf, 0..=2 | 4..=8 | 12)
+}
