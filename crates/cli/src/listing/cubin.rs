@@ -407,10 +407,20 @@ fn header(out: &mut Vec<u8>, e_type: u16, flags: u32) {
     out.extend_from_slice(format!("\t.headerflags\t@\"{}\"\n\t.elftype\t@\"{t}\"\n", f.join(" ")).as_bytes());
 }
 
+/// Appends `n` spaces (copied from a block of them: `resize` writes byte by byte).
+fn push_spaces(out: &mut Vec<u8>, mut n: usize) {
+    const SPACES: [u8; 256] = [b' '; 256];
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.extend_from_slice(&SPACES[..k]);
+        n -= k;
+    }
+}
+
 /// Spaces up to column `col` of the line that `out` ends in.
 fn pad_to(out: &mut Vec<u8>, line_start: usize, col: usize) {
     let have = out.len() - line_start;
-    out.resize(out.len() + col.saturating_sub(have), b' ');
+    push_spaces(out, col.saturating_sub(have));
 }
 
 /// Lower-case hex digits.
@@ -427,7 +437,7 @@ fn push_word(out: &mut Vec<u8>, w: u64) {
 
 /// An encoding word on a line of its own, at column `col`.
 fn word_line(out: &mut Vec<u8>, col: usize, w: u64) {
-    out.resize(out.len() + col, b' ');
+    push_spaces(out, col);
     push_word(out, w);
 }
 
@@ -510,7 +520,7 @@ fn write_section(out: &mut Vec<u8>, sec: &Sec<'_, '_>, cubin: &Cubin<'_>, ends: 
         let start = out.len();
         push_offset(out, i.off, if i.pair == 1 { b'{' } else { b' ' });
         let guard = sec.str(i.guard).as_bytes();
-        out.resize(out.len() + 8usize.saturating_sub(guard.len()), b' ');
+        push_spaces(out, 8usize.saturating_sub(guard.len()));
         out.extend_from_slice(guard);
         out.push(b' ');
         out.extend_from_slice(sec.rest(k).as_bytes());
