@@ -155,5 +155,5 @@ fn gfx1201_rejects_what_llvm_rejects() {
     // false rejects are v_interp_* words with bit 21 or 22 set: LLVM reads VINTERP's opcode
     // from bits 16-20 alone, the spec's identifier takes bits 16-22, so no instruction matches
     // (before amd/reject.rs too).
-    check(Isa::Gfx1201, Pinned { false_accept: 0, false_accept_probe: 0, false_reject: 4, length: 7, text: 238 });
+    check(Isa::Gfx1201, Pinned { false_accept: 0, false_accept_probe: 0, false_reject: 4, length: 7, text: 199 });
 }

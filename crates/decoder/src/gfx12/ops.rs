@@ -40,28 +40,34 @@ fn inline16(lo: u32, pats: &[u32; 9]) -> bool {
 /// Appends a 32-bit literal as LLVM 22 prints it for gfx12: `lit(0x..)` when the value could have
 /// been an inline constant of the operand's type, the float text for exact f64 constants.
 pub fn literal(out: &mut String, lit: u32, kind: Kind) {
-    let lo = lit & 0xffff;
-    let (is_lit, shown) = match kind {
-        Kind::F64 => {
-            if let Some((_, t)) = F64_INLINE.iter().find(|e| e.0 == lit) {
-                out.push_str(t);
-                return;
-            }
-            (false, lit)
+    if kind == Kind::F64 {
+        if let Some((_, t)) = F64_INLINE.iter().find(|e| e.0 == lit) {
+            out.push_str(t);
+            return;
         }
-        Kind::I64 => (lit <= 64, lit),
-        Kind::F16 => (inline16(lo, &F16_INLINE), lo),
-        Kind::I16 => (inline32(lit), lo),
-        Kind::PkF16 => (int_inline(lit) || (lit >> 16 == 0 && F16_INLINE.contains(&lo)), lit),
-        Kind::BF16 => (int_inline(lit) || (lit >> 16 == 0 && BF16_INLINE.contains(&lo)), lit),
-        Kind::PkI16 | Kind::I32 | Kind::F32 => (inline32(lit), lit),
-    };
+    }
+    let (is_lit, shown) = literal_form(lit, kind);
     if is_lit {
         out.push_str("lit(");
         crate::amd::operands::put_hex(out, lit);
         out.push(')');
     } else {
         crate::amd::operands::put_hex(out, shown);
+    }
+}
+
+/// Whether [`literal`] marks `lit` with `lit(...)` (LLVM negates such a literal with `-`, a
+/// bare one with `neg(...)`), and the value it shows otherwise.
+pub fn literal_form(lit: u32, kind: Kind) -> (bool, u32) {
+    let lo = lit & 0xffff;
+    match kind {
+        Kind::F64 => (false, lit),
+        Kind::I64 => (lit <= 64, lit),
+        Kind::F16 => (inline16(lo, &F16_INLINE), lo),
+        Kind::I16 => (inline32(lit), lo),
+        Kind::PkF16 => (int_inline(lit) || (lit >> 16 == 0 && F16_INLINE.contains(&lo)), lit),
+        Kind::BF16 => (int_inline(lit) || (lit >> 16 == 0 && BF16_INLINE.contains(&lo)), lit),
+        Kind::PkI16 | Kind::I32 | Kind::F32 => (inline32(lit), lit),
     }
 }
 

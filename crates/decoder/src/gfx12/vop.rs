@@ -242,7 +242,8 @@ pub(super) fn has_opsel(c: &Ctx<'_, Op>, _has16: bool) -> bool {
 
 /// A source with gfx12 modifiers: `-x`/`neg(imm)`, `|x|`.
 pub(super) fn src_mod(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind, neg: bool, abs: bool) {
-    let imm = v == 255 || (128..=208).contains(&v) || (240..=248).contains(&v);
+    // A literal printed as `lit(...)` takes a plain minus sign.
+    let imm = (v == 255 && !ops::literal_form(c.lit, kind).0) || (128..=208).contains(&v) || (240..=248).contains(&v);
     if neg && imm && !abs {
         out.push_str("neg(");
         ops::src_mods(c, out, v, size, kind, false, abs);
