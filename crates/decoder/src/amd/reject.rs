@@ -119,7 +119,9 @@ impl Screen {
             let v = (x >> (off & 63)) & m as u64;
             (v >= 128) | ((map[(v >> 6) as usize & 1] >> (v & 63)) & 1 != 0)
         };
-        self.look.iter().fold(false, |a, l| a | look(l)) | self.combo.refuses(x)
+        // Slots are filled first to last; most rules with any use one slot and no combination.
+        let [l0, l1] = &self.look;
+        look(l0) || (l1.1 != 0 && look(l1)) || (self.combo.forbid != 0 && self.combo.refuses(x))
     }
 }
 
