@@ -288,7 +288,9 @@ def fixed_bits(mcpu, corpus, probe, per_key, out_path):
     every base word of the instruction (up to `per_key` corpus/probe words), flipping it makes
     llvm-objdump-22 reject the word in every one of them, and no word llvm-objdump-22 decodes
     (corpus, probe, the mutated set) has it the other way. Also the source fields limited to
-    v0-v127."""
+    v0-v127; the reserved values of the swept register fields (`swept_fields`: every value on
+    the first base word, kept when rejected and in no decoded word); and, for the encodings of
+    COMBO_BITS, which combinations of those bits LLVM refuses."""
     encs = encodings(mcpu)
     bases = {}
     for b in probe + corpus:
