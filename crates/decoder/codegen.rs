@@ -27,7 +27,7 @@ pub struct Encoding {
     /// NVIDIA extension: nvdisasm print template (`<Syntax>`), empty when absent.
     pub syntax: String,
     /// NVIDIA extension: the scheduling bits nvdisasm accepts (`<Scheduling>`), as
-    /// `crate::spec::NvTables::sched` packs them; 0 when absent.
+    /// `crate::spec::NvTables::sched` packs them; everything allowed (0xf6) when absent.
     pub sched: u16,
 }
 
@@ -190,6 +190,7 @@ pub fn parse_spec(xml: &str) -> Result<Spec, String> {
                 name: text(e, "EncodingName"),
                 bits: text(e, "BitCount").parse().unwrap_or(32),
                 syntax: child(e, "Syntax").and_then(|c| c.text()).unwrap_or("").to_string(),
+                sched: 0xf6,
                 ..Default::default()
             };
             if let Some(m) = child(e, "EncodingIdentifierMask") {

@@ -535,9 +535,10 @@ pub struct NvTables {
     pub key_lo: u32,
     /// Width of the key.
     pub key_bits: u32,
-    /// Per form: the scheduling bits nvdisasm 12.8 accepts (`<Scheduling>` in the spec; 0:
-    /// unknown, nothing checked): bit 0 known, 1 a write barrier allowed, 2 a read barrier
-    /// allowed, 4-7 the reuse flags allowed, 8-11 the opex table, 12 an opex table is given.
+    /// Per form: the scheduling bits nvdisasm 12.8 accepts (`<Scheduling>` in the spec; 0xf6
+    /// when it has none: everything): bit 0 given in the spec, 1 a write barrier allowed, 2 a
+    /// read barrier allowed, 4-7 the reuse flags allowed, 8-11 the opex table, 12 an opex
+    /// table is given.
     pub sched: &'static [u16],
     /// sm86 opex tables: bit v set when reuse << 5 | yield << 4 | stall = v is allowed.
     pub opex: &'static [[u64; 8]],

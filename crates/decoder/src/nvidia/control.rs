@@ -85,18 +85,16 @@ impl std::fmt::Display for Control {
 /// yield / reuse combination outside its opex table makes nvdisasm refuse the word.
 #[inline(always)]
 pub fn sched_ok(sched: u16, opex: &[[u64; 8]], b: u32) -> bool {
-    if sched & 1 == 0 {
-        return true;
-    }
-    let wbar = b >> 5 & 7 != 7;
-    let rbar = b >> 8 & 7 != 7;
-    let reuse = (b >> 17 & 0xf) as u16;
-    if (wbar && sched & 2 == 0) || (rbar && sched & 4 == 0) || reuse & !(sched >> 4) & 0xf != 0 {
+    let s = u32::from(sched);
+    // Bits that must be set (no barrier: 7) and reuse flags that must be clear.
+    let must_set = ((!s >> 1 & 1) * 0xe0) | ((!s >> 2 & 1) * 0x700);
+    let must_clear = (!s >> 4 & 0xf) << 17;
+    if b & must_set != must_set || b & must_clear != 0 {
         return false;
     }
-    if sched & 1 << 12 == 0 {
+    if s & 1 << 12 == 0 {
         return true;
     }
-    let v = (reuse as u32) << 5 | (b & 0x1f);
-    opex.get(usize::from(sched >> 8 & 0xf)).is_some_and(|set| set[(v >> 6) as usize] >> (v & 63) & 1 == 1)
+    let v = (b >> 12 & 0x1e0) | (b & 0x1f);
+    opex.get((s >> 8 & 0xf) as usize).is_some_and(|set| set[(v >> 6) as usize & 7] >> (v & 63) & 1 == 1)
 }

@@ -1129,8 +1129,8 @@ impl NvPlugin {
     /// Decodes one instruction given as a 128-bit value (sm50: the word in the low half).
     #[inline]
     pub fn decode_word(&self, w: u128, addr: u64) -> Result<Decoded, DecodeError> {
-        match self.classify(w).filter(|&(f, _)| self.size == 8 || self.sched_ok(f, w)) {
-            Some((f, inst)) => {
+        match self.classify(w) {
+            Some((f, inst)) if self.size == 8 || self.sched_ok(f, w) => {
                 let mut words = [0u32; crate::MAX_WORDS];
                 words[0] = w as u32;
                 words[1] = (w >> 32) as u32;
@@ -1140,7 +1140,7 @@ impl NvPlugin {
                 }
                 Ok(Decoded { words, len: self.size as u8, enc: f, ienc: inst })
             }
-            None => Err(DecodeError::Unknown { isa: self.isa, addr, word: w as u32 }),
+            _ => Err(DecodeError::Unknown { isa: self.isa, addr, word: w as u32 }),
         }
     }
 
@@ -1212,7 +1212,7 @@ impl NvPlugin {
     /// `f` ([`control::sched_ok`]).
     #[inline(always)]
     fn sched_ok(&self, f: u16, w: u128) -> bool {
-        let s = self.t.sched.get(usize::from(f)).copied().unwrap_or(0);
+        let s = self.t.sched.get(usize::from(f)).copied().unwrap_or(0xf6);
         control::sched_ok(s, self.t.opex, (w >> 105) as u32 & 0x1f_ffff)
     }
 

@@ -193,7 +193,7 @@ impl IsaPlugin for Sm50 {
 /// `enc` (barriers and reuse flags, `crate::nvidia::control::sched_ok`).
 #[inline(always)]
 fn slot_ok(enc: u16, bits: u32) -> bool {
-    crate::nvidia::control::sched_ok(TABLES.sched.get(usize::from(enc)).copied().unwrap_or(0), TABLES.opex, bits)
+    crate::nvidia::control::sched_ok(TABLES.sched.get(usize::from(enc)).copied().unwrap_or(0xf6), TABLES.opex, bits)
 }
 
 /// Whether nvdisasm accepts instruction word `w` beyond its form's identifier (measured value
