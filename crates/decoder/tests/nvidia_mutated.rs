@@ -197,7 +197,7 @@ fn sm86_mutated_words_equal_nvdisasm() {
                 ("I2IP", 6),
                 ("IMAD", 2),
                 ("IMMA", 2),
-                ("LDG", 10),
+                ("LDG", 4),
                 ("MOV", 3),
                 ("OUT", 13),
                 ("TLD", 1),
