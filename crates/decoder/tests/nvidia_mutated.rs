@@ -172,7 +172,7 @@ fn sm50_mutated_words_equal_nvdisasm() {
     check(
         "sm50",
         Pinned {
-            text: &[("ATOMS", 1), ("CCTL", 2), ("FFMA32I", 1)],
+            text: &[("ATOMS", 1), ("CCTL", 2)],
             false_accept: &[("ATOMS", 1), ("CCTL", 2), ("SUATOM", 1)],
             false_reject: &[("BAR", 4), ("BRA", 4), ("CS2R", 1)],
             goal: true,
@@ -185,7 +185,7 @@ fn sm86_mutated_words_equal_nvdisasm() {
     check(
         "sm86",
         Pinned {
-            text: &[("HMUL2", 1)],
+            text: &[],
             false_accept: &[("F2FP", 1), ("HMMA", 1), ("IDP", 3)],
             false_reject: &[
                 ("BMMA", 3),

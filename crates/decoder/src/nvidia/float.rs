@@ -14,6 +14,11 @@ pub fn push_f64(out: &mut String, v: f64, quiet_nan: bool) {
         out.push_str(if v < 0.0 { "-INF " } else { "+INF " });
         return;
     }
+    // Negative zero, as nvdisasm 12.8 prints it (F32, F16 and F64 immediates): `-0.0 `.
+    if v == 0.0 && v.is_sign_negative() {
+        out.push_str("-0.0 ");
+        return;
+    }
     if exact(out, v) {
         return;
     }
@@ -262,6 +267,7 @@ mod tests {
         assert_eq!(f32s(0x3980_0000), "0.000244140625");
         assert_eq!(f32s(0x7f80_0000), "+INF ");
         assert_eq!(f32s(0xffc0_0000), "-QNAN ");
+        assert_eq!(f32s(0x8000_0000), "-0.0 ");
         let mut s = String::new();
         push_f64_bits(&mut s, 0x4350_0000_0000_0000);
         assert_eq!(s, "1.80143985094819840000e+16");
