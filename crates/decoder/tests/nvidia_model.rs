@@ -19,7 +19,7 @@ mod common;
 mod nv_model_print;
 
 use nv_model_print::print;
-use common::{root, unhex};
+use common::{root, unhex, unpad_nvdisasm as unpad};
 
 /// One word of a reference set: the Decoded, the address to model it at, the reuse flags the
 /// fast printer takes, nvdisasm's text.
@@ -29,30 +29,6 @@ struct Case {
     reuse: u8,
     want: String,
     what: String,
-}
-
-/// nvdisasm pads `?PM<n>` and `???<n>` to a listing column (see nvidia_conformance.rs).
-fn unpad(want: &str) -> String {
-    let mut w = want.to_string();
-    if let Some(i) = w.rfind(" ?PM") {
-        if w.len() - i == 5 {
-            w = format!("{} {}", w[..i].trim_end(), &w[i + 1..]);
-        }
-    }
-    if w.contains("  ???") {
-        let mut s = String::new();
-        for (i, part) in w.split("???").enumerate() {
-            if i > 0 {
-                while s.ends_with("  ") {
-                    s.pop();
-                }
-                s.push_str("???");
-            }
-            s.push_str(part);
-        }
-        w = s;
-    }
-    w
 }
 
 fn json_str<'a>(v: &'a serde_json::Value, k: &str) -> &'a str {
