@@ -887,6 +887,17 @@ pub fn sop_source_note(out: &mut String, m: &str, v: u32, size: u16) {
     }
 }
 
+/// LLVM's note after a source of `mnemonic` that takes one register file only and holds the
+/// other or a constant ([`source_class`], [`class_note`]).
+pub fn source_note(out: &mut String, mnemonic: &str, op: &crate::spec::Operand, v: u32) {
+    if let Some(i) = src_index(op) {
+        let class = source_class(mnemonic, i);
+        if class != 0 {
+            class_note(out, class, v);
+        }
+    }
+}
+
 /// Appends LLVM's note after source encoding `v` of an operand of class `class`
 /// ([`source_class`]): an inline constant or a register of the other file.
 #[cold]

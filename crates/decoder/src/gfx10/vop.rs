@@ -74,18 +74,7 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
         }
         _ => {
             c.src(out, v, op.size, c.kind(op));
-            class_note(c, op, v, out);
-        }
-    }
-}
-
-/// LLVM's note after a source that takes one register file only and holds the other or a
-/// constant ([`operands::source_class`]).
-fn class_note(c: &Ctx<'_, Op>, op: &Operand, v: u32, out: &mut String) {
-    if let Some(i) = src_index(op) {
-        let class = operands::source_class(c.mnemonic(), i);
-        if class != 0 {
-            operands::class_note(out, class, v);
+            operands::source_note(out, c.mnemonic(), op, v);
         }
     }
 }
@@ -238,7 +227,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
                     let _ = (c.bits(62, 1), vop3b || c.bits(9, 1) != 0);
                 }
                 c.src_mods(out, c.val(op), op.size, kind, n, a);
-                class_note(c, op, c.val(op), out);
+                operands::source_note(out, c.mnemonic(), op, c.val(op));
             }
             None => plain(c, op, out),
         }

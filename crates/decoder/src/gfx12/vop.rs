@@ -93,18 +93,7 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
         _ => {
             let kind = if traits(c) & tr::FP8_SRC != 0 { Kind::F16 } else { c.kind(op) };
             ops::src(c, out, v, op.size, kind);
-            class_note(c, op, v, out);
-        }
-    }
-}
-
-/// LLVM's note after a source that takes one register file only and holds the other or a
-/// constant ([`operands::source_class`]).
-fn class_note(c: &Ctx<'_, Op>, op: &Operand, v: u32, out: &mut String) {
-    if let Some(i) = src_index(op) {
-        let class = operands::source_class(c.mnemonic(), i);
-        if class != 0 {
-            operands::class_note(out, class, v);
+            operands::source_note(out, c.mnemonic(), op, v);
         }
     }
 }
@@ -287,7 +276,7 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
                 let (n, a) = if float_mods(c, kind, i) { (neg >> i & 1 != 0, abs >> i & 1 != 0) } else { (false, false) };
                 let v = if i == 0 && dpp != Dpp::None { 256 + c.f(D::VSRC0) } else { c.val(op) };
                 src_mod(c, out, v, op.size, kind, n, a);
-                class_note(c, op, v, out);
+                operands::source_note(out, c.mnemonic(), op, v);
             }
             None => {
                 float |= op.field.is_some_and(|f| f.name == "VDST") && c.kind(op).is_float();
