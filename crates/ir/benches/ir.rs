@@ -48,7 +48,7 @@ fn loop_kernel(iters: u64) -> Function {
 /// A pre-SSA program of about `n` instructions: chained diamonds that read and write 8 registers.
 fn big_program(n: usize) -> Function {
     let mut f = Function::new("big");
-    f.regs = vec![Type::I32; 8];
+    f.regs = vec![isabridge_ir::ir::RegInfo::lane(Type::I32); 8];
     let per = 24usize;
     let diamonds = n.div_ceil(per * 3).max(1);
     let entry = f.add_block();

@@ -23,9 +23,17 @@ impl<'f> Builder<'f> {
     pub fn new(func: &'f mut Function, block: Block) -> Builder<'f> {
         Builder { func, block }
     }
-    /// Append any instruction.
+    /// Append any instruction. Its result is marked uniform when the op gives every lane the
+    /// same value ([`Op::uniform_result`]).
     pub fn ins(&mut self, op: Op, args: &[Value], ty: Option<Type>) -> Value {
-        self.func.append(self.block, op, args, ty)
+        let uniform = op.uniform_result(args.iter().all(|a| self.func.insts.get(*a).is_some_and(|i| i.uniform)));
+        let v = self.func.append(self.block, op, args, ty);
+        self.func.insts[v].uniform = uniform;
+        v
+    }
+    /// A lane-select (merge under a mask).
+    pub fn lanesel(&mut self, ty: Type, mask: Value, on: Value, off: Value) -> Value {
+        self.ins(Op::LaneSelect, &[mask, on, off], Some(ty))
     }
     /// Per-lane input `n`.
     pub fn param(&mut self, n: u32, ty: Type) -> Value {
@@ -88,8 +96,11 @@ impl<'f> Builder<'f> {
     }
     /// Read a machine register.
     pub fn read_reg(&mut self, r: Reg) -> Value {
-        let ty = self.func.regs.get(r.0 as usize).copied();
-        self.ins(Op::ReadReg(r), &[], ty)
+        let ty = self.func.reg_ty(r);
+        let uniform = self.func.regs.get(r.0 as usize).is_some_and(|i| i.uniform);
+        let v = self.ins(Op::ReadReg(r), &[], ty);
+        self.func.insts[v].uniform = uniform;
+        v
     }
     /// Write a machine register.
     pub fn write_reg(&mut self, r: Reg, v: Value) -> Value {

@@ -175,13 +175,52 @@ pub struct BlockData {
     pub term: Terminator,
 }
 
+/// A machine register of the pre-SSA form: its type, whether it holds one value for the whole
+/// wave, and the name the lifter gave it (for the text form; the IR gives names no meaning).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegInfo {
+    /// Value type.
+    pub ty: Type,
+    /// One value per wave (a scalar register) rather than one per lane.
+    pub uniform: bool,
+    /// Display name (may be empty).
+    pub name: String,
+}
+
+impl RegInfo {
+    /// A per-lane register without a name.
+    pub fn lane(ty: Type) -> RegInfo {
+        RegInfo { ty, uniform: false, name: String::new() }
+    }
+}
+
+/// How the lanes of a wave move through a function's control flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub enum ExecModel {
+    /// Per-lane control flow: every branch may diverge; the lanes that run an instruction
+    /// together are those at the same program point (NVIDIA SIMT code).
+    #[default]
+    Lanes,
+    /// Wave control flow: every branch condition is uniform, the whole wave runs every
+    /// instruction, and which lanes take part is data: per-lane results are merged under a mask
+    /// value (`lanesel`) and memory and cross-lane ops name the mask they run under (their last
+    /// operand, of type `mask`). This is how AMD hardware runs EXEC.
+    Wave,
+}
+
 /// A function (kernel) in SSA or pre-SSA form.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Function {
     /// Name.
     pub name: String,
-    /// Types of the machine registers used by `readreg`/`writereg`.
-    pub regs: Vec<Type>,
+    /// How lanes move through the control flow.
+    pub model: ExecModel,
+    /// Lanes per wave the code was written for (32 or 64), 0 when it runs at any width.
+    pub wave_size: u32,
+    /// Workgroup shared memory the function uses, in bytes.
+    pub shared_bytes: u32,
+    /// The machine registers used by `readreg`/`writereg`.
+    pub regs: Vec<RegInfo>,
     /// Instruction arena.
     pub insts: Arena<Value, InstData>,
     /// Block arena.
@@ -198,6 +237,15 @@ impl Function {
     /// The entry block.
     pub fn entry(&self) -> Option<Block> {
         self.layout.first().copied()
+    }
+    /// Add a machine register, returning its handle.
+    pub fn add_reg(&mut self, ty: Type, uniform: bool, name: &str) -> Reg {
+        self.regs.push(RegInfo { ty, uniform, name: name.into() });
+        Reg(self.regs.len() as u32 - 1)
+    }
+    /// Type of a machine register, if it exists.
+    pub fn reg_ty(&self, r: Reg) -> Option<Type> {
+        self.regs.get(r.0 as usize).map(|i| i.ty)
     }
     /// Create a block (appended to the layout) ending in `return` until its terminator is set.
     pub fn add_block(&mut self) -> Block {

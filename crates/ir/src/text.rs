@@ -48,8 +48,18 @@ pub fn print(f: &Function) -> String {
     };
     let mut s = String::new();
     let _ = writeln!(s, "func @{} {{", f.name);
-    for (i, t) in f.regs.iter().enumerate() {
-        let _ = writeln!(s, "  reg ${i}: {t}");
+    if f.model == crate::ir::ExecModel::Wave {
+        let _ = writeln!(s, "  wave {}", f.wave_size);
+    }
+    if f.shared_bytes != 0 {
+        let _ = writeln!(s, "  shared {}", f.shared_bytes);
+    }
+    for (i, r) in f.regs.iter().enumerate() {
+        let _ = write!(s, "  reg ${i}: {}{}", if r.uniform { "uni " } else { "" }, r.ty);
+        if !r.name.is_empty() {
+            let _ = write!(s, " {}", r.name);
+        }
+        s.push('\n');
     }
     for &b in &f.layout {
         let _ = writeln!(s, "{}:", bn(b));
@@ -204,7 +214,22 @@ pub fn parse(text: &str) -> Result<Function, ParseError> {
                 return Err(e(ParseErrorKind::Malformed));
             }
             let t = t.trim();
-            f.regs.push(Type::parse(t).ok_or(e(ParseErrorKind::UnknownType(t.into())))?);
+            let (uniform, t) = match t.strip_prefix("uni ") {
+                Some(rest) => (true, rest.trim()),
+                None => (false, t),
+            };
+            let (t, name) = t.split_once(' ').unwrap_or((t, ""));
+            let ty = Type::parse(t).ok_or(e(ParseErrorKind::UnknownType(t.into())))?;
+            f.add_reg(ty, uniform, name.trim());
+            continue;
+        }
+        if let Some(n) = l.strip_prefix("wave ") {
+            f.model = crate::ir::ExecModel::Wave;
+            f.wave_size = num(n.trim()).map_err(e)? as u32;
+            continue;
+        }
+        if let Some(n) = l.strip_prefix("shared ") {
+            f.shared_bytes = num(n.trim()).map_err(e)? as u32;
             continue;
         }
         let Some(b) = cur else { return Err(e(ParseErrorKind::NoBlock)) };

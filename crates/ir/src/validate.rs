@@ -75,6 +75,9 @@ pub enum ValidateError {
     /// A block with a non-b1 branch condition.
     #[error("branch condition of {0:?} is not b1")]
     BranchCond(Block),
+    /// A wave-model function branching on a value that is not uniform.
+    #[error("branch condition of {0:?} is not uniform in a wave-model function")]
+    DivergentBranch(Block),
 }
 
 fn terr(f: &Function, v: Value, why: &'static str) -> ValidateError {
@@ -238,6 +241,9 @@ pub fn validate(f: &Function) -> Result<(), ValidateError> {
                 if t != Type::B1 {
                     return Err(ValidateError::BranchCond(b));
                 }
+                if f.model == crate::ir::ExecModel::Wave && !f.insts[*c].uniform {
+                    return Err(ValidateError::DivergentBranch(b));
+                }
             }
             Terminator::Return(vals) => {
                 for &r in vals {
@@ -254,6 +260,15 @@ pub fn validate(f: &Function) -> Result<(), ValidateError> {
 fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError> {
     let inst = &f.insts[v];
     let op = &inst.op;
+    let n = tys.len();
+    let masked = op.takes_mask() && op.arity().is_some_and(|k| n == k + 1);
+    if masked && tys[n - 1] != Type::Mask {
+        return Err(terr(f, v, "the operand after the last one must be the lane mask"));
+    }
+    if f.model == crate::ir::ExecModel::Wave && op.takes_mask() && !masked && !matches!(op, Op::Lane(l) if !l.needs_mask()) {
+        return Err(terr(f, v, "in a wave-model function this op names its lane mask"));
+    }
+    let tys = if masked { &tys[..n - 1] } else { tys };
     let n = tys.len();
     if let Some(k) = op.arity() {
         if k != n {
@@ -273,11 +288,11 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
     match op {
         Op::Phi(_) | Op::Param(_) | Op::Const(_) | Op::Undef | Op::Sync(_) => {}
         Op::ReadReg(r) => {
-            if f.regs.get(r.0 as usize) != Some(&ty) {
+            if f.reg_ty(*r) != Some(ty) {
                 return Err(ValidateError::UnknownReg(v));
             }
         }
-        Op::WriteReg(r) => match f.regs.get(r.0 as usize) {
+        Op::WriteReg(r) => match f.reg_ty(*r).as_ref() {
             None => return Err(ValidateError::UnknownReg(v)),
             Some(t) if *t != tys[0] => return e("register type differs from the value"),
             _ => {}
@@ -340,6 +355,29 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
                 return e("select takes b1, then two operands of the result type");
             }
         }
+        Op::LaneSelect => {
+            if tys[0] != Type::Mask || tys[1] != ty || tys[2] != ty {
+                return e("lanesel takes a mask, then two operands of the result type");
+            }
+        }
+        Op::Buffer(bo) => {
+            if tys.iter().take(7).any(|t| *t != Type::I32) {
+                return e("buffer ops take four descriptor words, index, offset and soffset as i32");
+            }
+            let data = match bo.kind {
+                crate::ops::buffer::BufferKind::Load => Some(ty),
+                crate::ops::buffer::BufferKind::Store => Some(tys[7]),
+                crate::ops::buffer::BufferKind::Atomic(_) => {
+                    if tys[7..].iter().any(|t| *t != ty) || !ty.is_int() {
+                        return e("buffer atomics take integer data of the result type");
+                    }
+                    Some(ty)
+                }
+            };
+            if data.is_some_and(|t| t.bits() != bo.bytes as u32 * 8) {
+                return e("buffer access width differs from the data type");
+            }
+        }
         Op::Bitcast => {
             if tys[0].bits() != ty.bits() {
                 return e("bitcast changes the width");
@@ -387,6 +425,11 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
                     tys[1] == Type::I32 && tys[2] == Type::I32 && if *p { ty == Type::B1 } else { tys[0] == ty }
                 }
                 LaneOp::Dpp(..) => tys[0] == ty && tys[1] == ty,
+                LaneOp::DppValid(_) => ty == Type::B1,
+                LaneOp::Permlane16 { .. } => {
+                    tys[0] == ty && tys[1] == ty && tys[2] == Type::I32 && tys[3] == Type::I32
+                }
+                LaneOp::Bpermute { .. } | LaneOp::Permute { .. } => tys[0] == ty && tys[1] == Type::I32,
             };
             if !ok {
                 return e("cross-lane operand or result types wrong");

@@ -104,7 +104,7 @@ fn body(g: &mut Gen, b: &mut Builder, pool: &mut Vec<Value>) {
 fn program(seed: u64) -> Function {
     let mut g = Gen(seed | 1);
     let mut f = Function::new("rand");
-    f.regs = vec![Type::I32; REGS as usize + 1];
+    f.regs = vec![isabridge_ir::ir::RegInfo::lane(Type::I32); REGS as usize + 1];
     let nblocks = 2 + g.below(6) as usize;
     let blocks: Vec<_> = (0..nblocks).map(|_| f.add_block()).collect();
     for (i, &blk) in blocks.iter().enumerate() {

@@ -10,6 +10,7 @@ use crate::eval::eval_pure;
 use crate::ir::{Block, Function, Terminator, Value};
 use crate::ops::lane::{shfl_source, LaneOp};
 use crate::ops::mem::{atomic_apply, MemOp, Space};
+use crate::ops::buffer::{BufferDesc, BufferKind, BufferOp};
 use crate::ops::control::SyncOp;
 use crate::ops::Op;
 use crate::types::Type;
@@ -37,6 +38,12 @@ pub enum InterpError {
     /// Bad configuration.
     #[error("bad configuration: {0}")]
     Config(&'static str),
+    /// A branch of a wave-model function whose condition differs between lanes.
+    #[error("branch at the end of block {0} is not uniform in a wave-model function")]
+    Divergent(u32),
+    /// An operation the interpreter does not implement for these operand values.
+    #[error("unsupported: {0}")]
+    Unsupported(&'static str),
 }
 
 /// A per-lane input.
@@ -89,13 +96,18 @@ pub struct Outcome {
     pub lane_ops: u64,
 }
 
+/// Operands an instruction may have beyond phis and vectors built of many parts.
+const MAX_ARGS: usize = 12;
+
 struct CInst {
     v: usize,
     op: Op,
     ty: Type,
     src: Type,
-    args: [usize; 4],
+    args: [usize; MAX_ARGS],
     nargs: usize,
+    /// The lane-mask operand's value index, when the op names one.
+    mask: Option<usize>,
     pure: bool,
 }
 
@@ -147,11 +159,16 @@ pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<
                 phis.push((v.index(), bs.iter().copied().zip(inst.args.iter().map(|a| a.index())).collect()));
                 continue;
             }
-            let mut args = [0usize; 4];
-            for (i, a) in inst.args.iter().take(4).enumerate() {
+            if inst.args.len() > MAX_ARGS {
+                return Err(InterpError::Config("an instruction has more operands than the interpreter takes"));
+            }
+            let mut args = [0usize; MAX_ARGS];
+            for (i, a) in inst.args.iter().enumerate() {
                 args[i] = a.index();
             }
             let src = inst.args.first().and_then(|a| f.ty(*a)).unwrap_or(Type::I32);
+            let masked = inst.op.takes_mask() && inst.op.arity().is_some_and(|k| inst.args.len() == k + 1);
+            let nargs = inst.args.len() - masked as usize;
             insts.push(CInst {
                 v: v.index(),
                 pure: inst.op.is_pure() && !matches!(inst.op, Op::Phi(_)),
@@ -159,7 +176,8 @@ pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<
                 ty: inst.ty.unwrap_or(Type::I32),
                 src,
                 args,
-                nargs: inst.args.len().min(4),
+                nargs,
+                mask: masked.then(|| args[nargs]),
             });
         }
         blocks.push(CBlock { phis, insts, term: bd.term.clone() });
@@ -232,6 +250,16 @@ pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<
                 }
                 // Terminator.
                 let blk = rpo[r as usize];
+                if f.model == crate::ir::ExecModel::Wave {
+                    if let Terminator::Branch(c, ..) = &cb.term {
+                        let first = group.trailing_zeros() as usize;
+                        let bit = |l: usize| m.regs[c.index() * threads + w * ws + l] & 1;
+                        let want = bit(first);
+                        if (0..ws).any(|l| group >> l & 1 != 0 && bit(l) != want) {
+                            return Err(InterpError::Divergent(r));
+                        }
+                    }
+                }
                 for l in 0..ws {
                     if group >> l & 1 == 0 {
                         continue;
@@ -322,6 +350,7 @@ impl Machine<'_> {
     fn exec(&mut self, w: usize, group: u64, ci: &CInst) -> Result<(), InterpError> {
         let th = self.threads();
         let base = w * self.ws;
+        let full = group;
         self.lane_ops += group.count_ones() as u64;
         if let (Op::Int(io), 1) = (&ci.op, ci.ty.lanes()) {
             // Fast path for scalar integer ops (the bulk of real programs).
@@ -342,7 +371,7 @@ impl Machine<'_> {
         }
         if ci.pure {
             let mut g = group;
-            let mut args = [0u64; 4];
+            let mut args = [0u64; MAX_ARGS];
             while g != 0 {
                 let l = g.trailing_zeros() as usize;
                 g &= g - 1;
@@ -355,8 +384,24 @@ impl Machine<'_> {
             }
             return Ok(());
         }
+        // The lanes the op runs under: those here, narrowed by the op's mask operand.
+        let group = match ci.mask {
+            Some(k) if group != 0 => group & self.regs[k * th + base + group.trailing_zeros() as usize],
+            _ => group,
+        };
         let lanes = || (0..self.ws).filter(move |l| group >> l & 1 != 0);
         match &ci.op {
+            Op::LaneSelect => {
+                for l in 0..self.ws {
+                    let t = base + l;
+                    let m = self.regs[ci.args[0] * th + t];
+                    let pick = if m >> l & 1 != 0 { ci.args[1] } else { ci.args[2] };
+                    if full >> l & 1 != 0 {
+                        self.regs[ci.v * th + t] = self.regs[pick * th + t];
+                    }
+                }
+            }
+            Op::Buffer(bo) => self.buffer_op(w, group, full, ci, *bo)?,
             Op::Param(n) => {
                 for l in lanes() {
                     let t = base + l;
@@ -368,8 +413,15 @@ impl Machine<'_> {
                     self.regs[ci.v * th + t] = v & ci.ty.mask();
                 }
             }
-            Op::Lane(op) => self.lane(w, group, ci, *op),
+            Op::Lane(op) => self.lane(w, full, group, ci, *op),
             Op::Mem(mop) => {
+                if ci.mask.is_some() && !mop_is_store(mop) {
+                    for l in 0..self.ws {
+                        if full >> l & 1 != 0 && group >> l & 1 == 0 {
+                            self.regs[ci.v * th + base + l] = 0;
+                        }
+                    }
+                }
                 for l in lanes() {
                     let t = base + l;
                     let a = self.regs[ci.args[0] * th + t];
@@ -454,7 +506,7 @@ impl Machine<'_> {
         Ok(&mut buf[off..off + size])
     }
 
-    fn lane(&mut self, w: usize, group: u64, ci: &CInst, op: LaneOp) {
+    fn lane(&mut self, w: usize, full: u64, group: u64, ci: &CInst, op: LaneOp) {
         let th = self.threads();
         let ws = self.ws;
         let base = w * ws;
@@ -497,6 +549,40 @@ impl Machine<'_> {
                     *o = if pred { ok as u64 } else { rd(self, 0, seg_base + src as usize) };
                 }
             }
+            LaneOp::DppValid(d) => {
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = matches!(d.source(l as u32), Some(s) if (s as usize) < ws && group >> s & 1 != 0) as u64;
+                }
+            }
+            LaneOp::Permlane16 { cross, bound0 } => {
+                for (l, o) in out.iter_mut().enumerate() {
+                    let sel = (rd(self, 3, l) & 0xffff_ffff) << 32 | (rd(self, 2, l) & 0xffff_ffff);
+                    let i = l & 15;
+                    let row = if cross { (l >> 4) ^ 1 } else { l >> 4 };
+                    let s = row * 16 + (sel >> (4 * i) & 15) as usize;
+                    *o = if s < ws && group >> s & 1 != 0 {
+                        rd(self, 0, s)
+                    } else if bound0 {
+                        0
+                    } else {
+                        rd(self, 1, l)
+                    };
+                }
+            }
+            LaneOp::Bpermute { halves } => {
+                for (l, o) in out.iter_mut().enumerate() {
+                    let s = lane_of(rd(self, 1, l), l, ws, halves);
+                    *o = if group >> s & 1 != 0 { rd(self, 0, s) } else { 0 };
+                }
+            }
+            LaneOp::Permute { halves } => {
+                for l in 0..ws {
+                    if group >> l & 1 != 0 {
+                        let d = lane_of(rd(self, 1, l), l, ws, halves);
+                        out[d] = rd(self, 0, l);
+                    }
+                }
+            }
             LaneOp::Dpp(d, bound0) => {
                 for (l, o) in out.iter_mut().enumerate() {
                     *o = match d.source(l as u32) {
@@ -512,12 +598,86 @@ impl Machine<'_> {
                 }
             }
         }
+        // Per-lane results of lanes outside the op's mask read 0; uniform results reach every lane.
+        let uniform = matches!(
+            op,
+            LaneOp::Ballot | LaneOp::All | LaneOp::Any | LaneOp::ReadFirstLane | LaneOp::ActiveMask | LaneOp::WaveSize
+        );
         for (l, o) in out.iter().enumerate() {
-            if group >> l & 1 != 0 {
-                self.regs[ci.v * th + base + l] = o & ci.ty.mask();
+            if full >> l & 1 != 0 {
+                let v = if uniform || group >> l & 1 != 0 || matches!(op, LaneOp::LaneId | LaneOp::WaveId) {
+                    *o
+                } else {
+                    0
+                };
+                self.regs[ci.v * th + base + l] = v & ci.ty.mask();
             }
         }
     }
+
+    fn buffer_op(&mut self, w: usize, group: u64, full: u64, ci: &CInst, bo: BufferOp) -> Result<(), InterpError> {
+        let th = self.threads();
+        let base = w * self.ws;
+        let rd = |m: &Machine, k: usize, l: usize| m.regs[ci.args[k] * th + base + l];
+        let size = bo.bytes as u32;
+        for l in 0..self.ws {
+            if full >> l & 1 == 0 {
+                continue;
+            }
+            let t = base + l;
+            if group >> l & 1 == 0 {
+                if !bo.is_store() {
+                    self.regs[ci.v * th + t] = 0;
+                }
+                continue;
+            }
+            let words = [0, 1, 2, 3].map(|k| rd(self, k, l) as u32);
+            let desc = BufferDesc::from_words(words);
+            if desc.swizzle {
+                return Err(InterpError::Unsupported("swizzled buffer descriptor"));
+            }
+            let index = if bo.idxen { rd(self, 4, l) as u32 } else { 0 };
+            let offset = if bo.offen { rd(self, 5, l) as u32 } else { 0 }.wrapping_add(bo.offset);
+            let addr = desc.address(index, offset, rd(self, 6, l) as u32, l as u32);
+            let Some(addr) = addr else {
+                if !bo.is_store() {
+                    self.regs[ci.v * th + t] = 0;
+                }
+                continue;
+            };
+            let buf = self.buffer(Space::Global, t, addr, size)?;
+            let old = read_le(buf, size);
+            match bo.kind {
+                BufferKind::Load => self.regs[ci.v * th + t] = old,
+                BufferKind::Store => {
+                    let v = rd(self, 7, l);
+                    write_le(self.buffer(Space::Global, t, addr, size)?, size, v);
+                }
+                BufferKind::Atomic(k) => {
+                    let v = rd(self, 7, l);
+                    let s = if ci.nargs > 8 { rd(self, 8, l) } else { 0 };
+                    let new = atomic_apply(k, size * 8, old, v, s);
+                    write_le(self.buffer(Space::Global, t, addr, size)?, size, new);
+                    self.regs[ci.v * th + t] = old;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The lane a permute reaches from a byte address.
+fn lane_of(addr: u64, lane: usize, ws: usize, halves: bool) -> usize {
+    let i = (addr as u32 / 4) as usize;
+    if halves {
+        (lane & !31) | (i & 31)
+    } else {
+        i % ws
+    }
+}
+
+fn mop_is_store(m: &MemOp) -> bool {
+    matches!(m, MemOp::Store(_))
 }
 
 fn read_le(b: &[u8], size: u32) -> u64 {

@@ -34,6 +34,8 @@ pub enum Dpp {
     RowShare(u8),
     /// gfx10 row_xmask: lane reads lane (id ^ n) of its row.
     RowXmask(u8),
+    /// Eight-lane groups: lane `8g + i` reads lane `8g + sel[i]`, three bits per selector.
+    Lanes8(u32),
 }
 
 impl Dpp {
@@ -59,6 +61,7 @@ impl Dpp {
             Dpp::RowHalfMirror => (lane & !7) | (7 - (lane & 7)),
             Dpp::RowShare(n) => row | (n as u32 & 15),
             Dpp::RowXmask(n) => row | ((i ^ n as u32) & 15),
+            Dpp::Lanes8(s) => (lane & !7) | (s >> (3 * (lane & 7)) & 7),
         })
     }
     fn name(self) -> String {
@@ -71,6 +74,7 @@ impl Dpp {
             Dpp::RowHalfMirror => "row_half_mirror".into(),
             Dpp::RowShare(n) => format!("row_share{n}"),
             Dpp::RowXmask(n) => format!("row_xmask{n}"),
+            Dpp::Lanes8(s) => format!("lanes8_{s:06x}"),
         }
     }
     fn parse(s: &str) -> Option<Dpp> {
@@ -85,6 +89,7 @@ impl Dpp {
             _ if s.starts_with("row_ror") => Dpp::RowRor(in_row(num("row_ror")?)?),
             _ if s.starts_with("row_share") => Dpp::RowShare(num("row_share")? & 15),
             _ if s.starts_with("row_xmask") => Dpp::RowXmask(num("row_xmask")? & 15),
+            _ if s.starts_with("lanes8_") => Dpp::Lanes8(u32::from_str_radix(&s[7..], 16).ok()? & 0xff_ffff),
             _ => return None,
         })
     }
@@ -118,16 +123,48 @@ pub enum LaneOp {
     /// AMD DPP permute of operand 0; a lane whose source is outside the row or inactive gets
     /// operand 1 (`old`), or 0 with `bound_ctrl`.
     Dpp(Dpp, bool),
+    /// b1: whether the DPP pattern's source lane for this lane exists and is active (in the
+    /// mask operand, if given).
+    DppValid(Dpp),
+    /// Sixteen-lane permute of operand 0: lane `16r + i` reads lane `16r' + sel(i)` where sel(i)
+    /// is nibble i of the 64-bit selector {operand 3 : operand 2} and r' = r, or r ^ 1 when
+    /// `cross`. An inactive source gives operand 1 (`old`), or 0 with `bound0`.
+    Permlane16 {
+        /// Read the other row of the pair.
+        cross: bool,
+        /// Inactive sources give 0 instead of `old`.
+        bound0: bool,
+    },
+    /// Pull: lane reads operand 0 of lane ((operand 1 / 4) mod 32) within its half of 32
+    /// lanes when `halves`, or modulo the wave size; an inactive source gives 0.
+    Bpermute {
+        /// A wave of 64 permutes within each half of 32 lanes.
+        halves: bool,
+    },
+    /// Push: each active lane writes its operand 0 into lane ((operand 1 / 4) mod 32) of its
+    /// half (with `halves`) or modulo the wave size; when several lanes write one lane the
+    /// highest wins; a lane nobody writes reads 0.
+    Permute {
+        /// A wave of 64 permutes within each half of 32 lanes.
+        halves: bool,
+    },
 }
 
 impl LaneOp {
+    /// Whether the op depends on which lanes take part (wave-model functions must then name the
+    /// mask); lane and wave ids and `readlane` do not.
+    pub const fn needs_mask(self) -> bool {
+        !matches!(self, LaneOp::LaneId | LaneOp::WaveId | LaneOp::WaveSize | LaneOp::ReadLane | LaneOp::ActiveMask)
+    }
     /// Number of operands.
     pub const fn arity(self) -> usize {
         match self {
             LaneOp::LaneId | LaneOp::WaveId | LaneOp::WaveSize | LaneOp::ActiveMask => 0,
             LaneOp::Ballot | LaneOp::All | LaneOp::Any | LaneOp::ReadFirstLane => 1,
-            LaneOp::ReadLane | LaneOp::Dpp(..) => 2,
+            LaneOp::DppValid(_) => 0,
+            LaneOp::ReadLane | LaneOp::Dpp(..) | LaneOp::Bpermute { .. } | LaneOp::Permute { .. } => 2,
             LaneOp::Shuffle(..) => 3,
+            LaneOp::Permlane16 { .. } => 4,
         }
     }
     /// Text mnemonic.
@@ -152,6 +189,12 @@ impl LaneOp {
                 format!("shfl.{m}{}", if *p { ".pred" } else { "" })
             }
             LaneOp::Dpp(d, b) => format!("dpp.{}{}", d.name(), if *b { ".bound0" } else { "" }),
+            LaneOp::DppValid(d) => format!("dppvalid.{}", d.name()),
+            LaneOp::Permlane16 { cross, bound0 } => {
+                format!("permlane16{}{}", if *cross { ".x" } else { "" }, if *bound0 { ".bound0" } else { "" })
+            }
+            LaneOp::Bpermute { halves } => format!("bpermute{}", if *halves { ".halves" } else { "" }),
+            LaneOp::Permute { halves } => format!("permute{}", if *halves { ".halves" } else { "" }),
         }
     }
     /// Parse a mnemonic split at dots.
@@ -182,6 +225,15 @@ impl LaneOp {
             }
             ("dpp", [d]) => LaneOp::Dpp(Dpp::parse(d)?, false),
             ("dpp", [d, "bound0"]) => LaneOp::Dpp(Dpp::parse(d)?, true),
+            ("dppvalid", [d]) => LaneOp::DppValid(Dpp::parse(d)?),
+            ("permlane16", []) => LaneOp::Permlane16 { cross: false, bound0: false },
+            ("permlane16", ["x"]) => LaneOp::Permlane16 { cross: true, bound0: false },
+            ("permlane16", ["bound0"]) => LaneOp::Permlane16 { cross: false, bound0: true },
+            ("permlane16", ["x", "bound0"]) => LaneOp::Permlane16 { cross: true, bound0: true },
+            ("bpermute", []) => LaneOp::Bpermute { halves: false },
+            ("bpermute", ["halves"]) => LaneOp::Bpermute { halves: true },
+            ("permute", []) => LaneOp::Permute { halves: false },
+            ("permute", ["halves"]) => LaneOp::Permute { halves: true },
             _ => return None,
         })
     }

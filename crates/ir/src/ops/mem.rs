@@ -68,9 +68,15 @@ pub enum AtomicKind {
     Exch,
     /// Compare (second operand) and swap (third operand).
     CmpExch,
+    /// Unsigned increment that wraps to 0 past the operand: `old >= v ? 0 : old + 1`.
+    Inc,
+    /// Unsigned decrement that wraps to the operand: `old == 0 || old > v ? v : old - 1`.
+    Dec,
 }
 
-const ATOMIC_NAMES: [(AtomicKind, &str); 10] = [
+const ATOMIC_NAMES: [(AtomicKind, &str); 12] = [
+    (AtomicKind::Inc, "inc"),
+    (AtomicKind::Dec, "dec"),
     (AtomicKind::Add, "add"),
     (AtomicKind::Min(true), "smin"),
     (AtomicKind::Min(false), "umin"),
@@ -82,6 +88,16 @@ const ATOMIC_NAMES: [(AtomicKind, &str); 10] = [
     (AtomicKind::Exch, "exch"),
     (AtomicKind::CmpExch, "cas"),
 ];
+
+/// Text name of an atomic operation.
+pub fn atomic_name(k: AtomicKind) -> &'static str {
+    ATOMIC_NAMES.iter().find(|(x, _)| *x == k).map(|p| p.1).unwrap_or("add")
+}
+
+/// Parse the text name of an atomic operation.
+pub fn parse_atomic(s: &str) -> Option<AtomicKind> {
+    ATOMIC_NAMES.iter().find(|(_, n)| *n == s).map(|p| p.0)
+}
 
 /// A memory operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -170,6 +186,20 @@ pub fn atomic_apply(kind: AtomicKind, bits: u32, old: u64, v: u64, swap: u64) ->
         AtomicKind::Or => old | v,
         AtomicKind::Xor => old ^ v,
         AtomicKind::Exch => v,
+        AtomicKind::Inc => {
+            if old & m >= v & m {
+                0
+            } else {
+                old.wrapping_add(1)
+            }
+        }
+        AtomicKind::Dec => {
+            if old & m == 0 || old & m > v & m {
+                v
+            } else {
+                old.wrapping_sub(1)
+            }
+        }
         AtomicKind::CmpExch => {
             if old & m == v & m {
                 swap

@@ -1,6 +1,7 @@
 //! The operations of the SSA IR, one file per family.
 
 pub mod amd;
+pub mod buffer;
 pub mod control;
 pub mod conv;
 pub mod float;
@@ -10,6 +11,7 @@ pub mod mem;
 
 use crate::ir::{Block, Reg};
 use crate::soft::approx::ApproxFn;
+use buffer::BufferOp;
 use control::SyncOp;
 use conv::ConvOp;
 use float::{FCmp, FloatOp};
@@ -44,6 +46,9 @@ pub enum Op {
     Approx(ApproxFn, bool),
     /// Operand 0 (b1) ? operand 1 : operand 2.
     Select,
+    /// Merge under a lane mask: bit (lane id) of operand 0 (a uniform `mask`) ? operand 1 :
+    /// operand 2. How a wave-model function writes a per-lane result only where lanes take part.
+    LaneSelect,
     /// Reinterpret the bits as the result type (same width).
     Bitcast,
     /// Build a vector from its elements (low first).
@@ -58,6 +63,8 @@ pub enum Op {
     Lane(LaneOp),
     /// Synchronization.
     Sync(SyncOp),
+    /// Buffer access through a descriptor.
+    Buffer(BufferOp),
 }
 
 impl Op {
@@ -70,7 +77,8 @@ impl Op {
             Op::Float(f) => f.kind.arity(),
             Op::FCmp(..) | Op::Insert(_) => 2,
             Op::Int(i) => i.arity(),
-            Op::Select => 3,
+            Op::Select | Op::LaneSelect => 3,
+            Op::Buffer(b) => b.arity(),
             Op::Mem(m) => m.arity(),
             Op::Lane(l) => l.arity(),
         })
@@ -79,8 +87,40 @@ impl Op {
     pub fn is_pure(&self) -> bool {
         !matches!(
             self,
-            Op::WriteReg(_) | Op::ReadReg(_) | Op::Mem(_) | Op::Sync(_) | Op::Lane(_) | Op::Param(_)
+            Op::WriteReg(_)
+                | Op::ReadReg(_)
+                | Op::Mem(_)
+                | Op::Sync(_)
+                | Op::Lane(_)
+                | Op::Param(_)
+                | Op::Buffer(_)
+                | Op::LaneSelect
         )
+    }
+    /// Whether the result is the same on every lane, given whether every operand is.
+    pub fn uniform_result(&self, args_uniform: bool) -> bool {
+        match self {
+            Op::Const(_) | Op::Undef => true,
+            Op::Param(_) | Op::ReadReg(_) | Op::Phi(_) | Op::LaneSelect | Op::Buffer(_) => false,
+            Op::Lane(l) => matches!(
+                l,
+                LaneOp::Ballot
+                    | LaneOp::All
+                    | LaneOp::Any
+                    | LaneOp::ReadFirstLane
+                    | LaneOp::WaveSize
+                    | LaneOp::WaveId
+                    | LaneOp::ActiveMask
+            ),
+            Op::Mem(MemOp::Load(s)) => args_uniform && *s != mem::Space::Scratch,
+            Op::Mem(_) => false,
+            _ => args_uniform,
+        }
+    }
+    /// Whether the op may take a trailing `mask` operand naming the lanes it runs under (one
+    /// more than [`Op::arity`]); wave-model functions must give it.
+    pub fn takes_mask(&self) -> bool {
+        matches!(self, Op::Mem(_) | Op::Buffer(_) | Op::Lane(_))
     }
     /// Whether the op depends on other lanes or on the active mask.
     pub fn is_cross_lane(&self) -> bool {
@@ -89,6 +129,7 @@ impl Op {
     /// Whether the op produces no value.
     pub fn is_void(&self) -> bool {
         matches!(self, Op::WriteReg(_) | Op::Sync(_) | Op::Mem(MemOp::Store(_)))
+            || matches!(self, Op::Buffer(b) if b.is_store())
     }
     /// Text mnemonic (phi, param, const and register ops print their own operands).
     pub fn mnemonic(&self) -> String {
@@ -105,6 +146,8 @@ impl Op {
             Op::Conv(c) => c.mnemonic(),
             Op::Approx(f, ftz) => format!("approx.{}{}", f.name(), if *ftz { ".ftz" } else { "" }),
             Op::Select => "select".into(),
+            Op::LaneSelect => "lanesel".into(),
+            Op::Buffer(b) => b.mnemonic(),
             Op::Bitcast => "bitcast".into(),
             Op::Build => "build".into(),
             Op::Extract(i) => format!("extract.{i}"),
@@ -123,6 +166,7 @@ impl Op {
         match (base, mods) {
             ("undef", []) => return Some(Op::Undef),
             ("select", []) => return Some(Op::Select),
+            ("lanesel", []) => return Some(Op::LaneSelect),
             ("bitcast", []) => return Some(Op::Bitcast),
             ("build", []) => return Some(Op::Build),
             ("extract", [i]) => return Some(Op::Extract(i.parse().ok()?)),
@@ -150,6 +194,9 @@ impl Op {
         }
         if let Some(x) = MemOp::parse(base, mods) {
             return Some(Op::Mem(x));
+        }
+        if let Some(x) = BufferOp::parse(base, mods) {
+            return Some(Op::Buffer(x));
         }
         if let Some(x) = LaneOp::parse(base, mods) {
             return Some(Op::Lane(x));

@@ -27,9 +27,9 @@ impl Ssa {
         if let Some(&v) = self.defs.get(&(r, b)) {
             return resolve(&self.repl, v);
         }
-        let ty = f.regs[r.0 as usize];
+        let (ty, uni) = (f.regs[r.0 as usize].ty, f.regs[r.0 as usize].uniform);
         let v = if !self.sealed[b.index()] {
-            let phi = self.new_phi(f, b, ty);
+            let phi = self.new_phi(f, b, ty, uni);
             self.incomplete[b.index()].push((r, phi));
             phi
         } else if self.preds[b.index()].len() == 1 {
@@ -40,7 +40,7 @@ impl Ssa {
             self.undefs.push(u);
             u
         } else {
-            let phi = self.new_phi(f, b, ty);
+            let phi = self.new_phi(f, b, ty, uni);
             self.write(r, b, phi);
             self.add_operands(f, r, phi, b)
         };
@@ -48,8 +48,8 @@ impl Ssa {
         v
     }
 
-    fn new_phi(&mut self, f: &mut Function, b: Block, ty: crate::types::Type) -> Value {
-        let v = f.create(Op::Phi(vec![]), vec![], Some(ty), false);
+    fn new_phi(&mut self, f: &mut Function, b: Block, ty: crate::types::Type, uniform: bool) -> Value {
+        let v = f.create(Op::Phi(vec![]), vec![], Some(ty), uniform);
         self.new_phis[b.index()].push(v);
         v
     }
