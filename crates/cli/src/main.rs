@@ -15,6 +15,7 @@ mod alloc;
 #[cfg(any(test, target_env = "musl"))]
 mod c_alloc;
 mod census;
+mod conform;
 mod disasm;
 mod input;
 mod listing;
@@ -57,6 +58,10 @@ enum Command {
     /// CENSUS_SCHEMA.md, `--html FILE` for a report with charts. An input that cannot be read
     /// is reported and the run goes on (exit status 1).
     Census(census::Args),
+    /// Run execution vectors through a translation path and compare each checked lane with
+    /// the results measured on hardware: `conform rdna VECTORS.jsonl --via interp [--json]`.
+    /// Exit status 0 only when every checked lane of every test passes.
+    Conform(conform::Args),
 }
 
 /// Why a command did not end with status 0.
@@ -136,6 +141,7 @@ pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_ch
             Ok(cli) => match cli.command {
                 Command::Disasm(a) => disasm::run(&a).map_err(Failure::from),
                 Command::Census(a) => census::run(&a),
+                Command::Conform(a) => conform::run(&a),
             },
             // --help and --version print and exit 0; usage errors print and exit 2.
             Err(e) => e.exit(),

@@ -9,6 +9,7 @@ pub mod disasm;
 pub mod elf;
 pub mod gfx10;
 pub mod gfx12;
+pub mod lift;
 pub mod nvidia;
 pub mod sm50;
 pub mod sm86;

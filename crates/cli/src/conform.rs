@@ -1,0 +1,225 @@
+//! `isabridge conform rdna`: run RDNA execution vectors (the schema of fixtures/rdna: gfx10 code,
+//! input rows, per-lane output words measured on RDNA2 hardware, a harness record) through a
+//! translation path and compare every checked lane and slot.
+//!
+//! Layouts run today: `std_buffer_v1` and `idx_buffer_v1` (chunked dispatches, per-lane check
+//! masks, per-slot compare bit masks, any-NaN slots, expected-slot maps), on the expected table
+//! of the default float mode. A test in another layout, or one whose code does not lift, is
+//! reported with its reason and counts as failed: nothing is skipped silently.
+
+use crate::Failure;
+use isabridge_decoder::lift::amd::{lift, Options, SystemValue};
+use isabridge_decoder::Isa;
+use isabridge_ir::interp::{self, Config, Input, Memory};
+use serde_json::Value as Json;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Run execution vectors and compare with their measured results.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    suite: Suite,
+}
+
+#[derive(clap::Subcommand)]
+enum Suite {
+    /// RDNA2-measured gfx10 vectors (JSON lines in the schema of fixtures/rdna).
+    Rdna(RdnaArgs),
+}
+
+/// Arguments of `conform rdna`.
+#[derive(clap::Args)]
+pub struct RdnaArgs {
+    /// The vectors file (one JSON object per line).
+    vectors: PathBuf,
+    /// Translation path: `interp` runs the lifted IR on the reference interpreter.
+    #[arg(long, default_value = "interp")]
+    via: String,
+    /// One JSON line per test and wave instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Only tests whose name contains this text.
+    #[arg(long)]
+    only: Option<String>,
+}
+
+const IN_BASE: u64 = 0x1_0000_0000;
+const OUT_BASE: u64 = 0x2_0000_0000;
+
+/// One test and wave's result.
+struct Outcome {
+    name: String,
+    wave: u32,
+    checked: u64,
+    passed: u64,
+    first: Option<String>,
+}
+
+/// Run the command.
+pub fn run(a: &Args) -> Result<(), Failure> {
+    let Suite::Rdna(a) = &a.suite;
+    if a.via != "interp" {
+        return Err(format!("--via {}: only `interp` runs today", a.via).into());
+    }
+    let text = std::fs::read_to_string(&a.vectors).map_err(|e| format!("{}: {e}", a.vectors.display()))?;
+    let mut out = std::io::stdout().lock();
+    let mut all_pass = true;
+    if !a.json {
+        writeln!(out, "{:<30} {:>4} {:>8} {:>8}  first difference", "test", "wave", "checked", "passed")?;
+    }
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let t: Json = serde_json::from_str(line).map_err(|e| format!("{}:{}: {e}", a.vectors.display(), n + 1))?;
+        let name = t["name"].as_str().unwrap_or("?").to_string();
+        if a.only.as_ref().is_some_and(|o| !name.contains(o.as_str())) {
+            continue;
+        }
+        for (wave, code, exp) in [(32, "wave32_code", "expected32"), (64, "wave64_code", "expected64")] {
+            if t[code].is_null() || t[exp].is_null() {
+                continue;
+            }
+            let o = run_test(&t, &name, wave, code, exp);
+            all_pass &= o.checked > 0 && o.passed == o.checked;
+            if a.json {
+                let j = serde_json::json!({"name": o.name, "wave": o.wave, "via": a.via, "checked": o.checked, "passed": o.passed});
+                writeln!(out, "{j}")?;
+            } else {
+                writeln!(
+                    out,
+                    "{:<30} {:>4} {:>8} {:>8}  {}",
+                    o.name,
+                    o.wave,
+                    o.checked,
+                    o.passed,
+                    o.first.as_deref().unwrap_or("")
+                )?;
+            }
+        }
+    }
+    if all_pass {
+        Ok(())
+    } else {
+        Err(Failure::Partial)
+    }
+}
+
+fn words(v: &Json) -> Vec<u32> {
+    v.as_array().map(|a| a.iter().map(|x| x.as_u64().unwrap_or(0) as u32).collect()).unwrap_or_default()
+}
+
+fn parse_u32(v: &Json) -> Option<u32> {
+    match v {
+        Json::Number(n) => n.as_u64().map(|x| x as u32),
+        Json::String(s) => u32::from_str_radix(s.trim_start_matches("0x"), 16).ok(),
+        _ => None,
+    }
+}
+
+fn fail(name: &str, wave: u32, checked: u64, why: String) -> Outcome {
+    Outcome { name: name.into(), wave, checked: checked.max(1), passed: 0, first: Some(why) }
+}
+
+fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, exp_key: &str) -> Outcome {
+    let h = &t["harness"];
+    let layout = h["layout"].as_str().unwrap_or("");
+    let expected: Vec<Vec<u32>> = t[exp_key].as_array().map(|r| r.iter().map(words).collect()).unwrap_or_default();
+    let checked = h["checked"].as_u64().unwrap_or(0) as usize;
+    let lanes_total = expected.len() as u64 * checked as u64;
+    let indexed = match layout {
+        "std_buffer_v1" => false,
+        "idx_buffer_v1" => true,
+        _ => return fail(name, wave, lanes_total, format!("layout {layout} does not run yet")),
+    };
+    let in_dwords = h["in_dwords"].as_u64().unwrap_or(4) as usize;
+    let out_stride = h["out_stride_dwords"].as_u64().unwrap_or(16) as usize;
+    let workgroup = match &h["workgroup"] {
+        Json::Array(a) => a.first().and_then(|x| x.as_u64()).unwrap_or(wave as u64) as u32,
+        _ => wave,
+    };
+    let rows_per = h["rows_per_dispatch"].as_u64().map(|x| x as usize).unwrap_or(workgroup as usize);
+    let chunks = h["chunks"].as_u64().unwrap_or(1) as usize;
+    let max_threads = (h["max_threads"].as_u64().unwrap_or(workgroup as u64) as usize).max(workgroup as usize);
+    let code = words(&t[code_key]);
+    let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let opts = Options { wave64: wave == 64, user_sgprs: 8, vgpr_inputs: vec![SystemValue::LocalIdX], ..Options::default() };
+    let f = match lift(Isa::Gfx1013, &bytes, 0, &opts) {
+        Ok(f) => f,
+        Err(e) => return fail(name, wave, lanes_total, e.to_string()),
+    };
+    let inputs: Vec<Vec<u32>> = t["inputs"].as_array().map(|r| r.iter().map(words).collect()).unwrap_or_default();
+    let check_mask: Option<Vec<u32>> = h["per_lane_check_mask"]
+        .as_str()
+        .and_then(|s| s.strip_prefix("extra_arrays."))
+        .map(|k| words(&t["extra_arrays"][k]));
+    let nan_mask: Option<Vec<u32>> = h["per_lane_any_nan_mask"]
+        .as_str()
+        .and_then(|s| s.strip_prefix("extra_arrays."))
+        .map(|k| words(&t["extra_arrays"][k]));
+    let bit_masks: Vec<u32> = h["compare_bit_mask_per_slot"].as_array().map(|a| a.iter().filter_map(parse_u32).collect()).unwrap_or_default();
+    let nan_slots: Vec<u32> = words(&h["nan_slots_any_nan"]);
+    let slot_map: Vec<u32> = words(&h["expected_slot_map"]);
+    let (mut n_checked, mut n_passed, mut first) = (0u64, 0u64, None);
+    for c in 0..chunks {
+        let rows = c * rows_per..((c + 1) * rows_per).min(expected.len());
+        if rows.is_empty() {
+            break;
+        }
+        // Input buffer: the chunk's rows in lane order, zero padded.
+        let mut inb = vec![0u8; max_threads * in_dwords * 4];
+        for (lane, row) in rows.clone().enumerate() {
+            for (k, w) in inputs.get(row).into_iter().flatten().take(in_dwords).enumerate() {
+                let o = (lane * in_dwords + k) * 4;
+                if o + 4 <= inb.len() {
+                    inb[o..o + 4].copy_from_slice(&w.to_le_bytes());
+                }
+            }
+        }
+        let outb: Vec<u8> = std::iter::repeat_n(0xdeadbeef_u32.to_le_bytes(), max_threads * out_stride).flatten().collect();
+        let desc = |base: u64, bytes: usize| -> [u32; 4] {
+            if indexed {
+                [base as u32, (base >> 32) as u32 & 0xffff | 4 << 16, (bytes / 4) as u32, 0x11016fac]
+            } else {
+                [base as u32, (base >> 32) as u32 & 0xffff, bytes as u32, 0x31016fac]
+            }
+        };
+        let mut ins: Vec<Input> = desc(IN_BASE, inb.len())
+            .into_iter()
+            .chain(desc(OUT_BASE, outb.len()))
+            .map(|w| Input::Uniform(w as u64))
+            .collect();
+        ins.push(Input::PerLane((0..workgroup as u64).collect()));
+        let mem = Memory { global: vec![(IN_BASE, inb), (OUT_BASE, outb)], ..Memory::default() };
+        let cfg = Config { wave_size: wave, waves: workgroup.div_ceil(wave), ..Config::default() };
+        let r = match interp::run(&f, &cfg, &ins, mem) {
+            Ok(r) => r,
+            Err(e) => return fail(name, wave, lanes_total, format!("interpreter: {e}")),
+        };
+        let outb = &r.memory.global[1].1;
+        for (lane, row) in rows.enumerate() {
+            let want = &expected[row];
+            for (j, w) in want.iter().enumerate().take(checked) {
+                let slot = slot_map.get(j).copied().unwrap_or(j as u32) as usize;
+                if check_mask.as_ref().is_some_and(|m| m.get(row).is_some_and(|m| m >> slot & 1 == 0)) {
+                    continue;
+                }
+                let o = (lane * out_stride + slot) * 4;
+                let got = outb.get(o..o + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
+                let bm = bit_masks.get(slot).copied().unwrap_or(u32::MAX);
+                let any_nan = nan_slots.contains(&(slot as u32)) && is_nan32(*w)
+                    || nan_mask.as_ref().is_some_and(|m| m.get(row).is_some_and(|m| m >> slot & 1 != 0));
+                let ok = got & bm == w & bm || any_nan && is_nan32(got);
+                n_checked += 1;
+                if ok {
+                    n_passed += 1;
+                } else if first.is_none() {
+                    first = Some(format!("row {row} slot {slot}: got {got:#010x}, want {w:#010x}"));
+                }
+            }
+        }
+    }
+    Outcome { name: name.into(), wave, checked: n_checked, passed: n_passed, first }
+}
+
+fn is_nan32(x: u32) -> bool {
+    x & 0x7f80_0000 == 0x7f80_0000 && x & 0x7f_ffff != 0
+}
