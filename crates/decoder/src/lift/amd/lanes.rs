@@ -46,7 +46,11 @@ impl Valu {
                 Modifier::DppCtrl(c) => {
                     pattern = Some(dpp16(c).ok_or_else(|| cx.unsupported(at, "DPP control value"))?);
                 }
-                Modifier::Dpp8(s) => pattern = Some(Dpp::Lanes8(s)),
+                Modifier::Dpp8(s) => {
+                    // DPP8 has no bound_ctrl: an inactive source lane reads 0 and the lane writes.
+                    pattern = Some(Dpp::Lanes8(s));
+                    bc = true;
+                }
                 Modifier::RowMask(r) => row_mask = r,
                 Modifier::BankMask(b) => bank_mask = b,
                 Modifier::FetchInactive => fi = true,
@@ -122,7 +126,8 @@ fn permute(cx: &mut Cx, at: &At, push: bool) -> Result<(), LiftError> {
     if s.len() < 2 {
         return Err(cx.unsupported(at, "permute operands"));
     }
-    let offset = at.inst.named("OFFSET").unwrap_or(0) as u32;
+    // DS instructions carry a 16-bit offset as OFFSET1:OFFSET0.
+    let offset = (at.inst.named("OFFSET1").unwrap_or(0) << 8 | at.inst.named("OFFSET0").unwrap_or(0)) as u32;
     let addr = cx.src32(at, s[0], 0)?;
     let data = cx.src32(at, s[1], 0)?;
     let addr = if offset != 0 {

@@ -286,11 +286,6 @@ impl Cx<'_> {
         self.mask_of_pair(EXEC_LO)
     }
 
-    /// VCC as a lane mask.
-    pub fn vcc(&mut self) -> Value {
-        self.mask_of_pair(VCC_LO)
-    }
-
     /// Write a lane mask into a register pair (only the low register in wave32).
     pub fn write_mask_pair(&mut self, lo_key: u16, m: Value) {
         let p = self.b().bitcast(Type::V(isabridge_ir::Scalar::I32, 2), m);

@@ -116,8 +116,8 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
     let kind = match op {
         "ADD" => FloatKind::Add,
         "SUB" | "SUBREV" => FloatKind::Sub,
-        "MUL" => FloatKind::Mul,
-        "FMA" | "FMAC" => FloatKind::Fma,
+        "MUL" | "MUL_LEGACY" => FloatKind::Mul,
+        "FMA" | "FMAC" | "FMAAK" | "FMAMK" => FloatKind::Fma,
         "MIN" => FloatKind::Min(MinMaxKind::Num),
         "MAX" => FloatKind::Max(MinMaxKind::Num),
         "TRUNC" | "CEIL" | "FLOOR" | "RNDNE" => FloatKind::RoundInt,
@@ -143,6 +143,7 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
     if op == "SUBREV" {
         s.swap(0, 1);
     }
+
     let mut m = mode(cx, fmt, at.has(Modifier::Clamp));
     match op {
         "TRUNC" => m.round = Round::Rz,
@@ -155,7 +156,7 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
     if s.len() < need {
         return Err(cx.unsupported(at, "float operands"));
     }
-    let fop = FloatOp { kind, mode: m, fmz: false, relu: false, omod: omod(at) };
+    let fop = FloatOp { kind, mode: m, fmz: op.ends_with("LEGACY"), relu: false, omod: omod(at) };
     let r = cx.b().float(fop, fty(fmt), &s[..need]);
     fdef(cx, &valu, at, &d, r, fmt)
 }

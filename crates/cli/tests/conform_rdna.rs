@@ -1,0 +1,58 @@
+//! `isabridge conform rdna` on the RDNA2-measured vectors (fixtures/rdna/vectors.jsonl): the
+//! gfx1013 code is lifted, interpreted and every checked lane compared with the hardware's
+//! words. Every test and wave is reported; the ones that pass every checked lane today are
+//! pinned (the set may only grow), and so is the number of lanes that pass in all.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn vectors() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/rdna/vectors.jsonl")
+}
+
+/// Test waves that pass every checked lane on the interpreter today.
+const PASSING: [(&str, u64); 10] = [
+    ("Dpp8", 32),
+    ("Dpp8", 64),
+    ("Dpp16RowShareXmask", 32),
+    ("Dpp16RowShareXmask", 64),
+    ("DsPermute", 32),
+    ("Permlane16", 32),
+    ("Permlane16", 64),
+    ("F64NanConversions", 32),
+    ("BufferAtomicsIncDec64", 32),
+    ("Division_FmaProbe", 32),
+];
+
+#[test]
+fn rdna_vectors_on_the_interpreter() {
+    let o = Command::new(env!("CARGO_BIN_EXE_isabridge"))
+        .args(["conform", "rdna", "--json", "--via", "interp"])
+        .arg(vectors())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(o.stdout).unwrap();
+    let rows: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // Every test and wave the vectors give is reported: 38 tests, 3 of them also in wave64.
+    assert_eq!(rows.len(), 41, "{text}");
+    let mut passing = BTreeSet::new();
+    let (mut checked, mut passed) = (0, 0);
+    for r in &rows {
+        assert_eq!(r["via"], "interp");
+        let (c, p) = (r["checked"].as_u64().unwrap(), r["passed"].as_u64().unwrap());
+        assert!(c > 0 && p <= c, "{r}");
+        checked += c;
+        passed += p;
+        if p == c {
+            passing.insert((r["name"].as_str().unwrap().to_string(), r["wave"].as_u64().unwrap()));
+        }
+    }
+    for (name, wave) in PASSING {
+        assert!(passing.contains(&(name.to_string(), wave)), "{name} wave{wave} no longer passes:\n{text}");
+    }
+    assert!(passed >= 5089, "lanes passing fell to {passed} of {checked}");
+    // Exit status 0 only when every checked lane of every test passes.
+    let all = passing.len() == rows.len();
+    assert_eq!(o.status.code(), Some(if all { 0 } else { 1 }), "{}", String::from_utf8_lossy(&o.stderr));
+}
