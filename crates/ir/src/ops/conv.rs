@@ -74,6 +74,7 @@ fn parse_mode(mods: &[&str], extra: &mut dyn FnMut(&str) -> bool) -> Option<Floa
             "propnan" => m.nan = soft::NanRule::Propagate,
             "nvnan64" => m.nan = soft::NanRule::NvF64,
             "nvnanfirst" => m.nan = soft::NanRule::NvFirst,
+            "keepnan" => m.nan = soft::NanRule::Keep,
             other => {
                 if !extra(other) {
                     return None;

@@ -166,7 +166,18 @@ impl FloatOp {
         if let Some(k) = scale {
             let two_k = ((fmt.bias() + k) as u64) << fmt.man_bits();
             let pm = FloatMode { sat: false, ..mode };
-            r = soft::mul(fmt, &pm, false, r, two_k);
+            // A zero result comes out of the modifier as +0 (RDNA2 F32OutputModifier vectors:
+            // -0 × 1 with mul:2, floor(-0) with div:2 and -0 + -0 with mul:2 give +0); a
+            // result the modifier makes subnormal and flushes keeps its sign.
+            // A NaN passes unchanged (signalling NaNs too: RDNA2 F32OutputModifier, v_max_f32
+            // of two signalling NaNs with mul:2).
+            r = if r & !fmt.sign_mask() & fmt.all_mask() == 0 {
+                0
+            } else if soft::is_nan(fmt, r) {
+                r
+            } else {
+                soft::mul(fmt, &pm, false, r, two_k)
+            };
         }
         if self.relu && !soft::is_nan(fmt, r) && r & fmt.sign_mask() != 0 {
             r = 0;
@@ -242,6 +253,7 @@ impl FloatOp {
                 "propnan" => op.mode.nan = NanRule::Propagate,
                 "nvnan64" => op.mode.nan = NanRule::NvF64,
                 "nvnanfirst" => op.mode.nan = NanRule::NvFirst,
+                "keepnan" => op.mode.nan = NanRule::Keep,
                 _ => return None,
             }
         }

@@ -156,6 +156,9 @@ pub enum NanRule {
     /// NVIDIA software sequences (f64 division): the first NaN operand, quieted; an invalid
     /// operation gives the NVIDIA canonical NaN.
     NvFirst,
+    /// The first NaN operand unchanged, signalling NaNs included (AMD min / max with the IEEE
+    /// mode bit off, measured on RDNA2); an invalid operation gives the default quiet NaN.
+    Keep,
 }
 
 impl NanRule {
@@ -167,6 +170,7 @@ impl NanRule {
             NanRule::Propagate => "propnan",
             NanRule::NvF64 => "nvnan64",
             NanRule::NvFirst => "nvnanfirst",
+            NanRule::Keep => "keepnan",
         }
     }
 }
@@ -371,6 +375,7 @@ pub fn nan_result(fmt: FFmt, rule: NanRule, nans: &[u64]) -> u64 {
             }
             fmt.nv_nan()
         }
+        NanRule::Keep => nans.iter().copied().find(|n| is_nan(fmt, *n)).unwrap_or(fmt.qnan()),
         NanRule::Propagate => {
             for &n in nans {
                 if is_nan(fmt, n) {

@@ -9,6 +9,7 @@ use crate::operand::{Modifier, Operand, OperandKind};
 use isabridge_ir::ops::amd::AmdMode;
 use isabridge_ir::ops::conv::ConvOp;
 use isabridge_ir::ops::float::{FloatKind, FloatOp, Omod};
+use isabridge_ir::ops::int::IntOp;
 use isabridge_ir::soft::{FFmt, FloatMode, MinMaxKind, NanRule, Round};
 use isabridge_ir::{Type, Value};
 
@@ -81,8 +82,14 @@ pub(super) fn fdef(cx: &mut Cx, valu: &Valu, at: &At, d: &Operand, v: Value, fmt
             cx.def_v32(at, d, 1, hi, valu.mask)
         }
         FFmt::F16 => {
+            // A 16-bit result replaces the low half; the high half keeps its bits.
             let h = cx.b().bitcast(Type::I16, v);
             let w = cx.b().conv(ConvOp::IToI { signed: false }, Type::I32, h);
+            let key = cx.key_of(d, 0).ok_or_else(|| cx.unsupported(at, "destination"))?;
+            let old = cx.rd(key);
+            let hi = cx.k32(0xffff_0000);
+            let keep = cx.b().int(IntOp::And, Type::I32, &[old, hi]);
+            let w = cx.b().int(IntOp::Or, Type::I32, &[keep, w]);
             cx.def_v32(at, d, 0, w, valu.mask)
         }
         _ => {
@@ -145,6 +152,9 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
     }
 
     let mut m = mode(cx, fmt, at.has(Modifier::Clamp));
+    if matches!(kind, FloatKind::Min(_) | FloatKind::Max(_)) && cx.mode >> 9 & 1 == 0 {
+        m.nan = NanRule::Keep;
+    }
     match op {
         "TRUNC" => m.round = Round::Rz,
         "CEIL" => m.round = Round::Rp,
@@ -159,6 +169,19 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
     let fop = FloatOp { kind, mode: m, fmz: op.ends_with("LEGACY"), relu: false, omod: omod(at) };
     let r = cx.b().float(fop, fty(fmt), &s[..need]);
     fdef(cx, &valu, at, &d, r, fmt)
+}
+
+/// The output modifier and clamp of an instruction whose op has no fields for them (a
+/// conversion), applied to its rounded result.
+fn post(cx: &mut Cx, at: &At, r: Value, fmt: FFmt) -> Value {
+    let (om, clamp) = (omod(at), at.has(Modifier::Clamp));
+    if om == Omod::None && !clamp {
+        return r;
+    }
+    let mut m = mode(cx, fmt, clamp);
+    m.ftz_in = false;
+    let op = FloatOp { kind: FloatKind::Canon, mode: m, fmz: false, relu: false, omod: om };
+    cx.b().float(op, fty(fmt), &[r])
 }
 
 fn convert(cx: &mut Cx, at: &At, op: &str, ty: &str) -> Option<Result<(), LiftError>> {
@@ -177,8 +200,9 @@ fn convert(cx: &mut Cx, at: &At, op: &str, ty: &str) -> Option<Result<(), LiftEr
         match (df, sf, ity(dst), ity(ty)) {
             (Some(df), None, _, Some(signed)) => {
                 let x = valu.src32(cx, at, &s0, 0, 0)?;
-                let m = mode(cx, df, at.has(Modifier::Clamp));
+                let m = mode(cx, df, false);
                 let r = cx.b().conv(ConvOp::IToF { mode: m, signed }, fty(df), x);
+                let r = post(cx, at, r, df);
                 fdef(cx, &valu, at, &d, r, df)
             }
             (None, Some(sf), Some(signed), _) => {
@@ -190,9 +214,10 @@ fn convert(cx: &mut Cx, at: &At, op: &str, ty: &str) -> Option<Result<(), LiftEr
             }
             (Some(df), Some(sf), _, _) => {
                 let x = fsrc(cx, &valu, at, &s0, 0, sf)?;
-                let mut m = mode(cx, df, at.has(Modifier::Clamp));
+                let mut m = mode(cx, df, false);
                 m.ftz_in = mode(cx, sf, false).ftz_in;
                 let r = cx.b().conv(ConvOp::FToF { mode: m, satfinite: false }, fty(df), x);
+                let r = post(cx, at, r, df);
                 fdef(cx, &valu, at, &d, r, df)
             }
             _ => Err(cx.unsupported(at, "conversion kind")),
