@@ -156,8 +156,9 @@ pub enum NanRule {
     /// NVIDIA software sequences (f64 division): the first NaN operand, quieted; an invalid
     /// operation gives the NVIDIA canonical NaN.
     NvFirst,
-    /// The first NaN operand unchanged, signalling NaNs included (AMD min / max with the IEEE
-    /// mode bit off, measured on RDNA2); an invalid operation gives the default quiet NaN.
+    /// The first NaN operand unchanged, signalling NaNs included; an invalid operation gives
+    /// the default quiet NaN with the sign set (0xffc00000 for f32). AMD arithmetic with the
+    /// IEEE mode bit off, measured on RDNA2 (F32ArithmeticNan, MacLegacy).
     Keep,
 }
 
@@ -375,7 +376,7 @@ pub fn nan_result(fmt: FFmt, rule: NanRule, nans: &[u64]) -> u64 {
             }
             fmt.nv_nan()
         }
-        NanRule::Keep => nans.iter().copied().find(|n| is_nan(fmt, *n)).unwrap_or(fmt.qnan()),
+        NanRule::Keep => nans.iter().copied().find(|n| is_nan(fmt, *n)).unwrap_or(fmt.qnan() | fmt.sign_mask()),
         NanRule::Propagate => {
             for &n in nans {
                 if is_nan(fmt, n) {
@@ -526,7 +527,12 @@ pub fn fma(fmt: FFmt, mode: &FloatMode, fmz: bool, a: u64, b: u64, c: u64) -> u6
     let (a, b, c) = (prep(fmt, mode, a), prep(fmt, mode, b), prep(fmt, mode, c));
     let (x, y, z) = (unpack(fmt, a), unpack(fmt, b), unpack(fmt, c));
     let pzero_fmz = fmz && (x.class == Class::Zero || y.class == Class::Zero);
-    if !pzero_fmz && (x.class == Class::Nan || y.class == Class::Nan) || z.class == Class::Nan {
+    // Under `Keep` (AMD, IEEE off) an invalid product (inf × 0) gives the invalid NaN even
+    // when the addend is a NaN (RDNA2 F32ArithmeticNan: fma(inf, 0, qNaN) = 0xffc00000).
+    let invalid_product =
+        !pzero_fmz && matches!((x.class, y.class), (Class::Inf, Class::Zero) | (Class::Zero, Class::Inf));
+    let addend_nan = z.class == Class::Nan && !(mode.nan == NanRule::Keep && invalid_product);
+    if !pzero_fmz && (x.class == Class::Nan || y.class == Class::Nan) || addend_nan {
         return finish(fmt, mode, nan_result(fmt, mode.nan, &[a, b, c]));
     }
     let ps = x.sign != y.sign;

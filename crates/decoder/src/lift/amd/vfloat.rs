@@ -29,7 +29,19 @@ fn fty(fmt: FFmt) -> Type {
 
 /// The float mode of an op in `fmt` under the current MODE register.
 pub(super) fn mode(cx: &Cx, fmt: FFmt, clamp: bool) -> FloatMode {
-    AmdMode::from_bits(cx.mode).float_mode(fmt, clamp)
+    let mut m = AmdMode::from_bits(cx.mode).float_mode(fmt, clamp);
+    if cx.mode >> 9 & 1 == 0 && fmt == FFmt::F32 {
+        // IEEE mode off: f32 NaN operands come out unchanged, signalling ones too (RDNA2
+        // F32ArithmeticNan, default table); f16 NaNs are quieted (Float16Rounding).
+        m.nan = NanRule::Keep;
+    }
+    m
+}
+
+/// The float mode of a conversion into or out of `fmt`: NaNs come out quieted whatever the
+/// IEEE bit (RDNA2 Float16Rounding, F64NanConversions).
+pub(super) fn conv_mode(cx: &Cx, fmt: FFmt) -> FloatMode {
+    AmdMode::from_bits(cx.mode).float_mode(fmt, false)
 }
 
 /// Explicit source `i` read as a float of `fmt`, with DPP, abs and neg applied.
@@ -120,17 +132,162 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         return Some(r);
     }
     let fmt = fmt_of(ty)?;
+    match op {
+        "MAD" | "MAC" | "MADAK" | "MADMK" | "MAD_LEGACY" | "MAC_LEGACY" => return Some(mad(cx, at, op, fmt)),
+        "MIN3" | "MAX3" | "MED3" => return Some(three(cx, at, op, fmt)),
+        "FMA_MIX" if fmt == FFmt::F32 => return Some(fma_mix(cx, at)),
+        _ => {}
+    }
     let kind = match op {
         "ADD" => FloatKind::Add,
         "SUB" | "SUBREV" => FloatKind::Sub,
         "MUL" | "MUL_LEGACY" => FloatKind::Mul,
-        "FMA" | "FMAC" | "FMAAK" | "FMAMK" => FloatKind::Fma,
+        "FMA" | "FMAC" | "FMAAK" | "FMAMK" | "FMA_LEGACY" => FloatKind::Fma,
         "MIN" => FloatKind::Min(MinMaxKind::Num),
         "MAX" => FloatKind::Max(MinMaxKind::Num),
         "TRUNC" | "CEIL" | "FLOOR" | "RNDNE" => FloatKind::RoundInt,
         _ => return None,
     };
     Some(arith(cx, at, op, kind, fmt))
+}
+
+/// Sources of a float instruction, with the destination appended as the accumulator of the
+/// `*MAC*` forms.
+fn fsrcs(cx: &mut Cx, valu: &Valu, at: &At, op: &str, fmt: FFmt) -> Result<Vec<Value>, LiftError> {
+    let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
+    let srcs: Vec<Operand> = at.srcs().into_iter().copied().collect();
+    let mut s = Vec::new();
+    for (i, o) in srcs.iter().enumerate() {
+        s.push(fsrc(cx, valu, at, o, i, fmt)?);
+    }
+    if op.contains("MAC") {
+        let mut acc = d;
+        acc.mods = Default::default();
+        s.push(fsrc(cx, valu, at, &acc, 2, fmt)?);
+    }
+    Ok(s)
+}
+
+/// Multiply-add with two roundings (v_mad, v_mac and their constant and legacy forms; the
+/// legacy ones multiply with 0 × anything = 0).
+fn mad(cx: &mut Cx, at: &At, op: &str, fmt: FFmt) -> Result<(), LiftError> {
+    let valu = Valu::new(cx, at)?;
+    let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
+    let s = fsrcs(cx, &valu, at, op, fmt)?;
+    if s.len() < 3 {
+        return Err(cx.unsupported(at, "multiply-add operands"));
+    }
+    let m = mode(cx, fmt, false);
+    let mul = FloatOp { kind: FloatKind::Mul, mode: m, fmz: op.ends_with("LEGACY"), relu: false, omod: Omod::None };
+    let p = cx.b().float(mul, fty(fmt), &[s[0], s[1]]);
+    let add = FloatOp { kind: FloatKind::Add, mode: mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
+    let r = cx.b().float(add, fty(fmt), &[p, s[2]]);
+    fdef(cx, &valu, at, &d, r, fmt)
+}
+
+/// Minimum, maximum and median of three.
+fn three(cx: &mut Cx, at: &At, op: &str, fmt: FFmt) -> Result<(), LiftError> {
+    let valu = Valu::new(cx, at)?;
+    let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
+    let s = fsrcs(cx, &valu, at, op, fmt)?;
+    if s.len() < 3 {
+        return Err(cx.unsupported(at, "three operands"));
+    }
+    let mut inner = mode(cx, fmt, false);
+    if cx.mode >> 9 & 1 == 0 {
+        inner.nan = NanRule::Keep;
+    }
+    let mut outer = mode(cx, fmt, at.has(Modifier::Clamp));
+    outer.nan = inner.nan;
+    let mk = |kind, m| FloatOp { kind, mode: m, fmz: false, relu: false, omod: Omod::None };
+    let (min, max) = (FloatKind::Min(MinMaxKind::Num), FloatKind::Max(MinMaxKind::Num));
+    let t = fty(fmt);
+    let r = match op {
+        "MIN3" | "MAX3" => {
+            let k = if op == "MIN3" { min } else { max };
+            let a = cx.b().float(mk(k, inner), t, &[s[0], s[1]]);
+            let mut o = mk(k, outer);
+            o.omod = omod(at);
+            cx.b().float(o, t, &[a, s[2]])
+        }
+        _ => {
+            // med3(a, b, c) = max(min(a, b), min(max(a, b), c))
+            let lo = cx.b().float(mk(min, inner), t, &[s[0], s[1]]);
+            let hi = cx.b().float(mk(max, inner), t, &[s[0], s[1]]);
+            let hc = cx.b().float(mk(min, inner), t, &[hi, s[2]]);
+            let mut o = mk(max, outer);
+            o.omod = omod(at);
+            cx.b().float(o, t, &[lo, hc])
+        }
+    };
+    fdef(cx, &valu, at, &d, r, fmt)
+}
+
+/// v_fma_mix_f32: an f32 fma whose sources are f32, or f16 (op_sel_hi bit set) taken from the
+/// half op_sel picks and converted exactly.
+fn fma_mix(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let valu = Valu::new(cx, at)?;
+    let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
+    let srcs: Vec<Operand> = at.srcs().into_iter().copied().collect();
+    if srcs.len() < 3 {
+        return Err(cx.unsupported(at, "fma_mix operands"));
+    }
+    let sel = |m: fn(&Modifier) -> Option<u8>| at.inst.modifiers.iter().find_map(m).unwrap_or(0);
+    let op_sel = sel(|m| if let Modifier::OpSel(x) = m { Some(*x) } else { None });
+    let op_sel_hi = sel(|m| if let Modifier::OpSelHi(x) = m { Some(*x) } else { None });
+    let mut s = Vec::new();
+    for (i, o) in srcs.iter().enumerate().take(3) {
+        let v = if op_sel_hi >> i & 1 != 0 {
+            let mut plain = *o;
+            plain.mods = Default::default();
+            let w = valu.src32(cx, at, &plain, i, 0)?;
+            let w = if op_sel >> i & 1 != 0 {
+                let k = cx.k32(16);
+                cx.b().int(IntOp::Shr(false, isabridge_ir::ops::int::ShiftRule::Wrap), Type::I32, &[w, k])
+            } else {
+                w
+            };
+            let h = cx.b().conv(ConvOp::IToI { signed: false }, Type::I16, w);
+            let h = cx.b().bitcast(fty(FFmt::F16), h);
+            let mut m = conv_mode(cx, FFmt::F32);
+            m.ftz_in = conv_mode(cx, FFmt::F16).ftz_in;
+            m.ftz_out = false;
+            let x = cx.b().conv(ConvOp::FToF { mode: m, satfinite: false }, fty(FFmt::F32), h);
+            let mut x = x;
+            let sign = |kind| FloatOp {
+                kind,
+                mode: FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate },
+                fmz: false,
+                relu: false,
+                omod: Omod::None,
+            };
+            if o.mods.abs {
+                x = cx.b().float(sign(FloatKind::Abs), fty(FFmt::F32), &[x]);
+            }
+            if o.mods.neg {
+                x = cx.b().float(sign(FloatKind::Neg), fty(FFmt::F32), &[x]);
+            }
+            x
+        } else {
+            fsrc(cx, &valu, at, o, i, FFmt::F32)?
+        };
+        s.push(v);
+    }
+    let fop = FloatOp { kind: FloatKind::Fma, mode: mode(cx, FFmt::F32, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
+    let r = cx.b().float(fop, fty(FFmt::F32), &s);
+    fdef(cx, &valu, at, &d, r, FFmt::F32)
+}
+
+/// -x as a sign-bit operation (NaNs included).
+fn negate(cx: &mut Cx, x: Value, fmt: FFmt) -> Value {
+    let op = FloatOp {
+        kind: FloatKind::Neg,
+        mode: FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate },
+        fmz: false,
+        relu: false,
+        omod: Omod::None,
+    };
+    cx.b().float(op, fty(fmt), &[x])
 }
 
 fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(), LiftError> {
@@ -147,9 +304,16 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
         acc.mods = Default::default();
         s.push(fsrc(cx, &valu, at, &acc, 2, fmt)?);
     }
-    if op == "SUBREV" {
-        s.swap(0, 1);
-    }
+    let kind = if kind == FloatKind::Sub {
+        // a - b is a + (-b) and subrev -a + b, operands kept in instruction order: a NaN
+        // subtrahend comes out with its sign flipped, and the first source's NaN wins (RDNA2
+        // F32ArithmeticNan).
+        let k = if op == "SUBREV" { 0 } else { 1 };
+        s[k] = negate(cx, s[k], fmt);
+        FloatKind::Add
+    } else {
+        kind
+    };
 
     let mut m = mode(cx, fmt, at.has(Modifier::Clamp));
     if matches!(kind, FloatKind::Min(_) | FloatKind::Max(_)) && cx.mode >> 9 & 1 == 0 {
@@ -200,22 +364,22 @@ fn convert(cx: &mut Cx, at: &At, op: &str, ty: &str) -> Option<Result<(), LiftEr
         match (df, sf, ity(dst), ity(ty)) {
             (Some(df), None, _, Some(signed)) => {
                 let x = valu.src32(cx, at, &s0, 0, 0)?;
-                let m = mode(cx, df, false);
+                let m = conv_mode(cx, df);
                 let r = cx.b().conv(ConvOp::IToF { mode: m, signed }, fty(df), x);
                 let r = post(cx, at, r, df);
                 fdef(cx, &valu, at, &d, r, df)
             }
             (None, Some(sf), Some(signed), _) => {
                 let x = fsrc(cx, &valu, at, &s0, 0, sf)?;
-                let mut m = mode(cx, sf, false);
+                let mut m = conv_mode(cx, sf);
                 m.round = Round::Rz;
                 let r = cx.b().conv(ConvOp::FToI { mode: m, signed }, Type::I32, x);
                 cx.def_v32(at, &d, 0, r, valu.mask)
             }
             (Some(df), Some(sf), _, _) => {
                 let x = fsrc(cx, &valu, at, &s0, 0, sf)?;
-                let mut m = mode(cx, df, false);
-                m.ftz_in = mode(cx, sf, false).ftz_in;
+                let mut m = conv_mode(cx, df);
+                m.ftz_in = conv_mode(cx, sf).ftz_in;
                 let r = cx.b().conv(ConvOp::FToF { mode: m, satfinite: false }, fty(df), x);
                 let r = post(cx, at, r, df);
                 fdef(cx, &valu, at, &d, r, df)
