@@ -3,9 +3,9 @@
 //! result is merged under EXEC (`lanesel`), and memory and cross-lane ops name EXEC as their
 //! mask. Scalar branches stay branches; there is no per-lane control flow.
 //!
-//! Families, one file each: scalar ALU and program control ([`sop`]), vector integer
-//! ([`vint`]), vector float ([`vfloat`]), vector compares ([`vcmp`]), cross-lane ([`lanes`]),
-//! buffer memory ([`mubuf`]).
+//! Families, one file each: scalar ALU and program control (`sop.rs`), vector integer
+//! (`vint.rs`), vector float (`vfloat.rs`), vector compares (`vcmp.rs`), cross-lane
+//! (`lanes.rs`), buffer memory (`mubuf.rs`).
 
 mod lanes;
 mod mubuf;
