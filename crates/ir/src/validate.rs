@@ -299,7 +299,11 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
         },
         Op::Float(fo) => {
             let Some(fmt) = ty.float() else { return e("float op on a non-float type") };
-            if !all_same {
+            if fo.kind == FloatKind::Ldexp {
+                if tys[0] != ty || tys[1] != Type::I32 || ty.lanes() != 1 {
+                    return e("fldexp takes a scalar float of the result type and an i32");
+                }
+            } else if !all_same {
                 return e("operand types differ from the result");
             }
             if matches!(fmt, crate::soft::FFmt::E4M3 | crate::soft::FFmt::E5M2) {

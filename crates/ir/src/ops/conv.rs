@@ -75,6 +75,7 @@ fn parse_mode(mods: &[&str], extra: &mut dyn FnMut(&str) -> bool) -> Option<Floa
             "nvnan64" => m.nan = soft::NanRule::NvF64,
             "nvnanfirst" => m.nan = soft::NanRule::NvFirst,
             "keepnan" => m.nan = soft::NanRule::Keep,
+            "propnanneg" => m.nan = soft::NanRule::PropagateNeg,
             other => {
                 if !extra(other) {
                     return None;

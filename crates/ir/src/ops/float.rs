@@ -32,6 +32,8 @@ pub enum FloatKind {
     Abs,
     /// -a (a sign-bit operation; NaN follows the NaN rule unless it is `propnan`).
     Neg,
+    /// a × 2^b, b an i32 operand, with one rounding.
+    Ldexp,
 }
 
 impl FloatKind {
@@ -59,9 +61,11 @@ impl FloatKind {
             FloatKind::Canon => "fcanon",
             FloatKind::Abs => "fabs",
             FloatKind::Neg => "fneg",
+            FloatKind::Ldexp => "fldexp",
         }
     }
-    const ALL: [FloatKind; 14] = [
+    const ALL: [FloatKind; 15] = [
+        FloatKind::Ldexp,
         FloatKind::Add,
         FloatKind::Sub,
         FloatKind::Mul,
@@ -132,6 +136,7 @@ impl FloatOp {
             FloatKind::Min(k) => soft::min_max(fmt, m, k, false, a, b),
             FloatKind::Max(k) => soft::min_max(fmt, m, k, true, a, b),
             FloatKind::RoundInt => soft::round_int(fmt, m, a),
+            FloatKind::Ldexp => soft::ldexp(fmt, m, a, b as u32 as i32),
             FloatKind::Canon | FloatKind::Abs | FloatKind::Neg => {
                 let mut x = a & fmt.all_mask();
                 if m.ftz_in {
@@ -254,6 +259,7 @@ impl FloatOp {
                 "nvnan64" => op.mode.nan = NanRule::NvF64,
                 "nvnanfirst" => op.mode.nan = NanRule::NvFirst,
                 "keepnan" => op.mode.nan = NanRule::Keep,
+                "propnanneg" => op.mode.nan = NanRule::PropagateNeg,
                 _ => return None,
             }
         }

@@ -160,6 +160,9 @@ pub enum NanRule {
     /// the default quiet NaN with the sign set (0xffc00000 for f32). AMD arithmetic with the
     /// IEEE mode bit off, measured on RDNA2 (F32ArithmeticNan, MacLegacy).
     Keep,
+    /// The first NaN operand quieted; an invalid operation gives the default quiet NaN with the
+    /// sign set (AMD f64 with the IEEE mode bit off, measured on RDNA2: F64Arithmetic).
+    PropagateNeg,
 }
 
 impl NanRule {
@@ -172,6 +175,7 @@ impl NanRule {
             NanRule::NvF64 => "nvnan64",
             NanRule::NvFirst => "nvnanfirst",
             NanRule::Keep => "keepnan",
+            NanRule::PropagateNeg => "propnanneg",
         }
     }
 }
@@ -377,7 +381,7 @@ pub fn nan_result(fmt: FFmt, rule: NanRule, nans: &[u64]) -> u64 {
             fmt.nv_nan()
         }
         NanRule::Keep => nans.iter().copied().find(|n| is_nan(fmt, *n)).unwrap_or(fmt.qnan() | fmt.sign_mask()),
-        NanRule::Propagate => {
+        NanRule::Propagate | NanRule::PropagateNeg => {
             for &n in nans {
                 if is_nan(fmt, n) {
                     return match fmt {
@@ -386,7 +390,7 @@ pub fn nan_result(fmt: FFmt, rule: NanRule, nans: &[u64]) -> u64 {
                     };
                 }
             }
-            fmt.qnan()
+            if rule == NanRule::PropagateNeg { fmt.qnan() | fmt.sign_mask() } else { fmt.qnan() }
         }
     }
 }
@@ -520,6 +524,18 @@ pub fn mul(fmt: FFmt, mode: &FloatMode, fmz: bool, a: u64, b: u64) -> u64 {
         _ => return pack_mode(fmt, mode, s, x.exp + y.exp, x.sig * y.sig, false),
     };
     finish(fmt, mode, r)
+}
+
+/// a × 2^n with a single rounding (the exponent adjustment is exact; only a subnormal or
+/// overflowing result rounds).
+pub fn ldexp(fmt: FFmt, mode: &FloatMode, a: u64, n: i32) -> u64 {
+    let a = prep(fmt, mode, a);
+    let x = unpack(fmt, a);
+    match x.class {
+        Class::Nan => finish(fmt, mode, nan_result(fmt, mode.nan, &[a])),
+        Class::Inf | Class::Zero => finish(fmt, mode, a),
+        Class::Finite => pack_mode(fmt, mode, x.sign, x.exp + n.clamp(-10_000, 10_000), x.sig, false),
+    }
 }
 
 /// a * b + c with a single rounding.

@@ -30,10 +30,15 @@ fn fty(fmt: FFmt) -> Type {
 /// The float mode of an op in `fmt` under the current MODE register.
 pub(super) fn mode(cx: &Cx, fmt: FFmt, clamp: bool) -> FloatMode {
     let mut m = AmdMode::from_bits(cx.mode).float_mode(fmt, clamp);
-    if cx.mode >> 9 & 1 == 0 && fmt == FFmt::F32 {
-        // IEEE mode off: f32 NaN operands come out unchanged, signalling ones too (RDNA2
-        // F32ArithmeticNan, default table); f16 NaNs are quieted (Float16Rounding).
-        m.nan = NanRule::Keep;
+    if cx.mode >> 9 & 1 == 0 {
+        // IEEE mode off (RDNA2 default tables): f32 NaN operands come out unchanged, signalling
+        // ones too, and invalid operations give -qNaN (F32ArithmeticNan); f64 NaNs are quieted,
+        // invalid gives -qNaN (F64Arithmetic); f16 NaNs are quieted (Float16Rounding).
+        m.nan = match fmt {
+            FFmt::F32 => NanRule::Keep,
+            FFmt::F64 => NanRule::PropagateNeg,
+            _ => m.nan,
+        };
     }
     m
 }
@@ -136,6 +141,7 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         "MAD" | "MAC" | "MADAK" | "MADMK" | "MAD_LEGACY" | "MAC_LEGACY" => return Some(mad(cx, at, op, fmt)),
         "MIN3" | "MAX3" | "MED3" => return Some(three(cx, at, op, fmt)),
         "FMA_MIX" if fmt == FFmt::F32 => return Some(fma_mix(cx, at)),
+        "LDEXP" => return Some(ldexp(cx, at, fmt)),
         _ => {}
     }
     let kind = match op {
@@ -276,6 +282,27 @@ fn fma_mix(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     let fop = FloatOp { kind: FloatKind::Fma, mode: mode(cx, FFmt::F32, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
     let r = cx.b().float(fop, fty(FFmt::F32), &s);
     fdef(cx, &valu, at, &d, r, FFmt::F32)
+}
+
+/// v_ldexp: src0 × 2^src1, src1 a signed integer (its low 16 bits for f16).
+fn ldexp(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
+    let valu = Valu::new(cx, at)?;
+    let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
+    let srcs: Vec<Operand> = at.srcs().into_iter().copied().collect();
+    if srcs.len() < 2 {
+        return Err(cx.unsupported(at, "ldexp operands"));
+    }
+    let x = fsrc(cx, &valu, at, &srcs[0], 0, fmt)?;
+    let n = valu.src32(cx, at, &srcs[1], 1, 0)?;
+    let n = if fmt == FFmt::F16 {
+        let h = cx.b().conv(ConvOp::IToI { signed: true }, Type::I16, n);
+        cx.b().conv(ConvOp::IToI { signed: true }, Type::I32, h)
+    } else {
+        n
+    };
+    let op = FloatOp { kind: FloatKind::Ldexp, mode: mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
+    let r = cx.b().float(op, fty(fmt), &[x, n]);
+    fdef(cx, &valu, at, &d, r, fmt)
 }
 
 /// -x as a sign-bit operation (NaNs included).
