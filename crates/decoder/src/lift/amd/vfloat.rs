@@ -142,6 +142,7 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         "MIN3" | "MAX3" | "MED3" => return Some(three(cx, at, op, fmt)),
         "FMA_MIX" if fmt == FFmt::F32 => return Some(fma_mix(cx, at)),
         "LDEXP" => return Some(ldexp(cx, at, fmt)),
+        "FRACT" => return Some(fract(cx, at, fmt)),
         _ => {}
     }
     let kind = match op {
@@ -217,13 +218,21 @@ fn three(cx: &mut Cx, at: &At, op: &str, fmt: FFmt) -> Result<(), LiftError> {
             cx.b().float(o, t, &[a, s[2]])
         }
         _ => {
-            // med3(a, b, c) = max(min(a, b), min(max(a, b), c))
+            // med3(a, b, c) = max(min(a, b), min(max(a, b), c)); with a NaN operand it is
+            // min3(a, b, c) (AMD's definition; RDNA2 F16MinMaxNan: med3(0, 1, NaN) = 0).
             let lo = cx.b().float(mk(min, inner), t, &[s[0], s[1]]);
             let hi = cx.b().float(mk(max, inner), t, &[s[0], s[1]]);
             let hc = cx.b().float(mk(min, inner), t, &[hi, s[2]]);
             let mut o = mk(max, outer);
             o.omod = omod(at);
-            cx.b().float(o, t, &[lo, hc])
+            let med = cx.b().float(o, t, &[lo, hc]);
+            let mut o = mk(min, outer);
+            o.omod = omod(at);
+            let min3 = cx.b().float(o, t, &[lo, s[2]]);
+            let n01 = cx.b().fcmp(isabridge_ir::ops::float::FCmp::Nan, false, s[0], s[1]);
+            let n2 = cx.b().fcmp(isabridge_ir::ops::float::FCmp::Nan, false, s[2], s[2]);
+            let any = cx.b().int(IntOp::Or, Type::B1, &[n01, n2]);
+            cx.b().select(t, any, min3, med)
         }
     };
     fdef(cx, &valu, at, &d, r, fmt)
@@ -282,6 +291,29 @@ fn fma_mix(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     let fop = FloatOp { kind: FloatKind::Fma, mode: mode(cx, FFmt::F32, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
     let r = cx.b().float(fop, fty(FFmt::F32), &s);
     fdef(cx, &valu, at, &d, r, FFmt::F32)
+}
+
+/// v_fract: x - floor(x), at most the largest value below 1 (AMD's definition).
+fn fract(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
+    let valu = Valu::new(cx, at)?;
+    let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
+    let s0 = *at.srcs().first().copied().ok_or_else(|| cx.unsupported(at, "no source"))?;
+    let x = fsrc(cx, &valu, at, &s0, 0, fmt)?;
+    let m = mode(cx, fmt, false);
+    let mk = |kind, mode| FloatOp { kind, mode, fmz: false, relu: false, omod: Omod::None };
+    let fl = cx.b().float(mk(FloatKind::RoundInt, FloatMode { round: Round::Rm, ..m }), fty(fmt), &[x]);
+    let nf = negate(cx, fl, fmt);
+    let diff = cx.b().float(mk(FloatKind::Add, m), fty(fmt), &[x, nf]);
+    let below_one = match fmt {
+        FFmt::F16 => 0x3bff,
+        FFmt::F64 => 0x3fef_ffff_ffff_ffff,
+        _ => 0x3f7f_ffff,
+    };
+    let k = cx.k(fty(fmt), below_one);
+    let mut last = mk(FloatKind::Min(MinMaxKind::NanPropagating), mode(cx, fmt, at.has(Modifier::Clamp)));
+    last.omod = omod(at);
+    let r = cx.b().float(last, fty(fmt), &[diff, k]);
+    fdef(cx, &valu, at, &d, r, fmt)
 }
 
 /// v_ldexp: src0 × 2^src1, src1 a signed integer (its low 16 bits for f16).
