@@ -33,6 +33,12 @@ pub enum ConvOp {
         /// Sign-extend when widening.
         signed: bool,
     },
+    /// Float to its binary exponent e (a = m × 2^e, m in [0.5, 1)) as a signed integer; 0 for
+    /// zeros, infinities and NaNs. The mode's FTZ flushes the input.
+    FrexpExp {
+        /// FTZ of the input.
+        mode: FloatMode,
+    },
 }
 
 fn mode_mods(s: &mut String, mode: &FloatMode, with_round: bool) {
@@ -107,6 +113,10 @@ impl ConvOp {
                 mode_mods(&mut s, mode, true);
             }
             ConvOp::IToI { signed } => s = format!("iext.{}", if *signed { "s" } else { "u" }),
+            ConvOp::FrexpExp { mode } => {
+                s = String::from("frexpexp");
+                mode_mods(&mut s, mode, false);
+            }
         }
         s
     }
@@ -130,6 +140,7 @@ impl ConvOp {
             "f2i" => ConvOp::FToI { signed: sign(mods.first())?, mode: parse_mode(&mods[1..], &mut |_| false)? },
             "i2f" => ConvOp::IToF { signed: sign(mods.first())?, mode: parse_mode(&mods[1..], &mut |_| false)? },
             "iext" if mods.len() == 1 => ConvOp::IToI { signed: sign(mods.first())? },
+            "frexpexp" => ConvOp::FrexpExp { mode: parse_mode(mods, &mut |_| false)? },
             _ => return None,
         })
     }
@@ -143,6 +154,10 @@ impl ConvOp {
             }
             (ConvOp::FToI { mode, signed }, Elem::F(f), Elem::I(bits)) => soft::to_int(f, &mode, a, bits, signed),
             (ConvOp::IToF { mode, signed }, Elem::I(bits), Elem::F(t)) => soft::from_int(t, &mode, a, bits, signed),
+            (ConvOp::FrexpExp { mode }, Elem::F(f), Elem::I(bits)) => {
+                let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                soft::frexp_exp(f, &mode, a) as i64 as u64 & m
+            }
             (ConvOp::IToI { signed }, Elem::I(from), Elem::I(to)) => {
                 let m = |b: u32| if b >= 64 { u64::MAX } else { (1u64 << b) - 1 };
                 let v = a & m(from);

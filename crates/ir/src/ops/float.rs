@@ -34,6 +34,8 @@ pub enum FloatKind {
     Neg,
     /// a × 2^b, b an i32 operand, with one rounding.
     Ldexp,
+    /// The significand of a in [0.5, 1) with a's sign (infinities, zeros, NaNs as they are).
+    FrexpMant,
 }
 
 impl FloatKind {
@@ -41,7 +43,12 @@ impl FloatKind {
     pub const fn arity(self) -> usize {
         match self {
             FloatKind::Fma => 3,
-            FloatKind::Sqrt | FloatKind::RoundInt | FloatKind::Canon | FloatKind::Abs | FloatKind::Neg => 1,
+            FloatKind::Sqrt
+            | FloatKind::RoundInt
+            | FloatKind::Canon
+            | FloatKind::Abs
+            | FloatKind::Neg
+            | FloatKind::FrexpMant => 1,
             _ => 2,
         }
     }
@@ -62,10 +69,12 @@ impl FloatKind {
             FloatKind::Abs => "fabs",
             FloatKind::Neg => "fneg",
             FloatKind::Ldexp => "fldexp",
+            FloatKind::FrexpMant => "ffrexpmant",
         }
     }
-    const ALL: [FloatKind; 15] = [
+    const ALL: [FloatKind; 16] = [
         FloatKind::Ldexp,
+        FloatKind::FrexpMant,
         FloatKind::Add,
         FloatKind::Sub,
         FloatKind::Mul,
@@ -137,6 +146,7 @@ impl FloatOp {
             FloatKind::Max(k) => soft::min_max(fmt, m, k, true, a, b),
             FloatKind::RoundInt => soft::round_int(fmt, m, a),
             FloatKind::Ldexp => soft::ldexp(fmt, m, a, b as u32 as i32),
+            FloatKind::FrexpMant => soft::frexp_mant(fmt, m, a),
             FloatKind::Canon | FloatKind::Abs | FloatKind::Neg => {
                 let mut x = a & fmt.all_mask();
                 if m.ftz_in {

@@ -526,6 +526,30 @@ pub fn mul(fmt: FFmt, mode: &FloatMode, fmz: bool, a: u64, b: u64) -> u64 {
     finish(fmt, mode, r)
 }
 
+/// The significand of `a` scaled into [0.5, 1) with `a`'s sign; infinities, zeros and NaNs
+/// (after the NaN rule) come back as they are.
+pub fn frexp_mant(fmt: FFmt, mode: &FloatMode, a: u64) -> u64 {
+    let a = prep(fmt, mode, a);
+    let x = unpack(fmt, a);
+    match x.class {
+        Class::Nan => finish(fmt, mode, nan_result(fmt, mode.nan, &[a])),
+        Class::Inf | Class::Zero => finish(fmt, mode, a),
+        Class::Finite => {
+            let top = 127 - x.sig.leading_zeros() as i32;
+            pack_mode(fmt, mode, x.sign, -(top + 1), x.sig, false)
+        }
+    }
+}
+
+/// The exponent e with `a` = m × 2^e, m in [0.5, 1); 0 for zeros, infinities and NaNs.
+pub fn frexp_exp(fmt: FFmt, mode: &FloatMode, a: u64) -> i32 {
+    let x = unpack(fmt, prep(fmt, mode, a));
+    match x.class {
+        Class::Finite => x.exp + 128 - x.sig.leading_zeros() as i32,
+        _ => 0,
+    }
+}
+
 /// a × 2^n with a single rounding (the exponent adjustment is exact; only a subnormal or
 /// overflowing result rounds).
 pub fn ldexp(fmt: FFmt, mode: &FloatMode, a: u64, n: i32) -> u64 {

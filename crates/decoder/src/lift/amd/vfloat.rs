@@ -143,6 +143,7 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         "FMA_MIX" if fmt == FFmt::F32 => return Some(fma_mix(cx, at)),
         "LDEXP" => return Some(ldexp(cx, at, fmt)),
         "FRACT" => return Some(fract(cx, at, fmt)),
+        "FREXP_MANT" => return Some(frexp_mant(cx, at, fmt)),
         _ => {}
     }
     let kind = match op {
@@ -293,6 +294,39 @@ fn fma_mix(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     fdef(cx, &valu, at, &d, r, FFmt::F32)
 }
 
+/// v_frexp_mant.
+fn frexp_mant(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
+    let valu = Valu::new(cx, at)?;
+    let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
+    let s0 = *at.srcs().first().copied().ok_or_else(|| cx.unsupported(at, "no source"))?;
+    let x = fsrc(cx, &valu, at, &s0, 0, fmt)?;
+    let op = FloatOp { kind: FloatKind::FrexpMant, mode: mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
+    let r = cx.b().float(op, fty(fmt), &[x]);
+    fdef(cx, &valu, at, &d, r, fmt)
+}
+
+/// v_frexp_exp_i32 / _i16: the exponent as an integer (the i16 form writes the low half).
+fn frexp_exp(cx: &mut Cx, at: &At, fmt: FFmt, half: bool) -> Result<(), LiftError> {
+    let valu = Valu::new(cx, at)?;
+    let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
+    let s0 = *at.srcs().first().copied().ok_or_else(|| cx.unsupported(at, "no source"))?;
+    let x = fsrc(cx, &valu, at, &s0, 0, fmt)?;
+    let m = conv_mode(cx, fmt);
+    let r = cx.b().conv(ConvOp::FrexpExp { mode: m }, Type::I32, x);
+    let r = if half {
+        let key = cx.key_of(&d, 0).ok_or_else(|| cx.unsupported(at, "destination"))?;
+        let old = cx.rd(key);
+        let hi = cx.k32(0xffff_0000);
+        let lo = cx.k32(0xffff);
+        let keep = cx.b().int(IntOp::And, Type::I32, &[old, hi]);
+        let r = cx.b().int(IntOp::And, Type::I32, &[r, lo]);
+        cx.b().int(IntOp::Or, Type::I32, &[keep, r])
+    } else {
+        r
+    };
+    cx.def_v32(at, &d, 0, r, valu.mask)
+}
+
 /// v_fract: x - floor(x), at most the largest value below 1 (AMD's definition).
 fn fract(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
     let valu = Valu::new(cx, at)?;
@@ -407,7 +441,21 @@ fn post(cx: &mut Cx, at: &At, r: Value, fmt: FFmt) -> Value {
     cx.b().float(op, fty(fmt), &[r])
 }
 
+/// Clamp only (an instruction whose unit ignores the output modifier).
+fn post_clamp(cx: &mut Cx, at: &At, r: Value, fmt: FFmt) -> Value {
+    if !at.has(Modifier::Clamp) {
+        return r;
+    }
+    let mut m = mode(cx, fmt, true);
+    m.ftz_in = false;
+    let op = FloatOp { kind: FloatKind::Canon, mode: m, fmz: false, relu: false, omod: Omod::None };
+    cx.b().float(op, fty(fmt), &[r])
+}
+
 fn convert(cx: &mut Cx, at: &At, op: &str, ty: &str) -> Option<Result<(), LiftError>> {
+    if op == "FREXP_EXP_I32" || op == "FREXP_EXP_I16" {
+        return Some(frexp_exp(cx, at, fmt_of(ty)?, op == "FREXP_EXP_I16"));
+    }
     // V_CVT_<DST>_<SRC>: op is CVT_<DST>, ty the source.
     let dst = op.strip_prefix("CVT_")?;
     let (df, sf) = (fmt_of(dst), fmt_of(ty));
@@ -440,7 +488,8 @@ fn convert(cx: &mut Cx, at: &At, op: &str, ty: &str) -> Option<Result<(), LiftEr
                 let mut m = conv_mode(cx, df);
                 m.ftz_in = conv_mode(cx, sf).ftz_in;
                 let r = cx.b().conv(ConvOp::FToF { mode: m, satfinite: false }, fty(df), x);
-                let r = post(cx, at, r, df);
+                // v_cvt_f32_f64 ignores omod (RDNA2 F64Rounding: mul:2 leaves -2^-60 as is).
+                let r = if sf == FFmt::F64 { post_clamp(cx, at, r, df) } else { post(cx, at, r, df) };
                 fdef(cx, &valu, at, &d, r, df)
             }
             _ => Err(cx.unsupported(at, "conversion kind")),
