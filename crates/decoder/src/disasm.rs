@@ -1,12 +1,15 @@
 //! Whole-section disassembly: instructions one by one ([`disassemble`]) and the text listing in
 //! llvm-objdump-22's layout ([`listing`], [`listing_sections`]).
 //!
-//! Plain and single-threaded: one decode and one print per instruction, no memo, no threads,
-//! no global state. The `isabridge` command lists with a faster engine of its own
+//! Plain and single-threaded: one decode and one print per instruction, no threads, no global
+//! state. NVIDIA instructions print through an [`NvPrinter`] (its memo and templates), made
+//! per call or passed in by the caller ([`disassemble_with_printer`]) to keep its caches from
+//! one call to the next. The `isabridge` command lists with a faster engine of its own
 //! (crates/cli/src/listing/) whose text is tested to be these functions' byte for byte.
 
 use crate::elf::Label;
 use crate::nvidia::control::Control;
+use crate::nvidia::NvPrinter;
 use crate::{Decoded, DecodeError, Isa, IsaPlugin};
 use std::fmt::Write as _;
 
@@ -39,16 +42,32 @@ pub fn disassemble(
     base: u64,
     section: &str,
     labels: &[Label],
-    mut f: impl FnMut(&Line<'_>),
+    f: impl FnMut(&Line<'_>),
 ) -> Result<(), DecodeError> {
-    disassemble_with(plugin, code, base, section, labels, true, |l, _, _| f(l))
+    disassemble_with_printer(plugin, &mut NvPrinter::new(), code, base, section, labels, f)
 }
 
-/// [`disassemble`], also handing `f` each decoded instruction (None for an undecodable word) and
-/// the number of labels passed (it changes exactly where `Line::function` may change). Without
-/// `control`, sm86 lines have no scheduling fields.
-fn disassemble_with(
+/// [`disassemble`] printing NVIDIA instructions through `printer`, whose memo and templates
+/// carry over from earlier calls (one printer for the sections of a listing).
+pub fn disassemble_with_printer(
     plugin: &dyn IsaPlugin,
+    printer: &mut NvPrinter,
+    code: &[u8],
+    base: u64,
+    section: &str,
+    labels: &[Label],
+    mut f: impl FnMut(&Line<'_>),
+) -> Result<(), DecodeError> {
+    walk(plugin, printer, code, base, section, labels, true, |l, _, _| f(l))
+}
+
+/// [`disassemble_with_printer`], also handing `f` each decoded instruction (None for an
+/// undecodable word) and the number of labels passed (it changes exactly where
+/// `Line::function` may change). Without `control`, sm86 lines have no scheduling fields.
+#[allow(clippy::too_many_arguments)]
+fn walk(
+    plugin: &dyn IsaPlugin,
+    printer: &mut NvPrinter,
     code: &[u8],
     base: u64,
     section: &str,
@@ -57,8 +76,9 @@ fn disassemble_with(
     mut f: impl FnMut(&Line<'_>, Option<&Decoded>, usize),
 ) -> Result<(), DecodeError> {
     if plugin.isa() == Isa::Sm50 {
-        return disassemble_sm50(code, base, section, labels, f);
+        return disassemble_sm50(printer, code, base, section, labels, f);
     }
+    let nvidia = plugin.isa() == Isa::Sm86;
     let control_sm86 = control && plugin.isa() == Isa::Sm86;
     let unit = plugin.unit();
     if !code.len().is_multiple_of(unit) && plugin.isa() == Isa::Sm86 {
@@ -109,7 +129,11 @@ fn disassemble_with(
         match r {
             Ok(d) => {
                 let n = d.len as usize;
-                plugin.print(&d, addr, &mut text);
+                if nvidia {
+                    printer.print(plugin, &d, addr, &mut text);
+                } else {
+                    plugin.print(&d, addr, &mut text);
+                }
                 let control = control_sm86.then(|| Control::sm86(crate::sm86::SM86.word(&d)));
                 f(&Line { function, offset: off as u64, bytes: &code[off..off + n], text: &text, decoded: true, control }, Some(&d), next_label);
                 off += n;
@@ -178,6 +202,7 @@ pub fn cut_off(plugin: &dyn IsaPlugin, code: &[u8], base: u64, labels: &[Label])
 /// instructions' own (0x8, 0x10, 0x18, 0x28, ...), as nvdisasm prints them; the control word is
 /// not a line. A section that is not whole bundles is an error at the first incomplete bundle.
 fn disassemble_sm50(
+    printer: &mut NvPrinter,
     code: &[u8],
     base: u64,
     section: &str,
@@ -207,7 +232,7 @@ fn disassemble_sm50(
             text.clear();
             match SM50.decode_slot(le(bytes), ctrl, slot, addr) {
                 Ok(d) => {
-                    SM50.print(&d, addr, &mut text);
+                    printer.print(&SM50, &d, addr, &mut text);
                     f(&Line { function, offset: off as u64, bytes, text: &text, decoded: true, control }, Some(&d), next_label);
                 }
                 Err(DecodeError::Unknown { .. }) => {
@@ -278,9 +303,23 @@ pub fn listing(
     labels: &[Label],
     flush: &mut dyn FnMut(&[u8]),
 ) -> Result<(), DecodeError> {
+    listing_with_printer(plugin, &mut NvPrinter::new(), code, base, section, labels, flush)
+}
+
+/// [`listing`] printing NVIDIA instructions through `printer` (see
+/// [`disassemble_with_printer`]).
+pub fn listing_with_printer(
+    plugin: &dyn IsaPlugin,
+    printer: &mut NvPrinter,
+    code: &[u8],
+    base: u64,
+    section: &str,
+    labels: &[Label],
+    flush: &mut dyn FnMut(&[u8]),
+) -> Result<(), DecodeError> {
     let mut out = Vec::with_capacity(PIECE + 4096);
     let mut last: Option<String> = None;
-    let r = disassemble_with(plugin, code, base, section, labels, false, |l, d, _| {
+    let r = walk(plugin, printer, code, base, section, labels, false, |l, d, _| {
         let addr = base + l.offset;
         if last.as_deref() != Some(l.function) {
             let _ = std::io::Write::write_fmt(&mut out, format_args!("\n{addr:016x} <{}>:\n", l.function));
@@ -314,9 +353,10 @@ pub fn listing_sections(
     sections: &[ListSection<'_>],
     flush: &mut dyn FnMut(&[u8]),
 ) -> Result<(), DecodeError> {
+    let mut printer = NvPrinter::new();
     for (name, addr, data, labels) in sections {
         flush(format!("\nDisassembly of section {name}:\n").as_bytes());
-        listing(plugin, data, *addr, name, labels, flush)?;
+        listing_with_printer(plugin, &mut printer, data, *addr, name, labels, flush)?;
     }
     Ok(())
 }

@@ -3,6 +3,13 @@
 //! Each ISA is a plugin behind [`IsaPlugin`]: decode bytes into a [`Decoded`] instruction, print it
 //! in the reference disassembler's syntax, and encode it back. The opcode tables, encodings and
 //! operand lists come from `isa-specs/` through `build.rs`; no opcode table is written by hand.
+//!
+//! The library keeps no state between calls: no globals, thread-locals or threads. NVIDIA
+//! printing has one piece of state a caller may own: [`nvidia::NvPrinter`], the print memo and
+//! text templates that make a long listing fast. [`IsaPlugin::print`] and
+//! [`disasm::disassemble`] make a fresh one per call; a caller listing much code keeps one per
+//! thread and prints through it ([`nvidia::NvPrinter::print`],
+//! [`disasm::disassemble_with_printer`]). Its text is the same either way.
 
 pub mod amd;
 pub mod disasm;

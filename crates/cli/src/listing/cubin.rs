@@ -14,8 +14,9 @@
 //! even where the place already has a label, which keeps the one it has.
 
 use super::cubin_elf::{CodeSection, Cubin};
-use isabridge_decoder::disasm::disassemble;
+use isabridge_decoder::disasm::disassemble_with_printer;
 use isabridge_decoder::nvidia::model::relative_target;
+use isabridge_decoder::nvidia::NvPrinter;
 use isabridge_decoder::{DecodeError, Isa, IsaPlugin};
 
 /// Column where the instruction text starts (after `/*offset*/`, the brace and the guard).
@@ -217,15 +218,15 @@ type Part = (String, Vec<Ins>);
 
 /// Decodes bytes `from..to` of a section (whole instructions; sm_50: whole bundles): each
 /// instruction's text split at its guard, its scheduling facts (`;` without a space, sm_50 dual
-/// issue marks) and its direct branch target.
-fn decode_part(plugin: &dyn IsaPlugin, s: &CodeSection<'_>, from: usize, to: usize) -> Result<Part, DecodeError> {
+/// issue marks) and its direct branch target. Printed through `printer`.
+fn decode_part(plugin: &dyn IsaPlugin, printer: &mut NvPrinter, s: &CodeSection<'_>, from: usize, to: usize) -> Result<Part, DecodeError> {
     let isa = plugin.isa();
     let data = s.data;
     let code = data.get(from..to).unwrap_or(&[]);
     let mut text = String::with_capacity(code.len() * 4);
     let mut ins: Vec<Ins> = Vec::with_capacity(code.len() / 8);
     let word = |o: usize| data.get(o..o + 8).map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
-    disassemble(plugin, code, from as u64, s.name, &[], |l| {
+    disassemble_with_printer(plugin, printer, code, from as u64, s.name, &[], |l| {
         let off = from as u64 + l.offset;
         let t = l.text;
         let at = text.len() as u32;
@@ -332,20 +333,23 @@ fn decode_all<'a, 'c>(plugin: &dyn IsaPlugin, code: &'c [CodeSection<'a>]) -> Re
         let from = if i == cs { co.min(s.data.len()) } else { 0 };
         (from < s.data.len()).then_some((i, from, s.data.len()))
     }).collect();
-    let run = |parts: &[(usize, usize, usize)]| -> Result<Vec<(usize, Part)>, DecodeError> {
-        parts.iter().map(|&(i, f, t)| decode_part(plugin, &code[i], f, t).map(|p| (i, p))).collect()
+    // Each thread prints through a printer of its own.
+    let run = |printer: &mut NvPrinter, parts: &[(usize, usize, usize)]| -> Result<Vec<(usize, Part)>, DecodeError> {
+        parts.iter().map(|&(i, f, t)| decode_part(plugin, printer, &code[i], f, t).map(|p| (i, p))).collect()
     };
+    let mut printer = NvPrinter::new();
     let (a, b) = if second.is_empty() || first.is_empty() {
-        isabridge_decoder::nvidia::expect_instructions(total / plugin.unit().max(1));
-        (run(&first)?, run(&second)?)
+        printer.expect_instructions(total / plugin.unit().max(1));
+        (run(&mut printer, &first)?, run(&mut printer, &second)?)
     } else {
         std::thread::scope(|scope| {
             let helper = scope.spawn(|| {
-                isabridge_decoder::nvidia::eager_templates(true);
-                run(&second)
+                let mut printer = NvPrinter::new();
+                printer.eager_templates(true);
+                run(&mut printer, &second)
             });
-            let a = run(&first);
-            let b = helper.join().unwrap_or_else(|_| run(&second));
+            let a = run(&mut printer, &first);
+            let b = helper.join().unwrap_or_else(|_| run(&mut printer, &second));
             Ok::<_, DecodeError>((a?, b?))
         })?
     };
