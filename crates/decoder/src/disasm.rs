@@ -28,6 +28,9 @@ pub struct Line<'a> {
     pub decoded: bool,
     /// NVIDIA scheduling fields (sm50: from the bundle's control word; sm86: bits 105-125).
     pub control: Option<Control>,
+    /// The reference disassembler's comment about the instruction, empty when none (see
+    /// [`IsaPlugin::print_noted`]).
+    pub note: &'a str,
 }
 
 /// Disassembles `code` (a section at address `base`), calling `f` for every instruction in order.
@@ -93,6 +96,7 @@ fn walk(
     let mut next = 0usize;
     let mut off = 0usize;
     let mut text = String::with_capacity(128);
+    let mut note = String::new();
     let mut next_label = 0usize;
     let mut function = section;
     let restarts = matches!(plugin.isa(), Isa::Gfx1013 | Isa::Gfx1201);
@@ -119,6 +123,7 @@ fn walk(
         }
         let addr = base + off as u64;
         text.clear();
+        note.clear();
         let r = match batch.get(next) {
             Some(d) => {
                 next += 1;
@@ -132,15 +137,15 @@ fn walk(
                 if nvidia {
                     printer.print(plugin, &d, addr, &mut text);
                 } else {
-                    plugin.print(&d, addr, &mut text);
+                    plugin.print_noted(&d, addr, &mut text, &mut note);
                 }
                 let control = control_sm86.then(|| Control::sm86(crate::sm86::SM86.word(&d)));
-                f(&Line { function, offset: off as u64, bytes: &code[off..off + n], text: &text, decoded: true, control }, Some(&d), next_label);
+                f(&Line { function, offset: off as u64, bytes: &code[off..off + n], text: &text, decoded: true, control, note: &note }, Some(&d), next_label);
                 off += n;
             }
             Err(DecodeError::Unknown { word, .. }) => {
                 let _ = write!(text, ".long 0x{word:08x}");
-                f(&Line { function, offset: off as u64, bytes: &code[off..off + unit], text: &text, decoded: false, control: None }, None, next_label);
+                f(&Line { function, offset: off as u64, bytes: &code[off..off + unit], text: &text, decoded: false, control: None, note: "" }, None, next_label);
                 off += unit;
             }
             // AMD, as llvm-objdump-22: an instruction cut off by the end of the section is its
@@ -156,7 +161,7 @@ fn walk(
                         let _ = write!(text, "{}0x{b:02x}", if i > 0 { ", " } else { "" });
                     }
                 }
-                f(&Line { function, offset: off as u64, bytes: &rest[..n], text: &text, decoded: false, control: None }, None, next_label);
+                f(&Line { function, offset: off as u64, bytes: &rest[..n], text: &text, decoded: false, control: None, note: "" }, None, next_label);
                 off += n;
             }
             Err(e) => return Err(e),
@@ -233,11 +238,11 @@ fn disassemble_sm50(
             match SM50.decode_slot(le(bytes), ctrl, slot, addr) {
                 Ok(d) => {
                     printer.print(&SM50, &d, addr, &mut text);
-                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: true, control }, Some(&d), next_label);
+                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: true, control, note: "" }, Some(&d), next_label);
                 }
                 Err(DecodeError::Unknown { .. }) => {
                     let _ = write!(text, ".quad 0x{:016x}", le(bytes));
-                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: false, control }, None, next_label);
+                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: false, control, note: "" }, None, next_label);
                 }
                 Err(e) => return Err(e),
             }
@@ -274,6 +279,13 @@ pub fn write_line(out: &mut Vec<u8>, text: &str, addr: u64, bytes: &[u8], note: 
     out.push(b'\n');
 }
 
+/// The branch target llvm-objdump-22 notes after an instruction's line: the plugin's
+/// [`IsaPlugin::branch_target`], except a call's (LLVM evaluates a target only where it is the
+/// first operand, and `s_call_b64`'s comes after its register).
+pub fn listed_target(plugin: &dyn IsaPlugin, d: &Decoded, addr: u64) -> Option<u64> {
+    plugin.branch_target(d, addr).filter(|_| plugin.flow(d) != crate::operand::Flow::Call)
+}
+
 /// llvm-objdump's ` <symbol>` / ` <symbol+0xoff>` note for a branch to `target` (an offset in
 /// the section): the last label at or before it, else the section start. `labels` are sorted
 /// by offset.
@@ -292,7 +304,8 @@ pub fn branch_note(target: u64, section: &str, labels: &[Label]) -> String {
 
 /// Writes the text listing of one section in llvm-objdump-22's layout to `flush`: a
 /// `\n<address> <function>:` header where the function's name changes, then one line per
-/// instruction ([`write_line`]) with the [`branch_note`] of direct branches. The text comes in
+/// instruction ([`write_line`]) with the [`branch_note`] of direct branches ([`listed_target`])
+/// and the instruction's comment ([`Line::note`]). The text comes in
 /// pieces of about 16 KiB, in order. Errors as in [`disassemble`]; the lines before the error
 /// have been passed to `flush`.
 pub fn listing(
@@ -325,11 +338,15 @@ pub fn listing_with_printer(
             let _ = std::io::Write::write_fmt(&mut out, format_args!("\n{addr:016x} <{}>:\n", l.function));
             last = Some(l.function.to_string());
         }
-        let note = d
-            .and_then(|d| plugin.branch_target(d, addr))
+        let mut note = d
+            .and_then(|d| listed_target(plugin, d, addr))
             .and_then(|t| t.checked_sub(base))
             .map(|t| branch_note(t, section, labels))
             .unwrap_or_default();
+        if !l.note.is_empty() {
+            note.push_str(" ; ");
+            note.push_str(l.note);
+        }
         write_line(&mut out, l.text, addr, l.bytes, &note);
         if out.len() >= PIECE {
             flush(&out);

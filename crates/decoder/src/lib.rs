@@ -168,6 +168,13 @@ pub trait IsaPlugin: Sync {
     /// Appends the instruction's text in the reference disassembler's syntax. `addr` is the
     /// instruction's address, used for branch targets.
     fn print(&self, inst: &Decoded, addr: u64, out: &mut String);
+    /// [`IsaPlugin::print`], and the reference disassembler's comment about the instruction
+    /// appended to `note` (AMD: LLVM's `Warning: ...` text that llvm-objdump-22 prints after
+    /// ` ; ` past the words, such as `Warning: SGPR_64: scalar reg isn't aligned 89`); nothing
+    /// is appended when there is none.
+    fn print_noted(&self, inst: &Decoded, addr: u64, out: &mut String, _note: &mut String) {
+        self.print(inst, addr, out)
+    }
     /// The canonical bytes of the instruction.
     fn encode(&self, inst: &Decoded) -> Vec<u8>;
     /// Upper-case instruction name of a decoded instruction.

@@ -2,10 +2,11 @@
 //! the middle, or both taking parts in turn).
 
 use super::cpus;
-use super::line::{hex8, push_branch_note, push_header, write_line, HEX_PAIRS};
+use super::line::{hex8, push_branch_note, push_comment, push_header, write_line, HEX_PAIRS};
 use super::memo::{Memo, MemoEntry, BRANCH_NONE, BRANCH_REL, SPACES, TEMPLATE_MAX};
 use super::threads::{spawn_claimable, Claim};
 use super::{AMD_CHUNK, AMD_CHUNKED_MIN, AMD_SPLIT_MIN, BATCH_BYTES, FLUSH_AT, PARTS_AHEAD, SPLICE_STARTS};
+use isabridge_decoder::disasm::listed_target;
 use isabridge_decoder::elf::Label;
 use isabridge_decoder::{Decoded, DecodeError, IsaPlugin};
 use std::fmt::Write as _;
@@ -46,6 +47,8 @@ pub(super) struct Text<'a, 'f> {
     pub(super) labels: &'a [Label<'a>],
     /// Scratch text of a printed instruction.
     pub(super) text: String,
+    /// Scratch comment of a printed instruction (see `IsaPlugin::print_noted`).
+    pub(super) note: String,
     /// Scratch bytes of a line built piece by piece.
     pub(super) line: Vec<u8>,
     /// Bytes handed on so far.
@@ -93,6 +96,7 @@ impl<'a, 'f> Text<'a, 'f> {
             section,
             labels,
             text: String::with_capacity(128),
+            note: String::new(),
             line: Vec::with_capacity(256),
             flushed: 0,
             keep: None,
@@ -193,8 +197,8 @@ impl<'a, 'f> Text<'a, 'f> {
     pub(super) fn branch_end(&mut self, e: &MemoEntry, d: Option<&Decoded>, addr: u64, off: usize) {
         let t = match (e.branch, d) {
             (BRANCH_REL, _) => Some(addr.wrapping_add(e.rel as i64 as u64)),
-            (_, Some(d)) => self.plugin.branch_target(d, addr),
-            (_, None) => self.plugin.decode(&self.code[off..], addr).ok().and_then(|d| self.plugin.branch_target(&d, addr)),
+            (_, Some(d)) => listed_target(self.plugin, d, addr),
+            (_, None) => self.plugin.decode(&self.code[off..], addr).ok().and_then(|d| listed_target(self.plugin, &d, addr)),
         };
         self.note(t);
         self.line.push(b'\n');
@@ -212,12 +216,18 @@ impl<'a, 'f> Text<'a, 'f> {
     #[inline(never)]
     pub(super) fn printed_line(&mut self, d: &Decoded, addr: u64, off: usize) {
         self.text.clear();
-        self.plugin.print(d, addr, &mut self.text);
+        self.note.clear();
+        self.plugin.print_noted(d, addr, &mut self.text, &mut self.note);
         let bytes = self.code.get(off..off + d.len as usize).unwrap_or(&[]);
         write_line(&mut self.line, &self.text, addr, bytes, "");
-        if let Some(t) = self.plugin.branch_target(d, addr) {
+        if let Some(t) = listed_target(self.plugin, d, addr) {
             self.line.pop();
             self.note(Some(t));
+            self.line.push(b'\n');
+        }
+        if !self.note.is_empty() {
+            self.line.pop();
+            push_comment(&mut self.line, &self.note);
             self.line.push(b'\n');
         }
         self.put_line();
