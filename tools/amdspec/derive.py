@@ -244,6 +244,8 @@ class Deriver:
         size = reg_size(txt)
         if kind == "src":
             t = "OPR_SRC"
+        elif kind == "ssrc" and mn.startswith("s_sendmsg_rtn"):
+            t = "OPR_SENDMSG"  # the message id, read from the field (255 is no literal)
         elif kind == "ssrc":
             t = "OPR_SSRC"
         elif kind == "sdst":

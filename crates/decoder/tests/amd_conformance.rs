@@ -151,13 +151,10 @@ const PINNED: &[(&str, &str, usize)] = &[
     ("gfx1013", "encode ENC_VOP3P", 1),
     ("gfx1013", "encode ENC_VOPC", 8),
     ("gfx1013", "encode ENC_VOPC_SDWA", 6),
-    // gfx1201: 2 s_sendmsg_rtn_* whose message id 255 the spec types as a literal source; 291
-    // VOP3 DPP words with a literal source: the instruction is 16 bytes (the literal dword
-    // follows the DPP dword; llvm-mc read it from the next probe of its batch), the probe line
-    // holds only the first 12.
-    ("gfx1201", "probe decode-error", 293),
-    // gfx1201: f16 inline constants that LLVM re-encodes as literals in SOPC (length differs).
-    ("gfx1201", "probe text ENC_SOPC", 6),
+    // gfx1201: 291 VOP3 DPP words with a literal source: the instruction is 16 bytes (the
+    // literal dword follows the DPP dword; llvm-mc read it from the next probe of its batch),
+    // the probe line holds only the first 12.
+    ("gfx1201", "probe decode-error", 291),
     ("gfx1201", "probe text ENC_SOPK", 1),
     ("gfx1201", "probe text ENC_VIMAGE", 1),
     // gfx1201: v_cvt_pk_* modifier display and 16-bit literal quirks.

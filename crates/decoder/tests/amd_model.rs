@@ -64,7 +64,6 @@ fn reprint(isa: Isa) -> Report {
 const PINNED: &[(&str, &str, usize)] = &[
     ("gfx1013", "probe ENC_MIMG (fast printer differs too)", 82),
     ("gfx1013", "probe ENC_VOP3 (fast printer differs too)", 11),
-    ("gfx1201", "probe ENC_SOPC (fast printer differs too)", 6),
     ("gfx1201", "probe ENC_SOPK (fast printer differs too)", 1),
     ("gfx1201", "probe ENC_VIMAGE (fast printer differs too)", 1),
     ("gfx1201", "probe ENC_VOP3 (fast printer differs too)", 21),

@@ -353,7 +353,7 @@ fn sop(p: &mut P<'_>) {
             }
             OperandKind::Field { ty: "OPR_SENDMSG", value } => {
                 if p.g12 {
-                    sendmsg12(&mut out, value as u32, false)
+                    sendmsg12(&mut out, value as u32)
                 } else {
                     symbols::sendmsg_gfx10(&mut out, value as u32)
                 }
@@ -391,16 +391,14 @@ fn sop(p: &mut P<'_>) {
                     }
                 }
             }
-            _ if p.g12 && m.starts_with("s_sendmsg_rtn") && matches!(ty, "OPR_SSRC" | "OPR_SRC") => {
-                let v = isabridge_decoder::amd::model::src_code(Isa::Gfx1201, &o.kind).unwrap_or(0);
-                sendmsg12(&mut out, v, true)
-            }
             _ => {
                 let kind = match p.kind(o.field) {
                     Kind::I16 | Kind::PkI16 | Kind::PkF16 | Kind::BF16 if !p.g12 => Kind::I32,
                     Kind::F16 if !p.g12 => Kind::I32,
                     Kind::I16 if p.g12 => Kind::I32,
                     Kind::F16 if p.g12 && p.inst.encoding == "ENC_SOP1" => Kind::I32,
+                    // SOPC's f16 comparisons print an inline float as its f16 bits.
+                    Kind::F16 if p.g12 && p.inst.encoding == "ENC_SOPC" && matches!(o.kind, OperandKind::InlineConst { code: 240..=248, .. }) => Kind::I16,
                     k => k,
                 };
                 src(p, &mut out, &o, kind)
@@ -470,7 +468,7 @@ fn delay_alu(out: &mut String, v: u32) {
     }
 }
 
-fn sendmsg12(out: &mut String, v: u32, rtn: bool) {
+fn sendmsg12(out: &mut String, v: u32) {
     const MSG: &[(u32, &str)] = &[(1, "MSG_INTERRUPT"), (2, "MSG_HS_TESSFACTOR"), (3, "MSG_DEALLOC_VGPRS"), (9, "MSG_GS_ALLOC_REQ")];
     const RTN: &[&str] = &[
         "MSG_RTN_GET_DOORBELL",
@@ -483,7 +481,10 @@ fn sendmsg12(out: &mut String, v: u32, rtn: bool) {
         "MSG_RTN_GET_SE_AID_ID",
     ];
     let id = v & 0xff;
-    let name = if rtn { id.checked_sub(128).and_then(|i| RTN.get(i as usize).copied()) } else { MSG.iter().find(|e| e.0 == id).map(|e| e.1) };
+    let name = match id.checked_sub(128) {
+        Some(i) => RTN.get(i as usize).copied(),
+        None => MSG.iter().find(|e| e.0 == id).map(|e| e.1),
+    };
     match name {
         Some(n) => out.push_str(&format!("sendmsg({n})")),
         None if v >> 8 == 0 => out.push_str(&format!("sendmsg({id}, 0, 0)")),
