@@ -186,7 +186,7 @@ fn sm86_mutated_words_equal_nvdisasm() {
         "sm86",
         Pinned {
             text: &[],
-            false_accept: &[("F2FP", 1), ("HMMA", 1), ("IDP", 3)],
+            false_accept: &[],
             false_reject: &[("OUT", 5)],
             goal: true,
         },
