@@ -143,6 +143,12 @@ fn walk(
                 f(&Line { function, offset: off as u64, bytes: &code[off..off + n], text: &text, decoded: true, control, note: &note }, Some(&d), next_label);
                 off += n;
             }
+            // LLVM decodes an all-zero AMD dword as `v_illegal`.
+            Err(DecodeError::Unknown { word: 0, .. }) if restarts => {
+                text.push_str("v_illegal");
+                f(&Line { function, offset: off as u64, bytes: &code[off..off + unit], text: &text, decoded: false, control: None, note: "" }, None, next_label);
+                off += unit;
+            }
             Err(DecodeError::Unknown { word, .. }) => {
                 let _ = write!(text, ".long 0x{word:08x}");
                 f(&Line { function, offset: off as u64, bytes: &code[off..off + unit], text: &text, decoded: false, control: None, note: "" }, None, next_label);
@@ -286,6 +292,21 @@ pub fn listed_target(plugin: &dyn IsaPlugin, d: &Decoded, addr: u64) -> Option<u
     plugin.branch_target(d, addr).filter(|_| plugin.flow(d) != crate::operand::Flow::Call)
 }
 
+/// The number of zero bytes at `code[off..end]` (`end`: the next symbol or the section's end)
+/// that llvm-objdump folds into one `\t\t...` line ([`ZERO_FILL_LINE`]): a run of at least 8
+/// zero bytes, less its last bytes past a multiple of 4; 0 when there is no such run.
+pub fn zero_fill(code: &[u8], off: usize, end: usize) -> usize {
+    let run = code.get(off..end.min(code.len())).map_or(0, |b| b.iter().take_while(|&&x| x == 0).count());
+    if run < 8 {
+        0
+    } else {
+        run & !3
+    }
+}
+
+/// The line llvm-objdump prints for a run of zero bytes (see [`zero_fill`]).
+pub const ZERO_FILL_LINE: &[u8] = b"\t\t...\n";
+
 /// llvm-objdump's ` <symbol>` / ` <symbol+0xoff>` note for a branch to `target` (an offset in
 /// the section): the last label at or before it, else the section start. `labels` are sorted
 /// by offset.
@@ -305,7 +326,8 @@ pub fn branch_note(target: u64, section: &str, labels: &[Label]) -> String {
 /// Writes the text listing of one section in llvm-objdump-22's layout to `flush`: a
 /// `\n<address> <function>:` header where the function's name changes, then one line per
 /// instruction ([`write_line`]) with the [`branch_note`] of direct branches ([`listed_target`])
-/// and the instruction's comment ([`Line::note`]). The text comes in
+/// and the instruction's comment ([`Line::note`]); AMD runs of zero bytes fold into one line
+/// ([`zero_fill`]). The text comes in
 /// pieces of about 16 KiB, in order. Errors as in [`disassemble`]; the lines before the error
 /// have been passed to `flush`.
 pub fn listing(
@@ -332,11 +354,26 @@ pub fn listing_with_printer(
 ) -> Result<(), DecodeError> {
     let mut out = Vec::with_capacity(PIECE + 4096);
     let mut last: Option<String> = None;
-    let r = walk(plugin, printer, code, base, section, labels, false, |l, d, _| {
+    let amd = matches!(plugin.isa(), Isa::Gfx1013 | Isa::Gfx1201);
+    // The end of the zero run folded into the last `...` line.
+    let mut zeros_end = 0u64;
+    let r = walk(plugin, printer, code, base, section, labels, false, |l, d, passed| {
+        if l.offset < zeros_end {
+            return;
+        }
         let addr = base + l.offset;
         if last.as_deref() != Some(l.function) {
             let _ = std::io::Write::write_fmt(&mut out, format_args!("\n{addr:016x} <{}>:\n", l.function));
             last = Some(l.function.to_string());
+        }
+        if amd && !l.decoded && l.bytes == [0; 4] {
+            let end = labels.get(passed).map_or(code.len(), |x| x.offset as usize);
+            let n = zero_fill(code, l.offset as usize, end);
+            if n > 0 {
+                out.extend_from_slice(ZERO_FILL_LINE);
+                zeros_end = l.offset + n as u64;
+                return;
+            }
         }
         let mut note = d
             .and_then(|d| listed_target(plugin, d, addr))
