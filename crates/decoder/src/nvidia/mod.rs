@@ -153,6 +153,10 @@ impl Text {
 
 /// `b` as text. nvdisasm's text is ASCII, which is checked a word at a time instead of being
 /// decoded (a quarter of a template fill's cost); anything else goes through the UTF-8 check.
+/// Why the library has this `unsafe`: memo hits and template fills, the printer's hot path on
+/// long listings, turn copied bytes back into text for every instruction, and the UTF-8
+/// decoder's byte-at-a-time pass over short texts costs more than the ASCII word check; the
+/// check right before it is what makes the conversion sound, whatever the bytes are.
 #[inline]
 fn ascii_or_utf8(b: &[u8]) -> Result<&str, std::str::Utf8Error> {
     if b.is_ascii() {
