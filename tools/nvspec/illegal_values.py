@@ -127,7 +127,7 @@ def main():
             block = re.sub(r"<Description>example 0x[0-9a-f]+: ",
                            "<Description>example 0x%0*x: " % (nb // 4, c["example"]), block, count=1)
             if i:
-                base = re.match(r"^(.*_[0-9a-f]{3})(?:_\d+)?$", e["name"]).group(1)
+                base = re.match(r"^(.*_[0-9a-f]{3,4})(?:_\d+)?$", e["name"]).group(1)
                 k = names.get(base, 1)
                 names[base] = k + 1
                 nm = "%s_%d" % (base, k)

@@ -174,7 +174,7 @@ fn sm50_mutated_words_equal_nvdisasm() {
         Pinned {
             text: &[("ATOMS", 1), ("CCTL", 2)],
             false_accept: &[("ATOMS", 1), ("CCTL", 2), ("SUATOM", 1)],
-            false_reject: &[("BRA", 4), ("CS2R", 1)],
+            false_reject: &[],
             goal: true,
         },
     );
