@@ -140,10 +140,10 @@ const PINNED: &[(&str, &str, usize)] = &[
     // gfx1013: image instructions whose address count LLVM derives from combinations of
     // dim/dmask/opcode that are invalid for the operation (random probe fields).
     ("gfx1013", "probe decode-error", 2),
-    ("gfx1013", "probe text ENC_MIMG", 82),
+    ("gfx1013", "probe text ENC_MIMG", 12),
     // gfx1013: VOP3 encodings of v_interp_* (attribute operand layout not in the derived spec).
     ("gfx1013", "probe text ENC_VOP3", 11),
-    ("gfx1013", "encode ENC_MIMG", 41),
+    ("gfx1013", "encode ENC_MIMG", 37),
     ("gfx1013", "encode ENC_VOP1", 1),
     ("gfx1013", "encode ENC_VOP1_SDWA", 1),
     ("gfx1013", "encode ENC_VOP2_SDWA", 1),

@@ -62,7 +62,10 @@ fn reprint(isa: Isa) -> Report {
 /// or opcode fields LLVM treats as invalid, byte_sel of the fp8/bf8 conversions). On every other
 /// corpus and probe instruction the model prints the reference.
 const PINNED: &[(&str, &str, usize)] = &[
-    ("gfx1013", "probe ENC_MIMG (fast printer differs too)", 82),
+    // gfx1013: image address and data counts the fast printer takes from LLVM's variant rules
+    // (gfx10/mimg.rs) and the model does not yet.
+    ("gfx1013", "probe ENC_MIMG", 70),
+    ("gfx1013", "probe ENC_MIMG (fast printer differs too)", 12),
     ("gfx1013", "probe ENC_VOP3 (fast printer differs too)", 11),
     ("gfx1201", "probe ENC_SOPK (fast printer differs too)", 1),
     ("gfx1201", "probe ENC_VIMAGE (fast printer differs too)", 1),
