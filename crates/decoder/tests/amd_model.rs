@@ -69,9 +69,9 @@ const PINNED: &[(&str, &str, usize)] = &[
     ("gfx1013", "probe ENC_VOP3 (fast printer differs too)", 11),
     ("gfx1201", "probe ENC_SOPK (fast printer differs too)", 1),
     ("gfx1201", "probe ENC_VIMAGE (fast printer differs too)", 1),
-    ("gfx1201", "probe ENC_VOP3 (fast printer differs too)", 21),
-    ("gfx1201", "probe ENC_VOP3_DPP16 (fast printer differs too)", 23),
-    ("gfx1201", "probe ENC_VOP3_DPP8 (fast printer differs too)", 17),
+    ("gfx1201", "probe ENC_VOP3 (fast printer differs too)", 3),
+    ("gfx1201", "probe ENC_VOP3_DPP16 (fast printer differs too)", 3),
+    ("gfx1201", "probe ENC_VOP3_DPP8 (fast printer differs too)", 1),
     ("gfx1201", "probe ENC_VSAMPLE (fast printer differs too)", 29),
 ];
 

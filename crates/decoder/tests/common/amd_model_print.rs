@@ -325,7 +325,6 @@ fn sop(p: &mut P<'_>) {
     for o in p.printed() {
         p.sep();
         let mut out = std::mem::take(&mut p.out);
-        let ty = p.ty(o.field);
         match o.kind {
             OperandKind::Label(t) => {
                 let v = ((t as i64).wrapping_sub(p.inst.addr as i64).wrapping_sub(4) / 4) as u16;
@@ -1252,12 +1251,27 @@ fn vop(p: &mut P<'_>) {
                 } else {
                     p.s.ops.iter().any(|o| src_idx(o.0).is_some() && matches!(o.1, Kind::F16 | Kind::I16))
                 };
+                // v_dot2_* (packed sources) show only the third source's and the destination's bits.
+                let os = if p.g12 && m.starts_with("v_dot2_") { os & 0b1100 } else { os };
                 if has_sel && os != 0 {
                     p.out.push_str(" op_sel:");
                     let bits = (os as u64 & ((1 << nsrc) - 1)) | ((os as u64 >> 3 & 1) << nsrc);
                     bit_list(&mut p.out, bits, nsrc + 1);
                 }
             }
+        }
+        // gfx12 fp8/bf8 conversions keep byte_sel in op_sel.
+        let byte_sel = if !p.g12 {
+            0
+        } else if m.starts_with("v_cvt_f32_fp8") || m.starts_with("v_cvt_f32_bf8") {
+            (os >> 1 & 1) | (os & 1) << 1
+        } else if m.starts_with("v_cvt_sr_fp8_f32") || m.starts_with("v_cvt_sr_bf8_f32") {
+            os >> 2 & 3
+        } else {
+            0
+        };
+        if byte_sel != 0 {
+            p.out.push_str(&format!(" byte_sel:{byte_sel}"));
         }
         if interp && p.inst.explicit().any(|o| o.field == "SRC0") {
             // high: bit 8 of SRC0 as printed by LLVM (the attribute's high-half bit).
