@@ -172,7 +172,7 @@ fn sm50_mutated_words_equal_nvdisasm() {
     check(
         "sm50",
         Pinned {
-            text: &[("ATOMS", 1), ("CCTL", 2)],
+            text: &[("CCTL", 2)],
             false_accept: &[("ATOMS", 1), ("CCTL", 2), ("SUATOM", 1)],
             false_reject: &[],
             goal: true,
