@@ -3,21 +3,30 @@
 //! outside the don't-care bits, and the listing through the print memo and its templates equals
 //! the slow printer's (the memo and templates persist from one input to the next, so later
 //! inputs fill templates made by earlier ones).
-use isabridge_decoder::nvidia::{eager_templates, set_print_cache};
+use isabridge_decoder::nvidia::NvPrinter;
 use isabridge_decoder::{disasm, disasm::disassemble, Isa};
+use std::cell::RefCell;
+
+thread_local! {
+    /// The printer whose memo and templates carry over from one input to the next.
+    static PRINTER: RefCell<NvPrinter> = RefCell::new({
+        let mut p = NvPrinter::new();
+        p.eager_templates(true);
+        p
+    });
+}
 
 /// Runs the check on `data` as `isa` (sm50 or sm86); panics on any disagreement.
 pub fn check(isa: Isa, data: &[u8]) {
-    eager_templates(true);
     let p = isa.plugin();
     let mut n = 0usize;
     let _ = disassemble(p, data, 0, "raw", &[], |l| n += l.text.len());
     let mut text = Vec::new();
-    let r = disasm::listing(p, data, 0, "raw", &[], &mut |b| text.extend_from_slice(b));
-    set_print_cache(false);
+    let r = PRINTER.with(|printer| {
+        disasm::listing_with_printer(p, &mut printer.borrow_mut(), data, 0, "raw", &[], &mut |b| text.extend_from_slice(b))
+    });
     let mut slow = Vec::new();
-    let rs = disasm::listing(p, data, 0, "raw", &[], &mut |b| slow.extend_from_slice(b));
-    set_print_cache(true);
+    let rs = disasm::listing_with_printer(p, &mut NvPrinter::uncached(), data, 0, "raw", &[], &mut |b| slow.extend_from_slice(b));
     assert_eq!(r, rs);
     assert!(text == slow, "templates: {:?}\nslow: {:?}", String::from_utf8_lossy(&text), String::from_utf8_lossy(&slow));
     if let Ok(d) = p.decode(data, 0) {

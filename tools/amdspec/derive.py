@@ -244,6 +244,8 @@ class Deriver:
         size = reg_size(txt)
         if kind == "src":
             t = "OPR_SRC"
+        elif kind == "ssrc" and mn.startswith("s_sendmsg_rtn"):
+            t = "OPR_SENDMSG"  # the message id, read from the field (255 is no literal)
         elif kind == "ssrc":
             t = "OPR_SSRC"
         elif kind == "sdst":
@@ -363,6 +365,8 @@ class Deriver:
                 mn, operands = d
                 set_io(mn, operands)
                 set_formats(mn, operands)
+                for o in operands:
+                    o["fmt"] = FORMATS.get(self.mcpu, {}).get((base_name(mn).lower(), o["field"]), o["fmt"])
                 self.insts.setdefault(base_name(mn), []).append((enc["name"], op, mn, operands))
         self.pre = self.predefined()
         self.check = self.check_layouts()
@@ -419,6 +423,21 @@ def set_io(mn, operands):
     if m.startswith(("s_getpc", "s_swappc")) and operands:
         operands[0]["input"], operands[0]["output"] = False, True
 
+
+# Source types the mnemonic does not tell (LLVM's operand types, which decide how constants
+# print and whether float modifiers show): (mnemonic, field) -> data format, per processor.
+FORMATS = {"gfx1201": {
+    (m, f): fmt
+    for m, fields, fmt in (
+        ("v_sad_u16", ("SRC0", "VSRC0", "SRC1", "SRC2"), "FMT_NUM_U32"),
+        ("v_mad_u32_u16", ("SRC2",), "FMT_NUM_U32"),
+        ("v_mad_i32_i16", ("SRC2",), "FMT_NUM_I32"),
+        ("v_cvt_pk_u8_f32", ("SRC1", "SRC2"), "FMT_NUM_U32"),
+        ("v_cvt_sr_fp8_f32", ("SRC1",), "FMT_NUM_U32"),
+        ("v_cvt_sr_bf8_f32", ("SRC1",), "FMT_NUM_U32"),
+        ("v_cvt_pk_norm_i16_f16", ("SRC0", "VSRC0", "SRC1"), "FMT_NUM_F16"),
+        ("v_cvt_pk_norm_u16_f16", ("SRC0", "VSRC0", "SRC1"), "FMT_NUM_F16"))
+    for f in fields}}
 
 TYPE_RE = re.compile(r"^(f|i|u|b|bf)(8|16|32|64|128)$")
 

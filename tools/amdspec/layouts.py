@@ -345,7 +345,7 @@ def gfx12():
         F("VSRC2", "vgpr", (48, 8), 0, 56), F("VSRC3", "vgpr", (56, 8), 0, 64)],
         "Export. No opcode field: the single instruction has opcode 0."))
     E.append(enc("ENC_VINTERP", 64, [
-        F("ENCODING", "enc", (24, 8), 0b11001101), F("OP", "op", (16, 7)),
+        F("ENCODING", "enc", (24, 8), 0b11001101), F("OP", "op", (16, 5)),
         F("CLAMP", "mod", (15, 1), 0, 1), F("OPSEL", "mod", (11, 4), 0, 1),
         F("WAIT_EXP", "mod", (8, 3), 0, 1), F("VDST", "vgpr", (0, 8), 0, 40),
         F("SRC0", "src", (32, 9), 256, 280), F("SRC1", "src", (41, 9), 256, 296),

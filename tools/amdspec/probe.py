@@ -10,9 +10,14 @@ For every (instruction, encoding) of the spec: the plain base word plus randomiz
 fields drawn from registers, special registers, inline constants and literals; modifier fields,
 DPP/SDWA controls, offsets and cache bits at random), each followed by a random literal dword
 (consumed only when the instruction takes one) and, for MIMG, random NSA address dwords.  Words
-llvm-mc rejects, or decodes as another instruction/encoding, are dropped.  Fixed seed.
+llvm-mc rejects, or decodes as another instruction/encoding, are dropped.  The words kept are
+disassembled again by llvm-objdump-22 (each followed by `s_nop 0` dwords, as in mutate.py):
+its length says which bytes the instruction is, its text is the line's reference.  Fixed seed.
 
 Line format: <input bytes hex, memory order> TAB <llvm-mc canonical encoding hex> TAB <text>.
+The input is the whole instruction (literal and NSA dwords included).  The canonical encoding is
+llvm-mc's re-encoding; where that is shorter than the instruction (llvm-mc-22 leaves out the
+literal dword of a gfx12 VOP3 DPP form) the input's remaining bytes follow it.
 """
 import argparse
 import hashlib
@@ -122,6 +127,33 @@ def identifiers(enc, op):
     return mask, ids
 
 
+def whole(mcpu, lines):
+    """The probe lines (candidate bytes, llvm-mc encoding, llvm-mc text) as whole instructions:
+    llvm-objdump-22's length and text of each candidate (a candidate llvm-objdump-22 rejects or
+    crashes on is dropped)."""
+    import tempfile
+    import mutate
+    res = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(0, len(lines), mutate.BATCH):
+            part = lines[i:i + mutate.BATCH]
+            res.extend(mutate.safe_batch(mcpu, [c for c, _, _ in part], tmp))
+    out, dropped = [], 0
+    for (c, canon, _mc_text), r in zip(lines, res):
+        if r is None or r[1].startswith(".long") or r[0] > len(c):
+            dropped += 1
+            continue
+        n, text, _note = r
+        inp = c[:n]
+        if len(canon) < n:
+            canon = canon + inp[len(canon):]
+        out.append((inp, canon, text))
+    if dropped:
+        print("%s: %d probe words llvm-objdump-22 does not decode, dropped" % (mcpu, dropped),
+              file=sys.stderr)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--mcpu", required=True, choices=sorted(layouts.ARCH))
@@ -189,20 +221,20 @@ def main():
         cw = int.from_bytes(canon[:nb], "little")
         if (cw & mask) not in ids:
             continue
-        inp = c[:len(canon)]
-        if inp in seen:
+        if c[:len(canon)] in seen:
             continue
         if i > 0 and kept[key] >= KEEP + 1:
             continue
-        seen.add(inp)
+        seen.add(c[:len(canon)])
         kept[key] += 1
-        out.append("%s\t%s\t%s" % (inp.hex(), canon.hex(), text.strip()))
+        out.append((c, canon, text.strip()))
+    out = whole(args.mcpu, out)
     for key, n in kept.items():
         if n == 0:
             missing.append(key)
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     with open(args.output, "w") as fh:
-        fh.write("\n".join(out) + "\n")
+        fh.write("\n".join("%s\t%s\t%s" % (inp.hex(), canon.hex(), text) for inp, canon, text in out) + "\n")
     print("%s: %d lines for %d (instruction, encoding) pairs; %d pairs without a line: %s"
           % (args.mcpu, len(out), len(kept), len(missing), missing[:20]), file=sys.stderr)
 

@@ -91,8 +91,18 @@ def parse_encodings(xml, arch):
 def candidates(enc, types, scales=None):
     """(field name, kind, lo, width, new lo, new width) widenings to test."""
     out = []
+    syntax = _SYNTAX.search(enc["text"]).group(1)
     for name, rs in enc["fields"]:
         kind = types.get(name)
+        if kind == "OPR_UIMM" and len(rs) == 1 and "???{%s}" % name in syntax and rs[0][1] < 8:
+            # a value nvdisasm has no name for, printed in decimal (`???12`, `R7.???2`): the
+            # example's value was one flip away from a named one (a register, `.H1`), so the
+            # neighbouring bit was taken for structural
+            lo, w = rs[0]
+            for c, nlo in ((lo - 1, lo - 1), (lo + w, lo)):
+                if 0 <= c < enc["nb"] and enc["mask"] >> c & 1:
+                    out.append((name, "UNNAMED", lo, w, nlo, w + 1))
+            continue
         if kind in ("OPR_UIMM", "OPR_SIMM") and len(rs) == 1 and (scales or {}).get(name) == 2:
             # a number whose lowest bit was taken for structural (the example's offset was
             # 0x1: clearing the bit removes the offset) and whose step 2 was read as a scale
@@ -119,6 +129,8 @@ def candidates(enc, types, scales=None):
 
 
 def reg_name(kind, v):
+    if kind == "UNNAMED":
+        return "%d" % v
     _, fmt, z, zn = NATURAL[kind]
     return zn if v == z else fmt % v
 
@@ -133,19 +145,25 @@ def num_ok(kind, nw, v, tok):
 
 def name_of(cand, v):
     kind = cand[1]
-    return reg_name(kind, v) if kind in NATURAL else "0x%x" % v
+    return reg_name(kind, v) if kind in NATURAL or kind == "UNNAMED" else "0x%x" % v
 
 
 def test_words(enc, cand, rng):
     name, kind, lo, w, nlo, nw = cand
     allones = (1 << nw) - 1
     vals = {0, 1, 2, allones - 1, 1 << (nw - 1), (1 << (nw - 1)) - 1}
-    if kind not in NATURAL:
+    if kind not in NATURAL and kind != "UNNAMED":
         vals = {1, 3, 5, 0x11, allones, 1 << (nw - 1), (1 << (nw - 1)) + 1}
     while len(vals) < min(10, allones):
         vals.add(rng.randrange(0, allones))
     ex = enc["example"]
     old = (ex >> nlo) & allones
+    if kind == "UNNAMED" and nlo == lo:
+        # widened upwards: the values above the example's are the unnamed ones (those below
+        # name something: `.H1`, nothing), the other forms take them
+        vals = set(range(old + 1, min(allones, old + 6) + 1))
+    elif kind == "UNNAMED":
+        vals.discard(allones)
     vals.discard(allones if kind in NATURAL else 0)
     vals.discard(old)
     words = []
@@ -232,8 +250,8 @@ def widen(arch, path, orc=None, rng=None, rounds=4):
             kind = cand[1]
             got = [next(texts) for _ in words]
             nw = cand[5]
-            ok = all(accepts(ex_text[e["name"]], name_of(cand, old), name_of(cand, v), t,
-                             None if kind in NATURAL else (lambda y, v=v: num_ok(kind, nw, v, y)))
+            ok = words and all(accepts(ex_text[e["name"]], name_of(cand, old), name_of(cand, v), t,
+                             None if kind in NATURAL or kind == "UNNAMED" else (lambda y, v=v: num_ok(kind, nw, v, y)))
                      for (v, _), t in zip(words, got))
             if not ok or (e["name"], cand[0]) in taken:
                 continue

@@ -115,7 +115,14 @@ pub fn run(a: &Args) -> Result<(), String> {
                 }
                 let (text, note) = match l.control {
                     Some(c) => (format!("{:<59}// {c}", l.text), String::new()),
-                    None => (l.text.to_string(), branch_comment(plugin, l, *addr, name, labels).unwrap_or_default()),
+                    None => {
+                        let mut note = branch_comment(plugin, l, *addr, name, labels).unwrap_or_default();
+                        if !l.note.is_empty() {
+                            note.push_str(" ; ");
+                            note.push_str(l.note);
+                        }
+                        (l.text.to_string(), note)
+                    }
                 };
                 let mut line = Vec::with_capacity(128);
                 write_line(&mut line, &text, addr + l.offset, l.bytes, &note);
@@ -176,7 +183,7 @@ fn branch_comment(plugin: &dyn IsaPlugin, l: &Line<'_>, base: u64, section: &str
     }
     let pc = base + l.offset;
     let d = plugin.decode(l.bytes, pc).ok()?;
-    let target = plugin.branch_target(&d, pc)?.checked_sub(base)?;
+    let target = isabridge_decoder::disasm::listed_target(plugin, &d, pc)?.checked_sub(base)?;
     let (name, start) = match labels.iter().rev().find(|x| x.offset <= target) {
         Some(x) => (&*x.name, x.offset),
         None => (section, 0),

@@ -53,3 +53,54 @@ fn objdump_layout_on_request() {
         ]
     );
 }
+
+/// sm_50 scheduling limits hold in every slot of a bundle, not only the first: reuse flag 3
+/// set in the control bits of one slot of control.sm50.cubin's first code section
+/// (`.text.calls`, file offset 0x17e0). Where nvdisasm 12.8 refuses the word (`nvdisasm -c
+/// -hex`: "Unrecognized operation for functional unit 'uC' at address 0x00000030" for slot 1
+/// of the bundle at 0x20, XMAD; "... at address 0x000000b8" for slot 2 of the bundle at 0xa0,
+/// LOP32I; then "Illegal instruction found", exit 1) the listing shows that instruction as
+/// `.quad`; where it accepts the bit (slot 1 at 0x60, LDG; slot 2 at 0x80, ISETP) the listing is
+/// nvdisasm's. Every other line is the bundled listing with the new control word.
+#[test]
+fn sm50_control_bits_checked_in_every_slot() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/nvidia");
+    let cubin = std::fs::read(root.join("bin/control.sm50.cubin")).unwrap();
+    let listing = std::fs::read_to_string(root.join("listings/control.sm50.txt")).unwrap();
+    let text = 0x17e0usize;
+    let dir = std::env::temp_dir().join(format!("isabridge-sm50-slots-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // (bundle offset in the section, slot, refused by nvdisasm)
+    for (bundle, slot, refused) in [(0x20usize, 1usize, true), (0xa0, 2, true), (0x60, 1, false), (0x80, 2, false)] {
+        let at = text + bundle;
+        let ctrl = u64::from_le_bytes(cubin[at..at + 8].try_into().unwrap());
+        let new = ctrl ^ 1 << (21 * slot + 20);
+        let mut m = cubin.clone();
+        m[at..at + 8].copy_from_slice(&new.to_le_bytes());
+        let f = dir.join(format!("b{bundle:x}s{slot}.cubin"));
+        std::fs::write(&f, &m).unwrap();
+        let o = Command::new(bin()).arg("disasm").arg(&f).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let got = String::from_utf8(o.stdout).unwrap();
+        // The section is the file's first: its lines are the first with their offsets, and the
+        // control word's line is the one before the bundle's first instruction.
+        let mut want: Vec<String> = listing.lines().map(str::to_string).collect();
+        let first_of = |want: &[String], off: usize| want.iter().position(|l| l.contains(&format!("/*{off:04x}*/"))).unwrap();
+        let c = first_of(&want, bundle + 8) - 1;
+        assert!(want[c].ends_with(&format!("/* 0x{ctrl:016x} */")), "{}", want[c]);
+        want[c] = want[c].replace(&format!("{ctrl:016x}"), &format!("{new:016x}"));
+        let off = bundle + 8 + 8 * slot;
+        let word = u64::from_le_bytes(cubin[text + off..text + off + 8].try_into().unwrap());
+        let at = first_of(&want, off);
+        let g: Vec<&str> = got.lines().collect();
+        assert_eq!(g.len(), want.len());
+        for (k, (a, b)) in g.iter().zip(&want).enumerate() {
+            if refused && k == at {
+                assert!(a.contains(&format!(".quad 0x{word:016x} ;")), "{a}");
+            } else {
+                assert_eq!(a, b, "bundle {bundle:#x} slot {slot}, line {}", k + 1);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,12 +1,15 @@
 //! Whole-section disassembly: instructions one by one ([`disassemble`]) and the text listing in
 //! llvm-objdump-22's layout ([`listing`], [`listing_sections`]).
 //!
-//! Plain and single-threaded: one decode and one print per instruction, no memo, no threads,
-//! no global state. The `isabridge` command lists with a faster engine of its own
+//! Plain and single-threaded: one decode and one print per instruction, no threads, no global
+//! state. NVIDIA instructions print through an [`NvPrinter`] (its memo and templates), made
+//! per call or passed in by the caller ([`disassemble_with_printer`]) to keep its caches from
+//! one call to the next. The `isabridge` command lists with a faster engine of its own
 //! (crates/cli/src/listing/) whose text is tested to be these functions' byte for byte.
 
 use crate::elf::Label;
 use crate::nvidia::control::Control;
+use crate::nvidia::NvPrinter;
 use crate::{Decoded, DecodeError, Isa, IsaPlugin};
 use std::fmt::Write as _;
 
@@ -25,6 +28,9 @@ pub struct Line<'a> {
     pub decoded: bool,
     /// NVIDIA scheduling fields (sm50: from the bundle's control word; sm86: bits 105-125).
     pub control: Option<Control>,
+    /// The reference disassembler's comment about the instruction, empty when none (see
+    /// [`IsaPlugin::print_noted`]).
+    pub note: &'a str,
 }
 
 /// Disassembles `code` (a section at address `base`), calling `f` for every instruction in order.
@@ -39,16 +45,32 @@ pub fn disassemble(
     base: u64,
     section: &str,
     labels: &[Label],
-    mut f: impl FnMut(&Line<'_>),
+    f: impl FnMut(&Line<'_>),
 ) -> Result<(), DecodeError> {
-    disassemble_with(plugin, code, base, section, labels, true, |l, _, _| f(l))
+    disassemble_with_printer(plugin, &mut NvPrinter::new(), code, base, section, labels, f)
 }
 
-/// [`disassemble`], also handing `f` each decoded instruction (None for an undecodable word) and
-/// the number of labels passed (it changes exactly where `Line::function` may change). Without
-/// `control`, sm86 lines have no scheduling fields.
-fn disassemble_with(
+/// [`disassemble`] printing NVIDIA instructions through `printer`, whose memo and templates
+/// carry over from earlier calls (one printer for the sections of a listing).
+pub fn disassemble_with_printer(
     plugin: &dyn IsaPlugin,
+    printer: &mut NvPrinter,
+    code: &[u8],
+    base: u64,
+    section: &str,
+    labels: &[Label],
+    mut f: impl FnMut(&Line<'_>),
+) -> Result<(), DecodeError> {
+    walk(plugin, printer, code, base, section, labels, true, |l, _, _| f(l))
+}
+
+/// [`disassemble_with_printer`], also handing `f` each decoded instruction (None for an
+/// undecodable word) and the number of labels passed (it changes exactly where
+/// `Line::function` may change). Without `control`, sm86 lines have no scheduling fields.
+#[allow(clippy::too_many_arguments)]
+fn walk(
+    plugin: &dyn IsaPlugin,
+    printer: &mut NvPrinter,
     code: &[u8],
     base: u64,
     section: &str,
@@ -57,8 +79,9 @@ fn disassemble_with(
     mut f: impl FnMut(&Line<'_>, Option<&Decoded>, usize),
 ) -> Result<(), DecodeError> {
     if plugin.isa() == Isa::Sm50 {
-        return disassemble_sm50(code, base, section, labels, f);
+        return disassemble_sm50(printer, code, base, section, labels, f);
     }
+    let nvidia = plugin.isa() == Isa::Sm86;
     let control_sm86 = control && plugin.isa() == Isa::Sm86;
     let unit = plugin.unit();
     if !code.len().is_multiple_of(unit) && plugin.isa() == Isa::Sm86 {
@@ -73,6 +96,7 @@ fn disassemble_with(
     let mut next = 0usize;
     let mut off = 0usize;
     let mut text = String::with_capacity(128);
+    let mut note = String::new();
     let mut next_label = 0usize;
     let mut function = section;
     let restarts = matches!(plugin.isa(), Isa::Gfx1013 | Isa::Gfx1201);
@@ -99,6 +123,7 @@ fn disassemble_with(
         }
         let addr = base + off as u64;
         text.clear();
+        note.clear();
         let r = match batch.get(next) {
             Some(d) => {
                 next += 1;
@@ -109,14 +134,24 @@ fn disassemble_with(
         match r {
             Ok(d) => {
                 let n = d.len as usize;
-                plugin.print(&d, addr, &mut text);
+                if nvidia {
+                    printer.print(plugin, &d, addr, &mut text);
+                } else {
+                    plugin.print_noted(&d, addr, &mut text, &mut note);
+                }
                 let control = control_sm86.then(|| Control::sm86(crate::sm86::SM86.word(&d)));
-                f(&Line { function, offset: off as u64, bytes: &code[off..off + n], text: &text, decoded: true, control }, Some(&d), next_label);
+                f(&Line { function, offset: off as u64, bytes: &code[off..off + n], text: &text, decoded: true, control, note: &note }, Some(&d), next_label);
                 off += n;
+            }
+            // LLVM decodes an all-zero AMD dword as `v_illegal`.
+            Err(DecodeError::Unknown { word: 0, .. }) if restarts => {
+                text.push_str("v_illegal");
+                f(&Line { function, offset: off as u64, bytes: &code[off..off + unit], text: &text, decoded: false, control: None, note: "" }, None, next_label);
+                off += unit;
             }
             Err(DecodeError::Unknown { word, .. }) => {
                 let _ = write!(text, ".long 0x{word:08x}");
-                f(&Line { function, offset: off as u64, bytes: &code[off..off + unit], text: &text, decoded: false, control: None }, None, next_label);
+                f(&Line { function, offset: off as u64, bytes: &code[off..off + unit], text: &text, decoded: false, control: None, note: "" }, None, next_label);
                 off += unit;
             }
             // AMD, as llvm-objdump-22: an instruction cut off by the end of the section is its
@@ -132,7 +167,7 @@ fn disassemble_with(
                         let _ = write!(text, "{}0x{b:02x}", if i > 0 { ", " } else { "" });
                     }
                 }
-                f(&Line { function, offset: off as u64, bytes: &rest[..n], text: &text, decoded: false, control: None }, None, next_label);
+                f(&Line { function, offset: off as u64, bytes: &rest[..n], text: &text, decoded: false, control: None, note: "" }, None, next_label);
                 off += n;
             }
             Err(e) => return Err(e),
@@ -178,6 +213,7 @@ pub fn cut_off(plugin: &dyn IsaPlugin, code: &[u8], base: u64, labels: &[Label])
 /// instructions' own (0x8, 0x10, 0x18, 0x28, ...), as nvdisasm prints them; the control word is
 /// not a line. A section that is not whole bundles is an error at the first incomplete bundle.
 fn disassemble_sm50(
+    printer: &mut NvPrinter,
     code: &[u8],
     base: u64,
     section: &str,
@@ -207,12 +243,12 @@ fn disassemble_sm50(
             text.clear();
             match SM50.decode_slot(le(bytes), ctrl, slot, addr) {
                 Ok(d) => {
-                    SM50.print(&d, addr, &mut text);
-                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: true, control }, Some(&d), next_label);
+                    printer.print(&SM50, &d, addr, &mut text);
+                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: true, control, note: "" }, Some(&d), next_label);
                 }
                 Err(DecodeError::Unknown { .. }) => {
                     let _ = write!(text, ".quad 0x{:016x}", le(bytes));
-                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: false, control }, None, next_label);
+                    f(&Line { function, offset: off as u64, bytes, text: &text, decoded: false, control, note: "" }, None, next_label);
                 }
                 Err(e) => return Err(e),
             }
@@ -249,6 +285,28 @@ pub fn write_line(out: &mut Vec<u8>, text: &str, addr: u64, bytes: &[u8], note: 
     out.push(b'\n');
 }
 
+/// The branch target llvm-objdump-22 notes after an instruction's line: the plugin's
+/// [`IsaPlugin::branch_target`], except a call's (LLVM evaluates a target only where it is the
+/// first operand, and `s_call_b64`'s comes after its register).
+pub fn listed_target(plugin: &dyn IsaPlugin, d: &Decoded, addr: u64) -> Option<u64> {
+    plugin.branch_target(d, addr).filter(|_| plugin.flow(d) != crate::operand::Flow::Call)
+}
+
+/// The number of zero bytes at `code[off..end]` (`end`: the next symbol or the section's end)
+/// that llvm-objdump folds into one `\t\t...` line ([`ZERO_FILL_LINE`]): a run of at least 8
+/// zero bytes, less its last bytes past a multiple of 4; 0 when there is no such run.
+pub fn zero_fill(code: &[u8], off: usize, end: usize) -> usize {
+    let run = code.get(off..end.min(code.len())).map_or(0, |b| b.iter().take_while(|&&x| x == 0).count());
+    if run < 8 {
+        0
+    } else {
+        run & !3
+    }
+}
+
+/// The line llvm-objdump prints for a run of zero bytes (see [`zero_fill`]).
+pub const ZERO_FILL_LINE: &[u8] = b"\t\t...\n";
+
 /// llvm-objdump's ` <symbol>` / ` <symbol+0xoff>` note for a branch to `target` (an offset in
 /// the section): the last label at or before it, else the section start. `labels` are sorted
 /// by offset.
@@ -267,7 +325,9 @@ pub fn branch_note(target: u64, section: &str, labels: &[Label]) -> String {
 
 /// Writes the text listing of one section in llvm-objdump-22's layout to `flush`: a
 /// `\n<address> <function>:` header where the function's name changes, then one line per
-/// instruction ([`write_line`]) with the [`branch_note`] of direct branches. The text comes in
+/// instruction ([`write_line`]) with the [`branch_note`] of direct branches ([`listed_target`])
+/// and the instruction's comment ([`Line::note`]); AMD runs of zero bytes fold into one line
+/// ([`zero_fill`]). The text comes in
 /// pieces of about 16 KiB, in order. Errors as in [`disassemble`]; the lines before the error
 /// have been passed to `flush`.
 pub fn listing(
@@ -278,19 +338,52 @@ pub fn listing(
     labels: &[Label],
     flush: &mut dyn FnMut(&[u8]),
 ) -> Result<(), DecodeError> {
+    listing_with_printer(plugin, &mut NvPrinter::new(), code, base, section, labels, flush)
+}
+
+/// [`listing`] printing NVIDIA instructions through `printer` (see
+/// [`disassemble_with_printer`]).
+pub fn listing_with_printer(
+    plugin: &dyn IsaPlugin,
+    printer: &mut NvPrinter,
+    code: &[u8],
+    base: u64,
+    section: &str,
+    labels: &[Label],
+    flush: &mut dyn FnMut(&[u8]),
+) -> Result<(), DecodeError> {
     let mut out = Vec::with_capacity(PIECE + 4096);
     let mut last: Option<String> = None;
-    let r = disassemble_with(plugin, code, base, section, labels, false, |l, d, _| {
+    let amd = matches!(plugin.isa(), Isa::Gfx1013 | Isa::Gfx1201);
+    // The end of the zero run folded into the last `...` line.
+    let mut zeros_end = 0u64;
+    let r = walk(plugin, printer, code, base, section, labels, false, |l, d, passed| {
+        if l.offset < zeros_end {
+            return;
+        }
         let addr = base + l.offset;
         if last.as_deref() != Some(l.function) {
             let _ = std::io::Write::write_fmt(&mut out, format_args!("\n{addr:016x} <{}>:\n", l.function));
             last = Some(l.function.to_string());
         }
-        let note = d
-            .and_then(|d| plugin.branch_target(d, addr))
+        if amd && !l.decoded && l.bytes == [0; 4] {
+            let end = labels.get(passed).map_or(code.len(), |x| x.offset as usize);
+            let n = zero_fill(code, l.offset as usize, end);
+            if n > 0 {
+                out.extend_from_slice(ZERO_FILL_LINE);
+                zeros_end = l.offset + n as u64;
+                return;
+            }
+        }
+        let mut note = d
+            .and_then(|d| listed_target(plugin, d, addr))
             .and_then(|t| t.checked_sub(base))
             .map(|t| branch_note(t, section, labels))
             .unwrap_or_default();
+        if !l.note.is_empty() {
+            note.push_str(" ; ");
+            note.push_str(l.note);
+        }
         write_line(&mut out, l.text, addr, l.bytes, &note);
         if out.len() >= PIECE {
             flush(&out);
@@ -314,9 +407,10 @@ pub fn listing_sections(
     sections: &[ListSection<'_>],
     flush: &mut dyn FnMut(&[u8]),
 ) -> Result<(), DecodeError> {
+    let mut printer = NvPrinter::new();
     for (name, addr, data, labels) in sections {
         flush(format!("\nDisassembly of section {name}:\n").as_bytes());
-        listing(plugin, data, *addr, name, labels, flush)?;
+        listing_with_printer(plugin, &mut printer, data, *addr, name, labels, flush)?;
     }
     Ok(())
 }

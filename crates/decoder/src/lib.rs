@@ -3,6 +3,13 @@
 //! Each ISA is a plugin behind [`IsaPlugin`]: decode bytes into a [`Decoded`] instruction, print it
 //! in the reference disassembler's syntax, and encode it back. The opcode tables, encodings and
 //! operand lists come from `isa-specs/` through `build.rs`; no opcode table is written by hand.
+//!
+//! The library keeps no state between calls: no globals, thread-locals or threads. NVIDIA
+//! printing has one piece of state a caller may own: [`nvidia::NvPrinter`], the print memo and
+//! text templates that make a long listing fast. [`IsaPlugin::print`] and
+//! [`disasm::disassemble`] make a fresh one per call; a caller listing much code keeps one per
+//! thread and prints through it ([`nvidia::NvPrinter::print`],
+//! [`disasm::disassemble_with_printer`]). Its text is the same either way.
 
 pub mod amd;
 pub mod disasm;
@@ -162,6 +169,13 @@ pub trait IsaPlugin: Sync {
     /// Appends the instruction's text in the reference disassembler's syntax. `addr` is the
     /// instruction's address, used for branch targets.
     fn print(&self, inst: &Decoded, addr: u64, out: &mut String);
+    /// [`IsaPlugin::print`], and the reference disassembler's comment about the instruction
+    /// appended to `note` (AMD: LLVM's `Warning: ...` text that llvm-objdump-22 prints after
+    /// ` ; ` past the words, such as `Warning: SGPR_64: scalar reg isn't aligned 89`); nothing
+    /// is appended when there is none.
+    fn print_noted(&self, inst: &Decoded, addr: u64, out: &mut String, _note: &mut String) {
+        self.print(inst, addr, out)
+    }
     /// The canonical bytes of the instruction.
     fn encode(&self, inst: &Decoded) -> Vec<u8>;
     /// Upper-case instruction name of a decoded instruction.

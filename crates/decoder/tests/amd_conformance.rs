@@ -140,10 +140,10 @@ const PINNED: &[(&str, &str, usize)] = &[
     // gfx1013: image instructions whose address count LLVM derives from combinations of
     // dim/dmask/opcode that are invalid for the operation (random probe fields).
     ("gfx1013", "probe decode-error", 2),
-    ("gfx1013", "probe text ENC_MIMG", 82),
+    ("gfx1013", "probe text ENC_MIMG", 12),
     // gfx1013: VOP3 encodings of v_interp_* (attribute operand layout not in the derived spec).
     ("gfx1013", "probe text ENC_VOP3", 11),
-    ("gfx1013", "encode ENC_MIMG", 41),
+    ("gfx1013", "encode ENC_MIMG", 37),
     ("gfx1013", "encode ENC_VOP1", 1),
     ("gfx1013", "encode ENC_VOP1_SDWA", 1),
     ("gfx1013", "encode ENC_VOP2_SDWA", 1),
@@ -151,27 +151,26 @@ const PINNED: &[(&str, &str, usize)] = &[
     ("gfx1013", "encode ENC_VOP3P", 1),
     ("gfx1013", "encode ENC_VOPC", 8),
     ("gfx1013", "encode ENC_VOPC_SDWA", 6),
-    // gfx1201: 2 s_sendmsg_rtn_* whose message id 255 the spec types as a literal source; 291
-    // VOP3 DPP words with a literal source: the instruction is 16 bytes (the literal dword
-    // follows the DPP dword; llvm-mc read it from the next probe of its batch), the probe line
-    // holds only the first 12.
-    ("gfx1201", "probe decode-error", 293),
-    // gfx1201: f16 inline constants that LLVM re-encodes as literals in SOPC (length differs).
-    ("gfx1201", "probe text ENC_SOPC", 6),
+    // gfx1201: v_fmac_*_e64_dpp with a constant as second source: LLVM prints its code in hex
+    // and reads no literal (we take a literal dword: 16 bytes, the line holds 12).
+    ("gfx1201", "probe decode-error", 4),
     ("gfx1201", "probe text ENC_SOPK", 1),
     ("gfx1201", "probe text ENC_VIMAGE", 1),
-    // gfx1201: v_cvt_pk_* modifier display and 16-bit literal quirks.
-    ("gfx1201", "probe text ENC_VOP3", 21),
-    // gfx1201: byte_sel of v_cvt_f32_fp8/bf8 DPP not printed.
-    ("gfx1201", "probe text ENC_VOP3_DPP16", 23),
-    ("gfx1201", "probe text ENC_VOP3_DPP8", 17),
+    // gfx1201: v_cvt_pk_f32_fp8 source modifiers, v_nop / v_pipeflush in VOP3.
+    ("gfx1201", "probe text ENC_VOP3", 3),
+    // gfx1201: v_cvt_pk_bf8_f32 DPP quad_perm, v_dot2 DPP 16-bit literals.
+    ("gfx1201", "probe text ENC_VOP3_DPP16", 3),
+    ("gfx1201", "probe text ENC_VOP3_DPP8", 1),
     // gfx1201: image_gather4 / sample address and data counts for tfe/lwe/d16/a16 mixes.
     ("gfx1201", "probe text ENC_VSAMPLE", 29),
     ("gfx1201", "encode ENC_SOPC", 6),
-    ("gfx1201", "encode ENC_VOP3", 29),
-    // gfx1201: byte_sel of v_cvt_f32_fp8/bf8 and v_cvt_sr_*8 not modelled.
-    ("gfx1201", "encode ENC_VOP3_DPP16", 22),
-    ("gfx1201", "encode ENC_VOP3_DPP8", 17),
+    ("gfx1201", "encode ENC_VOP3", 33),
+    // gfx1201: VOP3 / VOP3P DPP forms with a 16-bit literal: the line keeps the input's literal
+    // dword (llvm-mc-22 re-encodes these forms without their literal), we write the 16 bits
+    // LLVM prints; byte_sel of v_cvt_f32_fp8/bf8 and v_cvt_sr_*8 not modelled.
+    ("gfx1201", "encode ENC_VOP3P_DPP16", 3),
+    ("gfx1201", "encode ENC_VOP3_DPP16", 66),
+    ("gfx1201", "encode ENC_VOP3_DPP8", 64),
     ("gfx1201", "encode ENC_VSAMPLE", 5),
 ];
 

@@ -62,14 +62,16 @@ fn reprint(isa: Isa) -> Report {
 /// or opcode fields LLVM treats as invalid, byte_sel of the fp8/bf8 conversions). On every other
 /// corpus and probe instruction the model prints the reference.
 const PINNED: &[(&str, &str, usize)] = &[
-    ("gfx1013", "probe ENC_MIMG (fast printer differs too)", 82),
+    // gfx1013: image address and data counts the fast printer takes from LLVM's variant rules
+    // (gfx10/mimg.rs) and the model does not yet.
+    ("gfx1013", "probe ENC_MIMG", 70),
+    ("gfx1013", "probe ENC_MIMG (fast printer differs too)", 12),
     ("gfx1013", "probe ENC_VOP3 (fast printer differs too)", 11),
-    ("gfx1201", "probe ENC_SOPC (fast printer differs too)", 6),
     ("gfx1201", "probe ENC_SOPK (fast printer differs too)", 1),
     ("gfx1201", "probe ENC_VIMAGE (fast printer differs too)", 1),
-    ("gfx1201", "probe ENC_VOP3 (fast printer differs too)", 21),
-    ("gfx1201", "probe ENC_VOP3_DPP16 (fast printer differs too)", 23),
-    ("gfx1201", "probe ENC_VOP3_DPP8 (fast printer differs too)", 17),
+    ("gfx1201", "probe ENC_VOP3 (fast printer differs too)", 3),
+    ("gfx1201", "probe ENC_VOP3_DPP16 (fast printer differs too)", 3),
+    ("gfx1201", "probe ENC_VOP3_DPP8 (fast printer differs too)", 1),
     ("gfx1201", "probe ENC_VSAMPLE (fast printer differs too)", 29),
 ];
 

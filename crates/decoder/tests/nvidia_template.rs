@@ -1,10 +1,11 @@
-//! The print memo and its text templates (`nvidia/template.rs`) give the slow printer's text
-//! byte for byte: on every NVIDIA word set the conformance tests use (corpus, fuzz sets, extra
-//! words), on variants of those words with random register / predicate / immediate fields (the
-//! values templates fill in), on random words, and on whole listings of the bundled cubins (and
-//! of target/bench/nvbig.300.*.cubin when `tools/bench_nv_disasm.sh` has built them).
+//! An `NvPrinter`'s print memo and text templates (`nvidia/template.rs`) give the uncached
+//! printer's text byte for byte: on every NVIDIA word set the conformance tests use (corpus,
+//! fuzz sets, extra words), on variants of those words with random register / predicate /
+//! immediate fields (the values templates fill in), on random words, and on whole listings of
+//! the bundled cubins (and of target/bench/nvbig.300.*.cubin when `tools/bench_nv_disasm.sh`
+//! has built them).
 
-use isabridge_decoder::nvidia::{eager_templates, set_print_cache, template_stats, NvPlugin};
+use isabridge_decoder::nvidia::{NvPlugin, NvPrinter};
 use isabridge_decoder::sm50::{SM50, SM50_INSN};
 use isabridge_decoder::sm86::SM86;
 use isabridge_decoder::spec::NvKind;
@@ -72,23 +73,26 @@ fn decode(arch: &str, x: Word) -> Option<(&'static NvPlugin, Decoded, u8)> {
     }
 }
 
-/// The text through the memo and templates, and the slow text.
-fn both(p: &NvPlugin, d: &Decoded, addr: u64, reuse: u8) -> (String, String) {
-    // Templates from the first instruction (not only after the first 2048 of a thread).
-    eager_templates(true);
+/// A printer that uses templates from the first instruction (not only after its first 2048).
+fn eager() -> NvPrinter {
+    let mut p = NvPrinter::new();
+    p.eager_templates(true);
+    p
+}
+
+/// The text through `printer`'s memo and templates, and the slow text.
+fn both(printer: &mut NvPrinter, p: &NvPlugin, d: &Decoded, addr: u64, reuse: u8) -> (String, String) {
     let mut fast = String::new();
-    p.print_with(d, addr, reuse, &mut fast);
-    set_print_cache(false);
+    printer.print_with(p, d, addr, reuse, &mut fast);
     let mut slow = String::new();
-    p.print_with(d, addr, reuse, &mut slow);
-    set_print_cache(true);
+    NvPrinter::uncached().print_with(p, d, addr, reuse, &mut slow);
     (fast, slow)
 }
 
-/// Checks one word; false when it does not decode.
-fn check(arch: &str, x: Word) -> bool {
+/// Checks one word through `printer`; false when it does not decode.
+fn check(printer: &mut NvPrinter, arch: &str, x: Word) -> bool {
     let Some((p, d, reuse)) = decode(arch, x) else { return false };
-    let (fast, slow) = both(p, &d, x.addr, reuse);
+    let (fast, slow) = both(printer, p, &d, x.addr, reuse);
     assert_eq!(fast, slow, "{arch} {:#034x} ctrl {:#x} slot {} ({})", x.w, x.ctrl, x.slot, p.encoding_name(&d));
     true
 }
@@ -142,49 +146,42 @@ fn variant(arch: &str, x: Word, rng: &mut Rng) -> Word {
 
 fn sets_agree(arch: &str) {
     let ws = words(arch);
+    let mut printer = eager();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ arch.len() as u64);
     let mut n = 0usize;
     // Twice over: the second pass prints from filled memo and templates.
     for _ in 0..2 {
         for &x in &ws {
-            n += usize::from(check(arch, x));
+            n += usize::from(check(&mut printer, arch, x));
         }
     }
     for &x in &ws {
         for _ in 0..4 {
             let v = variant(arch, x, &mut rng);
-            n += usize::from(check(arch, v));
+            n += usize::from(check(&mut printer, arch, v));
         }
     }
-    let s = template_stats();
+    let s = printer.template_stats();
     eprintln!("{arch}: {n} prints compared; templates made {}, not templatable {}, hits {}, misses {}", s[0], s[1], s[2], s[3]);
     assert!(n > 5 * ws.len(), "{arch}: {n} of {} words decoded", ws.len());
     assert!(s[2] > 10_000, "{arch}: templates were used {} times", s[2]);
 }
 
-/// A thread told to expect a short listing (`expect_instructions`) starts with a small memo and
+/// A printer told to expect a short listing (`expect_instructions`) starts with a small memo and
 /// mnemonic cache, which grow as it prints on: the text stays the slow printer's throughout.
 fn small_tables_agree(arch: &'static str) {
-    std::thread::spawn(move || {
-        isabridge_decoder::nvidia::expect_instructions(16);
-        let mut n = 0usize;
-        for _ in 0..2 {
-            for &x in &words(arch) {
-                let Some((p, d, reuse)) = decode(arch, x) else { continue };
-                let mut fast = String::new();
-                p.print_with(&d, x.addr, reuse, &mut fast);
-                set_print_cache(false);
-                let mut slow = String::new();
-                p.print_with(&d, x.addr, reuse, &mut slow);
-                set_print_cache(true);
-                assert_eq!(fast, slow, "{arch} {:#034x}", x.w);
-                n += 1;
-            }
+    let mut printer = NvPrinter::new();
+    printer.expect_instructions(16);
+    let mut n = 0usize;
+    for _ in 0..2 {
+        for &x in &words(arch) {
+            let Some((p, d, reuse)) = decode(arch, x) else { continue };
+            let (fast, slow) = both(&mut printer, p, &d, x.addr, reuse);
+            assert_eq!(fast, slow, "{arch} {:#034x}", x.w);
+            n += 1;
         }
-        assert!(n > 10_000, "{arch}: {n} words");
-    })
-    .join()
-    .unwrap();
+    }
+    assert!(n > 10_000, "{arch}: {n} words");
 }
 
 #[test]
@@ -207,26 +204,39 @@ fn word_sets_agree_sm86() {
     sets_agree("sm86");
 }
 
-/// A whole listing of `path` with the memo and templates, and the slow way.
-fn listing_agrees(path: &Path) {
+/// The listing of every section of `path` (as `disasm::listing_sections` writes it) printed
+/// through `printer` (None: the slow way, uncached).
+fn listing(path: &Path, printer: Option<&mut NvPrinter>) -> Vec<u8> {
     let data = std::fs::read(path).unwrap();
     let (isa, sections) = isabridge_decoder::elf::parse(&data).expect("cubin");
     let p = isa.plugin();
-    let list = |on: bool| {
-        eager_templates(true);
-        set_print_cache(on);
-        let mut text = Vec::new();
-        for s in &sections {
-            let r = disasm::listing(p, s.data, s.address, s.name, &s.labels, &mut |b| text.extend_from_slice(b));
-            assert!(r.is_ok(), "{}", path.display());
-        }
-        set_print_cache(true);
-        text
-    };
-    let slow = list(false);
-    let fast = list(true);
-    let again = list(true);
+    let mut uncached = NvPrinter::uncached();
+    let printer = printer.unwrap_or(&mut uncached);
+    let mut text = Vec::new();
+    for s in &sections {
+        text.extend_from_slice(format!("\nDisassembly of section {}:\n", s.name).as_bytes());
+        let r = disasm::listing_with_printer(p, printer, s.data, s.address, s.name, &s.labels, &mut |b| text.extend_from_slice(b));
+        assert!(r.is_ok(), "{}", path.display());
+    }
+    text
+}
+
+/// A whole listing of `path` the slow way, through one printer's memo and templates, the same
+/// printer again, and the library's plain `listing_sections`: all four equal. Returns the
+/// printer.
+fn listing_agrees(path: &Path) -> NvPrinter {
+    let slow = listing(path, None);
+    let mut printer = eager();
+    let fast = listing(path, Some(&mut printer));
+    let again = listing(path, Some(&mut printer));
     assert!(slow == fast && fast == again, "{}: listings differ", path.display());
+    let data = std::fs::read(path).unwrap();
+    let (isa, sections) = isabridge_decoder::elf::parse(&data).expect("cubin");
+    let list: Vec<disasm::ListSection> = sections.iter().map(|s| (s.name, s.address, s.data, s.labels.clone())).collect();
+    let mut plain = Vec::new();
+    disasm::listing_sections(isa.plugin(), &list, &mut |b| plain.extend_from_slice(b)).unwrap();
+    assert!(plain == slow, "{}: the plain listing differs", path.display());
+    printer
 }
 
 #[test]
@@ -245,13 +255,21 @@ fn large_listings_agree() {
     for arch in ["sm50", "sm86"] {
         let f = root().join(format!("target/bench/nvbig.300.{arch}.cubin"));
         if f.exists() {
-            let a = template_stats();
-            listing_agrees(&f);
-            let b = template_stats();
-            let d: Vec<u64> = (0..4).map(|k| b[k] - a[k]).collect();
-            eprintln!("{arch} nvbig, two listings on one thread: templates made {}, keys not templatable {}, template hits {}, misses {}", d[0], d[1], d[2], d[3]);
+            let d = listing_agrees(&f).template_stats();
+            eprintln!("{arch} nvbig, two listings through one printer: templates made {}, keys not templatable {}, template hits {}, misses {}", d[0], d[1], d[2], d[3]);
         }
     }
+}
+
+thread_local! {
+    /// The printer the property tests print through: its memo and templates fill over the
+    /// cases of a test (test code; the library keeps no such state).
+    static PRINTER: std::cell::RefCell<NvPrinter> = std::cell::RefCell::new(eager());
+}
+
+/// [`check`] through this test thread's [`PRINTER`].
+fn check_shared(arch: &str, x: Word) -> bool {
+    PRINTER.with(|p| check(&mut p.borrow_mut(), arch, x))
 }
 
 fn words_of(arch: &str) -> &'static [Word] {
@@ -275,8 +293,8 @@ proptest! {
     /// Random words that decode: memo and templates give the slow text.
     #[test]
     fn random_words_agree(lo in any::<u64>(), hi in any::<u64>(), ctrl in any::<u64>(), slot in 0usize..3) {
-        check("sm50", Word { w: lo as u128, ctrl, slot, addr: 8 * (slot as u64 + 1) });
-        check("sm86", Word { w: lo as u128 | (hi as u128) << 64, ctrl: 0, slot: 0, addr: 0 });
+        check_shared("sm50", Word { w: lo as u128, ctrl, slot, addr: 8 * (slot as u64 + 1) });
+        check_shared("sm86", Word { w: lo as u128 | (hi as u128) << 64, ctrl: 0, slot: 0, addr: 0 });
     }
 
     /// Variants of conformance words with random number fields: memo and templates give the
@@ -288,7 +306,7 @@ proptest! {
             let ws = words_of(arch);
             let x = ws[k % ws.len()];
             for _ in 0..rounds {
-                check(arch, variant(arch, x, &mut rng));
+                check_shared(arch, variant(arch, x, &mut rng));
             }
         }
     }

@@ -2,10 +2,11 @@
 //! the middle, or both taking parts in turn).
 
 use super::cpus;
-use super::line::{hex8, push_branch_note, push_header, write_line, HEX_PAIRS};
+use super::line::{hex8, push_branch_note, push_comment, push_header, write_line, HEX_PAIRS};
 use super::memo::{Memo, MemoEntry, BRANCH_NONE, BRANCH_REL, SPACES, TEMPLATE_MAX};
 use super::threads::{spawn_claimable, Claim};
 use super::{AMD_CHUNK, AMD_CHUNKED_MIN, AMD_SPLIT_MIN, BATCH_BYTES, FLUSH_AT, PARTS_AHEAD, SPLICE_STARTS};
+use isabridge_decoder::disasm::{listed_target, zero_fill, ZERO_FILL_LINE};
 use isabridge_decoder::elf::Label;
 use isabridge_decoder::{Decoded, DecodeError, IsaPlugin};
 use std::fmt::Write as _;
@@ -18,8 +19,10 @@ pub(super) trait Sink {
     fn entry(&mut self, memo: &Memo, k: usize, d: &Decoded, addr: u64, off: usize);
     /// The line of instruction `d` at `off`, which is not memoised.
     fn printed(&mut self, d: &Decoded, addr: u64, off: usize);
-    /// The `.long` line of an undecodable word.
+    /// The `.long` line of an undecodable word (`v_illegal` for an all-zero one).
     fn long(&mut self, word: u32, addr: u64, off: usize);
+    /// The `\t\t...` line of `n` zero bytes folded (see `disasm::zero_fill`).
+    fn zeros(&mut self, addr: u64, off: usize, n: usize);
     /// Where the next line starts: lines so far (records) or bytes so far (text).
     fn mark(&self) -> usize;
 }
@@ -46,6 +49,8 @@ pub(super) struct Text<'a, 'f> {
     pub(super) labels: &'a [Label<'a>],
     /// Scratch text of a printed instruction.
     pub(super) text: String,
+    /// Scratch comment of a printed instruction (see `IsaPlugin::print_noted`).
+    pub(super) note: String,
     /// Scratch bytes of a line built piece by piece.
     pub(super) line: Vec<u8>,
     /// Bytes handed on so far.
@@ -93,6 +98,7 @@ impl<'a, 'f> Text<'a, 'f> {
             section,
             labels,
             text: String::with_capacity(128),
+            note: String::new(),
             line: Vec::with_capacity(256),
             flushed: 0,
             keep: None,
@@ -193,8 +199,8 @@ impl<'a, 'f> Text<'a, 'f> {
     pub(super) fn branch_end(&mut self, e: &MemoEntry, d: Option<&Decoded>, addr: u64, off: usize) {
         let t = match (e.branch, d) {
             (BRANCH_REL, _) => Some(addr.wrapping_add(e.rel as i64 as u64)),
-            (_, Some(d)) => self.plugin.branch_target(d, addr),
-            (_, None) => self.plugin.decode(&self.code[off..], addr).ok().and_then(|d| self.plugin.branch_target(&d, addr)),
+            (_, Some(d)) => listed_target(self.plugin, d, addr),
+            (_, None) => self.plugin.decode(&self.code[off..], addr).ok().and_then(|d| listed_target(self.plugin, &d, addr)),
         };
         self.note(t);
         self.line.push(b'\n');
@@ -212,12 +218,18 @@ impl<'a, 'f> Text<'a, 'f> {
     #[inline(never)]
     pub(super) fn printed_line(&mut self, d: &Decoded, addr: u64, off: usize) {
         self.text.clear();
-        self.plugin.print(d, addr, &mut self.text);
+        self.note.clear();
+        self.plugin.print_noted(d, addr, &mut self.text, &mut self.note);
         let bytes = self.code.get(off..off + d.len as usize).unwrap_or(&[]);
         write_line(&mut self.line, &self.text, addr, bytes, "");
-        if let Some(t) = self.plugin.branch_target(d, addr) {
+        if let Some(t) = listed_target(self.plugin, d, addr) {
             self.line.pop();
             self.note(Some(t));
+            self.line.push(b'\n');
+        }
+        if !self.note.is_empty() {
+            self.line.pop();
+            push_comment(&mut self.line, &self.note);
             self.line.push(b'\n');
         }
         self.put_line();
@@ -249,7 +261,10 @@ impl Sink for Text<'_, '_> {
         self.text.clear();
         let bytes = self.code.get(off..).unwrap_or(&[]);
         let bytes = &bytes[..bytes.len().min(4)];
-        if bytes.len() == 4 {
+        if bytes.len() == 4 && word == 0 {
+            // (LLVM decodes an all-zero dword as `v_illegal`)
+            self.text.push_str("v_illegal");
+        } else if bytes.len() == 4 {
             let _ = write!(self.text, ".long 0x{word:08x}");
         } else {
             // The last bytes of a section, fewer than a word.
@@ -259,6 +274,11 @@ impl Sink for Text<'_, '_> {
             }
         }
         write_line(&mut self.line, &self.text, addr, bytes, "");
+        self.put_line();
+    }
+
+    fn zeros(&mut self, _addr: u64, _off: usize, _n: usize) {
+        self.line.extend_from_slice(ZERO_FILL_LINE);
         self.put_line();
     }
 
@@ -275,7 +295,8 @@ pub(super) struct Recs(pub(super) Vec<u32>);
 /// [`Recs`]: an instruction that is not memoised (decoded and printed again).
 pub(super) const REC_PRINT: u32 = 1 << 30;
 
-/// [`Recs`]: a `.long` line.
+/// [`Recs`]: a `.long` line; with a non-zero count of dwords in the low 30 bits, the `...`
+/// line of that many zero dwords.
 pub(super) const REC_LONG: u32 = 2 << 30;
 
 /// [`Recs`]: a function header, with the label index in the low 30 bits (all ones: the section).
@@ -297,6 +318,11 @@ impl Sink for Recs {
 
     fn long(&mut self, _word: u32, _addr: u64, _off: usize) {
         self.0.push(REC_LONG);
+    }
+
+    fn zeros(&mut self, _addr: u64, _off: usize, n: usize) {
+        // (sections listed in records are under 4 GiB: at most 2^30 dwords)
+        self.0.push(REC_LONG | ((n / 4) as u32 & (REC_PRINT - 1)));
     }
 
     fn mark(&self) -> usize {
@@ -447,8 +473,15 @@ impl<'a> Run<'a> {
                     off += d.len as usize;
                 }
                 Err(DecodeError::Unknown { word, .. }) => {
-                    sink.long(word, addr, off);
-                    off += 4;
+                    // A run of zero bytes up to the next label is one `...` line.
+                    let n = if word == 0 { zero_fill(code, off, self.next_at.min(code.len() as u64) as usize) } else { 0 };
+                    if n > 0 {
+                        sink.zeros(addr, off, n);
+                        off += n;
+                    } else {
+                        sink.long(word, addr, off);
+                        off += 4;
+                    }
                 }
                 // Cut off by the section's end: its first word as `.long`, or the last bytes
                 // as `.byte` (see `Text::long`).
@@ -539,6 +572,9 @@ pub(super) fn amd_listing(
         starts.push(o);
         o += match plugin.decode(&code[o..], base + o as u64) {
             Ok(d) => d.len as usize,
+            Err(DecodeError::Unknown { word: 0, .. }) => {
+                zero_fill(code, o, labels.get(nl).map_or(code.len(), |l| l.offset as usize)).max(4)
+            }
             Err(DecodeError::Unknown { .. }) => 4,
             Err(_) => break,
         };
@@ -586,9 +622,15 @@ pub(super) fn amd_listing(
                             text.header(addr, None, name);
                         }
                         REC_LONG..REC_HEADER => {
-                            let w = code.get(o..o + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-                            text.long(w, addr, o);
-                            o = code.len().min(o + 4);
+                            let zeros = (l & (REC_PRINT - 1)) as usize * 4;
+                            if zeros > 0 {
+                                text.zeros(addr, o, zeros);
+                                o = code.len().min(o + zeros);
+                            } else {
+                                let w = code.get(o..o + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                                text.long(w, addr, o);
+                                o = code.len().min(o + 4);
+                            }
                         }
                         REC_PRINT..REC_LONG => match plugin.decode(&code[o..], addr) {
                             Ok(d) => {

@@ -14,8 +14,9 @@
 //! even where the place already has a label, which keeps the one it has.
 
 use super::cubin_elf::{CodeSection, Cubin};
-use isabridge_decoder::disasm::disassemble;
+use isabridge_decoder::disasm::disassemble_with_printer;
 use isabridge_decoder::nvidia::model::relative_target;
+use isabridge_decoder::nvidia::NvPrinter;
 use isabridge_decoder::{DecodeError, Isa, IsaPlugin};
 
 /// Column where the instruction text starts (after `/*offset*/`, the brace and the guard).
@@ -217,15 +218,15 @@ type Part = (String, Vec<Ins>);
 
 /// Decodes bytes `from..to` of a section (whole instructions; sm_50: whole bundles): each
 /// instruction's text split at its guard, its scheduling facts (`;` without a space, sm_50 dual
-/// issue marks) and its direct branch target.
-fn decode_part(plugin: &dyn IsaPlugin, s: &CodeSection<'_>, from: usize, to: usize) -> Result<Part, DecodeError> {
+/// issue marks) and its direct branch target. Printed through `printer`.
+fn decode_part(plugin: &dyn IsaPlugin, printer: &mut NvPrinter, s: &CodeSection<'_>, from: usize, to: usize) -> Result<Part, DecodeError> {
     let isa = plugin.isa();
     let data = s.data;
     let code = data.get(from..to).unwrap_or(&[]);
     let mut text = String::with_capacity(code.len() * 4);
     let mut ins: Vec<Ins> = Vec::with_capacity(code.len() / 8);
     let word = |o: usize| data.get(o..o + 8).map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
-    disassemble(plugin, code, from as u64, s.name, &[], |l| {
+    disassemble_with_printer(plugin, printer, code, from as u64, s.name, &[], |l| {
         let off = from as u64 + l.offset;
         let t = l.text;
         let at = text.len() as u32;
@@ -332,20 +333,21 @@ fn decode_all<'a, 'c>(plugin: &dyn IsaPlugin, code: &'c [CodeSection<'a>]) -> Re
         let from = if i == cs { co.min(s.data.len()) } else { 0 };
         (from < s.data.len()).then_some((i, from, s.data.len()))
     }).collect();
-    let run = |parts: &[(usize, usize, usize)]| -> Result<Vec<(usize, Part)>, DecodeError> {
-        parts.iter().map(|&(i, f, t)| decode_part(plugin, &code[i], f, t).map(|p| (i, p))).collect()
+    // Each thread prints through a printer of its own. Neither uses templates from the start
+    // (`NvPrinter::eager_templates`): on the bundled cubins, with at most a few thousand
+    // instructions a thread, they cost more prints than they save.
+    let run = |printer: &mut NvPrinter, parts: &[(usize, usize, usize)]| -> Result<Vec<(usize, Part)>, DecodeError> {
+        parts.iter().map(|&(i, f, t)| decode_part(plugin, printer, &code[i], f, t).map(|p| (i, p))).collect()
     };
+    let mut printer = NvPrinter::new();
     let (a, b) = if second.is_empty() || first.is_empty() {
-        isabridge_decoder::nvidia::expect_instructions(total / plugin.unit().max(1));
-        (run(&first)?, run(&second)?)
+        printer.expect_instructions(total / plugin.unit().max(1));
+        (run(&mut printer, &first)?, run(&mut printer, &second)?)
     } else {
         std::thread::scope(|scope| {
-            let helper = scope.spawn(|| {
-                isabridge_decoder::nvidia::eager_templates(true);
-                run(&second)
-            });
-            let a = run(&first);
-            let b = helper.join().unwrap_or_else(|_| run(&second));
+            let helper = scope.spawn(|| run(&mut NvPrinter::new(), &second));
+            let a = run(&mut printer, &first);
+            let b = helper.join().unwrap_or_else(|_| run(&mut printer, &second));
             Ok::<_, DecodeError>((a?, b?))
         })?
     };
@@ -363,20 +365,25 @@ const SPLIT_MIN: usize = 8 << 10;
 /// named, to `out`.
 fn final_rest(out: &mut String, sec: &Sec<'_, '_>, i: &Ins, cubin: &Cubin<'_>, sm50: bool) {
     let rest = sec.str(i.rest);
-    let name = if let Some(t) = i.target {
-        let sym = cubin.funcs.iter().find(|f| f.section == sec.s.index && f.value == t).map(|f| f.name.to_string());
-        sym.or_else(|| {
-            (t <= sec.s.data.len() as u64).then(|| sec.labels[sec.place(sm50, t)]).filter(|&n| n != NONE).map(|n| format!(".L_x_{n}"))
-        })
+    // The name: a symbol's (Ok) or a label's number (Err).
+    let name: Option<Result<&str, u32>> = if let Some(t) = i.target {
+        let sym = cubin.funcs.iter().find(|f| f.section == sec.s.index && f.value == t).map(|f| Ok(f.name));
+        sym.or_else(|| (t <= sec.s.data.len() as u64).then(|| sec.labels[sec.place(sm50, t)]).filter(|&n| n != NONE).map(Err))
     } else {
-        i.reloc.map(|r| sec.s.relocs[r].1.to_string())
+        i.reloc.map(|r| Ok(sec.s.relocs[r].1))
     };
     match name.and_then(|n| Some((n, rest.rfind("0x")?))) {
         Some((n, p)) => {
             let end = p + 2 + rest[p + 2..].find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(rest.len() - p - 2);
             out.push_str(&rest[..p]);
             out.push_str("`(");
-            out.push_str(&n);
+            match n {
+                Ok(name) => out.push_str(name),
+                Err(n) => {
+                    out.push_str(".L_x_");
+                    isabridge_decoder::nvidia::push_dec(out, u64::from(n));
+                }
+            }
             out.push(')');
             out.push_str(&rest[end..]);
         }
@@ -423,14 +430,41 @@ fn pad_to(out: &mut Vec<u8>, line_start: usize, col: usize) {
     push_spaces(out, col.saturating_sub(have));
 }
 
+/// Appends `n` in decimal.
+fn push_dec(out: &mut Vec<u8>, n: u32) {
+    let mut b = [0u8; 10];
+    let mut k = b.len();
+    let mut n = n;
+    loop {
+        k -= 1;
+        b[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&b[k..]);
+}
+
 /// Lower-case hex digits.
 const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// The two lower-case hex digits of every byte value.
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    let mut t = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [HEX[i >> 4], HEX[i & 15]];
+        i += 1;
+    }
+    t
+};
 
 /// `/* 0x%016x */` and a newline.
 fn push_word(out: &mut Vec<u8>, w: u64) {
     let mut b = *b"/* 0x0000000000000000 */\n";
-    for k in 0..16 {
-        b[5 + k] = HEX[(w >> (60 - 4 * k)) as usize & 15];
+    for (d, &x) in b[5..21].chunks_exact_mut(2).zip(&w.to_be_bytes()) {
+        d.copy_from_slice(&HEX_PAIRS[x as usize]);
     }
     out.extend_from_slice(&b);
 }
@@ -478,7 +512,9 @@ fn write_section(out: &mut Vec<u8>, sec: &Sec<'_, '_>, cubin: &Cubin<'_>, ends: 
     // Labels, symbols and the section's own label at place `p`, then a pending encoding.
     let mut point = |out: &mut Vec<u8>, p: usize, pending: &mut Option<u64>| {
         if let Some(&n) = sec.labels.get(p).filter(|&&n| n != NONE) {
-            out.extend_from_slice(format!(".L_x_{n}:\n").as_bytes());
+            out.extend_from_slice(b".L_x_");
+            push_dec(out, n);
+            out.extend_from_slice(b":\n");
         }
         while next_sym < syms.len() && syms[next_sym].0 <= p {
             let k = syms[next_sym].1;

@@ -75,6 +75,13 @@ pub(super) fn write_line(out: &mut Vec<u8>, text: &str, addr: u64, bytes: &[u8],
     out.push(b'\n');
 }
 
+/// Appends ` ; ` and `comment`: the comment llvm-objdump prints after an instruction's words
+/// (see `IsaPlugin::print_noted`).
+pub(super) fn push_comment(out: &mut Vec<u8>, comment: &str) {
+    out.extend_from_slice(b" ; ");
+    out.extend_from_slice(comment.as_bytes());
+}
+
 /// Appends llvm-objdump's ` <symbol>` / ` <symbol+0xoff>` note for a branch to `target` (an
 /// offset in the section): the last label at or before it, else the section start. `labels`
 /// are sorted by offset.

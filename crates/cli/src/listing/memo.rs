@@ -3,6 +3,7 @@
 
 use super::line::{dword_text, TEXT_COLUMN};
 use super::PARALLEL_MIN;
+use isabridge_decoder::disasm::listed_target;
 use isabridge_decoder::{Decoded, IsaPlugin};
 
 /// A table of `n` copies of `zero` (an all-zero value) whose pages are written at once, for
@@ -41,6 +42,8 @@ pub(super) struct Memo {
     pub(super) no_target: Vec<u64>,
     /// Printed text of the instruction being inserted (reused).
     pub(super) text: String,
+    /// Its comment (see `IsaPlugin::print_noted`; reused).
+    pub(super) note: String,
 }
 
 /// Longest line template the memo holds (a longer one is printed at every occurrence).
@@ -133,6 +136,7 @@ impl Memo {
             arena,
             no_target: Vec::new(),
             text: String::with_capacity(128),
+            note: String::new(),
         }
     }
 
@@ -202,7 +206,7 @@ impl Memo {
         // only: the plugin is asked once per entry that has none.
         let ie = d.ienc as usize;
         let known_none = self.no_target.get(ie / 64).is_some_and(|w| w >> (ie % 64) & 1 != 0);
-        let (branch, rel) = match if known_none { None } else { plugin.branch_target(d, 0) } {
+        let (branch, rel) = match if known_none { None } else { listed_target(plugin, d, 0) } {
             None => {
                 if self.no_target.len() <= ie / 64 {
                     self.no_target.resize(ie / 64 + 1, 0);
@@ -211,13 +215,18 @@ impl Memo {
                 (BRANCH_NONE, 0)
             }
             // PC-relative (as AMD branches are): the same distance from another address.
-            Some(t) if i32::try_from(t as i64).is_ok() && plugin.branch_target(d, 1 << 40) == Some((1u64 << 40).wrapping_add(t)) => {
+            Some(t) if i32::try_from(t as i64).is_ok() && listed_target(plugin, d, 1 << 40) == Some((1u64 << 40).wrapping_add(t)) => {
                 (BRANCH_REL, t as i64 as i32)
             }
             Some(_) => (BRANCH_ASK, 0),
         };
         self.text.clear();
-        plugin.print(d, 0, &mut self.text);
+        plugin.print_noted(d, 0, &mut self.text, &mut self.note);
+        if !self.note.is_empty() {
+            // (a line with a comment is printed at each occurrence)
+            self.note.clear();
+            return None;
+        }
         let newline = branch == BRANCH_NONE;
         let (len, addr_at) = template_shape(&self.text, n, newline)?;
         if off > u32::MAX as usize {

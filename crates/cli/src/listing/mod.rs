@@ -20,6 +20,7 @@ use amd::amd_listing;
 pub(crate) use cubin::cubin_listing;
 pub(crate) use isabridge_decoder::disasm::ListSection;
 use isabridge_decoder::elf::Label;
+use isabridge_decoder::nvidia::NvPrinter;
 use isabridge_decoder::{DecodeError, Isa, IsaPlugin};
 use nvidia::{nv_cut, nv_listing, nv_parallel, nv_split};
 
@@ -43,8 +44,21 @@ pub(crate) fn listing(
     if matches!(plugin.isa(), Isa::Gfx1013 | Isa::Gfx1201) {
         return amd_listing(plugin, code, base, section, labels, flush);
     }
+    nv_flushed(plugin, &mut NvPrinter::new(), code, base, section, labels, flush)
+}
+
+/// The NVIDIA [`listing`] of one section, printed through `printer`.
+fn nv_flushed(
+    plugin: &dyn IsaPlugin,
+    printer: &mut NvPrinter,
+    code: &[u8],
+    base: u64,
+    section: &str,
+    labels: &[Label],
+    flush: &mut dyn FnMut(&[u8]),
+) -> Result<(), DecodeError> {
     let mut out = Vec::with_capacity(FLUSH_AT + 4096);
-    let r = nv_listing(plugin, code, base, section, labels, &mut out, &mut |o: &mut Vec<u8>| {
+    let r = nv_listing(plugin, printer, code, base, section, labels, &mut out, &mut |o: &mut Vec<u8>| {
         flush(o);
         o.clear();
     });
@@ -77,13 +91,16 @@ pub(crate) fn listing_sections(
         }
     }
     if !nvidia || sections.len() < 2 || total < PARALLEL_MIN {
-        if nvidia {
-            // One thread prints it all: its tables need be no larger than the listing.
-            isabridge_decoder::nvidia::expect_instructions(total / plugin.unit().max(1));
-        }
+        // One thread prints it all: its tables need be no larger than the listing.
+        let mut printer = NvPrinter::new();
+        printer.expect_instructions(total / plugin.unit().max(1));
         for (name, addr, data, labels) in sections {
             flush(format!("\nDisassembly of section {name}:\n").as_bytes());
-            listing(plugin, data, *addr, name, labels, flush)?;
+            if nvidia {
+                nv_flushed(plugin, &mut printer, data, *addr, name, labels, flush)?;
+            } else {
+                listing(plugin, data, *addr, name, labels, flush)?;
+            }
         }
         return Ok(());
     }

@@ -5,16 +5,20 @@ use super::cpus;
 use super::line::{addr_digits, hex8, push_header, push_section_line, write_line, TEXT_COLUMN};
 use super::threads::{spawn_beside, spawn_claimable, Claim};
 use super::{text_room, ListSection, AHEAD, FLUSH_AT};
-use isabridge_decoder::disasm::disassemble;
+use isabridge_decoder::disasm::disassemble_with_printer;
 use isabridge_decoder::elf::Label;
+use isabridge_decoder::nvidia::NvPrinter;
 use isabridge_decoder::{DecodeError, Isa, IsaPlugin};
 
-/// The NVIDIA listing of one section, appended to `out`; `spill` is called whenever `out` holds
-/// more than [`FLUSH_AT`] bytes (it may empty it). NVIDIA text reads the address (branch
-/// targets): no memo. The NVIDIA plugins print branch targets in the text and give no
-/// `branch_target`, so the lines carry no note.
+/// The NVIDIA listing of one section, printed through `printer` and appended to `out`; `spill`
+/// is called whenever `out` holds more than [`FLUSH_AT`] bytes (it may empty it). NVIDIA text
+/// reads the address (branch targets): no line memo (the printer has its own). The NVIDIA
+/// plugins print branch targets in the text and give no `branch_target`, so the lines carry no
+/// note.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn nv_listing(
     plugin: &dyn IsaPlugin,
+    printer: &mut NvPrinter,
     code: &[u8],
     base: u64,
     section: &str,
@@ -22,7 +26,7 @@ pub(super) fn nv_listing(
     out: &mut Vec<u8>,
     spill: &mut dyn FnMut(&mut Vec<u8>),
 ) -> Result<(), DecodeError> {
-    nv_listing_at(plugin, code, base, section, labels, None, out, spill)
+    nv_listing_at(plugin, printer, code, base, section, labels, None, out, spill)
 }
 
 /// The NVIDIA listing of the tail `code[from..]` of a section whose lines before `from` (a
@@ -31,6 +35,7 @@ pub(super) fn nv_listing(
 #[allow(clippy::too_many_arguments)]
 pub(super) fn nv_listing_from(
     plugin: &dyn IsaPlugin,
+    printer: &mut NvPrinter,
     code: &[u8],
     base: u64,
     section: &str,
@@ -40,7 +45,7 @@ pub(super) fn nv_listing_from(
     spill: &mut dyn FnMut(&mut Vec<u8>),
 ) -> Result<(), DecodeError> {
     if from == 0 {
-        return nv_listing(plugin, code, base, section, labels, out, spill);
+        return nv_listing(plugin, printer, code, base, section, labels, out, spill);
     }
     // The last line before `from` (sm86 lines are 16 bytes apart; sm50's last line of a bundle
     // is 8 bytes before the next bundle) and the labels passed there: the header state the
@@ -51,7 +56,7 @@ pub(super) fn nv_listing_from(
     // The labels as offsets into the tail (those at or before `from` at its start): the same
     // label counts at every line as in the whole section.
     let moved: Vec<Label<'_>> = labels.iter().map(|l| Label { offset: l.offset.saturating_sub(from as u64), name: std::borrow::Cow::Borrowed(&*l.name) }).collect();
-    nv_listing_at(plugin, code.get(from..).unwrap_or(&[]), base + from as u64, section, &moved, Some(name), out, spill)
+    nv_listing_at(plugin, printer, code.get(from..).unwrap_or(&[]), base + from as u64, section, &moved, Some(name), out, spill)
 }
 
 /// [`nv_listing`] with the header state of the line before `code`: the function named by the
@@ -59,6 +64,7 @@ pub(super) fn nv_listing_from(
 #[allow(clippy::too_many_arguments)]
 pub(super) fn nv_listing_at(
     plugin: &dyn IsaPlugin,
+    printer: &mut NvPrinter,
     code: &[u8],
     base: u64,
     section: &str,
@@ -71,7 +77,7 @@ pub(super) fn nv_listing_at(
     // are compared only where that changes (where a label is passed).
     let mut last: Option<String> = last.map(str::to_owned);
     let mut seen = (0usize, 0usize);
-    disassemble(plugin, code, base, section, labels, |l| {
+    disassemble_with_printer(plugin, printer, code, base, section, labels, |l| {
         let addr = base + l.offset;
         let here = (l.function.as_ptr() as usize, l.function.len());
         if here != seen {
@@ -167,7 +173,7 @@ pub(super) fn nv_split(
     let job = move |_: &std::sync::atomic::AtomicBool| {
         let tail: usize = sections.iter().skip(cs).map(|s| s.2.len()).sum::<usize>() - co;
         let mut out = Vec::with_capacity(text_room(tail));
-        let r = nv_part(plugin, sections, (cs, co), (usize::MAX, 0), &mut out, &mut |_| {});
+        let r = nv_part(plugin, &mut NvPrinter::new(), sections, (cs, co), (usize::MAX, 0), &mut out, &mut |_| {});
         (out, r)
     };
     // SAFETY: the worker's result is waited for (`Claim::wait`, `Claim::give_up`) on every
@@ -178,7 +184,8 @@ pub(super) fn nv_split(
         flush(o);
         o.clear();
     };
-    let r = nv_part(plugin, sections, (0, 0), (cs, co), &mut out, &mut spill);
+    let mut printer = NvPrinter::new();
+    let r = nv_part(plugin, &mut printer, sections, (0, 0), (cs, co), &mut out, &mut spill);
     let r = match r {
         Ok(()) => match (worker && !claim.take_back()).then(|| claim.wait()).flatten() {
             Some((text, r2)) => {
@@ -188,7 +195,7 @@ pub(super) fn nv_split(
             }
             // The worker never started (it was taken back) or died (a panic) before handing its
             // part over: list it here.
-            None => nv_part(plugin, sections, (cs, co), (usize::MAX, 0), &mut out, &mut spill),
+            None => nv_part(plugin, &mut printer, sections, (cs, co), (usize::MAX, 0), &mut out, &mut spill),
         },
         e => {
             claim.give_up(worker);
@@ -201,9 +208,10 @@ pub(super) fn nv_split(
 
 /// Lists `sections` from byte `from.1` of section `from.0` up to byte `to.1` of section
 /// `to.0` (exclusive), each section's part after its `Disassembly of section` line when the
-/// part starts the section; stops at the first error.
+/// part starts the section, printed through `printer`; stops at the first error.
 pub(super) fn nv_part(
     plugin: &dyn IsaPlugin,
+    printer: &mut NvPrinter,
     sections: &[ListSection<'_>],
     (fs, fo): (usize, usize),
     (ts, to): (usize, usize),
@@ -219,7 +227,7 @@ pub(super) fn nv_part(
         if from == 0 {
             push_section_line(out, name);
         }
-        nv_listing_from(plugin, data, *addr, name, labels, from, out, spill)?;
+        nv_listing_from(plugin, printer, data, *addr, name, labels, from, out, spill)?;
     }
     Ok(())
 }
@@ -267,20 +275,26 @@ pub(super) fn nv_parallel(plugin: &dyn IsaPlugin, sections: &[ListSection<'_>], 
             cv.notify_all();
         }
     };
-    let list_one = |i: usize, mut buf: Vec<u8>| -> Done {
-        // A long listing: templates pay from the start.
-        isabridge_decoder::nvidia::eager_templates(true);
+    let list_one = |printer: &mut NvPrinter, i: usize, mut buf: Vec<u8>| -> Done {
         let (name, addr, data, labels) = &sections[i];
         buf.clear();
         buf.reserve(text_room(data.len()));
         push_section_line(&mut buf, name);
-        let r = nv_listing(plugin, data, *addr, name, labels, &mut buf, &mut |_| {});
+        let r = nv_listing(plugin, printer, data, *addr, name, labels, &mut buf, &mut |_| {});
         (buf, r)
+    };
+    // Each thread prints through a printer of its own; a long listing: templates pay from the
+    // start.
+    let eager = || {
+        let mut p = NvPrinter::new();
+        p.eager_templates(true);
+        p
     };
     let cpus = cpus::here();
     std::thread::scope(|scope| {
         let cpus = &cpus;
         let helper = spawn_beside(scope, cpus, move || {
+            let mut printer = eager();
             loop {
                 let mut g = lock();
                 while !g.stop && g.next < n && g.next >= g.written + AHEAD {
@@ -293,12 +307,13 @@ pub(super) fn nv_parallel(plugin: &dyn IsaPlugin, sections: &[ListSection<'_>], 
                 g.next += 1;
                 let buf = g.pool.pop().unwrap_or_default();
                 drop(g);
-                let d = list_one(i, buf);
+                let d = list_one(&mut printer, i, buf);
                 let mut g = lock();
                 g.done[i] = Some(d);
                 wake(g);
             }
         });
+        let mut printer = eager();
         let mut result = Ok(());
         for i in 0..n {
             let mut g = lock();
@@ -313,7 +328,7 @@ pub(super) fn nv_parallel(plugin: &dyn IsaPlugin, sections: &[ListSection<'_>], 
                     g.next += 1;
                     let buf = g.pool.pop().unwrap_or_default();
                     drop(g);
-                    let d = list_one(j, buf);
+                    let d = list_one(&mut printer, j, buf);
                     if j == i {
                         break d;
                     }
@@ -323,7 +338,7 @@ pub(super) fn nv_parallel(plugin: &dyn IsaPlugin, sections: &[ListSection<'_>], 
                     // Only if the helper died before handing section i in: list it here.
                     let buf = g.pool.pop().unwrap_or_default();
                     drop(g);
-                    break list_one(i, buf);
+                    break list_one(&mut printer, i, buf);
                 } else {
                     g = wait(g);
                 }

@@ -1321,6 +1321,12 @@ impl<Op: Generation> Amd<Op> {
 pub trait Generation: Copy + Sync + std::fmt::Debug + 'static {
     /// Appends the instruction's LLVM text.
     fn print(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String);
+    /// [`Generation::print`], and LLVM's comment about the instruction appended to `note` (see
+    /// [`IsaPlugin::print_noted`]): a printer built on [`print::Ctx`] writes
+    /// [`print::Ctx::notes`] after printing. Without an override: no comment.
+    fn print_noted(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String, _note: &mut String) {
+        Self::print(p, d, addr, out)
+    }
     /// Clears or rewrites bits the way llvm-mc's canonical encoding does.
     fn canonicalize(p: &Amd<Self>, d: &mut Decoded);
     /// Extra address dwords of an NSA image instruction (its NSA field is non-zero).
@@ -1350,6 +1356,10 @@ impl<Op: Generation> IsaPlugin for Amd<Op> {
 
     fn print(&self, inst: &Decoded, addr: u64, out: &mut String) {
         Op::print(self, inst, addr, out)
+    }
+
+    fn print_noted(&self, inst: &Decoded, addr: u64, out: &mut String, note: &mut String) {
+        Op::print_noted(self, inst, addr, out, note)
     }
 
     fn encode(&self, inst: &Decoded) -> Vec<u8> {

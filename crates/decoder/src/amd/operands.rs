@@ -877,12 +877,12 @@ const fn eq_base(b: Base<'_>, p: &str) -> bool {
 }
 
 /// Appends LLVM's note after a scalar source `v` of a SOP instruction (`size` bits) that is
-/// invalid there: lds_direct in a 32-bit source; an inline constant in the register-only
-/// sources of `s_movrels_*` and `s_rfe_b64`.
+/// invalid there: lds_direct in a 32-bit source; an inline constant or literal in the
+/// register-only sources of `s_movrels_*` and `s_rfe_b64`.
 pub fn sop_source_note(out: &mut String, m: &str, v: u32, size: u16) {
     if v == 254 && size == 32 {
         invalid_register(out, "SReg_32");
-    } else if is_inline_constant(v) && (m.starts_with("s_movrels_") || m == "s_rfe_b64") {
+    } else if (is_inline_constant(v) || v == 255) && (m.starts_with("s_movrels_") || m == "s_rfe_b64") {
         out.push_str(INVALID_IMMEDIATE);
     }
 }

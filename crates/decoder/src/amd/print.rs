@@ -27,6 +27,50 @@ pub struct Ctx<'a, Op: 'static> {
     track: bool,
     /// Print kind per data format of the tables (size 32), when the caller has them.
     kinds: &'static [Kind],
+    /// LLVM's warnings met while printing (see [`Notes`]).
+    notes: Cell<Notes>,
+}
+
+/// LLVM's warnings about an instruction's operands, in the order the printer meets them: a
+/// scalar register tuple (SGPR or trap temporary, 64 bits or more) whose first register is not
+/// aligned (pairs even, wider tuples a multiple of four). LLVM prints such a tuple from its
+/// aligned start and notes the register it was given. At most four are kept, packed in one
+/// word (16 bits each: register index, trap-temporary bit, size in dwords; 0 when empty).
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Notes(u64);
+
+impl Notes {
+    /// True when there is no warning.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Adds the warning of a misaligned tuple: register `index` (within its file), trap
+    /// temporaries or SGPRs, `size_bits` wide.
+    fn push(&mut self, index: u32, ttmp: bool, size_bits: u16) {
+        let rec = 1 << 15 | (ttmp as u64) << 14 | ((size_bits as u64 / 32) & 0x3f) << 7 | (index as u64 & 0x7f);
+        for k in 0..4 {
+            if self.0 >> (16 * k) & 0xffff == 0 {
+                self.0 |= rec << (16 * k);
+                return;
+            }
+        }
+    }
+
+    /// Appends LLVM's comment text for the warnings, back to back as llvm-objdump-22 prints
+    /// them (`Warning: SGPR_64: scalar reg isn't aligned 89Warning: ...`).
+    pub fn write(self, out: &mut String) {
+        for k in 0..4 {
+            let rec = (self.0 >> (16 * k) & 0xffff) as u32;
+            if rec == 0 {
+                return;
+            }
+            out.push_str(if rec >> 14 & 1 != 0 { "Warning: TTMP_" } else { "Warning: SGPR_" });
+            operands::put(out, (rec >> 7 & 0x3f) * 32);
+            out.push_str(": scalar reg isn't aligned ");
+            operands::put(out, rec & 0x7f);
+        }
+    }
 }
 
 impl<'a, Op> Ctx<'a, Op> {
@@ -36,13 +80,56 @@ impl<'a, Op> Ctx<'a, Op> {
         let e = &t.encodings[d.enc as usize];
         let base = (e.bits as usize) / 32;
         let lit = if (d.len as usize) > base * 4 { d.words[base] } else { 0 };
-        Ctx { t, d, ie, lit, names, addr, used: Cell::new([0; crate::MAX_WORDS]), lit_index: base, track: true, kinds: &[] }
+        Ctx {
+            t,
+            d,
+            ie,
+            lit,
+            names,
+            addr,
+            used: Cell::new([0; crate::MAX_WORDS]),
+            lit_index: base,
+            track: true,
+            kinds: &[],
+            notes: Cell::new(Notes(0)),
+        }
     }
 
     /// A context for printing only: reads are not recorded, operand kinds come from `kinds`
     /// (one per data format, see [`Kind::table`]).
     pub fn for_print(t: &'static Tables<Op>, d: &'a Decoded, names: &'static ScalarNames, addr: u64, kinds: &'static [Kind]) -> Self {
         Ctx { track: false, kinds, ..Ctx::new(t, d, names, addr) }
+    }
+
+    /// LLVM's warnings about the operands printed so far.
+    pub fn notes(&self) -> Notes {
+        self.notes.get()
+    }
+
+    /// Notes a scalar tuple printed from value `v` (a 9-bit source value or scalar register
+    /// number) of `size_bits` when LLVM warns about it (see [`Notes`]).
+    #[inline(always)]
+    pub fn note_tuple(&self, v: u32, size_bits: u16) {
+        if size_bits > 32 && v < 128 {
+            self.note_tuple_slow(v, size_bits)
+        }
+    }
+
+    /// [`Ctx::note_tuple`] of a tuple.
+    #[inline(never)]
+    fn note_tuple_slow(&self, v: u32, size_bits: u16) {
+        let base = self.names.ttmp_base;
+        let (index, ttmp) = match v {
+            0..=105 => (v, false),
+            _ if v >= base && v < base + 16 => (v - base, true),
+            _ => return,
+        };
+        let align = if size_bits <= 64 { 2 } else { 4 };
+        if index % align != 0 {
+            let mut n = self.notes.get();
+            n.push(index, ttmp, size_bits);
+            self.notes.set(n);
+        }
     }
 
     /// The bits read so far (see [`Ctx::f`], [`Ctx::val`], [`Ctx::bits`]).
@@ -114,6 +201,7 @@ impl<'a, Op> Ctx<'a, Op> {
         if !(neg | abs) {
             return self.src(out, v, size, kind);
         }
+        self.note_tuple(v, size);
         let lit = self.src_literal(v, kind);
         operands::src_mods(out, self.names, v, size, kind, lit, neg, abs)
     }
@@ -179,8 +267,9 @@ impl<'a, Op> Ctx<'a, Op> {
         op.field.map(|f| f.name).unwrap_or("")
     }
 
-    /// Appends a scalar register operand.
+    /// Appends a scalar register operand (noting a misaligned tuple, see [`Notes`]).
     pub fn sreg(&self, out: &mut String, v: u32, size: u16) {
+        self.note_tuple(v, size);
         operands::sreg(out, self.names, v, size)
     }
 
@@ -200,6 +289,7 @@ impl<'a, Op> Ctx<'a, Op> {
     /// [`Ctx::src`] of what the name table does not hold.
     #[inline(never)]
     fn src_slow(&self, out: &mut String, v: u32, size: u16, kind: Kind) {
+        self.note_tuple(v, size);
         let lit = self.src_literal(v, kind);
         operands::src(out, self.names, v, size, kind, lit)
     }

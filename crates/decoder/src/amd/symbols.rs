@@ -226,6 +226,8 @@ pub fn depctr(out: &mut String, v: u32, fields: &[(&str, u32, u32)]) {
 /// Export target names. gfx12 has no parameter targets and adds the dual-source blend ones.
 pub fn exp_target(out: &mut String, t: u32, gfx12: bool) {
     match t {
+        // gfx12 has no null export target.
+        9 if gfx12 => out.push_str("invalid_target_9"),
         21 if gfx12 => out.push_str("dual_src_blend0"),
         22 if gfx12 => out.push_str("dual_src_blend1"),
         32..=63 if gfx12 => {
@@ -359,6 +361,12 @@ pub fn dpp_ctrl(out: &mut String, ctrl: u32) {
             out.push_str(" row_xmask:");
             crate::amd::operands::put(out, ctrl & 0xf);
         }
+        // The wave shifts and row broadcasts of GFX9, gone since GFX10.
+        0x130 => out.push_str(" /* wave_shl is not supported starting from GFX10 */"),
+        0x134 => out.push_str(" /* wave_rol is not supported starting from GFX10 */"),
+        0x138 => out.push_str(" /* wave_shr is not supported starting from GFX10 */"),
+        0x13c => out.push_str(" /* wave_ror is not supported starting from GFX10 */"),
+        0x142 | 0x143 => out.push_str(" /* row_bcast is not supported starting from GFX10 */"),
         _ => {
             out.push_str(" /* Invalid dpp_ctrl value */");
         }

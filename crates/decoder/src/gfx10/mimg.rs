@@ -6,10 +6,52 @@ use crate::amd::operands;
 use crate::amd::print::Ctx;
 use crate::amd::Amd;
 
-use crate::amd::symbols::{image_address_count_gfx10, IMAGE_DIMS as DIMS};
+use crate::amd::symbols::{image_address_count_gfx10, image_address_terms, image_suffixes, DIM_COORDS, IMAGE_DIMS as DIMS, IMG_G16};
 
+/// Address dwords of an image instruction as LLVM counts them for gfx1013 (which has 16-bit
+/// gradients): a dword each for offset, bias and compare; the coordinates and one lod / clamp /
+/// mip value (two to a dword with a16); the gradients (two to a dword for `_g16`, then rounded
+/// up to an even count). BVH and `image_get_resinfo` have fixed counts.
+fn address_size(m: &str, dim: usize, a16: bool) -> u32 {
+    if m.starts_with("image_bvh64") {
+        return if a16 { 9 } else { 12 };
+    }
+    if m.starts_with("image_bvh") {
+        return if a16 { 8 } else { 11 };
+    }
+    if m.starts_with("image_get_resinfo") {
+        return 1;
+    }
+    let bits = image_suffixes(m, 2);
+    let (extra, derivs, lcm) = image_address_terms(bits);
+    let (coords, grads) = DIM_COORDS[dim & 7];
+    let comps = coords + lcm.min(1);
+    let mut n = extra + if a16 { comps.div_ceil(2) } else { comps };
+    if derivs {
+        n += if bits & IMG_G16 != 0 { grads.div_ceil(2) * 2 } else { 2 * grads };
+    }
+    n
+}
 
-/// Extra dwords of an NSA instruction: the addresses after the first, four per dword.
+/// The most address dwords any form of the instruction takes (LLVM defines its register
+/// variants up to this count): the largest [`address_size`] over the dims it takes without
+/// a16 (sampling forms take no MSAA dims).
+fn max_address_size(m: &str, sampler: bool) -> u32 {
+    if m.starts_with("image_get_resinfo") {
+        // (its variants take up to four, as the mip loads do)
+        return 4;
+    }
+    let dims = if sampler { 6 } else { 8 };
+    (0..dims).map(|d| address_size(m, d, false)).max().unwrap_or(1)
+}
+
+/// True when the instruction samples (has an SSAMP operand).
+fn samples(c: &Ctx<'_, Op>) -> bool {
+    c.ie.operands.iter().any(|o| c.field_name(o) == "SSAMP")
+}
+
+/// Extra dwords of an NSA instruction: the addresses after the first, four per dword, as many
+/// as the instruction reads and the NSA field allows.
 pub fn nsa_dwords(p: &Amd<Op>, words: &[u32], ienc: u16) -> usize {
     let t = p.tables();
     let m = t.instructions[t.inst_encodings[ienc as usize].inst as usize].mnemonic;
@@ -17,6 +59,86 @@ pub fn nsa_dwords(p: &Amd<Op>, words: &[u32], ienc: u16) -> usize {
     let a16 = F::A16.get(words) != 0;
     let need = (image_address_count_gfx10(m, dim, a16).saturating_sub(1) as usize).div_ceil(4);
     need.min(F::NSA.get(words) as usize)
+}
+
+/// The register counts LLVM prints for an image instruction's data and address.
+struct Shape {
+    /// Data dwords.
+    data: u32,
+    /// Address dwords (registers of an NSA form).
+    addrs: u32,
+    /// False where LLVM keeps the variant it decoded: then the data is `data_decoded`.
+    converted: bool,
+    /// Data dwords of the decoded variant.
+    data_decoded: u32,
+}
+
+/// LLVM decodes an image instruction as one variant (plain: the fewest address dwords the
+/// instruction takes; NSA: the most its NSA dwords hold; data: one dword, two for
+/// compare-and-swap and gathers), then moves to the variant of the address count the dim and
+/// a16 give and the data count dmask, d16 and tfe give. It keeps the decoded variant where
+/// that one does not exist: more addresses than the instruction takes (or than the NSA dwords
+/// hold), an NSA form of one address, a gather of three data dwords, or registers past v255.
+#[allow(clippy::too_many_arguments)]
+fn shape(c: &Ctx<'_, Op>, m: &str, bvh: bool, nsa: u32, dim: usize, a16: bool, d16: bool, dmask: u32) -> Shape {
+    let atomic = m.starts_with("image_atomic");
+    let gather = m.starts_with("image_gather4");
+    let cmpswap = atomic && has(m, "cmpswap");
+    let mut data = if bvh || gather { 4 } else { dmask.count_ones().max(1) };
+    if cmpswap {
+        data = data.max(2);
+    }
+    if d16 && !atomic {
+        data = data.div_ceil(2);
+    }
+    if c.f(F::TFE) != 0 {
+        data += 1;
+    }
+    let data_decoded = if cmpswap || gather { 2 } else { 1 };
+    let want = address_size(m, dim, a16);
+    if bvh {
+        return Shape { data, addrs: want, converted: true, data_decoded };
+    }
+    let most = max_address_size(m, samples(c));
+    let (addrs, mut converted) = if nsa != 0 {
+        // (the NSA dwords the instruction has: see `nsa_dwords`)
+        let present = (c.d.len as u32 / 4).saturating_sub(2);
+        let decoded = most.min(1 + 4 * present);
+        if (2..=decoded).contains(&want) {
+            (want, true)
+        } else {
+            (decoded, false)
+        }
+    } else if has_variant(if want > 12 { 16 } else { want }, fewest_addresses(m), most) {
+        (if want > 12 { 16 } else { want }, true)
+    } else {
+        (fewest_addresses(m), false)
+    };
+    if gather && data == 3 {
+        converted = false;
+    }
+    if converted && (c.f(F::VDATA) + data > 256 || (nsa == 0 && c.f(F::VADDR) + addrs > 256)) {
+        converted = false;
+    }
+    if !converted && nsa == 0 {
+        return Shape { data, addrs: fewest_addresses(m), converted, data_decoded };
+    }
+    Shape { data, addrs, converted, data_decoded }
+}
+
+/// True when LLVM defines a plain (non-NSA) variant of `n` address dwords for an instruction
+/// taking `lo` to `hi`: those counts, and the register classes that cover a range of them (4
+/// for 3-4, 8 for 5-8, 16 for 13-16).
+fn has_variant(n: u32, lo: u32, hi: u32) -> bool {
+    let meets = |a: u32, b: u32| a <= hi && lo <= b;
+    (lo..=hi).contains(&n) || (n == 4 && meets(3, 4)) || (n == 8 && meets(5, 8)) || (n == 16 && meets(13, 16))
+}
+
+/// The fewest address dwords LLVM defines a variant of the instruction for: its offset, bias
+/// and compare dwords and one more (two with derivatives).
+fn fewest_addresses(m: &str) -> u32 {
+    let (extra, derivs, _) = image_address_terms(image_suffixes(m, 2));
+    extra + if derivs { 2 } else { 1 }
 }
 
 /// Prints an image instruction.
@@ -32,34 +154,18 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     let dim = c.f(F::DIM) as usize;
     let a16 = c.f(F::A16) != 0;
     let d16 = c.f(F::D16) != 0;
+    let shape = shape(c, m, bvh, nsa, dim, a16, d16, dmask);
     for (k, op) in c.ie.operands.iter().enumerate() {
         crate::amd::operands::sep(out, k);
         let v = c.val(op);
         match c.field_name(op) {
             "VDATA" => {
-                let atomic = m.starts_with("image_atomic");
-                let mut n = if bvh || m.starts_with("image_gather4") || m.starts_with("image_msaa_load") {
-                    4
-                } else {
-                    dmask.count_ones().max(1)
-                };
-                if atomic && has(m, "cmpswap") {
-                    n = n.max(2);
-                }
-                if d16 && !atomic {
-                    n = n.div_ceil(2);
-                }
-                if c.f(F::TFE) != 0 {
-                    n += 1;
-                }
+                let n = if shape.converted { shape.data } else { shape.data_decoded };
                 operands::vgpr(out, v, (n * 32) as u16);
             }
             "VADDR" => {
-                let n = image_address_count_gfx10(m, dim, a16);
+                let n = shape.addrs;
                 if nsa != 0 {
-                    // No more addresses than the NSA dwords present can hold.
-                    let extra = (c.d.len as u32 / 4).saturating_sub(2);
-                    let n = n.min(1 + 4 * extra);
                     out.push('[');
                     for i in 0..n {
                         if i > 0 {
@@ -70,7 +176,6 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     }
                     out.push(']');
                 } else {
-                    let n = if n > 12 { 16 } else { n };
                     operands::vgpr(out, v, (n * 32) as u16);
                 }
             }

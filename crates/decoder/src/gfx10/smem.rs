@@ -34,6 +34,12 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             }
             // s_atc_probe* take an immediate in SDATA.
             "SDATA" if c.mnemonic().starts_with("s_atc_probe") => crate::amd::operands::imm(out, v),
+            "SDATA" if has(c.mnemonic(), "atomic") && c.f(F::GLC) != 0 => {
+                // A returning atomic's data is also its destination: LLVM reads the register
+                // twice (and warns twice).
+                c.note_tuple(v, op.size);
+                c.sreg(out, v, op.size)
+            }
             _ => c.sreg(out, v, op.size),
         }
     }

@@ -4,7 +4,7 @@
 //! sources), and whether op_sel and omod can show. Printing one reads the fields straight from
 //! the first two words and writes the text without looking anything up by name.
 //!
-//! What the plans leave out (no operands, permlane16, DPP, VOP3P, VOPD, operands
+//! What the plans leave out (no operands, permlane16, the byte_sel conversions, DPP, VOP3P, VOPD, operands
 //! outside the first 64 bits or in several pieces) goes through [`super::vop::print`], which is
 //! also the reference the plans are tested against (`crates/decoder/tests/amd_print_plans.rs`).
 
@@ -64,7 +64,7 @@ const fn plan(ie: usize) -> Plan {
         _ => return NO_PLAN,
     };
     let t = super::vop::TRAITS[ie.inst as usize];
-    if form != F_E32 && t & super::vop::tr::PERMLANE16 != 0 {
+    if form != F_E32 && t & (super::vop::tr::PERMLANE16 | super::vop::tr::BYTE_SEL_CVT | super::vop::tr::BYTE_SEL_SR) != 0 {
         return NO_PLAN;
     }
     let mut p = Plan { ops: [NO_OP; MAX_OPS], n: 0, form, flags: 0 };
@@ -184,7 +184,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) -> bool {
         return true;
     }
     if p.flags & OPSEL != 0 {
-        super::vop::push_op_sel(out, c.f(F::OPSEL), nsrc);
+        super::vop::push_op_sel(out, super::vop::vop3_opsel(c), nsrc);
     }
     if c.f(F::CLAMP) != 0 {
         out.push_str(" clamp");
@@ -204,8 +204,8 @@ const PACKED_E64: u64 = 4 << 56 | u32::from_le_bytes(*b"_e64") as u64;
 mod tests {
     use super::super::{enc, INST_ENCODINGS};
 
-    /// Every VOP1/VOP2/VOPC form with operands, and every VOP3/VOP3SD form but permlane16, has
-    /// a plan.
+    /// Every VOP1/VOP2/VOPC form with operands, and every VOP3/VOP3SD form but permlane16 and
+    /// the byte_sel conversions, has a plan.
     #[test]
     fn the_common_vector_forms_have_plans() {
         for (i, ie) in INST_ENCODINGS.iter().enumerate() {
@@ -213,7 +213,10 @@ mod tests {
             let want = !ie.operands.is_empty()
                 && match ie.enc {
                     enc::ENC_VOP1 | enc::ENC_VOP2 | enc::ENC_VOPC => true,
-                    enc::ENC_VOP3 | enc::ENC_VOP3SD => t & super::super::vop::tr::PERMLANE16 == 0,
+                    enc::ENC_VOP3 | enc::ENC_VOP3SD => {
+                        use super::super::vop::tr;
+                        t & (tr::PERMLANE16 | tr::BYTE_SEL_CVT | tr::BYTE_SEL_SR) == 0
+                    }
                     _ => false,
                 };
             assert_eq!(super::has_plan(i as u16), want, "{i}");

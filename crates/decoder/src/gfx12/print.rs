@@ -18,6 +18,14 @@ impl Generation for Op {
         }
     }
 
+    fn print_noted(p: &Amd<Self>, d: &Decoded, addr: u64, out: &mut String, note: &mut String) {
+        let c = Ctx::for_print(p.tables(), d, &GFX12_SCALARS, addr, &KINDS);
+        if !super::fast::print(&c, out) {
+            dispatch(&c, out)
+        }
+        c.notes().write(note)
+    }
+
     fn canonicalize(p: &Amd<Self>, d: &mut Decoded) {
         super::canon::canonicalize(p, d)
     }

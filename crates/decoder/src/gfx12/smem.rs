@@ -36,6 +36,15 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     ops::signed_hex(out, imm);
                 }
             }
+            "SDATA" => {
+                c.sreg(out, v, op.size);
+                // LLVM's destination classes leave out m0 and exec.
+                match (op.size, v) {
+                    (32, 125..=127) => crate::amd::operands::invalid_register(out, "SReg_32_XM0_XEXEC"),
+                    (64, 126) => crate::amd::operands::invalid_register(out, "SReg_64_XEXEC"),
+                    _ => {}
+                }
+            }
             _ => c.sreg(out, v, op.size),
         }
     }

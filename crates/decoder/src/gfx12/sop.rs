@@ -15,22 +15,22 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         match c.ty(op) {
             "OPR_SDST" | "OPR_SREG" => c.sreg(out, v, op.size),
             "OPR_SSRC" | "OPR_SRC" => {
-                if m.starts_with("s_sendmsg_rtn") {
-                    sendmsg(out, v, true);
-                } else {
-                    // Scalar 16-bit operands print their literal whole, except SOP2's f16 math.
-                    let kind = match c.kind(op) {
-                        crate::amd::operands::Kind::I16 => crate::amd::operands::Kind::I32,
-                        crate::amd::operands::Kind::F16 if c.enc_name() == "ENC_SOP1" => {
-                            crate::amd::operands::Kind::I32
-                        }
-                        k => k,
-                    };
-                    let reg_only = m.starts_with("s_movrels_") || m == "s_rfe_b64";
-                    let size = if reg_only && crate::amd::operands::is_inline_constant(v) { 32 } else { op.size };
-                    ops::src(c, out, v, size, kind);
-                    crate::amd::operands::sop_source_note(out, m, v, op.size);
-                }
+                // Scalar 16-bit operands print their literal whole, except SOP2's f16 math.
+                let kind = match c.kind(op) {
+                    crate::amd::operands::Kind::I16 => crate::amd::operands::Kind::I32,
+                    crate::amd::operands::Kind::F16 if c.enc_name() == "ENC_SOP1" => {
+                        crate::amd::operands::Kind::I32
+                    }
+                    // SOPC's f16 comparisons print an inline float as its f16 bits.
+                    crate::amd::operands::Kind::F16 if c.enc_name() == "ENC_SOPC" && (240..=248).contains(&v) => {
+                        crate::amd::operands::Kind::I16
+                    }
+                    k => k,
+                };
+                let reg_only = m.starts_with("s_movrels_") || m == "s_rfe_b64";
+                let size = if reg_only && crate::amd::operands::is_inline_constant(v) { 32 } else { op.size };
+                ops::src(c, out, v, size, kind);
+                crate::amd::operands::sop_source_note(out, m, v, op.size);
             }
             "OPR_LABEL" => {
                 crate::amd::operands::put(out, v);
@@ -43,7 +43,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 }
             }
             "OPR_DELAY" => delay_alu(out, v),
-            "OPR_SENDMSG" => sendmsg(out, v, false),
+            "OPR_SENDMSG" => sendmsg(out, v),
             "OPR_HWREG" => symbols::hwreg(out, v, symbols::HWREG_GFX12),
             "OPR_SIMM32" if m == "s_setreg_imm32_b32" => crate::amd::operands::imm32(out, c.lit),
             "OPR_SIMM32" => {
@@ -168,13 +168,13 @@ const MSG_RTN: &[&str] = &[
     "MSG_RTN_GET_SE_AID_ID",
 ];
 
-/// gfx12 `sendmsg(...)`: the id is the low byte; a known id prints its name alone.
-fn sendmsg(out: &mut String, v: u32, rtn: bool) {
+/// gfx12 `sendmsg(...)`: the id is the low byte; a known id (of either table: LLVM takes the
+/// return messages in `s_sendmsg` and the others in `s_sendmsg_rtn_*`) prints its name alone.
+fn sendmsg(out: &mut String, v: u32) {
     let id = v & 0xff;
-    let name = if rtn {
-        id.checked_sub(128).and_then(|i| MSG_RTN.get(i as usize).copied())
-    } else {
-        MSG.iter().find(|e| e.0 == id).map(|e| e.1)
+    let name = match id.checked_sub(128) {
+        Some(i) => MSG_RTN.get(i as usize).copied(),
+        None => MSG.iter().find(|e| e.0 == id).map(|e| e.1),
     };
     match name {
         Some(n) => {

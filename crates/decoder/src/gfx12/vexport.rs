@@ -39,7 +39,17 @@ pub fn print_vinterp(c: &Ctx<'_, Op>, out: &mut String) {
         if i == 0 {
             operands::vgpr(out, c.val(op), op.size);
         } else {
-            ops::src_mods(c, out, c.val(op), op.size, c.kind(op), neg >> (i - 1) & 1 != 0, false);
+            // LLVM's operands are VGPR_32: anything else carries its note, an inline constant
+            // inside `neg(...)`.
+            let v = c.val(op);
+            let n = neg >> (i - 1) & 1 != 0;
+            let wrap = n && operands::is_inline_constant(v);
+            out.push_str(if wrap { "neg(" } else if n { "-" } else { "" });
+            ops::src(c, out, v, op.size, c.kind(op));
+            operands::class_note(out, operands::CLASS_VGPR, v);
+            if wrap {
+                out.push(')');
+            }
         }
     }
     if c.f(V::CLAMP) != 0 {

@@ -38,8 +38,16 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             "SADDR" => {
                 if saddr_off {
                     out.push_str("off");
+                } else if seg == "ENC_VGLOBAL" {
+                    c.sreg(out, saddr, 64);
+                    if saddr == 126 {
+                        operands::invalid_register(out, "SReg_64_XEXEC_XNULL");
+                    }
                 } else {
-                    c.sreg(out, saddr, if seg == "ENC_VGLOBAL" { 64 } else { 32 });
+                    c.sreg(out, saddr, 32);
+                    if saddr == 127 && seg == "ENC_VSCRATCH" {
+                        operands::invalid_register(out, "SReg_32_XEXEC_HI");
+                    }
                 }
             }
             _ => operands::vgpr(out, v, op.size),

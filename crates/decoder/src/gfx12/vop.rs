@@ -114,6 +114,10 @@ pub(super) mod tr {
     pub const OPSEL: u8 = 16;
     /// `v_permlane16*`, `v_permlanex16*`.
     pub const PERMLANE16: u8 = 32;
+    /// `v_cvt_f32_fp8*`, `v_cvt_f32_bf8*`: op_sel bits 0-1 are `byte_sel` (bit 0 its high bit).
+    pub const BYTE_SEL_CVT: u8 = 64;
+    /// `v_cvt_sr_fp8_f32*`, `v_cvt_sr_bf8_f32*`: op_sel bits 2-3 are `byte_sel`.
+    pub const BYTE_SEL_SR: u8 = 128;
 }
 
 /// The [`tr`] bits of a mnemonic (const: see [`TRAITS`]).
@@ -140,6 +144,12 @@ const fn traits_of(m: &str) -> u8 {
     }
     if starts(m, "v_permlane16") || starts(m, "v_permlanex16") {
         t |= tr::PERMLANE16;
+    }
+    if starts(m, "v_cvt_f32_fp8") || starts(m, "v_cvt_f32_bf8") {
+        t |= tr::BYTE_SEL_CVT;
+    }
+    if starts(m, "v_cvt_sr_fp8_f32") || starts(m, "v_cvt_sr_bf8_f32") {
+        t |= tr::BYTE_SEL_SR;
     }
     t
 }
@@ -242,6 +252,34 @@ pub(super) fn src_mod(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind
     }
 }
 
+/// The OPSEL field of a VOP3 instruction as its op_sel shows it: v_dot2_* (packed sources)
+/// show only the bits of the third source and the destination.
+pub(super) fn vop3_opsel(c: &Ctx<'_, Op>) -> u32 {
+    let opsel = c.f(fields::ENC_VOP3::OPSEL);
+    if starts(c.mnemonic(), "v_dot2_") {
+        opsel & 0b1100
+    } else {
+        opsel
+    }
+}
+
+/// Appends ` byte_sel:N` of the fp8/bf8 conversions that keep it in op_sel.
+fn byte_sel(c: &Ctx<'_, Op>, out: &mut String) {
+    let opsel = c.f(fields::ENC_VOP3::OPSEL);
+    let t = traits(c);
+    let sel = if t & tr::BYTE_SEL_CVT != 0 {
+        (opsel >> 1 & 1) | (opsel & 1) << 1
+    } else if t & tr::BYTE_SEL_SR != 0 {
+        opsel >> 2 & 3
+    } else {
+        0
+    };
+    if sel != 0 {
+        out.push_str(" byte_sel:");
+        crate::amd::operands::put(out, sel);
+    }
+}
+
 /// The ` op_sel:[...]` of a VOP3 instruction with `nsrc` sources from its OPSEL field: a bit per
 /// source, then the destination's (field bit 3); nothing when the field is 0.
 pub(super) fn push_op_sel(out: &mut String, opsel: u32, nsrc: usize) {
@@ -292,8 +330,9 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
             bit_list(out, opsel as u64, 2);
         }
     } else if !sd && has_opsel(c, has16) {
-        push_op_sel(out, c.f(F::OPSEL), nsrc);
+        push_op_sel(out, vop3_opsel(c), nsrc);
     }
+    byte_sel(c, out);
     if c.f(F::CLAMP) != 0 {
         out.push_str(" clamp");
     }

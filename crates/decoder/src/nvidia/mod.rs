@@ -153,6 +153,10 @@ impl Text {
 
 /// `b` as text. nvdisasm's text is ASCII, which is checked a word at a time instead of being
 /// decoded (a quarter of a template fill's cost); anything else goes through the UTF-8 check.
+/// Why the library has this `unsafe`: memo hits and template fills, the printer's hot path on
+/// long listings, turn copied bytes back into text for every instruction, and the UTF-8
+/// decoder's byte-at-a-time pass over short texts costs more than the ASCII word check; the
+/// check right before it is what makes the conversion sound, whatever the bytes are.
 #[inline]
 fn ascii_or_utf8(b: &[u8]) -> Result<&str, std::str::Utf8Error> {
     if b.is_ascii() {
@@ -779,10 +783,10 @@ struct Scratch {
     tm: template::Templates,
     /// Instructions printed through the memo.
     printed: usize,
-    /// Use templates from the first instruction (see [`eager_templates`]).
+    /// Use templates from the first instruction (see [`NvPrinter::eager_templates`]).
     eager: bool,
     /// Instructions the listing about to be printed has (0: not known; see
-    /// [`expect_instructions`]): the memo and the mnemonic cache start no larger than it needs.
+    /// [`NvPrinter::expect_instructions`]): the memo and the mnemonic cache start no larger than it needs.
     hint: usize,
 }
 
@@ -791,7 +795,7 @@ fn ceil_log2(n: usize) -> u32 {
     usize::BITS - n.saturating_sub(1).leading_zeros()
 }
 
-/// Instructions a thread prints through the exact memo alone before it uses templates.
+/// Instructions a printer prints through the exact memo alone before it uses templates.
 const TEMPLATES_AFTER: usize = 2048;
 
 /// One remembered text of the print memo, as eight words (all zero: empty): the key (words
@@ -916,7 +920,7 @@ impl Infos {
 }
 
 /// Forms whose facts [`Infos`] makes room for at once (fewer where a shorter listing is
-/// announced). A thread of the bundled listings meets at most 84 forms (control.sm86; int.sm86
+/// announced). A printer of the bundled listings meets at most 84 forms (control.sm86; int.sm86
 /// 66, tensor.sm50 16); grown one doubling at a time from 4, the list's copies wrote about
 /// twice the pages (144 bytes a form) its last size needs.
 const FORM_ROOM: usize = 128;
@@ -1033,12 +1037,6 @@ const MNEM_TEXT_MAX: usize = 64 << 10;
 /// log2 of the mnemonic cache's entries (direct-mapped).
 const MNEM_BITS: u32 = 8;
 
-thread_local! {
-    /// False: print every instruction the slow way, without memo or templates (tests).
-    static CACHE_ON: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
-}
-
 /// What `print_template` did.
 enum Printed {
     /// Printed through a template (or the text is now one).
@@ -1060,37 +1058,83 @@ fn same_family(a: NvKind, b: NvKind) -> bool {
     fam(a) == fam(b)
 }
 
-/// Prints every NVIDIA instruction of this thread the slow way (false: no memo, no templates)
-/// or through them (true, the default). For tests that compare the two.
-pub fn set_print_cache(on: bool) {
-    CACHE_ON.with(|c| c.set(on));
+/// An NVIDIA printer that remembers what it has printed: the print memo (the text of recent
+/// instructions), text templates with holes for register and immediate numbers, a cache of
+/// sorted mnemonics and the buffers printing reuses. It prints the same text as
+/// [`IsaPlugin::print`] (which makes a fresh, uncached one per call), faster over a listing.
+/// Owned by the caller: one per thread that prints (it is `Send`, not shared); it prints
+/// either NVIDIA ISA.
+#[derive(Default)]
+pub struct NvPrinter {
+    /// What printing keeps from one instruction to the next.
+    sc: Scratch,
+    /// Every instruction the slow way: no memo, templates or mnemonic cache.
+    uncached: bool,
 }
 
-/// Tells this thread's printer that a long listing follows: use templates from the first
-/// instruction (else only after its first 2,048 instructions; the text is the same).
-pub fn eager_templates(on: bool) {
-    SCRATCH.with(|sc| {
-        if let Ok(mut sc) = sc.try_borrow_mut() {
-            sc.eager = on;
+impl NvPrinter {
+    /// A printer with empty caches; templates are used after its first 2,048 instructions.
+    pub fn new() -> NvPrinter {
+        NvPrinter::default()
+    }
+
+    /// A printer that prints every instruction the slow way and keeps nothing between
+    /// instructions but buffers: the reference the memo and templates are tested against.
+    pub fn uncached() -> NvPrinter {
+        NvPrinter { uncached: true, ..NvPrinter::default() }
+    }
+
+    /// Tells the printer that a long listing follows: use templates from the first instruction
+    /// (else only after its first 2,048 instructions; the text is the same).
+    pub fn eager_templates(&mut self, on: bool) {
+        self.sc.eager = on;
+    }
+
+    /// Tells the printer, before its first instruction, that a listing of about `n`
+    /// instructions follows: the print memo and the mnemonic cache then start no larger than
+    /// such a listing needs (they grow on longer work; the text is the same). 0: not known.
+    pub fn expect_instructions(&mut self, n: usize) {
+        self.sc.hint = n;
+    }
+
+    /// Template counters: templates made, keys found not templatable, template hits, template
+    /// misses.
+    pub fn template_stats(&self) -> [u64; 4] {
+        self.sc.tm.stats
+    }
+
+    /// Prints instruction `d` of `plugin` at `addr`, as `plugin.print` does. sm50 and sm86 go
+    /// through this printer's caches; another ISA's instruction through `plugin.print`.
+    pub fn print(&mut self, plugin: &dyn IsaPlugin, d: &Decoded, addr: u64, out: &mut String) {
+        match plugin.isa() {
+            Isa::Sm50 => {
+                // As `Sm50::print`: the reuse flags from the bundle's control word; a Decoded
+                // at a bundle start holds the control word before the instruction.
+                let reuse = crate::sm50::SM50.control(d).map_or(0, |c| c.reuse);
+                let addr = if d.len == 16 { addr + 8 } else { addr };
+                self.print_with(&crate::sm50::SM50_INSN, d, addr, reuse, out)
+            }
+            Isa::Sm86 => {
+                let p = &crate::sm86::SM86;
+                self.print_with(p, d, addr, control::sm86_reuse(p.word(d)), out)
+            }
+            _ => plugin.print(d, addr, out),
         }
-    })
-}
+    }
 
-/// Tells this thread's printer that a listing of about `n` instructions follows, before its
-/// first instruction: the print memo and the mnemonic cache then start no larger than such a
-/// listing needs (they grow on longer work; the text is the same). 0: not known.
-pub fn expect_instructions(n: usize) {
-    SCRATCH.with(|sc| {
-        if let Ok(mut sc) = sc.try_borrow_mut() {
-            sc.hint = n;
+    /// Prints instruction `d` of `p` at `addr` with explicit reuse flags (bit k: operand slot
+    /// k), as [`NvPlugin::print_with`] does.
+    pub fn print_with(&mut self, p: &NvPlugin, d: &Decoded, addr: u64, reuse: u8, out: &mut String) {
+        let Some(form) = p.t.forms.get(d.enc as usize) else { return };
+        let name = p.t.insts.get(form.inst as usize).map_or("", |i| i.name);
+        let track = ReadTrack::default();
+        let ctx = Ctx { t: p.t, form, w: p.word(d), pc: addr, reuse, isa: p.isa, name, track: &track };
+        if self.uncached {
+            p.print_in(&ctx, d.enc, &mut self.sc, out)
+        } else {
+            p.print_memo(&ctx, d.enc, &mut self.sc, out)
         }
-    })
-}
-
-/// This thread's template counters: templates made, keys found not templatable, template
-/// hits, template misses.
-pub fn template_stats() -> [u64; 4] {
-    SCRATCH.with(|sc| sc.try_borrow().map(|s| s.tm.stats).unwrap_or_default())
+    }
 }
 
 /// A family rule: edits the generic text of an instruction.
@@ -1233,19 +1277,10 @@ impl NvPlugin {
         }
     }
 
-    /// Prints with explicit reuse flags.
+    /// Prints with explicit reuse flags, remembering nothing (an [`NvPrinter`] of the caller's
+    /// remembers what it printed, for listings).
     pub fn print_with(&self, d: &Decoded, addr: u64, reuse: u8, out: &mut String) {
-        let Some(form) = self.t.forms.get(d.enc as usize) else { return };
-        let name = self.t.insts.get(form.inst as usize).map_or("", |i| i.name);
-        let track = ReadTrack::default();
-        let ctx = Ctx { t: self.t, form, w: self.word(d), pc: addr, reuse, isa: self.isa, name, track: &track };
-        if !CACHE_ON.with(|c| c.get()) {
-            return self.print_in(&ctx, d.enc, &mut Scratch::default(), out);
-        }
-        SCRATCH.with(|sc| match sc.try_borrow_mut() {
-            Ok(mut sc) => self.print_memo(&ctx, d.enc, &mut sc, out),
-            Err(_) => self.print_in(&ctx, d.enc, &mut Scratch::default(), out),
-        })
+        NvPrinter::uncached().print_with(self, d, addr, reuse, out)
     }
 
     /// `print_in` through the templates (`template.rs`), else through the exact memo: the text
@@ -1258,7 +1293,7 @@ impl NvPlugin {
         // The instruction size tells the ISAs apart (the scratch is shared).
         let tag = (self.size as u64) << 32 | (enc as u64) << 16 | (ctx.reuse as u64) << 8 | 1;
         let start = out.len();
-        // Templates pay on long listings only: the first instructions of a thread go through
+        // Templates pay on long listings only: the first instructions of a printer go through
         // the exact memo alone (a template costs a second slow print before it is used).
         sc.printed += 1;
         let tpl = if sc.eager || sc.printed > TEMPLATES_AFTER { self.print_template(ctx, enc, tag, sc, out) } else { None };
@@ -1429,15 +1464,7 @@ impl NvPlugin {
                 return Some(Printed::Done);
             }
         }
-        // A miss: another thread's template, else the slow text T.
-        sc.tm.mask = relevant;
-        if active != 0 && sc.tm.adopt(at, tkey, tag, holes) {
-            if let Some(e) = sc.tm.find(tkey, tag, holes).and_then(|i| sc.tm.table.get(i)).copied() {
-                sc.tm.stats[2] += 1;
-                sc.tm.fill(&e, &vals, out);
-                return Some(Printed::Done);
-            }
-        }
+        // A miss: the slow text T.
         sc.tm.stats[3] += 1;
         // The candidates, out of the form's facts while printing (which needs the scratch).
         let sm86 = usize::from(self.size == 16);
@@ -1546,7 +1573,7 @@ impl NvPlugin {
                 h = (h ^ half).wrapping_mul(0x9e37_79b9_7f4a_7c15);
             }
             // Sized for a short listing where one is announced (`hint`); full size once a
-            // thread has printed four times as many instructions as it holds.
+            // printer has printed four times as many instructions as it holds.
             let full = 1usize << MNEM_BITS;
             if mnems.is_empty() || (mnems.len() < full && *printed > 4 * mnems.len()) {
                 let bits = if *hint == 0 || !mnems.is_empty() { MNEM_BITS } else { (ceil_log2(*hint) + 1).clamp(4, MNEM_BITS) };

@@ -804,11 +804,13 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
                             });
                             let n = f.width();
                             // (an absolute address is unsigned). sm50 ATOMS: bits 30-51 times 4,
-                            // signed, whatever field the probe found.
+                            // whatever field the probe found: signed after a base register,
+                            // unsigned (24 bits) with base RZ.
                             let x = if p.isa == Isa::Sm50 && name == "ATOMS" {
                                 replaced.push(i);
                                 covered |= ((1u128 << 22) - 1) << 30;
-                                sext(((w >> 30) as u64) & ((1 << 22) - 1), 22) * 4
+                                let off = sext(((w >> 30) as u64) & ((1 << 22) - 1), 22) * 4;
+                                if ((w >> 8) as u64 & 0xff) == 255 { off & 0xff_ffff } else { off }
                             } else if p.isa == Isa::Sm50 && name == "ATOM" && ((w >> 8) as u64 & 0xff) == 255 {
                                 // sm50 ATOM with an absolute address: bits 28-47, unsigned.
                                 replaced.push(i);

@@ -195,7 +195,7 @@ pub struct Entry {
     pub first: u32,
 }
 
-/// All templates of a thread.
+/// All templates of a printer (`super::NvPrinter`).
 #[derive(Default)]
 pub struct Templates {
     /// Open-addressed table (power-of-two size, at most half full).
@@ -210,60 +210,7 @@ pub struct Templates {
     pub firsts: Vec<[u64; MAX_HOLES]>,
     /// Counters: (templates made, keys not templatable, template hits, template misses).
     pub stats: [u64; 4],
-    /// The bits the current key was cut from (see `Templates::adopt`).
-    pub mask: u128,
 }
-
-/// A template as the threads share it: literal text and cuts.
-type SharedTemplate = (Box<str>, Box<[Slot]>);
-
-/// Templates made by any thread (keyed like `Entry`), for the other threads to copy: the
-/// listing threads of one file mostly meet the same templates.
-static SHARED: std::sync::Mutex<Option<SharedMap>> = std::sync::Mutex::new(None);
-
-/// The shared store: (key, tag, holes, mask) to template.
-type SharedMap = std::collections::HashMap<(u128, u64, u32, u128), SharedTemplate, KeyHash>;
-
-/// A cheap hasher for template keys (their bits are instruction fields, not attacker-chosen
-/// hash-flooding input: a flood would only slow the shared store down).
-#[derive(Default, Clone, Copy)]
-struct KeyHash;
-
-impl std::hash::BuildHasher for KeyHash {
-    type Hasher = KeyHasher;
-    fn build_hasher(&self) -> KeyHasher {
-        KeyHasher(0)
-    }
-}
-
-/// The hasher of [`KeyHash`]: multiply-rotate over the written words.
-struct KeyHasher(u64);
-
-impl std::hash::Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for c in bytes.chunks(8) {
-            let mut b = [0u8; 8];
-            b[..c.len()].copy_from_slice(c);
-            self.write_u64(u64::from_le_bytes(b));
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(23) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(u64::from(v));
-    }
-    fn write_u128(&mut self, v: u128) {
-        self.write_u64(v as u64);
-        self.write_u64((v >> 64) as u64);
-    }
-}
-
-/// Most templates `SHARED` keeps.
-const SHARED_MAX: usize = 1 << 16;
 
 /// Slack after every literal in `Templates::lits` (fixed-size copies read past its end).
 pub const LIT_PAD: usize = 16;
@@ -324,10 +271,10 @@ fn put_hex(buf: &mut [u8; FILL_BUF], n: usize, v: u64) -> usize {
     n + k
 }
 
-/// Most entries a thread keeps (then `Templates::bound` starts over).
+/// Most entries a printer keeps (then `Templates::bound` starts over).
 const MAX_ENTRIES: usize = 1 << 20;
 
-/// Most bytes of template text a thread keeps.
+/// Most bytes of template text a printer keeps.
 const MAX_TEXT: usize = 64 << 20;
 
 /// Initial table size (log2).
@@ -377,37 +324,6 @@ impl Templates {
         match at.and_then(|i| self.table.get_mut(i)) {
             Some(x) => *x = e,
             None => self.insert(e),
-        }
-    }
-
-    /// Copies the template of a key from the shared store, if another thread made it (`at`: the
-    /// key's pending entry). True when it did. The shared key includes `self.mask`, the bits
-    /// the key was cut from: another thread's forms may have recorded other reads, and a key
-    /// is only sound with the mask it was made under (or a larger one, in the same thread).
-    pub fn adopt(&mut self, at: Option<usize>, key: u128, tag: u64, holes: u32) -> bool {
-        let Ok(g) = SHARED.lock() else { return false };
-        let Some((lits, slots)) = g.as_ref().and_then(|m| m.get(&(key, tag, holes, self.mask))) else { return false };
-        if self.lits.len() + lits.len() >= u32::MAX as usize || self.slots.len() + slots.len() >= u32::MAX as usize {
-            return false;
-        }
-        let lit = (self.lits.len() as u32, lits.len() as u16);
-        let sl = (self.slots.len() as u32, slots.len() as u8);
-        self.lits.push_str(lits);
-        self.lits.push_str(PAD);
-        self.slots.extend_from_slice(slots);
-        drop(g);
-        self.put(at, Entry { key, tag, holes, lit, slots: sl, ok: true, pending: false, first: 0 });
-        true
-    }
-
-    /// Offers template `e` to the other threads.
-    fn publish(&self, e: &Entry) {
-        let lits = self.lits.get(e.lit.0 as usize..e.lit.0 as usize + e.lit.1 as usize).unwrap_or("");
-        let slots = self.slots.get(e.slots.0 as usize..e.slots.0 as usize + e.slots.1 as usize).unwrap_or(&[]);
-        let Ok(mut g) = SHARED.lock() else { return };
-        let m = g.get_or_insert_with(|| std::collections::HashMap::with_hasher(KeyHash));
-        if m.len() < SHARED_MAX {
-            m.entry((e.key, e.tag, e.holes, self.mask)).or_insert_with(|| (lits.into(), slots.into()));
         }
     }
 
@@ -584,9 +500,6 @@ impl Templates {
         }
         self.lits.push_str(PAD);
         self.stats[0] += 1;
-        if e.slots.1 > 0 {
-            self.publish(&e);
-        }
         self.put(at, e);
         true
     }

@@ -95,14 +95,15 @@ fn is_pred(o: &str) -> bool {
     o == "PT" || (o.len() == 2 && o.starts_with('P') && o.as_bytes()[1].is_ascii_digit())
 }
 
-/// `ATOMS`: the offset is bits 30-51 times 4, signed (24 bits); `CAS`/`CAST` print their
+/// `ATOMS`: the offset is bits 30-51 times 4, signed (24 bits) beside a base register, unsigned
+/// with base `RZ` (`[0x800024]`, `[R4+-0x800000]`, measured on nvdisasm 12.8); `CAS`/`CAST` print their
 /// second data register as the one after the first (`.64`: two after) when bit 28 is clear,
 /// else `RZ`; `.64` (the last suffix) is bit 52.
 fn atoms(ctx: &Ctx, t: &mut Text) {
     let off = sext(ctx.bits(30, 22), 22) * 4;
     let ra = ctx.bits(8, 8);
     if let Some(o) = t.ops.iter_mut().find(|o| o.starts_with('[')) {
-        *o = if ra == 255 && off != 0 { format!("[{}]", signed_hex(off)) } else { address(ra, off) };
+        *o = if ra == 255 && off != 0 { format!("[{:#x}]", off as u64 & 0xff_ffff) } else { address(ra, off) };
     }
     if t.mnem.starts_with("ATOMS.CAS") {
         let wide = ctx.bits(52, 1) == 1;

@@ -72,6 +72,7 @@ pub fn fix(ctx: &Ctx, t: &mut Text) {
         }
         _ => {}
     }
+    unnamed_decimal(t);
     match ctx.inst() {
         "ST" | "STG" | "STL" | "LD" | "LDG" | "LDL" => size_before_semantics(ctx, t),
         "TEX" | "TLD" | "TLD4" | "TXD" => invalid_eviction(ctx, t),
@@ -370,5 +371,18 @@ fn f2f_immediate(ctx: &Ctx, t: &mut Text) {
     let s = s.replace("SNAN", "QNAN");
     if let Some(o) = t.ops.last_mut() {
         *o = s;
+    }
+}
+
+/// Values nvdisasm has no name for print as `???<decimal>` (`OUT.FINAL ???12, RZ`, the `I2IP`
+/// selector `R7.???2`); the spec templates them as `???{IMM}`, which renders in hex.
+fn unnamed_decimal(t: &mut Text) {
+    for o in t.ops.iter_mut() {
+        while let Some(i) = crate::nvidia::find_bytes(o, b"???0x") {
+            let start = i + 3;
+            let end = o[start + 2..].find(|c: char| !c.is_ascii_hexdigit()).map_or(o.len(), |e| start + 2 + e);
+            let Ok(v) = u64::from_str_radix(&o[start + 2..end], 16) else { break };
+            o.replace_range(start..end, &v.to_string());
+        }
     }
 }

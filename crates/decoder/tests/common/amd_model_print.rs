@@ -325,7 +325,6 @@ fn sop(p: &mut P<'_>) {
     for o in p.printed() {
         p.sep();
         let mut out = std::mem::take(&mut p.out);
-        let ty = p.ty(o.field);
         match o.kind {
             OperandKind::Label(t) => {
                 let v = ((t as i64).wrapping_sub(p.inst.addr as i64).wrapping_sub(4) / 4) as u16;
@@ -353,7 +352,7 @@ fn sop(p: &mut P<'_>) {
             }
             OperandKind::Field { ty: "OPR_SENDMSG", value } => {
                 if p.g12 {
-                    sendmsg12(&mut out, value as u32, false)
+                    sendmsg12(&mut out, value as u32)
                 } else {
                     symbols::sendmsg_gfx10(&mut out, value as u32)
                 }
@@ -391,16 +390,14 @@ fn sop(p: &mut P<'_>) {
                     }
                 }
             }
-            _ if p.g12 && m.starts_with("s_sendmsg_rtn") && matches!(ty, "OPR_SSRC" | "OPR_SRC") => {
-                let v = isabridge_decoder::amd::model::src_code(Isa::Gfx1201, &o.kind).unwrap_or(0);
-                sendmsg12(&mut out, v, true)
-            }
             _ => {
                 let kind = match p.kind(o.field) {
                     Kind::I16 | Kind::PkI16 | Kind::PkF16 | Kind::BF16 if !p.g12 => Kind::I32,
                     Kind::F16 if !p.g12 => Kind::I32,
                     Kind::I16 if p.g12 => Kind::I32,
                     Kind::F16 if p.g12 && p.inst.encoding == "ENC_SOP1" => Kind::I32,
+                    // SOPC's f16 comparisons print an inline float as its f16 bits.
+                    Kind::F16 if p.g12 && p.inst.encoding == "ENC_SOPC" && matches!(o.kind, OperandKind::InlineConst { code: 240..=248, .. }) => Kind::I16,
                     k => k,
                 };
                 src(p, &mut out, &o, kind)
@@ -470,7 +467,7 @@ fn delay_alu(out: &mut String, v: u32) {
     }
 }
 
-fn sendmsg12(out: &mut String, v: u32, rtn: bool) {
+fn sendmsg12(out: &mut String, v: u32) {
     const MSG: &[(u32, &str)] = &[(1, "MSG_INTERRUPT"), (2, "MSG_HS_TESSFACTOR"), (3, "MSG_DEALLOC_VGPRS"), (9, "MSG_GS_ALLOC_REQ")];
     const RTN: &[&str] = &[
         "MSG_RTN_GET_DOORBELL",
@@ -483,7 +480,10 @@ fn sendmsg12(out: &mut String, v: u32, rtn: bool) {
         "MSG_RTN_GET_SE_AID_ID",
     ];
     let id = v & 0xff;
-    let name = if rtn { id.checked_sub(128).and_then(|i| RTN.get(i as usize).copied()) } else { MSG.iter().find(|e| e.0 == id).map(|e| e.1) };
+    let name = match id.checked_sub(128) {
+        Some(i) => RTN.get(i as usize).copied(),
+        None => MSG.iter().find(|e| e.0 == id).map(|e| e.1),
+    };
     match name {
         Some(n) => out.push_str(&format!("sendmsg({n})")),
         None if v >> 8 == 0 => out.push_str(&format!("sendmsg({id}, 0, 0)")),
@@ -1251,12 +1251,27 @@ fn vop(p: &mut P<'_>) {
                 } else {
                     p.s.ops.iter().any(|o| src_idx(o.0).is_some() && matches!(o.1, Kind::F16 | Kind::I16))
                 };
+                // v_dot2_* (packed sources) show only the third source's and the destination's bits.
+                let os = if p.g12 && m.starts_with("v_dot2_") { os & 0b1100 } else { os };
                 if has_sel && os != 0 {
                     p.out.push_str(" op_sel:");
                     let bits = (os as u64 & ((1 << nsrc) - 1)) | ((os as u64 >> 3 & 1) << nsrc);
                     bit_list(&mut p.out, bits, nsrc + 1);
                 }
             }
+        }
+        // gfx12 fp8/bf8 conversions keep byte_sel in op_sel.
+        let byte_sel = if !p.g12 {
+            0
+        } else if m.starts_with("v_cvt_f32_fp8") || m.starts_with("v_cvt_f32_bf8") {
+            (os >> 1 & 1) | (os & 1) << 1
+        } else if m.starts_with("v_cvt_sr_fp8_f32") || m.starts_with("v_cvt_sr_bf8_f32") {
+            os >> 2 & 3
+        } else {
+            0
+        };
+        if byte_sel != 0 {
+            p.out.push_str(&format!(" byte_sel:{byte_sel}"));
         }
         if interp && p.inst.explicit().any(|o| o.field == "SRC0") {
             // high: bit 8 of SRC0 as printed by LLVM (the attribute's high-half bit).

@@ -164,3 +164,35 @@ fn chunked_sections_out_of_step_give_the_sequential_text() {
     assert_eq!(r.is_ok(), ok);
     assert!(got == want, "slow output: {} vs {} bytes", got.len(), want.len());
 }
+
+/// Runs of zero bytes (one `...` line up to the next label) and lone zero dwords (`v_illegal`)
+/// across the cut point of a split section, across labels and at part starts of a chunked one.
+#[test]
+fn zero_runs_give_the_sequential_text() {
+    for (file, isa) in [("cl_math.gfx1013-w32.o", Isa::Gfx1013), ("cl_math.gfx1201-w32.o", Isa::Gfx1201)] {
+        let (_, one, labels) = text_of(file);
+        let p = isa.plugin();
+        for copies in [1, AMD_CHUNKED_MIN / one.len() + 1] {
+            let mut code: Vec<u8> = (0..copies).flat_map(|_| one.iter().copied()).collect();
+            let k = one.len() as u64;
+            let all: Vec<Label> = (0..copies as u64)
+                .flat_map(|c| labels.iter().map(move |l| Label { offset: l.offset + c * k, name: format!("{}_{c}", l.name).into() }))
+                .collect();
+            let mid = code.len() / 2;
+            let mut zero = |from: usize, n: usize| code[from..from + n].iter_mut().for_each(|b| *b = 0);
+            zero(mid - 2048, 4096);
+            zero(1000, 4);
+            zero(2000, 8);
+            zero(3001, 13);
+            for c in 1..copies.min(8) {
+                zero(c * one.len() - 6, 16);
+                zero((16 << 10) * c, 12);
+            }
+            if let Some(l) = labels.get(labels.len() / 2) {
+                zero(l.offset as usize - 8, 24);
+            }
+            check(p, &code, 0, ".text", &all, &format!("{file} x{copies} with zero runs"));
+            check(p, &code, 0, "raw", &[], &format!("{file} x{copies} with zero runs, no labels"));
+        }
+    }
+}
