@@ -154,5 +154,5 @@ fn gfx1013_mutated_objects_list_as_llvm_objdump() {
 
 #[test]
 fn gfx1201_mutated_objects_list_as_llvm_objdump() {
-    check("gfx1201", 8, Counts { objects: 8, lines: 69_834, false_accept: 0, note: 621, text: 81, zero_fill: 0, unmatched: 10 });
+    check("gfx1201", 8, Counts { objects: 8, lines: 69_834, false_accept: 0, note: 88, text: 81, zero_fill: 0, unmatched: 10 });
 }

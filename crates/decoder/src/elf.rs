@@ -277,6 +277,10 @@ fn c_str(table: &[u8], offset: u32) -> Option<&[u8]> {
 }
 
 /// `n` as text: ASCII (checked a word at a time) or otherwise valid UTF-8.
+///
+/// Why a library uses `unsafe` here: every symbol name of a code object passes through this
+/// function when a listing is made, and the ASCII check already proves the bytes are UTF-8;
+/// `from_utf8` would scan them a second time.
 fn utf8(n: &[u8]) -> Option<&str> {
     if n.is_ascii() {
         // SAFETY: ASCII bytes are valid UTF-8.

@@ -26,6 +26,10 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             }
             vop_e32(c, out)
         }
+        enc::ENC_VOP3 if c.has_enc(enc::ENC_VINTRP) => {
+            out.push_str("_e64");
+            interp_e64(c, out)
+        }
         enc::ENC_VOP3 | enc::ENC_VOP3B => {
             if c.has_enc(enc::ENC_VOP1) || c.has_enc(enc::ENC_VOP2) || c.has_enc(enc::ENC_VOPC) {
                 out.push_str("_e64");
@@ -260,6 +264,38 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
     if float || c.ie.operands.iter().any(|op| c.kind(op).is_float()) {
         omod(out, c.bits(59, 2));
     }
+}
+
+/// The VOP3 forms of the VINTRP instructions (`v_interp_p1_f32_e64`, `_p2_`, `_mov_`), as LLVM
+/// prints them: the destination; SRC1 (the source with its modifiers; `v_interp_mov_f32`'s
+/// parameter p10 / p20 / p0); the attribute and channel in SRC0; clamp and omod.
+fn interp_e64(c: &Ctx<'_, Op>, out: &mut String) {
+    out.push(' ');
+    operands::vgpr(out, c.bits(0, 8), 32);
+    out.push_str(", ");
+    let src1 = c.bits(41, 9);
+    if c.mnemonic() == "v_interp_mov_f32" {
+        match src1 {
+            0 => out.push_str("p10"),
+            1 => out.push_str("p20"),
+            2 => out.push_str("p0"),
+            v => {
+                out.push_str("invalid_param_");
+                crate::amd::operands::put(out, v);
+            }
+        }
+    } else {
+        c.src_mods(out, src1, 32, Kind::F32, c.bits(62, 1) != 0, c.bits(9, 1) != 0);
+    }
+    let attr = c.bits(32, 9);
+    out.push_str(", attr");
+    crate::amd::operands::put(out, attr & 0x3f);
+    out.push('.');
+    crate::amd::operands::put(out, ["x", "y", "z", "w"][(attr >> 6 & 3) as usize]);
+    if c.f(fields::ENC_VOP3::CLAMP) != 0 {
+        out.push_str(" clamp");
+    }
+    omod(out, c.bits(59, 2));
 }
 
 /// gfx10 VOP3 op_sel exists on VOP3-only instructions with 16-bit operands (and the byte/bit

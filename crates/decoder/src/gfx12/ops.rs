@@ -74,6 +74,7 @@ pub fn literal_form(lit: u32, kind: Kind) -> (bool, u32) {
 /// Appends a 9-bit source operand (SGPR, VGPR, inline constant or literal) in gfx12 syntax.
 #[inline]
 pub fn src(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind) {
+    c.note_tuple(v, size);
     // Registers and inline integers of 32-bit operands: one name-table entry (the values below
     // print otherwise and have none).
     if size <= 32 {
