@@ -64,7 +64,7 @@ fn reprint(isa: Isa) -> Report {
 const PINNED: &[(&str, &str, usize)] = &[
     // gfx1013: image address and data counts the fast printer takes from LLVM's variant rules
     // (gfx10/mimg.rs) and the model does not yet.
-    ("gfx1013", "probe ENC_MIMG", 70),
+    ("gfx1013", "probe ENC_MIMG", 68),
     ("gfx1013", "probe ENC_MIMG (fast printer differs too)", 12),
     // gfx1013: VOP3 forms of v_interp_*_f32 (_e64, attribute operand) the printer prints as
     // LLVM does (gfx10/vop.rs interp_e64) and the model does not yet.

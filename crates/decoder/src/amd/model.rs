@@ -475,8 +475,22 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
                 let dim = c.f("DIM") as usize;
                 let n = super::symbols::image_address_count_gfx10(m, dim, c.f("A16") != 0);
                 if c.f("NSA") != 0 {
-                    let extra = (d.len as u32 / 4).saturating_sub(2);
-                    let n = n.min(1 + 4 * extra);
+                    // The NSA registers the printer lists (LLVM's count, or the most the NSA
+                    // dwords hold where that variant does not exist), so building keeps every
+                    // byte it prints.
+                    let f = crate::gfx10::mimg::ImageFields {
+                        nsa: c.f("NSA"),
+                        dim,
+                        a16: c.f("A16") != 0,
+                        d16: c.f("D16") != 0,
+                        dmask: c.f("DMASK"),
+                        tfe: c.f("TFE") != 0,
+                        vdata: c.f("VDATA"),
+                        vaddr: v,
+                        len: d.len as u32,
+                        sampler: ie.operands.iter().any(|o| o.field.is_some_and(|f| f.name == "SSAMP")),
+                    };
+                    let n = crate::gfx10::mimg::printed_addresses(m, &f);
                     for i in 1..n {
                         used.push(NSA_FIELDS[(i - 1) as usize % 12]);
                     }

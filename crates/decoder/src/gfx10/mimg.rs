@@ -81,6 +81,54 @@ struct Shape {
 /// hold), an NSA form of one address, a gather of three data dwords, or registers past v255.
 #[allow(clippy::too_many_arguments)]
 fn shape(c: &Ctx<'_, Op>, m: &str, bvh: bool, nsa: u32, dim: usize, a16: bool, d16: bool, dmask: u32) -> Shape {
+    let f = ImageFields {
+        nsa,
+        dim,
+        a16,
+        d16,
+        dmask,
+        tfe: c.f(F::TFE) != 0,
+        vdata: c.f(F::VDATA),
+        vaddr: c.f(F::VADDR),
+        len: c.d.len as u32,
+        sampler: samples(c),
+    };
+    shape_of(m, bvh, &f)
+}
+
+/// The fields an image instruction's printed register counts depend on.
+#[derive(Debug, Clone, Copy)]
+pub struct ImageFields {
+    /// NSA field (extra address dwords).
+    pub nsa: u32,
+    /// DIM field.
+    pub dim: usize,
+    /// A16 set.
+    pub a16: bool,
+    /// D16 set.
+    pub d16: bool,
+    /// DMASK field.
+    pub dmask: u32,
+    /// TFE set.
+    pub tfe: bool,
+    /// First data register.
+    pub vdata: u32,
+    /// First address register.
+    pub vaddr: u32,
+    /// Instruction length in bytes.
+    pub len: u32,
+    /// The instruction has a sampler operand.
+    pub sampler: bool,
+}
+
+/// The address registers an image instruction lists as the printer (and LLVM) gives them: the
+/// operand model lists as many, so building the instruction keeps every NSA byte it prints.
+pub fn printed_addresses(m: &str, f: &ImageFields) -> u32 {
+    shape_of(m, m.starts_with("image_bvh"), f).addrs
+}
+
+fn shape_of(m: &str, bvh: bool, f: &ImageFields) -> Shape {
+    let (nsa, dim, a16, d16, dmask) = (f.nsa, f.dim, f.a16, f.d16, f.dmask);
     let atomic = m.starts_with("image_atomic");
     let gather = m.starts_with("image_gather4");
     let cmpswap = atomic && has(m, "cmpswap");
@@ -91,7 +139,7 @@ fn shape(c: &Ctx<'_, Op>, m: &str, bvh: bool, nsa: u32, dim: usize, a16: bool, d
     if d16 && !atomic {
         data = data.div_ceil(2);
     }
-    if c.f(F::TFE) != 0 {
+    if f.tfe {
         data += 1;
     }
     let data_decoded = if cmpswap || gather { 2 } else { 1 };
@@ -99,10 +147,10 @@ fn shape(c: &Ctx<'_, Op>, m: &str, bvh: bool, nsa: u32, dim: usize, a16: bool, d
     if bvh {
         return Shape { data, addrs: want, converted: true, data_decoded };
     }
-    let most = max_address_size(m, samples(c));
+    let most = max_address_size(m, f.sampler);
     let (addrs, mut converted) = if nsa != 0 {
         // (the NSA dwords the instruction has: see `nsa_dwords`)
-        let present = (c.d.len as u32 / 4).saturating_sub(2);
+        let present = (f.len / 4).saturating_sub(2);
         let decoded = most.min(1 + 4 * present);
         if (2..=decoded).contains(&want) {
             (want, true)
@@ -117,7 +165,7 @@ fn shape(c: &Ctx<'_, Op>, m: &str, bvh: bool, nsa: u32, dim: usize, a16: bool, d
     if gather && data == 3 {
         converted = false;
     }
-    if converted && (c.f(F::VDATA) + data > 256 || (nsa == 0 && c.f(F::VADDR) + addrs > 256)) {
+    if converted && (f.vdata + data > 256 || (nsa == 0 && f.vaddr + addrs > 256)) {
         converted = false;
     }
     if !converted && nsa == 0 {

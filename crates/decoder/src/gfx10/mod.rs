@@ -11,7 +11,7 @@ mod ds;
 mod exp;
 mod fast;
 mod flat;
-mod mimg;
+pub(crate) mod mimg;
 mod mubuf;
 mod print;
 pub use print::print_reference;
