@@ -790,6 +790,11 @@ impl<Op> Builder<'_, Op> {
 /// builds the record of leaf `e`, `len` dwords long, from the [`Lut`] and the first four words
 /// `w`; `other` that of an instruction [`Amd::decode_inst`] decoded (`off`: the offset of
 /// either in the bytes).
+///
+/// Why a library uses `unsafe` here: the records are written straight into the output's
+/// spare capacity and the length set once per batch (`set_len`), so block decoding pays no
+/// per-instruction capacity check or initialisation; BENCHMARKS.md has the decode figures
+/// this path gives. The SAFETY comment at the `set_len` says why it is sound.
 macro_rules! block_loop {
     ($self:ident, $bytes:ident, $base_addr:ident, $out:ident,
      fast($lut:ident, $e:ident, $w:ident, $off:ident, $len:ident) => $fast:expr,

@@ -477,6 +477,10 @@ pub const fn packed_names(ttmp_base: u32, null: u32, m0: u32) -> [u64; 512] {
 }
 
 /// Appends the text packed by `pack` with one 8-byte store (no copy loop, no memcpy call).
+///
+/// Why a library uses `unsafe` here: register names are the most common text an AMD listing
+/// prints, and one unaligned 8-byte store into the string's spare capacity replaces a copy
+/// loop per name; the SAFETY comments say why the string stays UTF-8 and within capacity.
 #[inline(always)]
 pub fn put_packed(out: &mut String, packed: u64) {
     let len = (packed >> 56) as usize & 7;
