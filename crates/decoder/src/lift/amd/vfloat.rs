@@ -72,21 +72,31 @@ pub(super) fn fsrc(cx: &mut Cx, valu: &Valu, at: &At, op: &Operand, i: usize, fm
             cx.b().bitcast(fty(fmt), w)
         }
     };
-    let sign = |kind| FloatOp {
+    Ok(source_mods(cx, op, v, fmt))
+}
+
+/// A pure sign-bit operation (abs, neg; NaNs included).
+fn sign_op(cx: &mut Cx, kind: FloatKind, x: Value, fmt: FFmt) -> Value {
+    let op = FloatOp {
         kind,
         mode: FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate },
         fmz: false,
         relu: false,
         omod: Omod::None,
     };
+    cx.b().float(op, fty(fmt), &[x])
+}
+
+/// A float source's abs and neg modifiers, in that order.
+fn source_mods(cx: &mut Cx, op: &Operand, v: Value, fmt: FFmt) -> Value {
     let mut v = v;
     if op.mods.abs {
-        v = cx.b().float(sign(FloatKind::Abs), fty(fmt), &[v]);
+        v = sign_op(cx, FloatKind::Abs, v, fmt);
     }
     if op.mods.neg {
-        v = cx.b().float(sign(FloatKind::Neg), fty(fmt), &[v]);
+        v = sign_op(cx, FloatKind::Neg, v, fmt);
     }
-    Ok(v)
+    v
 }
 
 /// Write a float result of `fmt` to a VGPR destination under the write mask.
@@ -269,21 +279,7 @@ fn fma_mix(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
             m.ftz_in = conv_mode(cx, FFmt::F16).ftz_in;
             m.ftz_out = false;
             let x = cx.b().conv(ConvOp::FToF { mode: m, satfinite: false }, fty(FFmt::F32), h);
-            let mut x = x;
-            let sign = |kind| FloatOp {
-                kind,
-                mode: FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate },
-                fmz: false,
-                relu: false,
-                omod: Omod::None,
-            };
-            if o.mods.abs {
-                x = cx.b().float(sign(FloatKind::Abs), fty(FFmt::F32), &[x]);
-            }
-            if o.mods.neg {
-                x = cx.b().float(sign(FloatKind::Neg), fty(FFmt::F32), &[x]);
-            }
-            x
+            source_mods(cx, o, x, FFmt::F32)
         } else {
             fsrc(cx, &valu, at, o, i, FFmt::F32)?
         };
@@ -373,14 +369,7 @@ fn ldexp(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
 
 /// -x as a sign-bit operation (NaNs included).
 fn negate(cx: &mut Cx, x: Value, fmt: FFmt) -> Value {
-    let op = FloatOp {
-        kind: FloatKind::Neg,
-        mode: FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate },
-        fmz: false,
-        relu: false,
-        omod: Omod::None,
-    };
-    cx.b().float(op, fty(fmt), &[x])
+    sign_op(cx, FloatKind::Neg, x, fmt)
 }
 
 fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(), LiftError> {
