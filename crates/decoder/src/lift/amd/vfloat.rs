@@ -442,6 +442,20 @@ fn post_clamp(cx: &mut Cx, at: &At, r: Value, fmt: FFmt) -> Value {
 }
 
 fn convert(cx: &mut Cx, at: &At, op: &str, ty: &str) -> Option<Result<(), LiftError>> {
+    if op == "CVT_FLR_I32" {
+        // floor(x) to i32, saturating, NaN to 0 (v_cvt_flr_i32_f32).
+        return Some((|| {
+            let valu = Valu::new(cx, at)?;
+            let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
+            let s0 = *at.srcs().first().copied().ok_or_else(|| cx.unsupported(at, "no source"))?;
+            let sf = fmt_of(ty).ok_or_else(|| cx.unsupported(at, "conversion source"))?;
+            let x = fsrc(cx, &valu, at, &s0, 0, sf)?;
+            let mut m = conv_mode(cx, sf);
+            m.round = Round::Rm;
+            let r = cx.b().conv(ConvOp::FToI { mode: m, signed: true }, Type::I32, x);
+            cx.def_v32(at, &d, 0, r, valu.mask)
+        })());
+    }
     if op == "FREXP_EXP_I32" || op == "FREXP_EXP_I16" {
         return Some(frexp_exp(cx, at, fmt_of(ty)?, op == "FREXP_EXP_I16"));
     }
