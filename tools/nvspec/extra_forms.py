@@ -21,7 +21,7 @@ import tempfile
 
 from . import probe, model, emit, widen
 from .oracle import Oracle
-from .textparse import tokens
+from .__main__ import finish_forms
 
 # sm50 families whose words no form matches the decoder gives the family's channel-0 form (the
 # printer reads the channel from the bits): a form of their own would print them otherwise
@@ -60,31 +60,6 @@ def neutral(arch, w):
     if arch != 86:
         return w
     return (w & ~sum(1 << b for b in probe.CTRL86) & ~(3 << 102)) | (0x7E0 << 105)
-
-
-def finish(arch, orc, forms, names):
-    """The steps of `nvspec.__main__` after the analysis: spellings, names, print order."""
-    probe.enumerate_mods(arch, orc, forms)
-    probe.enumerate_small_operands(arch, orc, forms)
-    from .__main__ import numfmt
-    for f in forms:
-        f["base"] = f["mnemonic"].split(".")[0]
-        for fd in f["fields"]:
-            if fd["kind"] == "tok" and tokens(f["ops"][fd["op"]])[1][fd["tok"]][0] == "num":
-                fd["numfmt"], fd["scale"] = numfmt(f, fd)
-        model.name_fields(f)
-        nm = "%s_%03x" % (f["base"], probe.opval(arch, f["example"]))
-        names[nm] = names.get(nm, 0) + 1
-        f["enc_name"] = nm if names[nm] == 1 else "%s_%d" % (nm, names[nm] - 1)
-        order = [fd for fd in f["fields"] if fd["kind"] in ("PRED_NEG", "PRED")]
-        order += sorted((fd for fd in f["fields"] if fd["kind"] == "mod"), key=lambda x: x["pos"])
-        order += sorted((fd for fd in f["fields"] if fd["kind"] in ("prefix", "tok", "val")),
-                        key=lambda x: (x["op"], x["kind"] != "prefix", x.get("tok", x.get("tokpos", 0))))
-        for fd in order:
-            if fd["kind"] == "tok" and fd["op"] == 0 and fd["name"] in ("RD", "PD", "URD", "UPD", "BD"):
-                fd["role"] = "out"
-        f["print_order"] = order
-    probe.probe_reuse(arch, orc, forms)
 
 
 def existing_names(xml):
@@ -204,7 +179,7 @@ def main():
     probe.log("extra forms sm%d: %d new forms" % (arch, len(forms)))
     if not forms:
         return
-    finish(arch, orc, forms, existing_names(xml))
+    finish_forms(arch, orc, forms, existing_names(xml))
     with tempfile.TemporaryDirectory() as d:
         tmp = os.path.join(d, "new.xml")
         emit.emit(arch, forms, tmp, "")
