@@ -16,7 +16,7 @@ mod vint;
 
 use super::LiftError;
 use crate::operand::{Access, Flow, Inst, Modifier, Operand, OperandKind, Part, RegClass, SpecialReg};
-use crate::Isa;
+use crate::{Decoded, Isa};
 use isabridge_ir::ir::{Block, ExecModel, Function, Reg};
 use isabridge_ir::{Builder, Type, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -73,20 +73,18 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
     while off < code.len() {
         let addr = base + off as u64;
         let d = plugin.decode(&code[off..], addr).map_err(|e| LiftError::Decode { isa, addr, why: e.to_string() })?;
-        let mut text = String::new();
-        plugin.print(&d, addr, &mut text);
-        insts.push((plugin.operands(&d, addr), text));
+        insts.push((plugin.operands(&d, addr), d));
         off += d.len as usize;
     }
     // Block leaders: the entry, branch targets, and what follows a branch or the end.
     let end = base + code.len() as u64;
     let mut leaders = BTreeSet::from([base]);
-    for (i, _) in &insts {
+    for (i, d) in &insts {
         if i.flow != Flow::Next {
             leaders.insert(i.addr + i.len as u64);
         }
         if matches!(i.flow, Flow::Branch | Flow::CondBranch) {
-            let t = target(i).ok_or_else(|| unsupported_at(isa, i, "", "branch without a direct target"))?;
+            let t = target(i).ok_or_else(|| unsupported_at(isa, i, d, "branch without a direct target"))?;
             if t < base || t >= end {
                 return Err(LiftError::BranchOutside { isa, addr: i.addr, target: t });
             }
@@ -103,7 +101,7 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
     cx.prologue(opts);
     cx.b().jump(blocks[&base]);
     let mut open = false;
-    for (inst, text) in &insts {
+    for (inst, d) in &insts {
         if let Some(b) = blocks.get(&inst.addr) {
             if open {
                 cx.b().jump(*b);
@@ -115,7 +113,7 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
             continue; // unreachable code after an unconditional branch or the end
         }
         let next = inst.addr + inst.len as u64;
-        let mut at = At { inst, text };
+        let mut at = At { inst, d };
         match inst.flow {
             Flow::Next => cx.lift_inst(&mut at)?,
             Flow::End => {
@@ -131,11 +129,11 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
             Flow::CondBranch => {
                 let c = sop::branch_condition(&mut cx, &at)?;
                 let t = target(inst).unwrap_or(next);
-                let fall = blocks.get(&next).copied().ok_or_else(|| unsupported_at(isa, inst, text, "conditional branch at the end of the code"))?;
+                let fall = blocks.get(&next).copied().ok_or_else(|| unsupported_at(isa, inst, d, "conditional branch at the end of the code"))?;
                 cx.b().branch(c, blocks[&t], fall);
                 open = false;
             }
-            _ => return Err(unsupported_at(isa, inst, text, "calls, returns and indirect jumps do not lift yet")),
+            _ => return Err(unsupported_at(isa, inst, d, "calls, returns and indirect jumps do not lift yet")),
         }
     }
     if open {
@@ -151,14 +149,17 @@ fn target(i: &Inst) -> Option<u64> {
     })
 }
 
-fn unsupported_at(isa: Isa, i: &Inst, text: &str, why: &str) -> LiftError {
-    LiftError::Unsupported { isa, addr: i.addr, text: text.into(), why: why.into() }
+/// The error for instruction `i`, printed (only now) as the reference disassembler prints it.
+fn unsupported_at(isa: Isa, i: &Inst, d: &Decoded, why: &str) -> LiftError {
+    let mut text = String::new();
+    isa.plugin().print(d, i.addr, &mut text);
+    LiftError::Unsupported { isa, addr: i.addr, text, why: why.into() }
 }
 
-/// The instruction being lifted.
+/// The instruction being lifted: its operand model, and its words for printing in errors.
 pub(crate) struct At<'a> {
     pub inst: &'a Inst,
-    pub text: &'a str,
+    pub d: &'a Decoded,
 }
 
 impl At<'_> {
@@ -199,7 +200,7 @@ impl Cx<'_> {
 
     /// The error for the instruction being lifted.
     pub fn unsupported(&self, at: &At, why: &str) -> LiftError {
-        unsupported_at(self.isa, at.inst, at.text, why)
+        unsupported_at(self.isa, at.inst, at.d, why)
     }
 
     fn prologue(&mut self, opts: &Options) {
