@@ -9,6 +9,7 @@
 
 mod lanes;
 mod mubuf;
+mod single;
 mod sop;
 mod vcmp;
 mod vfloat;
@@ -20,6 +21,8 @@ use crate::{Decoded, Isa};
 use isabridge_ir::ir::{Block, ExecModel, Function, Reg};
 use isabridge_ir::{Builder, Type, Value};
 use std::collections::{BTreeSet, HashMap};
+
+pub use single::lift_one;
 
 /// How a program starts: what the dispatcher loads before the first instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,14 +62,7 @@ const SCC: u16 = 1000;
 
 /// Lift a program given as code bytes (entry at the first byte) into one IR function.
 pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function, LiftError> {
-    if !matches!(isa, Isa::Gfx1013) {
-        return Err(LiftError::Unsupported {
-            isa,
-            addr: base,
-            text: String::new(),
-            why: "only gfx1013 code lifts today".into(),
-        });
-    }
+    check_isa(isa, base)?;
     let plugin = isa.plugin();
     let mut insts = Vec::new();
     let mut off = 0usize;
@@ -140,6 +136,14 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
         cx.b().ret(&[]);
     }
     Ok(f)
+}
+
+/// The ISAs this lifter takes (AMD only).
+fn check_isa(isa: Isa, addr: u64) -> Result<(), LiftError> {
+    if matches!(isa, Isa::Gfx1013) {
+        return Ok(());
+    }
+    Err(LiftError::Unsupported { isa, addr, text: String::new(), why: "only gfx1013 code lifts today".into() })
 }
 
 fn target(i: &Inst) -> Option<u64> {

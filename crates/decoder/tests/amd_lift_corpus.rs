@@ -1,0 +1,122 @@
+//! Every instruction of the AMD corpus (fixtures/amd/ref: gfx1013 wave32 and wave64, gfx1201),
+//! lifted one at a time: how many lift, and which do not, each with the lifter's reason. The
+//! list is pinned in fixtures/amd/lift/unsupported.tsv; an instruction that lifted before and
+//! fails now is a regression. `ISABRIDGE_UPDATE_LIFT_COUNTS=1` rewrites the file (read the
+//! diff before committing it).
+
+use isabridge_decoder::lift::amd::{lift_one, Options};
+use isabridge_decoder::lift::LiftError;
+use isabridge_decoder::Isa;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+const TARGETS: [(&str, Isa, bool); 3] =
+    [("gfx1013-w32", Isa::Gfx1013, false), ("gfx1013-w64", Isa::Gfx1013, true), ("gfx1201-w32", Isa::Gfx1201, false)];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+}
+
+/// Per target: instructions seen, lifted, and the unsupported ones by (mnemonic, reason).
+#[derive(Default)]
+struct Count {
+    total: u64,
+    lifted: u64,
+    unsupported: BTreeMap<(String, String), u64>,
+}
+
+fn count(target: &str, isa: Isa, wave64: bool) -> Count {
+    let opts = Options { wave64, ..Options::default() };
+    let mut c = Count::default();
+    let mut files: Vec<_> = std::fs::read_dir(root().join("fixtures/amd/ref"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(&format!(".{target}.jsonl")))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no reference listings for {target}");
+    for p in files {
+        for line in std::fs::read_to_string(&p).unwrap().lines() {
+            let r: serde_json::Value = serde_json::from_str(line).unwrap();
+            let bytes = hex(r["bytes"].as_str().unwrap());
+            let addr = r["offset"].as_u64().unwrap();
+            let text = r["text"].as_str().unwrap();
+            let mnemonic = text.split_whitespace().next().unwrap_or("").to_string();
+            c.total += 1;
+            match lift_one(isa, &bytes, addr, &opts) {
+                Ok(n) => {
+                    assert_eq!(n, bytes.len(), "{target} {text}");
+                    c.lifted += 1;
+                }
+                Err(e) => {
+                    let why = match e {
+                        LiftError::Unsupported { why, .. } => why,
+                        LiftError::Decode { why, .. } => format!("does not decode: {why}"),
+                        LiftError::BranchOutside { .. } => "branch outside".into(),
+                    };
+                    // Reasons name operand kinds with values; keep the kind.
+                    let why = why.split(" (").next().unwrap().to_string();
+                    *c.unsupported.entry((mnemonic, why)).or_default() += 1;
+                }
+            }
+        }
+    }
+    c
+}
+
+fn render(counts: &[(&str, Count)]) -> String {
+    let mut s = String::from(
+        "# Instructions of fixtures/amd/ref the AMD lifter does not lift yet, with its reason.\n\
+         # Written by `ISABRIDGE_UPDATE_LIFT_COUNTS=1 cargo test --release -p isabridge-decoder --test amd_lift_corpus`.\n",
+    );
+    for (t, c) in counts {
+        s += &format!("# {t}: {} instructions, {} lift, {} do not\n", c.total, c.lifted, c.total - c.lifted);
+    }
+    s += "target\tmnemonic\tcount\treason\n";
+    for (t, c) in counts {
+        for ((m, why), n) in &c.unsupported {
+            s += &format!("{t}\t{m}\t{n}\t{why}\n");
+        }
+    }
+    s
+}
+
+#[test]
+fn corpus_instructions_lift_or_are_pinned_as_unsupported() {
+    let counts: Vec<(&str, Count)> = TARGETS.iter().map(|(t, isa, w)| (*t, count(t, *isa, *w))).collect();
+    let path = root().join("fixtures/amd/lift/unsupported.tsv");
+    let now = render(&counts);
+    if std::env::var_os("ISABRIDGE_UPDATE_LIFT_COUNTS").is_some() {
+        std::fs::write(&path, &now).unwrap();
+    }
+    let pinned = std::fs::read_to_string(&path).expect("fixtures/amd/lift/unsupported.tsv");
+    // Every (target, mnemonic) that fails now was pinned as failing: nothing regressed.
+    let pinned_rows: std::collections::BTreeSet<(String, String)> = pinned
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("target\t"))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[0].to_string(), f[1].to_string())
+        })
+        .collect();
+    let mut regressed = Vec::new();
+    for (t, c) in &counts {
+        for (m, why) in c.unsupported.keys() {
+            if !pinned_rows.contains(&(t.to_string(), m.clone())) {
+                regressed.push(format!("{t} {m}: {why}"));
+            }
+        }
+    }
+    assert!(regressed.is_empty(), "instructions that no longer lift:\n{}", regressed.join("\n"));
+    // The lifted counts only grow.
+    for (t, c) in &counts {
+        let line = pinned.lines().find(|l| l.starts_with(&format!("# {t}: "))).expect("pinned count line");
+        let lifted: u64 = line.split(", ").nth(1).and_then(|x| x.split(' ').next()).unwrap().parse().unwrap();
+        assert!(c.lifted >= lifted, "{t}: {} instructions lift, {lifted} pinned", c.lifted);
+        eprintln!("{t}: {} of {} instructions lift ({lifted} pinned)", c.lifted, c.total);
+    }
+}
