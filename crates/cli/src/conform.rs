@@ -3,9 +3,12 @@
 //! translation path and compare every checked lane and slot.
 //!
 //! Layouts run today: `std_buffer_v1` and `idx_buffer_v1` (chunked dispatches, per-lane check
-//! masks, per-slot compare bit masks, any-NaN slots, expected-slot maps), on the expected table
-//! of the default float mode. A test in another layout, or one whose code does not lift, is
-//! reported with its reason and counts as failed: nothing is skipped silently.
+//! masks, per-slot compare bit masks, any-NaN slots, expected-slot maps) and float-mode tables:
+//! the main expected table runs under the MODE its `float_mode_expected32` (or `float_mode`)
+//! names, and every further `expected32_*` table of `extra_arrays` under its own
+//! `float_mode_expected32_*`, reported as a row of its own. A test in another layout, or one
+//! whose code does not lift, is reported with its reason and counts as failed: nothing is
+//! skipped silently.
 
 use crate::Failure;
 use isabridge_decoder::lift::amd::{lift, Options, SystemValue};
@@ -51,6 +54,7 @@ const OUT_BASE: u64 = 0x2_0000_0000;
 struct Outcome {
     name: String,
     wave: u32,
+    table: String,
     checked: u64,
     passed: u64,
     first: Option<String>,
@@ -78,21 +82,16 @@ pub fn run(a: &Args) -> Result<(), Failure> {
             if t[code].is_null() || t[exp].is_null() {
                 continue;
             }
-            let o = run_test(&t, &name, wave, code, exp);
-            all_pass &= o.checked > 0 && o.passed == o.checked;
-            if a.json {
-                let j = serde_json::json!({"name": o.name, "wave": o.wave, "via": a.via, "checked": o.checked, "passed": o.passed});
-                writeln!(out, "{j}")?;
-            } else {
-                writeln!(
-                    out,
-                    "{:<30} {:>4} {:>8} {:>8}  {}",
-                    o.name,
-                    o.wave,
-                    o.checked,
-                    o.passed,
-                    o.first.as_deref().unwrap_or("")
-                )?;
+            for (table, expected) in tables(&t, exp) {
+                let o = run_test(&t, &name, wave, code, &table, expected);
+                all_pass &= o.checked > 0 && o.passed == o.checked;
+                if a.json {
+                    let j = serde_json::json!({"name": o.name, "wave": o.wave, "table": o.table, "via": a.via, "checked": o.checked, "passed": o.passed});
+                    writeln!(out, "{j}")?;
+                } else {
+                    let shown = if o.table == exp { o.name.clone() } else { format!("{} [{}]", o.name, o.table) };
+                    writeln!(out, "{:<30} {:>4} {:>8} {:>8}  {}", shown, o.wave, o.checked, o.passed, o.first.as_deref().unwrap_or(""))?;
+                }
             }
         }
     }
@@ -115,20 +114,93 @@ fn parse_u32(v: &Json) -> Option<u32> {
     }
 }
 
-fn fail(name: &str, wave: u32, checked: u64, why: String) -> Outcome {
-    Outcome { name: name.into(), wave, checked: checked.max(1), passed: 0, first: Some(why) }
+fn fail(name: &str, wave: u32, table: &str, checked: u64, why: String) -> Outcome {
+    Outcome { name: name.into(), wave, table: table.into(), checked: checked.max(1), passed: 0, first: Some(why) }
 }
 
-fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, exp_key: &str) -> Outcome {
+/// The expected tables of one wave: the main one (`expected32` / `expected64`), then each
+/// `extra_arrays` table whose name extends it (`expected32_ieee`, ...), by name.
+fn tables<'t>(t: &'t Json, main: &str) -> Vec<(String, &'t Json)> {
+    let mut v = vec![(main.to_string(), &t[main])];
+    if let Some(extra) = t["extra_arrays"].as_object() {
+        let prefix = format!("{main}_");
+        v.extend(extra.iter().filter(|(k, x)| k.starts_with(&prefix) && x.is_array()).map(|(k, x)| (k.clone(), x)));
+    }
+    v
+}
+
+/// The MODE register (bits 0-7 the mode byte, 8 DX10_CLAMP, 9 IEEE) a table was recorded
+/// under, read from the harness text for it (HARNESS.md, "Float-mode record"): the key
+/// `float_mode_<table>`, or `float_mode` for the main table; none names the translator's
+/// default (mode byte 0xc0, DX10_CLAMP=1, IEEE=0), as does a text that begins with
+/// "default". Where a text lists several modes that gave the same table ("d in {0,2}",
+/// "IEEE=0 or 1", "0xc0 or 0xf0"), the first is run. None when a further table names no mode.
+fn table_mode(h: &Json, table: &str, main: bool) -> Option<u32> {
+    const DEFAULT: u32 = 0xc0 | 1 << 8;
+    let text = h[format!("float_mode_{table}").as_str()].as_str().or(if main { h["float_mode"].as_str() } else { None });
+    let Some(text) = text else { return if main { Some(DEFAULT) } else { None } };
+    if text.trim_start().to_ascii_lowercase().starts_with("default") {
+        return Some(DEFAULT);
+    }
+    let after = |key: &str| text.find(key).map(|i| &text[i + key.len()..]);
+    let byte = if let Some(r) = after("byte 0x") {
+        u32::from_str_radix(r.get(..2)?, 16).ok()?
+    } else if let Some(r) = after("d in {") {
+        r.chars().next()?.to_digit(10)? << 6
+    } else {
+        0xc0
+    };
+    let dx10 = !text.contains("DX10_CLAMP=0") as u32;
+    let ieee = after("IEEE=").and_then(|r| r.chars().next()).and_then(|c| c.to_digit(10)).unwrap_or(0) & 1;
+    Some(byte | dx10 << 8 | ieee << 9)
+}
+
+/// Per-slot compare masks: `compare_bit_mask_per_slot` (a list, or one mask for every slot),
+/// else `compare_mask` for every slot, narrowed to the low half for `low16_only_slots`.
+fn compare_masks(h: &Json, slots: usize) -> Vec<u32> {
+    let hex = |s: &str| u32::from_str_radix(s.trim().trim_start_matches("0x").split(|c: char| !c.is_ascii_hexdigit()).next().unwrap_or(""), 16).ok();
+    if let Some(a) = h["compare_bit_mask_per_slot"].as_array() {
+        return a.iter().filter_map(parse_u32).collect();
+    }
+    let all = h["compare_bit_mask_per_slot"].as_str().or(h["compare_mask"].as_str()).and_then(hex).unwrap_or(u32::MAX);
+    let mut m = vec![all; slots];
+    for s in words(&h["low16_only_slots"]) {
+        if let Some(x) = m.get_mut(s as usize) {
+            *x &= 0xffff;
+        }
+    }
+    m
+}
+
+/// Slots where any NaN passes when a NaN is expected: `nan_slots_any_nan` as a list, or as text
+/// naming "any slot" or ranges "A..B".
+fn any_nan_slots(h: &Json, slots: usize) -> Vec<u32> {
+    let v = &h["nan_slots_any_nan"];
+    let Some(text) = v.as_str() else { return words(v) };
+    if text.contains("any slot") {
+        return (0..slots as u32).collect();
+    }
+    let mut out = Vec::new();
+    for part in text.split(|c: char| c.is_whitespace() || c == ';' || c == ',') {
+        if let Some((a, b)) = part.split_once("..") {
+            if let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) {
+                out.extend(a..=b);
+            }
+        }
+    }
+    out
+}
+
+fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expected: &Json) -> Outcome {
     let h = &t["harness"];
     let layout = h["layout"].as_str().unwrap_or("");
-    let expected: Vec<Vec<u32>> = t[exp_key].as_array().map(|r| r.iter().map(words).collect()).unwrap_or_default();
+    let expected: Vec<Vec<u32>> = expected.as_array().map(|r| r.iter().map(words).collect()).unwrap_or_default();
     let checked = h["checked"].as_u64().unwrap_or(0) as usize;
     let lanes_total = expected.len() as u64 * checked as u64;
     let indexed = match layout {
         "std_buffer_v1" => false,
         "idx_buffer_v1" => true,
-        _ => return fail(name, wave, lanes_total, format!("layout {layout} does not run yet")),
+        _ => return fail(name, wave, table, lanes_total, format!("layout {layout} does not run yet")),
     };
     let in_dwords = h["in_dwords"].as_u64().unwrap_or(4) as usize;
     let out_stride = h["out_stride_dwords"].as_u64().unwrap_or(16) as usize;
@@ -141,10 +213,14 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, exp_key: &str) -> O
     let max_threads = (h["max_threads"].as_u64().unwrap_or(workgroup as u64) as usize).max(workgroup as usize);
     let code = words(&t[code_key]);
     let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let opts = Options { wave64: wave == 64, user_sgprs: 8, vgpr_inputs: vec![SystemValue::LocalIdX], ..Options::default() };
+    let main = table == "expected32" || table == "expected64";
+    let Some(mode) = table_mode(h, table, main) else {
+        return fail(name, wave, table, lanes_total, format!("no float_mode_{table} names the mode of this table"));
+    };
+    let opts = Options { wave64: wave == 64, mode, user_sgprs: 8, vgpr_inputs: vec![SystemValue::LocalIdX] };
     let f = match lift(Isa::Gfx1013, &bytes, 0, &opts) {
         Ok(f) => f,
-        Err(e) => return fail(name, wave, lanes_total, e.to_string()),
+        Err(e) => return fail(name, wave, table, lanes_total, e.to_string()),
     };
     let inputs: Vec<Vec<u32>> = t["inputs"].as_array().map(|r| r.iter().map(words).collect()).unwrap_or_default();
     let check_mask: Option<Vec<u32>> = h["per_lane_check_mask"]
@@ -155,8 +231,8 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, exp_key: &str) -> O
         .as_str()
         .and_then(|s| s.strip_prefix("extra_arrays."))
         .map(|k| words(&t["extra_arrays"][k]));
-    let bit_masks: Vec<u32> = h["compare_bit_mask_per_slot"].as_array().map(|a| a.iter().filter_map(parse_u32).collect()).unwrap_or_default();
-    let nan_slots: Vec<u32> = words(&h["nan_slots_any_nan"]);
+    let bit_masks = compare_masks(h, out_stride);
+    let nan_slots = any_nan_slots(h, out_stride);
     let slot_map: Vec<u32> = words(&h["expected_slot_map"]);
     let (mut n_checked, mut n_passed, mut first) = (0u64, 0u64, None);
     for c in 0..chunks {
@@ -192,7 +268,7 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, exp_key: &str) -> O
         let cfg = Config { wave_size: wave, waves: workgroup.div_ceil(wave), ..Config::default() };
         let r = match interp::run(&f, &cfg, &ins, mem) {
             Ok(r) => r,
-            Err(e) => return fail(name, wave, lanes_total, format!("interpreter: {e}")),
+            Err(e) => return fail(name, wave, table, lanes_total, format!("interpreter: {e}")),
         };
         let outb = &r.memory.global[1].1;
         for (lane, row) in rows.enumerate() {
@@ -205,9 +281,11 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, exp_key: &str) -> O
                 let o = (lane * out_stride + slot) * 4;
                 let got = outb.get(o..o + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
                 let bm = bit_masks.get(slot).copied().unwrap_or(u32::MAX);
-                let any_nan = nan_slots.contains(&(slot as u32)) && is_nan32(*w)
+                // A slot compared on its low half only holds an f16: its NaN is an f16 NaN.
+                let nan = |x: u32| if bm == 0xffff { is_nan16(x) } else { is_nan32(x) };
+                let any_nan = nan_slots.contains(&(slot as u32)) && nan(*w)
                     || nan_mask.as_ref().is_some_and(|m| m.get(row).is_some_and(|m| m >> slot & 1 != 0));
-                let ok = got & bm == w & bm || any_nan && is_nan32(got);
+                let ok = got & bm == w & bm || any_nan && nan(got);
                 n_checked += 1;
                 if ok {
                     n_passed += 1;
@@ -217,9 +295,13 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, exp_key: &str) -> O
             }
         }
     }
-    Outcome { name: name.into(), wave, checked: n_checked, passed: n_passed, first }
+    Outcome { name: name.into(), wave, table: table.into(), checked: n_checked, passed: n_passed, first }
 }
 
 fn is_nan32(x: u32) -> bool {
     x & 0x7f80_0000 == 0x7f80_0000 && x & 0x7f_ffff != 0
+}
+
+fn is_nan16(x: u32) -> bool {
+    x & 0x7c00 == 0x7c00 && x & 0x3ff != 0
 }

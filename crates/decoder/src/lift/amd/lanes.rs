@@ -77,9 +77,11 @@ impl Valu {
         Ok(Valu { mask, dpp: Some((p, fi, fetch)) })
     }
 
-    /// Dword `k` of explicit source `i` (DPP permutes source 0; invalid lanes read 0).
+    /// Dword `k` of explicit source `i` (DPP permutes source 0; invalid lanes read 0; an SDWA
+    /// form selects its part).
     pub fn src32(&self, cx: &mut Cx, at: &At, op: &Operand, i: usize, k: u16) -> Result<Value, LiftError> {
         let v = cx.src32(at, op, k)?;
+        let v = super::sdwa::src(cx, at, op, i, v);
         match self.dpp {
             Some((p, _, fetch)) if i == 0 => {
                 let zero = cx.k32(0);

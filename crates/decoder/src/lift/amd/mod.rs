@@ -5,15 +5,18 @@
 //!
 //! Families, one file each: scalar ALU and program control (`sop.rs`), vector integer
 //! (`vint.rs`), vector float (`vfloat.rs`), vector compares (`vcmp.rs`), cross-lane
-//! (`lanes.rs`), buffer memory (`mubuf.rs`).
+//! (`lanes.rs`), buffer memory (`mubuf.rs`), packed 16-bit (`vop3p.rs`);
+//! SDWA sub-dword sources and destinations (`sdwa.rs`) apply to every VOP1/VOP2/VOPC family.
 
 mod lanes;
 mod mubuf;
+mod sdwa;
 mod single;
 mod sop;
 mod vcmp;
 mod vfloat;
 mod vint;
+mod vop3p;
 
 use super::LiftError;
 use crate::operand::{Access, Flow, Inst, Modifier, Operand, OperandKind, Part, RegClass, SpecialReg};
@@ -393,10 +396,12 @@ impl Cx<'_> {
         }
     }
 
-    /// Write dword `k` of a VGPR destination under `mask` (EXEC unless told).
+    /// Write dword `k` of a VGPR destination under `mask` (EXEC unless told; an SDWA form
+    /// writes its selected part).
     pub fn def_v32(&mut self, at: &At, op: &Operand, k: u16, v: Value, mask: Value) -> Result<(), LiftError> {
         let key = self.key_of(op, k).filter(|k| *k >= VGPR0).ok_or_else(|| self.unsupported(at, "vector destination"))?;
         let old = self.rd(key);
+        let v = sdwa::dst(self, at, old, v);
         let m = self.b().lanesel(Type::I32, mask, v, old);
         self.wr(key, m);
         Ok(())
@@ -423,6 +428,9 @@ impl Cx<'_> {
             return r;
         }
         if let Some(r) = vcmp::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = vop3p::lift(self, at, name) {
             return r;
         }
         if let Some(r) = vint::lift(self, at, name) {

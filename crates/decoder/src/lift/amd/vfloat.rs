@@ -23,7 +23,8 @@ pub(super) fn fmt_of(ty: &str) -> Option<FFmt> {
     })
 }
 
-fn fty(fmt: FFmt) -> Type {
+/// The IR type of a float format.
+pub(super) fn fty(fmt: FFmt) -> Type {
     Type::S(isabridge_ir::Scalar::F(fmt))
 }
 
@@ -64,7 +65,7 @@ pub(super) fn fsrc(cx: &mut Cx, valu: &Valu, at: &At, op: &Operand, i: usize, fm
         }
         FFmt::F16 => {
             let w = valu.src32(cx, at, op, i, 0)?;
-            let h = cx.b().conv(ConvOp::IToI { signed: false }, Type::I16, w);
+            let h = super::vop3p::half(cx, w, vop3_op_sel(at) >> i & 1 != 0);
             cx.b().bitcast(fty(fmt), h)
         }
         _ => {
@@ -109,21 +110,46 @@ pub(super) fn fdef(cx: &mut Cx, valu: &Valu, at: &At, d: &Operand, v: Value, fmt
             cx.def_v32(at, d, 1, hi, valu.mask)
         }
         FFmt::F16 => {
-            // A 16-bit result replaces the low half; the high half keeps its bits.
             let h = cx.b().bitcast(Type::I16, v);
-            let w = cx.b().conv(ConvOp::IToI { signed: false }, Type::I32, h);
-            let key = cx.key_of(d, 0).ok_or_else(|| cx.unsupported(at, "destination"))?;
-            let old = cx.rd(key);
-            let hi = cx.k32(0xffff_0000);
-            let keep = cx.b().int(IntOp::And, Type::I32, &[old, hi]);
-            let w = cx.b().int(IntOp::Or, Type::I32, &[keep, w]);
-            cx.def_v32(at, d, 0, w, valu.mask)
+            def16(cx, valu, at, d, h)
         }
         _ => {
             let w = cx.b().bitcast(Type::I32, v);
             cx.def_v32(at, d, 0, w, valu.mask)
         }
     }
+}
+
+/// The op_sel bits of a VOP3 instruction (bit i: source i reads its high half; bit 3: the
+/// result goes to the high half); 0 for other encodings.
+pub(super) fn vop3_op_sel(at: &At) -> u8 {
+    if at.inst.encoding != "ENC_VOP3" {
+        return 0;
+    }
+    at.inst.modifiers.iter().find_map(|m| if let Modifier::OpSel(x) = m { Some(*x) } else { None }).unwrap_or(0)
+}
+
+/// Write a 16-bit result (i16) to a VGPR under the write mask: into the low half, or the high
+/// half with VOP3 op_sel bit 3; the other half keeps its bits. An SDWA form hands the result,
+/// zero-extended, to its destination select.
+pub(super) fn def16(cx: &mut Cx, valu: &Valu, at: &At, d: &Operand, h: Value) -> Result<(), LiftError> {
+    let w = cx.b().conv(ConvOp::IToI { signed: false }, Type::I32, h);
+    if at.inst.modifiers.iter().any(|m| matches!(m, Modifier::DstSel(_))) {
+        return cx.def_v32(at, d, 0, w, valu.mask);
+    }
+    let high = vop3_op_sel(at) >> 3 & 1 != 0;
+    let key = cx.key_of(d, 0).ok_or_else(|| cx.unsupported(at, "destination"))?;
+    let old = cx.rd(key);
+    let (keep_mask, w) = if high {
+        let k = cx.k32(16);
+        (0xffff, cx.b().int(IntOp::Shl(isabridge_ir::ops::int::ShiftRule::Wrap), Type::I32, &[w, k]))
+    } else {
+        (0xffff_0000, w)
+    };
+    let km = cx.k32(keep_mask);
+    let keep = cx.b().int(IntOp::And, Type::I32, &[old, km]);
+    let w = cx.b().int(IntOp::Or, Type::I32, &[keep, w]);
+    cx.def_v32(at, d, 0, w, valu.mask)
 }
 
 fn omod(at: &At) -> Omod {
@@ -215,8 +241,11 @@ fn three(cx: &mut Cx, at: &At, op: &str, fmt: FFmt) -> Result<(), LiftError> {
     if cx.mode >> 9 & 1 == 0 {
         inner.nan = NanRule::Keep;
     }
+    // As for min / max: no output flush where input denormals are kept.
+    inner.ftz_out = inner.ftz_in;
     let mut outer = mode(cx, fmt, at.has(Modifier::Clamp));
     outer.nan = inner.nan;
+    outer.ftz_out = outer.ftz_in;
     let mk = |kind, m| FloatOp { kind, mode: m, fmz: false, relu: false, omod: Omod::None };
     let (min, max) = (FloatKind::Min(MinMaxKind::Num), FloatKind::Max(MinMaxKind::Num));
     let t = fty(fmt);
@@ -368,7 +397,7 @@ fn ldexp(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
 }
 
 /// -x as a sign-bit operation (NaNs included).
-fn negate(cx: &mut Cx, x: Value, fmt: FFmt) -> Value {
+pub(super) fn negate(cx: &mut Cx, x: Value, fmt: FFmt) -> Value {
     sign_op(cx, FloatKind::Neg, x, fmt)
 }
 
@@ -398,8 +427,14 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
     };
 
     let mut m = mode(cx, fmt, at.has(Modifier::Clamp));
-    if matches!(kind, FloatKind::Min(_) | FloatKind::Max(_)) && cx.mode >> 9 & 1 == 0 {
-        m.nan = NanRule::Keep;
+    if matches!(kind, FloatKind::Min(_) | FloatKind::Max(_)) {
+        if cx.mode >> 9 & 1 == 0 {
+            m.nan = NanRule::Keep;
+        }
+        // min / max return an operand: a denormal one is not flushed on the way out when the
+        // mode keeps input denormals (RDNA2 F16MinMaxNan_DenormVop3: the same table for f16
+        // denorm fields 1 and 3).
+        m.ftz_out = m.ftz_in;
     }
     match op {
         "TRUNC" => m.round = Round::Rz,
