@@ -39,6 +39,9 @@ pub enum PrmtMode {
     Ecr,
     /// Replicate 16.
     Rc16,
+    /// One selector byte per result byte: 0-7 pick a byte of (b:a), 8-11 replicate the sign bit
+    /// of byte 1, 3, 5 or 7, 12 gives 0x00, 13 and above 0xff.
+    Sel8,
 }
 
 /// Integer comparison.
@@ -138,7 +141,7 @@ const ICMP_NAMES: [(ICmp, &str); 10] = [
     (ICmp::Uge, "uge"),
 ];
 
-const PRMT_NAMES: [(PrmtMode, &str); 7] = [
+const PRMT_NAMES: [(PrmtMode, &str); 8] = [
     (PrmtMode::Default, ""),
     (PrmtMode::F4e, "f4e"),
     (PrmtMode::B4e, "b4e"),
@@ -146,6 +149,7 @@ const PRMT_NAMES: [(PrmtMode, &str); 7] = [
     (PrmtMode::Ecl, "ecl"),
     (PrmtMode::Ecr, "ecr"),
     (PrmtMode::Rc16, "rc16"),
+    (PrmtMode::Sel8, "sel8"),
 ];
 
 fn su(s: bool) -> &'static str {
@@ -476,6 +480,20 @@ pub fn prmt(mode: PrmtMode, a: u32, b: u32, c: u32) -> u32 {
         PrmtMode::Rc16 => {
             let s = c & 1;
             [2 * s, 2 * s + 1, 2 * s, 2 * s + 1]
+        }
+        PrmtMode::Sel8 => {
+            let mut r = 0;
+            for k in 0..4 {
+                let s = (c >> (8 * k)) & 0xff;
+                let v = match s {
+                    0..=7 => byte(s),
+                    8..=11 => 0xff * (byte(2 * (s - 8) + 1) >> 7),
+                    12 => 0,
+                    _ => 0xff,
+                };
+                r |= v << (8 * k);
+            }
+            return r;
         }
     };
     sel.iter().enumerate().fold(0, |r, (k, &s)| r | (byte(s) << (8 * k)))

@@ -98,6 +98,8 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         "V_PERMLANE16_B32" | "V_PERMLANEX16_B32" => permlane(cx, at, name == "V_PERMLANEX16_B32"),
         "DS_PERMUTE_B32" | "DS_BPERMUTE_B32" => permute(cx, at, name == "DS_PERMUTE_B32"),
         "V_READFIRSTLANE_B32" => readfirstlane(cx, at),
+        "V_READLANE_B32" => readlane(cx, at),
+        "V_WRITELANE_B32" => writelane(cx, at),
         _ => return None,
     })
 }
@@ -152,4 +154,43 @@ fn readfirstlane(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     let exec = cx.exec();
     let r = cx.b().lane(LaneOp::ReadFirstLane, Type::I32, &[v, exec]);
     cx.def_s32(at, d, 0, r)
+}
+
+/// The lane-select operand of v_readlane / v_writelane: its low 5 (wave32) or 6 (wave64) bits.
+fn lane_select(cx: &mut Cx, at: &At, op: &Operand) -> Result<Value, LiftError> {
+    let v = cx.src32(at, op, 0)?;
+    let m = cx.k32(if cx.wave64 { 63 } else { 31 });
+    Ok(cx.b().int(isabridge_ir::ops::int::IntOp::And, Type::I32, &[v, m]))
+}
+
+/// SGPR = VGPR of the selected lane, whether that lane is active or not.
+fn readlane(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let d = at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
+    let s = at.srcs();
+    if s.len() < 2 {
+        return Err(cx.unsupported(at, "readlane operands"));
+    }
+    let v = cx.src32(at, s[0], 0)?;
+    let lane = lane_select(cx, at, s[1])?;
+    let r = cx.b().lane(LaneOp::ReadLane, Type::I32, &[v, lane]);
+    cx.def_s32(at, d, 0, r)
+}
+
+/// The selected lane's VGPR = the scalar value, whether that lane is active or not; other lanes
+/// keep theirs.
+fn writelane(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let d = at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
+    let s = at.srcs();
+    if s.len() < 2 {
+        return Err(cx.unsupported(at, "writelane operands"));
+    }
+    let v = cx.src32(at, s[0], 0)?;
+    let lane = lane_select(cx, at, s[1])?;
+    let key = cx.key_of(d, 0).ok_or_else(|| cx.unsupported(at, "destination"))?;
+    let old = cx.rd(key);
+    let me = cx.b().lane(LaneOp::LaneId, Type::I32, &[]);
+    let hit = cx.b().int(isabridge_ir::ops::int::IntOp::Cmp(isabridge_ir::ops::int::ICmp::Eq), Type::B1, &[me, lane]);
+    let r = cx.b().select(Type::I32, hit, v, old);
+    cx.wr(key, r);
+    Ok(())
 }

@@ -13,9 +13,11 @@ mod mubuf;
 mod sdwa;
 mod single;
 mod sop;
+mod vbits;
 mod vcmp;
 mod vfloat;
 mod vint;
+mod vmad;
 mod vop3p;
 
 use super::LiftError;
@@ -434,6 +436,12 @@ impl Cx<'_> {
             return r;
         }
         if let Some(r) = vint::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = vbits::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = vmad::lift(self, at, name) {
             return r;
         }
         if let Some(r) = vfloat::lift(self, at, name) {

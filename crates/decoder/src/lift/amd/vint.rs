@@ -37,7 +37,7 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
 }
 
 /// Sources (DPP applied), a 32-bit result, merged under the write mask.
-fn simple(cx: &mut Cx, at: &At, f: fn(&mut Cx, &Valu, &[Value]) -> Value) -> Result<(), LiftError> {
+pub(super) fn simple(cx: &mut Cx, at: &At, f: fn(&mut Cx, &Valu, &[Value]) -> Value) -> Result<(), LiftError> {
     let valu = Valu::new(cx, at)?;
     let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
     let srcs: Vec<Operand> = at.srcs().into_iter().copied().collect();
