@@ -8,6 +8,8 @@
 //! (`lanes.rs`), buffer memory (`mubuf.rs`), packed 16-bit (`vop3p.rs`);
 //! SDWA sub-dword sources and destinations (`sdwa.rs`) apply to every VOP1/VOP2/VOPC family.
 
+mod gfx12;
+mod gfx12_names;
 mod lanes;
 mod mubuf;
 mod sdwa;
@@ -145,10 +147,10 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
 
 /// The ISAs this lifter takes (AMD only).
 fn check_isa(isa: Isa, addr: u64) -> Result<(), LiftError> {
-    if matches!(isa, Isa::Gfx1013) {
+    if matches!(isa, Isa::Gfx1013 | Isa::Gfx1201) {
         return Ok(());
     }
-    Err(LiftError::Unsupported { isa, addr, text: String::new(), why: "only gfx1013 code lifts today".into() })
+    Err(LiftError::Unsupported { isa, addr, text: String::new(), why: "only AMD gfx1013 and gfx1201 code lifts here".into() })
 }
 
 fn target(i: &Inst) -> Option<u64> {
@@ -419,7 +421,19 @@ impl Cx<'_> {
     }
 
     fn lift_inst(&mut self, at: &mut At) -> Result<(), LiftError> {
-        let name = at.inst.name;
+        let name = match self.isa {
+            Isa::Gfx1201 if at.inst.encoding == "ENC_VOPD" => return gfx12::vopd(self, at),
+            Isa::Gfx1201 => match gfx12::family_name(self, at)? {
+                Some(n) => n,
+                None => return Ok(()),
+            },
+            _ => at.inst.name,
+        };
+        self.lift_named(at, name)
+    }
+
+    /// Lift `at` with the family code of the gfx1013 instruction `name`.
+    fn lift_named(&mut self, at: &mut At, name: &str) -> Result<(), LiftError> {
         if let Some(r) = sop::lift(self, at, name) {
             return r;
         }
