@@ -8,6 +8,7 @@
 //! an instruction's control flow it asks the decoder's plugins ([`isabridge_decoder::IsaPlugin`]);
 //! the facts a plugin's answer does not carry live in one file per ISA family under `cfg/`.
 
+pub mod amdkernel;
 pub mod amdmeta;
 pub mod census;
 pub mod cfg;

@@ -18,9 +18,11 @@ mod census;
 mod conform;
 mod disasm;
 mod input;
+mod lift_cmd;
 mod listing;
 #[cfg(all(target_arch = "x86_64", any(test, target_env = "musl")))]
 mod musl_mem;
+mod run;
 
 /// The static musl build's allocator (see alloc.rs).
 #[cfg(target_env = "musl")]
@@ -62,6 +64,14 @@ enum Command {
     /// the results measured on hardware: `conform rdna VECTORS.jsonl --via interp [--json]`.
     /// Exit status 0 only when every checked lane of every test passes.
     Conform(conform::Args),
+    /// Lift gfx1013 functions into the IR and print its text form: `lift FILE [--function
+    /// NAME]`. Kernels start from the state their descriptor gives; calls are inlined.
+    Lift(lift_cmd::Args),
+    /// Run one kernel over a grid on the IR interpreter: `run FILE --via interp --grid X[,Y,Z]
+    /// --block X[,Y,Z] [--kernel NAME] [--arg KIND=VALUE]... [--user-sgpr N=VALUE]...
+    /// [--buffer ADDR=FILE]... --out DIR`. Afterwards DIR/argN.bin holds the buffer of kernel
+    /// argument N and DIR/0xADDR.bin each --buffer placed at ADDR.
+    Run(run::Args),
 }
 
 /// Why a command did not end with status 0.
@@ -142,6 +152,8 @@ pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_ch
                 Command::Disasm(a) => disasm::run(&a).map_err(Failure::from),
                 Command::Census(a) => census::run(&a),
                 Command::Conform(a) => conform::run(&a),
+                Command::Lift(a) => lift_cmd::run(&a),
+                Command::Run(a) => run::run(&a),
             },
             // --help and --version print and exit 0; usage errors print and exit 2.
             Err(e) => e.exit(),

@@ -10,10 +10,13 @@
 
 mod gfx12;
 mod gfx12_names;
+mod flat;
+mod kernel;
 mod lanes;
 mod mubuf;
 mod sdwa;
 mod single;
+mod smem;
 mod sop;
 mod vbits;
 mod vcmp;
@@ -30,6 +33,7 @@ use isabridge_ir::{Builder, Type, Value};
 use std::collections::{BTreeSet, HashMap};
 
 pub use single::lift_one;
+pub use kernel::{kernel_params, lift_kernel, KernelEntry, Resolved};
 
 /// How a program starts: what the dispatcher loads before the first instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -434,6 +438,15 @@ impl Cx<'_> {
 
     /// Lift `at` with the family code of the gfx1013 instruction `name`.
     fn lift_named(&mut self, at: &mut At, name: &str) -> Result<(), LiftError> {
+        if let Some(r) = smem::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = flat::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = kernel::lift(self, at, name) {
+            return r;
+        }
         if let Some(r) = sop::lift(self, at, name) {
             return r;
         }
