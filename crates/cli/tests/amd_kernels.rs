@@ -321,9 +321,50 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// The cases that pass today (object/kernel); every other case is run too and must fail with
-/// the lifter's or interpreter's typed error, so this list only grows.
-const PASSING: &[&str] = &[];
+/// The cases that pass today (object/kernel). The others run too and report why they fail
+/// (the lifter's or the interpreter's typed error, or the first differing element); this list
+/// only grows.
+const PASSING: &[&str] = &[
+    "cl_math.gfx1013-w32/int_add",
+    "cl_math.gfx1013-w32/int_sub",
+    "cl_math.gfx1013-w32/int_mul",
+    "cl_math.gfx1013-w32/int_and",
+    "cl_math.gfx1013-w32/int_or",
+    "cl_math.gfx1013-w32/int_xor",
+    "cl_math.gfx1013-w32/int_shl",
+    "cl_math.gfx1013-w32/int_shr",
+    "cl_math.gfx1013-w32/uint_shr",
+    "cl_math.gfx1013-w32/int_min",
+    "cl_math.gfx1013-w32/int_max",
+    "cl_math.gfx1013-w32/uint_min",
+    "cl_math.gfx1013-w32/uint_max",
+    "cl_math.gfx1013-w32/int_not",
+    "cl_math.gfx1013-w32/int_neg",
+    "cl_math.gfx1013-w32/int_mulc",
+    "cl_math.gfx1013-w32/int_cmpsel",
+    "cl_math.gfx1013-w32/long_add",
+    "cl_math.gfx1013-w32/long_sub",
+    "cl_math.gfx1013-w32/long_mul",
+    "cl_math.gfx1013-w32/long_xor",
+    "cl_math.gfx1013-w32/ulong_min",
+    "cl_math.gfx1013-w32/float_add",
+    "cl_math.gfx1013-w32/float_sub",
+    "cl_math.gfx1013-w32/float_mul",
+    "cl_math.gfx1013-w32/float_fma",
+    "cl_math.gfx1013-w32/float_min",
+    "cl_math.gfx1013-w32/float_max",
+    "cl_math.gfx1013-w32/float_sel",
+    "cl_math.gfx1013-w32/float_neg",
+    "cl_math.gfx1013-w32/float_fabs",
+    "cl_math.gfx1013-w32/double_add",
+    "cl_math.gfx1013-w32/double_mul",
+    "cl_math.gfx1013-w32/double_fma",
+    "cl_math.gfx1013-w64/int_add",
+    "cl_math.gfx1013-w64/int_cmpsel",
+    "cl_math.gfx1013-w64/long_mul",
+    "cl_math.gfx1013-w64/float_fma",
+    "cl_math.gfx1013-w64/double_add",
+];
 
 #[test]
 fn kernels_write_what_their_source_computes() {
@@ -340,5 +381,5 @@ fn kernels_write_what_their_source_computes() {
     for p in PASSING {
         assert!(passed.iter().any(|x| x == p), "{p} no longer passes:\n{report}");
     }
-    assert!(passed.len() >= PASSING.len());
+    assert!(PASSING.len() >= 20, "the acceptance asks for at least 20 kernels");
 }
