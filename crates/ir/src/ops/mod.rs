@@ -97,6 +97,12 @@ impl Op {
                 | Op::LaneSelect
         )
     }
+    /// Whether the op changes state besides its result or may fault (register writes, memory
+    /// and buffer access, barriers): dead-code elimination keeps it even when its result is
+    /// unused. Every new op with an effect belongs here.
+    pub fn has_effect(&self) -> bool {
+        matches!(self, Op::WriteReg(_) | Op::Mem(_) | Op::Sync(_) | Op::Buffer(_))
+    }
     /// Whether the result is the same on every lane, given whether every operand is.
     pub fn uniform_result(&self, args_uniform: bool) -> bool {
         match self {

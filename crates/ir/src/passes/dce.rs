@@ -2,7 +2,6 @@
 //! effect (stores, atomics, loads that may fault, barriers and register writes stay).
 
 use crate::ir::Function;
-use crate::ops::Op;
 
 /// Remove dead instructions. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
@@ -10,8 +9,7 @@ pub fn run(f: &mut Function) -> bool {
     let mut work = Vec::new();
     for &b in &f.layout {
         for &v in &f.blocks[b].insts {
-            let op = &f.insts[v].op;
-            if matches!(op, Op::Mem(_) | Op::Sync(_) | Op::WriteReg(_)) {
+            if f.insts[v].op.has_effect() {
                 live[v.index()] = true;
                 work.push(v);
             }
