@@ -2,6 +2,9 @@
 //! interpreter's results on lifted AMD code.
 //! - The RDNA2 test programs (fixtures/rdna/vectors.jsonl, wave32 and wave64 code) that lift:
 //!   random input rows, the results (output buffer) before and after the pipeline are equal.
+//! - Every function of the gfx1013 corpus (fixtures/amd/ref) that lifts whole: random SGPR
+//!   pointers into a buffer of random pointers, lane ids in v0; the runs before and after give
+//!   the same outputs and memory, or the same error.
 
 use isabridge_decoder::lift::amd::{lift, Options, SystemValue};
 use isabridge_decoder::Isa;
@@ -108,4 +111,98 @@ fn pipeline_preserves_rdna_programs() {
             Ok(())
         })
         .unwrap();
+}
+
+/// The buffer every pointer of the corpus runs points into.
+const BUF: u64 = 0x1_0000_0000;
+const BUF_BYTES: usize = 1 << 18;
+/// Lower bounds: corpus functions that lift whole, and random runs of them that end cleanly.
+const MIN_LIFTED: usize = 558;
+const MIN_RAN_OK: usize = 400;
+
+/// Functions of one corpus listing: (name, address, bytes), in order.
+fn corpus_functions(target: &str) -> Vec<(String, u64, Vec<u8>)> {
+    let mut out: Vec<(String, u64, Vec<u8>)> = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(root().join("fixtures/amd/ref"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(&format!(".{target}.jsonl")))
+        .collect();
+    files.sort();
+    for p in files {
+        let stem = p.file_name().unwrap().to_string_lossy().to_string();
+        for line in std::fs::read_to_string(&p).unwrap().lines() {
+            let r: serde_json::Value = serde_json::from_str(line).unwrap();
+            let name = format!("{stem}:{}", r["function"].as_str().unwrap());
+            let off = r["offset"].as_u64().unwrap();
+            let hex = r["bytes"].as_str().unwrap();
+            let bytes: Vec<u8> = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+            match out.last_mut() {
+                Some((n, a, b)) if *n == name && *a + b.len() as u64 == off => b.extend(bytes),
+                _ => out.push((name, off, bytes)),
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn pipeline_preserves_lifted_corpus_functions() {
+    let (mut lifted, mut ran_ok) = (0, 0);
+    let mut g = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        g ^= g << 13;
+        g ^= g >> 7;
+        g ^= g << 17;
+        g
+    };
+    for (target, wave) in [("gfx1013-w32", 32u32), ("gfx1013-w64", 64)] {
+        for (name, addr, bytes) in corpus_functions(target) {
+            let opts = Options { wave64: wave == 64, user_sgprs: 16, vgpr_inputs: vec![SystemValue::LocalIdX], ..Options::default() };
+            let f = match lift(Isa::Gfx1013, &bytes, addr, &opts) {
+                Ok(f) => f,
+                Err(e) => {
+                    if std::env::var_os("SHOW_LIFT_ERRORS").is_some() {
+                        eprintln!("{name}: {e}");
+                    }
+                    continue;
+                }
+            };
+            lifted += 1;
+            let mut o = f.clone();
+            run_pipeline(&mut o).unwrap_or_else(|e| panic!("{name}: {e}"));
+            for _ in 0..4 {
+                // Every SGPR pair is a pointer into one buffer whose 64-bit words are pointers
+                // into it as well, so kernel-argument loads and the loads through them land.
+                let mut ins: Vec<Input> = Vec::new();
+                for k in 0..8u64 {
+                    let p = BUF + 8 * k + 8 * (next() % 8);
+                    ins.push(Input::Uniform(p & 0xffff_ffff));
+                    ins.push(Input::Uniform(p >> 32));
+                }
+                ins.push(Input::PerLane((0..wave as u64).collect()));
+                // Each 64-bit word: a pointer into the buffer, or two small integers (sizes,
+                // counts and indices).
+                let buf: Vec<u8> = (0..BUF_BYTES / 8)
+                    .flat_map(|_| {
+                        let r = next();
+                        let w = if r & 1 == 0 { BUF + (r >> 8) % (BUF_BYTES as u64 / 2) & !7 } else { (r >> 8 & 15) | (r >> 16 & 15) << 32 };
+                        w.to_le_bytes()
+                    })
+                    .collect();
+                let mem = Memory { global: vec![(BUF, buf)], ..Memory::default() };
+                let cfg = Config { wave_size: wave, waves: 1, max_steps: 10_000, ..Config::default() };
+                let a = interp::run(&f, &cfg, &ins, mem.clone()).map(|r| (r.outputs, r.memory)).map_err(|e| e.to_string());
+                let b = interp::run(&o, &cfg, &ins, mem).map(|r| (r.outputs, r.memory)).map_err(|e| e.to_string());
+                ran_ok += a.is_ok() as usize;
+                if let (Err(e), Some(_)) = (&a, std::env::var_os("SHOW_RUN_ERRORS")) {
+                    eprintln!("run error: {name}: {e}");
+                }
+                assert_eq!(a, b, "{name} ({target})");
+            }
+        }
+    }
+    eprintln!("{lifted} corpus functions lift whole; {ran_ok} of their random runs end without an error");
+    assert!(lifted >= MIN_LIFTED, "{lifted} corpus functions lift whole, {MIN_LIFTED} pinned");
+    assert!(ran_ok >= MIN_RAN_OK, "{ran_ok} runs end without an error, {MIN_RAN_OK} pinned");
 }
