@@ -186,7 +186,7 @@ fn pipeline_preserves_lifted_corpus_functions() {
                 let buf: Vec<u8> = (0..BUF_BYTES / 8)
                     .flat_map(|_| {
                         let r = next();
-                        let w = if r & 1 == 0 { BUF + (r >> 8) % (BUF_BYTES as u64 / 2) & !7 } else { (r >> 8 & 15) | (r >> 16 & 15) << 32 };
+                        let w = if r & 1 == 0 { (BUF + (r >> 8) % (BUF_BYTES as u64 / 2)) & !7 } else { (r >> 8 & 15) | (r >> 16 & 15) << 32 };
                         w.to_le_bytes()
                     })
                     .collect();
