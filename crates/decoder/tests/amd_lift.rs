@@ -25,13 +25,13 @@ fn straight_line_code_lifts_to_a_valid_wave_function() {
 
 #[test]
 fn unsupported_instructions_are_typed_errors_naming_the_instruction() {
-    // s_nop 0 ; v_sin_f32_e32 v1, v0 (no lifter yet) ; s_endpgm
-    let code = bytes(&[0xbf800000, 0x7e026b00, 0xbf810000]);
+    // s_nop 0 ; v_cvt_off_f32_i4_e32 v1, v0 (no lifter yet) ; s_endpgm
+    let code = bytes(&[0xbf800000, 0x7e021d00, 0xbf810000]);
     match lift(Isa::Gfx1013, &code, 0x100, &Options::default()) {
         Err(LiftError::Unsupported { isa, addr, text, .. }) => {
             assert_eq!(isa, Isa::Gfx1013);
             assert_eq!(addr, 0x104);
-            assert_eq!(text, "v_sin_f32_e32 v1, v0");
+            assert_eq!(text, "v_cvt_off_f32_i4_e32 v1, v0");
         }
         other => panic!("{other:?}"),
     }

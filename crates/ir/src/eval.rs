@@ -42,6 +42,13 @@ pub fn eval_pure(op: &Op, ty: Type, src: Type, args: &[u64]) -> Option<u64> {
             let fmt = ty.float()?;
             map(&|x, y, z, _| f.eval(fmt, x, y, z))
         }
+        Op::FDiv(d) => {
+            let fmt = src.float()?;
+            if n != 1 {
+                return None;
+            }
+            d.eval(fmt, a(0), a(1), a(2), a(3))
+        }
         Op::FCmp(c, ftz) => {
             let fmt = src.float()?;
             c.eval(fmt, *ftz, a(0), a(1)) as u64

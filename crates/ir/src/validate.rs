@@ -2,6 +2,7 @@
 
 use crate::ir::{Block, Function, Terminator, Value};
 use crate::ops::conv::ConvOp;
+use crate::ops::fdiv::{FDivKind, FDivOp};
 use crate::ops::float::FloatKind;
 use crate::ops::int::IntOp;
 use crate::ops::lane::LaneOp;
@@ -299,7 +300,11 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
         },
         Op::Float(fo) => {
             let Some(fmt) = ty.float() else { return e("float op on a non-float type") };
-            if fo.kind == FloatKind::Ldexp {
+            if fo.kind == FloatKind::TwoOverPiSlice {
+                if tys[0] != ty || tys[1] != Type::I32 || ty != Type::S(Scalar::F(crate::soft::FFmt::F64)) {
+                    return e("ftwooverpi takes an f64 of the result type and an i32");
+                }
+            } else if fo.kind == FloatKind::Ldexp {
                 if tys[0] != ty || tys[1] != Type::I32 || ty.lanes() != 1 {
                     return e("fldexp takes a scalar float of the result type and an i32");
                 }
@@ -311,6 +316,25 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
             }
             if fo.fmz && !matches!(fo.kind, FloatKind::Mul | FloatKind::Fma) {
                 return e("fmz applies to mul and fma only");
+            }
+        }
+        Op::FDiv(d) => {
+            let src = tys[0];
+            if !matches!(src, Type::S(Scalar::F(f)) if d.kind.takes(f)) {
+                return e("division helpers take scalar f32 or f64 (fdivfixup also f16)");
+            }
+            if tys[..3].iter().any(|t| *t != src) {
+                return e("division helper operands 0-2 have one float type");
+            }
+            let want = if d.kind == FDivKind::Flag { Type::B1 } else { src };
+            if ty != want {
+                return e("fdivflag gives b1; the other division helpers give their operands' type");
+            }
+            if d.kind == FDivKind::Fmas && tys[3] != Type::B1 {
+                return e("fdivfmas takes its flag as b1");
+            }
+            if d.kind == FDivKind::Flag && *d != FDivOp::flag() {
+                return e("fdivflag has no float mode or output modifier");
             }
         }
         Op::FCmp(..) => {

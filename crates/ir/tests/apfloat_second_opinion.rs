@@ -2,7 +2,7 @@
 //! implementation, for every rounding mode. NaN results are compared as "both NaN" only, since
 //! payload rules are per-vendor and explicit in the IR.
 
-use isabridge_ir::soft::{self, FFmt, FloatMode, NanRule, Overflow, Round};
+use isabridge_ir::soft::{self, FFmt, FloatMode, NanRule, Overflow, Round, Tininess};
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
 use rustc_apfloat::{Float, FloatConvert, Round as AR};
 
@@ -64,7 +64,7 @@ macro_rules! check_fmt {
                 let (a, b, c) = (rng.float(fmt), rng.float(fmt), rng.float(fmt));
                 let (x, y, z) = (<$T>::from_bits(a as u128), <$T>::from_bits(b as u128), <$T>::from_bits(c as u128));
                 for rm in Round::ALL {
-                    let mode = FloatMode { round: rm, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::DefaultQuiet };
+                    let mode = FloatMode { round: rm, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::DefaultQuiet, tininess: Tininess::BeforeRounding };
                     let r = ar(rm);
                     let cases = [
                         ("add", soft::add(fmt, &mode, a, b), x.add_r(y, r).value.to_bits()),
@@ -115,7 +115,7 @@ fn narrowing_conversions_match_apfloat() {
         let d = rng.float(FFmt::F64);
         let s = rng.float(FFmt::F32);
         for rm in Round::ALL {
-            let mode = FloatMode { round: rm, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::DefaultQuiet };
+            let mode = FloatMode { round: rm, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::DefaultQuiet, tininess: Tininess::BeforeRounding };
             let mut lost = false;
             let theirs: Single = Double::from_bits(d as u128).convert_r(ar(rm), &mut lost).value;
             let ours = soft::convert(FFmt::F64, FFmt::F32, &mode, Overflow::Ieee, d);
@@ -137,7 +137,7 @@ fn sqrt_squares_back() {
     // fma(-r, r, x) >= 0 and fma(-r', r', x) < 0 for r' = next_up(r).
     let mut rng = Rng(7);
     let fmt = FFmt::F32;
-    let exact = FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::DefaultQuiet };
+    let exact = FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::DefaultQuiet, tininess: Tininess::BeforeRounding };
     for _ in 0..5000 {
         let x = rng.float(fmt) & 0x7fff_ffff;
         if soft::is_nan(fmt, x) || x == 0 || x == fmt.inf() {

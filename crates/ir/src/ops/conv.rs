@@ -52,6 +52,9 @@ fn mode_mods(s: &mut String, mode: &FloatMode, with_round: bool) {
         (false, true) => s.push_str(".ftzo"),
         _ => {}
     }
+    if mode.ftz_out && mode.tininess == soft::Tininess::AfterRounding {
+        s.push_str(".tinyafter");
+    }
     if mode.sat {
         s.push_str(".sat");
     }
@@ -76,6 +79,7 @@ fn parse_mode(mods: &[&str], extra: &mut dyn FnMut(&str) -> bool) -> Option<Floa
             "ftzi" => m.ftz_in = true,
             "ftzo" => m.ftz_out = true,
             "sat" => m.sat = true,
+            "tinyafter" => m.tininess = soft::Tininess::AfterRounding,
             "qnan" => m.nan = soft::NanRule::DefaultQuiet,
             "propnan" => m.nan = soft::NanRule::Propagate,
             "nvnan64" => m.nan = soft::NanRule::NvF64,

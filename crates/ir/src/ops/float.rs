@@ -2,7 +2,7 @@
 //! abs, neg, compare. Every rounding op carries its rounding mode, FTZ, saturation, FMZ and NaN
 //! rule; AMD's output modifiers (omod, clamp) are fields too.
 
-use crate::soft::{self, FFmt, FloatMode, MinMaxKind, NanRule, Round};
+use crate::soft::{self, FFmt, FloatMode, MinMaxKind, NanRule, Round, Tininess};
 use std::cmp::Ordering;
 
 /// Which float operation.
@@ -36,6 +36,9 @@ pub enum FloatKind {
     Ldexp,
     /// The significand of a in [0.5, 1) with a's sign (infinities, zeros, NaNs as they are).
     FrexpMant,
+    /// The 53-bit slice b (an i32 operand) of 2/π for reducing the f64 a
+    /// ([`soft::trig::two_over_pi_slice`]).
+    TwoOverPiSlice,
 }
 
 impl FloatKind {
@@ -64,15 +67,21 @@ impl FloatKind {
             FloatKind::Max(MinMaxKind::Num) => "fmax",
             FloatKind::Min(MinMaxKind::NanPropagating) => "fminimum",
             FloatKind::Max(MinMaxKind::NanPropagating) => "fmaximum",
+            FloatKind::Min(MinMaxKind::Num2008) => "fmin2008",
+            FloatKind::Max(MinMaxKind::Num2008) => "fmax2008",
             FloatKind::RoundInt => "frint",
             FloatKind::Canon => "fcanon",
             FloatKind::Abs => "fabs",
             FloatKind::Neg => "fneg",
             FloatKind::Ldexp => "fldexp",
             FloatKind::FrexpMant => "ffrexpmant",
+            FloatKind::TwoOverPiSlice => "ftwooverpi",
         }
     }
-    const ALL: [FloatKind; 16] = [
+    const ALL: [FloatKind; 19] = [
+        FloatKind::TwoOverPiSlice,
+        FloatKind::Min(MinMaxKind::Num2008),
+        FloatKind::Max(MinMaxKind::Num2008),
         FloatKind::Ldexp,
         FloatKind::FrexpMant,
         FloatKind::Add,
@@ -103,6 +112,32 @@ pub enum Omod {
     Mul4,
     /// × 0.5.
     Div2,
+}
+
+/// Apply an output modifier to a rounded result `r` (rounding and FTZ of `mode`, no
+/// saturation): a zero comes out as +0, a NaN unchanged, anything else is multiplied by 2, 4
+/// or 0.5 with one rounding.
+pub fn apply_omod(fmt: FFmt, mode: &FloatMode, omod: Omod, r: u64) -> u64 {
+    let k = match omod {
+        Omod::None => return r,
+        Omod::Mul2 => 1,
+        Omod::Mul4 => 2,
+        Omod::Div2 => -1,
+    };
+    let two_k = ((fmt.bias() + k) as u64) << fmt.man_bits();
+    let pm = FloatMode { sat: false, ..*mode };
+    // A zero result comes out of the modifier as +0 (RDNA2 F32OutputModifier vectors:
+    // -0 × 1 with mul:2, floor(-0) with div:2 and -0 + -0 with mul:2 give +0); a
+    // result the modifier makes subnormal and flushes keeps its sign.
+    // A NaN passes unchanged (signalling NaNs too: RDNA2 F32OutputModifier, v_max_f32
+    // of two signalling NaNs with mul:2).
+    if r & !fmt.sign_mask() & fmt.all_mask() == 0 {
+        0
+    } else if soft::is_nan(fmt, r) {
+        r
+    } else {
+        soft::mul(fmt, &pm, false, r, two_k)
+    }
 }
 
 /// A float arithmetic operation on a scalar or (element-wise) on a packed vector.
@@ -147,6 +182,7 @@ impl FloatOp {
             FloatKind::RoundInt => soft::round_int(fmt, m, a),
             FloatKind::Ldexp => soft::ldexp(fmt, m, a, b as u32 as i32),
             FloatKind::FrexpMant => soft::frexp_mant(fmt, m, a),
+            FloatKind::TwoOverPiSlice => soft::trig::two_over_pi_slice(m, a, b as u32),
             FloatKind::Canon | FloatKind::Abs | FloatKind::Neg => {
                 let mut x = a & fmt.all_mask();
                 if m.ftz_in {
@@ -171,29 +207,7 @@ impl FloatOp {
         if !post {
             return r;
         }
-        let mut r = r;
-        let scale = match self.omod {
-            Omod::None => None,
-            Omod::Mul2 => Some(1),
-            Omod::Mul4 => Some(2),
-            Omod::Div2 => Some(-1),
-        };
-        if let Some(k) = scale {
-            let two_k = ((fmt.bias() + k) as u64) << fmt.man_bits();
-            let pm = FloatMode { sat: false, ..mode };
-            // A zero result comes out of the modifier as +0 (RDNA2 F32OutputModifier vectors:
-            // -0 × 1 with mul:2, floor(-0) with div:2 and -0 + -0 with mul:2 give +0); a
-            // result the modifier makes subnormal and flushes keeps its sign.
-            // A NaN passes unchanged (signalling NaNs too: RDNA2 F32OutputModifier, v_max_f32
-            // of two signalling NaNs with mul:2).
-            r = if r & !fmt.sign_mask() & fmt.all_mask() == 0 {
-                0
-            } else if soft::is_nan(fmt, r) {
-                r
-            } else {
-                soft::mul(fmt, &pm, false, r, two_k)
-            };
-        }
+        let mut r = apply_omod(fmt, &mode, self.omod, r);
         if self.relu && !soft::is_nan(fmt, r) && r & fmt.sign_mask() != 0 {
             r = 0;
         }
@@ -219,6 +233,9 @@ impl FloatOp {
             (true, false) => s.push_str(".ftzi"),
             (false, true) => s.push_str(".ftzo"),
             _ => {}
+        }
+        if self.mode.ftz_out && self.mode.tininess == Tininess::AfterRounding {
+            s.push_str(".tinyafter");
         }
         if self.mode.sat {
             s.push_str(".sat");
@@ -259,6 +276,7 @@ impl FloatOp {
                 "ftzi" => op.mode.ftz_in = true,
                 "ftzo" => op.mode.ftz_out = true,
                 "sat" => op.mode.sat = true,
+                "tinyafter" => op.mode.tininess = Tininess::AfterRounding,
                 "fmz" => op.fmz = true,
                 "relu" => op.relu = true,
                 "omod2" => op.omod = Omod::Mul2,

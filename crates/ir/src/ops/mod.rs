@@ -1,9 +1,9 @@
 //! The operations of the SSA IR, one file per family.
 
-pub mod amd;
 pub mod buffer;
 pub mod control;
 pub mod conv;
+pub mod fdiv;
 pub mod float;
 pub mod int;
 pub mod lane;
@@ -14,6 +14,7 @@ use crate::soft::approx::ApproxFn;
 use buffer::BufferOp;
 use control::SyncOp;
 use conv::ConvOp;
+use fdiv::FDivOp;
 use float::{FCmp, FloatOp};
 use int::IntOp;
 use lane::LaneOp;
@@ -65,6 +66,8 @@ pub enum Op {
     Sync(SyncOp),
     /// Buffer access through a descriptor.
     Buffer(BufferOp),
+    /// Division helper (scale, post-scaled fma, special cases).
+    FDiv(FDivOp),
 }
 
 impl Op {
@@ -75,6 +78,7 @@ impl Op {
             Op::WriteReg(_) | Op::Approx(..) | Op::Bitcast | Op::Extract(_) | Op::Conv(_) => 1,
             Op::Phi(_) | Op::Build => return None,
             Op::Float(f) => f.kind.arity(),
+            Op::FDiv(d) => d.kind.arity(),
             Op::FCmp(..) | Op::Insert(_) => 2,
             Op::Int(i) => i.arity(),
             Op::Select | Op::LaneSelect => 3,
@@ -147,6 +151,7 @@ impl Op {
             Op::WriteReg(r) => format!("writereg ${}", r.0),
             Op::Phi(_) => "phi".into(),
             Op::Float(f) => f.mnemonic(),
+            Op::FDiv(d) => d.mnemonic(),
             Op::FCmp(c, ftz) => format!("fcmp.{}{}", c.name(), if *ftz { ".ftz" } else { "" }),
             Op::Int(i) => i.mnemonic(),
             Op::Conv(c) => c.mnemonic(),
@@ -188,6 +193,9 @@ impl Op {
                 };
             }
             _ => {}
+        }
+        if let Some(d) = FDivOp::parse(base, mods) {
+            return Some(Op::FDiv(d));
         }
         if let Some(f) = FloatOp::parse(base, mods) {
             return Some(Op::Float(f));

@@ -2,6 +2,8 @@
 //! with integer arithmetic only. No host floating-point instruction decides a result bit.
 
 pub mod approx;
+pub mod divide;
+pub mod trig;
 
 use std::cmp::Ordering;
 
@@ -69,7 +71,8 @@ impl FFmt {
             (1 << self.width()) - 1
         }
     }
-    const fn exp_all_ones(self) -> u64 {
+    /// The exponent field with every bit set (infinities and NaNs).
+    pub const fn exp_all_ones(self) -> u64 {
         (1 << self.exp_bits()) - 1
     }
     /// Largest finite magnitude, encoded.
@@ -180,6 +183,18 @@ impl NanRule {
     }
 }
 
+/// When a result counts as tiny for flush-to-zero (`ftz_out`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Tininess {
+    /// The exact result is below the smallest normal: it flushes even when rounding would
+    /// reach the smallest normal (NVIDIA `.ftz`).
+    BeforeRounding,
+    /// The result rounded to the format's precision with an unbounded exponent is below the
+    /// smallest normal (IEEE 754 "after rounding"): a value that rounds up to the smallest
+    /// normal stays.
+    AfterRounding,
+}
+
 /// Denormal handling on input and output, saturation and overflow rules of one float operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FloatMode {
@@ -193,6 +208,8 @@ pub struct FloatMode {
     pub sat: bool,
     /// Which NaN comes out.
     pub nan: NanRule,
+    /// When `ftz_out` counts a result as tiny.
+    pub tininess: Tininess,
 }
 
 impl FloatMode {
@@ -200,7 +217,7 @@ impl FloatMode {
     pub const NV_RN: FloatMode = FloatMode::nv(Round::Rn);
     /// NVIDIA mode with the given rounding, no FTZ, no saturation.
     pub const fn nv(round: Round) -> FloatMode {
-        FloatMode { round, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::NvCanonical }
+        FloatMode { round, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::NvCanonical, tininess: Tininess::BeforeRounding }
     }
 }
 
@@ -430,10 +447,25 @@ fn prep(fmt: FFmt, mode: &FloatMode, x: u64) -> u64 {
 
 /// Round (sign, exp, sig, sticky) with the mode's rounding, then apply FTZ and saturation.
 fn pack_mode(fmt: FFmt, mode: &FloatMode, sign: bool, exp: i32, sig: u128, sticky: bool) -> u64 {
-    // Flush-to-zero detects tininess before rounding: an exact result below the smallest
-    // normal becomes a signed zero even when rounding would have reached the smallest normal.
-    if mode.ftz_out && (127 - sig.leading_zeros() as i32) + exp < 1 - fmt.bias() {
-        return finish(fmt, mode, zero(fmt, sign));
+    // Flush-to-zero: an exact result below the smallest normal is tiny before rounding; after
+    // rounding only if rounding to the full precision (unbounded exponent) stays below it.
+    let emin = 1 - fmt.bias();
+    let top = (127 - sig.leading_zeros() as i32) + exp;
+    if mode.ftz_out && top < emin {
+        let tiny = match mode.tininess {
+            Tininess::BeforeRounding => true,
+            // Only a value in [2^(emin-1), 2^emin) can round up to 2^emin: doubled, it rounds
+            // at full precision, and reaching 2^(emin+1) means the carry.
+            Tininess::AfterRounding => {
+                top < emin - 1 || {
+                    let r = round_pack(fmt, sign, exp + 1, sig, sticky, mode.round, Overflow::Ieee);
+                    r & !fmt.sign_mask() & fmt.all_mask() < 2 << fmt.man_bits()
+                }
+            }
+        };
+        if tiny {
+            return finish(fmt, mode, zero(fmt, sign));
+        }
     }
     finish(fmt, mode, round_pack(fmt, sign, exp, sig, sticky, mode.round, Overflow::Ieee))
 }
@@ -564,6 +596,12 @@ pub fn ldexp(fmt: FFmt, mode: &FloatMode, a: u64, n: i32) -> u64 {
 
 /// a * b + c with a single rounding.
 pub fn fma(fmt: FFmt, mode: &FloatMode, fmz: bool, a: u64, b: u64, c: u64) -> u64 {
+    fma_scaled(fmt, mode, fmz, a, b, c, 0)
+}
+
+/// (a * b + c) × 2^k with a single rounding (zeros, infinities and NaNs as [`fma`] gives them).
+pub fn fma_scaled(fmt: FFmt, mode: &FloatMode, fmz: bool, a: u64, b: u64, c: u64, k: i32) -> u64 {
+    let k = k.clamp(-10_000, 10_000);
     let (a, b, c) = (prep(fmt, mode, a), prep(fmt, mode, b), prep(fmt, mode, c));
     let (x, y, z) = (unpack(fmt, a), unpack(fmt, b), unpack(fmt, c));
     let pzero_fmz = fmz && (x.class == Class::Zero || y.class == Class::Zero);
@@ -601,11 +639,11 @@ pub fn fma(fmt: FFmt, mode: &FloatMode, fmz: bool, a: u64, b: u64, c: u64) -> u6
                 zero(fmt, exact_zero_sign(mode.round))
             }
         }
-        (Class::Zero, _) => return pack_mode(fmt, mode, z.sign, z.exp, z.sig, false),
-        (_, Class::Zero) => return pack_mode(fmt, mode, ps, x.exp + y.exp, x.sig * y.sig, false),
+        (Class::Zero, _) => return pack_mode(fmt, mode, z.sign, z.exp + k, z.sig, false),
+        (_, Class::Zero) => return pack_mode(fmt, mode, ps, x.exp + y.exp + k, x.sig * y.sig, false),
         _ => match add_exact(ps, x.exp + y.exp, x.sig * y.sig, z.sign, z.exp, z.sig) {
             None => zero(fmt, exact_zero_sign(mode.round)),
-            Some((s, e, g)) => return pack_mode(fmt, mode, s, e, g, false),
+            Some((s, e, g)) => return pack_mode(fmt, mode, s, e + k, g, false),
         },
     };
     finish(fmt, mode, r)
@@ -832,12 +870,22 @@ pub enum MinMaxKind {
     Num,
     /// IEEE 754-2019 minimum/maximum: any NaN operand gives NaN; -0 < +0.
     NanPropagating,
+    /// IEEE 754-2008 minNum/maxNum: a quiet NaN operand is ignored, a signalling NaN operand
+    /// gives the NaN result of the mode's rule; -0 < +0.
+    Num2008,
 }
 
 /// Minimum (`max == false`) or maximum of two values.
 pub fn min_max(fmt: FFmt, mode: &FloatMode, kind: MinMaxKind, max: bool, a: u64, b: u64) -> u64 {
     let (a, b) = (prep(fmt, mode, a), prep(fmt, mode, b));
     let (na, nb) = (is_nan(fmt, a), is_nan(fmt, b));
+    let quiet_bit = 1u64 << (fmt.man_bits() - 1);
+    let signalling = |x: u64, n: bool| n && x & quiet_bit == 0;
+    let kind = match kind {
+        MinMaxKind::Num2008 if signalling(a, na) || signalling(b, nb) => MinMaxKind::NanPropagating,
+        MinMaxKind::Num2008 => MinMaxKind::Num,
+        k => k,
+    };
     let r = if na || nb {
         match kind {
             MinMaxKind::Num if !(na && nb) => {

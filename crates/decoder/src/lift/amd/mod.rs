@@ -13,6 +13,7 @@ mod gfx12_names;
 mod flat;
 mod kernel;
 mod lanes;
+mod mode;
 mod mubuf;
 mod sdwa;
 mod single;
@@ -20,10 +21,12 @@ mod smem;
 mod sop;
 mod vbits;
 mod vcmp;
+mod vdiv;
 mod vfloat;
 mod vint;
 mod vmad;
 mod vop3p;
+mod vtrans;
 
 use super::LiftError;
 use crate::operand::{Access, Flow, Inst, Modifier, Operand, OperandKind, Part, RegClass, SpecialReg};
@@ -469,6 +472,12 @@ impl Cx<'_> {
             return r;
         }
         if let Some(r) = vmad::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = vtrans::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = vdiv::lift(self, at, name) {
             return r;
         }
         if let Some(r) = vfloat::lift(self, at, name) {

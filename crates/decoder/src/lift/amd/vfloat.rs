@@ -3,10 +3,10 @@
 //! register's rounding and denormal controls.
 
 use super::lanes::Valu;
+use super::mode::AmdMode;
 use super::{At, Cx};
 use crate::lift::LiftError;
 use crate::operand::{Modifier, Operand, OperandKind};
-use isabridge_ir::ops::amd::AmdMode;
 use isabridge_ir::ops::conv::ConvOp;
 use isabridge_ir::ops::float::{FloatKind, FloatOp, Omod};
 use isabridge_ir::ops::int::IntOp;
@@ -40,6 +40,18 @@ pub(super) fn mode(cx: &Cx, fmt: FFmt, clamp: bool) -> FloatMode {
             FFmt::F64 => NanRule::PropagateNeg,
             _ => m.nan,
         };
+    }
+    m
+}
+
+/// The float mode of an f16/f32/f64 op that passes NaN operands through (fract, ldexp,
+/// frexp_mant, rounding to integral): with IEEE off f16 NaNs come out unchanged like f32 ones
+/// (RDNA2 NanQuieting: v_fract_f16, v_ldexp_f16, v_frexp_mant_f16 and v_rndne_f16 of 0x7d23
+/// give 0x7d23).
+pub(super) fn pass_mode(cx: &Cx, fmt: FFmt, clamp: bool) -> FloatMode {
+    let mut m = mode(cx, fmt, clamp);
+    if fmt == FFmt::F16 && cx.mode >> 9 & 1 == 0 {
+        m.nan = NanRule::Keep;
     }
     m
 }
@@ -80,7 +92,7 @@ pub(super) fn fsrc(cx: &mut Cx, valu: &Valu, at: &At, op: &Operand, i: usize, fm
 fn sign_op(cx: &mut Cx, kind: FloatKind, x: Value, fmt: FFmt) -> Value {
     let op = FloatOp {
         kind,
-        mode: FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate },
+        mode: FloatMode { nan: NanRule::Propagate, ..FloatMode::nv(Round::Rn) },
         fmz: false,
         relu: false,
         omod: Omod::None,
@@ -89,7 +101,7 @@ fn sign_op(cx: &mut Cx, kind: FloatKind, x: Value, fmt: FFmt) -> Value {
 }
 
 /// A float source's abs and neg modifiers, in that order.
-fn source_mods(cx: &mut Cx, op: &Operand, v: Value, fmt: FFmt) -> Value {
+pub(super) fn source_mods(cx: &mut Cx, op: &Operand, v: Value, fmt: FFmt) -> Value {
     let mut v = v;
     if op.mods.abs {
         v = sign_op(cx, FloatKind::Abs, v, fmt);
@@ -152,7 +164,8 @@ pub(super) fn def16(cx: &mut Cx, valu: &Valu, at: &At, d: &Operand, h: Value) ->
     cx.def_v32(at, d, 0, w, valu.mask)
 }
 
-fn omod(at: &At) -> Omod {
+/// The instruction's output modifier.
+pub(super) fn omod(at: &At) -> Omod {
     at.inst
         .modifiers
         .iter()
@@ -325,7 +338,7 @@ fn frexp_mant(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
     let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
     let s0 = *at.srcs().first().copied().ok_or_else(|| cx.unsupported(at, "no source"))?;
     let x = fsrc(cx, &valu, at, &s0, 0, fmt)?;
-    let op = FloatOp { kind: FloatKind::FrexpMant, mode: mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
+    let op = FloatOp { kind: FloatKind::FrexpMant, mode: pass_mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
     let r = cx.b().float(op, fty(fmt), &[x]);
     fdef(cx, &valu, at, &d, r, fmt)
 }
@@ -358,7 +371,7 @@ fn fract(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
     let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
     let s0 = *at.srcs().first().copied().ok_or_else(|| cx.unsupported(at, "no source"))?;
     let x = fsrc(cx, &valu, at, &s0, 0, fmt)?;
-    let m = mode(cx, fmt, false);
+    let m = pass_mode(cx, fmt, false);
     let mk = |kind, mode| FloatOp { kind, mode, fmz: false, relu: false, omod: Omod::None };
     let fl = cx.b().float(mk(FloatKind::RoundInt, FloatMode { round: Round::Rm, ..m }), fty(fmt), &[x]);
     let nf = negate(cx, fl, fmt);
@@ -369,7 +382,7 @@ fn fract(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
         _ => 0x3f7f_ffff,
     };
     let k = cx.k(fty(fmt), below_one);
-    let mut last = mk(FloatKind::Min(MinMaxKind::NanPropagating), mode(cx, fmt, at.has(Modifier::Clamp)));
+    let mut last = mk(FloatKind::Min(MinMaxKind::NanPropagating), pass_mode(cx, fmt, at.has(Modifier::Clamp)));
     last.omod = omod(at);
     let r = cx.b().float(last, fty(fmt), &[diff, k]);
     fdef(cx, &valu, at, &d, r, fmt)
@@ -391,7 +404,7 @@ fn ldexp(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
     } else {
         n
     };
-    let op = FloatOp { kind: FloatKind::Ldexp, mode: mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
+    let op = FloatOp { kind: FloatKind::Ldexp, mode: pass_mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
     let r = cx.b().float(op, fty(fmt), &[x, n]);
     fdef(cx, &valu, at, &d, r, fmt)
 }
@@ -426,9 +439,17 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
         kind
     };
 
-    let mut m = mode(cx, fmt, at.has(Modifier::Clamp));
+    let mut m = if kind == FloatKind::RoundInt { pass_mode(cx, fmt, at.has(Modifier::Clamp)) } else { mode(cx, fmt, at.has(Modifier::Clamp)) };
+    // f64 min/max are IEEE 754-2008 minNum/maxNum: a quiet NaN is ignored, a signalling one
+    // comes out quieted (RDNA2 F64Arithmetic: min(1, 0x7ff0000000000001) = 0x7ff8000000000001,
+    // min(0x7ff8000000000000, inf) = inf).
+    let kind = match kind {
+        FloatKind::Min(_) if fmt == FFmt::F64 => FloatKind::Min(MinMaxKind::Num2008),
+        FloatKind::Max(_) if fmt == FFmt::F64 => FloatKind::Max(MinMaxKind::Num2008),
+        k => k,
+    };
     if matches!(kind, FloatKind::Min(_) | FloatKind::Max(_)) {
-        if cx.mode >> 9 & 1 == 0 {
+        if cx.mode >> 9 & 1 == 0 && matches!(kind, FloatKind::Min(MinMaxKind::Num) | FloatKind::Max(MinMaxKind::Num)) {
             m.nan = NanRule::Keep;
         }
         // min / max return an operand: a denormal one is not flushed on the way out when the
@@ -454,7 +475,7 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
 
 /// The output modifier and clamp of an instruction whose op has no fields for them (a
 /// conversion), applied to its rounded result.
-fn post(cx: &mut Cx, at: &At, r: Value, fmt: FFmt) -> Value {
+pub(super) fn post(cx: &mut Cx, at: &At, r: Value, fmt: FFmt) -> Value {
     let (om, clamp) = (omod(at), at.has(Modifier::Clamp));
     if om == Omod::None && !clamp {
         return r;
@@ -478,7 +499,7 @@ fn post_clamp(cx: &mut Cx, at: &At, r: Value, fmt: FFmt) -> Value {
 
 fn convert(cx: &mut Cx, at: &At, op: &str, ty: &str) -> Option<Result<(), LiftError>> {
     if op == "CVT_FLR_I32" {
-        // floor(x) to i32, saturating, NaN to 0 (v_cvt_flr_i32_f32).
+        // floor(x) to i32, saturating (v_cvt_flr_i32_f32).
         return Some((|| {
             let valu = Valu::new(cx, at)?;
             let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
@@ -488,6 +509,10 @@ fn convert(cx: &mut Cx, at: &At, op: &str, ty: &str) -> Option<Result<(), LiftEr
             let mut m = conv_mode(cx, sf);
             m.round = Round::Rm;
             let r = cx.b().conv(ConvOp::FToI { mode: m, signed: true }, Type::I32, x);
+            // A NaN gives i32::MAX (RDNA2 F32DenormalFlush row 14: cvt_flr(0x7fc00000)).
+            let nan = cx.b().fcmp(isabridge_ir::ops::float::FCmp::Nan, false, x, x);
+            let max = cx.k32(i32::MAX as u32);
+            let r = cx.b().select(Type::I32, nan, max, r);
             cx.def_v32(at, &d, 0, r, valu.mask)
         })());
     }

@@ -1,11 +1,12 @@
-//! AMD float mode (the MODE register) and how it maps onto the IR's explicit float semantics.
+//! The AMD MODE register (rounding, denormal, DX10_CLAMP and IEEE fields) and how it maps onto
+//! the IR's explicit float semantics.
 //!
 //! Operand modifiers `abs`/`neg` lower to `fabs.propnan` / `fneg.propnan` (pure sign-bit
 //! operations, NaNs included); the result modifiers `omod` and `clamp` are the `omod*` and `sat`
-//! fields of [`super::float::FloatOp`]; `op_sel` picks a 16-bit half, which lowers to `bitcast`
-//! to a two-element vector and `extract`/`insert`.
+//! fields of the IR's `FloatOp`; `op_sel` picks a 16-bit half, which lowers to `bitcast` to a
+//! two-element vector and `extract`/`insert`.
 
-use crate::soft::{FFmt, FloatMode, NanRule, Round};
+use isabridge_ir::soft::{FFmt, FloatMode, NanRule, Round, Tininess};
 
 /// AMD denormal mode of one format group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -80,6 +81,9 @@ impl AmdMode {
             ftz_out: matches!(d, Denorm::FlushInOut | Denorm::FlushOut),
             sat: clamp,
             nan: NanRule::Propagate,
+            // RDNA2 F32DenormalFlush: fma(2^-126, -(2^-126 + 2^-149), 2^-126) gives 2^-126 with
+            // f32 denormals flushed: the exact result is below 2^-126 but rounds to it.
+            tininess: Tininess::AfterRounding,
         }
     }
 }
