@@ -62,3 +62,16 @@ fn f16_div_fixup_and_scale_flags_write_their_registers() {
     assert!(text.contains("ballot"), "{text}");
     assert!(text.contains("fdivfmas"), "{text}");
 }
+
+#[test]
+fn class_tests_sines_and_mullit_lift() {
+    // v_cmp_class_f32_e64 s0, v1, v2 ; v_cmpx_class_f64_e64 v[2:3], 0x3ff ; v_sin_f32_e32 v1, v0 ;
+    // v_mullit_f32 v17, v4, v5, v6 ; s_endpgm
+    let code = [
+        0xd4880000, 0x00020501, 0xd4b8007e, 0x0001ff02, 0x000003ff, 0x7e026b00, 0xd5500011, 0x041a0b04, 0xbf810000,
+    ];
+    let text = lifted_text(&code, &Options::default());
+    for op in ["fclass", "approx.sinrev", "fmul.rn.ftz.tinyafter.fmz.keepnan"] {
+        assert!(text.contains(op), "{op} missing:\n{text}");
+    }
+}

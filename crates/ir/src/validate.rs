@@ -365,7 +365,7 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
             }
             let ok = match c {
                 ConvOp::FToF { .. } => s.float().is_some() && ty.float().is_some(),
-                ConvOp::FToI { .. } | ConvOp::FrexpExp { .. } => s.float().is_some() && ty.is_int(),
+                ConvOp::FToI { .. } | ConvOp::FrexpExp { .. } | ConvOp::Class => s.float().is_some() && ty.is_int(),
                 ConvOp::IToF { .. } => s.is_int() && ty.float().is_some(),
                 ConvOp::IToI { .. } => (s.is_int() || s == Type::B1) && (ty.is_int() || ty == Type::B1),
             };

@@ -125,3 +125,24 @@ fn helper_mnemonics_round_trip() {
     }
     assert!(Op::parse_simple("fdivflag.ftz").is_none());
 }
+
+#[test]
+fn class_bits_follow_the_ieee_classes() {
+    // IEEE 754 facts for f32: 0x7f800001 is a signalling NaN, 0x7fc00000 quiet, 0x00000001 the
+    // smallest subnormal, 0xff800000 -inf, 0x80000000 -0, 0x3f800000 +1 (normal).
+    let c = |x: u64| soft::class(FFmt::F32, x);
+    assert_eq!(c(0x7f800001), 1 << 0);
+    assert_eq!(c(0xffc00000), 1 << 1);
+    assert_eq!(c(0xff800000), 1 << 2);
+    assert_eq!(c(0xbf800000), 1 << 3);
+    assert_eq!(c(0x80000001), 1 << 4);
+    assert_eq!(c(0x80000000), 1 << 5);
+    assert_eq!(c(0x00000000), 1 << 6);
+    assert_eq!(c(0x00000001), 1 << 7);
+    assert_eq!(c(0x3f800000), 1 << 8);
+    assert_eq!(c(0x7f800000), 1 << 9);
+    // f64 and f16 use their own fields: 0x7ff4000000000000 (signalling), 0x7e00 (quiet f16).
+    assert_eq!(soft::class(FFmt::F64, 0x7ff4000000000000), 1);
+    assert_eq!(soft::class(FFmt::F16, 0x7e00), 2);
+    assert_eq!(Op::parse_simple("fclass").map(|o| o.mnemonic()), Some("fclass".to_string()));
+}

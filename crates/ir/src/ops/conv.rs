@@ -39,6 +39,10 @@ pub enum ConvOp {
         /// FTZ of the input.
         mode: FloatMode,
     },
+    /// Float to the one-hot bit of its IEEE 754 class ([`soft::class`]): bit 0 signalling NaN,
+    /// 1 quiet NaN, 2 -inf, 3 -normal, 4 -subnormal, 5 -0, 6 +0, 7 +subnormal, 8 +normal,
+    /// 9 +inf. Subnormals are never flushed.
+    Class,
 }
 
 fn mode_mods(s: &mut String, mode: &FloatMode, with_round: bool) {
@@ -117,6 +121,7 @@ impl ConvOp {
                 mode_mods(&mut s, mode, true);
             }
             ConvOp::IToI { signed } => s = format!("iext.{}", if *signed { "s" } else { "u" }),
+            ConvOp::Class => s = String::from("fclass"),
             ConvOp::FrexpExp { mode } => {
                 s = String::from("frexpexp");
                 mode_mods(&mut s, mode, false);
@@ -145,6 +150,7 @@ impl ConvOp {
             "i2f" => ConvOp::IToF { signed: sign(mods.first())?, mode: parse_mode(&mods[1..], &mut |_| false)? },
             "iext" if mods.len() == 1 => ConvOp::IToI { signed: sign(mods.first())? },
             "frexpexp" => ConvOp::FrexpExp { mode: parse_mode(mods, &mut |_| false)? },
+            "fclass" if mods.is_empty() => ConvOp::Class,
             _ => return None,
         })
     }
@@ -161,6 +167,10 @@ impl ConvOp {
             (ConvOp::FrexpExp { mode }, Elem::F(f), Elem::I(bits)) => {
                 let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
                 soft::frexp_exp(f, &mode, a) as i64 as u64 & m
+            }
+            (ConvOp::Class, Elem::F(f), Elem::I(bits)) => {
+                let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                soft::class(f, a) & m
             }
             (ConvOp::IToI { signed }, Elem::I(from), Elem::I(to)) => {
                 let m = |b: u32| if b >= 64 { u64::MAX } else { (1u64 << b) - 1 };

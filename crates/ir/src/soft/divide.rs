@@ -156,9 +156,7 @@ pub fn fixup(fmt: FFmt, mode: &FloatMode, q: u64, den: u64, num: u64) -> u64 {
         fmt.qnan() | fmt.sign_mask()
     } else if is_zero(fmt, den) || inf(num) {
         sign | fmt.inf()
-    } else if inf(den) || is_zero(fmt, num) {
-        sign
-    } else if exp_field(fmt, num) - exp_field(fmt, den) < -(fmt.bias() as i64 + fmt.man_bits() as i64) {
+    } else if inf(den) || is_zero(fmt, num) || exp_field(fmt, num) - exp_field(fmt, den) < -(fmt.bias() as i64 + fmt.man_bits() as i64) {
         sign
     } else if is_nan(fmt, q) {
         // A NaN quotient of finite operands overflowed (RDNA2 NanQuieting: div_fixup(sNaN, 2, 3)

@@ -262,6 +262,30 @@ pub fn is_subnormal(fmt: FFmt, bits: u64) -> bool {
     mag != 0 && (mag >> fmt.man_bits()) == 0
 }
 
+/// The one-hot IEEE 754 class of `bits`: bit 0 signalling NaN, 1 quiet NaN, 2 -inf, 3 -normal,
+/// 4 -subnormal, 5 -0, 6 +0, 7 +subnormal, 8 +normal, 9 +inf (a format without infinities
+/// or quiet bits reports its NaNs as quiet).
+pub fn class(fmt: FFmt, bits: u64) -> u64 {
+    let bits = bits & fmt.all_mask();
+    let neg = bits & fmt.sign_mask() != 0;
+    let mag = bits & (fmt.all_mask() >> 1);
+    let k = if is_nan(fmt, bits) {
+        let quiet = fmt == FFmt::E4M3 || bits >> (fmt.man_bits() - 1) & 1 != 0;
+        return if quiet { 2 } else { 1 };
+    } else if fmt.has_inf() && mag == fmt.inf() {
+        if neg { 2 } else { 9 }
+    } else if mag == 0 {
+        if neg { 5 } else { 6 }
+    } else if mag >> fmt.man_bits() == 0 {
+        if neg { 4 } else { 7 }
+    } else if neg {
+        3
+    } else {
+        8
+    };
+    1 << k
+}
+
 /// Replace a subnormal by a zero of the same sign.
 pub fn flush(fmt: FFmt, bits: u64) -> u64 {
     if is_subnormal(fmt, bits) {

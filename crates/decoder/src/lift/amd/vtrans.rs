@@ -1,6 +1,6 @@
 //! Vector transcendental and special-function ALU: v_rcp / v_rcp_iflag / v_rsq / v_sqrt /
-//! v_log / v_exp / v_sin / v_cos in f16, f32 and f64 (as the IR's `approx.*` ops), and
-//! v_mullit_f32.
+//! v_log / v_exp / v_sin / v_cos in f16, f32 and f64 (as the IR's `approx.*` ops),
+//! v_mullit_f32, v_trig_preop_f64 and the class tests v_cmp_class / v_cmpx_class.
 //!
 //! The hardware units are not correctly rounded; the IR's `approx` ops give the correctly
 //! rounded value of the exact function, and the RDNA2 vectors compare these results under the
@@ -29,6 +29,9 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
     }
     if name == "V_TRIG_PREOP_F64" {
         return Some(trig_preop(cx, at));
+    }
+    if let Some(ty) = name.strip_prefix("V_CMP_CLASS_").or_else(|| name.strip_prefix("V_CMPX_CLASS_")) {
+        return Some(class(cx, at, name.starts_with("V_CMPX_"), fmt_of(ty)?));
     }
     let rest = name.strip_prefix("V_")?;
     let (op, ty) = rest.rsplit_once('_')?;
@@ -134,4 +137,31 @@ fn trig_preop(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     let op = FloatOp { kind: FloatKind::TwoOverPiSlice, mode: m, fmz: false, relu: false, omod: Omod::None };
     let r = cx.b().float(op, fty(FFmt::F64), &[x, seg]);
     fdef(cx, &valu, at, &d, r, FFmt::F64)
+}
+
+/// v_cmp_class / v_cmpx_class: whether src0's IEEE class (after abs / neg; subnormals not
+/// flushed) is among the classes set in src1's bits 0-9 (the IR's `fclass` order: signalling
+/// NaN, quiet NaN, -inf, -normal, -subnormal, -0, +0, +subnormal, +normal, +inf), as a lane
+/// mask in VCC or an SGPR pair (inactive lanes 0); the x form also writes EXEC.
+fn class(cx: &mut Cx, at: &At, x: bool, fmt: FFmt) -> Result<(), LiftError> {
+    let valu = Valu::new(cx, at)?;
+    let srcs: Vec<Operand> = at.srcs().into_iter().copied().collect();
+    if srcs.len() < 2 {
+        return Err(cx.unsupported(at, "class operands"));
+    }
+    let v = fsrc(cx, &valu, at, &srcs[0], 0, fmt)?;
+    let mask = valu.src32(cx, at, &srcs[1], 1, 0)?;
+    let c = cx.b().conv(isabridge_ir::ops::conv::ConvOp::Class, Type::I32, v);
+    let hit = cx.b().int(IntOp::And, Type::I32, &[c, mask]);
+    let zero = cx.k32(0);
+    let cond = cx.b().int(IntOp::Cmp(isabridge_ir::ops::int::ICmp::Ne), Type::B1, &[hit, zero]);
+    let m = cx.b().lane(isabridge_ir::ops::lane::LaneOp::Ballot, Type::Mask, &[cond, valu.mask]);
+    let d = *at.inst.operands.iter().find(|o| o.access.writes()).ok_or_else(|| cx.unsupported(at, "no destination"))?;
+    if !(x && d.implicit && cx.key_of(&d, 0) == Some(super::EXEC_LO)) {
+        super::vint::write_mask(cx, at, &d, m)?;
+    }
+    if x {
+        cx.write_mask_pair(super::EXEC_LO, m);
+    }
+    Ok(())
 }
