@@ -364,6 +364,8 @@ const PASSING: &[&str] = &[
     "cl_math.gfx1013-w64/long_mul",
     "cl_math.gfx1013-w64/float_fma",
     "cl_math.gfx1013-w64/double_add",
+    "cl_math.gfx1013-w32/scalar_ops",
+    "cl_math.gfx1013-w64/scalar_ops",
 ];
 
 #[test]
