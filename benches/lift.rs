@@ -1,0 +1,84 @@
+//! Decode + lift + pass pipeline throughput for AMD code (goal: >= 10 M guest instructions/s
+//! per core over the AMD corpus), and its growth with function size. Run:
+//! `cargo bench --bench lift`. Figures and commands go to BENCHMARKS.md.
+//!
+//! - `corpus`: every gfx1013 wave32 function of fixtures/amd/ref that lifts whole, lifted and
+//!   run through `isabridge::ir::passes::run_pipeline`, one after another on one thread.
+//! - `size/N`: one synthetic function of N instructions (an ALU block of 8 instructions with
+//!   a conditional branch, repeated), to show how the cost grows with function size.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use isabridge::decoder::lift::amd::{lift, Options};
+use isabridge::decoder::Isa;
+use isabridge::ir::passes::run_pipeline;
+use std::hint::black_box;
+use std::time::Duration;
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap_or(0)).collect()
+}
+
+/// Functions of the gfx1013 wave32 listings that lift whole: (address, bytes, instructions).
+fn corpus() -> Vec<(u64, Vec<u8>, u64)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/amd/ref");
+    let mut paths: Vec<_> = std::fs::read_dir(dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    paths.retain(|p| p.to_string_lossy().ends_with(".gfx1013-w32.jsonl"));
+    paths.sort();
+    let mut funcs: Vec<(String, u64, Vec<u8>, u64)> = Vec::new();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        for line in text.lines() {
+            let Ok(r) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+            let name = format!("{}:{}", p.display(), r["function"].as_str().unwrap_or(""));
+            let off = r["offset"].as_u64().unwrap_or(0);
+            let b = hex(r["bytes"].as_str().unwrap_or(""));
+            match funcs.last_mut() {
+                Some((n, a, code, k)) if *n == name && *a + code.len() as u64 == off => {
+                    code.extend(b);
+                    *k += 1;
+                }
+                _ => funcs.push((name, off, b, 1)),
+            }
+        }
+    }
+    let opts = Options::default();
+    funcs.into_iter().filter(|(_, a, code, _)| lift(Isa::Gfx1013, code, *a, &opts).is_ok()).map(|(_, a, c, k)| (a, c, k)).collect()
+}
+
+/// `blocks` copies of: s_add_u32 s0, s0, 1 ; v_add_nc_u32 v1, v1, v0 ; v_mul_lo_u32 v2, v1, v0 ;
+/// v_cmp_gt_u32 vcc_lo, v2, v1 ; v_cndmask_b32 v3, v1, v2, vcc_lo ; v_xor3_b32 v4, v3, v2, v1 ;
+/// s_cmp_eq_u32 s0, 7 ; s_cbranch_scc1 (to the next block); then s_endpgm (llvm-mc-22 words).
+fn synthetic(blocks: usize) -> Vec<u8> {
+    let block: [u32; 10] =
+        [0x80008100, 0x4a020101, 0xd5690002, 0x00020101, 0x7d880302, 0x02060501, 0xd5780004, 0x04060503, 0xbf068700, 0xbf850000];
+    let mut w: Vec<u32> = (0..blocks).flat_map(|_| block).collect();
+    w.push(0xbf810000);
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn lift_and_optimise(addr: u64, code: &[u8]) -> usize {
+    let mut f = lift(Isa::Gfx1013, code, addr, &Options::default()).expect("lifts");
+    run_pipeline(&mut f).expect("valid");
+    f.insts.len()
+}
+
+fn bench(c: &mut Criterion) {
+    let funcs = corpus();
+    let count: u64 = funcs.iter().map(|f| f.2).sum();
+    let mut g = c.benchmark_group("lift_gfx1013");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    g.throughput(Throughput::Elements(count));
+    g.bench_function(format!("corpus ({} functions)", funcs.len()), |b| {
+        b.iter(|| funcs.iter().map(|(a, code, _)| lift_and_optimise(*a, black_box(code))).sum::<usize>())
+    });
+    for n in [1_000usize, 10_000, 100_000] {
+        let blocks = n / 8;
+        let code = synthetic(blocks);
+        g.throughput(Throughput::Elements(blocks as u64 * 8 + 1));
+        g.bench_with_input(BenchmarkId::new("size", n), &code, |b, code| b.iter(|| lift_and_optimise(0, black_box(code))));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
