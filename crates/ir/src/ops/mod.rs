@@ -112,6 +112,7 @@ impl Op {
         match self {
             Op::Const(_) | Op::Undef => true,
             Op::Param(_) | Op::ReadReg(_) | Op::Phi(_) | Op::LaneSelect | Op::Buffer(_) => false,
+            Op::Lane(LaneOp::ReadLane) => true,
             Op::Lane(l) => matches!(
                 l,
                 LaneOp::Ballot
