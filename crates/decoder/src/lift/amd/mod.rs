@@ -5,15 +5,18 @@
 //!
 //! Families, one file each: scalar ALU and program control (`sop.rs`), vector integer
 //! (`vint.rs`), vector float (`vfloat.rs`), vector compares (`vcmp.rs`), cross-lane
-//! (`lanes.rs`), buffer memory (`mubuf.rs`), packed 16-bit (`vop3p.rs`);
+//! (`lanes.rs`), buffer memory (`mubuf.rs`), packed 16-bit (`vop3p.rs`), 16-bit integer
+//! (`vint16.rs`), 16-bit and packing conversions (`cvt16.rs`), relative moves (`movrel.rs`);
 //! SDWA sub-dword sources and destinations (`sdwa.rs`) apply to every VOP1/VOP2/VOPC family.
 
+mod cvt16;
 mod gfx12;
 mod gfx12_names;
 mod flat;
 mod kernel;
 mod lanes;
 mod mode;
+mod movrel;
 mod mubuf;
 mod sdwa;
 mod single;
@@ -24,6 +27,7 @@ mod vcmp;
 mod vdiv;
 mod vfloat;
 mod vint;
+mod vint16;
 mod vmad;
 mod vop3p;
 mod vtrans;
@@ -460,6 +464,15 @@ impl Cx<'_> {
             return r;
         }
         if let Some(r) = vcmp::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = movrel::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = cvt16::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = vint16::lift(self, at, name) {
             return r;
         }
         if let Some(r) = vop3p::lift(self, at, name) {

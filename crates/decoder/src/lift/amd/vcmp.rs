@@ -60,8 +60,8 @@ fn compare(cx: &mut Cx, at: &At, x: bool, op: &str, ty: &str) -> Result<(), Lift
         }
     } else {
         let (signed, wide) = match ty {
-            "I32" => (true, false),
-            "U32" => (false, false),
+            "I32" | "I16" => (true, false),
+            "U32" | "U16" => (false, false),
             "I64" => (true, true),
             "U64" => (false, true),
             _ => return Err(cx.unsupported(at, "compare type")),
@@ -70,6 +70,13 @@ fn compare(cx: &mut Cx, at: &At, x: bool, op: &str, ty: &str) -> Result<(), Lift
             (cx.src64(at, &srcs[0], false)?, cx.src64(at, &srcs[1], false)?)
         } else {
             (valu.src32(cx, at, &srcs[0], 0, 0)?, valu.src32(cx, at, &srcs[1], 1, 0)?)
+        };
+        // 16-bit compares read the low halves (the high ones with VOP3 op_sel).
+        let (a, b) = if ty.ends_with("16") {
+            let sel = super::vfloat::vop3_op_sel(at);
+            (super::vop3p::half(cx, a, sel & 1 != 0), super::vop3p::half(cx, b, sel & 2 != 0))
+        } else {
+            (a, b)
         };
         let c = match (op, signed) {
             ("F", _) => None,

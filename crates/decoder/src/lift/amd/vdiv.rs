@@ -38,11 +38,11 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
 }
 
 /// The output modifier of a helper in `fmt` (f64 ignores it, f32 and f16 apply it).
-fn helper_omod(at: &At, fmt: FFmt) -> Omod {
+fn helper_omod(cx: &Cx, at: &At, fmt: FFmt) -> Omod {
     if fmt == FFmt::F64 {
         Omod::None
     } else {
-        omod(at)
+        omod(cx, at, fmt)
     }
 }
 
@@ -59,7 +59,7 @@ fn helper(cx: &mut Cx, at: &At, kind: FDivKind, fmt: FFmt) -> Result<(), LiftErr
         s.push(fsrc(cx, &valu, at, o, i, fmt)?);
     }
     // NaN operands of div_fixup_f16 pass unchanged with IEEE off, as in f32 (RDNA2 NanQuieting).
-    let op = FDivOp { kind, mode: pass_mode(cx, fmt, at.has(Modifier::Clamp)), omod: helper_omod(at, fmt) };
+    let op = FDivOp { kind, mode: pass_mode(cx, fmt, at.has(Modifier::Clamp)), omod: helper_omod(cx, at, fmt) };
     let t = fty(fmt);
     if kind == FDivKind::Fmas {
         // VCC is read per lane as the post-scaling flag.

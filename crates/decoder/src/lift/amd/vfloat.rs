@@ -164,8 +164,15 @@ pub(super) fn def16(cx: &mut Cx, valu: &Valu, at: &At, d: &Operand, h: Value) ->
     cx.def_v32(at, d, 0, w, valu.mask)
 }
 
-/// The instruction's output modifier.
-pub(super) fn omod(at: &At) -> Omod {
+/// The output modifier of an op whose result is in `fmt`. The hardware applies it only when
+/// the format's denormals are flushed (in and out) and IEEE mode is off; otherwise the result
+/// is as without it (RDNA2 Float16Modifiers: `v_add_f16 mul:2` gives the plain sum with f16
+/// denormals kept, in the default mode and with IEEE=1).
+pub(super) fn omod(cx: &Cx, at: &At, fmt: FFmt) -> Omod {
+    let m = AmdMode::from_bits(cx.mode).float_mode(fmt, false);
+    if !(m.ftz_in && m.ftz_out) || cx.mode >> 9 & 1 != 0 {
+        return Omod::None;
+    }
     at.inst
         .modifiers
         .iter()
@@ -237,7 +244,7 @@ fn mad(cx: &mut Cx, at: &At, op: &str, fmt: FFmt) -> Result<(), LiftError> {
     let m = mode(cx, fmt, false);
     let mul = FloatOp { kind: FloatKind::Mul, mode: m, fmz: op.ends_with("LEGACY"), relu: false, omod: Omod::None };
     let p = cx.b().float(mul, fty(fmt), &[s[0], s[1]]);
-    let add = FloatOp { kind: FloatKind::Add, mode: mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
+    let add = FloatOp { kind: FloatKind::Add, mode: mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(cx, at, fmt) };
     let r = cx.b().float(add, fty(fmt), &[p, s[2]]);
     fdef(cx, &valu, at, &d, r, fmt)
 }
@@ -267,7 +274,7 @@ fn three(cx: &mut Cx, at: &At, op: &str, fmt: FFmt) -> Result<(), LiftError> {
             let k = if op == "MIN3" { min } else { max };
             let a = cx.b().float(mk(k, inner), t, &[s[0], s[1]]);
             let mut o = mk(k, outer);
-            o.omod = omod(at);
+            o.omod = omod(cx, at, fmt);
             cx.b().float(o, t, &[a, s[2]])
         }
         _ => {
@@ -277,10 +284,10 @@ fn three(cx: &mut Cx, at: &At, op: &str, fmt: FFmt) -> Result<(), LiftError> {
             let hi = cx.b().float(mk(max, inner), t, &[s[0], s[1]]);
             let hc = cx.b().float(mk(min, inner), t, &[hi, s[2]]);
             let mut o = mk(max, outer);
-            o.omod = omod(at);
+            o.omod = omod(cx, at, fmt);
             let med = cx.b().float(o, t, &[lo, hc]);
             let mut o = mk(min, outer);
-            o.omod = omod(at);
+            o.omod = omod(cx, at, fmt);
             let min3 = cx.b().float(o, t, &[lo, s[2]]);
             let n01 = cx.b().fcmp(isabridge_ir::ops::float::FCmp::Nan, false, s[0], s[1]);
             let n2 = cx.b().fcmp(isabridge_ir::ops::float::FCmp::Nan, false, s[2], s[2]);
@@ -327,7 +334,7 @@ fn fma_mix(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
         };
         s.push(v);
     }
-    let fop = FloatOp { kind: FloatKind::Fma, mode: mode(cx, FFmt::F32, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
+    let fop = FloatOp { kind: FloatKind::Fma, mode: mode(cx, FFmt::F32, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(cx, at, FFmt::F32) };
     let r = cx.b().float(fop, fty(FFmt::F32), &s);
     fdef(cx, &valu, at, &d, r, FFmt::F32)
 }
@@ -338,7 +345,7 @@ fn frexp_mant(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
     let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
     let s0 = *at.srcs().first().copied().ok_or_else(|| cx.unsupported(at, "no source"))?;
     let x = fsrc(cx, &valu, at, &s0, 0, fmt)?;
-    let op = FloatOp { kind: FloatKind::FrexpMant, mode: pass_mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
+    let op = FloatOp { kind: FloatKind::FrexpMant, mode: pass_mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(cx, at, fmt) };
     let r = cx.b().float(op, fty(fmt), &[x]);
     fdef(cx, &valu, at, &d, r, fmt)
 }
@@ -383,7 +390,7 @@ fn fract(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
     };
     let k = cx.k(fty(fmt), below_one);
     let mut last = mk(FloatKind::Min(MinMaxKind::NanPropagating), pass_mode(cx, fmt, at.has(Modifier::Clamp)));
-    last.omod = omod(at);
+    last.omod = omod(cx, at, fmt);
     let r = cx.b().float(last, fty(fmt), &[diff, k]);
     fdef(cx, &valu, at, &d, r, fmt)
 }
@@ -404,7 +411,7 @@ fn ldexp(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
     } else {
         n
     };
-    let op = FloatOp { kind: FloatKind::Ldexp, mode: pass_mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(at) };
+    let op = FloatOp { kind: FloatKind::Ldexp, mode: pass_mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(cx, at, fmt) };
     let r = cx.b().float(op, fty(fmt), &[x, n]);
     fdef(cx, &valu, at, &d, r, fmt)
 }
@@ -468,7 +475,7 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
     if s.len() < need {
         return Err(cx.unsupported(at, "float operands"));
     }
-    let fop = FloatOp { kind, mode: m, fmz: op.ends_with("LEGACY"), relu: false, omod: omod(at) };
+    let fop = FloatOp { kind, mode: m, fmz: op.ends_with("LEGACY"), relu: false, omod: omod(cx, at, fmt) };
     let r = cx.b().float(fop, fty(fmt), &s[..need]);
     fdef(cx, &valu, at, &d, r, fmt)
 }
@@ -476,7 +483,7 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
 /// The output modifier and clamp of an instruction whose op has no fields for them (a
 /// conversion), applied to its rounded result.
 pub(super) fn post(cx: &mut Cx, at: &At, r: Value, fmt: FFmt) -> Value {
-    let (om, clamp) = (omod(at), at.has(Modifier::Clamp));
+    let (om, clamp) = (omod(cx, at, fmt), at.has(Modifier::Clamp));
     if om == Omod::None && !clamp {
         return r;
     }
