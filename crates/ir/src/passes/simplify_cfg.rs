@@ -87,20 +87,26 @@ fn step(f: &mut Function) -> bool {
         if removed[a.index()] {
             continue;
         }
-        let Terminator::Jump(bb) = f.blocks[a].term else { continue };
-        if bb == a || Some(bb) == entry || preds[bb.index()].len() != 1 || !in_layout[bb.index()] || removed[bb.index()] {
-            continue;
-        }
-        // Phis of `bb` have one input here: they were replaced in step 3 unless self-referencing.
-        if f.blocks[bb].insts.iter().any(|v| matches!(f.insts[*v].op, Op::Phi(_))) {
-            continue;
-        }
-        let moved = std::mem::take(&mut f.blocks[bb].insts);
-        f.blocks[a].insts.extend(moved);
-        let term = f.blocks[bb].term.clone();
-        for s in term.successors() {
-            for v in f.blocks[s].insts.clone() {
-                if let Op::Phi(bs) = &mut f.insts[v].op {
+        // Merge a whole chain into `a` at once: after a merge, `a` ends with the merged block's
+        // terminator and may merge again.
+        loop {
+            let Terminator::Jump(bb) = f.blocks[a].term else { break };
+            if bb == a || Some(bb) == entry || preds[bb.index()].len() != 1 || !in_layout[bb.index()] || removed[bb.index()]
+            {
+                break;
+            }
+            // Phis of `bb` have one input here: they were replaced in step 3 unless self-referencing.
+            if f.blocks[bb].insts.iter().any(|v| matches!(f.insts[*v].op, Op::Phi(_))) {
+                break;
+            }
+            let moved = std::mem::take(&mut f.blocks[bb].insts);
+            f.blocks[a].insts.extend(moved);
+            let term = f.blocks[bb].term.clone();
+            for s in term.successors() {
+                // Phis come first in a block.
+                for i in 0..f.blocks[s].insts.len() {
+                    let v = f.blocks[s].insts[i];
+                    let Op::Phi(bs) = &mut f.insts[v].op else { break };
                     bs.iter_mut().for_each(|x| {
                         if *x == bb {
                             *x = a
@@ -108,10 +114,10 @@ fn step(f: &mut Function) -> bool {
                     });
                 }
             }
+            f.blocks[a].term = term;
+            removed[bb.index()] = true;
+            changed = true;
         }
-        f.blocks[a].term = term;
-        removed[bb.index()] = true;
-        changed = true;
     }
     f.layout.retain(|x| !removed[x.index()]);
     changed
