@@ -89,8 +89,7 @@ fn step(f: &mut Function) -> bool {
         }
         // Merge a whole chain into `a` at once: after a merge, `a` ends with the merged block's
         // terminator and may merge again.
-        loop {
-            let Terminator::Jump(bb) = f.blocks[a].term else { break };
+        while let Terminator::Jump(bb) = f.blocks[a].term {
             if bb == a || Some(bb) == entry || preds[bb.index()].len() != 1 || !in_layout[bb.index()] || removed[bb.index()]
             {
                 break;
