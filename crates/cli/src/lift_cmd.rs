@@ -99,8 +99,14 @@ pub fn resolve(isa: Isa, s: &Section) -> Resolved {
             }
         }
         for c in &g.calls {
-            if let CallTarget::Direct(t) = c.target {
-                r.calls.insert(c.site, t);
+            match &c.target {
+                CallTarget::Direct(t) => {
+                    r.calls.insert(c.site, *t);
+                }
+                CallTarget::External(n) => {
+                    r.external.insert(c.site, n.clone());
+                }
+                _ => {}
             }
         }
     }

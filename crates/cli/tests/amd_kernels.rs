@@ -251,6 +251,68 @@ fn lds_reduce(obj: &str, seed: u64) -> Result<(), String> {
     compare::<f32>(&res[0].clone().unwrap_or_default(), &bytes(&want))
 }
 
+/// `particles(Particle *p, float *out, int n)` of hip_control.hip: a loop over all particles
+/// calling the non-inlined `dist2` (flat loads), with `continue` and a data-dependent `break`.
+/// `dist2` as compiled: `fma(dz, dz, fma(dx, dx, dy * dy))` (HIP contracts by default).
+fn particles(obj: &str, seed: u64) -> Result<(), String> {
+    const SIZE: usize = 24; // x y z w (f32), id (i32), flags (i16), kind (i8), padding
+    let n = 300usize;
+    let mut r = Rng(seed);
+    let mut p = vec![0u8; N * SIZE];
+    for k in 0..N {
+        let e = &mut p[k * SIZE..(k + 1) * SIZE];
+        for c in 0..4 {
+            e[4 * c..4 * c + 4].copy_from_slice(&(r.float() as f32).to_bits().to_le_bytes());
+        }
+        e[16..20].copy_from_slice(&(k as u32).to_le_bytes());
+        let flags: u16 = if r.next().is_multiple_of(40) { 4 } else { (r.next() as u16) & !4 };
+        e[20..22].copy_from_slice(&flags.to_le_bytes());
+        e[22] = r.next() as u8;
+    }
+    let f = |k: usize, c: usize| f32::from_le_bytes(p[k * SIZE + 4 * c..k * SIZE + 4 * c + 4].try_into().unwrap());
+    let res = run(obj, "_Z9particlesP8ParticlePfi", "2", "96", &[Arg::Buf(p.clone()), Arg::Zeros(N * 4), Arg::Val("i32", n as u64)])?;
+    let mut want = vec![0f32; N];
+    for i in tids().filter(|i| *i < n) {
+        let mut best = 1e30f32;
+        for j in 0..n {
+            if j == i {
+                continue;
+            }
+            let (dx, dy, dz) = (f(i, 0) - f(j, 0), f(i, 1) - f(j, 1), f(i, 2) - f(j, 2));
+            let d = dz.mul_add(dz, dx.mul_add(dx, dy * dy));
+            if d < best {
+                best = d;
+            }
+            if p[j * SIZE + 20] & 4 != 0 {
+                break;
+            }
+        }
+        want[i] = best + p[i * SIZE + 22] as i8 as f32;
+    }
+    compare::<f32>(&res[1].clone().unwrap_or_default(), &bytes(&want))
+}
+
+/// `indirect_calls(int *out, const int *a, const int *b)` of hip_control.hip: a function
+/// pointer chosen per work-item among three non-inlined functions.
+fn indirect_calls(obj: &str, seed: u64) -> Result<(), String> {
+    let mut r = Rng(seed);
+    let a: Vec<i32> = (0..N).map(|_| r.next() as i32).collect();
+    let b: Vec<i32> = (0..N).map(|_| r.next() as i32).collect();
+    let res = run(obj, "_Z14indirect_callsPiPKiS1_", "2", "96", &[Arg::Zeros(N * 4), Arg::Buf(bytes(&a)), Arg::Buf(bytes(&b))])?;
+    let mut want = vec![0i32; N];
+    for i in tids() {
+        let (x, y) = (a[i], b[i]);
+        want[i] = if x & 1 != 0 {
+            x.wrapping_add(y)
+        } else if x & 2 != 0 {
+            x.wrapping_mul(y)
+        } else {
+            x.max(y)
+        };
+    }
+    compare::<i32>(&res[0].clone().unwrap_or_default(), &bytes(&want))
+}
+
 type Case = (&'static str, &'static str, fn(&str, u64) -> Result<(), String>);
 
 /// Every case: (object, kernel, check).
@@ -316,6 +378,10 @@ fn cases() -> Vec<Case> {
         bin!(W64, "double_add", f64, |x: f64, y: f64| x + y),
         (W32, "scalar_ops", scalar_ops),
         (W64, "scalar_ops", scalar_ops),
+        ("hip_control.gfx1013-w32", "particles", particles),
+        ("hip_control.gfx1013-w64", "particles", particles),
+        ("hip_control.gfx1013-w32", "indirect_calls", indirect_calls),
+        ("hip_control.gfx1013-w64", "indirect_calls", indirect_calls),
         ("cl_lanes.gfx1013-w32", "lds_reduce", lds_reduce),
         ("cl_lanes.gfx1013-w64", "lds_reduce", lds_reduce),
     ]
@@ -366,6 +432,10 @@ const PASSING: &[&str] = &[
     "cl_math.gfx1013-w64/double_add",
     "cl_math.gfx1013-w32/scalar_ops",
     "cl_math.gfx1013-w64/scalar_ops",
+    "hip_control.gfx1013-w32/particles",
+    "hip_control.gfx1013-w64/particles",
+    "hip_control.gfx1013-w32/indirect_calls",
+    "hip_control.gfx1013-w64/indirect_calls",
 ];
 
 #[test]

@@ -12,6 +12,12 @@ pub enum SyncOp {
     /// AMD s_waitcnt-style wait, kept explicit: (vm, lgkm, vs) counts. The interpreter's memory
     /// completes in order, so it is a no-op there; backends recompute waits from data flow.
     WaitCnt(u8, u8, u8),
+    /// Sleep for about this many units of 64 clocks (AMD `s_sleep`): a scheduling hint; the
+    /// interpreter runs it as a no-op.
+    Sleep(u16),
+    /// Set the wave's issue priority (0-3, AMD `s_setprio`): a scheduling hint; the
+    /// interpreter runs it as a no-op.
+    Priority(u8),
 }
 
 impl SyncOp {
@@ -21,6 +27,8 @@ impl SyncOp {
             SyncOp::Barrier(s) => format!("barrier.{}", s.name()),
             SyncOp::Fence(s) => format!("fence.{}", s.name()),
             SyncOp::WaitCnt(a, b, c) => format!("waitcnt.{a}.{b}.{c}"),
+            SyncOp::Sleep(n) => format!("sleep.{n}"),
+            SyncOp::Priority(n) => format!("priority.{n}"),
         }
     }
     /// Parse a mnemonic split at dots.
@@ -29,6 +37,8 @@ impl SyncOp {
             ("barrier", [s]) => SyncOp::Barrier(Scope::parse(s)?),
             ("fence", [s]) => SyncOp::Fence(Scope::parse(s)?),
             ("waitcnt", [a, b, c]) => SyncOp::WaitCnt(a.parse().ok()?, b.parse().ok()?, c.parse().ok()?),
+            ("sleep", [n]) => SyncOp::Sleep(n.parse().ok()?),
+            ("priority", [n]) => SyncOp::Priority(n.parse().ok()?),
             _ => return None,
         })
     }

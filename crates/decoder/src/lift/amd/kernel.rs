@@ -54,6 +54,8 @@ pub struct Resolved {
     pub returns: BTreeSet<u64>,
     /// `s_setpc_b64` addresses that jump through a table: their targets.
     pub tables: BTreeMap<u64, Vec<u64>>,
+    /// Call sites whose target is a symbol the code object does not define: its name.
+    pub external: BTreeMap<u64, String>,
 }
 
 /// Deepest chain of inlined calls.
@@ -172,7 +174,10 @@ impl Walker<'_> {
         Ok(match i.name {
             "S_SWAPPC_B64" => match r.calls.get(&addr) {
                 Some(t) => Step::Call(*t),
-                None => return Err(at_err("call target not resolved (an indirect call)")),
+                None => match r.external.get(&addr) {
+                    Some(n) => return Err(at_err(&format!("calls {n}, which the code object does not define"))),
+                    None => return Err(at_err("call target not resolved (an indirect call)")),
+                },
             },
             "S_SETPC_B64" => {
                 if r.returns.contains(&addr) {

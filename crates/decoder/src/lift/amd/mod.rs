@@ -31,6 +31,7 @@ mod vint16;
 mod vmad;
 mod vop3p;
 mod vtrans;
+mod wave;
 
 use super::LiftError;
 use crate::operand::{Access, Flow, Inst, Modifier, Operand, OperandKind, Part, RegClass, SpecialReg};
@@ -362,6 +363,19 @@ impl Cx<'_> {
             }
             OperandKind::Imm(x) => self.k32((x >> (32 * k)) as u32),
             OperandKind::Special { reg: SpecialReg::Null, .. } => self.k32(0),
+            OperandKind::Special {
+                reg: reg @ (SpecialReg::SharedBase | SpecialReg::SharedLimit | SpecialReg::PrivateBase | SpecialReg::PrivateLimit),
+                ..
+            } if op.size == 64 => {
+                // The aperture registers (see flat.rs): base = high dword << 32, limit = base + 4 GiB - 1.
+                let hi = if matches!(reg, SpecialReg::SharedBase | SpecialReg::SharedLimit) {
+                    flat::SHARED_APERTURE_HI
+                } else {
+                    flat::PRIVATE_APERTURE_HI
+                };
+                let lo = if matches!(reg, SpecialReg::SharedLimit | SpecialReg::PrivateLimit) { u32::MAX } else { 0 };
+                self.k32(if k == 0 { lo } else { hi })
+            }
             OperandKind::Special { reg: SpecialReg::Scc | SpecialReg::SrcScc, .. } => {
                 let s = self.scc();
                 self.b().conv(isabridge_ir::ops::conv::ConvOp::IToI { signed: false }, Type::I32, s)
@@ -452,6 +466,9 @@ impl Cx<'_> {
             return r;
         }
         if let Some(r) = kernel::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = wave::lift(self, at, name) {
             return r;
         }
         if let Some(r) = sop::lift(self, at, name) {
