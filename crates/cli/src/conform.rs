@@ -3,7 +3,8 @@
 //! translation path and compare every checked lane and slot.
 //!
 //! Layouts run today: `std_buffer_v1` and `idx_buffer_v1` (chunked dispatches, per-lane check
-//! masks, per-slot compare bit masks, any-NaN slots, expected-slot maps) and float-mode tables:
+//! masks, per-slot compare bit masks, any-NaN slots, expected-slot maps), `custom_buffer_format`
+//! (ten descriptors over input and scratch buffers), and float-mode tables:
 //! the main expected table runs under the MODE its `float_mode_expected32` (or `float_mode`)
 //! names, and every further `expected32_*` table of `extra_arrays` under its own
 //! `float_mode_expected32_*`, reported as a row of its own. A test in another layout, or one
@@ -204,6 +205,7 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expect
         // raw layout with an 8-dword input slot and a 2-dword output slot, both given by
         // `in_dwords` / `out_stride_dwords`; the shader addresses them with `offen`.
         "custom_fma64" => false,
+        "custom_buffer_format" => return run_buffer_format(t, name, wave, code_key, table, &expected),
         _ => return fail(name, wave, table, lanes_total, format!("layout {layout} does not run yet")),
     };
     let in_dwords = h["in_dwords"].as_u64().unwrap_or(4) as usize;
@@ -315,6 +317,93 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expect
                 } else if first.is_none() {
                     first = Some(format!("row {row} slot {slot}: got {got:#010x}, want {w:#010x}"));
                 }
+            }
+        }
+    }
+    Outcome { name: name.into(), wave, table: table.into(), checked: n_checked, passed: n_passed, first }
+}
+
+const SCRATCH_BASE: u64 = 0x3_0000_0000;
+
+/// Layout `custom_buffer_format` (fixtures/rdna/HARNESS.md, the test's `user_sgprs` and
+/// `slot_mapping`): s[4:7] a raw V# over the output buffer; s[8+4i:11+4i] V#s with the test's
+/// `descriptor_dword3[i]`, over the input buffer for i < 6 and over a scratch buffer (filled
+/// with `scratch_fill`, `scratch_stride_dwords` per lane) for i >= 6; expected slot k below the
+/// output slot count `slot_mapping` names (24) is output word k of the lane's slot, the others
+/// scratch word k - 24.
+fn run_buffer_format(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expected: &[Vec<u32>]) -> Outcome {
+    let h = &t["harness"];
+    let checked = h["checked"].as_u64().unwrap_or(0) as usize;
+    let lanes_total = expected.len() as u64 * checked as u64;
+    let in_dwords = h["in_dwords"].as_u64().unwrap_or(8) as usize;
+    let out_stride = h["out_stride_dwords"].as_u64().unwrap_or(32) as usize;
+    let scratch_stride = h["scratch_stride_dwords"].as_u64().unwrap_or(16) as usize;
+    let threads = h["max_threads"].as_u64().unwrap_or(wave as u64) as usize;
+    let dword3: Vec<u32> = h["descriptor_dword3"].as_array().map(|a| a.iter().filter_map(parse_u32).collect()).unwrap_or_default();
+    let user_sgprs = h["user_sgpr_count"].as_u64().unwrap_or(48) as u32;
+    let Some(scratch_fill) = parse_u32(&h["scratch_fill"]) else {
+        return fail(name, wave, table, lanes_total, "harness gives no scratch_fill".into());
+    };
+    // "expected[t][k] for k<24 is Output[...]": the number of output slots.
+    let out_slots = h["slot_mapping"].as_str().and_then(|m| m.split("k<").nth(1)).and_then(|r| {
+        r.split(|c: char| !c.is_ascii_digit()).next().and_then(|n| n.parse::<usize>().ok())
+    });
+    let Some(out_slots) = out_slots else {
+        return fail(name, wave, table, lanes_total, "harness slot_mapping names no output slot count".into());
+    };
+    if dword3.len() != 10 || user_sgprs != 8 + 4 * dword3.len() as u32 {
+        return fail(name, wave, table, lanes_total, "harness descriptor list is not the layout's ten".into());
+    }
+    let code = words(&t[code_key]);
+    let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let main = table == "expected32" || table == "expected64";
+    let Some(mode) = table_mode(h, table, main) else {
+        return fail(name, wave, table, lanes_total, format!("no float_mode_{table} names the mode of this table"));
+    };
+    let opts = Options { wave64: wave == 64, mode, user_sgprs, vgpr_inputs: vec![SystemValue::LocalIdX] };
+    let f = match lift(Isa::Gfx1013, &bytes, 0, &opts) {
+        Ok(f) => f,
+        Err(e) => return fail(name, wave, table, lanes_total, e.to_string()),
+    };
+    let inputs: Vec<Vec<u32>> = t["inputs"].as_array().map(|r| r.iter().map(words).collect()).unwrap_or_default();
+    let mut inb = vec![0u8; threads * in_dwords * 4];
+    for (lane, row) in inputs.iter().enumerate().take(threads) {
+        for (k, w) in row.iter().take(in_dwords).enumerate() {
+            let o = (lane * in_dwords + k) * 4;
+            inb[o..o + 4].copy_from_slice(&w.to_le_bytes());
+        }
+    }
+    let fill = |word: u32, n: usize| -> Vec<u8> { std::iter::repeat_n(word.to_le_bytes(), n).flatten().collect() };
+    let outb = fill(0xdeadbeef, threads * out_stride);
+    let scratch = fill(scratch_fill, threads * scratch_stride);
+    let v = |base: u64, len: usize, w3: u32| [base as u32, (base >> 32) as u32 & 0xffff, len as u32, w3];
+    let mut sgprs: Vec<u32> = vec![0; 4];
+    sgprs.extend(v(OUT_BASE, outb.len(), 0x31016fac));
+    for (i, w3) in dword3.iter().enumerate() {
+        sgprs.extend(if i < 6 { v(IN_BASE, inb.len(), *w3) } else { v(SCRATCH_BASE, scratch.len(), *w3) });
+    }
+    let mut ins: Vec<Input> = sgprs.into_iter().map(|w| Input::Uniform(w as u64)).collect();
+    ins.push(Input::PerLane((0..wave as u64).collect()));
+    let mem = Memory { global: vec![(IN_BASE, inb), (OUT_BASE, outb), (SCRATCH_BASE, scratch)], ..Memory::default() };
+    let cfg = Config { wave_size: wave, waves: 1, ..Config::default() };
+    let r = match interp::run(&f, &cfg, &ins, mem) {
+        Ok(r) => r,
+        Err(e) => return fail(name, wave, table, lanes_total, format!("interpreter: {e}")),
+    };
+    let word = |buf: &[u8], i: usize| buf.get(4 * i..4 * i + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
+    let (mut n_checked, mut n_passed, mut first) = (0u64, 0u64, None);
+    for (lane, want) in expected.iter().enumerate() {
+        for (k, w) in want.iter().enumerate().take(checked) {
+            let got = if k < out_slots {
+                word(&r.memory.global[1].1, lane * out_stride + k)
+            } else {
+                word(&r.memory.global[2].1, lane * scratch_stride + k - out_slots)
+            };
+            n_checked += 1;
+            if got == *w {
+                n_passed += 1;
+            } else if first.is_none() {
+                first = Some(format!("row {lane} slot {k}: got {got:#010x}, want {w:#010x}"));
             }
         }
     }

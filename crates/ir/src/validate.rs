@@ -401,6 +401,29 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
                     }
                     Some(ty)
                 }
+                _ => None,
+            };
+            let data = match bo.kind {
+                crate::ops::buffer::BufferKind::LoadFormat { format, comp, half } => {
+                    if format.is_some_and(|f| !f.is_valid()) || comp > 3 {
+                        return e("formatted buffer load: invalid format or component");
+                    }
+                    if ty != if half { Type::I16 } else { Type::I32 } {
+                        return e("formatted buffer loads give i32, or i16 when half");
+                    }
+                    Some(ty)
+                }
+                crate::ops::buffer::BufferKind::StoreFormat { format, comps, half } => {
+                    if format.is_some_and(|f| !f.is_valid()) || !(1..=4).contains(&comps) {
+                        return e("formatted buffer store: invalid format or component count");
+                    }
+                    let want = if half { Type::I16 } else { Type::I32 };
+                    if tys[7..7 + comps as usize].iter().any(|t| *t != want) {
+                        return e("formatted buffer stores take i32 data, or i16 when half");
+                    }
+                    Some(want)
+                }
+                _ => data,
             };
             if data.is_some_and(|t| t.bits() != bo.bytes as u32 * 8) {
                 return e("buffer access width differs from the data type");

@@ -10,7 +10,8 @@ use crate::eval::eval_pure;
 use crate::ir::{Block, Function, Terminator, Value};
 use crate::ops::lane::{shfl_source, LaneOp};
 use crate::ops::mem::{atomic_apply, MemOp, Space};
-use crate::ops::buffer::{BufferDesc, BufferKind, BufferOp};
+use crate::ops::buffer::{format_of_code, BufferDesc, BufferKind, BufferOp};
+use crate::ops::format::{Format, NumFormat};
 use crate::ops::control::SyncOp;
 use crate::ops::Op;
 use crate::types::Type;
@@ -645,6 +646,10 @@ impl Machine<'_> {
                 }
                 continue;
             };
+            if let BufferKind::LoadFormat { .. } | BufferKind::StoreFormat { .. } = bo.kind {
+                self.buffer_format(ci, t, l, addr, &desc, bo)?;
+                continue;
+            }
             let buf = self.buffer(Space::Global, t, addr, size)?;
             let old = read_le(buf, size);
             match bo.kind {
@@ -660,7 +665,52 @@ impl Machine<'_> {
                     write_le(self.buffer(Space::Global, t, addr, size)?, size, new);
                     self.regs[ci.v * th + t] = old;
                 }
+                BufferKind::LoadFormat { .. } | BufferKind::StoreFormat { .. } => {}
             }
+        }
+        Ok(())
+    }
+
+    /// A formatted buffer load or store of thread `t` (lane `l`) at an in-range address.
+    fn buffer_format(&mut self, ci: &CInst, t: usize, l: usize, addr: u64, desc: &BufferDesc, bo: BufferOp) -> Result<(), InterpError> {
+        let th = self.threads();
+        let (format, half) = match bo.kind {
+            BufferKind::LoadFormat { format, half, .. } | BufferKind::StoreFormat { format, half, .. } => (format, half),
+            _ => return Ok(()),
+        };
+        let fmt = match format.or_else(|| format_of_code(desc.format)) {
+            Some(f) => f,
+            None => return Err(InterpError::Unsupported("buffer descriptor format code names no element format")),
+        };
+        let size = fmt.bytes();
+        match bo.kind {
+            BufferKind::LoadFormat { comp, .. } => {
+                let bytes = self.buffer(Space::Global, t, addr, size)?.to_vec();
+                let sel = desc.dst_sel[comp as usize & 3];
+                let v = if half {
+                    let c = fmt.load16(&bytes);
+                    match sel {
+                        4..=7 => c[sel as usize - 4] as u64,
+                        1 => one16(fmt),
+                        _ => 0,
+                    }
+                } else {
+                    let c = fmt.load32(&bytes);
+                    match sel {
+                        4..=7 => c[sel as usize - 4] as u64,
+                        1 => one32(fmt),
+                        _ => 0,
+                    }
+                };
+                self.regs[ci.v * th + t] = v;
+            }
+            BufferKind::StoreFormat { comps, .. } => {
+                let base = t - l;
+                let vals: Vec<u32> = (0..comps as usize).map(|k| self.regs[ci.args[7 + k] * th + base + l] as u32).collect();
+                let bytes = fmt.store(&vals, half);
+                self.buffer(Space::Global, t, addr, size)?.copy_from_slice(&bytes);
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -687,5 +737,23 @@ fn read_le(b: &[u8], size: u32) -> u64 {
 fn write_le(b: &mut [u8], size: u32, v: u64) {
     for (i, x) in b.iter_mut().take(size.min(8) as usize).enumerate() {
         *x = (v >> (8 * i)) as u8;
+    }
+}
+
+/// The value a formatted load's "one" select gives (32-bit registers).
+fn one32(f: Format) -> u64 {
+    if matches!(f.num, NumFormat::Uint | NumFormat::Sint) {
+        1
+    } else {
+        0x3f80_0000
+    }
+}
+
+/// The value a formatted load's "one" select gives (16-bit registers).
+fn one16(f: Format) -> u64 {
+    if matches!(f.num, NumFormat::Uint | NumFormat::Sint) {
+        1
+    } else {
+        0x3c00
     }
 }

@@ -22,7 +22,17 @@
 //! where offset is the per-lane offset plus the op's immediate offset (`soffset` is added to
 //! the address only). Out of range, a load reads 0, a store is dropped, an atomic changes
 //! nothing and returns 0.
+//!
+//! Formatted access (`loadfmt` / `storefmt`) reads or writes one element of a [`Format`]
+//! (the op's own, or the one word 3 bits 12..18 of the descriptor name, numbered as in
+//! [`format_of_code`]) at the address; the range check is the one above, on the element's first
+//! byte. A formatted load returns one component: word 3 bits 0..11 select, for components x, y,
+//! z, w in 3 bits each, 0 (zero), 1 (one: 1.0, or 1 for integer formats), or 4..7 the channel x..w
+//! of the element (other values read zero). A formatted store writes its one to four data
+//! operands as the channels x.. (channels without data are written as 0); the selects do not
+//! apply to stores.
 
+use super::format::{Format, NumFormat};
 use super::mem::AtomicKind;
 
 /// What a buffer op does.
@@ -34,6 +44,24 @@ pub enum BufferKind {
     Store,
     /// Read-modify-write; returns the old value.
     Atomic(AtomicKind),
+    /// Load component `comp` (0..=3: x..w) of a formatted element; `half` gives 16-bit values.
+    LoadFormat {
+        /// The element format; None: the descriptor's.
+        format: Option<Format>,
+        /// The component returned.
+        comp: u8,
+        /// 16-bit register values.
+        half: bool,
+    },
+    /// Store a formatted element from `comps` (1..=4) data operands; `half`: 16-bit values.
+    StoreFormat {
+        /// The element format; None: the descriptor's.
+        format: Option<Format>,
+        /// Number of data operands (channels x..).
+        comps: u8,
+        /// 16-bit register values.
+        half: bool,
+    },
 }
 
 /// A buffer access.
@@ -66,6 +94,10 @@ pub struct BufferDesc {
     pub add_tid: bool,
     /// Range-check rule (0..=3).
     pub oob: u8,
+    /// Component selects x, y, z, w of formatted loads (0 zero, 1 one, 4..7 channel x..w).
+    pub dst_sel: [u8; 4],
+    /// Format code of formatted access ([`format_of_code`]).
+    pub format: u8,
 }
 
 impl BufferDesc {
@@ -78,6 +110,8 @@ impl BufferDesc {
             swizzle: w[1] >> 31 != 0,
             add_tid: w[3] >> 23 & 1 != 0,
             oob: (w[3] >> 28 & 3) as u8,
+            dst_sel: [0, 3, 6, 9].map(|k| (w[3] >> k & 7) as u8),
+            format: (w[3] >> 12 & 0x7f) as u8,
         }
     }
     /// The byte address of an access, or None when it is out of range.
@@ -94,11 +128,61 @@ impl BufferDesc {
     }
 }
 
+/// The element format a descriptor's 7-bit format code names (the numbering of the
+/// descriptor layout); None for 0 (invalid) and unused codes.
+pub fn format_of_code(code: u8) -> Option<Format> {
+    use NumFormat::*;
+    const NUMS: [NumFormat; 6] = [Unorm, Snorm, Uscaled, Sscaled, Uint, Sint];
+    // Codes of the six-number-format families and their widths (x first).
+    const FAMILIES: [(u8, [u8; 4]); 10] = [
+        (1, [8, 0, 0, 0]),
+        (7, [16, 0, 0, 0]),
+        (14, [8, 8, 0, 0]),
+        (23, [16, 16, 0, 0]),
+        (30, [11, 11, 10, 0]),
+        (37, [10, 11, 11, 0]),
+        (44, [2, 10, 10, 10]),
+        (50, [10, 10, 10, 2]),
+        (56, [8, 8, 8, 8]),
+        (65, [16, 16, 16, 16]),
+    ];
+    let single = |widths, num| Some(Format { widths, num });
+    match code {
+        13 => single([16, 0, 0, 0], Float),
+        20 => single([32, 0, 0, 0], Uint),
+        21 => single([32, 0, 0, 0], Sint),
+        22 => single([32, 0, 0, 0], Float),
+        29 => single([16, 16, 0, 0], Float),
+        36 => single([11, 11, 10, 0], Float),
+        43 => single([10, 11, 11, 0], Float),
+        62 => single([32, 32, 0, 0], Uint),
+        63 => single([32, 32, 0, 0], Sint),
+        64 => single([32, 32, 0, 0], Float),
+        71 => single([16, 16, 16, 16], Float),
+        72 => single([32, 32, 32, 0], Uint),
+        73 => single([32, 32, 32, 0], Sint),
+        74 => single([32, 32, 32, 0], Float),
+        75 => single([32, 32, 32, 32], Uint),
+        76 => single([32, 32, 32, 32], Sint),
+        77 => single([32, 32, 32, 32], Float),
+        _ => {
+            let (base, widths) = FAMILIES.iter().rev().find(|(b, _)| code >= *b)?;
+            NUMS.get((code - base) as usize).and_then(|n| single(*widths, *n))
+        }
+    }
+}
+
 fn kind_name(k: BufferKind) -> String {
+    let fmt = |f: Option<Format>| f.map(|f| f.name()).unwrap_or_else(|| "fmtdesc".into());
+    let h = |half: bool| if half { ".d16" } else { "" };
     match k {
         BufferKind::Load => "load".into(),
         BufferKind::Store => "store".into(),
         BufferKind::Atomic(a) => format!("atomic.{}", super::mem::atomic_name(a)),
+        BufferKind::LoadFormat { format, comp, half } => {
+            format!("loadfmt.{}.{}{}", ["x", "y", "z", "w"][comp as usize & 3], fmt(format), h(half))
+        }
+        BufferKind::StoreFormat { format, comps, half } => format!("storefmt.{comps}.{}{}", fmt(format), h(half)),
     }
 }
 
@@ -110,13 +194,16 @@ impl BufferOp {
             BufferKind::Store => 8,
             BufferKind::Atomic(AtomicKind::CmpExch) => 9,
             BufferKind::Atomic(_) => 8,
+            BufferKind::LoadFormat { .. } => 7,
+            BufferKind::StoreFormat { comps, .. } => 7 + comps as usize,
         }
     }
     /// Whether the op produces no value.
     pub const fn is_store(self) -> bool {
-        matches!(self.kind, BufferKind::Store)
+        matches!(self.kind, BufferKind::Store | BufferKind::StoreFormat { .. })
     }
-    /// Text mnemonic: `buf.load.4.off16.idxen.offen`.
+    /// Text mnemonic: `buf.load.4.off16.idxen.offen`, `buf.loadfmt.y.fmt16_16_unorm.4.offen`,
+    /// `buf.storefmt.3.fmtdesc.d16.2`.
     pub fn mnemonic(&self) -> String {
         let mut s = format!("buf.{}.{}", kind_name(self.kind), self.bytes);
         if self.offset != 0 {
@@ -139,6 +226,22 @@ impl BufferOp {
             ["load", r @ ..] => (BufferKind::Load, r),
             ["store", r @ ..] => (BufferKind::Store, r),
             ["atomic", a, r @ ..] => (BufferKind::Atomic(super::mem::parse_atomic(a)?), r),
+            ["loadfmt", c, f, r @ ..] => {
+                let comp = ["x", "y", "z", "w"].iter().position(|x| x == c)? as u8;
+                let (half, r) = match r {
+                    ["d16", r @ ..] => (true, r),
+                    _ => (false, r),
+                };
+                (BufferKind::LoadFormat { format: parse_format(f)?, comp, half }, r)
+            }
+            ["storefmt", n, f, r @ ..] => {
+                let comps: u8 = n.parse().ok().filter(|n| (1..=4).contains(n))?;
+                let (half, r) = match r {
+                    ["d16", r @ ..] => (true, r),
+                    _ => (false, r),
+                };
+                (BufferKind::StoreFormat { format: parse_format(f)?, comps, half }, r)
+            }
             _ => return None,
         };
         let (bytes, rest) = rest.split_first()?;
@@ -156,4 +259,12 @@ impl BufferOp {
         }
         Some(op)
     }
+}
+
+/// The format token of a formatted op: `fmtdesc` (Some(None)) or a [`Format`] name.
+fn parse_format(s: &str) -> Option<Option<Format>> {
+    if s == "fmtdesc" {
+        return Some(None);
+    }
+    Format::parse(s).map(Some)
 }

@@ -72,9 +72,23 @@ pub enum AtomicKind {
     Inc,
     /// Unsigned decrement that wraps to the operand: `old == 0 || old > v ? v : old - 1`.
     Dec,
+    /// Wrapping subtract: `old - v`.
+    Sub,
+    /// Float add (f32 or f64 by width), round to nearest even, denormals kept; a NaN result is
+    /// the format's default quiet NaN.
+    FAdd,
+    /// Float minimum (f32 or f64 by width): a NaN operand gives the other operand (the default
+    /// quiet NaN when both are NaN); -0 is less than +0.
+    FMin,
+    /// Float maximum, as [`AtomicKind::FMin`] the other way.
+    FMax,
 }
 
-const ATOMIC_NAMES: [(AtomicKind, &str); 12] = [
+const ATOMIC_NAMES: [(AtomicKind, &str); 16] = [
+    (AtomicKind::Sub, "sub"),
+    (AtomicKind::FAdd, "fadd"),
+    (AtomicKind::FMin, "fmin"),
+    (AtomicKind::FMax, "fmax"),
     (AtomicKind::Inc, "inc"),
     (AtomicKind::Dec, "dec"),
     (AtomicKind::Add, "add"),
@@ -207,6 +221,47 @@ pub fn atomic_apply(kind: AtomicKind, bits: u32, old: u64, v: u64, swap: u64) ->
                 old
             }
         }
+        AtomicKind::Sub => old.wrapping_sub(v),
+        AtomicKind::FAdd | AtomicKind::FMin | AtomicKind::FMax => float_rmw(kind, bits, old & m, v & m),
     };
     r & m
+}
+
+/// The float read-modify-writes on f32 (`bits` 32) or f64 bit patterns.
+fn float_rmw(kind: AtomicKind, bits: u32, old: u64, v: u64) -> u64 {
+    let (a, b, qnan) = if bits == 64 {
+        (f64::from_bits(old), f64::from_bits(v), 0x7ff8_0000_0000_0000)
+    } else {
+        (f32::from_bits(old as u32) as f64, f32::from_bits(v as u32) as f64, 0x7fc0_0000)
+    };
+    let back = |x: f64| if bits == 64 { x.to_bits() } else { (x as f32).to_bits() as u64 };
+    match kind {
+        AtomicKind::FAdd => {
+            // f32 sums of f32 operands are exact in f64, so one rounding to f32 is correct.
+            let r = a + b;
+            if r.is_nan() {
+                qnan
+            } else {
+                back(r)
+            }
+        }
+        _ => {
+            let max = kind == AtomicKind::FMax;
+            match (a.is_nan(), b.is_nan()) {
+                (true, true) => qnan,
+                (true, false) => v,
+                (false, true) => old,
+                _ => {
+                    // Order -0 below +0 by comparing (value, sign) pairs.
+                    let key = |x: f64| (x, !x.is_sign_negative());
+                    let b_wins = if max { key(b) > key(a) } else { key(b) < key(a) };
+                    if b_wins {
+                        v
+                    } else {
+                        old
+                    }
+                }
+            }
+        }
+    }
 }

@@ -5,6 +5,7 @@ pub mod control;
 pub mod conv;
 pub mod fdiv;
 pub mod float;
+pub mod format;
 pub mod int;
 pub mod lane;
 pub mod mem;

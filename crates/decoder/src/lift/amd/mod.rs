@@ -5,11 +5,12 @@
 //!
 //! Families, one file each: scalar ALU and program control (`sop.rs`), vector integer
 //! (`vint.rs`), vector float (`vfloat.rs`), vector compares (`vcmp.rs`), cross-lane
-//! (`lanes.rs`), buffer memory (`mubuf.rs`), packed 16-bit (`vop3p.rs`), 16-bit integer
-//! (`vint16.rs`), 16-bit and packing conversions (`cvt16.rs`), relative moves (`movrel.rs`);
+//! (`lanes.rs`), buffer memory (`mubuf.rs`, typed: `mtbuf.rs`), LDS (`ds.rs`), packed 16-bit
+//! (`vop3p.rs`), 16-bit integer (`vint16.rs`), 16-bit and packing conversions (`cvt16.rs`), relative moves (`movrel.rs`);
 //! SDWA sub-dword sources and destinations (`sdwa.rs`) apply to every VOP1/VOP2/VOPC family.
 
 mod cvt16;
+mod ds;
 mod gfx12;
 mod gfx12_names;
 mod flat;
@@ -17,6 +18,7 @@ mod kernel;
 mod lanes;
 mod mode;
 mod movrel;
+mod mtbuf;
 mod mubuf;
 mod sdwa;
 mod single;
@@ -477,7 +479,13 @@ impl Cx<'_> {
         if let Some(r) = mubuf::lift(self, at, name) {
             return r;
         }
+        if let Some(r) = mtbuf::lift(self, at, name) {
+            return r;
+        }
         if let Some(r) = lanes::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = ds::lift(self, at, name) {
             return r;
         }
         if let Some(r) = vcmp::lift(self, at, name) {
