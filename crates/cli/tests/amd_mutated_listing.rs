@@ -149,10 +149,14 @@ fn check(cpu: &str, objects: usize, pin: Counts) {
 
 #[test]
 fn gfx1013_mutated_objects_list_as_llvm_objdump() {
-    check("gfx1013", 8, Counts { objects: 8, lines: 59_810, false_accept: 0, note: 0, text: 84, zero_fill: 0, unmatched: 89 });
+    // Every line equals llvm-objdump-22's.
+    check("gfx1013", 8, Counts { objects: 8, lines: 59_810, false_accept: 0, note: 0, text: 0, zero_fill: 0, unmatched: 0 });
 }
 
 #[test]
 fn gfx1201_mutated_objects_list_as_llvm_objdump() {
-    check("gfx1201", 8, Counts { objects: 8, lines: 69_834, false_accept: 0, note: 88, text: 81, zero_fill: 0, unmatched: 10 });
+    // note: `.long` lines of words LLVM rejects after decoding operands it warns about (an
+    // unaligned SMEM or buffer descriptor): we reject them without the warning. text: v_fmaak_f32
+    // (0x95 printed 0x15), v_cvt_pk_bf8_f32_e64_dpp's quad_perm.
+    check("gfx1201", 8, Counts { objects: 8, lines: 69_834, false_accept: 0, note: 22, text: 2, zero_fill: 0, unmatched: 0 });
 }

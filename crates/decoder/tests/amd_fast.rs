@@ -37,11 +37,7 @@ fn reference<Op: Generation>(p: &Amd<Op>, w: &[u32; MAX_WORDS]) -> Option<(u16, 
         let lit = ie.operands.iter().any(|op| {
             let ty = &t.operand_types[op.ty as usize];
             ty.name == "OPR_SIMM32"
-                || op.field.is_some_and(|f| {
-                    f.ranges.len() == 1
-                        && ty.lookup(255).is_some_and(|n| n.eq_ignore_ascii_case("literal"))
-                        && f.get(w) == 255
-                })
+                || op.field.is_some_and(|f| f.ranges.len() == 1 && isabridge_decoder::amd::selects_literal(t, ie, op) && f.get(w) == 255)
         });
         if lit {
             len += 4;

@@ -172,12 +172,10 @@ pub fn build<Op: Generation>(p: &Amd<Op>, inst: &Inst) -> Result<Vec<u8>, BuildE
     }
     let mut dwords = base;
     if nsa > 0 {
-        // As many NSA dwords as the decoder reads for these fields: the addresses the
-        // instruction takes, at most what the NSA field says (the operands may list fewer).
-        let get = |n: &str| field(e, n).map_or(0, |f| f.get(&w));
-        let m = t.instructions[ie.inst as usize].mnemonic;
-        let need = super::symbols::image_address_count_gfx10(m, get("DIM") as usize, get("A16") != 0).saturating_sub(1);
-        dwords += nsa.div_ceil(4).max((need as usize).div_ceil(4).min(get("NSA") as usize));
+        // As many NSA dwords as the NSA field says (the decoder reads them all; the operands
+        // may list fewer addresses than they hold).
+        let n = field(e, "NSA").map_or(0, |f| f.get(&w)) as usize;
+        dwords += nsa.div_ceil(4).max(n);
     }
     if let Some(x) = lit {
         if dwords >= MAX_WORDS {

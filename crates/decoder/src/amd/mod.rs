@@ -550,7 +550,31 @@ fn stamp<Op>(t: &Tables<Op>) -> u64 {
         h.write(ty.name.as_bytes());
         h.write_u64(ty.lookup(255).is_some_and(|n| n.eq_ignore_ascii_case("literal")) as u64);
     }
+    for i in t.instructions {
+        h.write(i.mnemonic.as_bytes());
+    }
+    // The version of the literal rules of `build_tree` (the 8-bit scalar destinations, gfx12
+    // image descriptors and v_fmac's DPP forms).
+    h.write_u64(2);
     h.finish() | 1
+}
+
+/// True when operand `op` of instruction encoding `ie` holding 255 makes the instruction carry a
+/// literal dword (where the encoding takes one: not DPP or SDWA forms but gfx12's VOP3 DPP):
+/// sources whose type names 255 the literal; 8-bit scalar destinations of vector forms (VOPC
+/// and v_readlane VOP3 forms, v_readfirstlane: LLVM prints the literal there); gfx12 image
+/// resource and sampler descriptors. Not v_fmac's VOP3 DPP second source, which LLVM reads as
+/// a register operand (255 prints as a code).
+#[doc(hidden)]
+pub fn selects_literal<Op>(t: &Tables<Op>, ie: &crate::spec::InstEncoding<Op>, op: &crate::spec::Operand) -> bool {
+    let e = &t.encodings[ie.enc as usize];
+    let Some(f) = op.field else { return false };
+    let ty = &t.operand_types[op.ty as usize];
+    let source = ty.lookup(255).is_some_and(|n| n.eq_ignore_ascii_case("literal"));
+    let sdst = ty.name == "OPR_SDST" && f.width() >= 8 && e.name.starts_with("ENC_VOP") && !e.name.contains("DPP");
+    let descriptor = matches!(e.name, "ENC_VIMAGE" | "ENC_VSAMPLE") && matches!(f.name, "RSRC" | "SAMP") && f.width() == 9;
+    let fmac_dpp = e.name.contains("DPP") && t.instructions[ie.inst as usize].mnemonic.starts_with("v_fmac_") && crate::amd::plan::src_index(op) == Some(1);
+    (source || sdst || descriptor) && !fmac_dpp
 }
 
 /// Source fields of the first two words (as one u64) of which one holding 255 makes the
@@ -969,12 +993,12 @@ impl<Op: Generation> Amd<Op> {
                     if e.name.contains("SDWA") || (e.name.contains("DPP") && !e.name.starts_with("ENC_VOP3")) {
                         return l;
                     }
-                    for op in ie.operands {
+                    for op in ie.operands.iter() {
                         let ty = &t.operand_types[op.ty as usize];
                         if ty.name == "OPR_SIMM32" {
                             l.always = true;
                         } else if let Some(f) = op.field {
-                            let lit = ty.lookup(255).is_some_and(|n| n.eq_ignore_ascii_case("literal"));
+                            let lit = selects_literal(t, ie, op);
                             if lit && f.ranges.len() == 1 && (l.n as usize) < l.fields.len() {
                                 l.fields[l.n as usize] = f.ranges[0];
                                 l.n += 1;

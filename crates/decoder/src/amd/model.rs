@@ -267,47 +267,46 @@ impl<Op: Generation> Ctx<'_, Op> {
     }
 }
 
-/// Data registers of an image instruction (gfx10 MIMG, gfx12 VIMAGE / VSAMPLE).
+/// Data registers of a gfx12 BVH instruction.
 fn image_data<Op: Generation>(c: &Ctx<'_, Op>) -> u16 {
-    let m = c.m;
-    let g12 = gfx12(c.p.isa);
-    let bvh = m.starts_with("image_bvh");
-    let dmask = c.f("DMASK");
-    let d16 = c.f("D16") != 0;
-    let tfe = c.f("TFE") != 0;
-    if g12 {
-        if bvh {
-            return if m.starts_with("image_bvh8") || m.starts_with("image_bvh_dual") { 10 } else { 4 };
-        }
-        let mut n = if m.starts_with("image_gather4") || m.starts_with("image_msaa_load") {
-            4
-        } else {
-            dmask.count_ones().max(1)
-        };
-        if d16 {
-            n = n.div_ceil(2);
-        }
-        if tfe {
-            n += 1;
-        }
-        return n as u16;
-    }
-    let atomic = m.starts_with("image_atomic");
-    let mut n = if bvh || m.starts_with("image_gather4") || m.starts_with("image_msaa_load") {
-        4
+    if c.m.starts_with("image_bvh8") || c.m.starts_with("image_bvh_dual") {
+        10
     } else {
-        dmask.count_ones().max(1)
+        4
+    }
+}
+
+/// The fields a gfx10 image instruction's printed register counts depend on.
+fn mimg_fields<Op: Generation>(c: &Ctx<'_, Op>) -> crate::gfx10::mimg::ImageFields {
+    crate::gfx10::mimg::ImageFields {
+        nsa: c.f("NSA"),
+        dim: c.f("DIM") as usize,
+        a16: c.f("A16") != 0,
+        d16: c.f("D16") != 0,
+        dmask: c.f("DMASK"),
+        tfe: c.f("TFE") != 0,
+        vdata: c.f("VDATA"),
+        vaddr: c.f("VADDR"),
+        len: c.d.len as u32,
+        sampler: c.p.inst_encoding(c.d).operands.iter().any(|o| o.field.is_some_and(|f| f.name == "SSAMP")),
+    }
+}
+
+/// The register counts a gfx12 image instruction (not BVH) prints.
+fn g12_image_shape<Op: Generation>(c: &Ctx<'_, Op>) -> crate::gfx12::vimage::Shape {
+    let sample = c.e.name == "ENC_VSAMPLE";
+    let vaddr = ["VADDR0", "VADDR1", "VADDR2", "VADDR3", "VADDR4"].map(|n| c.f(n));
+    let f = crate::gfx12::vimage::ImageFields {
+        sample,
+        dim: c.f("DIM") as usize & 7,
+        a16: c.f("A16") != 0,
+        d16: c.f("D16") != 0,
+        tfe: c.f("TFE") != 0,
+        dmask: c.f("DMASK"),
+        vdata: c.f("VDATA"),
+        vaddr: &vaddr[..if sample { 4 } else { 5 }],
     };
-    if atomic && m.contains("cmpswap") {
-        n = n.max(2);
-    }
-    if d16 && !atomic {
-        n = n.div_ceil(2);
-    }
-    if tfe {
-        n += 1;
-    }
-    n as u16
+    crate::gfx12::vimage::shape(c.m, &f)
 }
 
 /// gfx12 BVH address groups (registers per VADDR slot).
@@ -387,6 +386,8 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
     let kinds_of = |o: &spec::Operand| Kind::of(t.data_formats[o.fmt as usize], o.size);
     let sdwa = enc.ends_with("_SDWA");
     let bvh = m.starts_with("image_bvh");
+    // gfx10 VOP3 forms of v_interp_p1_f32 / p2_f32 / mov_f32 (the spec lists no attribute).
+    let interp_e64 = !g12 && enc == "ENC_VOP3" && m.starts_with("v_interp_") && m.ends_with("_f32");
     for o in ie.operands.iter() {
         let ty = t.operand_types[o.ty as usize].name;
         let acc = access(o.flags);
@@ -427,6 +428,10 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
             ("ENC_VINTRP", _) if ty != "OPR_VGPR" && ty != "OPR_ATTR" => {
                 Some((OperandKind::Field { ty: "OPR_INTERP_PARAM", value: v as u64 }, size))
             }
+            // The VOP3 form of v_interp_mov_f32: SRC1 selects the parameter.
+            ("ENC_VOP3", "SRC1") if interp_e64 && m == "v_interp_mov_f32" => {
+                Some((OperandKind::Field { ty: "OPR_INTERP_PARAM", value: v as u64 }, size))
+            }
             ("ENC_SMEM", "SBASE") => {
                 let b = if g12 && size >= 128 { (v * 2) & !3 } else { v * 2 };
                 Some((src_kind(isa, b, size, cty, None), size))
@@ -445,9 +450,10 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
             ("ENC_VIMAGE" | "ENC_VSAMPLE", "RSRC") => {
                 let s = if c.f("R128") != 0 && enc == "ENC_VIMAGE" { 128 } else { 256 };
                 let s = if bvh { 128 } else { s };
-                Some((src_kind(isa, v, s, cty, None), s))
+                // (255: the literal dword, as LLVM reads it)
+                Some((src_kind(isa, v, s, cty, lit_opt), s))
             }
-            ("ENC_VSAMPLE", "SAMP") => Some((src_kind(isa, v, 128, cty, None), 128)),
+            ("ENC_VSAMPLE", "SAMP") => Some((src_kind(isa, v, 128, cty, lit_opt), 128)),
             ("ENC_VBUFFER", "RSRC") => Some((src_kind(isa, v, 128, cty, None), 128)),
             ("ENC_FLAT" | "ENC_FLAT_GLBL" | "ENC_FLAT_SCRATCH", "VDST") if c.f("LDS") != 0 => {
                 used.pop();
@@ -467,30 +473,22 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
                 Some((vreg(v, count(s)), s))
             }
             ("ENC_MUBUF" | "ENC_MTBUF", "SOFFSET") => Some((src_kind(isa, v, 32, ConstType::Int, lit_opt), 32)),
-            ("ENC_MIMG" | "ENC_VIMAGE" | "ENC_VSAMPLE", "VDATA") => {
-                let n = image_data(&c);
+            ("ENC_MIMG", "VDATA") => {
+                // The data registers the printer lists (LLVM's count for dmask, d16 and tfe, or
+                // the decoded variant's where LLVM keeps that one).
+                let n = crate::gfx10::mimg::printed_data(m, &mimg_fields(&c)) as u16;
+                Some((vreg(v, n), n * 32))
+            }
+            ("ENC_VIMAGE" | "ENC_VSAMPLE", "VDATA") => {
+                let n = if bvh { image_data(&c) } else { g12_image_shape(&c).data as u16 };
                 Some((vreg(v, n), n * 32))
             }
             ("ENC_MIMG", "VADDR") => {
-                let dim = c.f("DIM") as usize;
-                let n = super::symbols::image_address_count_gfx10(m, dim, c.f("A16") != 0);
+                // The address registers the printer lists (LLVM's count for the dim and a16,
+                // or the decoded variant's where that one does not exist), so building keeps
+                // every byte it prints.
+                let n = crate::gfx10::mimg::printed_addresses(m, &mimg_fields(&c));
                 if c.f("NSA") != 0 {
-                    // The NSA registers the printer lists (LLVM's count, or the most the NSA
-                    // dwords hold where that variant does not exist), so building keeps every
-                    // byte it prints.
-                    let f = crate::gfx10::mimg::ImageFields {
-                        nsa: c.f("NSA"),
-                        dim,
-                        a16: c.f("A16") != 0,
-                        d16: c.f("D16") != 0,
-                        dmask: c.f("DMASK"),
-                        tfe: c.f("TFE") != 0,
-                        vdata: c.f("VDATA"),
-                        vaddr: v,
-                        len: d.len as u32,
-                        sampler: ie.operands.iter().any(|o| o.field.is_some_and(|f| f.name == "SSAMP")),
-                    };
-                    let n = crate::gfx10::mimg::printed_addresses(m, &f);
                     for i in 1..n {
                         used.push(NSA_FIELDS[(i - 1) as usize % 12]);
                     }
@@ -501,7 +499,6 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
                     }
                     continue;
                 }
-                let n = if n > 12 { 16 } else { n };
                 Some((vreg(v, n as u16), (n * 32) as u16))
             }
             ("ENC_VIMAGE" | "ENC_VSAMPLE", f) if f.starts_with("VADDR") => {
@@ -514,7 +511,7 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
                 let counts: Vec<u32> = if bvh {
                     g12_bvh_groups(m, a16).to_vec()
                 } else {
-                    let n = super::symbols::image_address_count_gfx12(m, c.f("DIM") as usize & 7, a16).max(1);
+                    let n = g12_image_shape(&c).addrs.max(1);
                     (0..n.min(slots)).map(|i| if i == slots - 1 { n - i } else { 1 }).collect()
                 };
                 for (i, &cnt) in counts.iter().enumerate().take(slots as usize) {
@@ -529,7 +526,7 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
             }
             ("ENC_FLAT" | "ENC_FLAT_GLBL" | "ENC_FLAT_SCRATCH", "ADDR") | ("ENC_VFLAT" | "ENC_VGLOBAL" | "ENC_VSCRATCH", "VADDR") => {
                 let saddr = c.f("SADDR");
-                let saddr_off = if g12 { saddr == null } else { saddr == 0x7d || saddr == 0x7f };
+                let saddr_off = if g12 { saddr == null } else { saddr == 0x7d };
                 let scratch_off =
                     if g12 { enc == "ENC_VSCRATCH" && c.f("SVE") == 0 } else { enc == "ENC_FLAT_SCRATCH" && !saddr_off };
                 if scratch_off {
@@ -541,7 +538,7 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
                 }
             }
             ("ENC_FLAT" | "ENC_FLAT_GLBL" | "ENC_FLAT_SCRATCH" | "ENC_VFLAT" | "ENC_VGLOBAL" | "ENC_VSCRATCH", "SADDR") => {
-                let saddr_off = if g12 { v == null } else { v == 0x7d || v == 0x7f };
+                let saddr_off = if g12 { v == null } else { v == 0x7d };
                 let s = if enc == "ENC_FLAT_GLBL" || enc == "ENC_VGLOBAL" { 64 } else { 32 };
                 if saddr_off {
                     Some((OperandKind::Field { ty: "OFF", value: v as u64 }, s))
@@ -619,6 +616,17 @@ pub fn operands<Op: Generation>(p: &Amd<Op>, d: &Decoded, addr: u64) -> Inst {
             }
         };
         push(&mut ops, acc, kind, size, name);
+    }
+    if interp_e64 {
+        // The VOP3 forms of the VINTRP instructions: SRC0 holds the attribute and channel
+        // (and the high-half bit), printed after the source as LLVM does.
+        used.push("SRC0");
+        let a = c.f("SRC0");
+        let at = ops.iter().position(|o| o.field == "SRC1").map_or(ops.len(), |k| k + 1);
+        ops.insert(
+            at,
+            Operand { access: Access::Read, kind: OperandKind::Field { ty: "OPR_ATTR", value: a as u64 }, size: 32, implicit: false, field: "SRC0", mods: SrcMods::default() },
+        );
     }
 
     // Source modifiers and the remaining fields.

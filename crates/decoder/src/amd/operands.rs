@@ -818,10 +818,11 @@ pub const fn is_inline_constant(v: u32) -> bool {
 }
 
 /// Appends LLVM's note after a scalar destination (or another operand that takes scalar
-/// registers only, encoded in 8 bits) that holds an inline constant.
+/// registers only, encoded in 8 bits) that holds an inline constant or the literal (255: LLVM
+/// reads a literal dword for it).
 #[inline]
 pub fn sdst_note(out: &mut String, v: u32) {
-    if is_inline_constant(v) {
+    if is_inline_constant(v) || v == 255 {
         out.push_str(INVALID_IMMEDIATE);
     }
 }
@@ -839,6 +840,8 @@ pub const CLASS_SGPR: u8 = 3;
 pub const CLASS_MASK: u8 = 5;
 /// [`source_class`]: SGPRs, lds_direct or inline constants (`SRegOrLds_32` in LLVM's note).
 pub const CLASS_SGPR_OR_LDS: u8 = 4;
+/// [`source_class`]: a VGPR quad only (`VReg_128`).
+pub const CLASS_VGPR128: u8 = 6;
 
 /// The LLVM register class of source `src` (0-2) of a vector instruction whose spec type
 /// allows any source but whose LLVM operand takes one register file only: lane reads and
@@ -861,6 +864,15 @@ pub const fn source_class(m: &str, src: usize) -> u8 {
             CLASS_VGPR
         }
         1 | 2 if eq_base(Base(b, n), "v_permlane16_b32") || eq_base(Base(b, n), "v_permlanex16_b32") => CLASS_SGPR,
+        0 if eq_base(Base(b, n), "v_permlane16_b32") || eq_base(Base(b, n), "v_permlanex16_b32") => CLASS_VGPR,
+        0 | 1 if eq_base(Base(b, n), "v_permlane16_var_b32") || eq_base(Base(b, n), "v_permlanex16_var_b32") => CLASS_VGPR,
+        1 | 2 if eq_base(Base(b, n), "v_interp_p1ll_f16")
+            || eq_base(Base(b, n), "v_interp_p1lv_f16")
+            || eq_base(Base(b, n), "v_interp_p2_f16") =>
+        {
+            CLASS_VGPR
+        }
+        2 if eq_base(Base(b, n), "v_mqsad_u32_u8") => CLASS_VGPR128,
         2 if eq_base(Base(b, n), "v_cndmask_b32")
             || eq_base(Base(b, n), "v_add_co_ci_u32")
             || eq_base(Base(b, n), "v_sub_co_ci_u32")
@@ -880,13 +892,19 @@ const fn eq_base(b: Base<'_>, p: &str) -> bool {
     b.1 == p.len() && same_at(b.0, 0, p.as_bytes())
 }
 
+/// True for the SOP instructions whose source takes registers only (LLVM notes a constant there
+/// and prints it as a 32-bit one): `s_movrels_*`, `s_rfe_b64`, `s_setpc_b64`.
+pub fn sop_register_only(m: &str) -> bool {
+    m.starts_with("s_movrels_") || m == "s_rfe_b64" || m == "s_setpc_b64"
+}
+
 /// Appends LLVM's note after a scalar source `v` of a SOP instruction (`size` bits) that is
 /// invalid there: lds_direct in a 32-bit source; an inline constant or literal in the
-/// register-only sources of `s_movrels_*` and `s_rfe_b64`.
+/// register-only sources of [`sop_register_only`].
 pub fn sop_source_note(out: &mut String, m: &str, v: u32, size: u16) {
     if v == 254 && size == 32 {
         invalid_register(out, "SReg_32");
-    } else if (is_inline_constant(v) || v == 255) && (m.starts_with("s_movrels_") || m == "s_rfe_b64") {
+    } else if (is_inline_constant(v) || v == 255) && sop_register_only(m) {
         out.push_str(INVALID_IMMEDIATE);
     }
 }
@@ -907,12 +925,14 @@ pub fn source_note(out: &mut String, mnemonic: &str, op: &crate::spec::Operand, 
 #[cold]
 pub fn class_note(out: &mut String, class: u8, v: u32) {
     // The scalar classes come with inline constants (LLVM's SCSrc operands).
-    if is_inline_constant(v) && matches!(class, CLASS_VGPR | CLASS_VGPR_OR_LDS | CLASS_MASK) {
+    // A literal is no better than an inline constant in the register-only classes.
+    if (is_inline_constant(v) || v == 255) && matches!(class, CLASS_VGPR | CLASS_VGPR_OR_LDS | CLASS_MASK | CLASS_VGPR128) {
         return out.push_str(INVALID_IMMEDIATE);
     }
     let name = match class {
         // Scalar registers (the named special sources print without a note).
         CLASS_VGPR if v < 128 || v == 254 => "VGPR_32",
+        CLASS_VGPR128 if v < 128 || v == 254 => "VReg_128",
         CLASS_VGPR_OR_LDS if v < 128 => "VRegOrLds_32",
         CLASS_SGPR if v >= 256 || v == 254 => "SReg_32",
         CLASS_SGPR_OR_LDS if v >= 256 => "SRegOrLds_32",

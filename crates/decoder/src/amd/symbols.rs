@@ -256,24 +256,57 @@ pub fn exp_target(out: &mut String, t: u32, gfx12: bool) {
     }
 }
 
-/// `s_version` operand: a UC_VERSION name for the known values.
+/// `s_version` operand as LLVM 22 prints it: the version in bits 0-7 (a UC_VERSION name for
+/// 0, 4, 6 and 9, else decimal), then each of the W64 (bit 13), W32 (14) and MDP (15) flags
+/// or-ed on, the expression so far in parentheses before the second and third; any other bit
+/// set prints the whole value in hex.
 pub fn version(out: &mut String, v: u32) {
-    let name = match v {
-        0 => "UC_VERSION_GFX7",
-        1 => "UC_VERSION_GFX8",
-        2 => "UC_VERSION_GFX9",
-        3 => "UC_VERSION_GFX10",
-        _ => "",
-    };
-    if name.is_empty() {
-        crate::amd::operands::put_hex(out, v);
-    } else {
-        out.push_str(name);
+    if v & !0xe0ff != 0 {
+        return crate::amd::operands::put_hex(out, v);
+    }
+    const FLAGS: [(u32, &str); 3] = [(0x2000, "UC_VERSION_W64_BIT"), (0x4000, "UC_VERSION_W32_BIT"), (0x8000, "UC_VERSION_MDP_BIT")];
+    let n = FLAGS.iter().filter(|f| v & f.0 != 0).count();
+    for _ in 1..n {
+        out.push('(');
+    }
+    match v & 0xff {
+        0 => out.push_str("UC_VERSION_GFX7"),
+        4 => out.push_str("UC_VERSION_GFX10"),
+        6 => out.push_str("UC_VERSION_GFX11"),
+        9 => out.push_str("UC_VERSION_GFX12"),
+        x => crate::amd::operands::put(out, x),
+    }
+    for (k, f) in FLAGS.iter().filter(|f| v & f.0 != 0).enumerate() {
+        if k > 0 {
+            out.push(')');
+        }
+        out.push('|');
+        out.push_str(f.1);
     }
 }
 
 /// ds_swizzle_b32's offset as LLVM's swizzle() macro.
+/// Offsets from 0xc000 are the rotate (0xc000-0xdfff) and FFT (0xe000-) modes; from 0x8000 the
+/// quad permute only when bits 8-14 are clear (else the plain number).
 pub fn ds_swizzle(out: &mut String, off: u32) {
+    if off >= 0xe000 {
+        out.push_str("swizzle(FFT,");
+        crate::amd::operands::put(out, off & 0x1f);
+        out.push(')');
+        return;
+    }
+    if off >= 0xc000 {
+        out.push_str("swizzle(ROTATE,");
+        crate::amd::operands::put(out, off >> 10 & 1);
+        out.push(',');
+        crate::amd::operands::put(out, off >> 5 & 0x1f);
+        out.push(')');
+        return;
+    }
+    if off & 0x8000 != 0 && off & 0xff00 != 0x8000 {
+        crate::amd::operands::put(out, off);
+        return;
+    }
     if off & 0x8000 != 0 {
         out.push_str("swizzle(QUAD_PERM,");
         crate::amd::operands::put(out, off & 3);
@@ -505,9 +538,10 @@ pub fn image_address_count_gfx12(m: &str, dim: usize, a16: bool) -> u32 {
     let bits = image_suffixes(m, 1);
     let (extra, d, lcm) = image_address_terms(bits);
     let g16 = bits & IMG_G16 != 0;
+    // (a16 packs the coordinates and lod / clamp only; the gradients pack with _g16)
     let grad = if !d {
         0
-    } else if a16 || g16 {
+    } else if g16 {
         2 * grads.div_ceil(2)
     } else {
         2 * grads

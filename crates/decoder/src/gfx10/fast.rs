@@ -58,6 +58,10 @@ const fn plan(ie: usize) -> Plan {
     if form != F_E32 && t & (super::vop::tr::INTERP | super::vop::tr::PERMLANE) != 0 {
         return NO_PLAN;
     }
+    // v_ldexp_f16's exponent literal prints as a 16-bit one (super::vop::vop3).
+    if form != F_E32 && crate::amd::operands::eq(INSTRUCTIONS[ie.inst as usize].mnemonic, "v_ldexp_f16") {
+        return NO_PLAN;
+    }
     let mut p = Plan { ops: [NO_OP; MAX_OPS], n: 0, form, flags: 0 };
     let mut any_float = false;
     let mut has16 = false;

@@ -10,7 +10,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     out.push_str(c.mnemonic());
     let seg = c.d.enc;
     let saddr = c.f(F::SADDR);
-    let saddr_off = saddr == 0x7d || saddr == 0x7f;
+    // Only null (0x7d) is `off`; global refuses exec_hi, scratch prints it with a note.
+    let saddr_off = saddr == 0x7d;
     let m = c.mnemonic();
     let lds = c.f(F::LDS) != 0;
     let mut k = 0;
@@ -49,6 +50,12 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     out.push_str("off");
                 } else {
                     c.sreg(out, saddr, if seg == enc::ENC_FLAT_GLBL { 64 } else { 32 });
+                    match (seg, saddr) {
+                        _ if lds => {}
+                        (enc::ENC_FLAT_GLBL, 0x7e) => operands::invalid_register(out, "SReg_64_XEXEC_XNULL"),
+                        (enc::ENC_FLAT_SCRATCH, 0x7f) => operands::invalid_register(out, "SReg_32_XEXEC_HI"),
+                        _ => {}
+                    }
                 }
             }
             _ => operands::vgpr(out, c.val(op), op.size),

@@ -6,7 +6,7 @@ use crate::amd::operands;
 use crate::amd::print::Ctx;
 use crate::amd::Amd;
 
-use crate::amd::symbols::{image_address_count_gfx10, image_address_terms, image_suffixes, DIM_COORDS, IMAGE_DIMS as DIMS, IMG_G16};
+use crate::amd::symbols::{image_address_terms, image_suffixes, DIM_COORDS, IMAGE_DIMS as DIMS, IMG_G16};
 
 /// Address dwords of an image instruction as LLVM counts them for gfx1013 (which has 16-bit
 /// gradients): a dword each for offset, bias and compare; the coordinates and one lod / clamp /
@@ -50,15 +50,14 @@ fn samples(c: &Ctx<'_, Op>) -> bool {
     c.ie.operands.iter().any(|o| c.field_name(o) == "SSAMP")
 }
 
-/// Extra dwords of an NSA instruction: the addresses after the first, four per dword, as many
-/// as the instruction reads and the NSA field allows.
-pub fn nsa_dwords(p: &Amd<Op>, words: &[u32], ienc: u16) -> usize {
-    let t = p.tables();
-    let m = t.instructions[t.inst_encodings[ienc as usize].inst as usize].mnemonic;
-    let dim = F::DIM.get(words) as usize;
-    let a16 = F::A16.get(words) != 0;
-    let need = (image_address_count_gfx10(m, dim, a16).saturating_sub(1) as usize).div_ceil(4);
-    need.min(F::NSA.get(words) as usize)
+/// Extra dwords of an NSA instruction: as many as the NSA field says. LLVM decodes an NSA word
+/// as the variant with the most addresses among those of the instruction that take that many
+/// NSA dwords (2-5 addresses: one dword, 6-9: two, 10-13: three) and reads that variant's
+/// dwords before it converts to the variant the dim and a16 give; where the instruction has no
+/// variant of that NSA dword count, LLVM rejects the word (the rejection rules' refused
+/// combinations).
+pub fn nsa_dwords(_p: &Amd<Op>, words: &[u32], _ienc: u16) -> usize {
+    F::NSA.get(words) as usize
 }
 
 /// The register counts LLVM prints for an image instruction's data and address.
@@ -127,6 +126,16 @@ pub fn printed_addresses(m: &str, f: &ImageFields) -> u32 {
     shape_of(m, m.starts_with("image_bvh"), f).addrs
 }
 
+/// The data registers an image instruction lists as the printer (and LLVM) gives them.
+pub fn printed_data(m: &str, f: &ImageFields) -> u32 {
+    let s = shape_of(m, m.starts_with("image_bvh"), f);
+    if s.converted {
+        s.data
+    } else {
+        s.data_decoded
+    }
+}
+
 fn shape_of(m: &str, bvh: bool, f: &ImageFields) -> Shape {
     let (nsa, dim, a16, d16, dmask) = (f.nsa, f.dim, f.a16, f.d16, f.dmask);
     let atomic = m.starts_with("image_atomic");
@@ -162,7 +171,8 @@ fn shape_of(m: &str, bvh: bool, f: &ImageFields) -> Shape {
     } else {
         (fewest_addresses(m), false)
     };
-    if gather && data == 3 {
+    // A gather of three data registers, an atomic of a data size it has no variant of: none.
+    if (gather && data == 3) || (atomic && !atomic_data_exists(dmask.count_ones().max(1) + f.tfe as u32, cmpswap)) {
         converted = false;
     }
     if converted && (f.vdata + data > 256 || (nsa == 0 && f.vaddr + addrs > 256)) {
@@ -172,6 +182,16 @@ fn shape_of(m: &str, bvh: bool, f: &ImageFields) -> Shape {
         return Shape { data, addrs: fewest_addresses(m), converted, data_decoded };
     }
     Shape { data, addrs, converted, data_decoded }
+}
+
+/// True when an image atomic has a variant of `data` registers (the DMASK channels and TFE's
+/// one): one to three, two to five for compare-and-swap.
+pub fn atomic_data_exists(data: u32, cmpswap: bool) -> bool {
+    if cmpswap {
+        (2..=5).contains(&data)
+    } else {
+        (1..=3).contains(&data)
+    }
 }
 
 /// True when LLVM defines a plain (non-NSA) variant of `n` address dwords for an instruction

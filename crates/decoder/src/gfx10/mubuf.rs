@@ -32,7 +32,13 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             },
             "VDATA" => operands::vgpr(out, c.val(op), op.size + if tfe { 32 } else { 0 }),
             "SRSRC" => c.sreg(out, c.val(op) * 4, 128),
-            "SOFFSET" => c.src(out, c.val(op), 32, Kind::I32),
+            "SOFFSET" => {
+                let v = c.val(op);
+                c.src(out, v, 32, Kind::I32);
+                if v == 254 {
+                    crate::amd::operands::invalid_register(out, "SReg_32"); // lds_direct
+                }
+            }
             _ => c.sreg(out, c.val(op), op.size),
         }
     }

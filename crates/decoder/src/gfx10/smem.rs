@@ -38,7 +38,12 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                 // A returning atomic's data is also its destination: LLVM reads the register
                 // twice (and warns twice).
                 c.note_tuple(v, op.size);
-                c.sreg(out, v, op.size)
+                c.sreg(out, v, op.size);
+                data_note(out, v, op.size);
+            }
+            "SDATA" => {
+                c.sreg(out, v, op.size);
+                data_note(out, v, op.size);
             }
             _ => c.sreg(out, v, op.size),
         }
@@ -52,6 +57,16 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
     }
     if c.f(F::DLC) != 0 {
         out.push_str(" dlc");
+    }
+}
+
+/// LLVM's note after SDATA (loads, stores, atomics, timers alike): its register classes leave
+/// out m0 and exec.
+fn data_note(out: &mut String, v: u32, size: u16) {
+    match (size, v) {
+        (32, 124 | 126 | 127) => crate::amd::operands::invalid_register(out, "SReg_32_XM0_XEXEC"),
+        (64, 126) => crate::amd::operands::invalid_register(out, "SReg_64_XEXEC"),
+        _ => {}
     }
 }
 

@@ -35,8 +35,9 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     k => k,
                 };
                 // A register-only source prints a constant as a 32-bit one.
-                let reg_only = m.starts_with("s_movrels_") || m == "s_rfe_b64";
-                c.src(out, v, if reg_only && operands::is_inline_constant(v) { 32 } else { op.size }, k);
+                let reg_only = operands::sop_register_only(m);
+                let (size, k) = if reg_only && operands::is_inline_constant(v) { (32, Kind::I32) } else { (op.size, k) };
+                c.src(out, v, size, k);
                 operands::sop_source_note(out, m, v, op.size);
             }
             opr::OPR_LABEL => {

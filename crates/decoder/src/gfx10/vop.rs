@@ -230,7 +230,13 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String) {
                     // LLVM keeps the class mask's modifier bits without printing them.
                     let _ = (c.bits(62, 1), vop3b || c.bits(9, 1) != 0);
                 }
-                c.src_mods(out, c.val(op), op.size, kind, n, a);
+                if i == 1 && c.val(op) == 255 && c.mnemonic() == "v_ldexp_f16" {
+                    // The exponent is a 16-bit integer: its literal prints as one (the inline
+                    // constants as for 32 bits).
+                    operands::literal(out, c.lit, Kind::I16);
+                } else {
+                    c.src_mods(out, c.val(op), op.size, kind, n, a);
+                }
                 operands::source_note(out, c.mnemonic(), op, c.val(op));
             }
             None => plain(c, op, out),

@@ -92,7 +92,7 @@ const fn plan(ie: usize) -> Plan {
         if p.n as usize == MAX_OPS {
             return NO_PLAN;
         }
-        p.ops[p.n as usize] = OpPlan { off, cnt, role, kind: k, mods, size: op.size, lo128: form == F_E32 && kind(op).is_16bit(), class: source_class_of(ie, op) };
+        p.ops[p.n as usize] = OpPlan { off, cnt, role, kind: k, mods, size: op.size, lo128: form == F_E32 && (kind(op).is_16bit() || (t & super::vop::tr::FP8_SRC != 0 && src_index(op).is_some())), class: source_class_of(ie, op) };
         p.n += 1;
     }
     let suffix = match form {

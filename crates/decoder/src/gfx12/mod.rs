@@ -17,5 +17,5 @@ mod vbuffer;
 mod vds;
 mod vexport;
 mod vflat;
-mod vimage;
+pub(crate) mod vimage;
 mod vop;

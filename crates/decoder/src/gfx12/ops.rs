@@ -71,6 +71,13 @@ pub fn literal_form(lit: u32, kind: Kind) -> (bool, u32) {
     }
 }
 
+/// Whether a literal of a `v_dot2_*` DPP source (packed 16-bit halves) prints as `lit(...)`:
+/// when its low half is an inline constant of the halves' type (the whole dword shows either
+/// way).
+pub fn dot2_dpp_literal_is_lit(lit: u32, kind: Kind) -> bool {
+    inline16(lit & 0xffff, if kind == Kind::BF16 { &BF16_INLINE } else { &F16_INLINE })
+}
+
 /// Appends a 9-bit source operand (SGPR, VGPR, inline constant or literal) in gfx12 syntax.
 #[inline]
 pub fn src(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind) {

@@ -18,7 +18,11 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
         let v = c.val(op);
         match c.field_name(op) {
             "SBASE" => {
-                // SBASE counts SGPR pairs; a 128-bit descriptor sits on a multiple of 4.
+                // SBASE counts SGPR pairs; a 128-bit descriptor sits on a multiple of 4 (LLVM
+                // warns about the pair it was given and prints the aligned tuple).
+                if op.size >= 128 {
+                    c.note_tuple(v * 2, op.size);
+                }
                 let base = if op.size >= 128 { (v * 2) & !3 } else { v * 2 };
                 c.sreg(out, base, op.size)
             }

@@ -27,8 +27,12 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
                     }
                     k => k,
                 };
-                let reg_only = m.starts_with("s_movrels_") || m == "s_rfe_b64";
-                let size = if reg_only && crate::amd::operands::is_inline_constant(v) { 32 } else { op.size };
+                let reg_only = crate::amd::operands::sop_register_only(m);
+                let (size, kind) = if reg_only && crate::amd::operands::is_inline_constant(v) {
+                    (32, crate::amd::operands::Kind::I32)
+                } else {
+                    (op.size, kind)
+                };
                 ops::src(c, out, v, size, kind);
                 crate::amd::operands::sop_source_note(out, m, v, op.size);
             }
@@ -63,6 +67,9 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
 }
 
 fn simm16(m: &str, v: u32, out: &mut String) {
+    if m == "s_version" {
+        return crate::amd::symbols::version(out, v);
+    }
     let hex = m == "s_clause"
         || m == "s_round_mode"
         || m == "s_ttracedata_imm"
@@ -70,8 +77,7 @@ fn simm16(m: &str, v: u32, out: &mut String) {
         || m.starts_with("s_addk")
         || m.starts_with("s_movk")
         || m.starts_with("s_cmovk")
-        || m.starts_with("s_mulk")
-        || m == "s_version";
+        || m.starts_with("s_mulk");
     if hex || v > 64 {
         crate::amd::operands::put_hex(out, v);
     } else {

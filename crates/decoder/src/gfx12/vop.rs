@@ -313,7 +313,20 @@ fn vop3(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
                 float |= kind.is_float();
                 let (n, a) = if float_mods(c, kind, i) { (neg >> i & 1 != 0, abs >> i & 1 != 0) } else { (false, false) };
                 let v = if i == 0 && dpp != Dpp::None { 256 + c.f(D::VSRC0) } else { c.val(op) };
-                src_mod(c, out, v, op.size, kind, n, a);
+                if i == 1 && dpp != Dpp::None && matches!(v, 128..=208 | 240..=255) && c.mnemonic().starts_with("v_fmac_") {
+                    // LLVM reads v_fmac's DPP second source as a register operand: a constant
+                    // (255 too, no literal dword follows) prints as its code.
+                    out.push_str(if n { "-" } else { "" });
+                    out.push_str(if a { "|" } else { "" });
+                    operands::put_hex(out, v);
+                    out.push_str(if a { "|" } else { "" });
+                    continue;
+                }
+                if v == 255 && i < 2 && dpp != Dpp::None && c.mnemonic().starts_with("v_dot2_") {
+                    dot2_dpp_literal(c, out, kind, n, a);
+                } else {
+                    src_mod(c, out, v, op.size, kind, n, a);
+                }
                 operands::source_note(out, c.mnemonic(), op, v);
             }
             None => {
@@ -370,10 +383,15 @@ fn vop3p(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
                     Kind::I16 => Kind::PkI16,
                     k => k,
                 };
-                if mix {
+                if mix && i == 1 && dpp != Dpp::None && v < 256 {
+                    mix_dpp_src1(c, out, v, op.size, kind, neg_lo >> i & 1 != 0, neg_hi >> i & 1 != 0);
+                } else if mix {
                     src_mod(c, out, v, op.size, kind, neg_lo >> i & 1 != 0, neg_hi >> i & 1 != 0);
                 } else {
                     ops::src(c, out, v, op.size, kind);
+                }
+                if m.starts_with("v_wmma_") || m.starts_with("v_swmmac_") {
+                    matrix_note(out, m, i, v, op.size);
                 }
             }
             None => plain(c, op, out),
@@ -411,22 +429,105 @@ fn vop3p(c: &Ctx<'_, Op>, out: &mut String, dpp: Dpp) {
     }
 }
 
+/// The literal of a `v_dot2_*` DPP packed source (the first two): the whole dword, `lit(...)` when its low half is an
+/// inline constant ([`ops::dot2_dpp_literal_is_lit`]), with the float modifiers.
+fn dot2_dpp_literal(c: &Ctx<'_, Op>, out: &mut String, kind: Kind, neg: bool, abs: bool) {
+    let is_lit = ops::dot2_dpp_literal_is_lit(c.lit, kind);
+    let call = neg && !is_lit && !abs;
+    out.push_str(if call { "neg(" } else if neg { "-" } else { "" });
+    if abs {
+        out.push('|');
+    }
+    if is_lit {
+        out.push_str("lit(");
+        operands::put_hex(out, c.lit);
+        out.push(')');
+    } else {
+        operands::put_hex(out, c.lit);
+    }
+    if abs {
+        out.push('|');
+    }
+    if call {
+        out.push(')');
+    }
+}
+
+/// The second source of a `v_fma_mix*` DPP form, which takes VGPRs only: a constant, literal
+/// or scalar register prints with LLVM's note inside its modifiers (`neg(35/*Invalid
+/// immediate*/)`).
+fn mix_dpp_src1(c: &Ctx<'_, Op>, out: &mut String, v: u32, size: u16, kind: Kind, neg: bool, abs: bool) {
+    let imm = (v == 255 && !ops::literal_form(c.lit, kind).0) || operands::is_inline_constant(v);
+    let call = neg && imm && !abs;
+    out.push_str(if call { "neg(" } else if neg { "-" } else { "" });
+    if abs {
+        out.push('|');
+    }
+    ops::src(c, out, v, size, kind);
+    if v != 124 {
+        // (null takes no note)
+        operands::class_note(out, operands::CLASS_VGPR, v);
+    }
+    if abs {
+        out.push('|');
+    }
+    if call {
+        out.push(')');
+    }
+}
+
+/// LLVM's note after a source of `v_wmma_*` / `v_swmmac_*` that takes VGPRs only (the matrices
+/// A and B; `v_swmmac`'s index too): a constant or literal, or a scalar register (named by its
+/// VGPR tuple class). `v_wmma`'s accumulator takes constants but no scalar registers.
+fn matrix_note(out: &mut String, m: &str, i: usize, v: u32, size: u16) {
+    let constants_ok = i == 2 && m.starts_with("v_wmma_");
+    if operands::is_inline_constant(v) || v == 255 {
+        if !constants_ok {
+            out.push_str(operands::INVALID_IMMEDIATE);
+        }
+    } else if v < 256 {
+        match size {
+            32 => operands::invalid_register(out, "VGPR_32"),
+            64 => operands::invalid_register(out, "VReg_64"),
+            128 => operands::invalid_register(out, "VReg_128"),
+            256 => operands::invalid_register(out, "VReg_256"),
+            _ => {}
+        }
+    }
+}
+
 /// Operands of a VOP1/VOP2/VOPC DPP form: sources are VGPRs with optional float modifiers.
 fn dpp_operands(c: &Ctx<'_, Op>, out: &mut String, neg: [u32; 2], abs: [u32; 2]) {
     let mut k = 0;
+    // v_cndmask_b32's second source with abs: LLVM closes the bars after the mask operand
+    // (`|v127, vcc_lo|`).
+    let mut close = false;
     for op in c.ie.operands {
         sep(out, &mut k);
         match src_index(op) {
             Some(i) if op.ty == opr::OPR_VGPR || op.ty == opr::OPR_SRC => {
                 let kind = c.kind(op);
                 let (n, a) = if float_mods(c, kind, i) { (neg[i] != 0, abs[i] != 0) } else { (false, false) };
+                if a && i == 1 && traits(c) & tr::CNDMASK != 0 {
+                    out.push_str(if n { "-|" } else { "|" });
+                    operands::vgpr_mods_lo128(out, c.val(op) & 0xff, op.size, false, false, kind.is_16bit());
+                    close = true;
+                    continue;
+                }
                 operands::vgpr_mods_lo128(out, c.val(op) & 0xff, op.size, n, a, kind.is_16bit());
             }
             _ => {
                 plain(c, op, out);
                 lo128_note(c, op, out);
+                if close {
+                    out.push('|');
+                    close = false;
+                }
             }
         }
+    }
+    if close {
+        out.push('|');
     }
 }
 
@@ -434,7 +535,8 @@ fn dpp_operands(c: &Ctx<'_, Op>, out: &mut String, neg: [u32; 2], abs: [u32; 2])
 /// past v127: those operands take only v0-v127 (`VGPR_32_Lo128`; `VS_32_Lo128` for a source
 /// that may also be scalar).
 fn lo128_note(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
-    if !c.kind(op).is_16bit() {
+    // (the fp8 / bf8 pair conversions' source is a 16-bit one too)
+    if !c.kind(op).is_16bit() && !(traits(c) & tr::FP8_SRC != 0 && op.ty == opr::OPR_SRC) {
         return;
     }
     let v = c.val(op);

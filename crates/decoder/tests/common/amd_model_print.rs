@@ -315,7 +315,7 @@ fn sop(p: &mut P<'_>) {
         }
         return;
     }
-    if m == "s_version" && !p.g12 {
+    if m == "s_version" {
         if let Some(OperandKind::Imm(v)) = p.inst.explicit().next().map(|o| o.kind) {
             p.out.push(' ');
             symbols::version(&mut p.out, v as u32);
@@ -1070,8 +1070,47 @@ const OPSEL_VOP3_G12: &[&str] = &[
     "v_sub_nc_u16",
 ];
 
+/// gfx10 VOP3 forms of v_interp_p1_f32 / p2_f32 / mov_f32: `_e64`, the destination, the source
+/// (its modifiers; mov's parameter), the attribute from SRC0, clamp and omod.
+fn interp_e64(p: &mut P<'_>) {
+    p.out.push_str("_e64");
+    for o in p.printed() {
+        if o.implicit {
+            continue;
+        }
+        p.sep();
+        let mut out = std::mem::take(&mut p.out);
+        match (o.field, o.kind) {
+            ("SRC0", OperandKind::Field { value, .. }) => {
+                out.push_str(&format!("attr{}.{}", value & 0x3f, ["x", "y", "z", "w"][(value >> 6 & 3) as usize]));
+            }
+            (_, OperandKind::Field { ty: "OPR_INTERP_PARAM", value }) => out.push_str(&match value {
+                0 => "p10".to_string(),
+                1 => "p20".to_string(),
+                2 => "p0".to_string(),
+                v => format!("invalid_param_{v}"),
+            }),
+            ("SRC1", _) => src_mods(p, &mut out, &o, Kind::F32, o.mods.neg, o.mods.abs),
+            _ => {
+                if !reg(&mut out, &o.kind, o.size) {
+                    src(p, &mut out, &o, Kind::F32);
+                }
+            }
+        }
+        p.out = out;
+    }
+    if p.has_mod(Modifier::Clamp) {
+        p.out.push_str(" clamp");
+    }
+    let ov = omod_v(p);
+    omod(&mut p.out, ov);
+}
+
 fn vop(p: &mut P<'_>) {
     let e = p.inst.encoding;
+    if !p.g12 && e == "ENC_VOP3" && p.m().starts_with("v_interp_") && p.m().ends_with("_f32") {
+        return interp_e64(p);
+    }
     let short = p.has("ENC_VOP1") || p.has("ENC_VOP2") || p.has("ENC_VOPC");
     let long = p.has("ENC_VOP3") || p.has("ENC_VOP3B") || p.has("ENC_VOP3SD");
     let dpp16 = e.ends_with("_DPP16");
@@ -1163,6 +1202,29 @@ fn vop(p: &mut P<'_>) {
                     if a {
                         out.push('|');
                     }
+                } else if p.g12 && vop3 && (dpp16 || dpp8) && i == 1 && p.m().starts_with("v_fmac_") && is_const(o) {
+                    // v_fmac's DPP second source: a constant prints as its code.
+                    let code = isabridge_decoder::amd::model::src_code(Isa::Gfx1201, &o.kind).unwrap_or(0);
+                    out.push_str(if n { "-" } else { "" });
+                    out.push_str(if a { "|" } else { "" });
+                    put_hex(&mut out, code);
+                    out.push_str(if a { "|" } else { "" });
+                } else if let (true, OperandKind::Literal(l)) = (p.g12 && vop3 && (dpp16 || dpp8) && i < 2 && p.m().starts_with("v_dot2_"), o.kind) {
+                    // v_dot2 DPP sources: the whole literal, lit(...) when its low half is an
+                    // inline constant of the halves' type.
+                    let is_lit = inline16(l & 0xffff, if kind == Kind::BF16 { &BF16_INLINE } else { &F16_INLINE });
+                    let call = n && !is_lit && !a;
+                    out.push_str(if call { "neg(" } else if n { "-" } else { "" });
+                    out.push_str(if a { "|" } else { "" });
+                    if is_lit {
+                        out.push_str("lit(");
+                        put_hex(&mut out, l);
+                        out.push(')');
+                    } else {
+                        put_hex(&mut out, l);
+                    }
+                    out.push_str(if a { "|" } else { "" });
+                    out.push_str(if call { ")" } else { "" });
                 } else if p.g12 && !vop3p {
                     let neg_fn = n && !a && is_const(o);
                     if neg_fn {
@@ -1181,6 +1243,9 @@ fn vop(p: &mut P<'_>) {
                             out.push('|');
                         }
                     }
+                } else if let (true, OperandKind::Literal(l)) = (!p.g12 && i == 1 && p.m() == "v_ldexp_f16", o.kind) {
+                    // The 16-bit exponent's literal.
+                    isabridge_decoder::amd::operands::literal(&mut out, l, Kind::I16);
                 } else {
                     src_mods(p, &mut out, o, kind, n, a);
                 }
