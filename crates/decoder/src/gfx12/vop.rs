@@ -536,7 +536,8 @@ fn dpp_operands(c: &Ctx<'_, Op>, out: &mut String, neg: [u32; 2], abs: [u32; 2])
 /// that may also be scalar).
 fn lo128_note(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
     // (the fp8 / bf8 pair conversions' source is a 16-bit one too)
-    if !c.kind(op).is_16bit() && !(traits(c) & tr::FP8_SRC != 0 && op.ty == opr::OPR_SRC) {
+    let fp8_src = traits(c) & tr::FP8_SRC != 0 && op.ty == opr::OPR_SRC;
+    if !c.kind(op).is_16bit() && !fp8_src {
         return;
     }
     let v = c.val(op);
