@@ -8,7 +8,7 @@ use super::{At, Cx};
 use crate::lift::LiftError;
 use crate::operand::{Modifier, Operand, OperandKind};
 use isabridge_ir::ops::conv::ConvOp;
-use isabridge_ir::ops::float::{FloatKind, FloatOp, Omod};
+use isabridge_ir::ops::float::{FCmp, FloatKind, FloatOp, Omod};
 use isabridge_ir::ops::int::IntOp;
 use isabridge_ir::soft::{FFmt, FloatMode, MinMaxKind, NanRule, Round};
 use isabridge_ir::{Type, Value};
@@ -475,9 +475,30 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
     if s.len() < need {
         return Err(cx.unsupported(at, "float operands"));
     }
+    // RDNA2 Dx10Clamp [expected32_no_dx10]: with DX10_CLAMP off the clamp bit leaves a NaN
+    // result a NaN (v_add_f32 clamp of qNaN + sNaN gives a NaN, not +0); other results clamp
+    // to [0, 1] as with DX10_CLAMP on.
+    let nan_survives_clamp = m.sat && cx.mode >> 8 & 1 == 0;
+    if nan_survives_clamp {
+        m.sat = false;
+    }
     let fop = FloatOp { kind, mode: m, fmz: op.ends_with("LEGACY"), relu: false, omod: omod(cx, at, fmt) };
-    let r = cx.b().float(fop, fty(fmt), &s[..need]);
+    let mut r = cx.b().float(fop, fty(fmt), &s[..need]);
+    if nan_survives_clamp {
+        r = clamp_keeping_nan(cx, r, m, fmt);
+    }
     fdef(cx, &valu, at, &d, r, fmt)
+}
+
+/// `r` clamped to [0, 1] with a NaN left as it is (the clamp bit with DX10_CLAMP off).
+fn clamp_keeping_nan(cx: &mut Cx, r: Value, m: FloatMode, fmt: FFmt) -> Value {
+    let mut cm = m;
+    cm.sat = true;
+    cm.ftz_in = false;
+    let canon = FloatOp { kind: FloatKind::Canon, mode: cm, fmz: false, relu: false, omod: Omod::None };
+    let clamped = cx.b().float(canon, fty(fmt), &[r]);
+    let is_nan = cx.b().fcmp(FCmp::Neu, false, r, r);
+    cx.b().select(fty(fmt), is_nan, r, clamped)
 }
 
 /// The output modifier and clamp of an instruction whose op has no fields for them (a
