@@ -4,7 +4,8 @@
 //!
 //! Layouts run today: `std_buffer_v1` and `idx_buffer_v1` (chunked dispatches, per-lane check
 //! masks, per-slot compare bit masks, any-NaN slots, expected-slot maps), `custom_buffer_format`
-//! (ten descriptors over input and scratch buffers), and float-mode tables:
+//! (ten descriptors over input and scratch buffers), `custom_bvh` (BVH node memory and
+//! descriptors), and float-mode tables:
 //! the main expected table runs under the MODE its `float_mode_expected32` (or `float_mode`)
 //! names, and every further `expected32_*` table of `extra_arrays` under its own
 //! `float_mode_expected32_*`, reported as a row of its own. A test in another layout, or one
@@ -198,8 +199,9 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expect
     let expected: Vec<Vec<u32>> = expected.as_array().map(|r| r.iter().map(words).collect()).unwrap_or_default();
     let checked = h["checked"].as_u64().unwrap_or(0) as usize;
     let lanes_total = expected.len() as u64 * checked as u64;
+    let bvh = (layout == "custom_bvh").then(|| bvh_memory(t));
     let indexed = match layout {
-        "std_buffer_v1" => false,
+        "std_buffer_v1" | "custom_bvh" => false,
         "idx_buffer_v1" => true,
         // F64FmaSubnormals (HARNESS.md: `custom_*` layouts, described in the test's notes): the
         // raw layout with an 8-dword input slot and a 2-dword output slot, both given by
@@ -223,7 +225,7 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expect
     let Some(mode) = table_mode(h, table, main) else {
         return fail(name, wave, table, lanes_total, format!("no float_mode_{table} names the mode of this table"));
     };
-    let opts = Options { wave64: wave == 64, mode, user_sgprs: 8, vgpr_inputs: vec![SystemValue::LocalIdX] };
+    let opts = Options { wave64: wave == 64, mode, user_sgprs: if bvh.is_some() { 16 } else { 8 }, vgpr_inputs: vec![SystemValue::LocalIdX] };
     let f = match lift(Isa::Gfx1013, &bytes, 0, &opts) {
         Ok(f) => f,
         Err(e) => return fail(name, wave, table, lanes_total, e.to_string()),
@@ -270,8 +272,13 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expect
             .chain(desc(OUT_BASE, outb.len()))
             .map(|w| Input::Uniform(w as u64))
             .collect();
+        let mut global = vec![(IN_BASE, inb), (OUT_BASE, outb)];
+        if let Some((desc, nodes)) = &bvh {
+            ins.extend(desc.iter().map(|w| Input::Uniform(*w as u64)));
+            global.push((BVH_BASE, nodes.clone()));
+        }
         ins.push(Input::PerLane((0..workgroup as u64).collect()));
-        let mem = Memory { global: vec![(IN_BASE, inb), (OUT_BASE, outb)], ..Memory::default() };
+        let mem = Memory { global, ..Memory::default() };
         let cfg = Config { wave_size: wave, waves: workgroup.div_ceil(wave), ..Config::default() };
         let r = match interp::run(&f, &cfg, &ins, mem) {
             Ok(r) => r,
@@ -408,6 +415,23 @@ fn run_buffer_format(t: &Json, name: &str, wave: u32, code_key: &str, table: &st
         }
     }
     Outcome { name: name.into(), wave, table: table.into(), checked: n_checked, passed: n_passed, first }
+
+/// Where layout `custom_bvh` places the BVH node memory (256-byte aligned).
+const BVH_BASE: u64 = 0x3_0000_0000;
+
+/// Layout `custom_bvh` (Bvh64IntersectRay), mode A of its harness record: the node image
+/// (`extra_arrays.bvh_nodes`, 16 dwords a node) at the start of a zeroed 64 KiB block at
+/// [`BVH_BASE`], and the two node-memory descriptors for s[8:11] and s[12:15], both with that base:
+/// word 0 = base >> 8, word 1 = (base >> 40) & 0xff | 1 << 31 (box sorting), word 2 = the last
+/// node index (6), word 3 = its bits 32.. (0).
+fn bvh_memory(t: &Json) -> ([u32; 8], Vec<u8>) {
+    let mut nodes = vec![0u8; 64 << 10];
+    let words: Vec<u32> = t["extra_arrays"]["bvh_nodes"].as_array().into_iter().flatten().flat_map(words).collect();
+    for (k, w) in words.iter().enumerate().take(nodes.len() / 4) {
+        nodes[4 * k..4 * k + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    let d = [(BVH_BASE >> 8) as u32, (BVH_BASE >> 40) as u32 & 0xff | 1 << 31, 6, 0];
+    ([d[0], d[1], d[2], d[3], d[0], d[1], d[2], d[3]], nodes)
 }
 
 fn is_nan32(x: u32) -> bool {

@@ -429,6 +429,22 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
                 return e("buffer access width differs from the data type");
             }
         }
+        Op::Image(io) => {
+            if io.operand_types() != tys {
+                return e("image operand types differ from the op's (descriptors i64, addresses and data as its flags say)");
+            }
+            if !io.is_store() && ty != Type::I32 {
+                return e("image ops give one i32 channel");
+            }
+            if io.chan > 3 || (matches!(io.kind, crate::ops::image::ImageKind::Gather) && io.comp > 3) {
+                return e("image channel or gathered component out of range");
+            }
+        }
+        Op::Ray(_) => {
+            if ty != Type::I32 || tys[..3].iter().any(|t| *t != Type::I64) || tys[3..].iter().any(|t| *t != Type::F32) {
+                return e("ray.node takes two i64 descriptor halves, an i64 node pointer and ten f32, giving i32");
+            }
+        }
         Op::Bitcast => {
             if tys[0].bits() != ty.bits() {
                 return e("bitcast changes the width");

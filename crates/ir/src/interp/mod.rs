@@ -6,6 +6,8 @@
 //! Register reads and writes of the pre-SSA form run too, so every pass can be checked by
 //! running the function before and after it.
 
+mod image;
+
 use crate::eval::eval_pure;
 use crate::ir::{Block, Function, Terminator, Value};
 use crate::ops::lane::{shfl_source, LaneOp};
@@ -98,7 +100,7 @@ pub struct Outcome {
 }
 
 /// Operands an instruction may have beyond phis and vectors built of many parts.
-const MAX_ARGS: usize = 12;
+const MAX_ARGS: usize = 20;
 
 struct CInst {
     v: usize,
@@ -403,6 +405,8 @@ impl Machine<'_> {
                 }
             }
             Op::Buffer(bo) => self.buffer_op(w, group, full, ci, *bo)?,
+            Op::Ray(ro) => self.ray_op(w, group, full, ci, *ro)?,
+            Op::Image(io) => self.image_op(w, group, full, ci, *io)?,
             Op::Param(n) => {
                 for l in lanes() {
                     let t = base + l;

@@ -6,9 +6,11 @@ pub mod conv;
 pub mod fdiv;
 pub mod float;
 pub mod format;
+pub mod image;
 pub mod int;
 pub mod lane;
 pub mod mem;
+pub mod ray;
 
 use crate::ir::{Block, Reg};
 use crate::soft::approx::ApproxFn;
@@ -19,7 +21,9 @@ use fdiv::FDivOp;
 use float::{FCmp, FloatOp};
 use int::IntOp;
 use lane::LaneOp;
+use image::ImageOp;
 use mem::MemOp;
+use ray::RayOp;
 
 /// One IR operation. Operands are the instruction's `args`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -69,6 +73,10 @@ pub enum Op {
     Buffer(BufferOp),
     /// Division helper (scale, post-scaled fma, special cases).
     FDiv(FDivOp),
+    /// Ray / BVH-node intersection through a node-memory descriptor.
+    Ray(RayOp),
+    /// Image access through image (and sampler) descriptors.
+    Image(ImageOp),
 }
 
 impl Op {
@@ -84,6 +92,8 @@ impl Op {
             Op::Int(i) => i.arity(),
             Op::Select | Op::LaneSelect => 3,
             Op::Buffer(b) => b.arity(),
+            Op::Ray(r) => r.arity(),
+            Op::Image(i) => i.arity(),
             Op::Mem(m) => m.arity(),
             Op::Lane(l) => l.arity(),
         })
@@ -99,6 +109,8 @@ impl Op {
                 | Op::Lane(_)
                 | Op::Param(_)
                 | Op::Buffer(_)
+                | Op::Ray(_)
+                | Op::Image(_)
                 | Op::LaneSelect
         )
     }
@@ -107,12 +119,13 @@ impl Op {
     /// unused. Every new op with an effect belongs here.
     pub fn has_effect(&self) -> bool {
         matches!(self, Op::WriteReg(_) | Op::Mem(_) | Op::Sync(_) | Op::Buffer(_))
+            || matches!(self, Op::Image(i) if i.is_store() || matches!(i.kind, image::ImageKind::Atomic(_)))
     }
     /// Whether the result is the same on every lane, given whether every operand is.
     pub fn uniform_result(&self, args_uniform: bool) -> bool {
         match self {
             Op::Const(_) | Op::Undef => true,
-            Op::Param(_) | Op::ReadReg(_) | Op::Phi(_) | Op::LaneSelect | Op::Buffer(_) => false,
+            Op::Param(_) | Op::ReadReg(_) | Op::Phi(_) | Op::LaneSelect | Op::Buffer(_) | Op::Ray(_) | Op::Image(_) => false,
             Op::Lane(LaneOp::ReadLane) => true,
             Op::Lane(l) => matches!(
                 l,
@@ -132,16 +145,17 @@ impl Op {
     /// Whether the op may take a trailing `mask` operand naming the lanes it runs under (one
     /// more than [`Op::arity`]); wave-model functions must give it.
     pub fn takes_mask(&self) -> bool {
-        matches!(self, Op::Mem(_) | Op::Buffer(_) | Op::Lane(_))
+        matches!(self, Op::Mem(_) | Op::Buffer(_) | Op::Lane(_) | Op::Ray(_) | Op::Image(_))
     }
     /// Whether the op depends on other lanes or on the active mask.
     pub fn is_cross_lane(&self) -> bool {
-        matches!(self, Op::Lane(_))
+        matches!(self, Op::Lane(_)) || matches!(self, Op::Image(i) if i.reads_quad())
     }
     /// Whether the op produces no value.
     pub fn is_void(&self) -> bool {
         matches!(self, Op::WriteReg(_) | Op::Sync(_) | Op::Mem(MemOp::Store(_)))
             || matches!(self, Op::Buffer(b) if b.is_store())
+            || matches!(self, Op::Image(i) if i.is_store())
     }
     /// Text mnemonic (phi, param, const and register ops print their own operands).
     pub fn mnemonic(&self) -> String {
@@ -161,6 +175,8 @@ impl Op {
             Op::Select => "select".into(),
             Op::LaneSelect => "lanesel".into(),
             Op::Buffer(b) => b.mnemonic(),
+            Op::Ray(r) => r.mnemonic(),
+            Op::Image(i) => i.mnemonic(),
             Op::Bitcast => "bitcast".into(),
             Op::Build => "build".into(),
             Op::Extract(i) => format!("extract.{i}"),
@@ -213,6 +229,12 @@ impl Op {
         }
         if let Some(x) = BufferOp::parse(base, mods) {
             return Some(Op::Buffer(x));
+        }
+        if let Some(x) = ImageOp::parse(base, mods) {
+            return Some(Op::Image(x));
+        }
+        if let Some(x) = RayOp::parse(base, mods) {
+            return Some(Op::Ray(x));
         }
         if let Some(x) = LaneOp::parse(base, mods) {
             return Some(Op::Lane(x));

@@ -6,7 +6,8 @@
 //! Families, one file each: scalar ALU and program control (`sop.rs`), vector integer
 //! (`vint.rs`), vector float (`vfloat.rs`), vector compares (`vcmp.rs`), cross-lane
 //! (`lanes.rs`), buffer memory (`mubuf.rs`, typed: `mtbuf.rs`), LDS (`ds.rs`), packed 16-bit
-//! (`vop3p.rs`), 16-bit integer (`vint16.rs`), 16-bit and packing conversions (`cvt16.rs`), relative moves (`movrel.rs`);
+//! (`vop3p.rs`), 16-bit integer (`vint16.rs`), 16-bit and packing conversions (`cvt16.rs`), relative moves (`movrel.rs`),
+//! ray / BVH-node intersection (`bvh.rs`), images (`mimg.rs`);
 //! SDWA sub-dword sources and destinations (`sdwa.rs`) apply to every VOP1/VOP2/VOPC family.
 
 mod cvt16;
@@ -15,7 +16,9 @@ mod gfx12;
 mod gfx12_names;
 mod flat;
 mod kernel;
+mod bvh;
 mod lanes;
+mod mimg;
 mod mode;
 mod movrel;
 mod mtbuf;
@@ -474,6 +477,12 @@ impl Cx<'_> {
             return r;
         }
         if let Some(r) = sop::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = bvh::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = mimg::lift(self, at, name) {
             return r;
         }
         if let Some(r) = mubuf::lift(self, at, name) {
