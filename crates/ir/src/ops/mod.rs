@@ -118,8 +118,7 @@ impl Op {
     /// and buffer access, barriers): dead-code elimination keeps it even when its result is
     /// unused. Every new op with an effect belongs here.
     pub fn has_effect(&self) -> bool {
-        matches!(self, Op::WriteReg(_) | Op::Mem(_) | Op::Sync(_) | Op::Buffer(_))
-            || matches!(self, Op::Image(i) if i.is_store() || matches!(i.kind, image::ImageKind::Atomic(_)))
+        matches!(self, Op::WriteReg(_) | Op::Mem(_) | Op::Sync(_) | Op::Buffer(_) | Op::Image(_) | Op::Ray(_))
     }
     /// Whether the result is the same on every lane, given whether every operand is.
     pub fn uniform_result(&self, args_uniform: bool) -> bool {
