@@ -203,3 +203,46 @@ fn corpus_image_instructions_lift() {
     assert!(failed.is_empty(), "{failed:#?}");
     assert_eq!(lifted, 186, "image instructions in the gfx1013 listings");
 }
+
+/// Graphics-stage instructions on given stage inputs. Attribute a, channel c, parameter p is
+/// input 1024 + 12a + 3c + p: attr0.x has P0 = 1, P10 = 2, P20 = 4, so `v_interp_p1_f32` at
+/// i = lane gives fma(i, 2, 1) and `v_interp_p2_f32` at j = 0.5 adds fma(0.5, 4, ·): 2·lane + 3;
+/// `v_interp_mov_f32 p0, attr1.y` reads input 1039. Exports are recorded per lane (`compr`
+/// splits a register into its 16-bit halves), `done vm` too; each `s_sendmsg` GS message once
+/// per wave: emit on stream 0, cut on stream 1, GS done.
+#[test]
+fn interpolation_exports_and_gs_messages() {
+    use isabridge_ir::ops::stage::{Message, StageOp, Target};
+    let code = [
+        0x7e080d00, 0x7e0a02f0, 0xc8080004, 0xc8090005, 0xc80e0502, 0x7e0c02ff, 0x3c004000, 0xf8000003, 0x00000302,
+        0xf8000413, 0x00000006, 0xf8001890, 0x00000000, 0xbf900022, 0xbf900112, 0xbf900003, 0xbf810000,
+    ];
+    let f = lift(Isa::Gfx1013, &bytes(&code), 0, &Options::default()).expect("lifts");
+    let mut ins = vec![Input::Uniform(0); 1024 + 24];
+    ins[0] = Input::PerLane((0..32).collect());
+    ins[1024] = Input::Uniform(1f32.to_bits() as u64);
+    ins[1025] = Input::Uniform(2f32.to_bits() as u64);
+    ins[1026] = Input::Uniform(4f32.to_bits() as u64);
+    ins[1039] = Input::PerLane((0..32).map(|l| (10.0 * l as f32).to_bits() as u64).collect());
+    let o = run(&f, &Config::default(), &ins, Memory::default()).unwrap();
+    for lane in 0..32u32 {
+        let mine: Vec<(StageOp, u64)> = o.stage.iter().filter(|e| e.thread == lane && !matches!(e.op, StageOp::Message(_))).map(|e| (e.op, e.value)).collect();
+        let want = vec![
+            (StageOp::Export { target: Target::Mrt(0), chan: 0 }, (2.0 * lane as f32 + 3.0).to_bits() as u64),
+            (StageOp::Export { target: Target::Mrt(0), chan: 1 }, (10.0 * lane as f32).to_bits() as u64),
+            (StageOp::Export { target: Target::Mrt(1), chan: 0 }, 0x4000),
+            (StageOp::Export { target: Target::Mrt(1), chan: 1 }, 0x3c00),
+            (StageOp::Done { vm: true }, 0),
+        ];
+        assert_eq!(mine, want, "lane {lane}");
+    }
+    let msgs: Vec<(u32, StageOp)> = o.stage.iter().filter(|e| matches!(e.op, StageOp::Message(_))).map(|e| (e.thread, e.op)).collect();
+    assert_eq!(
+        msgs,
+        vec![
+            (0, StageOp::Message(Message::Emit(0))),
+            (0, StageOp::Message(Message::Cut(1))),
+            (0, StageOp::Message(Message::GsDone))
+        ]
+    );
+}

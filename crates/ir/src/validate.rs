@@ -429,6 +429,11 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
                 return e("buffer access width differs from the data type");
             }
         }
+        Op::Stage(_) => {
+            if tys.iter().any(|t| t.lanes() != 1 || t.bits() > 32 || *t == Type::B1) {
+                return e("an export takes one scalar of 8 to 32 bits");
+            }
+        }
         Op::Image(io) => {
             if io.operand_types() != tys {
                 return e("image operand types differ from the op's (descriptors i64, addresses and data as its flags say)");

@@ -43,9 +43,9 @@ impl Machine<'_> {
 
 use crate::ops::image::{ChanKind, Format, ImageDesc, ImageDim, ImageKind, ImageOp, LodMode, SamplerDesc};
 use crate::ops::mem::atomic_apply;
-use crate::soft::{convert, FFmt, FloatMode, NanRule, Overflow, Round};
+use crate::soft::{convert, FFmt, FloatMode, NanRule, Overflow, Round, Tininess};
 
-const EXACT: FloatMode = FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate };
+const EXACT: FloatMode = FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate, tininess: Tininess::AfterRounding };
 
 fn err(why: &'static str) -> InterpError {
     InterpError::Unsupported(why)
@@ -580,5 +580,27 @@ fn resinfo(d: &ImageDesc, fmt: &Format, op: &ImageOp, mip: u32) -> u32 {
         v & 0xffff
     } else {
         v
+    }
+}
+
+impl Machine<'_> {
+    /// `export.*` and `message.*`: record what ran, per lane under the mask or once per wave.
+    pub(super) fn stage_op(&mut self, w: usize, group: u64, ci: &CInst, op: crate::ops::stage::StageOp) {
+        use crate::ops::stage::{StageEvent, StageOp};
+        let th = self.threads();
+        let base = w * self.ws;
+        if let StageOp::Message(_) = op {
+            if group != 0 {
+                self.stage.push(StageEvent { thread: base as u32, op, value: 0 });
+            }
+            return;
+        }
+        for l in 0..self.ws {
+            if group >> l & 1 == 0 {
+                continue;
+            }
+            let value = if ci.nargs > 0 { self.regs[ci.args[0] * th + base + l] } else { 0 };
+            self.stage.push(StageEvent { thread: (base + l) as u32, op, value });
+        }
     }
 }

@@ -97,6 +97,8 @@ pub struct Outcome {
     pub memory: Memory,
     /// Lane-instructions executed.
     pub lane_ops: u64,
+    /// Exports and stage messages, in the order they ran.
+    pub stage: Vec<crate::ops::stage::StageEvent>,
 }
 
 /// Operands an instruction may have beyond phis and vectors built of many parts.
@@ -198,6 +200,7 @@ pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<
         outputs: vec![Vec::new(); threads],
         lane_ops: 0,
         rank,
+        stage: Vec::new(),
     };
     let mut state = vec![LaneState::Run { rank: 0, idx: 0 }; threads];
     let mut prev: Vec<Option<Block>> = vec![None; threads];
@@ -303,7 +306,7 @@ pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<
             break;
         }
     }
-    Ok(Outcome { outputs: m.outputs, memory: m.mem, lane_ops: m.lane_ops })
+    Ok(Outcome { outputs: m.outputs, memory: m.mem, lane_ops: m.lane_ops, stage: m.stage })
 }
 
 struct Machine<'a> {
@@ -319,6 +322,7 @@ struct Machine<'a> {
     outputs: Vec<Vec<u64>>,
     lane_ops: u64,
     rank: Vec<u32>,
+    stage: Vec<crate::ops::stage::StageEvent>,
 }
 
 impl Machine<'_> {
@@ -407,6 +411,7 @@ impl Machine<'_> {
             Op::Buffer(bo) => self.buffer_op(w, group, full, ci, *bo)?,
             Op::Ray(ro) => self.ray_op(w, group, full, ci, *ro)?,
             Op::Image(io) => self.image_op(w, group, full, ci, *io)?,
+            Op::Stage(so) => self.stage_op(w, group, ci, *so),
             Op::Param(n) => {
                 for l in lanes() {
                     let t = base + l;

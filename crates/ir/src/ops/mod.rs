@@ -11,6 +11,7 @@ pub mod int;
 pub mod lane;
 pub mod mem;
 pub mod ray;
+pub mod stage;
 
 use crate::ir::{Block, Reg};
 use crate::soft::approx::ApproxFn;
@@ -24,6 +25,7 @@ use lane::LaneOp;
 use image::ImageOp;
 use mem::MemOp;
 use ray::RayOp;
+use stage::StageOp;
 
 /// One IR operation. Operands are the instruction's `args`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -77,6 +79,8 @@ pub enum Op {
     Ray(RayOp),
     /// Image access through image (and sampler) descriptors.
     Image(ImageOp),
+    /// Graphics-stage output: an export or a geometry-stage message.
+    Stage(StageOp),
 }
 
 impl Op {
@@ -94,6 +98,7 @@ impl Op {
             Op::Buffer(b) => b.arity(),
             Op::Ray(r) => r.arity(),
             Op::Image(i) => i.arity(),
+            Op::Stage(s) => s.arity(),
             Op::Mem(m) => m.arity(),
             Op::Lane(l) => l.arity(),
         })
@@ -111,6 +116,7 @@ impl Op {
                 | Op::Buffer(_)
                 | Op::Ray(_)
                 | Op::Image(_)
+                | Op::Stage(_)
                 | Op::LaneSelect
         )
     }
@@ -118,13 +124,13 @@ impl Op {
     /// and buffer access, barriers): dead-code elimination keeps it even when its result is
     /// unused. Every new op with an effect belongs here.
     pub fn has_effect(&self) -> bool {
-        matches!(self, Op::WriteReg(_) | Op::Mem(_) | Op::Sync(_) | Op::Buffer(_) | Op::Image(_) | Op::Ray(_))
+        matches!(self, Op::WriteReg(_) | Op::Mem(_) | Op::Sync(_) | Op::Buffer(_) | Op::Image(_) | Op::Ray(_) | Op::Stage(_))
     }
     /// Whether the result is the same on every lane, given whether every operand is.
     pub fn uniform_result(&self, args_uniform: bool) -> bool {
         match self {
             Op::Const(_) | Op::Undef => true,
-            Op::Param(_) | Op::ReadReg(_) | Op::Phi(_) | Op::LaneSelect | Op::Buffer(_) | Op::Ray(_) | Op::Image(_) => false,
+            Op::Param(_) | Op::ReadReg(_) | Op::Phi(_) | Op::LaneSelect | Op::Buffer(_) | Op::Ray(_) | Op::Image(_) | Op::Stage(_) => false,
             Op::Lane(LaneOp::ReadLane) => true,
             Op::Lane(l) => matches!(
                 l,
@@ -145,6 +151,7 @@ impl Op {
     /// more than [`Op::arity`]); wave-model functions must give it.
     pub fn takes_mask(&self) -> bool {
         matches!(self, Op::Mem(_) | Op::Buffer(_) | Op::Lane(_) | Op::Ray(_) | Op::Image(_))
+            || matches!(self, Op::Stage(s) if s.takes_mask())
     }
     /// Whether the op depends on other lanes or on the active mask.
     pub fn is_cross_lane(&self) -> bool {
@@ -155,6 +162,7 @@ impl Op {
         matches!(self, Op::WriteReg(_) | Op::Sync(_) | Op::Mem(MemOp::Store(_)))
             || matches!(self, Op::Buffer(b) if b.is_store())
             || matches!(self, Op::Image(i) if i.is_store())
+            || matches!(self, Op::Stage(_))
     }
     /// Text mnemonic (phi, param, const and register ops print their own operands).
     pub fn mnemonic(&self) -> String {
@@ -176,6 +184,7 @@ impl Op {
             Op::Buffer(b) => b.mnemonic(),
             Op::Ray(r) => r.mnemonic(),
             Op::Image(i) => i.mnemonic(),
+            Op::Stage(s) => s.mnemonic(),
             Op::Bitcast => "bitcast".into(),
             Op::Build => "build".into(),
             Op::Extract(i) => format!("extract.{i}"),
@@ -228,6 +237,9 @@ impl Op {
         }
         if let Some(x) = BufferOp::parse(base, mods) {
             return Some(Op::Buffer(x));
+        }
+        if let Some(x) = StageOp::parse(base, mods) {
+            return Some(Op::Stage(x));
         }
         if let Some(x) = ImageOp::parse(base, mods) {
             return Some(Op::Image(x));

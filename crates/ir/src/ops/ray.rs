@@ -36,7 +36,7 @@
 //! denormals kept. This is the IR's definition; it equals the hardware wherever the operands and
 //! every intermediate are exact (the RDNA2 vectors measure only such cases).
 
-use crate::soft::{convert, FFmt, FloatMode, NanRule, Overflow, Round};
+use crate::soft::{convert, FFmt, FloatMode, NanRule, Overflow, Round, Tininess};
 
 /// Which dword of an intersection result an op yields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -114,7 +114,7 @@ impl RayOp {
 }
 
 fn f16_to_f32(h: u16) -> f32 {
-    let exact = FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate };
+    let exact = FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate, tininess: Tininess::AfterRounding };
     f32::from_bits(convert(FFmt::F16, FFmt::F32, &exact, Overflow::Ieee, h as u64) as u32)
 }
 

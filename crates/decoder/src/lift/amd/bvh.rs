@@ -13,7 +13,7 @@ use crate::lift::LiftError;
 use isabridge_ir::ops::conv::ConvOp;
 use isabridge_ir::ops::ray::RayOp;
 use isabridge_ir::ops::Op;
-use isabridge_ir::soft::{FFmt, FloatMode, NanRule, Round};
+use isabridge_ir::soft::{FFmt, FloatMode, NanRule, Round, Tininess};
 use isabridge_ir::{Type, Value};
 
 /// Lift a BVH instruction; None when `name` is not one.
@@ -72,7 +72,7 @@ fn intersect(cx: &mut Cx, at: &At, wide: bool) -> Result<(), LiftError> {
     let f32t = Type::F32;
     let mut ray: Vec<Value> = rest[..4].iter().map(|v| cx.b().bitcast(f32t, *v)).collect();
     if a16 {
-        let exact = FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate };
+        let exact = FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate, tininess: Tininess::AfterRounding };
         for w in &rest[4..7] {
             let p = cx.b().bitcast(Type::V(isabridge_ir::Scalar::F(FFmt::F16), 2), *w);
             for half in 0..2 {

@@ -19,7 +19,7 @@ use isabridge_ir::ops::image::{ImageDim, ImageKind, ImageOp, LodMode};
 use isabridge_ir::ops::int::{IntOp, ShiftRule};
 use isabridge_ir::ops::mem::AtomicKind;
 use isabridge_ir::ops::Op;
-use isabridge_ir::soft::{FloatMode, NanRule, Round};
+use isabridge_ir::soft::{FloatMode, NanRule, Round, Tininess};
 use isabridge_ir::{Scalar, Type, Value};
 
 /// What an instruction name asks for.
@@ -87,7 +87,7 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
 }
 
 fn exact() -> FloatMode {
-    FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate }
+    FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate, tininess: Tininess::AfterRounding }
 }
 
 fn image(cx: &mut Cx, at: &At, f: &Form) -> Result<(), LiftError> {

@@ -7,7 +7,8 @@
 //! (`vint.rs`), vector float (`vfloat.rs`), vector compares (`vcmp.rs`), cross-lane
 //! (`lanes.rs`), buffer memory (`mubuf.rs`, typed: `mtbuf.rs`), LDS (`ds.rs`), packed 16-bit
 //! (`vop3p.rs`), 16-bit integer (`vint16.rs`), 16-bit and packing conversions (`cvt16.rs`), relative moves (`movrel.rs`),
-//! ray / BVH-node intersection (`bvh.rs`), images (`mimg.rs`);
+//! ray / BVH-node intersection (`bvh.rs`), images (`mimg.rs`),
+//! graphics-stage exports, interpolation and messages (`stage.rs`);
 //! SDWA sub-dword sources and destinations (`sdwa.rs`) apply to every VOP1/VOP2/VOPC family.
 
 mod cvt16;
@@ -27,6 +28,7 @@ mod sdwa;
 mod single;
 mod smem;
 mod sop;
+mod stage;
 mod vbits;
 mod vcmp;
 mod vdiv;
@@ -477,6 +479,9 @@ impl Cx<'_> {
             return r;
         }
         if let Some(r) = sop::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = stage::lift(self, at, name) {
             return r;
         }
         if let Some(r) = bvh::lift(self, at, name) {
