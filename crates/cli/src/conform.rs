@@ -415,6 +415,7 @@ fn run_buffer_format(t: &Json, name: &str, wave: u32, code_key: &str, table: &st
         }
     }
     Outcome { name: name.into(), wave, table: table.into(), checked: n_checked, passed: n_passed, first }
+}
 
 /// Where layout `custom_bvh` places the BVH node memory (256-byte aligned).
 const BVH_BASE: u64 = 0x3_0000_0000;
