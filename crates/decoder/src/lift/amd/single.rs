@@ -30,7 +30,7 @@ pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usi
         Flow::CondBranch => {
             sop::branch_condition(&mut cx, &at)?;
         }
-        _ => return Err(unsupported_at(isa, &inst, &d, "calls, returns and indirect jumps do not lift yet")),
+        _ => return Err(unsupported_at(isa, &inst, &d, "calls and returns lift only in a whole kernel (lift_kernel inlines them)")),
     }
     Ok(d.len as usize)
 }
