@@ -25,7 +25,7 @@
 //! slots and missed slots read all ones.
 //!
 //! Triangle test (watertight form): the axis `kz` of the largest |direction| component, `kx` and
-//! `ky` the next two (swapped when direction[kz] < 0); `Sx = dx / dz`, `Sy = dy / dz`, `Sz = 1 /
+//! `ky` the next two (swapped when `direction[kz]` < 0); `Sx = dx / dz`, `Sy = dy / dz`, `Sz = 1 /
 //! dz` along those axes; per vertex `A = v - o`, `Ax = A[kx] - Sx·A[kz]`, `Ay = A[ky] - Sy·A[kz]`;
 //! `U = Cx·By - Cy·Bx`, `V = Ax·Cy - Ay·Cx`, `W = Bx·Ay - By·Ax`; a hit needs U, V, W of one sign
 //! (zeros allowed) and `det = U + V + W` non-zero; `T = U·(Sz·A[kz]) + V·(Sz·B[kz]) + W·(Sz·C[kz])`; the hit
