@@ -151,12 +151,9 @@ fn arith(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
     Ok(())
 }
 
-fn cmp(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
-    let (a, b) = (src(cx, at, 0)?, src(cx, at, 1)?);
-    let x = cx.src32(at, a, 0)?;
-    let y = cx.src32(at, b, 0)?;
-    let signed = name.ends_with("I32");
-    let c = match (&name[6..8], signed) {
+/// The comparison a scalar compare's two-letter code names (EQ, LG, GT, GE, LT, LE).
+fn scalar_cmp(code: &str, signed: bool) -> ICmp {
+    match (code, signed) {
         ("EQ", _) => ICmp::Eq,
         ("LG", _) => ICmp::Ne,
         ("GT", true) => ICmp::Sgt,
@@ -167,7 +164,15 @@ fn cmp(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
         ("GE", false) => ICmp::Uge,
         ("LT", false) => ICmp::Ult,
         _ => ICmp::Ule,
-    };
+    }
+}
+
+fn cmp(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
+    let (a, b) = (src(cx, at, 0)?, src(cx, at, 1)?);
+    let x = cx.src32(at, a, 0)?;
+    let y = cx.src32(at, b, 0)?;
+    let signed = name.ends_with("I32");
+    let c = scalar_cmp(&name[6..8], signed);
     let r = cx.b().int(IntOp::Cmp(c), Type::B1, &[x, y]);
     cx.set_scc(r);
     Ok(())
@@ -460,18 +465,7 @@ fn cmpk(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
         .ok_or_else(|| cx.unsupported(at, "SOPK register"))?;
     let x = cx.src32(at, &d, 0)?;
     let y = cx.k32(k);
-    let c = match (&name[7..9], signed) {
-        ("EQ", _) => ICmp::Eq,
-        ("LG", _) => ICmp::Ne,
-        ("GT", true) => ICmp::Sgt,
-        ("GE", true) => ICmp::Sge,
-        ("LT", true) => ICmp::Slt,
-        ("LE", true) => ICmp::Sle,
-        ("GT", false) => ICmp::Ugt,
-        ("GE", false) => ICmp::Uge,
-        ("LT", false) => ICmp::Ult,
-        _ => ICmp::Ule,
-    };
+    let c = scalar_cmp(&name[7..9], signed);
     let r = cx.b().int(IntOp::Cmp(c), Type::B1, &[x, y]);
     cx.set_scc(r);
     Ok(())
