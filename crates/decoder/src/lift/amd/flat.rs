@@ -64,24 +64,10 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
             Some(b) => (b, true),
             None => (a, false),
         };
-        let op = match a {
-            "SWAP" => AtomicKind::Exch,
-            "CMPSWAP" => AtomicKind::CmpExch,
-            "ADD" => AtomicKind::Add,
-            "SUB" => AtomicKind::Add, // the data is negated below
-            "SMIN" => AtomicKind::Min(true),
-            "UMIN" => AtomicKind::Min(false),
-            "SMAX" => AtomicKind::Max(true),
-            "UMAX" => AtomicKind::Max(false),
-            "AND" => AtomicKind::And,
-            "OR" => AtomicKind::Or,
-            "XOR" => AtomicKind::Xor,
-            "INC" => AtomicKind::Inc,
-            "DEC" => AtomicKind::Dec,
-            _ => return Some(Err(cx.unsupported(at, "float atomics do not lift yet"))),
+        let Some(op) = super::int_atomic_kind(a) else {
+            return Some(Err(cx.unsupported(at, "float atomics do not lift yet")));
         };
-        let sub = a == "SUB";
-        return Some(atomic(cx, at, seg, op, wide, sub));
+        return Some(atomic(cx, at, seg, op, wide));
     } else {
         match rest {
             "LOAD_UBYTE" => Kind::Load { bytes: 1, signed: false, d16: None },
@@ -304,7 +290,7 @@ fn store(cx: &mut Cx, at: &At, sp: Space, addr: Value, mask: Value, bytes: u8, h
     Ok(())
 }
 
-fn atomic(cx: &mut Cx, at: &At, seg: Seg, op: AtomicKind, wide: bool, sub: bool) -> Result<(), LiftError> {
+fn atomic(cx: &mut Cx, at: &At, seg: Seg, op: AtomicKind, wide: bool) -> Result<(), LiftError> {
     let addr = address(cx, at, seg)?;
     let exec = cx.exec();
     let data = at.field("DATA").copied().ok_or_else(|| cx.unsupported(at, "atomic data missing"))?;
@@ -325,11 +311,7 @@ fn atomic(cx: &mut Cx, at: &At, seg: Seg, op: AtomicKind, wide: bool, sub: bool)
         let cmp = read(cx, 1)?;
         args.extend([cmp, src]);
     } else {
-        let mut v = read(cx, 0)?;
-        if sub {
-            let z = cx.k(ty, 0);
-            v = cx.b().int(IntOp::Sub(Overflow::Wrap), ty, &[z, v]);
-        }
+        let v = read(cx, 0)?;
         args.push(v);
     }
     let r = if seg == Seg::Flat {

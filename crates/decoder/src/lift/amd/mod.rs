@@ -164,6 +164,28 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
     Ok(f)
 }
 
+/// The integer atomic an instruction name's operation part names (`ADD`, `CMPSWAP`, `UMAX`, ...),
+/// shared by the buffer and the global/flat/scratch atomics.
+fn int_atomic_kind(op: &str) -> Option<isabridge_ir::ops::mem::AtomicKind> {
+    use isabridge_ir::ops::mem::AtomicKind;
+    Some(match op {
+        "SWAP" => AtomicKind::Exch,
+        "CMPSWAP" => AtomicKind::CmpExch,
+        "ADD" => AtomicKind::Add,
+        "SUB" => AtomicKind::Sub,
+        "SMIN" => AtomicKind::Min(true),
+        "UMIN" => AtomicKind::Min(false),
+        "SMAX" => AtomicKind::Max(true),
+        "UMAX" => AtomicKind::Max(false),
+        "AND" => AtomicKind::And,
+        "OR" => AtomicKind::Or,
+        "XOR" => AtomicKind::Xor,
+        "INC" => AtomicKind::Inc,
+        "DEC" => AtomicKind::Dec,
+        _ => return None,
+    })
+}
+
 /// The ISAs this lifter takes (AMD only).
 fn check_isa(isa: Isa, addr: u64) -> Result<(), LiftError> {
     if matches!(isa, Isa::Gfx1013 | Isa::Gfx1201) {

@@ -45,22 +45,12 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
             None => (a, false),
         };
         let kind = match op {
-            "SWAP" => AtomicKind::Exch,
-            "CMPSWAP" => AtomicKind::CmpExch,
-            "ADD" => AtomicKind::Add,
-            "SUB" => AtomicKind::Sub,
-            "SMIN" => AtomicKind::Min(true),
-            "UMIN" => AtomicKind::Min(false),
-            "SMAX" => AtomicKind::Max(true),
-            "UMAX" => AtomicKind::Max(false),
-            "AND" => AtomicKind::And,
-            "OR" => AtomicKind::Or,
-            "XOR" => AtomicKind::Xor,
-            "INC" => AtomicKind::Inc,
-            "DEC" => AtomicKind::Dec,
             "FMIN" => AtomicKind::FMin,
             "FMAX" => AtomicKind::FMax,
-            _ => return Some(Err(cx.unsupported(at, "buffer atomic kind"))),
+            _ => match super::int_atomic_kind(op) {
+                Some(k) => k,
+                None => return Some(Err(cx.unsupported(at, "buffer atomic kind"))),
+            },
         };
         return Some(atomic(cx, at, kind, wide));
     }
