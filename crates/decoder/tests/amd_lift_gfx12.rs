@@ -57,16 +57,28 @@ fn gfx12_alu_names_vopd_and_waits_lift_and_run() {
 
 #[test]
 fn gfx12_memory_encodings_are_typed_errors() {
-    // global_load_b32 v1, v[2:3], off
-    let code = bytes(&[0xee05007c, 0x00000001, 0x00000002, 0xbfb00000]);
+    // global_atomic_pk_add_f16 v1, v[2:3], v4, off th:TH_ATOMIC_RETURN (no packed float atomics)
+    let code = bytes(&[0xee16407c, 0x02100001, 0x00000002, 0xbfb00000]);
     match lift(Isa::Gfx1201, &code, 0x40, &Options::default()) {
         Err(LiftError::Unsupported { isa, addr, text, why }) => {
             assert_eq!((isa, addr), (Isa::Gfx1201, 0x40));
-            assert_eq!(text, "global_load_b32 v1, v[2:3], off");
+            assert_eq!(text, "global_atomic_pk_add_f16 v1, v[2:3], v4, off th:TH_ATOMIC_RETURN");
             assert!(why.contains("ENC_VGLOBAL"), "{why}");
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn gfx12_mem_names_are_current() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let o = std::process::Command::new("python3")
+        .arg(root.join("tools/amdspec/gfx12_mem_names.py"))
+        .arg("--check")
+        .current_dir(&root)
+        .output()
+        .expect("python3 runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 #[test]

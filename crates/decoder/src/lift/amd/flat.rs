@@ -32,7 +32,7 @@ pub(super) const PRIVATE_APERTURE_HI: u32 = 0x1_0000;
 
 /// Which of the three address forms.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Seg {
+pub(super) enum Seg {
     Flat,
     Global,
     Scratch,
@@ -112,6 +112,9 @@ fn is_off(op: &Operand) -> bool {
 
 /// The address of the access: i64 for flat and global, i32 (a scratch offset) for scratch.
 fn address(cx: &mut Cx, at: &At, seg: Seg) -> Result<Value, LiftError> {
+    if cx.isa == crate::Isa::Gfx1201 {
+        return super::gfx12_mem::flat_address(cx, at, seg);
+    }
     let raw = at.inst.named("OFFSET").unwrap_or(0) as u32;
     let imm = if seg == Seg::Flat { raw & 0xfff } else { ((raw << 20) as i32 >> 20) as u32 };
     let vaddr = at.field("ADDR").copied().filter(|o| !is_off(o));
@@ -290,7 +293,7 @@ fn store(cx: &mut Cx, at: &At, sp: Space, addr: Value, mask: Value, bytes: u8, h
     Ok(())
 }
 
-fn atomic(cx: &mut Cx, at: &At, seg: Seg, op: AtomicKind, wide: bool) -> Result<(), LiftError> {
+pub(super) fn atomic(cx: &mut Cx, at: &At, seg: Seg, op: AtomicKind, wide: bool) -> Result<(), LiftError> {
     let addr = address(cx, at, seg)?;
     let exec = cx.exec();
     let data = at.field("DATA").copied().ok_or_else(|| cx.unsupported(at, "atomic data missing"))?;

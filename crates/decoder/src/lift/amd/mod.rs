@@ -14,6 +14,8 @@
 mod cvt16;
 mod ds;
 mod gfx12;
+mod gfx12_mem;
+mod gfx12_mem_names;
 mod gfx12_names;
 mod flat;
 mod kernel;
@@ -477,6 +479,7 @@ impl Cx<'_> {
     fn lift_inst(&mut self, at: &mut At) -> Result<(), LiftError> {
         let name = match self.isa {
             Isa::Gfx1201 if at.inst.encoding == "ENC_VOPD" => return gfx12::vopd(self, at),
+            Isa::Gfx1201 if gfx12_mem::is_memory(at.inst) => return gfx12_mem::lift(self, at),
             Isa::Gfx1201 => match gfx12::family_name(self, at)? {
                 Some(n) => n,
                 None => return Ok(()),

@@ -132,6 +132,9 @@ impl Addr {
         for k in 0..4 {
             args.push(cx.src32(at, &rsrc, k)?);
         }
+        if cx.isa == crate::Isa::Gfx1201 {
+            super::gfx12_mem::vsharp_as_gfx10(cx, &mut args);
+        }
         let zero = cx.k32(0);
         let (index, voff) = match (idxen, offen, vaddr) {
             (true, true, Some(v)) => (cx.src32(at, &v, 0)?, cx.src32(at, &v, 1)?),
@@ -225,7 +228,7 @@ fn store_untyped(cx: &mut Cx, at: &At, bytes: u8, half: Half, words: u16) -> Res
     Ok(())
 }
 
-fn atomic(cx: &mut Cx, at: &At, kind: AtomicKind, wide: bool) -> Result<(), LiftError> {
+pub(super) fn atomic(cx: &mut Cx, at: &At, kind: AtomicKind, wide: bool) -> Result<(), LiftError> {
     let data = vdata(cx, at)?;
     let a = Addr::new(cx, at)?;
     let glc = at.inst.named("GLC").unwrap_or(0) != 0;
