@@ -2,7 +2,7 @@
 //! interpreter's results on lifted AMD code.
 //! - The RDNA2 test programs (fixtures/rdna/vectors.jsonl, wave32 and wave64 code) that lift:
 //!   random input rows, the results (output buffer) before and after the pipeline are equal.
-//! - Every function of the gfx1013 corpus (fixtures/amd/ref) that lifts whole: random SGPR
+//! - Every function of the gfx1013 (wave32 and wave64) and gfx1201 corpora (fixtures/amd/ref) that lifts whole: random SGPR
 //!   pointers into a buffer of random pointers, lane ids in v0; the runs before and after give
 //!   the same outputs and memory, or the same error.
 
@@ -117,8 +117,8 @@ fn pipeline_preserves_rdna_programs() {
 const BUF: u64 = 0x1_0000_0000;
 const BUF_BYTES: usize = 1 << 18;
 /// Lower bounds: corpus functions that lift whole, and random runs of them that end cleanly.
-const MIN_LIFTED: usize = 558;
-const MIN_RAN_OK: usize = 400;
+const MIN_LIFTED: usize = 1118;
+const MIN_RAN_OK: usize = 848;
 
 /// Functions of one corpus listing: (name, address, bytes), in order.
 fn corpus_functions(target: &str) -> Vec<(String, u64, Vec<u8>)> {
@@ -156,10 +156,10 @@ fn pipeline_preserves_lifted_corpus_functions() {
         g ^= g << 17;
         g
     };
-    for (target, wave) in [("gfx1013-w32", 32u32), ("gfx1013-w64", 64)] {
+    for (target, isa, wave) in [("gfx1013-w32", Isa::Gfx1013, 32u32), ("gfx1013-w64", Isa::Gfx1013, 64), ("gfx1201-w32", Isa::Gfx1201, 32)] {
         for (name, addr, bytes) in corpus_functions(target) {
             let opts = Options { wave64: wave == 64, user_sgprs: 16, vgpr_inputs: vec![SystemValue::LocalIdX], ..Options::default() };
-            let f = match lift(Isa::Gfx1013, &bytes, addr, &opts) {
+            let f = match lift(isa, &bytes, addr, &opts) {
                 Ok(f) => f,
                 Err(e) => {
                     if std::env::var_os("SHOW_LIFT_ERRORS").is_some() {
