@@ -287,6 +287,11 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
     let ty = inst.ty.unwrap_or(Type::B1);
     let all_same = tys.iter().all(|t| *t == ty);
     match op {
+        Op::Sync(crate::ops::control::SyncOp::Wait(w)) => {
+            if let Some(why) = w.problem() {
+                return e(why);
+            }
+        }
         Op::Phi(_) | Op::Param(_) | Op::Const(_) | Op::Undef | Op::Sync(_) => {}
         Op::ReadReg(r) => {
             if f.reg_ty(*r) != Some(ty) {

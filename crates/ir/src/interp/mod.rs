@@ -47,6 +47,12 @@ pub enum InterpError {
     /// An operation the interpreter does not implement for these operand values.
     #[error("unsupported: {0}")]
     Unsupported(&'static str),
+    /// A wave entered the trap handler with this code (the dispatch ends with an error).
+    #[error("trap {0}")]
+    Trap(u16),
+    /// A wave halted after an interrupt to the host, which would have to resume it.
+    #[error("wave halted after an interrupt to the host")]
+    Halt,
 }
 
 /// A per-lane input.
@@ -462,6 +468,8 @@ impl Machine<'_> {
                     }
                 }
             }
+            Op::Sync(SyncOp::Trap(code)) => return Err(InterpError::Trap(*code)),
+            Op::Sync(SyncOp::Interrupt { halt: true }) => return Err(InterpError::Halt),
             Op::Sync(_) => {}
             Op::ReadReg(r) => {
                 for l in lanes() {

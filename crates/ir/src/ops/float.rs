@@ -39,13 +39,85 @@ pub enum FloatKind {
     /// The 53-bit slice b (an i32 operand) of 2/π for reducing the f64 a
     /// ([`soft::trig::two_over_pi_slice`]).
     TwoOverPiSlice,
+    /// Cube-map coordinate of the direction (a, b, c) = (x, y, z) ([`CubeKind`]).
+    Cube(CubeKind),
+}
+
+/// What a cube-map op gives for a direction (x, y, z). The major axis is z when
+/// |z| >= |x| and |z| >= |y|, else y when |y| >= |x|, else x (a NaN compares false, so it
+/// is never chosen over a number); "negative" is strictly below zero (-0 and NaN are not).
+///
+/// | major | face | s | t | major axis |
+/// |---|---|---|---|---|
+/// | z | 4, or 5 when z < 0 | x, or -x when z < 0 | -y | z |
+/// | y | 2, or 3 when y < 0 | x | z, or -z when y < 0 | y |
+/// | x | 0, or 1 when x < 0 | -z, or z when x < 0 | -y | x |
+///
+/// Negation flips the sign bit (NaNs too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CubeKind {
+    /// The face number 0-5 as a float.
+    Face,
+    /// The s coordinate before the divide by the major axis.
+    S,
+    /// The t coordinate before the divide by the major axis.
+    T,
+    /// Twice the major axis component, rounded once (the mode's rounding; it is exact unless
+    /// it overflows).
+    Major2,
+}
+
+impl CubeKind {
+    const fn name(self) -> &'static str {
+        match self {
+            CubeKind::Face => "fcubeid",
+            CubeKind::S => "fcubesc",
+            CubeKind::T => "fcubetc",
+            CubeKind::Major2 => "fcubema",
+        }
+    }
+}
+
+/// The cube-map op `kind` on the direction (x, y, z) of format `fmt`; inputs are flushed
+/// first under `ftz_in`, and results under `ftz_out`.
+fn cube(fmt: FFmt, m: &FloatMode, kind: CubeKind, x: u64, y: u64, z: u64) -> u64 {
+    let fl = |v: u64| if m.ftz_in { soft::flush(fmt, v & fmt.all_mask()) } else { v & fmt.all_mask() };
+    let (x, y, z) = (fl(x), fl(y), fl(z));
+    let ge_abs = |a: u64, b: u64| {
+        let s = fmt.sign_mask();
+        matches!(soft::compare(fmt, false, a & !s, b & !s), Some(Ordering::Greater | Ordering::Equal))
+    };
+    let neg = |v: u64| v ^ fmt.sign_mask();
+    let below0 = |v: u64| matches!(soft::compare(fmt, false, v, 0), Some(Ordering::Less));
+    let one = |n: u64| soft::from_int(fmt, &FloatMode::nv(Round::Rn), n, 32, false);
+    let (face, s, t, major) = if ge_abs(z, x) && ge_abs(z, y) {
+        let n = below0(z);
+        (if n { 5 } else { 4 }, if n { neg(x) } else { x }, neg(y), z)
+    } else if ge_abs(y, x) {
+        let n = below0(y);
+        (if n { 3 } else { 2 }, x, if n { neg(z) } else { z }, y)
+    } else {
+        let n = below0(x);
+        (if n { 1 } else { 0 }, if n { z } else { neg(z) }, neg(y), x)
+    };
+    let r = match kind {
+        CubeKind::Face => one(face),
+        CubeKind::S => s,
+        CubeKind::T => t,
+        CubeKind::Major2 => soft::add(fmt, &FloatMode { ftz_in: false, ..*m }, major, major),
+    };
+    if m.ftz_out {
+        soft::flush(fmt, r)
+    } else {
+        r
+    }
 }
 
 impl FloatKind {
     /// Number of operands.
     pub const fn arity(self) -> usize {
         match self {
-            FloatKind::Fma => 3,
+            FloatKind::Fma | FloatKind::Cube(_) => 3,
             FloatKind::Sqrt
             | FloatKind::RoundInt
             | FloatKind::Canon
@@ -76,9 +148,14 @@ impl FloatKind {
             FloatKind::Ldexp => "fldexp",
             FloatKind::FrexpMant => "ffrexpmant",
             FloatKind::TwoOverPiSlice => "ftwooverpi",
+            FloatKind::Cube(k) => k.name(),
         }
     }
-    const ALL: [FloatKind; 19] = [
+    const ALL: [FloatKind; 23] = [
+        FloatKind::Cube(CubeKind::Face),
+        FloatKind::Cube(CubeKind::S),
+        FloatKind::Cube(CubeKind::T),
+        FloatKind::Cube(CubeKind::Major2),
         FloatKind::TwoOverPiSlice,
         FloatKind::Min(MinMaxKind::Num2008),
         FloatKind::Max(MinMaxKind::Num2008),
@@ -183,6 +260,7 @@ impl FloatOp {
             FloatKind::Ldexp => soft::ldexp(fmt, m, a, b as u32 as i32),
             FloatKind::FrexpMant => soft::frexp_mant(fmt, m, a),
             FloatKind::TwoOverPiSlice => soft::trig::two_over_pi_slice(m, a, b as u32),
+            FloatKind::Cube(k) => cube(fmt, m, k, a, b, c),
             FloatKind::Canon | FloatKind::Abs | FloatKind::Neg => {
                 let mut x = a & fmt.all_mask();
                 if m.ftz_in {

@@ -1,5 +1,5 @@
 //! FLAT, GLOBAL and SCRATCH memory: loads (8, 16, 32 to 128 bits, sign- or zero-extended,
-//! `d16` halves), stores and atomics (32- and 64-bit, with the old value returned under
+//! `d16` halves), stores and atomics (32- and 64-bit integer, f32 / f64 min and max, with the old value returned under
 //! `glc`), the lanes under EXEC taking part.
 //!
 //! Addresses (gfx10):
@@ -64,8 +64,15 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
             Some(b) => (b, true),
             None => (a, false),
         };
-        let Some(op) = super::int_atomic_kind(a) else {
-            return Some(Err(cx.unsupported(at, "float atomics do not lift yet")));
+        // Float min / max (f32, or f64 with _X2) as the buffer forms (mubuf.rs).
+        let float = match a {
+            "FMIN" => Some(AtomicKind::FMin),
+            "FMAX" => Some(AtomicKind::FMax),
+            _ => None,
+        };
+        let Some(op) = float.or_else(|| super::int_atomic_kind(a)) else {
+            let why = if a == "FCMPSWAP" { "float compare-and-swap atomics do not lift yet" } else { "atomic kind" };
+            return Some(Err(cx.unsupported(at, why)));
         };
         return Some(atomic(cx, at, seg, op, wide));
     } else {

@@ -1,7 +1,7 @@
 //! gfx1201 (RDNA4) on the gfx1013 family code: scalar and vector ALU instructions lift under
 //! their gfx1013 name where only the name changed (`gfx12_names.rs`, generated from the specs
-//! and ACO's opcode table); gfx12's split waits and `s_delay_alu` are waits the interpreter
-//! does not need (it runs memory in program order). Memory, image, export and interpolation
+//! and ACO's opcode table); gfx12's split counter waits lift as IR waits (`waits.rs`), and
+//! the ALU dependency waits (`s_wait_alu`, `s_delay_alu`) to nothing. Memory, image, export and interpolation
 //! encodings changed their fields and are typed errors until they have their own code.
 //! VOPD dual-issue pairs lift as their two halves; both read their sources before either
 //! writes, so a half that reads the other's destination goes first.
@@ -10,14 +10,17 @@ use super::{At, Cx};
 use crate::lift::LiftError;
 use crate::operand::{Inst, OperandKind};
 
-/// The name the family code knows a gfx1201 instruction by; None for a wait (nothing to lift).
+/// The name the family code knows a gfx1201 instruction by; None for an ALU dependency or
+/// event wait (nothing to lift).
 pub(super) fn family_name(cx: &Cx, at: &At) -> Result<Option<&'static str>, LiftError> {
     let enc = cx.isa.plugin().encoding_name(at.d);
     if !(enc.starts_with("ENC_SOP") || enc.starts_with("ENC_VOP")) || enc == "ENC_VOPD" {
         return Err(cx.unsupported(at, &format!("gfx1201 {enc} instructions do not lift yet")));
     }
     let name = at.inst.name;
-    if name.starts_with("S_WAIT_") || name == "S_DELAY_ALU" {
+    // ALU dependency waits and event waits order no memory operation (see waits.rs); the
+    // counter waits lift as IR waits.
+    if matches!(name, "S_WAIT_ALU" | "S_DELAY_ALU" | "S_WAIT_EVENT") {
         return Ok(None);
     }
     Ok(Some(super::gfx12_names::gfx10_name(name).unwrap_or(name)))

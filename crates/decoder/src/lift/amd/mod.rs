@@ -11,6 +11,7 @@
 //! graphics-stage exports, interpolation and messages (`stage.rs`);
 //! SDWA sub-dword sources and destinations (`sdwa.rs`) apply to every VOP1/VOP2/VOPC family.
 
+mod cube;
 mod cvt16;
 mod ds;
 mod gfx12;
@@ -31,6 +32,7 @@ mod single;
 mod smem;
 mod sop;
 mod stage;
+mod trap;
 mod vbits;
 mod vcmp;
 mod vdiv;
@@ -40,6 +42,7 @@ mod vint16;
 mod vmad;
 mod vop3p;
 mod vtrans;
+mod waits;
 mod wave;
 
 use super::LiftError;
@@ -503,6 +506,12 @@ impl Cx<'_> {
         if let Some(r) = wave::lift(self, at, name) {
             return r;
         }
+        if let Some(r) = waits::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = trap::lift(self, at, name) {
+            return r;
+        }
         if let Some(r) = sop::lift(self, at, name) {
             return r;
         }
@@ -555,6 +564,9 @@ impl Cx<'_> {
             return r;
         }
         if let Some(r) = vdiv::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = cube::lift(self, at, name) {
             return r;
         }
         if let Some(r) = vfloat::lift(self, at, name) {

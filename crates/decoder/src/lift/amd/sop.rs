@@ -1,6 +1,5 @@
 //! Scalar ALU (SOP1, SOP2, SOPK, SOPC) and program control (SOPP): moves, logic, arithmetic
-//! with SCC, waits (explicit no-ops for the interpreter, which runs memory in program order),
-//! branch conditions, the end of the program.
+//! with SCC, branch conditions, the end of the program. Waits on counters are `waits.rs`.
 
 use super::{At, Cx, EXEC_LO, VCC_LO};
 use crate::lift::LiftError;
@@ -11,8 +10,7 @@ use isabridge_ir::{Type, Value};
 /// Lift a scalar instruction; None when `name` is not one.
 pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftError>> {
     Some(match name {
-        "S_ENDPGM" | "S_NOP" | "S_WAITCNT" | "S_WAITCNT_VMCNT" | "S_WAITCNT_VSCNT" | "S_WAITCNT_LGKMCNT"
-        | "S_WAITCNT_EXPCNT" | "S_INST_PREFETCH" | "S_CLAUSE" | "S_DCACHE_INV" | "S_SETPRIO" => Ok(()),
+        "S_ENDPGM" | "S_NOP" | "S_INST_PREFETCH" | "S_CLAUSE" | "S_DCACHE_INV" | "S_SETPRIO" => Ok(()),
         "S_MOV_B32" => mov(cx, at, 1),
         "S_MOV_B64" => mov(cx, at, 2),
         "S_AND_B32" | "S_OR_B32" | "S_XOR_B32" | "S_ANDN2_B32" | "S_ORN2_B32" | "S_NAND_B32" | "S_NOR_B32"
