@@ -197,8 +197,9 @@ impl RegInfo {
 /// How the lanes of a wave move through a function's control flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
 pub enum ExecModel {
-    /// Per-lane control flow: every branch may diverge; the lanes that run an instruction
-    /// together are those at the same program point (NVIDIA SIMT code).
+    /// Per-lane control flow (SIMT code): every branch may split the lanes that run together,
+    /// and they rejoin only where the IR says, at convergence-region joins and warp syncs
+    /// (`ops::warp`); warp ops run on the lanes that are together.
     #[default]
     Lanes,
     /// Wave control flow: every branch condition is uniform, the whole wave runs every

@@ -7,6 +7,7 @@ use crate::ops::float::FloatKind;
 use crate::ops::int::IntOp;
 use crate::ops::lane::LaneOp;
 use crate::ops::mem::{MemOp, Space};
+use crate::ops::warp::{BarKind, WarpOp};
 use crate::ops::Op;
 use crate::types::{Scalar, Type};
 use thiserror::Error;
@@ -512,6 +513,34 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
                 return e("cross-lane operand or result types wrong");
             }
         }
+        Op::Warp(w) => check_warp(f, v, *w, ty, tys)?,
+    }
+    Ok(())
+}
+
+/// Types and execution model of the reconvergence and warp-synchronous ops.
+fn check_warp(f: &Function, v: Value, w: WarpOp, ty: Type, tys: &[Type]) -> Result<(), ValidateError> {
+    let e = |why| Err(terr(f, v, why));
+    if matches!(w, WarpOp::Open | WarpOp::Join | WarpOp::Leave | WarpOp::Sync) && f.model != crate::ir::ExecModel::Lanes {
+        return e("convergence regions exist only in lanes-model functions");
+    }
+    let ok = match w {
+        WarpOp::Open => ty == Type::Mask,
+        WarpOp::Join | WarpOp::Leave | WarpOp::Sync => tys[0] == Type::Mask,
+        WarpOp::VoteEq => ty == Type::B1 && tys[0] == Type::B1,
+        WarpOp::MatchAny | WarpOp::MatchAll => ty == Type::Mask && (tys[0] == Type::I32 || tys[0] == Type::I64),
+        WarpOp::Redux(_) => ty == Type::I32 && tys[0] == Type::I32,
+        WarpOp::Bar(k) => {
+            let ids = tys[0] == Type::I32 && tys[1] == Type::I32;
+            match k {
+                BarKind::Sync | BarKind::Arrive => ids,
+                BarKind::RedPopc => ids && tys[2] == Type::B1 && ty == Type::I32,
+                BarKind::RedAnd | BarKind::RedOr => ids && tys[2] == Type::B1 && ty == Type::B1,
+            }
+        }
+    };
+    if !ok {
+        return e("warp op operand or result types wrong (open gives a mask, join takes one; match gives a mask of an i32/i64; redux is i32; bar takes i32 id and count)");
     }
     Ok(())
 }

@@ -41,11 +41,16 @@ bb0:
 
 #[test]
 fn divergent_lanes_see_their_active_mask() {
-    let text = "func @div {
+    // The region opened before the branch rejoins at bb3: the mask there is the whole wave.
+    // Without the join the two groups stay apart (lanes rejoin only where the IR says).
+    let text = |join: &str| {
+        format!(
+            "func @div {{
 bb0:
   %0: i32 = laneid
   %1: uni i32 = const 0x5
   %2: b1 = icmp.ult %0, %1
+  %7: uni mask = converge.open
   cbr %2, bb1, bb2
 bb1:
   %3: uni mask = activemask
@@ -55,15 +60,21 @@ bb2:
   br bb3
 bb3:
   %5: mask = phi [bb1: %3], [bb2: %4]
+  {join}
   %6: uni mask = activemask
   ret %5, %6
-}";
+}}"
+        )
+    };
     let cfg = Config { wave_size: 32, waves: 2, ..Config::default() };
-    let out = go(text, &cfg, Memory::default()).expect("runs");
-    for (t, o) in out.outputs.iter().enumerate() {
-        let lane = t % 32;
-        let want_branch = if lane < 5 { 0x1f } else { 0xffff_ffe0 };
-        assert_eq!(o, &vec![want_branch, 0xffff_ffff], "thread {t}");
+    for joined in [true, false] {
+        let out = go(&text(if joined { "converge.join %7" } else { "" }), &cfg, Memory::default()).expect("runs");
+        for (t, o) in out.outputs.iter().enumerate() {
+            let lane = t % 32;
+            let want_branch = if lane < 5 { 0x1f } else { 0xffff_ffe0 };
+            let want_after = if joined { 0xffff_ffff } else { want_branch };
+            assert_eq!(o, &vec![want_branch, want_after], "thread {t} joined {joined}");
+        }
     }
 }
 

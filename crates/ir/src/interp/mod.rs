@@ -1,12 +1,14 @@
 //! The reference interpreter: runs a function for one workgroup of several waves of 32 or 64
-//! lanes. Lanes of a wave run together; when they diverge, the group of lanes at the earliest
-//! program point (reverse post-order block rank, then instruction index) runs next, so lanes
-//! reconverge at the first block they share. Cross-lane ops see that group as the active mask.
-//! Barriers release when every wave has all its live lanes waiting or finished. Deterministic.
+//! lanes. The lanes of a wave run in groups: a divergent branch splits a group, and groups merge
+//! only where the IR says (`converge.join`, warp ops with a member mask; see `ops::warp` and
+//! `sched`). Cross-lane ops see their group as the active mask. Barriers release when every
+//! thread they count waits or has finished. Deterministic.
 //! Register reads and writes of the pre-SSA form run too, so every pass can be checked by
 //! running the function before and after it.
 
 mod image;
+mod sched;
+mod warp;
 
 use crate::eval::eval_pure;
 use crate::ir::{Block, Function, Terminator, Value};
@@ -14,7 +16,6 @@ use crate::ops::lane::{shfl_source, LaneOp};
 use crate::ops::mem::{atomic_apply, MemOp, Space};
 use crate::ops::buffer::{format_of_code, BufferDesc, BufferKind, BufferOp};
 use crate::ops::format::{Format, NumFormat};
-use crate::ops::control::SyncOp;
 use crate::ops::Op;
 use crate::types::Type;
 use thiserror::Error;
@@ -44,6 +45,9 @@ pub enum InterpError {
     /// A branch of a wave-model function whose condition differs between lanes.
     #[error("branch at the end of block {0} is not uniform in a wave-model function")]
     Divergent(u32),
+    /// Lanes wait at joins or barriers that can never complete.
+    #[error("deadlock: every unfinished lane waits at a join or barrier that cannot complete")]
+    Deadlock,
     /// An operation the interpreter does not implement for these operand values.
     #[error("unsupported: {0}")]
     Unsupported(&'static str),
@@ -128,13 +132,6 @@ struct CBlock {
     term: Terminator,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum LaneState {
-    Run { rank: u32, idx: u32 },
-    Wait { rank: u32, idx: u32 },
-    Done,
-}
-
 /// Run `f` (which must pass validation) for one workgroup. Machine registers (`readreg` /
 /// `writereg`) are per-thread and start at 0, as undefined SSA values read 0.
 pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<Outcome, InterpError> {
@@ -208,110 +205,7 @@ pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<
         rank,
         stage: Vec::new(),
     };
-    let mut state = vec![LaneState::Run { rank: 0, idx: 0 }; threads];
-    let mut prev: Vec<Option<Block>> = vec![None; threads];
-    let mut steps = 0u64;
-    loop {
-        let mut progressed = false;
-        for w in 0..cfg.waves as usize {
-            loop {
-                // Find the earliest program point among running lanes of this wave.
-                let lanes = &state[w * ws..(w + 1) * ws];
-                let mut best: Option<(u32, u32)> = None;
-                for s in lanes {
-                    if let LaneState::Run { rank, idx } = *s {
-                        if best.is_none_or(|b| (rank, idx) < b) {
-                            best = Some((rank, idx));
-                        }
-                    }
-                }
-                let Some((r, idx)) = best else { break };
-                let mut group = 0u64;
-                for (l, s) in lanes.iter().enumerate() {
-                    if *s == (LaneState::Run { rank: r, idx }) {
-                        group |= 1 << l;
-                    }
-                }
-                steps += 1;
-                if steps > cfg.max_steps {
-                    return Err(InterpError::StepLimit(cfg.max_steps));
-                }
-                progressed = true;
-                let cb = &blocks[r as usize];
-                if idx == 0 && !cb.phis.is_empty() {
-                    m.phis(w, group, cb, &prev);
-                }
-                let mut i = idx as usize;
-                let mut hit_barrier = false;
-                while i < cb.insts.len() {
-                    let ci = &cb.insts[i];
-                    i += 1;
-                    if let Op::Sync(SyncOp::Barrier(_)) = ci.op {
-                        hit_barrier = true;
-                        break;
-                    }
-                    m.exec(w, group, ci)?;
-                }
-                if hit_barrier {
-                    for l in 0..ws {
-                        if group >> l & 1 != 0 {
-                            state[w * ws + l] = LaneState::Wait { rank: r, idx: i as u32 };
-                        }
-                    }
-                    continue;
-                }
-                // Terminator.
-                let blk = rpo[r as usize];
-                if f.model == crate::ir::ExecModel::Wave {
-                    if let Terminator::Branch(c, ..) = &cb.term {
-                        let first = group.trailing_zeros() as usize;
-                        let bit = |l: usize| m.regs[c.index() * threads + w * ws + l] & 1;
-                        let want = bit(first);
-                        if (0..ws).any(|l| group >> l & 1 != 0 && bit(l) != want) {
-                            return Err(InterpError::Divergent(r));
-                        }
-                    }
-                }
-                for l in 0..ws {
-                    if group >> l & 1 == 0 {
-                        continue;
-                    }
-                    let t = w * ws + l;
-                    let next = match &cb.term {
-                        Terminator::Jump(b) => Some(*b),
-                        Terminator::Branch(c, tb, fb) => {
-                            Some(if m.regs[c.index() * threads + t] & 1 != 0 { *tb } else { *fb })
-                        }
-                        Terminator::Return(vals) => {
-                            m.outputs[t] = vals.iter().map(|v| m.regs[v.index() * threads + t]).collect();
-                            None
-                        }
-                    };
-                    state[t] = match next {
-                        Some(b) => {
-                            prev[t] = Some(blk);
-                            LaneState::Run { rank: m.rank[b.index()], idx: 0 }
-                        }
-                        None => LaneState::Done,
-                    };
-                }
-            }
-        }
-        // Release barriers.
-        let mut any_wait = false;
-        for s in state.iter_mut() {
-            if let LaneState::Wait { rank, idx } = *s {
-                *s = LaneState::Run { rank, idx };
-                any_wait = true;
-            }
-        }
-        if !any_wait && !progressed {
-            break;
-        }
-        if !any_wait && state.iter().all(|s| *s == LaneState::Done) {
-            break;
-        }
-    }
+    sched::run_groups(&mut m, &blocks, &rpo)?;
     Ok(Outcome { outputs: m.outputs, memory: m.mem, lane_ops: m.lane_ops, stage: m.stage })
 }
 
@@ -430,6 +324,7 @@ impl Machine<'_> {
                 }
             }
             Op::Lane(op) => self.lane(w, full, group, ci, *op),
+            Op::Warp(op) => self.warp(w, full, group, ci, *op),
             Op::Mem(mop) => {
                 if ci.mask.is_some() && !mop_is_store(mop) {
                     for l in 0..self.ws {

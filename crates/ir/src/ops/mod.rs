@@ -12,6 +12,7 @@ pub mod lane;
 pub mod mem;
 pub mod ray;
 pub mod stage;
+pub mod warp;
 
 use crate::ir::{Block, Reg};
 use crate::soft::approx::ApproxFn;
@@ -26,6 +27,7 @@ use image::ImageOp;
 use mem::MemOp;
 use ray::RayOp;
 use stage::StageOp;
+use warp::WarpOp;
 
 /// One IR operation. Operands are the instruction's `args`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -81,6 +83,8 @@ pub enum Op {
     Image(ImageOp),
     /// Graphics-stage output: an export or a geometry-stage message.
     Stage(StageOp),
+    /// Reconvergence and warp-synchronous operation of per-lane code.
+    Warp(WarpOp),
 }
 
 impl Op {
@@ -101,6 +105,7 @@ impl Op {
             Op::Stage(s) => s.arity(),
             Op::Mem(m) => m.arity(),
             Op::Lane(l) => l.arity(),
+            Op::Warp(w) => w.arity(),
         })
     }
     /// Whether the op has no effect besides its result (so it may be removed or folded).
@@ -118,6 +123,7 @@ impl Op {
                 | Op::Image(_)
                 | Op::Stage(_)
                 | Op::LaneSelect
+                | Op::Warp(_)
         )
     }
     /// Whether the op changes state besides its result or may fault (register writes, memory
@@ -125,6 +131,7 @@ impl Op {
     /// unused. Every new op with an effect belongs here.
     pub fn has_effect(&self) -> bool {
         matches!(self, Op::WriteReg(_) | Op::Mem(_) | Op::Sync(_) | Op::Buffer(_) | Op::Image(_) | Op::Ray(_) | Op::Stage(_))
+            || matches!(self, Op::Warp(w) if *w != WarpOp::Open)
     }
     /// Whether the result is the same on every lane, given whether every operand is.
     pub fn uniform_result(&self, args_uniform: bool) -> bool {
@@ -142,6 +149,7 @@ impl Op {
                     | LaneOp::WaveId
                     | LaneOp::ActiveMask
             ),
+            Op::Warp(w) => w.uniform_result(),
             Op::Mem(MemOp::Load(s)) => args_uniform && *s != mem::Space::Scratch,
             Op::Mem(_) => false,
             _ => args_uniform,
@@ -152,10 +160,11 @@ impl Op {
     pub fn takes_mask(&self) -> bool {
         matches!(self, Op::Mem(_) | Op::Buffer(_) | Op::Lane(_) | Op::Ray(_) | Op::Image(_))
             || matches!(self, Op::Stage(s) if s.takes_mask())
+            || matches!(self, Op::Warp(w) if w.takes_member_mask())
     }
     /// Whether the op depends on other lanes or on the active mask.
     pub fn is_cross_lane(&self) -> bool {
-        matches!(self, Op::Lane(_)) || matches!(self, Op::Image(i) if i.reads_quad())
+        matches!(self, Op::Lane(_) | Op::Warp(_)) || matches!(self, Op::Image(i) if i.reads_quad())
     }
     /// Whether the op produces no value.
     pub fn is_void(&self) -> bool {
@@ -163,6 +172,7 @@ impl Op {
             || matches!(self, Op::Buffer(b) if b.is_store())
             || matches!(self, Op::Image(i) if i.is_store())
             || matches!(self, Op::Stage(_))
+            || matches!(self, Op::Warp(w) if w.is_void())
     }
     /// Text mnemonic (phi, param, const and register ops print their own operands).
     pub fn mnemonic(&self) -> String {
@@ -192,6 +202,7 @@ impl Op {
             Op::Mem(m) => m.mnemonic(),
             Op::Lane(l) => l.mnemonic(),
             Op::Sync(s) => s.mnemonic(),
+            Op::Warp(w) => w.mnemonic(),
         }
     }
     /// Parse a dotted mnemonic of an op whose operands are all values.
@@ -246,6 +257,9 @@ impl Op {
         }
         if let Some(x) = RayOp::parse(base, mods) {
             return Some(Op::Ray(x));
+        }
+        if let Some(x) = WarpOp::parse(base, mods) {
+            return Some(Op::Warp(x));
         }
         if let Some(x) = LaneOp::parse(base, mods) {
             return Some(Op::Lane(x));
