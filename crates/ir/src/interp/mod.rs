@@ -16,6 +16,7 @@ use crate::ops::lane::{shfl_source, LaneOp};
 use crate::ops::mem::{atomic_apply, MemOp, Space};
 use crate::ops::buffer::{format_of_code, BufferDesc, BufferKind, BufferOp};
 use crate::ops::format::{Format, NumFormat};
+use crate::ops::control::SyncOp;
 use crate::ops::Op;
 use crate::types::Type;
 use thiserror::Error;
