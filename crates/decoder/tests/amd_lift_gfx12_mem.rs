@@ -1,14 +1,14 @@
 //! gfx1201 memory encodings on the AMD lifter, lifted and run on the IR interpreter: VGLOBAL,
 //! VFLAT and VSCRATCH (24-bit signed offsets, SADDR forms, scratch with both a VGPR and an SGPR,
 //! d16_hi loads and stores, integer and float atomics with TH's return bit, global_wb /
-//! global_inv), SMEM (s_load_b96, a negative IOFFSET with SOFFSET, s_buffer_load), VDS (the
-//! gfx1013 LDS test's program under gfx12 names, with the same expected values, plus
-//! ds_cmpstore's gfx12 operand order, float add / max_num, bpermute, append / consume) and
+//! global_inv), SMEM (s_load_b96, a negative IOFFSET with SOFFSET, s_buffer_load and its range
+//! check), VDS (the gfx1013 LDS test's program under gfx12 names, with the same expected values,
+//! plus ds_cmpstore's gfx12 operand order, float add / max_num, bpermute, append / consume) and
 //! VBUFFER (a gfx12 V# with a scaled stride and a gfx12 format code, TBUFFER's gfx12 format
 //! numbering, atomics). Code words are llvm-mc-22 -triple=amdgcn -mcpu=gfx1201 -show-encoding's
 //! encoding of the listed assembly; expected values follow the RDNA4 ISA guide's instruction
-//! definitions (§9 buffer addressing and V#, §11 flat/global/scratch fields, §16.15 DS).
-
+//! definitions (§8.4.1 scalar buffer range, §9 buffer addressing and V#, §11 flat/global/scratch
+//! fields, §16.15 DS).
 use isabridge_decoder::lift::amd::{lift, Options, SystemValue};
 use isabridge_decoder::Isa;
 use isabridge_ir::interp::{self, Config, Input, Memory};
@@ -53,6 +53,8 @@ fn global_flat_scratch_and_scalar_loads() {
         0xf400a304, 0xf8000008, // s_load_b96 s[12:14], s[8:9], 0x8
         0xf40003c4, 0x20fffffc, // s_load_b32 s15, s[8:9], s16 offset:-0x4
         0xf4022480, 0x20000008, // s_buffer_load_b64 s[18:19], s[0:3], s16 offset:0x8
+        0xf4020542, 0xf8000014, // s_buffer_load_b32 s21, s[4:7], 0x14
+        0xf4020582, 0xf8000020, // s_buffer_load_b32 s22, s[4:7], 0x20
         0xbfc70000, // s_wait_kmcnt 0x0
         0x30020082, // v_lshlrev_b32_e32 v1, 2, v0
         0x30280086, // v_lshlrev_b32_e32 v20, 6, v0
@@ -92,6 +94,9 @@ fn global_flat_scratch_and_scalar_loads() {
         0xee06000a, 0x01000000, 0x00003214, // global_store_b8 v20, v2, s[10:11] offset:50
         0x7e200212, // v_mov_b32_e32 v16, s18
         0xee06800a, 0x08000000, 0x00003414, // global_store_b32 v20, v16, s[10:11] offset:52
+        0x7e220215, // v_mov_b32_e32 v17, s21
+        0x7e240216, // v_mov_b32_e32 v18, s22
+        0xee06c00a, 0x08800000, 0x00003814, // global_store_b64 v20, v[17:18], s[10:11] offset:56
         0xbfb00000, // s_endpgm
     ];
     // buf0 dwords 0..64: 1000 + i; 64..96: f32 (i - 64) + 0.5; 96..128: 1016 + (i - 96).
@@ -101,7 +106,9 @@ fn global_flat_scratch_and_scalar_loads() {
         buf0[96 + l] = 1016 + l as u32;
     }
     let mut sgprs = vsharp(BUF0, 512).to_vec();
-    sgprs.extend([0, 0, 0, 0, BUF0 as u32, (BUF0 >> 32) as u32, BUF1 as u32, (BUF1 >> 32) as u32]);
+    // s[4:7]: stride 16, 2 records, OOB_SELECT 0: s_buffer_load's range is offset < 16 × 2 (§8.4.1).
+    sgprs.extend([BUF0 as u32, (BUF0 >> 32) as u32 | 16 << 16, 2, 0xfac | 22 << 12]);
+    sgprs.extend([BUF0 as u32, (BUF0 >> 32) as u32, BUF1 as u32, (BUF1 >> 32) as u32]);
     let out = run(&code, &sgprs, vec![(BUF0, bytes(&buf0)), (BUF1, vec![0; 32 * 64])], 0, 16);
     let (b0, b1) = (&out[0], &out[1]);
     for l in 0..32u32 {
@@ -121,6 +128,8 @@ fn global_flat_scratch_and_scalar_loads() {
         assert_eq!(w(12) & 0xffff, (1000 + l) & 0xffff, "global_store_d16_hi_b16, lane {l}");
         assert_eq!(w(12) >> 16, (1004 + l) & 0xff, "global_store_b8 at +50 (byte 51 untouched), lane {l}");
         assert_eq!(w(13), 1006, "s_buffer_load_b64 dword 0");
+        assert_eq!(w(14), 1005, "s_buffer_load_b32 at 20 < stride 16 × 2 records");
+        assert_eq!(w(15), 0, "s_buffer_load_b32 at 32 is out of range");
         let m = |i: usize| word(b0, i);
         assert_eq!(m(32 + l as usize), 1033 + 2 * l, "atomic add stored old + l + 1, lane {l}");
         let f = f32::from_bits(m(64 + l as usize));

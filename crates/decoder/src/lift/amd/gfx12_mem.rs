@@ -15,6 +15,8 @@
 //!   (§4.1.1): fences at that scope.
 //! - `ds_cmpstore_*` takes the new value in DATA0 and the compare value in DATA1 (§16.15
 //!   DS_CMPSTORE_B32 notes), the other way round from gfx10's `ds_cmpst_*`.
+//! - `s_buffer_load` reads only the V#'s base, stride and record count (§8.1), with its own range
+//!   rule (§8.4.1): [`smem_vsharp`].
 //! - The V# (§9.6 table 57): the 6-bit FORMAT field numbers formats as gfx12's BUF_FMT (converted to
 //!   the IR's gfx10 numbering), bits 115:114 scale the stride (×1, ×4, ×8, ×32), and the swizzle
 //!   enable is two bits (63:62): [`vsharp_as_gfx10`]. TBUFFER's FORMAT field uses the same
@@ -186,6 +188,30 @@ pub(super) fn flat_address(cx: &mut Cx, at: &At, seg: Seg) -> Result<Value, Lift
     };
     let k = cx.k(Type::I64, imm as i32 as i64 as u64);
     Ok(add(cx, Type::I64, base, k))
+}
+
+/// The V# of a gfx12 `s_buffer_load` rewritten for the IR's buffer op: SMEM reads only the base,
+/// stride and record count, and a dword is out of range when its offset is at least
+/// (stride, or 1 when 0) × records (§8.1 SBASE, §8.4.1): a raw descriptor (range rule 3) over that
+/// many bytes (saturated to 32 bits), without stride, format, swizzle or lane-id index.
+pub(super) fn smem_vsharp(cx: &mut Cx, w: &mut [Value]) {
+    let int = |cx: &mut Cx, op: IntOp, a: Value, b: Value| cx.b().int(op, Type::I32, &[a, b]);
+    let sixteen = cx.k32(16);
+    let stride = int(cx, IntOp::Shr(false, ShiftRule::Wrap), w[1], sixteen);
+    let mask = cx.k32(0x3fff);
+    let stride = int(cx, IntOp::And, stride, mask);
+    let zero = cx.k32(0);
+    let one = cx.k32(1);
+    let none = cx.b().int(IntOp::Cmp(ICmp::Eq), Type::B1, &[stride, zero]);
+    let stride = cx.b().select(Type::I32, none, one, stride);
+    let lo = int(cx, IntOp::MulLo, stride, w[2]);
+    let hi = int(cx, IntOp::MulHi(false), stride, w[2]);
+    let over = cx.b().int(IntOp::Cmp(ICmp::Ne), Type::B1, &[hi, zero]);
+    let all = cx.k32(u32::MAX);
+    w[2] = cx.b().select(Type::I32, over, all, lo);
+    let base_hi = cx.k32(0xffff);
+    w[1] = int(cx, IntOp::And, w[1], base_hi);
+    w[3] = cx.k32(3 << 28);
 }
 
 /// A gfx12 V# rewritten into the descriptor layout the IR reads (gfx10's): the format code

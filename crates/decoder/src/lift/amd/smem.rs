@@ -97,6 +97,9 @@ fn buffer_load(cx: &mut Cx, at: &At, words: u16) -> Result<(), LiftError> {
     for k in 0..4 {
         args.push(cx.src32(at, &base, k)?);
     }
+    if cx.isa == crate::Isa::Gfx1201 {
+        super::gfx12_mem::smem_vsharp(cx, &mut args);
+    }
     let off = offset(cx, at)?;
     let align = cx.k32(!3u32);
     let off = cx.b().int(IntOp::And, Type::I32, &[off, align]);
