@@ -9,11 +9,20 @@
 //! the IR's constant space 0); the special registers S2R reads are the function's parameters
 //! ([`SystemValue`]) or lane ops.
 //!
-//! Families, one file each: f32 arithmetic, compares and selects (`float32.rs`), moves, special
-//! registers and constant-bank reads (`mov.rs`).
+//! Families, one file each: f32 arithmetic, compares and selects (`float32.rs`), f64
+//! (`float64.rs`), packed 16-bit floats (`half.rs`), conversions (`conv.rs`), MUFU (`mufu.rs`),
+//! integer ALU (`int.rs`), predicate logic (`pred.rs`), moves, special registers and
+//! constant-bank reads (`mov.rs`), memory, atomics and fences (`mem.rs`).
 
+mod conv;
 mod float32;
+mod float64;
+mod half;
+mod int;
+mod mem;
 mod mov;
+mod mufu;
+mod pred;
 
 use super::LiftError;
 use crate::operand::{Flow, Inst, Modifier, Operand, OperandKind, RegClass, SpecialReg};
@@ -344,7 +353,6 @@ pub(crate) struct Cx<'f> {
     pub guard: Option<Value>,
 }
 
-#[allow(dead_code)] // helpers the families that land next use
 impl Cx<'_> {
     /// A builder at the current block.
     pub fn b(&mut self) -> Builder<'_> {
@@ -521,9 +529,14 @@ impl Cx<'_> {
         Ok(self.b().bitcast(Type::F32, v))
     }
 
-    /// Apply an operand's |x| and -x to the i32 `v` whose sign bits are `sign`.
+    /// Apply an operand's |x| and -x to the i32 `v` whose sign bits are `sign`. A float
+    /// immediate's bits carry its sign already (the model marks a negative one `-` as well:
+    /// `FADD R7, R7, -24` adds -24 in fixtures/hw k_lg2_approx), so its flags are not applied.
     pub fn sign_mods(&mut self, op: &Operand, mut v: Value, sign: u32) -> Value {
         use isabridge_ir::ops::int::IntOp;
+        if matches!(op.kind, OperandKind::FImm { .. }) {
+            return v;
+        }
         if op.mods.abs {
             let m = self.k32(!sign);
             v = self.b().int(IntOp::And, Type::I32, &[v, m]);
@@ -623,6 +636,27 @@ impl Cx<'_> {
             return r;
         }
         if let Some(r) = mov::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = int::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = conv::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = float64::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = half::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = mufu::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = pred::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = mem::lift(self, at, name) {
             return r;
         }
         Err(self.unsupported(at, "no lifter for this instruction yet"))

@@ -1,4 +1,4 @@
-//! Moves and special registers: MOV, UMOV, R2UR, S2R / CS2R (system values as the function's
+//! Moves and special registers (and NOP, PMTRIG: nothing the program sees): MOV, UMOV, R2UR, S2R / CS2R (system values as the function's
 //! parameters, lane id and lane masks as lane ops), ULDC / LDC (constant-bank reads).
 
 use super::{At, Cx, SystemValue};
@@ -16,6 +16,7 @@ pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         "R2UR" => r2ur(cx, at),
         "S2R" | "S2UR" | "CS2R" => s2r(cx, at),
         "ULDC" | "LDC" => ldc(cx, at),
+        "NOP" | "PMTRIG" => Ok(()),
         _ => return None,
     })
 }
