@@ -47,6 +47,9 @@ pub struct RdnaArgs {
     /// Only tests whose name contains this text.
     #[arg(long)]
     only: Option<String>,
+    /// Also list every differing lane and slot (row, slot, got, want) under each row.
+    #[arg(long)]
+    diffs: bool,
 }
 
 const IN_BASE: u64 = 0x1_0000_0000;
@@ -60,6 +63,8 @@ struct Outcome {
     checked: u64,
     passed: u64,
     first: Option<String>,
+    /// Every difference (row, slot, got, want), in check order.
+    diffs: Vec<(usize, usize, u32, u32)>,
 }
 
 /// Run the command.
@@ -93,6 +98,11 @@ pub fn run(a: &Args) -> Result<(), Failure> {
                 } else {
                     let shown = if o.table == exp { o.name.clone() } else { format!("{} [{}]", o.name, o.table) };
                     writeln!(out, "{:<30} {:>4} {:>8} {:>8}  {}", shown, o.wave, o.checked, o.passed, o.first.as_deref().unwrap_or(""))?;
+                    if a.diffs {
+                        for (row, slot, got, want) in &o.diffs {
+                            writeln!(out, "    row {row:>3} slot {slot:>2}: got {got:#010x}, want {want:#010x}")?;
+                        }
+                    }
                 }
             }
         }
@@ -117,7 +127,7 @@ fn parse_u32(v: &Json) -> Option<u32> {
 }
 
 fn fail(name: &str, wave: u32, table: &str, checked: u64, why: String) -> Outcome {
-    Outcome { name: name.into(), wave, table: table.into(), checked: checked.max(1), passed: 0, first: Some(why) }
+    Outcome { name: name.into(), wave, table: table.into(), checked: checked.max(1), passed: 0, first: Some(why), diffs: Vec::new() }
 }
 
 /// The expected tables of one wave: the main one (`expected32` / `expected64`), then each
@@ -243,7 +253,7 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expect
     let nan_slots = any_nan_slots(h, out_stride);
     let slot_map: Vec<u32> = words(&h["expected_slot_map"]);
     let tol = Tolerance::of(t);
-    let (mut n_checked, mut n_passed, mut first) = (0u64, 0u64, None);
+    let (mut n_checked, mut n_passed, mut first, mut diffs) = (0u64, 0u64, None, Vec::new());
     for c in 0..chunks {
         let rows = c * rows_per..((c + 1) * rows_per).min(expected.len());
         if rows.is_empty() {
@@ -321,13 +331,16 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expect
                 n_checked += 1;
                 if ok {
                     n_passed += 1;
-                } else if first.is_none() {
-                    first = Some(format!("row {row} slot {slot}: got {got:#010x}, want {w:#010x}"));
+                } else {
+                    if first.is_none() {
+                        first = Some(format!("row {row} slot {slot}: got {got:#010x}, want {w:#010x}"));
+                    }
+                    diffs.push((row, slot, got, *w));
                 }
             }
         }
     }
-    Outcome { name: name.into(), wave, table: table.into(), checked: n_checked, passed: n_passed, first }
+    Outcome { name: name.into(), wave, table: table.into(), checked: n_checked, passed: n_passed, first, diffs }
 }
 
 const SCRATCH_BASE: u64 = 0x3_0000_0000;
@@ -414,7 +427,7 @@ fn run_buffer_format(t: &Json, name: &str, wave: u32, code_key: &str, table: &st
             }
         }
     }
-    Outcome { name: name.into(), wave, table: table.into(), checked: n_checked, passed: n_passed, first }
+    Outcome { name: name.into(), wave, table: table.into(), checked: n_checked, passed: n_passed, first, diffs: Vec::new() }
 }
 
 /// Where layout `custom_bvh` places the BVH node memory (256-byte aligned).

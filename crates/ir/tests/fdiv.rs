@@ -105,6 +105,27 @@ fn min_max_2008_quiets_signalling_nans_only() {
 }
 
 #[test]
+fn min_max_2008_prefers_the_signalling_nan() {
+    // RDNA2 F16MinMaxNan `expected32_ieee` rows 75, 8 and 123: min(qNaN 0x7e00, sNaN 0xfd23)
+    // is 0xff23, min(0, sNaN 0x7c01) 0x7e01, max(qNaN 0x7e00, sNaN 0x7c01) 0x7e01.
+    let m = FloatMode { nan: NanRule::Propagate, ..FloatMode::nv(Round::Rn) };
+    let f = FFmt::F16;
+    assert_eq!(soft::min_max(f, &m, MinMaxKind::Num2008, false, 0x7e00, 0xfd23), 0xff23);
+    assert_eq!(soft::min_max(f, &m, MinMaxKind::Num2008, false, 0x0000, 0x7c01), 0x7e01);
+    assert_eq!(soft::min_max(f, &m, MinMaxKind::Num2008, true, 0x7e00, 0x7c01), 0x7e01);
+}
+
+#[test]
+fn propagate_neg_fma_invalid_product_beats_a_nan_addend() {
+    // RDNA2 F32ArithmeticNan `expected32_ieee` row 10: fma(inf, 0, 0x7fc00003) = 0xffc00000;
+    // row 0: fma(0x7f812345, 1, 1) = 0x7fc12345.
+    let m = FloatMode { nan: NanRule::PropagateNeg, ..FloatMode::nv(Round::Rn) };
+    let f = FFmt::F32;
+    assert_eq!(soft::fma(f, &m, false, 0x7f800000, 0, 0x7fc00003), 0xffc00000);
+    assert_eq!(soft::fma(f, &m, false, 0x7f812345, 0x3f800000, 0x3f800000), 0x7fc12345);
+}
+
+#[test]
 fn flush_to_zero_detects_tininess_as_the_mode_says() {
     // fma(2^-126, -(2^-126 + 2^-149), 2^-126) is just below 2^-126 and rounds to it: after
     // rounding it is not tiny (RDNA2 F32DenormalFlush row 8 gives 0x00800000); before rounding

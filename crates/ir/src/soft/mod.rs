@@ -164,7 +164,9 @@ pub enum NanRule {
     /// IEEE mode bit off, measured on RDNA2 (F32ArithmeticNan, MacLegacy).
     Keep,
     /// The first NaN operand quieted; an invalid operation gives the default quiet NaN with the
-    /// sign set (AMD f64 with the IEEE mode bit off, measured on RDNA2: F64Arithmetic).
+    /// sign set, and an invalid product (inf × 0) of an fma gives it even when the addend is a
+    /// NaN (AMD f64 with the IEEE mode bit off and f32 with it on, measured on RDNA2:
+    /// F64Arithmetic, F32ArithmeticNan `expected32_ieee`).
     PropagateNeg,
 }
 
@@ -629,11 +631,13 @@ pub fn fma_scaled(fmt: FFmt, mode: &FloatMode, fmz: bool, a: u64, b: u64, c: u64
     let (a, b, c) = (prep(fmt, mode, a), prep(fmt, mode, b), prep(fmt, mode, c));
     let (x, y, z) = (unpack(fmt, a), unpack(fmt, b), unpack(fmt, c));
     let pzero_fmz = fmz && (x.class == Class::Zero || y.class == Class::Zero);
-    // Under `Keep` (AMD, IEEE off) an invalid product (inf × 0) gives the invalid NaN even
-    // when the addend is a NaN (RDNA2 F32ArithmeticNan: fma(inf, 0, qNaN) = 0xffc00000).
+    // Under `Keep` and `PropagateNeg` (AMD) an invalid product (inf × 0) gives the invalid NaN
+    // even when the addend is a NaN (RDNA2 F32ArithmeticNan, IEEE off and on:
+    // fma(inf, 0, qNaN) = 0xffc00000).
     let invalid_product =
         !pzero_fmz && matches!((x.class, y.class), (Class::Inf, Class::Zero) | (Class::Zero, Class::Inf));
-    let addend_nan = z.class == Class::Nan && !(mode.nan == NanRule::Keep && invalid_product);
+    let invalid_first = matches!(mode.nan, NanRule::Keep | NanRule::PropagateNeg);
+    let addend_nan = z.class == Class::Nan && !(invalid_first && invalid_product);
     if !pzero_fmz && (x.class == Class::Nan || y.class == Class::Nan) || addend_nan {
         return finish(fmt, mode, nan_result(fmt, mode.nan, &[a, b, c]));
     }
@@ -895,7 +899,8 @@ pub enum MinMaxKind {
     /// IEEE 754-2019 minimum/maximum: any NaN operand gives NaN; -0 < +0.
     NanPropagating,
     /// IEEE 754-2008 minNum/maxNum: a quiet NaN operand is ignored, a signalling NaN operand
-    /// gives the NaN result of the mode's rule; -0 < +0.
+    /// gives the NaN result of the mode's rule over the first signalling operand (so a
+    /// signalling NaN wins over a quiet one); -0 < +0.
     Num2008,
 }
 
@@ -905,8 +910,11 @@ pub fn min_max(fmt: FFmt, mode: &FloatMode, kind: MinMaxKind, max: bool, a: u64,
     let (na, nb) = (is_nan(fmt, a), is_nan(fmt, b));
     let quiet_bit = 1u64 << (fmt.man_bits() - 1);
     let signalling = |x: u64, n: bool| n && x & quiet_bit == 0;
+    if kind == MinMaxKind::Num2008 && (signalling(a, na) || signalling(b, nb)) {
+        let first_snan = if signalling(a, na) { a } else { b };
+        return finish(fmt, mode, nan_result(fmt, mode.nan, &[first_snan]));
+    }
     let kind = match kind {
-        MinMaxKind::Num2008 if signalling(a, na) || signalling(b, nb) => MinMaxKind::NanPropagating,
         MinMaxKind::Num2008 => MinMaxKind::Num,
         k => k,
     };

@@ -40,8 +40,45 @@ pub(super) fn mode(cx: &Cx, fmt: FFmt, clamp: bool) -> FloatMode {
             FFmt::F64 => NanRule::PropagateNeg,
             _ => m.nan,
         };
+    } else if fmt == FFmt::F32 {
+        // IEEE mode on: f32 NaN operands come out quieted, an invalid operation gives -qNaN
+        // 0xffc00000, and an fma's invalid product wins over a NaN addend (RDNA2
+        // F32ArithmeticNan `expected32_ieee`: mul(inf, 0) and fma(inf, 0, 0x7fc00003) give
+        // 0xffc00000, add(0x7f812345, 1) gives 0x7fc12345).
+        m.nan = NanRule::PropagateNeg;
     }
     m
+}
+
+/// Whether the IEEE bit of the MODE register is set.
+pub(super) fn ieee(cx: &Cx) -> bool {
+    cx.mode >> 9 & 1 != 0
+}
+
+/// The min / max kind of an AMD float min / max under the MODE register. With IEEE on it is
+/// IEEE 754-2008 minNum / maxNum: a signalling NaN operand wins over a quiet one and over a
+/// number and comes out quieted; a quiet NaN is ignored (RDNA2 F16MinMaxNan `expected32_ieee`:
+/// min(0, 0x7c01) = 0x7e01, min(0x7e00, 0xfd23) = 0xff23, min3(0, 0x7c01, 0x7c00) = 0x7c00;
+/// F32OutputModifier `expected32_ieee`: min(0x7f800001, 2) = 0x7fc00001). f64 min / max are
+/// IEEE 754-2008 in either mode (F64Arithmetic). Otherwise NaN operands are ignored.
+pub(super) fn min_max_kind(cx: &Cx, fmt: FFmt) -> MinMaxKind {
+    if ieee(cx) || fmt == FFmt::F64 {
+        MinMaxKind::Num2008
+    } else {
+        MinMaxKind::Num
+    }
+}
+
+/// Whether the clamp bit under the MODE register leaves a NaN result a NaN: with DX10_CLAMP
+/// off it does, other results clamp to [0, 1] as with DX10_CLAMP on (RDNA2 Dx10Clamp
+/// `expected32_no_dx10`). When it does, this takes `sat` off `m` and the caller clamps the
+/// result with [`clamp_keeping_nan`].
+pub(super) fn nan_survives_clamp(cx: &Cx, m: &mut FloatMode) -> bool {
+    let keep = m.sat && cx.mode >> 8 & 1 == 0;
+    if keep {
+        m.sat = false;
+    }
+    keep
 }
 
 /// The float mode of an f16/f32/f64 op that passes NaN operands through (fract, ldexp,
@@ -245,7 +282,7 @@ fn mad(cx: &mut Cx, at: &At, op: &str, fmt: FFmt) -> Result<(), LiftError> {
     let mul = FloatOp { kind: FloatKind::Mul, mode: m, fmz: op.ends_with("LEGACY"), relu: false, omod: Omod::None };
     let p = cx.b().float(mul, fty(fmt), &[s[0], s[1]]);
     let add = FloatOp { kind: FloatKind::Add, mode: mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(cx, at, fmt) };
-    let r = cx.b().float(add, fty(fmt), &[p, s[2]]);
+    let r = float_clamped(cx, add, fmt, &[p, s[2]]);
     fdef(cx, &valu, at, &d, r, fmt)
 }
 
@@ -258,7 +295,7 @@ fn three(cx: &mut Cx, at: &At, op: &str, fmt: FFmt) -> Result<(), LiftError> {
         return Err(cx.unsupported(at, "three operands"));
     }
     let mut inner = mode(cx, fmt, false);
-    if cx.mode >> 9 & 1 == 0 {
+    if !ieee(cx) {
         inner.nan = NanRule::Keep;
     }
     // As for min / max: no output flush where input denormals are kept.
@@ -266,8 +303,14 @@ fn three(cx: &mut Cx, at: &At, op: &str, fmt: FFmt) -> Result<(), LiftError> {
     let mut outer = mode(cx, fmt, at.has(Modifier::Clamp));
     outer.nan = inner.nan;
     outer.ftz_out = outer.ftz_in;
+    // RDNA2 Dx10Clamp [expected32_no_dx10]: v_med3_f32 clamp with a NaN operand gives a NaN.
+    let keep_nan = nan_survives_clamp(cx, &mut outer);
     let mk = |kind, m| FloatOp { kind, mode: m, fmz: false, relu: false, omod: Omod::None };
-    let (min, max) = (FloatKind::Min(MinMaxKind::Num), FloatKind::Max(MinMaxKind::Num));
+    // Min3 / max3 / med3 are built of two-operand min / max of the same kind (RDNA2
+    // F16MinMaxNan `expected32_ieee`: min3(0, 0x7c01, 0x7c00) = min(min(0, 0x7c01), 0x7c00)
+    // = 0x7c00).
+    let mmk = min_max_kind(cx, fmt);
+    let (min, max) = (FloatKind::Min(mmk), FloatKind::Max(mmk));
     let t = fty(fmt);
     let r = match op {
         "MIN3" | "MAX3" => {
@@ -295,6 +338,7 @@ fn three(cx: &mut Cx, at: &At, op: &str, fmt: FFmt) -> Result<(), LiftError> {
             cx.b().select(t, any, min3, med)
         }
     };
+    let r = if keep_nan { clamp_keeping_nan(cx, r, outer, fmt) } else { r };
     fdef(cx, &valu, at, &d, r, fmt)
 }
 
@@ -335,7 +379,7 @@ fn fma_mix(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
         s.push(v);
     }
     let fop = FloatOp { kind: FloatKind::Fma, mode: mode(cx, FFmt::F32, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(cx, at, FFmt::F32) };
-    let r = cx.b().float(fop, fty(FFmt::F32), &s);
+    let r = float_clamped(cx, fop, FFmt::F32, &s);
     fdef(cx, &valu, at, &d, r, FFmt::F32)
 }
 
@@ -346,7 +390,7 @@ fn frexp_mant(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
     let s0 = *at.srcs().first().copied().ok_or_else(|| cx.unsupported(at, "no source"))?;
     let x = fsrc(cx, &valu, at, &s0, 0, fmt)?;
     let op = FloatOp { kind: FloatKind::FrexpMant, mode: pass_mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(cx, at, fmt) };
-    let r = cx.b().float(op, fty(fmt), &[x]);
+    let r = float_clamped(cx, op, fmt, &[x]);
     fdef(cx, &valu, at, &d, r, fmt)
 }
 
@@ -389,9 +433,16 @@ fn fract(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
         _ => 0x3f7f_ffff,
     };
     let k = cx.k(fty(fmt), below_one);
-    let mut last = mk(FloatKind::Min(MinMaxKind::NanPropagating), pass_mode(cx, fmt, at.has(Modifier::Clamp)));
+    let mut lm = pass_mode(cx, fmt, at.has(Modifier::Clamp));
+    // RDNA2 Dx10Clamp [expected32_no_dx10]: v_fract_f32 clamp of 0x7f800001 gives 0x7f800001,
+    // of +inf -qNaN 0xffc00000.
+    let keep_nan = nan_survives_clamp(cx, &mut lm);
+    let mut last = mk(FloatKind::Min(MinMaxKind::NanPropagating), lm);
     last.omod = omod(cx, at, fmt);
-    let r = cx.b().float(last, fty(fmt), &[diff, k]);
+    let mut r = cx.b().float(last, fty(fmt), &[diff, k]);
+    if keep_nan {
+        r = clamp_keeping_nan(cx, r, lm, fmt);
+    }
     fdef(cx, &valu, at, &d, r, fmt)
 }
 
@@ -412,7 +463,7 @@ fn ldexp(cx: &mut Cx, at: &At, fmt: FFmt) -> Result<(), LiftError> {
         n
     };
     let op = FloatOp { kind: FloatKind::Ldexp, mode: pass_mode(cx, fmt, at.has(Modifier::Clamp)), fmz: false, relu: false, omod: omod(cx, at, fmt) };
-    let r = cx.b().float(op, fty(fmt), &[x, n]);
+    let r = float_clamped(cx, op, fmt, &[x, n]);
     fdef(cx, &valu, at, &d, r, fmt)
 }
 
@@ -451,8 +502,8 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
     // comes out quieted (RDNA2 F64Arithmetic: min(1, 0x7ff0000000000001) = 0x7ff8000000000001,
     // min(0x7ff8000000000000, inf) = inf).
     let kind = match kind {
-        FloatKind::Min(_) if fmt == FFmt::F64 => FloatKind::Min(MinMaxKind::Num2008),
-        FloatKind::Max(_) if fmt == FFmt::F64 => FloatKind::Max(MinMaxKind::Num2008),
+        FloatKind::Min(_) => FloatKind::Min(min_max_kind(cx, fmt)),
+        FloatKind::Max(_) => FloatKind::Max(min_max_kind(cx, fmt)),
         k => k,
     };
     if matches!(kind, FloatKind::Min(_) | FloatKind::Max(_)) {
@@ -475,23 +526,27 @@ fn arith(cx: &mut Cx, at: &At, op: &str, kind: FloatKind, fmt: FFmt) -> Result<(
     if s.len() < need {
         return Err(cx.unsupported(at, "float operands"));
     }
-    // RDNA2 Dx10Clamp [expected32_no_dx10]: with DX10_CLAMP off the clamp bit leaves a NaN
-    // result a NaN (v_add_f32 clamp of qNaN + sNaN gives a NaN, not +0); other results clamp
-    // to [0, 1] as with DX10_CLAMP on.
-    let nan_survives_clamp = m.sat && cx.mode >> 8 & 1 == 0;
-    if nan_survives_clamp {
-        m.sat = false;
-    }
+    // RDNA2 Dx10Clamp [expected32_no_dx10]: v_add_f32 clamp of qNaN + sNaN gives a NaN, not +0.
     let fop = FloatOp { kind, mode: m, fmz: op.ends_with("LEGACY"), relu: false, omod: omod(cx, at, fmt) };
-    let mut r = cx.b().float(fop, fty(fmt), &s[..need]);
-    if nan_survives_clamp {
-        r = clamp_keeping_nan(cx, r, m, fmt);
-    }
+    let r = float_clamped(cx, fop, fmt, &s[..need]);
     fdef(cx, &valu, at, &d, r, fmt)
 }
 
+/// A float op of `fmt` whose mode's `sat` is the clamp bit, under the DX10_CLAMP rule of
+/// [`nan_survives_clamp`].
+pub(super) fn float_clamped(cx: &mut Cx, op: FloatOp, fmt: FFmt, args: &[Value]) -> Value {
+    let mut op = op;
+    let keep_nan = nan_survives_clamp(cx, &mut op.mode);
+    let r = cx.b().float(op, fty(fmt), args);
+    if keep_nan {
+        clamp_keeping_nan(cx, r, op.mode, fmt)
+    } else {
+        r
+    }
+}
+
 /// `r` clamped to [0, 1] with a NaN left as it is (the clamp bit with DX10_CLAMP off).
-fn clamp_keeping_nan(cx: &mut Cx, r: Value, m: FloatMode, fmt: FFmt) -> Value {
+pub(super) fn clamp_keeping_nan(cx: &mut Cx, r: Value, m: FloatMode, fmt: FFmt) -> Value {
     let mut cm = m;
     cm.sat = true;
     cm.ftz_in = false;
@@ -510,8 +565,15 @@ pub(super) fn post(cx: &mut Cx, at: &At, r: Value, fmt: FFmt) -> Value {
     }
     let mut m = mode(cx, fmt, clamp);
     m.ftz_in = false;
+    // RDNA2 Dx10Clamp [expected32_no_dx10]: v_cvt_f16_f32 clamp of a NaN gives a NaN.
+    let keep_nan = nan_survives_clamp(cx, &mut m);
     let op = FloatOp { kind: FloatKind::Canon, mode: m, fmz: false, relu: false, omod: om };
-    cx.b().float(op, fty(fmt), &[r])
+    let r = cx.b().float(op, fty(fmt), &[r]);
+    if keep_nan {
+        clamp_keeping_nan(cx, r, m, fmt)
+    } else {
+        r
+    }
 }
 
 /// Clamp only (an instruction whose unit ignores the output modifier).
@@ -521,6 +583,9 @@ fn post_clamp(cx: &mut Cx, at: &At, r: Value, fmt: FFmt) -> Value {
     }
     let mut m = mode(cx, fmt, true);
     m.ftz_in = false;
+    if nan_survives_clamp(cx, &mut m) {
+        return clamp_keeping_nan(cx, r, m, fmt);
+    }
     let op = FloatOp { kind: FloatKind::Canon, mode: m, fmz: false, relu: false, omod: Omod::None };
     cx.b().float(op, fty(fmt), &[r])
 }

@@ -8,14 +8,14 @@
 //! The packed ops lower to per-half scalar IR ops on 16-bit values.
 
 use super::lanes::Valu;
-use super::vfloat::{fty, mode};
+use super::vfloat::{clamp_keeping_nan, fty, ieee, min_max_kind, mode, nan_survives_clamp};
 use super::{At, Cx};
 use crate::lift::LiftError;
 use crate::operand::{Modifier, Operand};
 use isabridge_ir::ops::conv::ConvOp;
 use isabridge_ir::ops::float::{FloatKind, FloatOp, Omod};
 use isabridge_ir::ops::int::{IntOp, Overflow, ShiftRule};
-use isabridge_ir::soft::{FFmt, MinMaxKind, NanRule};
+use isabridge_ir::soft::{FFmt, NanRule};
 use isabridge_ir::{Type, Value};
 
 /// Lift a packed 16-bit instruction; None when `name` is not one.
@@ -102,22 +102,28 @@ fn float(cx: &mut Cx, at: &At, op: &str) -> Result<(), LiftError> {
     let kind = match op {
         "ADD_F16" => FloatKind::Add,
         "MUL_F16" => FloatKind::Mul,
-        "MIN_F16" => FloatKind::Min(MinMaxKind::Num),
-        "MAX_F16" => FloatKind::Max(MinMaxKind::Num),
+        "MIN_F16" => FloatKind::Min(min_max_kind(cx, FFmt::F16)),
+        "MAX_F16" => FloatKind::Max(min_max_kind(cx, FFmt::F16)),
         _ => FloatKind::Fma,
     };
     if w.len() < kind.arity() {
         return Err(cx.unsupported(at, "packed operands"));
     }
     let mut m = mode(cx, FFmt::F16, at.has(crate::operand::Modifier::Clamp));
+    if !ieee(cx) {
+        // With IEEE off a packed op returns its first NaN operand unchanged, signalling ones
+        // too, and an invalid one gives -qNaN 0xfe00 (RDNA2 Dx10Clamp `expected32_no_dx10`:
+        // v_pk_mul_f16 / v_pk_add_f16 / v_pk_fma_f16 of 0x7c01 give 0x7c01, of 0xfd23 and
+        // 0x7e00 give 0xfd23 / 0x7e00 in operand order, v_pk_fma_f16(-inf, 0, -inf) 0xfe00).
+        m.nan = NanRule::Keep;
+    }
     if matches!(kind, FloatKind::Min(_) | FloatKind::Max(_)) {
-        // As the scalar f16 min / max (vfloat.rs): NaN operands kept with IEEE off, no
-        // output flush where input denormals are kept.
-        if cx.mode >> 9 & 1 == 0 {
-            m.nan = NanRule::Keep;
-        }
+        // As the scalar f16 min / max (vfloat.rs): no output flush where input denormals are
+        // kept.
         m.ftz_out = m.ftz_in;
     }
+    // RDNA2 Dx10Clamp [expected32_no_dx10]: the packed ops' clamp leaves a NaN a NaN.
+    let keep_nan = nan_survives_clamp(cx, &mut m);
     let nh = neg_hi(at);
     let t = fty(FFmt::F16);
     let mut out = Vec::new();
@@ -130,7 +136,10 @@ fn float(cx: &mut Cx, at: &At, op: &str) -> Result<(), LiftError> {
             f.push(if neg { super::vfloat::negate(cx, x, FFmt::F16) } else { x });
         }
         let fop = FloatOp { kind, mode: m, fmz: false, relu: false, omod: Omod::None };
-        let r = cx.b().float(fop, t, &f);
+        let mut r = cx.b().float(fop, t, &f);
+        if keep_nan {
+            r = clamp_keeping_nan(cx, r, m, FFmt::F16);
+        }
         out.push(cx.b().bitcast(Type::I16, r));
     }
     let r = pack(cx, out[0], out[1]);
