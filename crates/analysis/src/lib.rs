@@ -15,6 +15,7 @@ pub mod cfg;
 pub mod gfx12map;
 pub mod load;
 pub mod nv;
+pub mod resolve;
 
 pub use cfg::{machine, recover, sweep, Cfg, CfgError, EdgeKind, Flow, Machine};
 pub use load::{load, LoadError, Program};

@@ -9,7 +9,6 @@
 
 use crate::Failure;
 use isabridge_analysis::amdkernel::{self, Kernel};
-use isabridge_analysis::cfg::{CallTarget, Flow};
 use isabridge_analysis::load::{Program, Section};
 use isabridge_decoder::lift::amd::{lift_kernel, KernelEntry, Options, Resolved};
 use isabridge_decoder::{elf, Isa};
@@ -84,33 +83,7 @@ pub fn targets<'p>(bytes: &[u8], p: &'p Program, name: Option<&str>) -> Result<V
 
 /// Calls, returns and jump tables of every function of `s`, resolved by the machine CFG.
 pub fn resolve(isa: Isa, s: &Section) -> Resolved {
-    let mut r = Resolved::default();
-    for f in &s.functions {
-        let Ok(g) = isabridge_analysis::recover(isa, s, f) else { continue };
-        for (a, _, flow) in &g.insts {
-            match flow {
-                Flow::Return { .. } => {
-                    r.returns.insert(*a);
-                }
-                Flow::Table(ts) => {
-                    r.tables.insert(*a, ts.clone());
-                }
-                _ => {}
-            }
-        }
-        for c in &g.calls {
-            match &c.target {
-                CallTarget::Direct(t) => {
-                    r.calls.insert(c.site, *t);
-                }
-                CallTarget::External(n) => {
-                    r.external.insert(c.site, n.clone());
-                }
-                _ => {}
-            }
-        }
-    }
-    r
+    isabridge_analysis::resolve::amd_transfers(isa, s)
 }
 
 /// The entry state of a target: its kernel ABI, or a call's entry for other functions.
