@@ -42,6 +42,7 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
     out
 }
 
+#[derive(Clone, Copy)]
 struct Row {
     a: u32,
     b: u32,
@@ -259,4 +260,25 @@ fn unsupported_instructions_are_typed_errors_naming_isa_address_and_instruction(
         other => panic!("{other:?}"),
     }
     assert!(matches!(lift(Isa::Gfx1013, bytes, 0, &Options::default()), Err(LiftError::Unsupported { .. })));
+}
+
+/// Run the first corpus instruction spelled `mnem` with sources `srcs` on one lane with the
+/// given inputs (in row order); its output register.
+fn run_one(corpus: &[(String, Vec<u8>)], mnem: &str, srcs: &[S], inputs: &[u32]) -> u32 {
+    let (mut code, ins, out, _) = find(corpus, mnem, srcs);
+    code.extend_from_slice(&exit_word(corpus));
+    let row = Row { a: inputs[0], b: *inputs.get(1).unwrap_or(&0), c: *inputs.get(2).unwrap_or(&0), r0: 0, r1: 0 };
+    let rows: Vec<Row> = (0..32).map(|_| Row { ..row }).collect();
+    run_rows(&code, &ins, out, &rows)[0] as u32
+}
+
+#[test]
+fn sad_is_the_absolute_difference_plus_c() {
+    // PTX sad.u32 / sad.s32 (d = c + |a - b|) compile to VABSDIFF.U32 / VABSDIFF
+    // (fixtures/nvidia int.sm86).
+    let corpus = corpus();
+    let rrr = [S::R(0), S::R(1), S::R(2)];
+    assert_eq!(run_one(&corpus, "VABSDIFF.U32", &rrr, &[5, 9, 100]), 104);
+    assert_eq!(run_one(&corpus, "VABSDIFF.U32", &rrr, &[0xffff_ffff, 1, 0]), 0xffff_fffe);
+    assert_eq!(run_one(&corpus, "VABSDIFF", &rrr, &[0xffff_ffff, 1, 7]), 9);
 }

@@ -1,5 +1,5 @@
 //! Conversions: F2I, I2F / I2FP, F2F, F2FP (f16 / bf16 packing), FRND (round to integral),
-//! I2I (saturating narrowing). Types come from the mnemonic: F2F and F2I name the destination
+//! I2I (saturating narrowing), F2IP (to a byte). Types come from the mnemonic: F2F and F2I name the destination
 //! first (`F2F.F16.F32`, `F2I.U32.F64`); the default float is f32 and the default integer s32.
 //! A 16-bit result sits in the low half of its register, the high half zero.
 
@@ -21,6 +21,7 @@ pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         "F2FP" => f2fp(cx, at),
         "FRND" => frnd(cx, at),
         "I2I" => i2i(cx, at),
+        "F2IP" => f2ip(cx, at),
         _ => return None,
     })
 }
@@ -212,4 +213,24 @@ fn i2i(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     let r = cx.b().int(IntOp::Max(true), Type::I32, &[a, lo]);
     let r = cx.b().int(IntOp::Min(true), Type::I32, &[r, hi]);
     cx.def_word(at, at.dsts()[0], 0, r)
+}
+
+/// F2IP.{U8,S8}.F32[.rnd] d, RZ, a, RZ: a converted to an 8-bit integer (saturating, NaN to 0),
+/// zero-extended (PTX cvt.rzi.sat.u8.f32 in fixtures/nvidia cvt.sm86). The forms that merge
+/// the other bytes of the outer operands are not lifted.
+fn f2ip(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    shape(cx, at, 3)?;
+    let srcs = at.srcs();
+    let rz = |o: &crate::operand::Operand| matches!(o.kind, crate::operand::OperandKind::Special { reg: crate::operand::SpecialReg::Rz, .. });
+    if !rz(srcs[0]) || !rz(srcs[2]) || at.has("RELU") {
+        return Err(cx.unsupported(at, "F2IP merging other bytes"));
+    }
+    let (bits, signed) = at.one_of(&["U8", "S8"]).map(int_of).ok_or_else(|| cx.unsupported(at, "F2IP type"))?;
+    let x = fsrc(cx, at, 1, FFmt::F32)?;
+    let mut mode = mode_of(at);
+    mode.ftz_out = false;
+    let ity = Type::S(Scalar::int(bits).ok_or_else(|| cx.unsupported(at, "integer type"))?);
+    let r = cx.b().conv(ConvOp::FToI { mode, signed }, ity, x);
+    let w = cx.b().conv(ConvOp::IToI { signed: false }, Type::I32, r);
+    cx.def_word(at, at.dsts()[0], 0, w)
 }

@@ -1,6 +1,7 @@
 //! Integer ALU: IADD3 (carry chains), IMAD (`.WIDE`, `.HI`, `.X`, and the `.MOV` / `.SHL` /
 //! `.IADD` spellings), LOP3, SHF, PRMT, SGXT and BMSK (Ampere's bit-field extract and mask), FLO,
-//! POPC, BREV, IABS, IMNMX, LEA (`.HI`, `.X`, `.SX32`), ISETP (`.EX` 64-bit chains), SEL, IDP;
+//! POPC, BREV, IABS, IMNMX, LEA (`.HI`, `.X`, `.SX32`), ISETP (`.EX` 64-bit chains), SEL, IDP,
+//! VABSDIFF (PTX sad);
 //! the uniform-datapath forms (UIADD3, UIMAD, ULOP3, ...) lift the same way on UR / UP.
 
 use super::{At, Cx};
@@ -32,6 +33,7 @@ pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         "LEA" => lea(cx, at),
         "ISETP" => isetp(cx, at),
         "IDP" => idp(cx, at),
+        "VABSDIFF" => vabsdiff(cx, at),
         _ => return None,
     })
 }
@@ -436,12 +438,11 @@ fn lea(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     if rd.len() != 1 || pd.len() > 1 || vs.len() != nv || ps.len() != at.has("X") as usize {
         return Err(cx.unsupported(at, "operand shape"));
     }
-    if vs.iter().any(|o| o.mods.neg) {
+    if vs[0].mods.neg || vs.get(2).is_some_and(|o| hi && !sx && o.mods.neg) {
         return Err(cx.unsupported(at, "negated LEA operand"));
     }
     let OperandKind::Imm(s) = vs[nv - 1].kind else { return Err(cx.unsupported(at, "shift operand")) };
     let a = cx.src_int(at, vs[0])?;
-    let b = cx.src_int(at, vs[1])?;
     let s = cx.k(Type::I64, (s as u64) & 63);
     let shifted = if hi {
         let c = if sx {
@@ -459,7 +460,8 @@ fn lea(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
         cx.split64(v).0
     };
     let x = zext64(cx, shifted);
-    let y = zext64(cx, b);
+    // b as an adder term: -b is ~b + 1 (`LEA.HI R8, R7, -R8, RZ, 0x8`).
+    let y = add_term(cx, at, vs[1])?;
     let mut sum = i64op(cx, IntOp::Add(Overflow::Wrap), &[x, y]);
     if let Some(p) = ps.first() {
         let p = cx.pred(at, p)?;
@@ -540,5 +542,24 @@ fn idp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     let b = cx.src_int(at, vs[1])?;
     let c = cx.src_int(at, vs[2])?;
     let r = i32op(cx, op, &[a, b, c]);
+    cx.def_word(at, rd[0], 0, r)
+}
+
+/// VABSDIFF[.U32] d, a, b, c: |a - b| + c (signed unless `.U32`): PTX `sad` (fixtures/nvidia
+/// int.sm86: sad.u32 and sad.s32 compile to it).
+fn vabsdiff(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let (rd, _) = split_dsts(at);
+    let vs = at.srcs();
+    if rd.len() != 1 || vs.len() != 3 {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    let signed = !at.has("U32");
+    let a = cx.src_int(at, vs[0])?;
+    let b = cx.src_int(at, vs[1])?;
+    let c = cx.src_int(at, vs[2])?;
+    let mx = i32op(cx, IntOp::Max(signed), &[a, b]);
+    let mn = i32op(cx, IntOp::Min(signed), &[a, b]);
+    let d = i32op(cx, IntOp::Sub(Overflow::Wrap), &[mx, mn]);
+    let r = i32op(cx, IntOp::Add(Overflow::Wrap), &[d, c]);
     cx.def_word(at, rd[0], 0, r)
 }

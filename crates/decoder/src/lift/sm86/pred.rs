@@ -38,10 +38,13 @@ fn plop3(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     Ok(())
 }
 
-/// A PLOP3 source: a predicate, or a register's sign bit (`R4.SIGN`).
+/// A PLOP3 source: a predicate, or the sign bit of a register or constant-bank word
+/// (`R4.SIGN`, `c[0x0] [0x180].SIGN`).
 fn pred_or_sign(cx: &mut Cx, at: &At, op: &crate::operand::Operand) -> Result<isabridge_ir::Value, LiftError> {
     match op.kind {
-        OperandKind::Reg(r) if r.class == crate::operand::RegClass::R => {
+        OperandKind::Reg(crate::operand::RegRange { class: crate::operand::RegClass::R, .. })
+        | OperandKind::ConstBank { .. }
+        | OperandKind::Imm(_) => {
             let v = cx.word(at, op, 0)?;
             let zero = cx.k32(0);
             let s = cx.b().int(IntOp::Cmp(ICmp::Slt), Type::I32, &[v, zero]);
