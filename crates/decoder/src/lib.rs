@@ -176,6 +176,10 @@ pub trait IsaPlugin: Sync {
     fn print_noted(&self, inst: &Decoded, addr: u64, out: &mut String, _note: &mut String) {
         self.print(inst, addr, out)
     }
+    /// The reference disassembler's comment on a word it rejects (printed as `.long`),
+    /// appended to `note`: llvm-objdump-22 keeps the warnings about the operands it decoded
+    /// before the one it refused (`.long 0x... ; Warning: SGPR_128: ...`). Nothing by default.
+    fn rejected_note(&self, _bytes: &[u8], _addr: u64, _note: &mut String) {}
     /// The canonical bytes of the instruction.
     fn encode(&self, inst: &Decoded) -> Vec<u8>;
     /// Upper-case instruction name of a decoded instruction.

@@ -137,9 +137,6 @@ fn corpus_report(isa: Isa) -> Report {
 
 /// Pinned disagreement counts: (ISA, category, count). Each is explained in isa-specs/README.md.
 const PINNED: &[(&str, &str, usize)] = &[
-    // gfx1013: v_interp_p1ll_f16 with 255 in its attribute field: we take a literal dword
-    // (the tree's literal fields), LLVM reads none.
-    ("gfx1013", "probe decode-error", 1),
     ("gfx1013", "encode ENC_MIMG", 28),
     ("gfx1013", "encode ENC_VOP1", 1),
     ("gfx1013", "encode ENC_VOP1_SDWA", 1),
@@ -148,10 +145,6 @@ const PINNED: &[(&str, &str, usize)] = &[
     ("gfx1013", "encode ENC_VOP3P", 1),
     ("gfx1013", "encode ENC_VOPC", 8),
     ("gfx1013", "encode ENC_VOPC_SDWA", 6),
-    // gfx1201: v_cvt_pk_f32_fp8 source modifiers, v_nop / v_pipeflush in VOP3.
-    ("gfx1201", "probe text ENC_VOP3", 3),
-    // gfx1201: v_cvt_pk_bf8_f32 DPP quad_perm.
-    ("gfx1201", "probe text ENC_VOP3_DPP16", 2),
     ("gfx1201", "encode ENC_SOPC", 6),
     ("gfx1201", "encode ENC_VOP3", 33),
     // gfx1201: VOP3 / VOP3P DPP forms with a 16-bit literal: the line keeps the input's literal

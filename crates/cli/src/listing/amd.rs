@@ -274,6 +274,16 @@ impl Sink for Text<'_, '_> {
             }
         }
         write_line(&mut self.line, &self.text, addr, bytes, "");
+        if bytes.len() == 4 && word != 0 {
+            // The warnings LLVM printed about operands it decoded before refusing the word.
+            self.note.clear();
+            self.plugin.rejected_note(self.code.get(off..).unwrap_or(&[]), addr, &mut self.note);
+            if !self.note.is_empty() {
+                self.line.pop();
+                push_comment(&mut self.line, &self.note);
+                self.line.push(b'\n');
+            }
+        }
         self.put_line();
     }
 

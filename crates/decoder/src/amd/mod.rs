@@ -573,8 +573,11 @@ pub fn selects_literal<Op>(t: &Tables<Op>, ie: &crate::spec::InstEncoding<Op>, o
     let source = ty.lookup(255).is_some_and(|n| n.eq_ignore_ascii_case("literal"));
     let sdst = ty.name == "OPR_SDST" && f.width() >= 8 && e.name.starts_with("ENC_VOP") && !e.name.contains("DPP");
     let descriptor = matches!(e.name, "ENC_VIMAGE" | "ENC_VSAMPLE") && matches!(f.name, "RSRC" | "SAMP") && f.width() == 9;
-    let fmac_dpp = e.name.contains("DPP") && t.instructions[ie.inst as usize].mnemonic.starts_with("v_fmac_") && crate::amd::plan::src_index(op) == Some(1);
-    (source || sdst || descriptor) && !fmac_dpp
+    let mnemonic = t.instructions[ie.inst as usize].mnemonic;
+    let fmac_dpp = e.name.contains("DPP") && mnemonic.starts_with("v_fmac_") && crate::amd::plan::src_index(op) == Some(1);
+    // gfx10's VOP3 interpolation holds the attribute in SRC0 (255: attr63.w, no literal).
+    let interp_attr = e.name == "ENC_VOP3" && mnemonic.starts_with("v_interp_") && f.name == "SRC0";
+    (source || sdst || descriptor) && !fmac_dpp && !interp_attr
 }
 
 /// Source fields of the first two words (as one u64) of which one holding 255 makes the
@@ -1304,6 +1307,47 @@ impl<Op: Generation> Amd<Op> {
         Ok(Decoded { words, len: len as u8, enc, ienc })
     }
 
+    /// The instruction `bytes` would be if the rejection rules let it through: the words of
+    /// an instruction LLVM rejects after decoding some of its operands (see
+    /// [`IsaPlugin::rejected_note`]). None when the identifier bits name no instruction or
+    /// the words are cut off.
+    fn decode_unchecked(&self, bytes: &[u8]) -> Option<Decoded> {
+        let mut words = [0u32; MAX_WORDS];
+        for (i, c) in bytes.chunks_exact(4).take(MAX_WORDS).enumerate() {
+            words[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        let facts = self.facts();
+        let top = facts.lut.top[(words[0] >> 16) as usize];
+        let e = self.entry(facts, top, words[0] as u64 | (words[1] as u64) << 32);
+        let (enc, ienc) = if e & E_LEAF != 0 {
+            if e & E_NONE != 0 {
+                return None;
+            }
+            (((e >> E_ENC_SHIFT) & 63) as u16, (e & E_IENC_MASK) as u16)
+        } else {
+            match self.tables.classify(&words) {
+                Some((e, Some(i))) => (e, i),
+                _ => return None,
+            }
+        };
+        let e = &self.tables.encodings[enc as usize];
+        let mut len = e.bits as usize / 8;
+        if let Some(nsa) = facts.tree.nsa[enc as usize] {
+            if e.fields[nsa].get(&words) != 0 {
+                len += 4 * Op::nsa_dwords(self, &words, ienc);
+            }
+        }
+        if Self::has_literal(facts, &words, ienc) {
+            len += 4;
+        }
+        if len > bytes.len() || len > MAX_WORDS * 4 {
+            return None;
+        }
+        let keep = len / 4;
+        let words = std::array::from_fn(|i| if i < keep { words[i] } else { 0 });
+        Some(Decoded { words, len: len as u8, enc, ienc })
+    }
+
     /// The instruction of leaf `e` (not `E_NONE`, not `E_ODD`), `keep` (1-4) dwords of `w`.
     #[inline(always)]
     fn leaf_decoded(l: &Lut, e: u32, w: [u32; 4], keep: usize) -> Decoded {
@@ -1389,6 +1433,33 @@ impl<Op: Generation> IsaPlugin for Amd<Op> {
 
     fn print_noted(&self, inst: &Decoded, addr: u64, out: &mut String, note: &mut String) {
         Op::print_noted(self, inst, addr, out, note)
+    }
+
+    /// gfx1201 only: LLVM decodes a buffer instruction (VBUFFER, and SMEM's `s_buffer_load_*`)
+    /// with every operand and refuses a negative IOFFSET afterwards, in a check behind its
+    /// decode tables, so the warnings of the operands it decoded stay on the `.long` line. Every
+    /// other refusal happens in the tables, before the warnings are kept (the mutated listings
+    /// in fixtures/amd/mutated show both).
+    fn rejected_note(&self, bytes: &[u8], addr: u64, note: &mut String) {
+        if self.isa != Isa::Gfx1201 {
+            return;
+        }
+        let Some(mut d) = self.decode_unchecked(bytes) else { return };
+        let e = self.encoding(&d);
+        if e.name != "ENC_VBUFFER" && e.name != "ENC_SMEM" {
+            return;
+        }
+        let Some(&[(off, cnt)]) = e.fields.iter().find(|f| f.name == "IOFFSET").map(|f| f.ranges) else { return };
+        let sign = off as usize + cnt as usize - 1;
+        let full = d;
+        let Some(w) = d.words.get_mut(sign / 32) else { return };
+        if *w >> (sign % 32) & 1 == 0 {
+            return;
+        }
+        *w &= !(1 << (sign % 32));
+        if !reject::rules(self.isa).rejects(d.ienc, &d.words) {
+            Op::print_noted(self, &full, addr, &mut String::new(), note)
+        }
     }
 
     fn encode(&self, inst: &Decoded) -> Vec<u8> {

@@ -628,6 +628,25 @@ pub fn inline_f16_bits(v: u32) -> Option<u32> {
     })
 }
 
+/// Appends a mandatory literal (the `K` of `v_fmaak_f32`, `v_fmamk_f16`, `s_fmaak_f32`, VOPD's
+/// fmaak / fmamk) as llvm-objdump-22 prints it: in hex, except that a value equal to an inline
+/// constant's code (128-208, 240-248) prints as that constant's 32-bit value (`0x95` as
+/// `0x15`, `0xf0` as `0x3f000000`, for f16 forms too), as llvm-mc-22 shows for every such form.
+pub fn kimm(out: &mut String, v: u32) {
+    hex(out, kimm_value(v))
+}
+
+/// The value [`kimm`] prints for a mandatory literal `v`.
+pub fn kimm_value(v: u32) -> u32 {
+    match v {
+        128..=192 => v - 128,
+        193..=208 => (192i32 - v as i32) as u32,
+        240..=248 => [0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000, 0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983]
+            [(v - 240) as usize],
+        _ => v,
+    }
+}
+
 /// Appends an integer immediate: decimal when it is an inline-constant value, else hex.
 pub fn imm(out: &mut String, v: u32) {
     if v <= 64 {

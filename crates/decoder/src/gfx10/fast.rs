@@ -147,7 +147,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) -> bool {
                     operands::sdst_note(out, v);
                 }
             }
-            R_SIMM32 => operands::put_hex(out, c.lit),
+            R_SIMM32 => operands::kimm(out, c.lit),
             R_SRC => {
                 c.src(out, v, op.size, op.kind);
                 if op.class != 0 {

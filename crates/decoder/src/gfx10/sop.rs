@@ -55,7 +55,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             opr::OPR_SENDMSG => symbols::sendmsg_gfx10(out, v),
             opr::OPR_HWREG => symbols::hwreg(out, v, symbols::HWREG_GFX10),
             opr::OPR_SIMM32 if m == "s_setreg_imm32_b32" => operands::imm32(out, c.literal()),
-            opr::OPR_SIMM32 => operands::imm(out, c.literal()),
+            opr::OPR_SIMM32 => operands::kimm(out, c.literal()),
             _ => simm16(c, m, v, out),
         }
     }

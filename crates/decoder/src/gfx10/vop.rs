@@ -74,7 +74,7 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
             }
         }
         opr::OPR_SIMM32 => {
-            crate::amd::operands::put_hex(out, c.literal());
+            crate::amd::operands::kimm(out, c.literal());
         }
         _ => {
             c.src(out, v, op.size, c.kind(op));

@@ -155,7 +155,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) -> bool {
                 operands::sdst_note(out, v);
             }
             R_SDST => c.sreg(out, v, op.size),
-            R_SIMM32 => operands::hex(out, c.lit),
+            R_SIMM32 => operands::kimm(out, c.lit),
             R_SRC => {
                 ops::src(c, out, v, op.size, op.kind);
                 if op.lo128 && v >= 384 {

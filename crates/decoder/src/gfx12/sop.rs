@@ -51,7 +51,7 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             "OPR_HWREG" => symbols::hwreg(out, v, symbols::HWREG_GFX12),
             "OPR_SIMM32" if m == "s_setreg_imm32_b32" => crate::amd::operands::imm32(out, c.lit),
             "OPR_SIMM32" => {
-                crate::amd::operands::put_hex(out, c.lit);
+                crate::amd::operands::kimm(out, c.lit);
             }
             _ => simm16(m, v, out),
         }

@@ -24,7 +24,8 @@ pub fn print(c: &Ctx<'_, Op>, out: &mut String) {
             }
         }
         enc::ENC_VOP3 | enc::ENC_VOP3SD => {
-            if short {
+            // (v_nop, v_pipeflush: LLVM prints the bare mnemonic in every encoding)
+            if short && !c.ie.operands.is_empty() {
                 out.push_str("_e64");
             }
             vop3(c, out, Dpp::None);
@@ -88,7 +89,7 @@ fn plain(c: &Ctx<'_, Op>, op: &Operand, out: &mut String) {
             }
         }
         opr::OPR_SIMM32 => {
-            operands::hex(out, c.lit);
+            operands::kimm(out, c.lit);
         }
         _ => {
             let kind = if traits(c) & tr::FP8_SRC != 0 { Kind::F16 } else { c.kind(op) };
@@ -185,7 +186,9 @@ pub(super) fn float_mods(c: &Ctx<'_, Op>, kind: Kind, i: usize) -> bool {
 /// [`float_mods`] of an instruction of traits `t` (const: the print plans work it out at
 /// compile time).
 pub(super) const fn float_mods_of(t: u8, kind: Kind, i: usize) -> bool {
-    if i == 1 && t & tr::INT_SRC1 != 0 {
+    if (i == 1 && t & tr::INT_SRC1 != 0) || t & tr::FP8_SRC != 0 {
+        // (the fp8 / bf8 pair conversions' source takes none: llvm-mc-22 refuses `|v2|` and
+        // prints the source of a word with ABS / NEG set without them)
         return false;
     }
     kind.is_float() || t & tr::CNDMASK != 0
@@ -565,6 +568,15 @@ fn dpp16_ctrl(c: &Ctx<'_, Op>, out: &mut String, which: Dpp16Fields) {
             (c.f(F::DPP_CTRL), c.f(F::ROW_MASK), c.f(F::BANK_MASK), c.f(F::BOUND_CTRL), c.f(F::FI))
         }
     };
+    // LLVM 22 reads the DPP control of these two as it reads a mandatory literal: a value
+    // that is an inline constant's code prints as that constant (0x85 as quad_perm of 0x05,
+    // 0xc4 (-4) as invalid; llvm-mc-22 shows it for both and for no other DPP instruction).
+    let m = c.mnemonic();
+    let ctrl = if matches!(which, Dpp16Fields::E64) && (m.starts_with("v_cvt_pk_fp8_f32") || m.starts_with("v_cvt_pk_bf8_f32")) && (128..255).contains(&ctrl) {
+        crate::amd::operands::kimm_value(ctrl)
+    } else {
+        ctrl
+    };
     crate::amd::symbols::dpp_ctrl(out, ctrl);
     hex_mod(out, "row_mask", row);
     hex_mod(out, "bank_mask", bank);
@@ -623,7 +635,7 @@ fn half(c: &Ctx<'_, Op>, out: &mut String, m: &str, vdst: u32, src0: u32, vsrc1:
     out.push_str(", ");
     ops::src(c, out, src0, 32, kind);
     let lit = |out: &mut String| {
-        crate::amd::operands::put_hex(out, c.lit);
+        crate::amd::operands::kimm(out, c.lit);
     };
     match m {
         "v_dual_mov_b32" => {}

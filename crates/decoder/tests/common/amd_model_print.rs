@@ -1138,7 +1138,7 @@ fn vop(p: &mut P<'_>) {
         if long && !(p.g12 && p.s.ops.is_empty()) {
             p.out.push_str("_e32");
         }
-    } else if (e == "ENC_VOP3" || e == "ENC_VOP3B" || e == "ENC_VOP3SD") && short {
+    } else if (e == "ENC_VOP3" || e == "ENC_VOP3B" || e == "ENC_VOP3SD") && short && !(p.g12 && p.s.ops.is_empty()) {
         p.out.push_str("_e64");
     }
     let mix = p.m().starts_with("v_fma_mix");
@@ -1180,7 +1180,8 @@ fn vop(p: &mut P<'_>) {
                     p.out = out;
                     continue;
                 }
-                let fm = if vop3p { mix } else { float_mods(p, kind0, i) };
+                let fp8_pair = p.g12 && (p.m().starts_with("v_cvt_pk_f32_fp8") || p.m().starts_with("v_cvt_pk_f32_bf8"));
+                let fm = if vop3p { mix } else { float_mods(p, kind0, i) && !fp8_pair };
                 let (n, a) = if fm { (o.mods.neg, o.mods.abs) } else { (false, false) };
                 if sdwa {
                     let sx = !kind.is_float() && o.mods.not;
@@ -1397,6 +1398,10 @@ fn dpp16_tail(p: &mut P<'_>) {
             Modifier::BankMask(v) => bank = v as u32,
             _ => {}
         }
+    }
+    let m = p.m();
+    if p.g12 && p.inst.encoding == "ENC_VOP3_DPP16" && (m.starts_with("v_cvt_pk_fp8_f32") || m.starts_with("v_cvt_pk_bf8_f32")) && (128..255).contains(&ctrl) {
+        ctrl = isabridge_decoder::amd::operands::kimm_value(ctrl);
     }
     symbols::dpp_ctrl(&mut p.out, ctrl);
     p.out.push_str(" row_mask:");
