@@ -1,5 +1,5 @@
 //! Snapshots (insta) of the IR the AMD lifter writes for one small gfx1013 program per
-//! instruction family, before any pass runs: register reads and writes, EXEC merges (`lanesel`)
+//! instruction family (and one gfx1201 memory program), before any pass runs: register reads and writes, EXEC merges (`lanesel`)
 //! and lane masks as the lifter emits them. Each snapshot was read before it was accepted; a
 //! change to the lifter that changes them shows here as a diff. The code words are
 //! llvm-mc-22 -mcpu=gfx1013's encoding of the assembly in each test's comment.
@@ -8,9 +8,13 @@ use isabridge_decoder::lift::amd::{lift, Options};
 use isabridge_decoder::Isa;
 
 fn lifted(words: &[u32]) -> String {
+    lifted_for(Isa::Gfx1013, words)
+}
+
+fn lifted_for(isa: Isa, words: &[u32]) -> String {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let opts = Options { user_sgprs: 12, ..Options::default() };
-    let f = lift(Isa::Gfx1013, &bytes, 0, &opts).expect("lifts");
+    let f = lift(isa, &bytes, 0, &opts).expect("lifts");
     isabridge_ir::text::print(&f)
 }
 
@@ -45,6 +49,19 @@ fn vector_float_modifiers_and_compare() {
 #[test]
 fn cross_lane_dpp_and_readlane() {
     insta::assert_snapshot!(lifted(&[0x7e0202fa, 0xff091100, 0x4a0402fa, 0xff00b100, 0xd7600000, 0x00010702, 0x7e020501, 0xbf810000]));
+}
+
+/// The program of `scalar_global_and_buffer_memory` in gfx1201 code (llvm-mc-22 -mcpu=gfx1201):
+/// s_load_b64 s[4:5], s[0:1], 0x8 ; s_wait_kmcnt 0x0 ; v_lshlrev_b32 v1, 2, v0 ;
+/// global_load_b32 v2, v1, s[4:5] ; s_wait_loadcnt 0x0 ;
+/// buffer_store_b32 v2, v1, s[8:11], null offen offset:16 ; s_endpgm. The same IR but for the
+/// buffer descriptor, rewritten from gfx12's V# layout into the one the IR reads.
+#[test]
+fn gfx12_scalar_global_and_buffer_memory() {
+    insta::assert_snapshot!(lifted_for(
+        Isa::Gfx1201,
+        &[0xf4002100, 0xf8000008, 0xbfc70000, 0x30020082, 0xee050004, 0x00000002, 0x00000001, 0xbfc00000, 0xc406807c, 0x40801002, 0x00001001, 0xbfb00000]
+    ));
 }
 
 /// s_load_dwordx2 s[4:5], s[0:1], 0x8 ; s_waitcnt lgkmcnt(0) ; v_lshlrev_b32 v1, 2, v0 ;

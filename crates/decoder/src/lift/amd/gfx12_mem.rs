@@ -4,7 +4,7 @@
 //! and ACO's opcode rows) after its gfx12 operand fields are renamed to the gfx10 ones the family
 //! code reads. What gfx12 changed, with the RDNA4 ISA guide's sections as the source:
 //! - Immediate offsets are the 24-bit signed IOFFSET (§8.1 SMEM, §11 FLAT/GLOBAL/SCRATCH; gfx10:
-//!   21-bit signed SMEM, 12-bit FLAT): [`flat_address`] and [`smem_ioffset`]. VBUFFER's IOFFSET
+//!   21-bit signed SMEM, 12-bit FLAT): [`flat_address`] and [`ioffset`]. VBUFFER's IOFFSET
 //!   "must be non-negative" (§9) and is the buffer op's immediate offset.
 //! - SCRATCH adds the VGPR (when SVE is set) and the SGPR (when SADDR is not NULL), where gfx10 takes
 //!   one or the other (§11 instruction fields).
@@ -137,16 +137,16 @@ fn gfx10_fields(inst: &Inst) -> Inst {
     i
 }
 
-/// The 24-bit signed IOFFSET of a gfx12 SMEM instruction, as a 32-bit two's-complement value;
-/// None when the instruction has no IOFFSET field (gfx10) or it is zero.
-pub(super) fn smem_ioffset(at: &At) -> Option<u32> {
+/// The 24-bit signed IOFFSET of a gfx12 SMEM, flat, global or scratch instruction, as a 32-bit
+/// two's-complement value; None when the instruction has no IOFFSET field (gfx10) or it is zero.
+pub(super) fn ioffset(at: &At) -> Option<u32> {
     at.inst.named("IOFFSET").map(|raw| (((raw as u32) << 8) as i32 >> 8) as u32)
 }
 
 /// The address of a gfx12 flat, global or scratch access: i64 for flat and global, the i32
 /// offset in the lane's scratch for scratch (§11 instruction fields).
 pub(super) fn flat_address(cx: &mut Cx, at: &At, seg: Seg) -> Result<Value, LiftError> {
-    let imm = smem_ioffset(at).unwrap_or(0);
+    let imm = ioffset(at).unwrap_or(0);
     let is_off = |o: &crate::operand::Operand| {
         matches!(o.kind, OperandKind::Field { ty: "OFF", .. } | OperandKind::Special { reg: crate::operand::SpecialReg::Null, .. })
     };

@@ -49,7 +49,7 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
 /// The byte offset the instruction adds to its base: the immediate plus the SOFFSET SGPR.
 fn offset(cx: &mut Cx, at: &At) -> Result<Value, LiftError> {
     let raw = at.inst.named("OFFSET").unwrap_or(0) as u32;
-    let imm = super::gfx12_mem::smem_ioffset(at).unwrap_or(((raw << 11) as i32 >> 11) as u32);
+    let imm = super::gfx12_mem::ioffset(at).unwrap_or(((raw << 11) as i32 >> 11) as u32);
     let mut off = cx.k32(imm);
     if let Some(so) = at.field("SOFFSET").copied() {
         if cx.key_of(&so, 0).is_some() || matches!(so.kind, crate::operand::OperandKind::Literal(_)) {
