@@ -1,14 +1,15 @@
 //! gfx1201 (RDNA4) on the gfx1013 family code: scalar and vector ALU instructions lift under
 //! their gfx1013 name where only the name changed (`gfx12_names.rs`, generated from the specs
 //! and ACO's opcode table); gfx12's split counter waits lift as IR waits (`waits.rs`), and
-//! the ALU dependency waits (`s_wait_alu`, `s_delay_alu`) to nothing. Memory, image, export and interpolation
-//! encodings changed their fields and are typed errors until they have their own code.
+//! the ALU dependency waits (`s_wait_alu`, `s_delay_alu`) to nothing. Image, export,
+//! LDS-parameter and interpolation encodings lift in `gfx12_image.rs`, memory encodings in
+//! `gfx12_mem.rs`, gfx12-only ALU instructions in `gfx12_alu.rs`.
 //! VOPD dual-issue pairs lift as their two halves; both read their sources before either
 //! writes, so a half that reads the other's destination goes first.
 
 use super::{At, Cx};
 use crate::lift::LiftError;
-use crate::operand::{Inst, OperandKind};
+use crate::operand::{Access, Inst, Operand, OperandKind, Part, SpecialReg};
 
 /// The name the family code knows a gfx1201 instruction by; None for an ALU dependency or
 /// event wait (nothing to lift).
@@ -37,7 +38,14 @@ pub(super) fn vopd(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
         i.operands.retain(|o| !o.field.ends_with(other) || o.field.is_empty());
         i
     };
-    let (ix, iy) = (half('Y'), half('X'));
+    let (mut ix, mut iy) = (half('Y'), half('X'));
+    // v_dual_cndmask_b32 selects by VCC, which the pair's fields do not name.
+    for (i, n) in [(&mut ix, nx), (&mut iy, ny)] {
+        if n == "V_DUAL_CNDMASK_B32" {
+            let vcc = OperandKind::Special { reg: SpecialReg::Vcc, part: Part::Whole };
+            i.operands.push(Operand { access: Access::Read, kind: vcc, size: 32, implicit: true, field: "", mods: Default::default() });
+        }
+    }
     let dst = |i: &Inst| i.operands.iter().find(|o| !o.implicit && o.access.writes()).map(|o| o.kind);
     let reads = |i: &Inst, d: Option<OperandKind>| {
         i.operands.iter().any(|o| o.access.reads() && !o.implicit && d.is_some_and(|d| o.kind == d))

@@ -119,18 +119,22 @@ fn image(cx: &mut Cx, at: &At, f: &Form) -> Result<(), LiftError> {
     let rsrc = at.field("SRSRC").copied().ok_or_else(|| cx.unsupported(at, "no SRSRC"))?;
     let dwords = super::bvh::address_dwords(cx, at)?;
     let addr = address(cx, at, &op, a16, &dwords)?;
+    let samp = if samples { Some(at.field("SSAMP").copied().ok_or_else(|| cx.unsupported(at, "no SSAMP"))?) } else { None };
     let mut args = Vec::new();
-    for k in 0..4 {
-        let lo = cx.src32(at, &rsrc, 2 * k)?;
-        let hi = cx.src32(at, &rsrc, 2 * k + 1)?;
-        args.push(cx.join64(lo, hi));
-    }
-    if samples {
-        let samp = at.field("SSAMP").copied().ok_or_else(|| cx.unsupported(at, "no SSAMP"))?;
-        for k in 0..2 {
-            let lo = cx.src32(at, &samp, 2 * k)?;
-            let hi = cx.src32(at, &samp, 2 * k + 1)?;
+    if cx.isa == crate::Isa::Gfx1201 {
+        args = super::gfx12_image::descriptors(cx, at, &rsrc, samp.as_ref())?;
+    } else {
+        for k in 0..4 {
+            let lo = cx.src32(at, &rsrc, 2 * k)?;
+            let hi = cx.src32(at, &rsrc, 2 * k + 1)?;
             args.push(cx.join64(lo, hi));
+        }
+        if let Some(samp) = samp {
+            for k in 0..2 {
+                let lo = cx.src32(at, &samp, 2 * k)?;
+                let hi = cx.src32(at, &samp, 2 * k + 1)?;
+                args.push(cx.join64(lo, hi));
+            }
         }
     }
     args.extend(addr);

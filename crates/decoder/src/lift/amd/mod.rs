@@ -15,6 +15,8 @@ mod cube;
 mod cvt16;
 mod ds;
 mod gfx12;
+mod gfx12_alu;
+mod gfx12_image;
 mod gfx12_mem;
 mod gfx12_mem_names;
 mod gfx12_names;
@@ -483,6 +485,7 @@ impl Cx<'_> {
         let name = match self.isa {
             Isa::Gfx1201 if at.inst.encoding == "ENC_VOPD" => return gfx12::vopd(self, at),
             Isa::Gfx1201 if gfx12_mem::is_memory(at.inst) => return gfx12_mem::lift(self, at),
+            Isa::Gfx1201 if gfx12_image::takes(at) => return gfx12_image::lift(self, at),
             Isa::Gfx1201 => match gfx12::family_name(self, at)? {
                 Some(n) => n,
                 None => return Ok(()),
@@ -494,6 +497,11 @@ impl Cx<'_> {
 
     /// Lift `at` with the family code of the gfx1013 instruction `name`.
     fn lift_named(&mut self, at: &mut At, name: &str) -> Result<(), LiftError> {
+        if self.isa == Isa::Gfx1201 {
+            if let Some(r) = gfx12_alu::lift(self, at, name) {
+                return r;
+            }
+        }
         if let Some(r) = smem::lift(self, at, name) {
             return r;
         }

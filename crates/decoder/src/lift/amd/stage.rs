@@ -52,7 +52,7 @@ fn field(at: &At, name: &str) -> Option<u64> {
     })
 }
 
-fn export(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+pub(super) fn export(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     let t = field(at, "TARGET").unwrap_or(0) as u8;
     let target = match t {
         0..=7 => Target::Mrt(t),

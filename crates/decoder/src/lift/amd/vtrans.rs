@@ -65,6 +65,13 @@ fn approx(cx: &mut Cx, at: &At, f: ApproxFn, fmt: FFmt) -> Result<(), LiftError>
     let d = *at.def().ok_or_else(|| cx.unsupported(at, "no destination"))?;
     let s0 = *at.srcs().first().copied().ok_or_else(|| cx.unsupported(at, "no source"))?;
     let x = fsrc(cx, &valu, at, &s0, 0, fmt)?;
+    let r = approx_value(cx, f, fmt, x);
+    let r = post(cx, at, r, fmt);
+    fdef(cx, &valu, at, &d, r, fmt)
+}
+
+/// The transcendental `f` of `x` in `fmt` under the current MODE, NaNs as the mode gives them.
+pub(super) fn approx_value(cx: &mut Cx, f: ApproxFn, fmt: FFmt, x: isabridge_ir::Value) -> isabridge_ir::Value {
     let m = mode(cx, fmt, false);
     let t = fty(fmt);
     let r = cx.b().approx(f, m.ftz_in, t, x);
@@ -79,9 +86,7 @@ fn approx(cx: &mut Cx, at: &At, f: ApproxFn, fmt: FFmt) -> Result<(), LiftError>
     let nan_mode = FloatMode { nan: keep_rule, ..FloatMode::nv(soft::Round::Rn) };
     let q = cx.b().float(FloatOp { kind: FloatKind::Canon, mode: nan_mode, fmz: false, relu: false, omod: Omod::None }, t, &[x]);
     let x_nan = cx.b().fcmp(FCmp::Nan, false, x, x);
-    let r = cx.b().select(t, x_nan, q, r);
-    let r = post(cx, at, r, fmt);
-    fdef(cx, &valu, at, &d, r, fmt)
+    cx.b().select(t, x_nan, q, r)
 }
 
 /// v_mullit_f32 (a lighting multiply): -MAX_FLOAT when b is -MAX_FLOAT, -inf or NaN, or c is not
