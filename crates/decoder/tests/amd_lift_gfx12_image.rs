@@ -192,6 +192,74 @@ fn atomic_add_and_resinfo() {
     }
 }
 
+/// image_sample_l at LOD 5 of a 4×1 R32_FLOAT image with levels 1.0, 2.0, 3.0 (4×1, 2×1, 1×1,
+/// point filters): the gfx12 S#'s MAX_LOD 1.0 (13 bits at 13) clamps it to level 1; with
+/// MAX_LOD 15 the last level (2) bounds it.
+#[test]
+fn sampler_max_lod() {
+    // v_mov_b32_e32 v2, 0.5 ; v_mov_b32_e32 v3, 0.5 ; v_mov_b32_e32 v4, 0x40a00000 ;
+    // image_sample_l v1, [v2, v3, v4], s[8:15], s[0:3] dmask:0x1 dim:SQ_RSRC_IMG_2D ;
+    // v_mov_b32_e32 v5, 0 ; image_store v1, [v0, v5], s[16:23] dmask:0x1 dim:SQ_RSRC_IMG_2D ; s_endpgm
+    let code = [
+        0x7e0402f0, 0x7e0602f0, 0x7e0802ff, 0x40a00000, 0xe4474001, 0x00001001, 0x00040302, 0x7e0a0280, 0xd0418001,
+        0x00002001, 0x00000500, 0xbfb00000,
+    ];
+    let img = bytes(&[1f32, 1.0, 1.0, 1.0, 2.0, 2.0, 3.0].map(f32::to_bits));
+    for (max_lod, want) in [(256, 2.0f32), (15 * 256, 3.0)] {
+        let mut s = [0u32; 40];
+        put(&mut s, 0, &sdesc(false, 1, max_lod));
+        put(&mut s, 8, &tdesc(IMG_A, 22, 4, 1, 2));
+        put(&mut s, 16, &tdesc(IMG_B, 20, 32, 1, 0));
+        let m = exec(&code, &s, vec![(IMG_A, img.clone()), (IMG_B, vec![0; 128])]).unwrap();
+        for lane in 0..32 {
+            assert_eq!(f32::from_bits(dword(&m, IMG_B, lane)), want, "max_lod {max_lod}, lane {lane}");
+        }
+    }
+}
+
+/// image_bvh_intersect_ray (f32 and a16 rays) and image_bvh64_intersect_ray of a box32 node
+/// (type 5, index 0) with four children, ray from the origin along (1, 0.5, 0.25), inverse
+/// (1, 2, 4), extent 100. Boxes 0, 1 and 3 lie across the ray at x from 2, 5 and 1, box 2 below
+/// it (the IR's slab test, see isabridge_ir::ops::ray): sorted (descriptor word 1 bit 31), the
+/// hit children come nearest first, then all ones; unsorted, they keep their slots.
+#[test]
+fn bvh_box_node() {
+    // v_mov_b32 v4, 5 ; v_mov_b32 v5, 0x42c80000 ; v_mov_b32 v6..v8, 0 ; v_mov_b32 v9, 1.0 ;
+    // v_mov_b32 v10, 0.5 ; v_mov_b32 v11, 0x3e800000 ; v_mov_b32 v12, 1.0 ; v_mov_b32 v13, 2.0 ;
+    // v_mov_b32 v14, 4.0 ; image_bvh_intersect_ray v[0:3], [v4, v5, v[6:8], v[9:11], v[12:14]], s[0:3] ;
+    // v_mov_b32 v20, 0x38003c00 ; v_mov_b32 v21, 0x3c003400 ; v_mov_b32 v22, 0x44004000 ;
+    // image_bvh_intersect_ray v[16:19], [v4, v5, v[6:8], v[20:22]], s[0:3] a16 ; v_mov_b32 v28, 5 ;
+    // v_mov_b32 v29, 0 ; image_bvh64_intersect_ray v[24:27], [v[28:29], v5, v[6:8], v[9:11], v[12:14]], s[0:3] ;
+    // s_endpgm
+    let code = [
+        0x7e080285, 0x7e0a02ff, 0x42c80000, 0x7e0c0280, 0x7e0e0280, 0x7e100280, 0x7e1202f2, 0x7e1402f0, 0x7e1602ff,
+        0x3e800000, 0x7e1802f2, 0x7e1a02f4, 0x7e1c02f6, 0xd3c64010, 0x0c000000, 0x09060504, 0x7e2802ff, 0x38003c00,
+        0x7e2a02ff, 0x3c003400, 0x7e2c02ff, 0x44004000, 0xd3c64050, 0x00000010, 0x14060504, 0x7e380285, 0x7e3a0280,
+        0xd3c68010, 0x0c000018, 0x0906051c, 0xbfb00000,
+    ];
+    const NODES: u64 = 0x2_0000_0000;
+    let mut node = vec![0x100u32, 0x200, 0x300, 0x400];
+    for b in [[2f32, 0.0, 0.0, 3.0, 10.0, 10.0], [5.0, 0.0, 0.0, 6.0, 10.0, 10.0], [0.0, -10.0, 0.0, 10.0, -5.0, 10.0], [1.0, 0.0, 0.0, 1.5, 10.0, 10.0]] {
+        node.extend(b.map(f32::to_bits));
+    }
+    node.resize(32, 0);
+    for (sort, want) in [(true, [0x400, 0x100, 0x200, u32::MAX]), (false, [0x100, 0x200, u32::MAX, 0x400])] {
+        let mut f = lift(Isa::Gfx1201, &bytes(&code), 0, &Options { user_sgprs: 4, ..Options::default() }).expect("lifts");
+        return_regs(&mut f, &["v0", "v1", "v2", "v3", "v16", "v17", "v18", "v19", "v24", "v25", "v26", "v27"]);
+        let desc = [(NODES >> 8) as u32, (sort as u32) << 31, 1, 0];
+        let mut ins: Vec<Input> = desc.iter().map(|w| Input::Uniform(*w as u64)).collect();
+        ins.push(Input::PerLane((0..32).collect()));
+        let mem = Memory { global: vec![(NODES, bytes(&node))], ..Memory::default() };
+        let r = run(&f, &Config::default(), &ins, mem).unwrap();
+        for (lane, out) in r.outputs.iter().enumerate() {
+            let o: Vec<u32> = out.iter().map(|v| *v as u32).collect();
+            for (k, form) in ["f32", "a16", "bvh64"].iter().enumerate() {
+                assert_eq!(o[4 * k..4 * k + 4], want, "{form}, sort {sort}, lane {lane}");
+            }
+        }
+    }
+}
+
 /// Every image_*, export, ds_param_load / ds_direct_load and v_interp_* instruction of the
 /// gfx1201 corpus listing lifts on its own (with an s_endpgm after it) into IR the validator
 /// accepts.
