@@ -1,5 +1,5 @@
 //! Snapshots (insta) of the IR the AMD lifter writes for one small gfx1013 program per
-//! instruction family (and one gfx1201 memory program), before any pass runs: register reads and writes, EXEC merges (`lanesel`)
+//! instruction family (and gfx1201 memory and interpolation programs), before any pass runs: register reads and writes, EXEC merges (`lanesel`)
 //! and lane masks as the lifter emits them. Each snapshot was read before it was accepted; a
 //! change to the lifter that changes them shows here as a diff. The code words are
 //! llvm-mc-22 -mcpu=gfx1013's encoding of the assembly in each test's comment.
@@ -23,6 +23,16 @@ fn lifted_for(isa: Isa, words: &[u32]) -> String {
 #[test]
 fn scalar_alu_saveexec_and_branch() {
     insta::assert_snapshot!(lifted(&[0x80020100, 0x82038001, 0x85040302, 0xbe853c04, 0xbf880001, 0xbf800000, 0xbf810000]));
+}
+
+/// gfx1201: ds_param_load v2, attr0.x ; v_interp_p10_f32 v4, v2, v1, v2 ;
+/// v_interp_p2_f32 v4, v2, v3, v4 ; export mrt0 v4, off, off, off done ; s_endpgm
+#[test]
+fn gfx12_param_load_interpolation_and_export() {
+    insta::assert_snapshot!(lifted_for(
+        Isa::Gfx1201,
+        &[0xce000002, 0xcd000004, 0x040a0302, 0xcd010004, 0x04120702, 0xf8000801, 0x00000004, 0xbfb00000]
+    ));
 }
 
 /// v_add_nc_u32 v1, v0, 4 ; v_perm_b32 v2, v1, v0, 0x0c0d0801 ; v_bfe_i32 v3, v2, 4, 9 ;
