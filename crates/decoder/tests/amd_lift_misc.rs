@@ -239,3 +239,32 @@ fn the_validator_rejects_malformed_waits() {
     // Unknown kinds do not parse.
     assert!(SyncOp::parse("wait", &["texture:0"]).is_none());
 }
+
+#[test]
+fn wave64_bpermute_stays_within_its_half() {
+    const OUT: u64 = 0x1_0000_0000;
+    let code = [
+        0x34020082, // v_lshlrev_b32_e32 v1, 2, v0
+        0x4c0400bf, // v_sub_nc_u32_e32 v2, 63, v0
+        0x34040482, // v_lshlrev_b32_e32 v2, 2, v2
+        0xd5430003, 0x02051500, // v_mad_u32_u24 v3, v0, 10, 1
+        0xdacc0000, 0x04000302, // ds_bpermute_b32 v4, v2, v3
+        0xbf8cc07f, // s_waitcnt lgkmcnt(0)
+        0xe0701000, 0x80000401, // buffer_store_dword v4, v1, s[0:3], 0 offen
+        0xbf810000, // s_endpgm
+    ];
+    let opts = Options { wave64: true, user_sgprs: 4, vgpr_inputs: vec![SystemValue::LocalIdX], ..Options::default() };
+    let f = lift(Isa::Gfx1013, &bytes(&code), 0, &opts).expect("lifts");
+    validate(&f).expect("valid IR");
+    let mut ins: Vec<Input> = vsharp(OUT, 256).into_iter().map(|w| Input::Uniform(w as u64)).collect();
+    ins.push(Input::PerLane((0..64).collect()));
+    let mem = Memory { global: vec![(OUT, vec![0; 256])], ..Memory::default() };
+    let cfg = Config { wave_size: 64, ..Config::default() };
+    let out = words(&interp::run(&f, &cfg, &ins, mem).expect("runs").memory.global[0].1);
+    // Lane l asks for lane 63 - l; the index is taken modulo 32 within l's half, so lane l < 32
+    // reads lane 31 - l and lane l >= 32 reads lane 95 - l (never the other half).
+    for l in 0..64u32 {
+        let src = if l < 32 { 31 - l } else { 95 - l };
+        assert_eq!(out[l as usize], src * 10 + 1, "lane {l}");
+    }
+}

@@ -138,7 +138,8 @@ pub enum LaneOp {
     /// Pull: lane reads operand 0 of lane ((operand 1 / 4) mod 32) within its half of 32
     /// lanes when `halves`, or modulo the wave size; an inactive source gives 0.
     Bpermute {
-        /// A wave of 64 permutes within each half of 32 lanes.
+        /// A wave of 64 permutes within each half of 32 lanes (machines whose permute crossbar
+        /// spans 32 lanes, such as AMD gfx10 in wave64).
         halves: bool,
     },
     /// Push: each active lane writes its operand 0 into lane ((operand 1 / 4) mod 32) of its

@@ -141,6 +141,12 @@ fn permute(cx: &mut Cx, at: &At, push: bool) -> Result<(), LiftError> {
         addr
     };
     let exec = cx.exec();
+    // A wave64 permute stays within its half of 32 lanes, the lane taken from address bits
+    // 6:2. Documented for ds_bpermute_b32 by Mesa ACO (src/amd/compiler/aco_lower_to_hw_instr.cpp,
+    // emit_bpermute_shared_vgpr): on GFX10 / GFX10.3 the instruction works on half waves only,
+    // so ACO emulates a full wave64 bpermute with two of them and a swap of the halves (and on
+    // GFX11 with v_permlane64_b32, emit_bpermute_permlane). ds_permute_b32 is taken to share
+    // the half-wave crossbar; no source documents it separately.
     let halves = cx.wave64;
     let op = if push { LaneOp::Permute { halves } } else { LaneOp::Bpermute { halves } };
     let r = cx.b().lane(op, Type::I32, &[data, addr, exec]);
