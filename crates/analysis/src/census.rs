@@ -283,41 +283,23 @@ pub struct Census {
 impl Census {
     /// Builds totals over per-file results (already in the order to report).
     pub fn from_files(files: Vec<FileCensus>) -> Census {
-        use rayon::prelude::*;
         let failed_files = files.iter().filter(|f| f.error.is_some()).count() as u64;
-        // Summed on the current rayon pool: each task sums a run of files per ISA, then the
-        // partial sums are merged (sums commute, so the result does not depend on the split).
-        let per: BTreeMap<&'static str, RawTotal> = files
-            .par_iter()
-            .with_min_len(4)
-            .fold(BTreeMap::new, |mut per: BTreeMap<&'static str, RawTotal>, f| {
-                if let Some(isa) = f.isa.as_deref().and_then(Isa::from_name) {
-                    let e = per.entry(isa.name()).or_insert_with(|| RawTotal::new(isa));
-                    for s in &f.shaders {
-                        e.add(&s.raw);
-                    }
-                    e.shaders += f.shaders.len() as u64;
+        let mut per: BTreeMap<&'static str, RawTotal> = BTreeMap::new();
+        for f in &files {
+            if let Some(isa) = f.isa.as_deref().and_then(Isa::from_name) {
+                let e = per.entry(isa.name()).or_insert_with(|| RawTotal::new(isa));
+                for s in &f.shaders {
+                    e.add(&s.raw);
                 }
-                per
-            })
-            .reduce(BTreeMap::new, |mut a, b| {
-                for (k, t) in b {
-                    match a.entry(k) {
-                        std::collections::btree_map::Entry::Vacant(v) => {
-                            v.insert(t);
-                        }
-                        std::collections::btree_map::Entry::Occupied(mut o) => o.get_mut().merge(t),
-                    }
-                }
-                a
-            });
+                e.shaders += f.shaders.len() as u64;
+            }
+        }
         let shaders_per_isa: BTreeMap<String, u64> =
             per.iter().filter(|(_, t)| t.shaders > 0).map(|(k, t)| (k.to_string(), t.shaders)).collect();
-        // Each ISA's names attached in parallel.
-        let named: Vec<(&'static str, Counts)> = per.into_iter().collect::<Vec<_>>().into_par_iter().map(|(k, t)| (k, t.finish())).collect();
         let mut per_isa = BTreeMap::new();
         let mut totals = Counts::default();
-        for (k, c) in named {
+        for (k, t) in per {
+            let c = t.finish();
             totals.add(&c);
             per_isa.insert(k.to_string(), c);
         }
@@ -325,12 +307,51 @@ impl Census {
     }
 }
 
-/// Takes the census of one input's bytes. `path` is only recorded.
+/// Buffers the census reuses between shaders: per-opcode counters and the CFG walk's
+/// buffers. It holds no results; keep one per worker (see [`census_bytes_with`]).
+#[derive(Default)]
+pub struct CensusScratch {
+    /// Per table index, a counter (all zero between shaders).
+    count: Vec<u32>,
+    /// The indices a shader counted, in the order first seen.
+    seen: Vec<u16>,
+    cfg: cfg::CfgScratch,
+}
+
+/// One function of a loaded program whose census is still to be taken (see
+/// [`census_bytes_with`]).
+pub struct ShaderJob<'a> {
+    p: &'a Program,
+    s: &'a load::Section,
+    f: &'a load::Function,
+    section: &'a std::sync::Arc<str>,
+    names: bool,
+}
+
+impl ShaderJob<'_> {
+    /// Takes the function's census with the buffers of `sc`.
+    pub fn run(&self, sc: &mut CensusScratch) -> Shader {
+        shader(self.p, self.s, self.f, self.section, self.names, sc)
+    }
+}
+
+/// Takes the census of one input's bytes, one function after the other. `path` is only
+/// recorded.
 pub fn census_bytes(path: &str, bytes: &[u8], raw_isa: Option<Isa>) -> FileCensus {
+    census_bytes_with(path, bytes, raw_isa, in_order)
+}
+
+/// [`census_bytes`] with the functions' census taken by `run`, which gets every function's
+/// [`ShaderJob`] and returns their [`Shader`]s in the same order: a caller with threads of
+/// its own runs them in parallel (one [`CensusScratch`] per worker); the library runs none.
+pub fn census_bytes_with<R>(path: &str, bytes: &[u8], raw_isa: Option<Isa>, run: R) -> FileCensus
+where
+    R: FnOnce(&[ShaderJob<'_>]) -> Vec<Shader>,
+{
     match load::load(bytes, raw_isa) {
         Ok(mut p) => {
             // The program is ours: its symbol names move into the shaders instead of being copied.
-            let mut fc = census_program_with(path, &p, false);
+            let mut fc = census_program_with(path, &p, false, run);
             let mut names = p.sections.iter_mut().flat_map(|s| s.functions.iter_mut().map(|f| std::mem::take(&mut f.name)));
             for (sh, n) in fc.shaders.iter_mut().zip(&mut names) {
                 sh.name = n;
@@ -341,29 +362,32 @@ pub fn census_bytes(path: &str, bytes: &[u8], raw_isa: Option<Isa>) -> FileCensu
     }
 }
 
-/// Takes the census of a loaded program; its functions run in parallel on the current rayon
-/// pool (a file of many functions is not one long serial task), in address order in the result.
+/// Takes the census of a loaded program, one function after the other, in address order.
 pub fn census_program(path: &str, p: &Program) -> FileCensus {
-    census_program_with(path, p, true)
+    census_program_with(path, p, true, in_order)
 }
 
-/// [`census_program`]; without `names`, the shaders' names are left empty for the caller to fill
-/// in (in the order of `p`'s sections and functions).
-fn census_program_with(path: &str, p: &Program, names: bool) -> FileCensus {
-    use rayon::prelude::*;
+/// Runs the jobs one after the other with one [`CensusScratch`].
+fn in_order(jobs: &[ShaderJob<'_>]) -> Vec<Shader> {
+    let mut sc = CensusScratch::default();
+    jobs.iter().map(|j| j.run(&mut sc)).collect()
+}
+
+/// [`census_program`] with the functions run by `run`; without `names`, the shaders' names are
+/// left empty for the caller to fill in (in the order of `p`'s sections and functions).
+fn census_program_with<R>(path: &str, p: &Program, names: bool, run: R) -> FileCensus
+where
+    R: FnOnce(&[ShaderJob<'_>]) -> Vec<Shader>,
+{
     // Each section's name once, shared by its shaders.
     let section_names: Vec<std::sync::Arc<str>> = p.sections.iter().map(|s| std::sync::Arc::from(s.name.as_str())).collect();
-    let work: Vec<(&load::Section, &load::Function, &std::sync::Arc<str>)> = p
+    let jobs: Vec<ShaderJob<'_>> = p
         .sections
         .iter()
         .zip(&section_names)
-        .flat_map(|(s, n)| s.functions.iter().map(move |f| (s, f, n)))
+        .flat_map(|(s, n)| s.functions.iter().map(move |f| ShaderJob { p, s, f, section: n, names }))
         .collect();
-    let shaders = if work.len() > 1 {
-        work.par_iter().with_min_len(8).map(|(s, f, n)| shader(p, s, f, n, names)).collect()
-    } else {
-        work.iter().map(|(s, f, n)| shader(p, s, f, n, names)).collect()
-    };
+    let shaders = run(&jobs);
     FileCensus { path: path.into(), isa: Some(p.isa.name().into()), error: None, shaders }
 }
 
@@ -580,33 +604,6 @@ impl RawTotal {
         }
     }
 
-    /// Adds another partial sum of the same ISA.
-    fn merge(&mut self, o: RawTotal) {
-        if o.dense.len() > self.dense.len() {
-            self.dense.resize(o.dense.len(), 0);
-        }
-        for (a, b) in self.dense.iter_mut().zip(&o.dense) {
-            *a += b;
-        }
-        for (a, b) in self.features.iter_mut().zip(&o.features) {
-            *a += b;
-        }
-        fn merge_map<K: Ord>(m: &mut BTreeMap<K, u64>, o: BTreeMap<K, u64>) {
-            for (k, n) in o {
-                *m.entry(k).or_default() += n;
-            }
-        }
-        merge_map(&mut self.export_targets, o.export_targets);
-        merge_map(&mut self.interp, o.interp);
-        merge_map(&mut self.descriptors, o.descriptors);
-        merge_map(&mut self.cbuf_banks, o.cbuf_banks);
-        merge_map(&mut self.rounding, o.rounding);
-        self.instructions += o.instructions;
-        self.code_bytes += o.code_bytes;
-        self.data_bytes += o.data_bytes;
-        self.shaders += o.shaders;
-    }
-
     fn add(&mut self, r: &Raw) {
         for &(i, n) in &r.runs {
             let i = i as usize;
@@ -648,8 +645,8 @@ impl RawTotal {
 /// Counters gathered while walking one shader.
 struct Acc {
     isa: Isa,
-    /// Per table index, the instructions counted so far (a per-thread table, all zero between
-    /// shaders), and the indices seen, in the order first seen.
+    /// Per table index, the instructions counted so far (the caller's [`CensusScratch`], all
+    /// zero between shaders), and the indices seen, in the order first seen.
     count: Vec<u32>,
     seen: Vec<u16>,
     raw: Raw,
@@ -677,14 +674,10 @@ impl Acc {
     }
 }
 
-fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::sync::Arc<str>, name: bool) -> Shader {
+fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::sync::Arc<str>, name: bool, sc: &mut CensusScratch) -> Shader {
     let isa = p.isa;
-    thread_local! {
-        /// A finished shader's per-index counts (zeroed) and seen list, for the next shader on
-        /// this thread.
-        static COUNT: std::cell::Cell<(Vec<u32>, Vec<u16>)> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
-    }
-    let (count, mut seen) = COUNT.with(|c| c.take());
+    let count = std::mem::take(&mut sc.count);
+    let mut seen = std::mem::take(&mut sc.seen);
     seen.clear();
     let mut acc = Acc {
         isa,
@@ -699,7 +692,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::syn
     let entry_wave = p.entry_wave.get(&f.name).copied();
     let known_wave = entry_wave.map(|x| x.0).or(p.object_wave);
     let mut summary = CfgSummary::default();
-    match cfg::recover(isa, s, f) {
+    match cfg::recover_in(isa, s, f, &mut sc.cfg) {
         Ok(g) => {
             summary.blocks = g.blocks.len() as u64;
             summary.edges = g.edges.len() as u64;
@@ -737,7 +730,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::syn
                     flow_features(&mut acc, flow);
                 }
             }
-            cfg::recycle(g);
+            sc.cfg.recycle(g);
         }
         Err(e) => {
             summary.error = Some(e.to_string());
@@ -768,7 +761,7 @@ fn shader(p: &Program, s: &load::Section, f: &load::Function, section: &std::syn
     // By index, in the order first seen (named and sorted only when asked: Shader::counts).
     let mut count = acc.count;
     raw.runs = acc.seen.iter().map(|&i| (i, std::mem::take(&mut count[i as usize]) as u64)).collect();
-    COUNT.with(|c| c.set((count, acc.seen)));
+    (sc.count, sc.seen) = (count, acc.seen);
     raw.export_targets.sort_unstable();
     raw.interp.sort_unstable();
     raw.descriptors.sort_unstable();

@@ -132,7 +132,7 @@ fn plugin_kinds_recover_the_same_cfgs() {
         for s in &prog.sections {
             for f in &s.functions {
                 let at = format!("{file} {}", f.name);
-                match (m.recover_with(s, f, false), m.recover_with(s, f, true)) {
+                match (m.recover_with(s, f, false, &mut Default::default()), m.recover_with(s, f, true, &mut Default::default())) {
                     (Ok(a), Ok(b)) => {
                         assert_eq!(a.insts, b.insts, "{at}");
                         assert_eq!(a.blocks, b.blocks, "{at}");

@@ -3,7 +3,7 @@
 //! the terminal table, the JSON (schema: `crates/cli/CENSUS_SCHEMA.md`) and the HTML report.
 
 use crate::Failure;
-use isabridge_analysis::census::{census_bytes, Census, FileCensus, Histogram};
+use isabridge_analysis::census::{census_bytes_with, Census, CensusScratch, FileCensus, Histogram, Shader, ShaderJob};
 use isabridge_decoder::Isa;
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -113,6 +113,12 @@ fn inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
     Ok(out)
 }
 
+/// A file's functions on the rayon pool (a file of many functions is not one long serial
+/// task), one [`CensusScratch`] per worker, in address order in the result.
+fn in_parallel(jobs: &[ShaderJob<'_>]) -> Vec<Shader> {
+    jobs.par_iter().with_min_len(8).map_init(CensusScratch::default, |sc, j| j.run(sc)).collect()
+}
+
 /// Runs the census over `paths` (files in sorted order; the result does not depend on the
 /// thread count). Paths that do not exist are errors; inputs that cannot be read are in the
 /// census with their error.
@@ -128,7 +134,7 @@ pub fn take(paths: &[PathBuf], isa: Option<Isa>, progress: bool) -> Result<Censu
                 Input::File(p) => {
                     let name = p.display().to_string();
                     match std::fs::read(p) {
-                        Ok(b) => census_bytes(&name, &b, isa),
+                        Ok(b) => census_bytes_with(&name, &b, isa, in_parallel),
                         Err(e) => FileCensus { path: name, isa: None, error: Some(e.to_string()), shaders: Vec::new() },
                     }
                 }

@@ -215,8 +215,8 @@ impl Machine for AmdMachine {
     fn classify(&self, d: &Decoded) -> Kind {
         entry_of(self.0, d).0
     }
-    fn recover_with(&self, section: &Section, f: &Function, plugin_kinds: bool) -> Result<Cfg, CfgError> {
-        super::walk::<Amd>(&Code::new(self.0, section, f), plugin_kinds)
+    fn recover_with(&self, section: &Section, f: &Function, plugin_kinds: bool, sc: &mut super::CfgScratch) -> Result<Cfg, CfgError> {
+        super::walk::<Amd>(&Code::new(self.0, section, f), plugin_kinds, sc)
     }
 }
 

@@ -488,11 +488,12 @@ pub trait Machine: Sync {
     /// The analysis's own [`Kind`] of `d` (see [`classify`]).
     fn classify(&self, d: &Decoded) -> Kind;
     /// Recovers the CFG of `f` in `section`, taking instruction kinds from the plugin's
-    /// [`IsaPlugin::flow`] when `plugin_kinds`, else from [`Machine::classify`].
-    fn recover_with(&self, section: &Section, f: &Function, plugin_kinds: bool) -> Result<Cfg, CfgError>;
+    /// [`IsaPlugin::flow`] when `plugin_kinds`, else from [`Machine::classify`]; the walk's
+    /// buffers come from `sc`.
+    fn recover_with(&self, section: &Section, f: &Function, plugin_kinds: bool, sc: &mut CfgScratch) -> Result<Cfg, CfgError>;
     /// Recovers the CFG of `f` in `section` (kinds as [`PLUGIN_FLOW`] says).
     fn recover(&self, section: &Section, f: &Function) -> Result<Cfg, CfgError> {
-        self.recover_with(section, f, PLUGIN_FLOW)
+        self.recover_with(section, f, PLUGIN_FLOW, &mut CfgScratch::default())
     }
 }
 
@@ -629,6 +630,13 @@ pub fn recover(isa: Isa, section: &Section, f: &Function) -> Result<Cfg, CfgErro
     machine(isa).recover(section, f)
 }
 
+/// [`recover`] with the walk's buffers taken from `sc`: a caller that recovers many functions
+/// keeps one [`CfgScratch`] (one per worker thread) and hands finished CFGs back to it with
+/// [`CfgScratch::recycle`], so that small functions do not allocate.
+pub fn recover_in(isa: Isa, section: &Section, f: &Function, sc: &mut CfgScratch) -> Result<Cfg, CfgError> {
+    machine(isa).recover_with(section, f, PLUGIN_FLOW, sc)
+}
+
 fn check_target<F: Family>(code: &Code<'_>, from: u64, d: &Decoded, to: u64) -> Result<u64, CfgError> {
     if to < code.start || to >= code.end {
         return Err(CfgError::OutsideFunction { isa: code.isa, inst: F::name(code.isa, d), from, to });
@@ -636,10 +644,11 @@ fn check_target<F: Family>(code: &Code<'_>, from: u64, d: &Decoded, to: u64) -> 
     Ok(to)
 }
 
-/// The walk's side buffers, kept per thread between functions (a large object has thousands of
-/// small ones): the slot maps, the interned stacks and the work list.
+/// Buffers a CFG recovery reuses between functions (a large object has thousands of small
+/// ones): the slot maps, the interned stacks, the work list and the vectors of CFGs handed
+/// back. It holds no results; the caller owns it (see [`recover_in`]).
 #[derive(Default)]
-struct Scratch {
+pub struct CfgScratch {
     slot: Vec<u32>,
     target_slot: Vec<bool>,
     stacks: Vec<u32>,
@@ -653,16 +662,12 @@ struct Scratch {
     /// The walk's branch targets and pops (see [`Walk`]).
     targets: Vec<u64>,
     pops: Vec<(u32, u64)>,
-    /// Buffers of a [`Cfg`] handed back by [`recycle`], reused for the next one.
+    /// Buffers of a [`Cfg`] handed back by [`CfgScratch::recycle`], reused for the next one.
     insts: Vec<(u64, Decoded, Flow)>,
     blocks: Vec<Block>,
     edges: Vec<(usize, usize, EdgeKind)>,
     calls: Vec<Call>,
     data: Vec<(u64, u64)>,
-}
-
-thread_local! {
-    static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
 }
 
 /// Whether dropping `f` frees anything.
@@ -671,10 +676,11 @@ fn owns_heap(f: &Flow) -> bool {
     matches!(f, Flow::Table(_) | Flow::Call(_) | Flow::CallPret(_) | Flow::Invalid(_))
 }
 
-/// Hands a [`Cfg`] that is no longer needed back to this thread's buffers, so that the next
-/// [`recover`] on this thread reuses its vectors instead of allocating new ones.
-pub fn recycle(g: Cfg) {
-    let mut sc = SCRATCH.with(|c| c.take()).unwrap_or_default();
+impl CfgScratch {
+    /// Takes back a [`Cfg`] that is no longer needed, so that the next [`recover_in`] with
+    /// these buffers reuses its vectors instead of allocating new ones.
+    pub fn recycle(&mut self, g: Cfg) {
+    let sc = self;
     let Cfg { mut insts, mut blocks, mut edges, mut calls, mut data, .. } = g;
     // Only the flows that own heap data are dropped (most are plain: an out-of-line drop call
     // for each instruction was ~1 % of the census).
@@ -690,17 +696,18 @@ pub fn recycle(g: Cfg) {
     calls.clear();
     data.clear();
     (sc.insts, sc.blocks, sc.edges, sc.calls, sc.data) = (insts, blocks, edges, calls, data);
-    SCRATCH.with(|c| c.set(Some(sc)));
+    }
 }
 
-pub(crate) fn walk<F: Family>(code: &Code<'_>, plugin_kinds: bool) -> Result<Cfg, CfgError> {
-    let mut sc = SCRATCH.with(|c| c.take()).unwrap_or_default();
-    let r = if plugin_kinds { walk_with::<F, true>(code, &mut sc) } else { walk_with::<F, false>(code, &mut sc) };
-    SCRATCH.with(|c| c.set(Some(sc)));
-    r
+pub(crate) fn walk<F: Family>(code: &Code<'_>, plugin_kinds: bool, sc: &mut CfgScratch) -> Result<Cfg, CfgError> {
+    if plugin_kinds {
+        walk_with::<F, true>(code, sc)
+    } else {
+        walk_with::<F, false>(code, sc)
+    }
 }
 
-fn walk_with<F: Family, const P: bool>(code: &Code<'_>, sc: &mut Scratch) -> Result<Cfg, CfgError> {
+fn walk_with<F: Family, const P: bool>(code: &Code<'_>, sc: &mut CfgScratch) -> Result<Cfg, CfgError> {
     let span = code.end.saturating_sub(code.start);
     let slots = span.div_ceil(F::UNIT) as usize;
     let mut slot = std::mem::take(&mut sc.slot);
@@ -947,7 +954,7 @@ fn walk_with<F: Family, const P: bool>(code: &Code<'_>, sc: &mut Scratch) -> Res
     build(code, w, calls, sc)
 }
 
-fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut Scratch) -> Result<Cfg, CfgError> {
+fn build(code: &Code<'_>, w: Walk, calls: Vec<Call>, sc: &mut CfgScratch) -> Result<Cfg, CfgError> {
     let jump_targets = w.targets;
     let reconv = w.reconv;
     let mut insts = w.insts;

@@ -160,8 +160,8 @@ impl Machine for Maxwell {
     fn classify(&self, d: &Decoded) -> Kind {
         <Sm50 as Family>::table_kind(Isa::Sm50, d)
     }
-    fn recover_with(&self, section: &Section, f: &Function, plugin_kinds: bool) -> Result<Cfg, CfgError> {
-        super::walk::<Sm50>(&Code::new(Isa::Sm50, section, f), plugin_kinds)
+    fn recover_with(&self, section: &Section, f: &Function, plugin_kinds: bool, sc: &mut super::CfgScratch) -> Result<Cfg, CfgError> {
+        super::walk::<Sm50>(&Code::new(Isa::Sm50, section, f), plugin_kinds, sc)
     }
 }
 

@@ -154,8 +154,8 @@ impl Machine for Ampere {
     fn classify(&self, d: &Decoded) -> Kind {
         <Sm86 as Family>::table_kind(Isa::Sm86, d)
     }
-    fn recover_with(&self, section: &Section, f: &Function, plugin_kinds: bool) -> Result<Cfg, CfgError> {
-        super::walk::<Sm86>(&Code::new(Isa::Sm86, section, f), plugin_kinds)
+    fn recover_with(&self, section: &Section, f: &Function, plugin_kinds: bool, sc: &mut super::CfgScratch) -> Result<Cfg, CfgError> {
+        super::walk::<Sm86>(&Code::new(Isa::Sm86, section, f), plugin_kinds, sc)
     }
 }
 
