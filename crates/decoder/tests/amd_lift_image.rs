@@ -246,3 +246,54 @@ fn interpolation_exports_and_gs_messages() {
         ]
     );
 }
+
+/// An f16 that holds the normal f32 `x` exactly.
+fn f16_exact(x: f32) -> u32 {
+    let b = x.to_bits();
+    let (sign, exp, man) = (b >> 31, (b >> 23 & 0xff) as i32 - 127 + 15, b & 0x7f_ffff);
+    assert!((1..31).contains(&exp) && man & 0x1fff == 0, "{x} is not a normal f16");
+    sign << 15 | (exp as u32) << 10 | man >> 13
+}
+
+/// 16-bit interpolation after the ISA guide's definitions (stage.rs), at i = lane, j = 0.5:
+/// attr2.x holds P0 = 1, P10 = 2, P20 = 4 in its low halves, attr2.y P0 = 3, P10 = 0.5,
+/// P20 = -2 in its high halves. `v_interp_p1ll_f16` gives the f32 2·lane + 1 and
+/// 0.5·lane + 3; `v_interp_p2_f16` the f16 2·lane + 3 and 0.5·lane + 2 in the low half, the
+/// high half keeping p1's bits; `v_interp_p1lv_f16 v9, v0, attr0.x, v10 high` takes P10 = 4
+/// from attr0.x's high half and P0 = 1 from v10's high half: 4·lane + 1.
+#[test]
+fn f16_interpolation() {
+    use isabridge_ir::ops::stage::{StageOp, Target};
+    let code = [
+        0x7e000d00, 0x7e0202f0, 0x7e1402ff, 0x3c000000, 0xd7420007, 0x00020002, 0xd7420008, 0x00020142, 0xd75a0007,
+        0x041e0202, 0xd75a0008, 0x04220342, 0xd7430009, 0x042a0100, 0xf800180f, 0x09090807, 0xbf810000,
+    ];
+    let f = lift(Isa::Gfx1013, &bytes(&code), 0, &Options::default()).expect("lifts");
+    isabridge_ir::validate::validate(&f).unwrap();
+    let mut ins = vec![Input::Uniform(0); 1024 + 36];
+    ins[0] = Input::PerLane((0..32).collect());
+    let pair = |lo: f32, hi: f32| Input::Uniform((f16_exact(lo) | f16_exact(hi) << 16) as u64);
+    ins[1025] = pair(7.0, 4.0); // attr0.x P10
+    ins[1048] = pair(1.0, 9.0); // attr2.x P0
+    ins[1049] = pair(2.0, 9.0); // attr2.x P10
+    ins[1050] = pair(4.0, 9.0); // attr2.x P20
+    ins[1051] = pair(9.0, 3.0); // attr2.y P0
+    ins[1052] = pair(9.0, 0.5); // attr2.y P10
+    ins[1053] = pair(9.0, -2.0); // attr2.y P20
+    let o = run(&f, &Config::default(), &ins, Memory::default()).unwrap();
+    for lane in 0..32u32 {
+        let l = lane as f32;
+        let v7 = f16_exact(2.0 * l + 3.0) | (2.0 * l + 1.0).to_bits() & 0xffff_0000;
+        let v8 = f16_exact(0.5 * l + 2.0) | (0.5 * l + 3.0).to_bits() & 0xffff_0000;
+        let v9 = (4.0 * l + 1.0).to_bits();
+        let mine: Vec<(StageOp, u64)> = o.stage.iter().filter(|e| e.thread == lane).map(|e| (e.op, e.value)).collect();
+        let want = vec![
+            (StageOp::Export { target: Target::Mrt(0), chan: 0 }, v7 as u64),
+            (StageOp::Export { target: Target::Mrt(0), chan: 1 }, v8 as u64),
+            (StageOp::Export { target: Target::Mrt(0), chan: 2 }, v9 as u64),
+            (StageOp::Export { target: Target::Mrt(0), chan: 3 }, v9 as u64),
+            (StageOp::Done { vm: true }, 0),
+        ];
+        assert_eq!(mine, want, "lane {lane}");
+    }
+}
