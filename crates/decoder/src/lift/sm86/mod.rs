@@ -79,11 +79,19 @@ pub enum SystemValue {
     GlobalTimerLo,
     /// The high 32 bits of the global timer (`SR_GLOBALTIMERHI`).
     GlobalTimerHi,
+    /// The block's shared memory size in bytes (`SR_SMEMSZ`).
+    SharedMemSize,
+    /// The virtual id of the block's processor (`SR_VIRTID`).
+    VirtId,
+    /// The virtual SM id (`SR_VIRTUALSMID`).
+    VirtualSmId,
+    /// Performance counter `n` (`SR_PM0` .. `SR_PM7`).
+    PerfCounter(u8),
 }
 
 impl SystemValue {
     /// Every system value, in parameter order.
-    pub const ALL: [SystemValue; 10] = [
+    pub const ALL: [SystemValue; 21] = [
         SystemValue::TidX,
         SystemValue::TidY,
         SystemValue::TidZ,
@@ -94,6 +102,17 @@ impl SystemValue {
         SystemValue::ClockHi,
         SystemValue::GlobalTimerLo,
         SystemValue::GlobalTimerHi,
+        SystemValue::SharedMemSize,
+        SystemValue::VirtId,
+        SystemValue::VirtualSmId,
+        SystemValue::PerfCounter(0),
+        SystemValue::PerfCounter(1),
+        SystemValue::PerfCounter(2),
+        SystemValue::PerfCounter(3),
+        SystemValue::PerfCounter(4),
+        SystemValue::PerfCounter(5),
+        SystemValue::PerfCounter(6),
+        SystemValue::PerfCounter(7),
     ];
     /// The parameter number the lifted function reads it from.
     pub fn param(self) -> u32 {
@@ -112,6 +131,17 @@ impl SystemValue {
             "SR_CLOCKHI" => SystemValue::ClockHi,
             "SR_GLOBALTIMERLO" => SystemValue::GlobalTimerLo,
             "SR_GLOBALTIMERHI" => SystemValue::GlobalTimerHi,
+            "SR_SMEMSZ" => SystemValue::SharedMemSize,
+            "SR_VIRTID" => SystemValue::VirtId,
+            "SR_VIRTUALSMID" => SystemValue::VirtualSmId,
+            "SR_PM0" => SystemValue::PerfCounter(0),
+            "SR_PM1" => SystemValue::PerfCounter(1),
+            "SR_PM2" => SystemValue::PerfCounter(2),
+            "SR_PM3" => SystemValue::PerfCounter(3),
+            "SR_PM4" => SystemValue::PerfCounter(4),
+            "SR_PM5" => SystemValue::PerfCounter(5),
+            "SR_PM6" => SystemValue::PerfCounter(6),
+            "SR_PM7" => SystemValue::PerfCounter(7),
             _ => return None,
         })
     }
