@@ -405,6 +405,29 @@ fn gfx12_scalar_alu() {
     }
 }
 
+/// Scalar float compares set SCC: s_cmp_lt_f32 (ordered) and s_cmp_nge_f32 (unordered or
+/// less: true for a NaN operand).
+#[test]
+fn gfx12_scalar_float_compares() {
+    // s_cmp_lt_f32 s0, 1.0 ; s_cselect_b32 s1, 5, 7 ; s_cmp_nge_f32 s2, 0.5 ; s_cselect_b32 s3, 5, 7 ;
+    // v_mov_b32_e32 v1, s1 ; v_mov_b32_e32 v2, s3 ; s_endpgm
+    let code = [0xbf41f200, 0x98018785, 0xbf49f002, 0x98038785, 0x7e020201, 0x7e040203, 0xbfb00000];
+    for (s0, s2, want) in [(0.5f32, f32::NAN, [5, 5]), (2.0, 1.0, [7, 7]), (f32::NAN, 0.25, [7, 5])] {
+        let mut f = lift(Isa::Gfx1201, &bytes(&code), 0, &Options { user_sgprs: 3, ..Options::default() }).expect("lifts");
+        return_regs(&mut f, &["v1", "v2"]);
+        let ins = vec![
+            Input::Uniform(s0.to_bits() as u64),
+            Input::Uniform(0),
+            Input::Uniform(s2.to_bits() as u64),
+            Input::PerLane((0..32).collect()),
+        ];
+        let r = run(&f, &Config::default(), &ins, Memory::default()).unwrap();
+        for out in &r.outputs {
+            assert_eq!([out[0] as u32, out[1] as u32], want, "s0 {s0}, s2 {s2}");
+        }
+    }
+}
+
 /// v_max_num / v_min_num are maximumNumber / minimumNumber: a signalling NaN operand is
 /// ignored, two NaNs give a quiet NaN, -0 < +0 (f32 and f64); v_med3_num is the median, or with
 /// a NaN operand the minimum of the others; a VOPD pair of v_dual_cndmask_b32 (selecting by

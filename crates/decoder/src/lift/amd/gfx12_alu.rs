@@ -1,7 +1,8 @@
 //! gfx1201 ALU instructions without a gfx1013 counterpart: 64-bit scalar add, subtract and
 //! multiply (`s_add_nc_u64`, `s_sub_nc_u64`, `s_mul_u64`: no SCC), scalar float (`s_add_f32`,
 //! `s_sub_f32`, `s_mul_f32`, `s_fmac_f32`, `s_fmaak_f32`, `s_fmamk_f32`, `s_min_num_f32`,
-//! `s_max_num_f32`, `s_cvt_f32_i32/u32`, `s_cvt_i32/u32_f32`, `s_ceil/floor/trunc/rndne_f32`)
+//! `s_max_num_f32`, `s_cvt_f32_i32/u32`, `s_cvt_i32/u32_f32`, `s_ceil/floor/trunc/rndne_f32`,
+//! the `s_cmp_*_f32` compares into SCC)
 //! as the IR's float ops under the MODE the vector float ops use, the scalar transcendentals
 //! of VOP3 (`v_s_rcp_f32`, `v_s_rsq_f32`, `v_s_sqrt_f32`, `v_s_log_f32`, `v_s_exp_f32`) as the
 //! vector ones, the `_num` minimum and maximum, the split barrier, messages and the cycle
@@ -51,6 +52,10 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         "S_ADD_F32" | "S_SUB_F32" | "S_MUL_F32" | "S_FMAC_F32" | "S_FMAAK_F32" | "S_FMAMK_F32" | "S_MIN_NUM_F32"
         | "S_MAX_NUM_F32" => sfloat(cx, at, name),
         "S_CVT_F32_I32" | "S_CVT_F32_U32" | "S_CVT_I32_F32" | "S_CVT_U32_F32" => scvt(cx, at, name),
+        n if n.starts_with("S_CMP_") && n.ends_with("_F32") => {
+            let pred = super::vcmp::float_pred(&n[6..n.len() - 4])?;
+            scmp(cx, at, pred)
+        }
         "S_CEIL_F32" | "S_FLOOR_F32" | "S_TRUNC_F32" | "S_RNDNE_F32" => sround(cx, at, name),
         "V_S_RCP_F32" | "V_S_RSQ_F32" | "V_S_SQRT_F32" | "V_S_LOG_F32" | "V_S_EXP_F32" => strans(cx, at, name),
         "V_MIN_NUM_F32" | "V_MAX_NUM_F32" | "V_MIN_NUM_F64" | "V_MAX_NUM_F64" | "V_MIN_NUM_F16" | "V_MAX_NUM_F16" => {
@@ -188,6 +193,17 @@ fn scvt(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
         }
     };
     cx.def_s32(at, &d, 0, r)
+}
+
+/// Scalar float compare into SCC (denormal inputs as MODE flushes them).
+fn scmp(cx: &mut Cx, at: &At, pred: FCmp) -> Result<(), LiftError> {
+    let s = srcs(cx, at, 2)?;
+    let a = sf32(cx, at, &s[0])?;
+    let b = sf32(cx, at, &s[1])?;
+    let ftz = mode(cx, FFmt::F32, false).ftz_in;
+    let c = cx.b().fcmp(pred, ftz, a, b);
+    cx.set_scc(c);
+    Ok(())
 }
 
 /// Scalar rounding to an integral f32.

@@ -22,6 +22,28 @@ pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
     Some(compare(cx, at, name.starts_with("V_CMPX_"), op, ty))
 }
 
+/// The float predicate of a compare's operation part (`LT`, `NGE`, `O`, ...), shared by the
+/// vector compares and gfx12's scalar float compares.
+pub(super) fn float_pred(op: &str) -> Option<FCmp> {
+    Some(match op {
+        "LT" => FCmp::Lt,
+        "EQ" => FCmp::Eq,
+        "LE" => FCmp::Le,
+        "GT" => FCmp::Gt,
+        "LG" => FCmp::Ne,
+        "GE" => FCmp::Ge,
+        "O" => FCmp::Num,
+        "U" => FCmp::Nan,
+        "NGE" => FCmp::Ltu,
+        "NLG" => FCmp::Equ,
+        "NGT" => FCmp::Leu,
+        "NLE" => FCmp::Gtu,
+        "NEQ" => FCmp::Neu,
+        "NLT" => FCmp::Geu,
+        _ => return None,
+    })
+}
+
 fn compare(cx: &mut Cx, at: &At, x: bool, op: &str, ty: &str) -> Result<(), LiftError> {
     let valu = Valu::new(cx, at)?;
     let srcs: Vec<Operand> = at.srcs().into_iter().copied().collect();
@@ -34,23 +56,7 @@ fn compare(cx: &mut Cx, at: &At, x: bool, op: &str, ty: &str) -> Result<(), Lift
         let pred = match op {
             "F" => None,
             "TRU" => Some(None),
-            _ => Some(Some(match op {
-                "LT" => FCmp::Lt,
-                "EQ" => FCmp::Eq,
-                "LE" => FCmp::Le,
-                "GT" => FCmp::Gt,
-                "LG" => FCmp::Ne,
-                "GE" => FCmp::Ge,
-                "O" => FCmp::Num,
-                "U" => FCmp::Nan,
-                "NGE" => FCmp::Ltu,
-                "NLG" => FCmp::Equ,
-                "NGT" => FCmp::Leu,
-                "NLE" => FCmp::Gtu,
-                "NEQ" => FCmp::Neu,
-                "NLT" => FCmp::Geu,
-                _ => return Err(cx.unsupported(at, "float compare kind")),
-            })),
+            _ => Some(Some(float_pred(op).ok_or_else(|| cx.unsupported(at, "float compare kind"))?)),
         };
         let ftz = super::vfloat::mode(cx, fmt, false).ftz_in;
         match pred {
