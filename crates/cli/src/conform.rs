@@ -31,6 +31,8 @@ pub struct Args {
 enum Suite {
     /// RDNA2-measured gfx10 vectors (JSON lines in the schema of fixtures/rdna).
     Rdna(RdnaArgs),
+    /// H200-captured PTX op rows run through a cubin's capture kernels (fixtures/hw).
+    PtxRows(crate::conform_ptx::Args),
 }
 
 /// Arguments of `conform rdna`.
@@ -69,7 +71,10 @@ struct Outcome {
 
 /// Run the command.
 pub fn run(a: &Args) -> Result<(), Failure> {
-    let Suite::Rdna(a) = &a.suite;
+    let a = match &a.suite {
+        Suite::Rdna(a) => a,
+        Suite::PtxRows(p) => return crate::conform_ptx::run(p),
+    };
     if a.via != "interp" {
         return Err(format!("--via {}: only `interp` runs today", a.via).into());
     }

@@ -16,6 +16,8 @@ mod alloc;
 mod c_alloc;
 mod census;
 mod conform;
+mod conform_ptx;
+mod cubin;
 mod disasm;
 mod input;
 mod lift_cmd;
@@ -61,8 +63,9 @@ enum Command {
     /// is reported and the run goes on (exit status 1).
     Census(census::Args),
     /// Run execution vectors through a translation path and compare each checked lane with
-    /// the results measured on hardware: `conform rdna VECTORS.jsonl --via interp [--json]`.
-    /// Exit status 0 only when every checked lane of every test passes.
+    /// the results measured on hardware: `conform rdna VECTORS.jsonl --via interp [--json]`,
+    /// `conform ptx-rows ROWS[.gz] --cubin FILE --via interp [--json]`. Exit status 0 only when
+    /// every checked lane of every test (every row of every op the cubin has) passes.
     Conform(conform::Args),
     /// Lift gfx1013 functions into the IR and print its text form: `lift FILE [--function
     /// NAME]`. Kernels start from the state their descriptor gives; calls are inlined.

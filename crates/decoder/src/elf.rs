@@ -1,6 +1,8 @@
 //! Code objects: AMD HSA/PAL code objects and NVIDIA cubins (ELF), and raw binaries.
 
 use crate::Isa;
+
+pub mod nvinfo;
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind};
 
 /// ELF machine number of AMD GPUs.
