@@ -1,6 +1,6 @@
 //! The sm_86 (Ampere) lifter: a lanes-model IR function ([`ExecModel::Lanes`]) in which every
-//! lane runs its own control flow and the IR's interpreter reconverges lanes at the earliest
-//! program point. R0-R254 and P0-P6 are per-lane machine registers (i32 and b1), UR0-UR62 and
+//! lane runs its own control flow and lanes rejoin where the code says (BSSY/BSYNC regions,
+//! WARPSYNC: `control.rs` on the IR's convergence regions). R0-R254 and P0-P6 are per-lane machine registers (i32 and b1), UR0-UR62 and
 //! UP0-UP6 uniform ones; RZ / URZ read 0 and PT / UPT read true, writes to them are dropped.
 //!
 //! A guard (`@P0`, `@!P0`) on any instruction is a per-lane select of each result it writes
@@ -12,8 +12,10 @@
 //! Families, one file each: f32 arithmetic, compares and selects (`float32.rs`), f64
 //! (`float64.rs`), packed 16-bit floats (`half.rs`), conversions (`conv.rs`), MUFU (`mufu.rs`),
 //! integer ALU (`int.rs`), predicate logic (`pred.rs`), moves, special registers and
-//! constant-bank reads (`mov.rs`), memory, atomics and fences (`mem.rs`).
+//! constant-bank reads (`mov.rs`), memory, atomics and fences (`mem.rs`), reconvergence,
+//! warp ops and barriers (`control.rs`).
 
+mod control;
 mod conv;
 mod float32;
 mod float64;
@@ -153,6 +155,10 @@ pub const UR0: u16 = 256;
 pub const P0: u16 = 512;
 /// Register key of UP0 (UP`n` is `UP0 + n`).
 pub const UP0: u16 = 528;
+/// Register key of convergence barrier B0 (B`n` is `B0 + n`): a mask.
+pub const B0: u16 = 544;
+/// Register key of the result of the last barrier reduction (`B2R.RESULT` reads it).
+pub const BAR_RESULT: u16 = 560;
 
 /// Lift a program given as code bytes (entry at the first byte) into one IR function.
 pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function, LiftError> {
@@ -216,6 +222,12 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
             Flow::Next => cx.lift_inst(&at)?,
             Flow::End | Flow::Branch | Flow::CondBranch => {
                 cx.set_guard(&at)?;
+                if let Some(c) = control::branch_cond(&mut cx, &at)? {
+                    cx.guard = Some(match cx.guard {
+                        Some(g) => cx.b().int(isabridge_ir::ops::int::IntOp::And, Type::B1, &[g, c]),
+                        None => c,
+                    });
+                }
                 let to = match inst.flow {
                     Flow::End => exit,
                     _ => blocks[&target(inst).unwrap_or(next)],
@@ -413,6 +425,8 @@ impl Cx<'_> {
             k if (UR0..UR0 + 64).contains(&k) => (Type::I32, true, format!("ur{}", k - UR0)),
             k if (P0..P0 + 8).contains(&k) => (Type::B1, false, format!("p{}", k - P0)),
             k if (UP0..UP0 + 8).contains(&k) => (Type::B1, true, format!("up{}", k - UP0)),
+            k if (B0..B0 + 16).contains(&k) => (Type::Mask, true, format!("b{}", k - B0)),
+            BAR_RESULT => (Type::I32, false, "bar_result".into()),
             k => (Type::I32, false, format!("reg{k}")),
         };
         let r = self.f.add_reg(ty, uniform, &name);
@@ -662,6 +676,9 @@ impl Cx<'_> {
 
     /// Lift `at` with the family code of instruction `name`.
     fn lift_named(&mut self, at: &At, name: &str) -> Result<(), LiftError> {
+        if let Some(r) = control::lift(self, at, name) {
+            return r;
+        }
         if let Some(r) = float32::lift(self, at, name) {
             return r;
         }
