@@ -24,7 +24,9 @@ typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 static __attribute__((device)) inline float __uint_as_float(unsigned x) { return __builtin_bit_cast(float, x); }
 static __attribute__((device)) inline double __longlong_as_double(long long x) { return __builtin_bit_cast(double, x); }
-static __attribute__((device)) inline long long __double_as_longlong(double x) { return __builtin_bit_cast(long long, x); }
+// Through a mov.b64: clang-22 stores `(u32)q` of a bit-cast f64 as st.b32 of the f64 register,
+// which ptxas 12.9 assembles as F2I.U32.F64.TRUNC of the double rather than its low word.
+static __attribute__((device)) inline long long __double_as_longlong(double x) { long long r; asm("mov.b64 %0, %1;" : "=l"(r) : "d"(x)); return r; }
 struct capture_dim { unsigned x; };
 #define threadIdx (capture_dim{(unsigned)__nvvm_read_ptx_sreg_tid_x()})
 #define blockIdx (capture_dim{(unsigned)__nvvm_read_ptx_sreg_ctaid_x()})
