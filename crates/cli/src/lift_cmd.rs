@@ -21,8 +21,9 @@ use std::path::PathBuf;
 pub struct Args {
     /// A gfx1013 code object (ELF) or raw dump (with --isa).
     file: PathBuf,
-    /// Only this function (a kernel or another function symbol).
-    #[arg(long)]
+    /// Only this function (a kernel or another function symbol; for a cubin, a kernel by its
+    /// plain or C++-mangled name).
+    #[arg(long, alias = "kernel")]
     function: Option<String>,
     /// ISA of a raw dump (gfx1013).
     #[arg(long)]
@@ -108,6 +109,9 @@ pub fn lift_target(isa: Isa, t: &Target, e: &KernelEntry, r: &Resolved) -> Resul
 /// Run the command.
 pub fn run(a: &Args) -> Result<(), Failure> {
     let bytes = std::fs::read(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    if crate::cubin::is_cubin(&bytes) {
+        return crate::cubin::print_lifted(&bytes, a.function.as_deref(), &mut std::io::stdout().lock());
+    }
     if a.wave != 32 && a.wave != 64 {
         return Err(format!("--wave must be 32 or 64, not {}", a.wave).into());
     }

@@ -26,7 +26,7 @@ use std::path::PathBuf;
 /// Arguments of `isabridge run`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// A gfx1013 code object (ELF), or a raw dump with --isa.
+    /// A gfx1013 code object (ELF), an sm_86 cubin, or a raw dump with --isa.
     file: PathBuf,
     /// Translation path: `interp` runs the lifted IR on the reference interpreter.
     #[arg(long, default_value = "interp")]
@@ -130,6 +130,17 @@ pub fn run(a: &Args) -> Result<(), Failure> {
     let grid = dims(&a.grid, "grid")?;
     let block = dims(&a.block, "block")?;
     let bytes = std::fs::read(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    if crate::cubin::is_cubin(&bytes) {
+        let given = a.args.iter().map(|s| parse_arg(s)).collect::<Result<Vec<_>, _>>()?;
+        let given = given
+            .into_iter()
+            .map(|v| match v {
+                ArgValue::Buffer(b) => crate::cubin::CliArg::Buffer(b),
+                ArgValue::Value(v, n) => crate::cubin::CliArg::Value(v, n),
+            })
+            .collect();
+        return crate::cubin::run_cli(&bytes, a.kernel.as_deref(), grid, block, given, &a.out);
+    }
     let is_elf = elf::is_elf(&bytes);
     if !is_elf && a.isa.is_none() {
         return Err("a raw dump needs --isa".to_string().into());
