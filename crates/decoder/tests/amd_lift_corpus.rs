@@ -34,7 +34,7 @@ struct Count {
     unsupported: BTreeMap<(String, String), u64>,
 }
 
-/// The functions of one gfx1013 code object lifted whole: the addresses some function that
+/// The functions of one AMD code object lifted whole: the addresses some function that
 /// lifts reaches (with its callees'), and the error of each function that does not lift.
 #[derive(Default)]
 struct Whole {
@@ -120,7 +120,7 @@ fn count(target: &str, isa: Isa, wave64: bool) -> Count {
     assert!(!files.is_empty(), "no reference listings for {target}");
     for p in files {
         let name = p.file_name().unwrap().to_string_lossy().replace(".jsonl", ".o");
-        let whole = (isa == Isa::Gfx1013).then(|| whole_functions(&root().join("fixtures/amd/bin").join(name), isa, wave64));
+        let whole = Some(whole_functions(&root().join("fixtures/amd/bin").join(name), isa, wave64));
         for line in std::fs::read_to_string(&p).unwrap().lines() {
             let r: serde_json::Value = serde_json::from_str(line).unwrap();
             let bytes = hex(r["bytes"].as_str().unwrap());

@@ -367,7 +367,8 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
         if let Some((lo, hi)) = inf.sgpr_writes(&d) {
             let writes = |r: u32| lo <= r && r < hi;
             // Field lookups by name only for the three instructions that read them.
-            let (sdst, ssrc0, ssrc1) = if matches!(inf.name, "S_GETPC_B64" | "S_ADD_U32" | "S_ADDC_U32") {
+            let name = pc_arith_name(inf.name);
+            let (sdst, ssrc0, ssrc1) = if matches!(name, "S_GETPC_B64" | "S_ADD_U32" | "S_ADDC_U32" | "S_SEXT_I32_I16") {
                 (
                     inf.field(&d, "SDST").unwrap_or(u64::MAX) as u32,
                     inf.field(&d, "SSRC0").unwrap_or(u64::MAX) as u32,
@@ -376,7 +377,7 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
             } else {
                 (u32::MAX, u32::MAX, 0)
             };
-            match inf.name {
+            match name {
                 "S_GETPC_B64" if sdst == n => {
                     let base = a + 4;
                     let add = ((hi_add.unwrap_or(0) as u64) << 32) | lo_add.unwrap_or(0) as u64;
@@ -394,6 +395,10 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
                         Err(e) => return e,
                     }
                 }
+                // gfx12 sign-extends the high half of s_getpc_b64's result before the adds
+                // (`s_sext_i32_i16 s(n+1), s(n+1)`): the identity on every code address below
+                // 2^47, which is all a code object's addresses are.
+                "S_SEXT_I32_I16" if sdst == n + 1 && ssrc0 == n + 1 && lo_add.is_none() == hi_add.is_none() => {}
                 name if writes(n) || writes(n + 1) => {
                     return Scan::Other(format!("s[{n}:{}] written by {name} at {a:#x}", n + 1));
                 }
@@ -403,6 +408,16 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
         cur = a;
     }
     Scan::Other("no s_getpc_b64 within 64 instructions".into())
+}
+
+/// The gfx1013 name of the scalar adds that build a PC-relative address (gfx1201 renamed them
+/// `s_add_co_u32` / `s_add_co_ci_u32`); other names unchanged.
+fn pc_arith_name(name: &'static str) -> &'static str {
+    match name {
+        "S_ADD_CO_U32" => "S_ADD_U32",
+        "S_ADD_CO_CI_U32" => "S_ADDC_U32",
+        other => other,
+    }
 }
 
 /// A jump through a table of offsets (the pattern of `fixtures/amd/cfg/setpc_table.s`):
@@ -429,12 +444,12 @@ fn table_jump(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Option<Result<
     };
     let f = |inf: &Info, d: &Decoded, name: &str| inf.field(d, name).map(|v| v as u32);
     let (a1, d1, i1) = step(addr)?;
-    if i1.name != "S_ADDC_U32" || f(&i1, &d1, "SDST") != Some(n + 1) || f(&i1, &d1, "SSRC0") != Some(n + 1) || f(&i1, &d1, "SSRC1") != Some(128) {
+    if pc_arith_name(i1.name) != "S_ADDC_U32" || f(&i1, &d1, "SDST") != Some(n + 1) || f(&i1, &d1, "SSRC0") != Some(n + 1) || f(&i1, &d1, "SSRC1") != Some(128) {
         return None;
     }
     let (a2, d2, i2) = step(a1)?;
     let k = f(&i2, &d2, "SSRC1")?;
-    if i2.name != "S_ADD_U32" || f(&i2, &d2, "SDST") != Some(n) || f(&i2, &d2, "SSRC0") != Some(n) || k >= 106 {
+    if pc_arith_name(i2.name) != "S_ADD_U32" || f(&i2, &d2, "SDST") != Some(n) || f(&i2, &d2, "SSRC0") != Some(n) || k >= 106 {
         return None;
     }
     let (a3, d3, i3) = step(a2)?;

@@ -64,6 +64,9 @@ const MAX_CALL_DEPTH: usize = 16;
 const MAX_LIFTED: usize = 1 << 20;
 
 /// Lift the kernel whose first instruction is at `entry` in `code` (loaded at `base`).
+/// gfx1201 code gets the same entry state as gfx1013 code (SGPRs, EXEC, work-item ids); the
+/// workgroup ids gfx12 passes in TTMP7 / TTMP9 are not set yet, so `isabridge run` takes
+/// gfx1013 code only.
 pub fn lift_kernel(
     isa: Isa,
     code: &[u8],
@@ -73,8 +76,8 @@ pub fn lift_kernel(
     k: &KernelEntry,
     r: &Resolved,
 ) -> Result<Function, LiftError> {
-    if !matches!(isa, Isa::Gfx1013) {
-        return Err(LiftError::Unsupported { isa, addr: entry, text: String::new(), why: "only gfx1013 code lifts today".into() });
+    if !matches!(isa, Isa::Gfx1013 | Isa::Gfx1201) {
+        return Err(LiftError::Unsupported { isa, addr: entry, text: String::new(), why: "only AMD code lifts here".into() });
     }
     let mut f = Function::new(name);
     f.model = ExecModel::Wave;
