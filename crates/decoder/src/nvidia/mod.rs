@@ -402,6 +402,7 @@ fn sort_suffixes_in(ctx: &Ctx, t: &mut Text, sc: &mut SortScratch) {
     toks.clear();
     let mut start = 0usize;
     let mut cur_origin: Option<Origin> = None;
+    let (mut seen, mut nseen) = ([0; 8], 0usize);
     for p in ctx.form.pieces() {
         match p {
             NvPiece::Lit(s) => {
@@ -428,6 +429,15 @@ fn sort_suffixes_in(ctx: &Ctx, t: &mut Text, sc: &mut SortScratch) {
                 v.clear();
                 plain_text(ctx, f, v);
                 if f.kind == NvKind::Lookup && v.starts_with('.') {
+                    // Two fields of one operand type (`PSETP.AND.XOR`): nvdisasm prints them in
+                    // the order of their bits, whatever their ranks.
+                    if seen[..nseen].contains(&f.ty) {
+                        return;
+                    }
+                    if nseen < seen.len() {
+                        seen[nseen] = f.ty;
+                        nseen += 1;
+                    }
                     let n = v.bytes().filter(|&b| b == b'.').count();
                     let mut k = 0usize;
                     for c in v.chars() {
@@ -478,16 +488,19 @@ fn sort_suffixes_in(ctx: &Ctx, t: &mut Text, sc: &mut SortScratch) {
 type Origin = (u8, usize, usize);
 
 /// The smallest rank among the suffixes that field `fi` prints at position `k` of an `n`-suffix
-/// spelling for other values.
+/// spelling for other values: first among the spellings equal to this value's everywhere but
+/// at `k` (`.SKEW.???3` ranks as `.SKEW.U16` / `.SKEW.32`), else among all of them.
 fn sibling_rank(ctx: &Ctx, inst: &crate::spec::NvInst, (fi, k, n): Origin) -> Option<u16> {
     let f = &ctx.form.fields[fi as usize];
     let ty = &ctx.t.operand_types[f.ty as usize];
-    ty.values
-        .iter()
-        .map(|&x| ty.spelling(x))
-        .filter(|s| s.matches('.').count() == n)
-        .filter_map(|s| s.get(1..)?.split('.').nth(k).and_then(|x| inst.rank(x)))
-        .min()
+    let own = ty.lookup(f.get(ctx.w) as i64).unwrap_or("");
+    let same_rest = |s: &str| {
+        let (a, b) = (own.get(1..).unwrap_or(""), s.get(1..).unwrap_or(""));
+        a.split('.').zip(b.split('.')).enumerate().all(|(j, (x, y))| j == k || x == y)
+    };
+    let rank_at = |s: &str| s.get(1..)?.split('.').nth(k).and_then(|x| inst.rank(x));
+    let spellings = || ty.values.iter().map(|&x| ty.spelling(x)).filter(|s| s.matches('.').count() == n);
+    spellings().filter(|s| same_rest(s)).filter_map(rank_at).min().or_else(|| spellings().filter_map(rank_at).min())
 }
 
 /// Renders the form's template (guard excluded) into `out`, marking reused registers.

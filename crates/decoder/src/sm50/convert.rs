@@ -119,6 +119,11 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
                 1 => float::push_f16_bits(&mut src, b(20, 16) as u16),
                 _ => float::push_f32_bits(&mut src, ((sign << 31) | (m19 << 12)) as u32),
             }
+            // A NaN of a half or single source prints as `QNAN`, signalling or not; a double
+            // keeps `SNAN` (measured on F2F / F2I words with each source size).
+            if ssz != 3 && src.contains("SNAN") {
+                src = src.replace("SNAN", "QNAN");
+            }
         } else if v >= 0x8_0000 {
             let _ = write!(src, "-{:#x}", 0x10_0000 - v);
         } else {

@@ -36,9 +36,18 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
             // The special register is bits 20-27; values without a name print as `SR<n>`.
             let v = ctx.bits(20, 8);
             if let Some(o) = t.ops.get_mut(1) {
-                if o.starts_with("SR") && o[2..].bytes().all(|b| b.is_ascii_digit()) {
-                    *o = format!("SR{v}");
+                if o.starts_with("SR") || o.starts_with("SM_") {
+                    *o = match crate::nvidia::model::sm50_sreg(v as u8) {
+                        Some(n) => n.to_string(),
+                        None => format!("SR{v}"),
+                    };
                 }
+            }
+        }
+        // `IPA.IDX`: a third source `RZ` (bits 39-46) is left out (measured in every mode).
+        "IPA" => {
+            if ctx.bits(39, 8) == 255 && t.ops.len() == 5 && t.ops[3] == "RZ" {
+                t.ops.remove(3);
             }
         }
         "LEA" | "LOP" => predicate_destination(ctx, t),
@@ -157,9 +166,15 @@ fn cas(ctx: &Ctx, t: &mut Text, wide: bool, second: bool) {
         parts.push("64".to_string());
     }
     t.mnem = parts.join(".");
+    // With the second register present, a number past R254 prints `???255` (the first too when
+    // it is 255: measured on ATOM / ATOMS CAS words with b = 253..255, both sizes).
     let rb = ctx.bits(20, 8);
-    let c = if second && rb != 255 { reg(rb + if wide { 2 } else { 1 }) } else { "RZ".to_string() };
+    let n = rb + if wide { 2 } else { 1 };
+    let c = if !second { "RZ".to_string() } else if n >= 255 { "???255".to_string() } else { reg(n) };
     if t.ops.len() >= 4 {
+        if second && rb == 255 {
+            t.ops[2] = "???255".to_string();
+        }
         t.ops[3] = c;
     }
 }

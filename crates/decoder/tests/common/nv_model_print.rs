@@ -442,6 +442,7 @@ fn sort_suffixes(inst: &Inst, t: &NvTables, form: &NvForm, mnem: String) -> Stri
     // The mnemonic again, each suffix with the field that printed it.
     let mut toks: Vec<(String, Option<Origin>)> = vec![(String::new(), None)];
     let mut origin: Option<Origin> = None;
+    let mut seen = std::collections::BTreeSet::new();
     'pieces: for p in form.pieces() {
         match p {
             NvPiece::Lit(x) => {
@@ -461,6 +462,10 @@ fn sort_suffixes(inst: &Inst, t: &NvTables, form: &NvForm, mnem: String) -> Stri
                 let f = &form.fields[i as usize];
                 let v = spell(t, f, inst.named(f.name()).unwrap_or(0));
                 if f.kind == NvKind::Lookup && v.starts_with('.') {
+                    // two fields of one operand type print in the order of their bits
+                    if !seen.insert(f.ty) {
+                        return mnem;
+                    }
                     let n = v.matches('.').count();
                     for (k, part) in v[1..].split('.').enumerate() {
                         origin = Some((i, k, n));
@@ -479,15 +484,16 @@ fn sort_suffixes(inst: &Inst, t: &NvTables, form: &NvForm, mnem: String) -> Stri
     if joined != mnem || toks.len() < 3 {
         return mnem;
     }
+    // first among the spellings equal to this value's but at `k`, else among all
     let sibling = |(fi, k, n): Origin| -> Option<u16> {
         let f = &form.fields[fi as usize];
         let ty = t.operand_types.get(f.ty as usize)?;
-        ty.values
-            .iter()
-            .map(|&x| ty.spelling(x))
-            .filter(|s| s.matches('.').count() == n)
-            .filter_map(|s| s.get(1..)?.split('.').nth(k).and_then(|x| ni.rank(x)))
-            .min()
+        let own = spell(t, f, inst.named(f.name()).unwrap_or(0));
+        let own: Vec<&str> = own.get(1..).unwrap_or("").split('.').collect();
+        let rank_at = |s: &str| s.get(1..)?.split('.').nth(k).and_then(|x| ni.rank(x));
+        let all = || ty.values.iter().map(|&x| ty.spelling(x)).filter(|s| s.matches('.').count() == n);
+        let close = |s: &&str| s.get(1..).unwrap_or("").split('.').enumerate().all(|(j, x)| j == k || own.get(j) == Some(&x));
+        all().filter(close).filter_map(rank_at).min().or_else(|| all().filter_map(rank_at).min())
     };
     let mut prev = 0u32;
     let mut ranked: Vec<(u32, usize)> = Vec::new();
@@ -695,6 +701,10 @@ fn sm50_rules(inst: &Inst, text: &mut Text) {
             *o = o.replace("SNAN", "QNAN");
         }
     }
+    // `IPA.IDX` leaves a third source `RZ` out.
+    if name == "IPA" && text.ops.len() == 5 && text.ops[3] == "RZ" {
+        text.ops.remove(3);
+    }
     // Compare-and-swap's second data register.
     if matches!(name, "ATOMS" | "ATOM") && text.mnem.contains(".CAS") {
         let g = |n: &str| inst.named(n).unwrap_or(0);
@@ -713,8 +723,13 @@ fn sm50_rules(inst: &Inst, text: &mut Text) {
             }
             text.mnem = parts.join(".");
             let rb = g("CAS_RB");
-            let c = if g("CAS_SECOND_RZ") == 0 && rb != 255 { reg(rb + if wide { 2 } else { 1 }) } else { "RZ".into() };
+            let second = g("CAS_SECOND_RZ") == 0;
+            let n = rb + if wide { 2 } else { 1 };
+            let c = if !second { "RZ".into() } else if n >= 255 { "???255".into() } else { reg(n) };
             if text.ops.len() >= 4 {
+                if second && rb == 255 {
+                    text.ops[2] = "???255".into();
+                }
                 text.ops[3] = c;
             }
         }
