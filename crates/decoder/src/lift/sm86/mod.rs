@@ -178,7 +178,7 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
         if i.flow != Flow::Next {
             leaders.insert(i.addr + i.len as u64);
         }
-        if matches!(i.flow, Flow::Branch | Flow::CondBranch) {
+        if matches!(i.flow, Flow::Branch | Flow::CondBranch | Flow::Call) {
             let t = target(i).ok_or_else(|| unsupported_at(isa, i, d, "branch without a direct target"))?;
             if t < base || t >= end {
                 return Err(LiftError::BranchOutside { isa, addr: i.addr, target: t });
@@ -187,6 +187,9 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
         }
     }
     leaders.retain(|a| *a < end);
+    // Where returns go: the instruction after each direct call.
+    let ret_sites: Vec<u64> =
+        insts.iter().filter(|(i, _)| i.flow == Flow::Call).map(|(i, _)| i.addr + i.len as u64).filter(|a| *a < end).collect();
     let mut f = Function::new("main");
     f.model = ExecModel::Lanes;
     f.wave_size = opts.wave_size;
@@ -220,7 +223,13 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
         let at = At::new(inst, d);
         match inst.flow {
             Flow::Next => cx.lift_inst(&at)?,
-            Flow::End | Flow::Branch | Flow::CondBranch => {
+            Flow::Return => {
+                cx.set_guard(&at)?;
+                control::ret(&mut cx, &at, base, &ret_sites, &blocks, blocks.get(&next).copied().unwrap_or(exit), exit)?;
+                cx.guard = None;
+                open = false;
+            }
+            Flow::End | Flow::Branch | Flow::CondBranch | Flow::Call => {
                 cx.set_guard(&at)?;
                 if let Some(c) = control::branch_cond(&mut cx, &at)? {
                     cx.guard = Some(match cx.guard {
