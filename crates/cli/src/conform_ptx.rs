@@ -41,64 +41,7 @@ struct Row {
     r1: u32,
 }
 
-/// How an approximate op's error is measured.
-#[derive(Clone, Copy)]
-enum Metric {
-    /// Distance in units in the last place of f32.
-    Ulp,
-    /// Absolute error in units of 2^-24.
-    Abs24,
-    /// The smaller of the two (for results that cross zero).
-    UlpOrAbs24,
-}
-
-/// The approximate ops and their error bounds: the PTX ISA's documented accuracy of each
-/// instruction in the metric's units (the bounds crates/ir/tests/hw_ptx.rs holds the IR's
-/// approximations to).
-const APPROX: &[(&str, Metric, u64)] = &[
-    ("rcp_approx", Metric::Ulp, 1),
-    ("rcp_approx_ftz", Metric::Ulp, 1),
-    ("sqrt_approx", Metric::Ulp, 2),
-    ("rsqrt_approx", Metric::Ulp, 2),
-    ("ex2_approx", Metric::Ulp, 2),
-    ("ex2_approx_ftz", Metric::Ulp, 2),
-    ("lg2_approx", Metric::UlpOrAbs24, 4),
-    ("tanh_approx", Metric::UlpOrAbs24, 4096),
-    ("sin_approx", Metric::Abs24, 12),
-    ("cos_approx", Metric::Abs24, 12),
-    ("div_approx", Metric::Ulp, 2),
-    ("div_full", Metric::Ulp, 2),
-];
-
-fn ord(x: u32) -> i64 {
-    if x & 0x8000_0000 != 0 {
-        -((x & 0x7fff_ffff) as i64)
-    } else {
-        x as i64
-    }
-}
-
-fn is_nan(x: u32) -> bool {
-    x & 0x7fff_ffff > 0x7f80_0000
-}
-
-/// Error of `got` against `hw`, None when they disagree on NaN-ness.
-fn error(metric: Metric, hw: u32, got: u32) -> Option<u64> {
-    if is_nan(hw) || is_nan(got) {
-        return (is_nan(hw) && is_nan(got)).then_some(0);
-    }
-    match metric {
-        Metric::UlpOrAbs24 => Some(error(Metric::Ulp, hw, got)?.min(error(Metric::Abs24, hw, got)?)),
-        Metric::Ulp => Some((ord(hw) - ord(got)).unsigned_abs()),
-        Metric::Abs24 => {
-            let (h, g) = (f32::from_bits(hw) as f64, f32::from_bits(got) as f64);
-            if h.is_infinite() || g.is_infinite() {
-                return (h == g).then_some(0);
-            }
-            Some(((h - g).abs() * (1u64 << 24) as f64).ceil() as u64)
-        }
-    }
-}
+use isabridge_ir::accuracy::{error, PTX_APPROX as APPROX};
 
 /// The rows of each op, in file order.
 fn read_rows(path: &PathBuf) -> Result<Vec<(String, Vec<Row>)>, Failure> {

@@ -39,57 +39,7 @@ fn rows() -> BTreeMap<String, Vec<Row>> {
     m
 }
 
-/// How an approximate op is measured (as in crates/ir/tests/hw_ptx.rs), and its bound.
-#[derive(Clone, Copy)]
-enum Metric {
-    Ulp,
-    Abs24,
-    UlpOrAbs24,
-}
-
-const APPROX: &[(&str, Metric, u64)] = &[
-    ("rcp_approx", Metric::Ulp, 1),
-    ("rcp_approx_ftz", Metric::Ulp, 1),
-    ("sqrt_approx", Metric::Ulp, 2),
-    ("rsqrt_approx", Metric::Ulp, 2),
-    ("ex2_approx", Metric::Ulp, 2),
-    ("ex2_approx_ftz", Metric::Ulp, 2),
-    ("lg2_approx", Metric::UlpOrAbs24, 4),
-    ("tanh_approx", Metric::UlpOrAbs24, 4096),
-    ("sin_approx", Metric::Abs24, 12),
-    ("cos_approx", Metric::Abs24, 12),
-    ("div_approx", Metric::Ulp, 2),
-    ("div_full", Metric::Ulp, 2),
-];
-
-fn ord(x: u32) -> i64 {
-    if x & 0x8000_0000 != 0 {
-        -((x & 0x7fff_ffff) as i64)
-    } else {
-        x as i64
-    }
-}
-
-fn is_nan32(x: u32) -> bool {
-    x & 0x7fff_ffff > 0x7f80_0000
-}
-
-fn error(metric: Metric, hw: u32, got: u32) -> Option<u64> {
-    if is_nan32(hw) || is_nan32(got) {
-        return (is_nan32(hw) && is_nan32(got)).then_some(0);
-    }
-    match metric {
-        Metric::UlpOrAbs24 => Some(error(Metric::Ulp, hw, got)?.min(error(Metric::Abs24, hw, got)?)),
-        Metric::Ulp => Some((ord(hw) - ord(got)).unsigned_abs()),
-        Metric::Abs24 => {
-            let (h, g) = (f32::from_bits(hw) as f64, f32::from_bits(got) as f64);
-            if h.is_infinite() || g.is_infinite() {
-                return (h == g).then_some(0);
-            }
-            Some(((h - g).abs() * (1u64 << 24) as f64).ceil() as u64)
-        }
-    }
-}
+use isabridge_ir::accuracy::{error, PTX_APPROX as APPROX};
 
 const IN: u64 = 0x1_0000_0000;
 const OUT: u64 = 0x2_0000_0000;

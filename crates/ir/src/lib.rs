@@ -3,6 +3,7 @@
 //! form, a validator and a reference interpreter. The machine level (decoded instructions and
 //! their CFGs) is `isabridge-analysis`.
 
+pub mod accuracy;
 pub mod builder;
 pub mod eval;
 pub mod interp;

@@ -370,17 +370,7 @@ fn lift(name: &str) -> Option<Function> {
     Some(f)
 }
 
-/// How an approximate op is measured against the hardware.
-#[derive(Clone, Copy, Debug)]
-enum Metric {
-    /// Distance in units in the last place of f32.
-    Ulp,
-    /// Absolute error, in units of 2^-24.
-    Abs24,
-    /// The smaller of the ulp distance and the absolute error in units of 2^-24 (for functions
-    /// whose result crosses zero, where a relative measure is meaningless).
-    UlpOrAbs24,
-}
+use isabridge_ir::accuracy::{error, Metric};
 
 /// (op, metric, documented bound, measured maximum over the 1024 captured rows).
 /// The bounds follow the PTX ISA's documented accuracy of each instruction, converted to the
@@ -400,36 +390,6 @@ const APPROX: &[(&str, Metric, u64, u64)] = &[
     ("div_approx", Metric::Ulp, 2, 1),
     ("div_full", Metric::Ulp, 2, 1),
 ];
-
-fn ord(x: u32) -> i64 {
-    if x & 0x8000_0000 != 0 {
-        -((x & 0x7fff_ffff) as i64)
-    } else {
-        x as i64
-    }
-}
-
-fn is_nan32(x: u32) -> bool {
-    x & 0x7fff_ffff > 0x7f80_0000
-}
-
-/// Error of `got` (model) against `hw` or None when they disagree on NaN-ness.
-fn error(metric: Metric, hw: u32, got: u32) -> Option<u64> {
-    if is_nan32(hw) || is_nan32(got) {
-        return (is_nan32(hw) && is_nan32(got)).then_some(0);
-    }
-    match metric {
-        Metric::UlpOrAbs24 => Some(error(Metric::Ulp, hw, got)?.min(error(Metric::Abs24, hw, got)?)),
-        Metric::Ulp => Some((ord(hw) - ord(got)).unsigned_abs()),
-        Metric::Abs24 => {
-            let (h, g) = (f32::from_bits(hw) as f64, f32::from_bits(got) as f64);
-            if h.is_infinite() || g.is_infinite() {
-                return (h == g).then_some(0);
-            }
-            Some(((h - g).abs() * (1u64 << 24) as f64).ceil() as u64)
-        }
-    }
-}
 
 fn run_op(f: &Function, rows: &[Row]) -> Vec<Vec<u64>> {
     let n = rows.len();
