@@ -125,6 +125,21 @@ impl Kernel {
 
     /// The SGPRs loaded at entry, s0 first.
     pub fn sgpr_inputs(&self) -> Vec<SgprInput> {
+        self.sgpr_inputs_of(false)
+    }
+
+    /// The SGPRs loaded at entry with architected SGPRs (gfx12): the workgroup ids the
+    /// descriptor enables ([`Kernel::workgroup_ids`]) come in TTMP registers, not in SGPRs.
+    pub fn architected_sgpr_inputs(&self) -> Vec<SgprInput> {
+        self.sgpr_inputs_of(true)
+    }
+
+    /// Which workgroup ids (X, Y, Z) the descriptor enables (rsrc2 bits 7-9).
+    pub fn workgroup_ids(&self) -> [bool; 3] {
+        [0, 1, 2].map(|d| self.rsrc2 >> (7 + d) & 1 != 0)
+    }
+
+    fn sgpr_inputs_of(&self, architected: bool) -> Vec<SgprInput> {
         let p = self.properties;
         let mut v = Vec::new();
         let mut add = |on: bool, n: u8, f: fn(u8) -> SgprInput| {
@@ -149,7 +164,7 @@ impl Kernel {
         }
         let r = self.rsrc2;
         for d in 0..3u8 {
-            if r >> (7 + d) & 1 != 0 {
+            if !architected && r >> (7 + d) & 1 != 0 {
                 v.push(SgprInput::WorkgroupId(d));
             }
         }

@@ -1,5 +1,5 @@
 //! `isabridge lift FILE [--function NAME]`: lift each function of a code object (or a raw
-//! gfx1013 dump) into the IR and print its text form. Also the shared step of `lift` and `run`:
+//! gfx1013 / gfx1201 dump) into the IR and print its text form. Also the shared step of `lift` and `run`:
 //! finding a kernel, its ABI and its resolved calls, and lifting it.
 //!
 //! A kernel is lifted with the entry state its descriptor gives (user and system SGPRs, EXEC,
@@ -19,13 +19,13 @@ use std::path::PathBuf;
 /// Arguments of `isabridge lift`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// A gfx1013 code object (ELF) or raw dump (with --isa).
+    /// A gfx1013 or gfx1201 code object (ELF) or raw dump (with --isa).
     file: PathBuf,
     /// Only this function (a kernel or another function symbol; for a cubin, a kernel by its
     /// plain or C++-mangled name).
     #[arg(long, alias = "kernel")]
     function: Option<String>,
-    /// ISA of a raw dump (gfx1013).
+    /// ISA of a raw dump (gfx1013 or gfx1201).
     #[arg(long)]
     isa: Option<String>,
     /// Wave size of a raw dump: 32 or 64.
@@ -52,12 +52,12 @@ pub struct Target<'p> {
 /// Reads the input: an ELF code object, or a raw dump of `isa`.
 pub fn load(bytes: &[u8], isa: Option<&str>) -> Result<Program, Failure> {
     let raw_isa = match isa {
-        Some(n) => Some(Isa::from_name(n).ok_or_else(|| format!("unknown ISA {n} (gfx1013 lifts)"))?),
+        Some(n) => Some(Isa::from_name(n).ok_or_else(|| format!("unknown ISA {n} (gfx1013 and gfx1201 lift)"))?),
         None => None,
     };
     let p = isabridge_analysis::load(bytes, raw_isa).map_err(|e| e.to_string())?;
-    if p.isa != Isa::Gfx1013 {
-        return Err(format!("{}: only gfx1013 code lifts today", p.isa).into());
+    if !matches!(p.isa, Isa::Gfx1013 | Isa::Gfx1201) {
+        return Err(format!("{}: only gfx1013 and gfx1201 code lifts here", p.isa).into());
     }
     Ok(p)
 }
@@ -88,16 +88,38 @@ pub fn resolve(isa: Isa, s: &Section) -> Resolved {
 }
 
 /// The entry state of a target: its kernel ABI, or a call's entry for other functions.
-pub fn entry_of(t: &Target, wave64: bool) -> KernelEntry {
+pub fn entry_of(isa: Isa, t: &Target, wave64: bool) -> KernelEntry {
     match &t.kernel {
         Some(k) => KernelEntry {
             wave64: k.wave64(),
             mode: k.mode(),
-            sgprs: k.sgpr_inputs().len() as u32,
+            sgprs: sgpr_inputs(isa, k).len() as u32,
             workitem_ids: k.workitem_ids(),
             shared_bytes: k.group_segment_size,
+            ttmp_workgroup_ids: if architected_sgprs(isa) { k.workgroup_ids() } else { [false; 3] },
         },
-        None => KernelEntry { wave64, mode: Options::default().mode, sgprs: CALLEE_SGPRS, workitem_ids: 3, shared_bytes: 0 },
+        None => KernelEntry {
+            wave64,
+            mode: Options::default().mode,
+            sgprs: CALLEE_SGPRS,
+            workitem_ids: 3,
+            shared_bytes: 0,
+            ttmp_workgroup_ids: [false; 3],
+        },
+    }
+}
+
+/// gfx12 has architected SGPRs: workgroup ids come in TTMP9 / TTMP7, not in SGPRs.
+fn architected_sgprs(isa: Isa) -> bool {
+    isa == Isa::Gfx1201
+}
+
+/// The SGPRs a kernel of `isa` gets at entry, s0 first.
+pub fn sgpr_inputs(isa: Isa, k: &Kernel) -> Vec<isabridge_analysis::amdkernel::SgprInput> {
+    if architected_sgprs(isa) {
+        k.architected_sgpr_inputs()
+    } else {
+        k.sgpr_inputs()
     }
 }
 
@@ -129,7 +151,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
                 r
             }
         };
-        let e = entry_of(t, a.wave == 64 || p.object_wave == Some(isabridge_analysis::load::WaveSize::W64));
+        let e = entry_of(p.isa, t, a.wave == 64 || p.object_wave == Some(isabridge_analysis::load::WaveSize::W64));
         writeln!(out, "; {} ({}, wave{}, {} SGPR inputs)", t.name, if t.kernel.is_some() { "kernel" } else { "function" }, if e.wave64 { 64 } else { 32 }, e.sgprs)?;
         match lift_target(p.isa, t, &e, &r) {
             Ok(f) => writeln!(out, "{}", isabridge_ir::text::print(&f))?,

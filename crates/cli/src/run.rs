@@ -1,6 +1,6 @@
-//! `isabridge run FILE --via interp ...`: run one kernel of a gfx1013 code object (or a raw
-//! dump) over a grid of workgroups on the IR interpreter, with buffers from files, and write
-//! the buffers back.
+//! `isabridge run FILE --via interp ...`: run one kernel of a gfx1013 or gfx1201 code object
+//! (or a raw dump) over a grid of workgroups on the IR interpreter, with buffers from files, and
+//! write the buffers back.
 //!
 //! The dispatch is laid out as the HSA runtime lays it out: the kernel argument segment (the
 //! explicit arguments at the offsets the metadata gives, the hidden ones filled: block counts,
@@ -8,30 +8,33 @@
 //! (workgroup and grid sizes, segment sizes, kernarg address), and the initial SGPRs the kernel
 //! descriptor enables (private segment buffer, dispatch pointer, queue pointer 0, kernarg
 //! pointer, dispatch id 0, flat scratch 0, workgroup ids, workgroup info 0, wave scratch offset
-//! 0). Work-item ids go into v0/v1/v2. Workgroups run one after another in x, y, z order, each
-//! a call of the interpreter with its waves together (barriers and LDS shared among them); the
-//! global memory one leaves is what the next sees.
+//! 0; on gfx1201 the workgroup ids go into TTMP9 / TTMP7 instead). Work-item ids go into
+//! v0/v1/v2. Workgroups run one after another in x, y, z order, each a call of the interpreter
+//! with its waves together (barriers and LDS shared among them); the global memory one leaves is
+//! what the next sees.
 //!
 //! A raw dump (not ELF) starts with the SGPRs given by `--user-sgpr` (s0 .. the highest named),
-//! then workgroup ids X, Y, Z, and v0-v2 as work-item ids; it gets 64 KiB of LDS.
+//! then workgroup ids X, Y, Z (gfx1201: also in TTMP9 / TTMP7), and v0-v2 as work-item ids; it
+//! gets 64 KiB of LDS.
 
 use crate::lift_cmd;
 use crate::Failure;
 use isabridge_analysis::amdkernel::{ArgKind, SgprInput};
 use isabridge_decoder::elf;
-use isabridge_decoder::lift::amd::{kernel_params, KernelEntry, Options};
+use isabridge_decoder::lift::amd::{kernel_params, ttmp_workgroup_id_params, KernelEntry, Options};
+use isabridge_decoder::Isa;
 use isabridge_ir::interp::{self, Config, Input, Memory};
 use std::path::PathBuf;
 
 /// Arguments of `isabridge run`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// A gfx1013 code object (ELF), an sm_86 cubin, or a raw dump with --isa.
+    /// A gfx1013 or gfx1201 code object (ELF), an sm_86 cubin, or a raw dump with --isa.
     file: PathBuf,
     /// Translation path: `interp` runs the lifted IR on the reference interpreter.
     #[arg(long, default_value = "interp")]
     via: String,
-    /// ISA of a raw dump (gfx1013).
+    /// ISA of a raw dump (gfx1013 or gfx1201).
     #[arg(long)]
     isa: Option<String>,
     /// Wave size of a raw dump (32 or 64); for a code object, it must match the kernel's.
@@ -169,13 +172,13 @@ pub fn run(a: &Args) -> Result<(), Failure> {
     }
     let (entry, layout) = match &t.kernel {
         Some(k) => {
-            let e = lift_cmd::entry_of(t, false);
+            let e = lift_cmd::entry_of(p.isa, t, false);
             if let Some(w) = a.wave {
                 if w != if e.wave64 { 64 } else { 32 } {
                     return Err(format!("--wave {w}: kernel {} is compiled for wave{}", t.name, if e.wave64 { 64 } else { 32 }).into());
                 }
             }
-            (e, k.sgpr_inputs())
+            (e, lift_cmd::sgpr_inputs(p.isa, k))
         }
         None => {
             let wave = a.wave.unwrap_or(32);
@@ -185,7 +188,14 @@ pub fn run(a: &Args) -> Result<(), Failure> {
             let n = user.iter().map(|u| u.0 + 1).max().unwrap_or(0);
             let mut l: Vec<SgprInput> = (0..n).map(|_| SgprInput::WorkgroupInfo).collect();
             l.extend((0..3).map(SgprInput::WorkgroupId));
-            let e = KernelEntry { wave64: wave == 64, mode: Options::default().mode, sgprs: l.len() as u32, workitem_ids: 3, shared_bytes: 65536 };
+            let e = KernelEntry {
+                wave64: wave == 64,
+                mode: Options::default().mode,
+                sgprs: l.len() as u32,
+                workitem_ids: 3,
+                shared_bytes: 65536,
+                ttmp_workgroup_ids: [p.isa == Isa::Gfx1201; 3],
+            };
             (e, l)
         }
     };
@@ -296,6 +306,13 @@ pub fn run(a: &Args) -> Result<(), Failure> {
             for gx in 0..grid[0] {
                 let g = [gx, gy, gz];
                 let mut inputs = vec![Input::Uniform(0); (v0 + 3) as usize];
+                if entry.ttmp_workgroup_ids.iter().any(|e| *e) {
+                    let wg = ttmp_workgroup_id_params(&entry);
+                    inputs.resize(wg as usize + 3, Input::Uniform(0));
+                    for d in 0..3 {
+                        inputs[(wg + d) as usize] = Input::Uniform(g[d as usize] as u64);
+                    }
+                }
                 for (i, s) in layout.iter().enumerate() {
                     let v: u64 = match *s {
                         SgprInput::DispatchPtr(n) => DISPATCH_ADDR >> (32 * n as u64),

@@ -1,7 +1,7 @@
-//! Kernel-level truth: compute kernels of fixtures/amd (gfx1013, wave32 and wave64) run by
-//! `isabridge run --via interp` (lifted, arguments laid out from the code object's metadata,
-//! a grid of workgroups) write exactly what a Rust model of each kernel's source computes, on
-//! random inputs from fixed seeds.
+//! Kernel-level truth: compute kernels of fixtures/amd (gfx1013 wave32 and wave64, gfx1201
+//! wave32) run by `isabridge run --via interp` (lifted, arguments laid out from the code
+//! object's metadata, a grid of workgroups) write exactly what a Rust model of each kernel's
+//! source computes, on random inputs from fixed seeds.
 //!
 //! The OpenCL kernels compute `i = get_group_id(0) * 256 + get_local_id(0)`; the runs use
 //! 2 workgroups of 96 work-items (a wave64 workgroup then ends in a half-full wave), so they
@@ -387,6 +387,29 @@ fn cases() -> Vec<Case> {
     ]
 }
 
+/// Every case: the gfx1013 ones, then each wave32 one again on the same source's gfx1201 build
+/// (workgroup ids in TTMP9 / TTMP7, gfx12 encodings), against the same model.
+fn all_cases() -> Vec<Case> {
+    let mut v = cases();
+    let gfx12: Vec<Case> = v
+        .iter()
+        .filter(|c| c.0.ends_with(".gfx1013-w32"))
+        .map(|c| (gfx1201_object(c.0), c.1, c.2))
+        .collect();
+    v.extend(gfx12);
+    v
+}
+
+/// The gfx1201 build of a gfx1013 wave32 object.
+fn gfx1201_object(obj: &str) -> &'static str {
+    match obj {
+        "cl_math.gfx1013-w32" => "cl_math.gfx1201-w32",
+        "cl_lanes.gfx1013-w32" => "cl_lanes.gfx1201-w32",
+        "hip_control.gfx1013-w32" => "hip_control.gfx1201-w32",
+        _ => unreachable!("no gfx1201 build of {obj}"),
+    }
+}
+
 /// The cases that pass today (object/kernel). The others run too and report why they fail
 /// (the lifter's or the interpreter's typed error, or the first differing element); this list
 /// only grows.
@@ -438,20 +461,59 @@ const PASSING: &[&str] = &[
     "hip_control.gfx1013-w64/particles",
     "hip_control.gfx1013-w32/indirect_calls",
     "hip_control.gfx1013-w64/indirect_calls",
+    "cl_lanes.gfx1201-w32/lds_reduce",
+    "cl_math.gfx1201-w32/int_add",
+    "cl_math.gfx1201-w32/int_sub",
+    "cl_math.gfx1201-w32/int_mul",
+    "cl_math.gfx1201-w32/int_and",
+    "cl_math.gfx1201-w32/int_or",
+    "cl_math.gfx1201-w32/int_xor",
+    "cl_math.gfx1201-w32/int_shl",
+    "cl_math.gfx1201-w32/int_shr",
+    "cl_math.gfx1201-w32/uint_shr",
+    "cl_math.gfx1201-w32/int_min",
+    "cl_math.gfx1201-w32/int_max",
+    "cl_math.gfx1201-w32/uint_min",
+    "cl_math.gfx1201-w32/uint_max",
+    "cl_math.gfx1201-w32/int_not",
+    "cl_math.gfx1201-w32/int_neg",
+    "cl_math.gfx1201-w32/int_mulc",
+    "cl_math.gfx1201-w32/int_cmpsel",
+    "cl_math.gfx1201-w32/long_add",
+    "cl_math.gfx1201-w32/long_sub",
+    "cl_math.gfx1201-w32/long_mul",
+    "cl_math.gfx1201-w32/long_xor",
+    "cl_math.gfx1201-w32/ulong_min",
+    "cl_math.gfx1201-w32/float_add",
+    "cl_math.gfx1201-w32/float_sub",
+    "cl_math.gfx1201-w32/float_mul",
+    "cl_math.gfx1201-w32/float_fma",
+    "cl_math.gfx1201-w32/float_min",
+    "cl_math.gfx1201-w32/float_max",
+    "cl_math.gfx1201-w32/float_sel",
+    "cl_math.gfx1201-w32/float_neg",
+    "cl_math.gfx1201-w32/float_fabs",
+    "cl_math.gfx1201-w32/double_add",
+    "cl_math.gfx1201-w32/double_mul",
+    "cl_math.gfx1201-w32/double_fma",
+    "cl_math.gfx1201-w32/scalar_ops",
+    "hip_control.gfx1201-w32/particles",
+    "hip_control.gfx1201-w32/indirect_calls",
 ];
 
 #[test]
 fn kernels_write_what_their_source_computes() {
     let mut passed = Vec::new();
     let mut report = String::new();
-    for (i, (obj, k, check)) in cases().into_iter().enumerate() {
+    let cases = all_cases();
+    for (i, (obj, k, check)) in cases.iter().enumerate() {
         let name = format!("{obj}/{k}");
         match check(obj, 0x5eed_0000 + i as u64) {
             Ok(()) => passed.push(name),
             Err(e) => report.push_str(&format!("{name}: {e}\n")),
         }
     }
-    eprintln!("{} of {} kernels pass\n{report}", passed.len(), cases().len());
+    eprintln!("{} of {} kernels pass\n{report}", passed.len(), cases.len());
     for p in PASSING {
         assert!(passed.iter().any(|x| x == p), "{p} no longer passes:\n{report}");
     }

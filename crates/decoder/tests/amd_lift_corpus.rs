@@ -62,7 +62,7 @@ fn whole_functions(obj: &Path, isa: Isa, wave64: bool) -> Whole {
         for f in &s.functions {
             // Whether a function lifts depends on its instructions, not on the entry state;
             // this is the state `isabridge lift` gives a function that is not a kernel.
-            let e = KernelEntry { wave64, mode: Options::default().mode, sgprs: 34, workitem_ids: 3, shared_bytes: 0 };
+            let e = KernelEntry { wave64, mode: Options::default().mode, sgprs: 34, workitem_ids: 3, shared_bytes: 0, ttmp_workgroup_ids: [false; 3] };
             match lift_kernel(isa, &s.data, s.address, f.start, &f.name, &e, &r) {
                 Ok(_) => {
                     let mut work = vec![f.start];

@@ -16,11 +16,12 @@
 //! wave of a workgroup whose size is not a multiple of the wave size starts with fewer lanes),
 //! then the work-item ids v0 (X), v1 (Y), v2 (Z).
 
-use super::{target, unsupported_at, At, Cx, EXEC_LO, SCC, VGPR0};
+use super::{target, unsupported_at, At, Cx, EXEC_LO, SCC, TTMP0, VGPR0};
 use crate::lift::LiftError;
 use crate::operand::{Flow, Inst};
 use crate::{Decoded, Isa};
 use isabridge_ir::ir::{Block, ExecModel, Function};
+use isabridge_ir::ops::int::{IntOp, ShiftRule};
 use isabridge_ir::Type;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -37,12 +38,21 @@ pub struct KernelEntry {
     pub workitem_ids: u32,
     /// Workgroup shared memory the kernel uses, in bytes.
     pub shared_bytes: u32,
+    /// gfx12 architected SGPRs: the workgroup ids X, Y, Z the descriptor enables, which the
+    /// hardware gives in TTMP9 and TTMP7 instead of SGPRs (all false on gfx1013).
+    pub ttmp_workgroup_ids: [bool; 3],
 }
 
 /// Where each parameter of a lifted kernel comes from: (first SGPR parameter, EXEC low
 /// parameter, first work-item id parameter).
 pub fn kernel_params(k: &KernelEntry) -> (u32, u32, u32) {
     (0, k.sgprs, k.sgprs + 2)
+}
+
+/// The first of the three parameters (workgroup ids X, Y, Z) that fill TTMP9 and TTMP7 when
+/// `k.ttmp_workgroup_ids` enables any; they follow the work-item ids.
+pub fn ttmp_workgroup_id_params(k: &KernelEntry) -> u32 {
+    kernel_params(k).2 + 3
 }
 
 /// Control transfers resolved at the machine level.
@@ -64,9 +74,8 @@ const MAX_CALL_DEPTH: usize = 16;
 const MAX_LIFTED: usize = 1 << 20;
 
 /// Lift the kernel whose first instruction is at `entry` in `code` (loaded at `base`).
-/// gfx1201 code gets the same entry state as gfx1013 code (SGPRs, EXEC, work-item ids); the
-/// workgroup ids gfx12 passes in TTMP7 / TTMP9 are not set yet, so `isabridge run` takes
-/// gfx1013 code only.
+/// gfx1201 code gets the same entry state as gfx1013 code (SGPRs, EXEC, work-item ids) plus
+/// the workgroup ids in TTMP9 / TTMP7 that [`KernelEntry::ttmp_workgroup_ids`] enables.
 pub fn lift_kernel(
     isa: Isa,
     code: &[u8],
@@ -115,8 +124,44 @@ fn prologue(cx: &mut Cx, k: &KernelEntry) {
         let v = cx.b().param(v0 + i, Type::I32);
         cx.wr(VGPR0 + i as u16, v);
     }
+    if k.ttmp_workgroup_ids.iter().any(|e| *e) {
+        ttmp_workgroup_ids(cx, k);
+    }
     let f = cx.k(Type::B1, 0);
     cx.wr(SCC, f);
+}
+
+/// gfx12 architected SGPRs: TTMP9 = workgroup id X, TTMP7 = Y in bits 15:0 and Z in bits
+/// 31:16, each only when the descriptor enables it (0 otherwise). Source: LLVM
+/// AMDGPULegalizerInfo::loadInputValue / SIISelLowering (WorkGroupIDX = TTMP9, WorkGroupIDY =
+/// TTMP7 & 0xffff, WorkGroupIDZ = TTMP7 & 0xffff0000), introduced by "[AMDGPU] Architected SGPRs
+/// for GFX12" (llvm-project PR 76140).
+fn ttmp_workgroup_ids(cx: &mut Cx, k: &KernelEntry) {
+    let first = ttmp_workgroup_id_params(k);
+    let mut id = [None; 3];
+    for (d, slot) in id.iter_mut().enumerate() {
+        let p = cx.b().param(first + d as u32, Type::I32);
+        cx.f.insts[p].uniform = true;
+        if k.ttmp_workgroup_ids[d] {
+            *slot = Some(p);
+        }
+    }
+    let x = id[0].unwrap_or_else(|| cx.k32(0));
+    cx.wr(TTMP0 + 9, x);
+    let ffff = cx.k32(0xffff);
+    let y = match id[1] {
+        Some(y) => cx.b().int(IntOp::And, Type::I32, &[y, ffff]),
+        None => cx.k32(0),
+    };
+    let yz = match id[2] {
+        Some(z) => {
+            let s = cx.k32(16);
+            let z = cx.b().int(IntOp::Shl(ShiftRule::Wrap), Type::I32, &[z, s]);
+            cx.b().int(IntOp::Or, Type::I32, &[y, z])
+        }
+        None => y,
+    };
+    cx.wr(TTMP0 + 7, yz);
 }
 
 /// Lift `s_getpc_b64` (the address of the next instruction into the destination pair); None

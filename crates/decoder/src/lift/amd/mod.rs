@@ -55,7 +55,7 @@ use isabridge_ir::{Builder, Type, Value};
 use std::collections::{BTreeSet, HashMap};
 
 pub use single::lift_one;
-pub use kernel::{kernel_params, lift_kernel, KernelEntry, Resolved};
+pub use kernel::{kernel_params, lift_kernel, ttmp_workgroup_id_params, KernelEntry, Resolved};
 
 /// How a program starts: what the dispatcher loads before the first instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
