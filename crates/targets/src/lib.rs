@@ -1,0 +1,5 @@
+//! isabridge's backends. Today: the structurizer ([`structurize`]), which turns the IR's control
+//! flow graph into the nested loops and selections that structured targets (SPIR-V, MSL)
+//! require, with a checker for SPIR-V's structured control-flow rules. The emitters come next.
+
+pub mod structurize;
