@@ -1,0 +1,669 @@
+//! IR function to a SPIR-V compute module.
+//!
+//! The subset: per-lane functions ([`ExecModel::Lanes`]) in SSA form whose values are `b1`,
+//! `i32`, `i64` or `f32`; constants, parameters, `select`, `bitcast`; integer add, sub (wrapping),
+//! mul (low half), and, or, xor, not, neg, min, max, shifts with either amount rule, and
+//! comparisons; f32 add, sub and mul rounded to nearest with denormals kept, no saturation,
+//! FMZ, ReLU or output modifier, and the NVIDIA-canonical or default-quiet NaN rule; f32
+//! comparisons without FTZ; global loads and stores of those types through
+//! PhysicalStorageBuffer64 pointers; any control flow, through the structurizer.
+//!
+//! Exactness: every float op is decorated `NoContraction`, and the module declares
+//! `DenormPreserve`, `SignedZeroInfNanPreserve` and `RoundingModeRTE` for 32-bit floats (a
+//! runner must check that the device honours them, or refuse it); a NaN result is replaced by
+//! the rule's NaN, since SPIR-V leaves NaN payloads open.
+//!
+//! Interface: one invocation per lane, workgroups of [`Kernel::workgroup_size`] invocations,
+//! invocation `g` = `GlobalInvocationId.x`. Descriptor set 0, binding [`PARAMS_BINDING`]: a
+//! storage buffer of 64-bit words, `Param(n)` of invocation `g` at word `g * params + n` (its
+//! low bits for narrower types, `!= 0` for `b1`). Binding [`OUTPUTS_BINDING`]: a storage buffer
+//! of 64-bit words, output `i` of the returning invocation at word `g * outputs + i`, zero
+//! extended (`b1` as 0 or 1). Global memory accesses are aligned to their size.
+//!
+//! Values are kept in SSA ids within a block; a value used in another block, a phi and a
+//! structurizer variable live in function-local variables (drivers promote them to
+//! registers), since the structured graph need not keep the original dominance.
+
+use crate::structurize::{self, Action, Cond, Merge, ScfGraph, ScfTerm, StructurizeError};
+use isabridge_ir::ir::{Block, ExecModel, Function, Terminator, Value};
+use isabridge_ir::ops::float::{FCmp, FloatKind, FloatOp, Omod};
+use isabridge_ir::ops::int::{ICmp, IntOp, Overflow, ShiftRule};
+use isabridge_ir::ops::mem::{MemOp, Space};
+use isabridge_ir::soft::{NanRule, Round};
+use isabridge_ir::types::Type;
+use isabridge_ir::Op;
+use rspirv::binary::Assemble;
+use rspirv::dr::{Builder, Operand};
+use rspirv::spirv::{self, Word};
+use std::collections::HashMap;
+
+/// Descriptor binding (set 0) of the parameter buffer.
+pub const PARAMS_BINDING: u32 = 0;
+/// Descriptor binding (set 0) of the output buffer.
+pub const OUTPUTS_BINDING: u32 = 1;
+
+/// An emitted compute kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// The SPIR-V words.
+    pub words: Vec<u32>,
+    /// The entry point's name.
+    pub entry: String,
+    /// Invocations per workgroup (the function's wave size, 32 when it names none).
+    pub workgroup_size: u32,
+    /// Parameter words per invocation.
+    pub params: u32,
+    /// Output words per invocation.
+    pub outputs: u32,
+}
+
+/// Why a function could not be emitted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EmitError {
+    /// The function uses something outside the emitted subset.
+    #[error("block {block}, value {value}: `{op}` is not emitted yet: {why}")]
+    Unsupported {
+        /// The IR block.
+        block: u32,
+        /// The IR value (`u32::MAX` for a terminator or the function itself).
+        value: u32,
+        /// The operation (IR text form) or type.
+        op: String,
+        /// What is missing.
+        why: &'static str,
+    },
+    /// The control flow could not be structured.
+    #[error("structurizer: {0}")]
+    Structure(#[from] StructurizeError),
+    /// An emitter invariant broke (a bug).
+    #[error("SPIR-V emission: {0}")]
+    Internal(String),
+}
+
+fn internal(e: impl std::fmt::Display) -> EmitError {
+    EmitError::Internal(e.to_string())
+}
+
+/// Where a value's SPIR-V id is valid.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// Everywhere (constants, parameters loaded in the entry block).
+    Global,
+    /// In this SPIR-V block.
+    Block(Word),
+}
+
+struct Em<'f> {
+    f: &'f Function,
+    b: Builder,
+    types: HashMap<Type, Word>,
+    consts: HashMap<(Word, u64), Word>,
+    ids: HashMap<Value, (Word, Scope)>,
+    vars: HashMap<Value, Word>,
+    svars: Vec<Word>,
+    cur: Word,
+    cur_ir: u32,
+    gid: Word,
+    out_var: Word,
+    outputs: u32,
+    t_u32: Word,
+    t_u64: Word,
+}
+
+fn unsupported(block: u32, value: u32, op: impl Into<String>, why: &'static str) -> EmitError {
+    EmitError::Unsupported { block, value, op: op.into(), why }
+}
+
+impl Em<'_> {
+    fn ty(&mut self, t: Type) -> Result<Word, EmitError> {
+        if let Some(&w) = self.types.get(&t) {
+            return Ok(w);
+        }
+        let w = match t {
+            Type::B1 => self.b.type_bool(),
+            Type::I32 => self.b.type_int(32, 0),
+            Type::I64 => self.b.type_int(64, 0),
+            Type::F32 => self.b.type_float(32, None),
+            _ => return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "types other than b1, i32, i64 and f32")),
+        };
+        self.types.insert(t, w);
+        Ok(w)
+    }
+
+    fn konst(&mut self, t: Type, bits: u64) -> Result<Word, EmitError> {
+        let ty = self.ty(t)?;
+        if let Some(&w) = self.consts.get(&(ty, bits)) {
+            return Ok(w);
+        }
+        let w = match t {
+            Type::B1 if bits & 1 == 1 => self.b.constant_true(ty),
+            Type::B1 => self.b.constant_false(ty),
+            Type::I64 => self.b.constant_bit64(ty, bits),
+            _ => self.b.constant_bit32(ty, bits as u32),
+        };
+        self.consts.insert((ty, bits), w);
+        Ok(w)
+    }
+
+    fn vty(&self, v: Value) -> Result<Type, EmitError> {
+        self.f.ty(v).ok_or_else(|| internal(format!("value {} has no type", v.0)))
+    }
+
+    /// The id of `v` in the current block.
+    fn get(&mut self, v: Value) -> Result<Word, EmitError> {
+        match self.ids.get(&v) {
+            Some(&(w, Scope::Global)) => return Ok(w),
+            Some(&(w, Scope::Block(b))) if b == self.cur => return Ok(w),
+            _ => {}
+        }
+        let Some(&var) = self.vars.get(&v) else {
+            return Err(internal(format!("value {} used where it is neither defined nor stored", v.0)));
+        };
+        let ty = self.ty(self.vty(v)?)?;
+        self.b.load(ty, None, var, None, []).map_err(internal)
+    }
+
+    fn define(&mut self, v: Value, w: Word) -> Result<(), EmitError> {
+        self.ids.insert(v, (w, Scope::Block(self.cur)));
+        if let Some(&var) = self.vars.get(&v) {
+            self.b.store(var, w, None, []).map_err(internal)?;
+        }
+        Ok(())
+    }
+
+    fn no_contraction(&mut self, w: Word) {
+        self.b.decorate(w, spirv::Decoration::NoContraction, []);
+    }
+
+    /// Replace a NaN result by the rule's NaN.
+    fn nan_rule(&mut self, r: Word, rule: NanRule, v: Value) -> Result<Word, EmitError> {
+        let bits = match rule {
+            NanRule::NvCanonical => 0x7fff_ffff,
+            NanRule::DefaultQuiet => 0x7fc0_0000,
+            _ => return Err(unsupported(self.cur_ir, v.0, rule.name(), "NaN rules that depend on operand payloads")),
+        };
+        let (tb, tf) = (self.ty(Type::B1)?, self.ty(Type::F32)?);
+        let nan = self.konst(Type::F32, bits)?;
+        let is = self.b.is_nan(tb, None, r).map_err(internal)?;
+        self.b.select(tf, None, is, nan, r).map_err(internal)
+    }
+
+    fn float(&mut self, op: &FloatOp, v: Value, args: &[Word]) -> Result<Word, EmitError> {
+        let text = Op::Float(*op).mnemonic();
+        let m = op.mode;
+        if m.round != Round::Rn || m.ftz_in || m.ftz_out || m.sat || op.fmz || op.relu || op.omod != Omod::None {
+            return Err(unsupported(self.cur_ir, v.0, text, "directed rounding, FTZ, saturation, FMZ, ReLU and output modifiers"));
+        }
+        let tf = self.ty(Type::F32)?;
+        let r = match op.kind {
+            FloatKind::Add => self.b.f_add(tf, None, args[0], args[1]),
+            FloatKind::Sub => self.b.f_sub(tf, None, args[0], args[1]),
+            FloatKind::Mul => self.b.f_mul(tf, None, args[0], args[1]),
+            _ => return Err(unsupported(self.cur_ir, v.0, text, "float operations other than add, sub and mul")),
+        }
+        .map_err(internal)?;
+        self.no_contraction(r);
+        self.nan_rule(r, m.nan, v)
+    }
+
+    fn int(&mut self, op: IntOp, v: Value, t: Type, a: &[Word]) -> Result<Word, EmitError> {
+        let text = Op::Int(op).mnemonic();
+        let bits = match t {
+            Type::I32 => 32u64,
+            Type::I64 => 64,
+            Type::B1 if matches!(op, IntOp::Cmp(_)) => 0,
+            _ => return Err(unsupported(self.cur_ir, v.0, text, "integer operations on types other than i32 and i64")),
+        };
+        let ty = self.ty(t)?;
+        let tb = self.ty(Type::B1)?;
+        let b = &mut self.b;
+        let r = match op {
+            IntOp::Add(Overflow::Wrap) => b.i_add(ty, None, a[0], a[1]),
+            IntOp::Sub(Overflow::Wrap) => b.i_sub(ty, None, a[0], a[1]),
+            IntOp::MulLo => b.i_mul(ty, None, a[0], a[1]),
+            IntOp::And => b.bitwise_and(ty, None, a[0], a[1]),
+            IntOp::Or => b.bitwise_or(ty, None, a[0], a[1]),
+            IntOp::Xor => b.bitwise_xor(ty, None, a[0], a[1]),
+            IntOp::Not => b.not(ty, None, a[0]),
+            IntOp::Neg => b.s_negate(ty, None, a[0]),
+            IntOp::Min(s) | IntOp::Max(s) => {
+                let lt = if s { b.s_less_than(tb, None, a[0], a[1]) } else { b.u_less_than(tb, None, a[0], a[1]) }.map_err(internal)?;
+                let (x, y) = if matches!(op, IntOp::Min(_)) { (a[0], a[1]) } else { (a[1], a[0]) };
+                b.select(ty, None, lt, x, y)
+            }
+            IntOp::Shl(rule) | IntOp::Shr(_, rule) => {
+                // SPIR-V leaves shifts by the width or more undefined: shift by the amount's low
+                // bits, then pick the clamped result where the amount reaches the width.
+                let low = self.konst(t, bits - 1)?;
+                let width = self.konst(t, bits)?;
+                let b = &mut self.b;
+                let s = b.bitwise_and(ty, None, a[1], low).map_err(internal)?;
+                let shifted = match op {
+                    IntOp::Shl(_) => b.shift_left_logical(ty, None, a[0], s),
+                    IntOp::Shr(true, _) => b.shift_right_arithmetic(ty, None, a[0], s),
+                    _ => b.shift_right_logical(ty, None, a[0], s),
+                }
+                .map_err(internal)?;
+                match rule {
+                    ShiftRule::Wrap => Ok(shifted),
+                    ShiftRule::Clamp => {
+                        let big = self.b.u_greater_than_equal(tb, None, a[1], width).map_err(internal)?;
+                        let sat = match op {
+                            IntOp::Shr(true, _) => self.b.shift_right_arithmetic(ty, None, a[0], low).map_err(internal)?,
+                            _ => self.konst(t, 0)?,
+                        };
+                        self.b.select(ty, None, big, sat, shifted)
+                    }
+                }
+            }
+            IntOp::Cmp(c) => {
+                let r = match c {
+                    ICmp::Eq => b.i_equal(tb, None, a[0], a[1]),
+                    ICmp::Ne => b.i_not_equal(tb, None, a[0], a[1]),
+                    ICmp::Slt => b.s_less_than(tb, None, a[0], a[1]),
+                    ICmp::Sle => b.s_less_than_equal(tb, None, a[0], a[1]),
+                    ICmp::Sgt => b.s_greater_than(tb, None, a[0], a[1]),
+                    ICmp::Sge => b.s_greater_than_equal(tb, None, a[0], a[1]),
+                    ICmp::Ult => b.u_less_than(tb, None, a[0], a[1]),
+                    ICmp::Ule => b.u_less_than_equal(tb, None, a[0], a[1]),
+                    ICmp::Ugt => b.u_greater_than(tb, None, a[0], a[1]),
+                    ICmp::Uge => b.u_greater_than_equal(tb, None, a[0], a[1]),
+                };
+                return r.map_err(internal);
+            }
+            _ => return Err(unsupported(self.cur_ir, v.0, text, "this integer operation")),
+        };
+        r.map_err(internal)
+    }
+
+    fn fcmp(&mut self, c: FCmp, ftz: bool, v: Value, a: &[Word]) -> Result<Word, EmitError> {
+        if ftz {
+            return Err(unsupported(self.cur_ir, v.0, Op::FCmp(c, ftz).mnemonic(), "comparisons that flush denormals"));
+        }
+        let tb = self.ty(Type::B1)?;
+        let b = &mut self.b;
+        match c {
+            FCmp::Eq => b.f_ord_equal(tb, None, a[0], a[1]),
+            FCmp::Ne => b.f_ord_not_equal(tb, None, a[0], a[1]),
+            FCmp::Lt => b.f_ord_less_than(tb, None, a[0], a[1]),
+            FCmp::Le => b.f_ord_less_than_equal(tb, None, a[0], a[1]),
+            FCmp::Gt => b.f_ord_greater_than(tb, None, a[0], a[1]),
+            FCmp::Ge => b.f_ord_greater_than_equal(tb, None, a[0], a[1]),
+            FCmp::Equ => b.f_unord_equal(tb, None, a[0], a[1]),
+            FCmp::Neu => b.f_unord_not_equal(tb, None, a[0], a[1]),
+            FCmp::Ltu => b.f_unord_less_than(tb, None, a[0], a[1]),
+            FCmp::Leu => b.f_unord_less_than_equal(tb, None, a[0], a[1]),
+            FCmp::Gtu => b.f_unord_greater_than(tb, None, a[0], a[1]),
+            FCmp::Geu => b.f_unord_greater_than_equal(tb, None, a[0], a[1]),
+            FCmp::Num => b.ordered(tb, None, a[0], a[1]),
+            FCmp::Nan => b.unordered(tb, None, a[0], a[1]),
+        }
+        .map_err(internal)
+    }
+
+    /// A 64-bit word to a value of type `t` (its low bits; `!= 0` for `b1`).
+    fn word_to_value(&mut self, w: Word, t: Type) -> Result<Word, EmitError> {
+        let ty = self.ty(t)?;
+        match t {
+            Type::I64 => Ok(w),
+            Type::B1 => {
+                let z = self.konst(Type::I64, 0)?;
+                self.b.i_not_equal(ty, None, w, z).map_err(internal)
+            }
+            Type::I32 => self.b.u_convert(ty, None, w).map_err(internal),
+            _ => {
+                let lo = self.b.u_convert(self.t_u32, None, w).map_err(internal)?;
+                self.b.bitcast(ty, None, lo).map_err(internal)
+            }
+        }
+    }
+
+    /// A value of type `t` to a zero-extended 64-bit word.
+    fn value_to_word(&mut self, x: Word, t: Type) -> Result<Word, EmitError> {
+        match t {
+            Type::I64 => Ok(x),
+            Type::B1 => {
+                let (one, zero) = (self.konst(Type::I64, 1)?, self.konst(Type::I64, 0)?);
+                self.b.select(self.t_u64, None, x, one, zero).map_err(internal)
+            }
+            Type::I32 => self.b.u_convert(self.t_u64, None, x).map_err(internal),
+            _ => {
+                let i = self.b.bitcast(self.t_u32, None, x).map_err(internal)?;
+                self.b.u_convert(self.t_u64, None, i).map_err(internal)
+            }
+        }
+    }
+
+    fn global_ptr(&mut self, t: Type, addr: Word) -> Result<(Word, u32), EmitError> {
+        let ty = self.ty(t)?;
+        let pt = self.b.type_pointer(None, spirv::StorageClass::PhysicalStorageBuffer, ty);
+        let p = self.b.convert_u_to_ptr(pt, None, addr).map_err(internal)?;
+        let align = match t {
+            Type::I64 => 8,
+            _ => 4,
+        };
+        Ok((p, align))
+    }
+
+    fn inst(&mut self, v: Value) -> Result<(), EmitError> {
+        let data = &self.f.insts[v];
+        let (op, args, ty) = (data.op.clone(), data.args.clone(), data.ty);
+        let text = op.mnemonic();
+        match op {
+            Op::Const(_) | Op::Undef | Op::Param(_) | Op::Phi(_) => return Ok(()),
+            _ => {}
+        }
+        if matches!(op, Op::Mem(MemOp::Store(Space::Global))) {
+            let t = self.vty(args[1])?;
+            if t == Type::B1 {
+                return Err(unsupported(self.cur_ir, v.0, text, "b1 in memory"));
+            }
+            let (addr, val) = (self.get(args[0])?, self.get(args[1])?);
+            let (p, align) = self.global_ptr(t, addr)?;
+            return self.b.store(p, val, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(align)]).map_err(internal);
+        }
+        let Some(t) = ty else { return Err(unsupported(self.cur_ir, v.0, text, "operations without a result other than global stores")) };
+        let mut a = Vec::with_capacity(args.len());
+        for &x in &args {
+            a.push(self.get(x)?);
+        }
+        let tw = self.ty(t)?;
+        let r = match op {
+            Op::Float(ref fo) if t == Type::F32 => self.float(fo, v, &a)?,
+            Op::FCmp(c, ftz) if args.iter().all(|&x| self.f.ty(x) == Some(Type::F32)) => self.fcmp(c, ftz, v, &a)?,
+            Op::Int(io) => {
+                let at = match io {
+                    IntOp::Cmp(_) => self.vty(args[0])?,
+                    _ => t,
+                };
+                self.int(io, v, at, &a)?
+            }
+            Op::Select => self.b.select(tw, None, a[0], a[1], a[2]).map_err(internal)?,
+            Op::Bitcast if t != Type::B1 => self.b.bitcast(tw, None, a[0]).map_err(internal)?,
+            Op::Mem(MemOp::Load(Space::Global)) if t != Type::B1 => {
+                let (p, align) = self.global_ptr(t, a[0])?;
+                self.b.load(tw, None, p, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(align)]).map_err(internal)?
+            }
+            _ => return Err(unsupported(self.cur_ir, v.0, text, "outside the first compute subset")),
+        };
+        self.define(v, r)
+    }
+
+    fn code(&mut self, n: u32) -> Result<(), EmitError> {
+        self.cur_ir = n;
+        let blk = Block(n);
+        for &v in &self.f.blocks[blk].insts.clone() {
+            if matches!(self.f.insts[v].op, Op::Phi(_)) {
+                let w = self.get(v)?;
+                self.ids.insert(v, (w, Scope::Block(self.cur)));
+            } else {
+                self.inst(v)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn edge(&mut self, from: u32, to: u32) -> Result<(), EmitError> {
+        // Read every incoming value first: a phi may feed another phi of the same block.
+        let mut stores = Vec::new();
+        for &p in &self.f.blocks[Block(to)].insts {
+            let Op::Phi(ref preds) = self.f.insts[p].op else { continue };
+            let Some(i) = preds.iter().position(|&b| b.0 == from) else {
+                return Err(internal(format!("phi {} of block {to} has no operand from block {from}", p.0)));
+            };
+            stores.push((p, self.f.insts[p].args[i]));
+        }
+        let mut vals = Vec::new();
+        for (p, x) in stores {
+            vals.push((self.vars[&p], self.get(x)?));
+        }
+        for (var, w) in vals {
+            self.b.store(var, w, None, []).map_err(internal)?;
+        }
+        Ok(())
+    }
+
+    fn ret(&mut self, n: u32) -> Result<(), EmitError> {
+        let Terminator::Return(vals) = self.f.blocks[Block(n)].term.clone() else {
+            return Err(internal(format!("block {n} does not return")));
+        };
+        if vals.len() as u32 != self.outputs {
+            return Err(unsupported(n, u32::MAX, "return", "returns with different output counts"));
+        }
+        let pu = self.b.type_pointer(None, spirv::StorageClass::StorageBuffer, self.t_u64);
+        let zero = self.konst(Type::I32, 0)?;
+        let count = self.konst(Type::I64, self.outputs as u64)?;
+        let base = self.b.i_mul(self.t_u64, None, self.gid, count).map_err(internal)?;
+        for (i, &v) in vals.iter().enumerate() {
+            let t = self.vty(v)?;
+            let x = self.get(v)?;
+            let w = self.value_to_word(x, t)?;
+            let k = self.konst(Type::I64, i as u64)?;
+            let idx = self.b.i_add(self.t_u64, None, base, k).map_err(internal)?;
+            let p = self.b.access_chain(pu, None, self.out_var, [zero, idx]).map_err(internal)?;
+            self.b.store(p, w, None, []).map_err(internal)?;
+        }
+        self.b.ret().map_err(internal)
+    }
+}
+
+/// The type of a pointer to a storage buffer of 64-bit words.
+fn word_buffer_type(b: &mut Builder, t_u64: Word) -> Word {
+    let arr = b.type_runtime_array(t_u64);
+    b.decorate(arr, spirv::Decoration::ArrayStride, [Operand::LiteralBit32(8)]);
+    let st = b.type_struct([arr]);
+    b.decorate(st, spirv::Decoration::Block, []);
+    b.member_decorate(st, 0, spirv::Decoration::Offset, [Operand::LiteralBit32(0)]);
+    b.type_pointer(None, spirv::StorageClass::StorageBuffer, st)
+}
+
+/// A storage buffer variable at descriptor set 0, `binding`.
+fn buffer_var(b: &mut Builder, pt: Word, binding: u32) -> Word {
+    let var = b.variable(pt, None, spirv::StorageClass::StorageBuffer, None);
+    b.decorate(var, spirv::Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+    b.decorate(var, spirv::Decoration::Binding, [Operand::LiteralBit32(binding)]);
+    var
+}
+
+/// Emit `f` (see the module documentation for the subset and the interface).
+pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
+    if f.model != ExecModel::Lanes {
+        return Err(unsupported(0, u32::MAX, "wave model", "wave-model functions (EXEC as a value)"));
+    }
+    let s = structurize::structurize_function(f).ok_or_else(|| internal("function without blocks"))??;
+    let g: ScfGraph = s.lower()?;
+    structurize::check(&g).map_err(|e| EmitError::Structure(StructurizeError::Internal(e.to_string())))?;
+
+    // Where each value is defined, which need variables, parameter and output counts.
+    let mut def_block = HashMap::new();
+    let (mut params, mut outputs) = (0u32, None);
+    for &blk in &f.layout {
+        for &v in &f.blocks[blk].insts {
+            def_block.insert(v, blk);
+            if let Op::Param(n) = f.insts[v].op {
+                params = params.max(n + 1);
+            }
+        }
+        if let Terminator::Return(vals) = &f.blocks[blk].term {
+            outputs.get_or_insert(vals.len() as u32);
+        }
+    }
+    let global = |v: &Value| matches!(f.insts[*v].op, Op::Const(_) | Op::Undef | Op::Param(_));
+    let mut need_var: Vec<Value> = Vec::new();
+    for &blk in &f.layout {
+        let data = &f.blocks[blk];
+        for &v in &data.insts {
+            let is_phi = matches!(f.insts[v].op, Op::Phi(_));
+            if is_phi {
+                need_var.push(v);
+            }
+            for &a in &f.insts[v].args {
+                if !global(&a) && (is_phi || def_block.get(&a) != Some(&blk)) {
+                    need_var.push(a);
+                }
+            }
+        }
+        for a in data.term.uses() {
+            if !global(&a) && def_block.get(&a) != Some(&blk) {
+                need_var.push(a);
+            }
+        }
+    }
+    need_var.sort_unstable();
+    need_var.dedup();
+
+    let mut b = Builder::new();
+    b.set_version(1, 5);
+    for c in [
+        spirv::Capability::Shader,
+        spirv::Capability::Int64,
+        spirv::Capability::PhysicalStorageBufferAddresses,
+        spirv::Capability::DenormPreserve,
+        spirv::Capability::SignedZeroInfNanPreserve,
+        spirv::Capability::RoundingModeRTE,
+    ] {
+        b.capability(c);
+    }
+    b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
+    let t_void = b.type_void();
+    let t_fn = b.type_function(t_void, []);
+    let t_u32 = b.type_int(32, 0);
+    let t_u64 = b.type_int(64, 0);
+    let t_v3 = b.type_vector(t_u32, 3);
+    let t_pv3 = b.type_pointer(None, spirv::StorageClass::Input, t_v3);
+    let gid_var = b.variable(t_pv3, None, spirv::StorageClass::Input, None);
+    b.decorate(gid_var, spirv::Decoration::BuiltIn, [Operand::BuiltIn(spirv::BuiltIn::GlobalInvocationId)]);
+    let t_buf = word_buffer_type(&mut b, t_u64);
+    let par_var = buffer_var(&mut b, t_buf, PARAMS_BINDING);
+    let out_var = buffer_var(&mut b, t_buf, OUTPUTS_BINDING);
+    let main = b.id();
+    let entry = if f.name.is_empty() { "main".to_string() } else { f.name.clone() };
+    let workgroup_size = if f.wave_size == 0 { 32 } else { f.wave_size };
+    b.entry_point(spirv::ExecutionModel::GLCompute, main, entry.clone(), [gid_var, par_var, out_var]);
+    b.execution_mode(main, spirv::ExecutionMode::LocalSize, [workgroup_size, 1, 1]);
+    b.execution_mode(main, spirv::ExecutionMode::DenormPreserve, [32]);
+    b.execution_mode(main, spirv::ExecutionMode::SignedZeroInfNanPreserve, [32]);
+    b.execution_mode(main, spirv::ExecutionMode::RoundingModeRTE, [32]);
+
+    let mut em = Em {
+        f,
+        b,
+        types: HashMap::from([(Type::I32, t_u32), (Type::I64, t_u64)]),
+        consts: HashMap::new(),
+        ids: HashMap::new(),
+        vars: HashMap::new(),
+        svars: Vec::new(),
+        cur: 0,
+        cur_ir: 0,
+        gid: 0,
+        out_var,
+        outputs: outputs.unwrap_or(0),
+        t_u32,
+        t_u64,
+    };
+    // Types and constants before the function.
+    let mut var_types = Vec::new();
+    for &v in &need_var {
+        let t = em.vty(v)?;
+        var_types.push(em.ty(t)?);
+    }
+    let zero32 = em.konst(Type::I32, 0)?;
+    let labels: Vec<Word> = (0..g.blocks.len()).map(|_| em.b.id()).collect();
+    em.b.begin_function(t_void, Some(main), spirv::FunctionControl::NONE, t_fn).map_err(internal)?;
+    // A preamble block: the variables, the invocation index and the parameters.
+    em.cur = em.b.begin_block(None).map_err(internal)?;
+    for (&v, &t) in need_var.iter().zip(&var_types) {
+        let pt = em.b.type_pointer(None, spirv::StorageClass::Function, t);
+        let var = em.b.variable(pt, None, spirv::StorageClass::Function, None);
+        em.vars.insert(v, var);
+    }
+    let pu32 = em.b.type_pointer(None, spirv::StorageClass::Function, t_u32);
+    for _ in 0..s.vars {
+        let var = em.b.variable(pu32, None, spirv::StorageClass::Function, Some(zero32));
+        em.svars.push(var);
+    }
+    // Invocation index and parameters, in the entry block (which dominates every other).
+    let t_pu32_in = em.b.type_pointer(None, spirv::StorageClass::Input, t_u32);
+    let gx_ptr = em.b.access_chain(t_pu32_in, None, gid_var, [zero32]).map_err(internal)?;
+    let gx = em.b.load(t_u32, None, gx_ptr, None, []).map_err(internal)?;
+    em.gid = em.b.u_convert(t_u64, None, gx).map_err(internal)?;
+    let pu = em.b.type_pointer(None, spirv::StorageClass::StorageBuffer, t_u64);
+    let pcount = em.konst(Type::I64, params as u64)?;
+    let pbase = em.b.i_mul(t_u64, None, em.gid, pcount).map_err(internal)?;
+    for &blk in &f.layout {
+        for &v in &f.blocks[blk].insts {
+            em.cur_ir = blk.0;
+            let data = &f.insts[v];
+            let t = data.ty.ok_or_else(|| internal(format!("value {} has no type", v.0)));
+            let w = match data.op {
+                Op::Const(bits) => em.konst(t?, bits)?,
+                Op::Undef => em.konst(t?, 0)?,
+                Op::Param(n) => {
+                    let k = em.konst(Type::I64, n as u64)?;
+                    let idx = em.b.i_add(t_u64, None, pbase, k).map_err(internal)?;
+                    let p = em.b.access_chain(pu, None, par_var, [zero32, idx]).map_err(internal)?;
+                    let word = em.b.load(t_u64, None, p, None, []).map_err(internal)?;
+                    em.word_to_value(word, t?)?
+                }
+                _ => continue,
+            };
+            em.ids.insert(v, (w, Scope::Global));
+        }
+    }
+    em.b.branch(labels[0]).map_err(internal)?;
+    for (i, blk) in g.blocks.iter().enumerate() {
+        em.cur = em.b.begin_block(Some(labels[i])).map_err(internal)?;
+        for a in &blk.actions {
+            match *a {
+                Action::Code(n) => em.code(n)?,
+                Action::Edge(x, y) => em.edge(x, y)?,
+                Action::Set(v, k) => {
+                    let c = em.konst(Type::I32, k as u64)?;
+                    let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;
+                    em.b.store(var, c, None, []).map_err(internal)?;
+                }
+            }
+        }
+        if !matches!(blk.term, ScfTerm::Branch(..)) {
+            if let Merge::Loop { merge, cont } = blk.merge {
+                em.b.loop_merge(labels[merge as usize], labels[cont as usize], spirv::LoopControl::NONE, []).map_err(internal)?;
+            }
+        }
+        match blk.term {
+            ScfTerm::Jump(t) => em.b.branch(labels[t as usize]).map_err(internal)?,
+            ScfTerm::Branch(c, t, e) => {
+                let cond = match c {
+                    Cond::Block(n) => {
+                        let Terminator::Branch(v, ..) = f.blocks[Block(n)].term else {
+                            return Err(internal(format!("block {n} does not branch")));
+                        };
+                        em.cur_ir = n;
+                        em.get(v)?
+                    }
+                    Cond::VarEq(v, k) => {
+                        let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;
+                        let x = em.b.load(t_u32, None, var, None, []).map_err(internal)?;
+                        let c = em.konst(Type::I32, k as u64)?;
+                        let tb = em.ty(Type::B1)?;
+                        em.b.i_equal(tb, None, x, c).map_err(internal)?
+                    }
+                };
+                // The condition's instructions come before the merge declaration, which must
+                // stand right before the branch.
+                match blk.merge {
+                    Merge::None => {}
+                    Merge::Selection(m) => em.b.selection_merge(labels[m as usize], spirv::SelectionControl::NONE).map_err(internal)?,
+                    Merge::Loop { merge, cont } => {
+                        em.b.loop_merge(labels[merge as usize], labels[cont as usize], spirv::LoopControl::NONE, []).map_err(internal)?
+                    }
+                }
+                em.b.branch_conditional(cond, labels[t as usize], labels[e as usize], []).map_err(internal)?
+            }
+            ScfTerm::Return(n) => em.ret(n)?,
+            ScfTerm::Unreachable => em.b.unreachable().map_err(internal)?,
+        }
+    }
+    em.b.end_function().map_err(internal)?;
+    let words = em.b.module().assemble();
+    Ok(Kernel { words, entry, workgroup_size, params, outputs: em.outputs })
+}
