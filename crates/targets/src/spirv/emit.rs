@@ -8,10 +8,11 @@
 //! comparisons without FTZ; global loads and stores of those types through
 //! PhysicalStorageBuffer64 pointers; any control flow, through the structurizer.
 //!
-//! Exactness: every float op is decorated `NoContraction`, and the module declares
-//! `DenormPreserve`, `SignedZeroInfNanPreserve` and `RoundingModeRTE` for 32-bit floats (a
-//! runner must check that the device honours them, or refuse it); a NaN result is replaced by
-//! the rule's NaN, since SPIR-V leaves NaN payloads open.
+//! Exactness: every float op is decorated `NoContraction`, and a module with f32 values
+//! declares `DenormPreserve`, `SignedZeroInfNanPreserve` and `RoundingModeRTE` for 32-bit
+//! floats, listed in [`Kernel::requires`] (a runner refuses a device that does not report them:
+//! no software denormal path yet); a NaN result is replaced by the rule's NaN, since SPIR-V
+//! leaves NaN payloads open.
 //!
 //! Interface: one invocation per lane, workgroups of [`Kernel::workgroup_size`] invocations,
 //! invocation `g` = `GlobalInvocationId.x`. Descriptor set 0, binding [`PARAMS_BINDING`]: a
@@ -55,6 +56,9 @@ pub struct Kernel {
     pub params: u32,
     /// Output words per invocation.
     pub outputs: u32,
+    /// Vulkan device features and properties the module needs (their Vulkan names); a runner
+    /// refuses a device that lacks one.
+    pub requires: Vec<&'static str>,
 }
 
 /// Why a function could not be emitted.
@@ -514,14 +518,7 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
 
     let mut b = Builder::new();
     b.set_version(1, 5);
-    for c in [
-        spirv::Capability::Shader,
-        spirv::Capability::Int64,
-        spirv::Capability::PhysicalStorageBufferAddresses,
-        spirv::Capability::DenormPreserve,
-        spirv::Capability::SignedZeroInfNanPreserve,
-        spirv::Capability::RoundingModeRTE,
-    ] {
+    for c in [spirv::Capability::Shader, spirv::Capability::Int64, spirv::Capability::PhysicalStorageBufferAddresses] {
         b.capability(c);
     }
     b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
@@ -541,9 +538,6 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
     let workgroup_size = if f.wave_size == 0 { 32 } else { f.wave_size };
     b.entry_point(spirv::ExecutionModel::GLCompute, main, entry.clone(), [gid_var, par_var, out_var]);
     b.execution_mode(main, spirv::ExecutionMode::LocalSize, [workgroup_size, 1, 1]);
-    b.execution_mode(main, spirv::ExecutionMode::DenormPreserve, [32]);
-    b.execution_mode(main, spirv::ExecutionMode::SignedZeroInfNanPreserve, [32]);
-    b.execution_mode(main, spirv::ExecutionMode::RoundingModeRTE, [32]);
 
     let mut em = Em {
         f,
@@ -664,6 +658,20 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
         }
     }
     em.b.end_function().map_err(internal)?;
+    let mut requires = vec!["shaderInt64", "bufferDeviceAddress"];
+    if em.types.contains_key(&Type::F32) {
+        // 32-bit float behaviour as the IR defines it: denormals kept, signed zeros, infinities
+        // and NaNs kept, round to nearest even.
+        for (c, m, need) in [
+            (spirv::Capability::DenormPreserve, spirv::ExecutionMode::DenormPreserve, "shaderDenormPreserveFloat32"),
+            (spirv::Capability::SignedZeroInfNanPreserve, spirv::ExecutionMode::SignedZeroInfNanPreserve, "shaderSignedZeroInfNanPreserveFloat32"),
+            (spirv::Capability::RoundingModeRTE, spirv::ExecutionMode::RoundingModeRTE, "shaderRoundingModeRTEFloat32"),
+        ] {
+            em.b.capability(c);
+            em.b.execution_mode(main, m, [32]);
+            requires.push(need);
+        }
+    }
     let words = em.b.module().assemble();
-    Ok(Kernel { words, entry, workgroup_size, params, outputs: em.outputs })
+    Ok(Kernel { words, entry, workgroup_size, params, outputs: em.outputs, requires })
 }

@@ -1,0 +1,191 @@
+//! Emitted SPIR-V run on Vulkan (lavapipe when installed: tools/install_oracles.sh installs
+//! mesa-vulkan-drivers) write what the interpreter computes: hand-written integer kernels with
+//! selections, loops, early returns and irreducible flow with phis, and global memory, on
+//! random inputs. A kernel with f32 arithmetic needs float controls the device may lack; then
+//! the runner refuses it, naming them.
+
+mod vulkan;
+
+use isabridge_ir::interp::{self, Config, Input, Memory};
+use isabridge_ir::text::parse;
+use isabridge_targets::spirv::emit;
+use vulkan::Vulkan;
+
+const INT_KERNELS: [(&str, &str); 4] = [
+    (
+        "diamond",
+        "func @diamond {
+bb0:
+  %0: i32 = param 0
+  %1: i32 = const 0x10
+  %2: b1 = icmp.slt %0, %1
+  cbr %2, bb1, bb2
+bb1:
+  %3: i32 = iadd %0, %1
+  br bb3
+bb2:
+  %4: i32 = isub %0, %1
+  br bb3
+bb3:
+  %5: i32 = phi [bb1: %3], [bb2: %4]
+  %6: i32 = xor %5, %0
+  ret %6
+}",
+    ),
+    (
+        "loop",
+        "func @loop {
+bb0:
+  %0: i32 = param 0
+  %1: i32 = const 0x0
+  %2: i32 = const 0x1
+  %3: i32 = const 0x64
+  %8: i32 = const 0x1ff
+  %9: i32 = and %0, %8
+  br bb1
+bb1:
+  %4: i32 = phi [bb0: %1], [bb3: %7]
+  %5: b1 = icmp.ult %4, %9
+  cbr %5, bb2, bb4
+bb2:
+  %6: b1 = icmp.eq %4, %3
+  cbr %6, bb5, bb3
+bb3:
+  %7: i32 = iadd %4, %2
+  br bb1
+bb4:
+  ret %4
+bb5:
+  ret %1
+}",
+    ),
+    (
+        "irreducible",
+        "func @irr {
+bb0:
+  %0: i32 = param 0
+  %1: i32 = const 0x0
+  %2: i32 = const 0x1
+  %3: i32 = const 0x3
+  %4: i32 = const 0x64
+  %13: i32 = const 0x1
+  %14: i32 = and %0, %13
+  %5: b1 = icmp.eq %14, %1
+  cbr %5, bb1, bb2
+bb1:
+  %6: i32 = phi [bb0: %0], [bb2: %10]
+  %7: i32 = iadd %6, %2
+  %8: b1 = icmp.ult %7, %4
+  cbr %8, bb2, bb3
+bb2:
+  %9: i32 = phi [bb0: %0], [bb1: %7]
+  %10: i32 = imul.lo %9, %3
+  %11: b1 = icmp.ult %10, %4
+  cbr %11, bb1, bb3
+bb3:
+  %12: i32 = phi [bb1: %7], [bb2: %10]
+  ret %12
+}",
+    ),
+    (
+        "memory",
+        "func @memory {
+bb0:
+  %0: i64 = param 0
+  %1: i32 = param 1
+  %2: i32 = load.global %0
+  %3: i32 = iadd %2, %1
+  %4: i32 = shl.clamp %3, %1
+  %5: i32 = shr.s.clamp %2, %1
+  %6: i32 = imin.s %4, %5
+  %7: i64 = load.global %0
+  %8: i64 = shr.u.wrap %7, %7
+  %9: b1 = icmp.uge %8, %7
+  %10: i32 = const 0x0
+  %11: b1 = icmp.slt %6, %10
+  cbr %11, bb1, bb2
+bb1:
+  store.global %0, %6
+  br bb2
+bb2:
+  %12: i32 = select %9, %3, %4
+  ret %12, %9, %8
+}",
+    ),
+];
+
+fn rng(seed: &mut u64) -> u64 {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    *seed
+}
+
+#[test]
+fn integer_kernels_on_vulkan_equal_the_interpreter() {
+    let vk = Vulkan::new().unwrap_or_else(|e| panic!("Vulkan (mesa-vulkan-drivers, tools/install_oracles.sh): {e}"));
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut runs = 0;
+    for (name, text) in INT_KERNELS {
+        let f = parse(text).unwrap();
+        let k = emit(&f).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let n = k.workgroup_size as usize;
+        vk.with_global(n * 8, |addr, run| {
+            for _ in 0..16 {
+                // Parameter 0 of the memory kernel is a pointer to the lane's 8 bytes.
+                let rows: Vec<Vec<u64>> = (0..k.params)
+                    .map(|p| {
+                        (0..n as u64)
+                            .map(|lane| match (name, p) {
+                                ("memory", 0) => addr + 8 * lane,
+                                ("memory", 1) => rng(&mut seed) % 40,
+                                _ => rng(&mut seed) & 0xffff_ffff,
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let params: Vec<u64> = (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect();
+                let global: Vec<u8> = (0..n * 8).map(|_| rng(&mut seed) as u8).collect();
+                let inputs: Vec<Input> = rows.iter().map(|r| Input::PerLane(r.clone())).collect();
+                let cfg = Config { wave_size: n as u32, waves: 1, ..Config::default() };
+                let want = interp::run(&f, &cfg, &inputs, Memory { global: vec![(addr, global.clone())], ..Memory::default() })
+                    .unwrap_or_else(|e| panic!("{name}: interpreter: {e}"));
+                let (out, mem) = run(&k, &params, &global).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(want.outputs.len(), n, "{name}: every lane returns");
+                for (lane, o) in want.outputs.iter().enumerate() {
+                    let got = &out[lane * k.outputs as usize..(lane + 1) * k.outputs as usize];
+                    assert_eq!(got, &o[..], "{name} lane {lane}: params {:?}", rows.iter().map(|r| r[lane]).collect::<Vec<_>>());
+                }
+                assert_eq!(mem, want.memory.global[0].1, "{name}: global memory");
+                runs += 1;
+            }
+        })
+        .unwrap();
+    }
+    eprintln!("{} ran {runs} random workgroups of the integer kernels, equal to the interpreter", vk.name);
+}
+
+#[test]
+fn float_kernels_need_float_controls() {
+    let vk = Vulkan::new().unwrap_or_else(|e| panic!("Vulkan (mesa-vulkan-drivers, tools/install_oracles.sh): {e}"));
+    let f = parse(
+        "func @fadd {
+bb0:
+  %0: f32 = param 0
+  %1: f32 = param 1
+  %2: f32 = fadd.rn %0, %1
+  ret %2
+}",
+    )
+    .unwrap();
+    let k = emit(&f).unwrap();
+    let missing = vk.missing(&k.requires);
+    if missing.is_empty() {
+        return;
+    }
+    let err = vk.with_global(16, |_, run| run(&k, &[0; 64], &[])).unwrap().unwrap_err();
+    eprintln!("{err}");
+    for m in missing {
+        assert!(err.contains(m), "{err}");
+    }
+}
