@@ -2,9 +2,11 @@
 isa-specs/nvidia/sm<arch>.xml matches, appended to the XML in place (deterministic).
 
 The words are the ones nvdisasm 12.8 prints in the mutated set (fixtures/nvidia/mutated/
-sm<arch>.tsv, `nvspec.mutated`) and in `--words` files (one word a line, sm86: low and high
-halves; `#` starts a comment): corpus words with one to three bits flipped, i.e. values of
-structural bits that no example of the main run had. Each word (scheduling bits neutral, the
+sm<arch>.tsv, `nvspec.mutated`: corpus words with one to three bits flipped), the fuzz sets
+(fixtures/nvidia/fuzz/sm<arch>*.tsv: random words, sm50 `JMP CC.RLE`, `SYNC CC.*`, `S2R` with
+stray bits; sm86 `BMOV`, `DEPBAR`, `TLD` ...) and `--words` files (one word a line, sm86: low and
+high halves; `#` starts a comment): values of structural bits that no example of the main run
+had. Each word (scheduling bits neutral, the
 `?PM` bits 102-103 clear) no form matches becomes an example and is analysed like the main
 run's (bit classification, modifier enumeration, reuse flags; `probe.analyse`), followed by a
 closure of its own (accepted words one structural bit away from a new example that no form
@@ -27,6 +29,7 @@ from .__main__ import finish_forms
 # printer reads the channel from the bits): a form of their own would print them otherwise
 FAMILY_FALLBACK = {50: {"TEXS", "TLDS"}, 86: set()}
 MUTATED = os.path.join(probe.ROOT, "fixtures", "nvidia", "mutated", "sm%d.tsv")
+FUZZ = os.path.join(probe.ROOT, "fixtures", "nvidia", "fuzz")
 _TYPE_BLOCK = re.compile(r"      <OperandType>\n        <OperandTypeName>(.*?)</OperandTypeName>\n.*?      </OperandType>\n", re.S)
 _PDV = re.compile(r"<Name>(.*?)</Name><Value>(\d+)</Value>")
 _INS = re.compile(r"      <Instruction>\n        <InstructionName>(.*?)</InstructionName>\n.*?      </Instruction>\n", re.S)
@@ -44,6 +47,19 @@ def mutated_words(arch):
             continue
         lo, hi = (int(x, 16) for x in c[1].split())
         out.append(lo | hi << 64 if arch == 86 else hi)
+    return out
+
+
+def fuzz_words(arch):
+    """Words of the fuzz sets (fixtures/nvidia/fuzz/sm<arch>*.tsv: `nvspec` form fuzz and
+    `nvspec.random_words`), all printed by nvdisasm."""
+    out = []
+    for name in sorted(os.listdir(FUZZ)):
+        if not (name.startswith("sm%d" % arch) and name.endswith(".tsv")):
+            continue
+        for line in open(os.path.join(FUZZ, name)):
+            a, b = (int(x, 16) for x in line.split("\t", 1)[0].split())
+            out.append(a | b << 64 if arch == 86 else b)
     return out
 
 
@@ -145,7 +161,7 @@ def main():
     index = probe.FormIndex(arch)
     for e in widen.parse_encodings(xml, arch):
         index.add({"mask_bits": [b for b in range(probe.NBITS[arch]) if e["mask"] >> b & 1], "example": e["ident"]})
-    ws = mutated_words(arch)
+    ws = mutated_words(arch) + fuzz_words(arch)
     for p in a.words:
         ws += file_words(p, arch)
     words = list(dict.fromkeys(neutral(arch, w) for w in ws))

@@ -116,6 +116,12 @@ def candidates(enc, types, scales=None):
             # had only that bit set: clearing it removes the operand)
             out.append((name, kind, rs[0][0], rs[0][1], rs[0][0], rs[0][1] + rs[1][1] + 1))
             continue
+        if kind in NATURAL and len(rs) == 2 and rs[0][0] + rs[0][1] + 1 == rs[1][0] \
+                and enc["mask"] >> (rs[1][0] - 1) & 1 and rs[0][1] + rs[1][1] + 1 <= NATURAL[kind][0]:
+            # a register or predicate with a one-bit hole that was taken for structural (the
+            # example's `P5` with the hole bit set is `PT`, which nvdisasm leaves out there)
+            out.append((name, kind, rs[0][0], rs[0][1], rs[0][0], rs[0][1] + rs[1][1] + 1))
+            continue
         if kind not in NATURAL or len(rs) != 1:
             continue
         lo, w = rs[0]

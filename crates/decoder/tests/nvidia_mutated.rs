@@ -187,7 +187,7 @@ fn sm86_mutated_words_equal_nvdisasm() {
         Pinned {
             text: &[],
             false_accept: &[],
-            false_reject: &[("OUT", 5)],
+            false_reject: &[],
             goal: true,
         },
     );
