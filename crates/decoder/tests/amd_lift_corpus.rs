@@ -1,15 +1,16 @@
 //! Every instruction of the AMD corpus (fixtures/amd/ref: gfx1013 wave32 and wave64, gfx1201),
 //! lifted one at a time: how many lift, and which do not, each with the lifter's reason. Calls
 //! and returns (`s_swappc_b64`, `s_setpc_b64`) lift only as part of a whole kernel (calls are
-//! inlined): on gfx1013 one counts as lifted when some function of its code object that reaches
-//! it (its own body or a callee's, calls resolved by the machine CFG) lifts whole through
-//! `lift_kernel`; otherwise the reason says why that function does not. The
+//! inlined, calls of undefined symbols and recursive calls are IR calls): one counts as lifted
+//! when some function of its code object that reaches it (its own body or a callee's, calls
+//! resolved by the machine CFG) lifts whole through `lift_kernel_module`; otherwise the reason
+//! says why that function does not. The
 //! list is pinned exactly in fixtures/amd/lift/unsupported.tsv: an instruction that lifted
 //! before and fails now is a regression, and one that lifts now leaves the list. `ISABRIDGE_UPDATE_LIFT_COUNTS=1` rewrites the file (read the
 //! diff before committing it).
 
 use isabridge_analysis::cfg::CallTarget;
-use isabridge_decoder::lift::amd::{lift_kernel, lift_one, KernelEntry, Options};
+use isabridge_decoder::lift::amd::{lift_kernel_module, lift_one, KernelEntry, Options};
 use isabridge_decoder::lift::LiftError;
 use isabridge_decoder::Isa;
 use std::collections::{BTreeMap, BTreeSet};
@@ -63,7 +64,7 @@ fn whole_functions(obj: &Path, isa: Isa, wave64: bool) -> Whole {
             // Whether a function lifts depends on its instructions, not on the entry state;
             // this is the state `isabridge lift` gives a function that is not a kernel.
             let e = KernelEntry { wave64, mode: Options::default().mode, sgprs: 34, workitem_ids: 3, shared_bytes: 0, ttmp_workgroup_ids: [false; 3] };
-            match lift_kernel(isa, &s.data, s.address, f.start, &f.name, &e, &r) {
+            match lift_kernel_module(isa, &s.data, s.address, f.start, &f.name, &e, &r) {
                 Ok(_) => {
                     let mut work = vec![f.start];
                     let mut seen = BTreeSet::new();

@@ -97,7 +97,7 @@ fn pipeline_preserves_lifted_corpus_functions() {
             let mem = Memory { global: vec![(BUF, buf)], constant: vec![cb0, vec![0; 0x1000], vec![0; 0x1000], vec![0; 0x1000]], shared: vec![0; 4096] };
             let mut ins: Vec<Input> = SystemValue::ALL.iter().map(|_| Input::Uniform(next() & 7)).collect();
             ins[SystemValue::TidX.param() as usize] = Input::PerLane((0..64u64).collect());
-            let cfg = Config { wave_size: 32, waves: 2, scratch_bytes: 1024, max_steps: 10_000 };
+            let cfg = Config { wave_size: 32, waves: 2, scratch_bytes: 1024, max_steps: 10_000, ..Config::default() };
             let a = interp::run(&f, &cfg, &ins, mem.clone()).map(|r| (r.outputs, r.memory)).map_err(|e| e.to_string());
             let b = interp::run(&o, &cfg, &ins, mem).map(|r| (r.outputs, r.memory)).map_err(|e| e.to_string());
             ran_ok += a.is_ok() as usize;

@@ -228,6 +228,9 @@ pub struct Function {
     pub blocks: Arena<Block, BlockData>,
     /// Blocks in layout order; the first is the entry. Blocks not listed are deleted.
     pub layout: Vec<Block>,
+    /// Other functions of its module call it ([`crate::ops::call`]): its machine registers
+    /// hold the caller's values at its entry, and the caller sees what they hold at its returns.
+    pub callee: bool,
 }
 
 impl Function {

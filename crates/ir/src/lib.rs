@@ -8,6 +8,7 @@ pub mod builder;
 pub mod eval;
 pub mod interp;
 pub mod ir;
+pub mod module;
 pub mod ops;
 pub mod passes;
 pub mod soft;
@@ -17,5 +18,6 @@ pub mod validate;
 
 pub use builder::Builder;
 pub use ir::{Block, Function, InstData, Reg, Terminator, Value};
+pub use module::Module;
 pub use ops::Op;
 pub use types::{Scalar, Type};

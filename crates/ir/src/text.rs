@@ -54,6 +54,9 @@ pub fn print(f: &Function) -> String {
     if f.shared_bytes != 0 {
         let _ = writeln!(s, "  shared {}", f.shared_bytes);
     }
+    if f.callee {
+        s.push_str("  callee\n");
+    }
     for (i, r) in f.regs.iter().enumerate() {
         let _ = write!(s, "  reg ${i}: {}{}", if r.uniform { "uni " } else { "" }, r.ty);
         if !r.name.is_empty() {
@@ -228,6 +231,10 @@ pub fn parse(text: &str) -> Result<Function, ParseError> {
             f.wave_size = num(n.trim()).map_err(e)? as u32;
             continue;
         }
+        if l == "callee" {
+            f.callee = true;
+            continue;
+        }
         if let Some(n) = l.strip_prefix("shared ") {
             f.shared_bytes = num(n.trim()).map_err(e)? as u32;
             continue;
@@ -293,6 +300,7 @@ pub fn parse(text: &str) -> Result<Function, ParseError> {
         let op = match mn {
             "param" => Op::Param(num(ops).map_err(e)? as u32),
             "const" => Op::Const(num(ops).map_err(e)?),
+            "call" => Op::Call(crate::ops::call::Callee::parse(ops).ok_or(e(ParseErrorKind::Malformed))?),
             "readreg" | "writereg" => {
                 let (r, rest) = match ops.split_once(',') {
                     Some((r, rest)) => (r.trim(), Some(rest)),

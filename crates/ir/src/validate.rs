@@ -80,6 +80,19 @@ pub enum ValidateError {
     /// A wave-model function branching on a value that is not uniform.
     #[error("branch condition of {0:?} is not uniform in a wave-model function")]
     DivergentBranch(Block),
+    /// A call that its module cannot make (see [`crate::module::validate_module`]).
+    #[error("function {func}, {inst:?}: {why}")]
+    Call {
+        /// The calling function's index in its module.
+        func: usize,
+        /// The call.
+        inst: Value,
+        /// What is wrong.
+        why: &'static str,
+    },
+    /// A problem inside a function of a module other than its entry.
+    #[error("function {0}: {1}")]
+    InFunction(usize, Box<ValidateError>),
 }
 
 fn terr(f: &Function, v: Value, why: &'static str) -> ValidateError {
@@ -514,6 +527,13 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
             }
         }
         Op::Warp(w) => check_warp(f, v, *w, ty, tys)?,
+        Op::Call(c) => {
+            if let crate::ops::call::Callee::Symbol(s) = c {
+                if !crate::ops::call::symbol_ok(s) {
+                    return e("a called symbol is a non-empty name of printable characters without quotes or spaces");
+                }
+            }
+        }
     }
     Ok(())
 }

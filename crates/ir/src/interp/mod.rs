@@ -6,6 +6,7 @@
 //! Register reads and writes of the pre-SSA form run too, so every pass can be checked by
 //! running the function before and after it.
 
+mod call;
 mod image;
 mod sched;
 mod warp;
@@ -58,6 +59,12 @@ pub enum InterpError {
     /// A wave halted after an interrupt to the host, which would have to resume it.
     #[error("wave halted after an interrupt to the host")]
     Halt,
+    /// A call to an external symbol that no function of the module provides.
+    #[error("call to undefined symbol {0}")]
+    UndefinedSymbol(String),
+    /// Calls nested deeper than the configured limit.
+    #[error("call depth limit of {0} exceeded")]
+    CallDepth(u32),
 }
 
 /// A per-lane input.
@@ -91,11 +98,13 @@ pub struct Config {
     pub scratch_bytes: usize,
     /// Maximum number of block executions (per wave group) before giving up.
     pub max_steps: u64,
+    /// Most calls active at once.
+    pub max_call_depth: u32,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { wave_size: 32, waves: 1, scratch_bytes: 0, max_steps: 1 << 24 }
+        Config { wave_size: 32, waves: 1, scratch_bytes: 0, max_steps: 1 << 24, max_call_depth: 64 }
     }
 }
 
@@ -134,9 +143,22 @@ struct CBlock {
 }
 
 /// Run `f` (which must pass validation) for one workgroup. Machine registers (`readreg` /
-/// `writereg`) are per-thread and start at 0, as undefined SSA values read 0.
+/// `writereg`) are per-thread and start at 0, as undefined SSA values read 0. A call runs an
+/// external symbol only if it names `f` itself; [`run_module`] runs functions that call others.
 pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<Outcome, InterpError> {
-    crate::validate::validate(f)?;
+    run_functions(std::slice::from_ref(f), cfg, inputs, mem)
+}
+
+/// Run the entry function of a module for one workgroup, as [`run`] does. A call to an
+/// external symbol runs the module's function of that name; without one it stops the run with
+/// [`InterpError::UndefinedSymbol`]. Calls nest at most `cfg.max_call_depth` deep.
+pub fn run_module(m: &crate::module::Module, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<Outcome, InterpError> {
+    run_functions(&m.functions, cfg, inputs, mem)
+}
+
+fn run_functions(fs: &[Function], cfg: &Config, inputs: &[Input], mem: Memory) -> Result<Outcome, InterpError> {
+    crate::module::validate_module(fs)?;
+    let Some(f) = fs.first() else { return Err(InterpError::Config("a module without functions")) };
     if cfg.wave_size != 32 && cfg.wave_size != 64 {
         return Err(InterpError::Config("wave size must be 32 or 64"));
     }
@@ -152,6 +174,34 @@ pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<
             }
         }
     }
+    let (blocks, rpo, rank) = compile(f)?;
+    let mut m = Machine {
+        f,
+        funcs: fs,
+        depth: 0,
+        cfg,
+        ws,
+        regs: vec![0u64; f.insts.len() * threads],
+        nvals: f.insts.len(),
+        inputs,
+        mem,
+        scratch: vec![0u8; cfg.scratch_bytes * threads],
+        regfile: vec![0u64; f.regs.len() * threads],
+        outputs: vec![Vec::new(); threads],
+        lane_ops: 0,
+        rank,
+        stage: Vec::new(),
+    };
+    sched::run_groups(&mut m, &blocks, &rpo, None)?;
+    Ok(Outcome { outputs: m.outputs, memory: m.mem, lane_ops: m.lane_ops, stage: m.stage })
+}
+
+/// A function's blocks in the interpreter's form (in reverse post-order), that order, and each
+/// block's rank in it.
+type Compiled = (Vec<CBlock>, Vec<Block>, Vec<u32>);
+
+/// Compile `f` for the interpreter.
+fn compile(f: &Function) -> Result<Compiled, InterpError> {
     let rpo = f.reverse_postorder();
     let mut rank = vec![u32::MAX; f.blocks.len()];
     for (i, b) in rpo.iter().enumerate() {
@@ -191,27 +241,15 @@ pub fn run(f: &Function, cfg: &Config, inputs: &[Input], mem: Memory) -> Result<
         }
         blocks.push(CBlock { phis, insts, term: bd.term.clone() });
     }
-    let mut m = Machine {
-        f,
-        cfg,
-        ws,
-        regs: vec![0u64; f.insts.len() * threads],
-        nvals: f.insts.len(),
-        inputs,
-        mem,
-        scratch: vec![0u8; cfg.scratch_bytes * threads],
-        regfile: vec![0u64; f.regs.len() * threads],
-        outputs: vec![Vec::new(); threads],
-        lane_ops: 0,
-        rank,
-        stage: Vec::new(),
-    };
-    sched::run_groups(&mut m, &blocks, &rpo)?;
-    Ok(Outcome { outputs: m.outputs, memory: m.mem, lane_ops: m.lane_ops, stage: m.stage })
+    Ok((blocks, rpo, rank))
 }
 
 struct Machine<'a> {
     f: &'a Function,
+    /// The module's functions (the entry first).
+    funcs: &'a [Function],
+    /// Calls active below this frame.
+    depth: u32,
     cfg: &'a Config,
     ws: usize,
     regs: Vec<u64>,
@@ -364,6 +402,7 @@ impl Machine<'_> {
                     }
                 }
             }
+            Op::Call(c) => self.call(w, group, c)?,
             Op::Sync(SyncOp::Trap(code)) => return Err(InterpError::Trap(*code)),
             Op::Sync(SyncOp::Interrupt { halt: true }) => return Err(InterpError::Halt),
             Op::Sync(_) => {}

@@ -48,14 +48,27 @@ struct Step {
     finished: u64,
 }
 
-/// Run every wave of the workgroup to the end.
-pub(super) fn run_groups(m: &mut Machine, blocks: &[CBlock], rpo: &[Block]) -> Result<(), InterpError> {
+/// Run every wave of the workgroup to the end, or with `only` = (wave, lanes) just those lanes
+/// of that wave (a call: the lanes that called are all the callee's lanes).
+pub(super) fn run_groups(m: &mut Machine, blocks: &[CBlock], rpo: &[Block], only: Option<(usize, u64)>) -> Result<(), InterpError> {
     let ws = m.ws;
     let waves = m.cfg.waves as usize;
     let full = if ws == 64 { u64::MAX } else { (1u64 << ws) - 1 };
-    let mut groups: Vec<Vec<Group>> =
-        (0..waves).map(|_| vec![Group { mask: full, rank: 0, idx: 0, fresh: true, wait: Wait::Ready }]).collect();
-    let mut live = vec![full; waves];
+    let start = |w: usize| match only {
+        Some((cw, lanes)) if cw == w => lanes,
+        Some(_) => 0,
+        None => full,
+    };
+    let mut groups: Vec<Vec<Group>> = (0..waves)
+        .map(|w| {
+            let mask = start(w);
+            if mask == 0 {
+                return vec![];
+            }
+            vec![Group { mask, rank: 0, idx: 0, fresh: true, wait: Wait::Ready }]
+        })
+        .collect();
+    let mut live: Vec<u64> = (0..waves).map(start).collect();
     let mut gone: Vec<Departures> = vec![Vec::new(); waves];
     let mut prev: Vec<Option<Block>> = vec![None; ws * waves];
     let mut arrived = [0u64; BARRIERS];
@@ -122,6 +135,9 @@ fn run_block(
     let mut i = g.idx as usize;
     while i < cb.insts.len() {
         let ci: &CInst = &cb.insts[i];
+        if m.depth > 0 && m.cfg.waves > 1 && matches!(ci.op, Op::Sync(SyncOp::Barrier(_)) | Op::Warp(WarpOp::Bar(_))) {
+            return Err(InterpError::Unsupported("a workgroup barrier in a called function of a workgroup of several waves"));
+        }
         let wait = match &ci.op {
             Op::Sync(SyncOp::Barrier(_)) => Some(Wait::Bar { id: 0, count: 0, kind: BarKind::Sync }),
             Op::Warp(WarpOp::Bar(kind)) => {

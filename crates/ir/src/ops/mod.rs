@@ -1,6 +1,7 @@
 //! The operations of the SSA IR, one file per family.
 
 pub mod buffer;
+pub mod call;
 pub mod control;
 pub mod conv;
 pub mod fdiv;
@@ -17,6 +18,7 @@ pub mod warp;
 use crate::ir::{Block, Reg};
 use crate::soft::approx::ApproxFn;
 use buffer::BufferOp;
+use call::Callee;
 use control::SyncOp;
 use conv::ConvOp;
 use fdiv::FDivOp;
@@ -85,13 +87,15 @@ pub enum Op {
     Stage(StageOp),
     /// Reconvergence and warp-synchronous operation of per-lane code.
     Warp(WarpOp),
+    /// Call another function of the module or an external symbol ([`call`]).
+    Call(Callee),
 }
 
 impl Op {
     /// Fixed operand count, or None for variadic ops (phi, build).
     pub fn arity(&self) -> Option<usize> {
         Some(match self {
-            Op::Param(_) | Op::Const(_) | Op::Undef | Op::ReadReg(_) | Op::Sync(_) => 0,
+            Op::Param(_) | Op::Const(_) | Op::Undef | Op::ReadReg(_) | Op::Sync(_) | Op::Call(_) => 0,
             Op::WriteReg(_) | Op::Approx(..) | Op::Bitcast | Op::Extract(_) | Op::Conv(_) => 1,
             Op::Phi(_) | Op::Build => return None,
             Op::Float(f) => f.kind.arity(),
@@ -124,13 +128,14 @@ impl Op {
                 | Op::Stage(_)
                 | Op::LaneSelect
                 | Op::Warp(_)
+                | Op::Call(_)
         )
     }
     /// Whether the op changes state besides its result or may fault (register writes, memory
     /// and buffer access, barriers): dead-code elimination keeps it even when its result is
     /// unused. Every new op with an effect belongs here.
     pub fn has_effect(&self) -> bool {
-        matches!(self, Op::WriteReg(_) | Op::Mem(_) | Op::Sync(_) | Op::Buffer(_) | Op::Image(_) | Op::Ray(_) | Op::Stage(_))
+        matches!(self, Op::WriteReg(_) | Op::Mem(_) | Op::Sync(_) | Op::Buffer(_) | Op::Image(_) | Op::Ray(_) | Op::Stage(_) | Op::Call(_))
             || matches!(self, Op::Warp(w) if *w != WarpOp::Open)
     }
     /// Whether the result is the same on every lane, given whether every operand is.
@@ -164,11 +169,11 @@ impl Op {
     }
     /// Whether the op depends on other lanes or on the active mask.
     pub fn is_cross_lane(&self) -> bool {
-        matches!(self, Op::Lane(_) | Op::Warp(_)) || matches!(self, Op::Image(i) if i.reads_quad())
+        matches!(self, Op::Lane(_) | Op::Warp(_) | Op::Call(_)) || matches!(self, Op::Image(i) if i.reads_quad())
     }
     /// Whether the op produces no value.
     pub fn is_void(&self) -> bool {
-        matches!(self, Op::WriteReg(_) | Op::Sync(_) | Op::Mem(MemOp::Store(_)))
+        matches!(self, Op::WriteReg(_) | Op::Sync(_) | Op::Mem(MemOp::Store(_)) | Op::Call(_))
             || matches!(self, Op::Buffer(b) if b.is_store())
             || matches!(self, Op::Image(i) if i.is_store())
             || matches!(self, Op::Stage(_))
@@ -203,6 +208,7 @@ impl Op {
             Op::Lane(l) => l.mnemonic(),
             Op::Sync(s) => s.mnemonic(),
             Op::Warp(w) => w.mnemonic(),
+            Op::Call(c) => format!("call {}", c.text()),
         }
     }
     /// Parse a dotted mnemonic of an op whose operands are all values.

@@ -1,6 +1,12 @@
 //! SSA construction from register reads and writes (Braun et al. 2013, "Simple and Efficient
 //! Construction of Static Single Assignment Form"): on-the-fly phis, sealed blocks, removal of
 //! trivial phis.
+//!
+//! Calls ([`crate::ops::call`]) hand the register file over: before a call every register the
+//! function writes goes back to it (`writereg`), after the call every register is read anew
+//! (`readreg`; unused reads are dead code). In a called function ([`Function::callee`]) a
+//! register read before any write reads the caller's value, and every register the function
+//! writes goes back at its returns.
 
 use super::{replace_uses, resolve};
 use crate::ir::{Block, Function, InstData, Reg, Value};
@@ -16,6 +22,8 @@ struct Ssa {
     phi_users: HashMap<Value, Vec<Value>>,
     new_phis: Vec<Vec<Value>>,
     undefs: Vec<Value>,
+    /// Registers read before any write hold the caller's values (a called function).
+    entry_reads: bool,
 }
 
 impl Ssa {
@@ -36,7 +44,11 @@ impl Ssa {
             let p = self.preds[b.index()][0];
             self.read(f, r, p)
         } else if self.preds[b.index()].is_empty() {
-            let u = f.create(Op::Undef, vec![], Some(ty), true);
+            let u = if self.entry_reads {
+                f.create(Op::ReadReg(r), vec![], Some(ty), uni)
+            } else {
+                f.create(Op::Undef, vec![], Some(ty), true)
+            };
             self.undefs.push(u);
             u
         } else {
@@ -127,6 +139,24 @@ pub fn run(f: &mut Function) -> bool {
         phi_users: HashMap::new(),
         new_phis: vec![Vec::new(); nb],
         undefs: Vec::new(),
+        entry_reads: f.callee,
+    };
+    let mut written: Vec<Reg> = f
+        .layout
+        .iter()
+        .flat_map(|b| f.blocks[*b].insts.iter())
+        .filter_map(|v| match f.insts[*v].op {
+            Op::WriteReg(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    written.sort();
+    written.dedup();
+    let write_back = |st: &mut Ssa, f: &mut Function, b: Block, kept: &mut Vec<Value>| {
+        for &r in &written {
+            let x = st.read(f, r, b);
+            kept.push(f.create(Op::WriteReg(r), vec![x], None, false));
+        }
     };
     let mut filled = vec![false; nb];
     // A block can be sealed once all its predecessors are filled; only the successors of a
@@ -154,6 +184,16 @@ pub fn run(f: &mut Function) -> bool {
                     let x = st.read(f, r, b);
                     st.repl.insert(v, x);
                 }
+                Op::Call(_) => {
+                    write_back(&mut st, f, b, &mut kept);
+                    kept.push(v);
+                    for i in 0..f.regs.len() {
+                        let (ty, uni) = (f.regs[i].ty, f.regs[i].uniform);
+                        let x = f.create(Op::ReadReg(Reg(i as u32)), vec![], Some(ty), uni);
+                        kept.push(x);
+                        st.write(Reg(i as u32), b, x);
+                    }
+                }
                 _ => {
                     for a in f.insts[v].args.iter_mut() {
                         *a = resolve(&st.repl, *a);
@@ -161,6 +201,9 @@ pub fn run(f: &mut Function) -> bool {
                     kept.push(v);
                 }
             }
+        }
+        if f.callee && matches!(f.blocks[b].term, crate::ir::Terminator::Return(_)) {
+            write_back(&mut st, f, b, &mut kept);
         }
         f.blocks[b].insts = kept;
         filled[b.index()] = true;

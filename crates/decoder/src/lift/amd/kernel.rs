@@ -8,8 +8,12 @@
 //! writes the return address into its destination pair, as the hardware does, and the callee's
 //! blocks follow, their returns jumping to the block after the call. The callee's stack lives in
 //! the caller's scratch (clang addresses it through s32 and the private segment), so inlining
-//! keeps every stack access as it is. Recursion and unresolved (indirect) calls are typed
-//! errors.
+//! keeps every stack access as it is. A call to a symbol the code object does not define (an
+//! OpenCL builtin left to the linker) becomes an IR call of that symbol
+//! ([`isabridge_ir::ops::call`]); a recursive call, or one nested deeper than
+//! [`MAX_CALL_DEPTH`], calls a function of its own ([`lift_kernel_module`]). Both hand over the
+//! whole register file (SGPRs, VGPRs, EXEC, VCC, SCC) and take it back at the return, as the
+//! hardware does; the stack stays in scratch. Unresolved (indirect) calls are typed errors.
 //!
 //! Parameters of the lifted function ([`kernel_params`]): 0..sgprs the initial SGPRs s0..,
 //! then EXEC's low and high halves (one value per lane, the same on every lane of a wave: a
@@ -21,9 +25,10 @@ use crate::lift::LiftError;
 use crate::operand::{Flow, Inst};
 use crate::{Decoded, Isa};
 use isabridge_ir::ir::{Block, ExecModel, Function};
+use isabridge_ir::ops::call::{symbol_ok, Callee};
 use isabridge_ir::ops::int::{IntOp, ShiftRule};
-use isabridge_ir::Type;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use isabridge_ir::{Module, Op, Type};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 /// The state a dispatch gives a wave of a kernel at its first instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,11 +74,13 @@ pub struct Resolved {
 }
 
 /// Deepest chain of inlined calls.
-const MAX_CALL_DEPTH: usize = 16;
+pub const MAX_CALL_DEPTH: usize = 16;
 /// Most instructions lifted for one kernel, inlined copies included.
 const MAX_LIFTED: usize = 1 << 20;
 
-/// Lift the kernel whose first instruction is at `entry` in `code` (loaded at `base`).
+/// Lift the kernel whose first instruction is at `entry` in `code` (loaded at `base`) into one
+/// function: calls are inlined, calls of undefined symbols are IR calls of the symbol, and a
+/// recursive or too deeply nested call is an error ([`lift_kernel_module`] lifts it).
 /// gfx1201 code gets the same entry state as gfx1013 code (SGPRs, EXEC, work-item ids) plus
 /// the workgroup ids in TTMP9 / TTMP7 that [`KernelEntry::ttmp_workgroup_ids`] enables.
 pub fn lift_kernel(
@@ -85,21 +92,69 @@ pub fn lift_kernel(
     k: &KernelEntry,
     r: &Resolved,
 ) -> Result<Function, LiftError> {
+    let mut w = Walker::new(code, base, r);
+    let m = lift_with(&mut w, isa, entry, name, k)?;
+    if let Some(a) = w.first_split {
+        let (i, d) = w.decode(isa, a)?;
+        return Err(unsupported_at(isa, i, d, "recursive or too deeply nested call (lift_kernel_module lifts it as a call)"));
+    }
+    m.functions.into_iter().next().ok_or(LiftError::Unsupported { isa, addr: entry, text: String::new(), why: "no function".into() })
+}
+
+/// Lift the kernel at `entry` as [`lift_kernel`] does, except that a recursive call, or one
+/// nested deeper than [`MAX_CALL_DEPTH`], calls a function of the module (function 0 is the
+/// kernel; each called function is lifted once, named `fn_<address>`).
+pub fn lift_kernel_module(
+    isa: Isa,
+    code: &[u8],
+    base: u64,
+    entry: u64,
+    name: &str,
+    k: &KernelEntry,
+    r: &Resolved,
+) -> Result<Module, LiftError> {
+    lift_with(&mut Walker::new(code, base, r), isa, entry, name, k)
+}
+
+fn lift_with(w: &mut Walker, isa: Isa, entry: u64, name: &str, k: &KernelEntry) -> Result<Module, LiftError> {
     if !matches!(isa, Isa::Gfx1013 | Isa::Gfx1201) {
         return Err(LiftError::Unsupported { isa, addr: entry, text: String::new(), why: "only AMD code lifts here".into() });
     }
-    let mut f = Function::new(name);
-    f.model = ExecModel::Wave;
-    f.wave_size = if k.wave64 { 64 } else { 32 };
-    f.shared_bytes = k.shared_bytes;
+    let new_fn = |name: &str| {
+        let mut f = Function::new(name);
+        f.model = ExecModel::Wave;
+        f.wave_size = if k.wave64 { 64 } else { 32 };
+        f.shared_bytes = k.shared_bytes;
+        f
+    };
+    let mut f = new_fn(name);
     let first = f.add_block();
     let mut cx = Cx { f: &mut f, block: first, isa, wave64: k.wave64, mode: k.mode, regs: HashMap::new() };
     prologue(&mut cx, k);
-    let mut w = Walker { code, base, r, insts: HashMap::new(), lifted: 0 };
     let body = w.instance(&mut cx, entry, None, &mut Vec::new())?;
     cx.block = first;
     cx.b().jump(body);
-    Ok(f)
+    let mut regs = std::mem::take(&mut cx.regs);
+    let mut functions = vec![f];
+    // Called functions, lifted once each; they share the kernel's register numbering.
+    w.in_callee = true;
+    while let Some(t) = w.pending.pop_front() {
+        let mut g = new_fn(&format!("fn_{t:x}"));
+        g.callee = true;
+        g.regs = functions.last().map(|p| p.regs.clone()).unwrap_or_default();
+        let first = g.add_block();
+        let mut cx = Cx { f: &mut g, block: first, isa, wave64: k.wave64, mode: k.mode, regs: std::mem::take(&mut regs) };
+        let body = w.instance(&mut cx, t, None, &mut vec![t])?;
+        cx.block = first;
+        cx.b().jump(body);
+        regs = std::mem::take(&mut cx.regs);
+        functions.push(g);
+    }
+    let all = functions.last().map(|p| p.regs.clone()).unwrap_or_default();
+    for g in &mut functions {
+        g.regs = all.clone();
+    }
+    Ok(Module { functions })
 }
 
 fn prologue(cx: &mut Cx, k: &KernelEntry) {
@@ -164,6 +219,16 @@ fn ttmp_workgroup_ids(cx: &mut Cx, k: &KernelEntry) {
     cx.wr(TTMP0 + 7, yz);
 }
 
+/// `s_swappc_b64`'s write of the return address (the next instruction's) into its destination
+/// pair.
+fn return_address(cx: &mut Cx, at: &At, next: u64) -> Result<(), LiftError> {
+    let dst = at.def().copied().ok_or_else(|| unsupported_at(cx.isa, at.inst, at.d, "call without a destination"))?;
+    let lo = cx.k32(next as u32);
+    let hi = cx.k32((next >> 32) as u32);
+    cx.def_s32(at, &dst, 0, lo)?;
+    cx.def_s32(at, &dst, 1, hi)
+}
+
 /// Lift `s_getpc_b64` (the address of the next instruction into the destination pair); None
 /// for other instructions.
 pub(super) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftError>> {
@@ -186,6 +251,14 @@ struct Walker<'a> {
     r: &'a Resolved,
     insts: HashMap<u64, (Inst, Decoded)>,
     lifted: usize,
+    /// Called functions of the module by entry address: their function index.
+    callees: BTreeMap<u64, u32>,
+    /// Called functions still to lift, in index order.
+    pending: VecDeque<u64>,
+    /// The first call that calls a function of the module rather than inlining it.
+    first_split: Option<u64>,
+    /// Lifting a called function, where the end of the program cannot be a return.
+    in_callee: bool,
 }
 
 /// How control leaves one instruction, as the walker follows it.
@@ -194,12 +267,36 @@ enum Step {
     Jump(u64),
     Cond(u64),
     Call(u64),
+    External(String),
     Return,
     Table(Vec<u64>),
     End,
 }
 
-impl Walker<'_> {
+impl<'a> Walker<'a> {
+    fn new(code: &'a [u8], base: u64, r: &'a Resolved) -> Walker<'a> {
+        Walker {
+            code,
+            base,
+            r,
+            insts: HashMap::new(),
+            lifted: 0,
+            callees: BTreeMap::new(),
+            pending: VecDeque::new(),
+            first_split: None,
+            in_callee: false,
+        }
+    }
+
+    /// The module index of the function entered at `t`, lifted later if it is new.
+    fn callee(&mut self, t: u64) -> u32 {
+        let n = self.callees.len() as u32 + 1;
+        *self.callees.entry(t).or_insert_with(|| {
+            self.pending.push_back(t);
+            n
+        })
+    }
+
     fn decode(&mut self, isa: Isa, addr: u64) -> Result<&(Inst, Decoded), LiftError> {
         if !self.insts.contains_key(&addr) {
             let off = addr.checked_sub(self.base).filter(|o| *o < self.code.len() as u64);
@@ -223,7 +320,8 @@ impl Walker<'_> {
             "S_SWAPPC_B64" => match r.calls.get(&addr) {
                 Some(t) => Step::Call(*t),
                 None => match r.external.get(&addr) {
-                    Some(n) => return Err(at_err(&format!("calls {n}, which the code object does not define"))),
+                    Some(n) if symbol_ok(n) => Step::External(n.clone()),
+                    Some(n) => return Err(at_err(&format!("calls {n:?}, which the code object does not define and is no symbol name"))),
                     None => return Err(at_err("call target not resolved (an indirect call)")),
                 },
             },
@@ -273,7 +371,7 @@ impl Walker<'_> {
                     go(t, true, &mut work);
                     go(next, true, &mut work);
                 }
-                Step::Call(_) => go(next, true, &mut work),
+                Step::Call(_) | Step::External(_) => go(next, true, &mut work),
                 Step::Table(ts) => ts.into_iter().for_each(|t| go(t, true, &mut work)),
                 Step::Return | Step::End => {}
             }
@@ -309,6 +407,9 @@ impl Walker<'_> {
                     }
                 }
                 Step::End => {
+                    if self.in_callee {
+                        return Err(unsupported_at(isa, &inst, &d, "the program ends in a function lifted as a call"));
+                    }
                     cx.lift_inst(&mut at)?;
                     cx.b().ret(&[]);
                     open = false;
@@ -322,16 +423,22 @@ impl Walker<'_> {
                     cx.b().branch(c, blocks[&t], blocks[&next]);
                     open = false;
                 }
+                Step::External(name) => {
+                    return_address(cx, &at, next)?;
+                    cx.b().ins(Op::Call(Callee::Symbol(name)), &[], None);
+                    cx.b().jump(blocks[&next]);
+                    open = false;
+                }
+                Step::Call(t) if stack.len() >= MAX_CALL_DEPTH || stack.contains(&t) => {
+                    return_address(cx, &at, next)?;
+                    let n = self.callee(t);
+                    self.first_split.get_or_insert(a);
+                    cx.b().ins(Op::Call(Callee::Func(n)), &[], None);
+                    cx.b().jump(blocks[&next]);
+                    open = false;
+                }
                 Step::Call(t) => {
-                    if stack.len() >= MAX_CALL_DEPTH || stack.contains(&t) {
-                        return Err(unsupported_at(isa, &inst, &d, "recursive or too deeply nested call"));
-                    }
-                    // The return address goes into SDST, as s_swappc_b64 writes it.
-                    let dst = at.def().copied().ok_or_else(|| unsupported_at(isa, &inst, &d, "call without a destination"))?;
-                    let lo = cx.k32(next as u32);
-                    let hi = cx.k32((next >> 32) as u32);
-                    cx.def_s32(&at, &dst, 0, lo)?;
-                    cx.def_s32(&at, &dst, 1, hi)?;
+                    return_address(cx, &at, next)?;
                     let here = cx.block;
                     stack.push(t);
                     let callee = self.instance(cx, t, Some(blocks[&next]), stack)?;
