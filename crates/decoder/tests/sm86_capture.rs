@@ -76,7 +76,7 @@ fn run_kernel(code: &[u8], rows: &[Row]) -> Result<Vec<u32>, String> {
 
 /// The ops whose kernels lift and equal the H200 on every row (pinned: a regression fails).
 const PASSING: &[&str] = &[
-    "rcp_rn", "rcp_rz", "sqrt_rn", "sqrt_rp",
+    "rcp_rn", "rcp_rz", "sqrt_rn", "sqrt_rp", "div_rn", "div_rz", "ddiv_rn",
     "abs_f32", "abs_ftz_f32", "add_f16x2", "add_ftz_f16x2", "add_rm", "add_rn", "add_rn_ftz",
     "add_rn_sat", "add_rp", "add_rz", "add_rz_ftz", "add_s32", "add_sat_s32", "bfe_s32", "bfe_u32",
     "bfi_b32", "brev_b32", "clz_b32", "cos_approx", "cvt_f32_bf16", "cvt_f32_f16", "cvt_rm_f16_f32",

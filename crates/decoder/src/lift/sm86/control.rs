@@ -118,10 +118,10 @@ fn bsync(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
 }
 
 /// BREAK: unguarded, the lanes here leave the region; guarded (or with a predicate operand),
-/// only the lanes where both hold, which the lifter separates by a branch in a region of its
-/// own that rejoins right after.
+/// only the lanes where both hold, which the lifter separates by a branch ([`guarded`]).
 fn brk(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
-    let key = barrier_of(cx, at)?;
+    barrier_of(cx, at)?;
+    let saved = cx.guard;
     let mut cond = cx.guard;
     for op in operands(at) {
         if is_pred(op) {
@@ -132,21 +132,17 @@ fn brk(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
             });
         }
     }
-    let Some(cond) = cond else {
-        let r = cx.rd(key);
-        cx.b().ins(Op::Warp(WarpOp::Leave), &[r], None);
-        return Ok(());
-    };
-    let here = cx.b().ins(Op::Warp(WarpOp::Open), &[], Some(Type::Mask));
-    let leave = cx.f.add_block();
-    let after = cx.f.add_block();
-    cx.b().branch(cond, leave, after);
-    cx.block = leave;
+    cx.guard = cond;
+    let r = guarded(cx, at, leave);
+    cx.guard = saved;
+    r
+}
+
+/// The running lanes leave the region of `at`'s convergence barrier.
+fn leave(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let key = barrier_of(cx, at)?;
     let r = cx.rd(key);
     cx.b().ins(Op::Warp(WarpOp::Leave), &[r], None);
-    cx.b().jump(after);
-    cx.block = after;
-    cx.b().ins(Op::Warp(WarpOp::Join), &[here], None);
     Ok(())
 }
 
@@ -290,11 +286,34 @@ fn redux(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
 }
 
 /// BAR.SYNC id[, count], BAR.ARV id, count, BAR.RED.{POPC,AND,OR} id[, count], [!]P. The
-/// reduction's result goes to a hidden register `B2R.RESULT` reads.
+/// reduction's result goes to a hidden register `B2R.RESULT` reads. Guarded, only the lanes
+/// where the guard holds run it ([`guarded`]).
 fn bar(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
-    if cx.guard.is_some() {
-        return Err(cx.unsupported(at, "a guarded barrier"));
-    }
+    guarded(cx, at, bar_unguarded)
+}
+
+/// Run `body` only on the lanes where the guard holds: a branch to a block of its own, after
+/// which the lanes that were together before it wait for each other again
+/// (`converge.sync` on their mask: not a region, so no `BREAK` taken meanwhile changes whom it
+/// waits for). Unguarded, just `body`.
+fn guarded(cx: &mut Cx, at: &At, body: fn(&mut Cx, &At) -> Result<(), LiftError>) -> Result<(), LiftError> {
+    let Some(g) = cx.guard else { return body(cx, at) };
+    let here = cx.b().lane(LaneOp::ActiveMask, Type::Mask, &[]);
+    let yes = cx.f.add_block();
+    let after = cx.f.add_block();
+    cx.b().branch(g, yes, after);
+    cx.block = yes;
+    cx.guard = None;
+    let r = body(cx, at);
+    cx.guard = Some(g);
+    r?;
+    cx.b().jump(after);
+    cx.block = after;
+    cx.b().ins(Op::Warp(WarpOp::Sync), &[here], None);
+    Ok(())
+}
+
+fn bar_unguarded(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     let kind = if at.has("SYNC") {
         BarKind::Sync
     } else if at.has("ARV") {
@@ -356,15 +375,24 @@ fn b2r(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
 }
 
 /// The condition a branch adds to its guard: for `BRA.DIV` / `BRA.CONV`, whether the lanes
-/// together differ from / equal the mask operand's lanes. None for a plain branch; a branch with
-/// a predicate operand (`@P1 BRA P2, L`) is a typed error (its meaning is not derived here).
+/// together differ from / equal the mask operand's lanes; for a predicate operand
+/// (`@P0 BRA [!]P1, L`), that predicate: the branch is taken per lane where the guard and the
+/// predicate both hold (the capture kernels show it: k_ddiv_rn's `@P0 BRA P1` skips the slow
+/// path only when the quotient estimate and the divisor are both in range, k_div_rn's
+/// `@!P1 BRA !P2` goes to the NaN result only when divisor and dividend are both infinite; the
+/// H200 rows of both ops agree). None for a plain branch.
 pub(crate) fn branch_cond(cx: &mut Cx, at: &At) -> Result<Option<Value>, LiftError> {
     let div = at.has("DIV");
     let conv = at.has("CONV");
     let mut cond = None;
     for op in operands(at) {
         if is_pred(op) {
-            return Err(cx.unsupported(at, "a branch with a predicate operand"));
+            let p = cx.pred(at, op)?;
+            cond = Some(match cond {
+                Some(c) => cx.b().int(IntOp::And, Type::B1, &[c, p]),
+                None => p,
+            });
+            continue;
         }
         if (div || conv) && !matches!(op.kind, OperandKind::Label(_)) {
             let v = cx.src_int(at, op)?;
@@ -373,7 +401,11 @@ pub(crate) fn branch_cond(cx: &mut Cx, at: &At) -> Result<Option<Value>, LiftErr
             let cmp = if div { ICmp::Ne } else { ICmp::Eq };
             let a = cx.b().bitcast(Type::I64, here);
             let b = cx.b().bitcast(Type::I64, want);
-            cond = Some(cx.b().int(IntOp::Cmp(cmp), Type::B1, &[a, b]));
+            let c = cx.b().int(IntOp::Cmp(cmp), Type::B1, &[a, b]);
+            cond = Some(match cond {
+                Some(p) => cx.b().int(IntOp::And, Type::B1, &[p, c]),
+                None => c,
+            });
         }
     }
     Ok(cond)

@@ -155,7 +155,7 @@ fn fsetp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
 }
 
 /// FCHK P, a, b: whether the division a / b must take ptxas's slow path. Modelled
-/// conservatively: false only when both operands are normal (or a is zero) and the exponent
+/// conservatively: false only when both operands are normal (not zero) and the exponent
 /// difference keeps the reciprocal-based quotient and its residual normal; true otherwise.
 /// A true where the hardware gives false only sends the division through the exact slow path,
 /// so the quotient is the same.
@@ -185,12 +185,9 @@ fn fchk(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
         let y = cx.b().int(IntOp::Cmp(ICmp::Ule), Type::I32, &[e, hi]);
         cx.b().int(IntOp::And, Type::B1, &[x, y])
     };
+    // A zero a takes the slow path too: the fast path's `FFMA q, a, rcp, RZ` adds +0, so it
+    // would give +0 for a = -0, and the H200 row `div_rn 80000000 4b800000` (-0 / 2^24) is -0.
     let a_ok = in_range(cx, ea);
-    let mag = cx.k32(0x7fff_ffff);
-    let am = cx.b().int(IntOp::And, Type::I32, &[a, mag]);
-    let zero = cx.k32(0);
-    let a_zero = cx.b().int(IntOp::Cmp(ICmp::Eq), Type::I32, &[am, zero]);
-    let a_ok = cx.b().int(IntOp::Or, Type::B1, &[a_ok, a_zero]);
     let b_ok = in_range(cx, eb);
     let ok = cx.b().int(IntOp::And, Type::B1, &[a_ok, b_ok]);
     let r = cx.not1(ok);

@@ -25,6 +25,7 @@ mod mem;
 mod mov;
 mod mufu;
 mod pred;
+mod system;
 
 use super::LiftError;
 use crate::operand::{Flow, Inst, Modifier, Operand, OperandKind, RegClass, SpecialReg};
@@ -713,6 +714,9 @@ impl Cx<'_> {
             return r;
         }
         if let Some(r) = mem::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = system::lift(self, at, name) {
             return r;
         }
         Err(self.unsupported(at, "no lifter for this instruction yet"))
