@@ -1,6 +1,7 @@
 //! Emitted SPIR-V run on Vulkan (lavapipe when installed: tools/install_oracles.sh installs
 //! mesa-vulkan-drivers) write what the interpreter computes: hand-written integer kernels with
-//! selections, loops, early returns and irreducible flow with phis, and global memory, on
+//! selections, loops, early returns and irreducible flow with phis, three-input logic, integer
+//! extension and truncation, and global memory, on
 //! random inputs, and random control-flow graphs (irreducible ones included) with lanes that
 //! diverge. A kernel with f32 arithmetic needs float controls the device may lack; then
 //! the runner refuses it, naming them.
@@ -12,7 +13,32 @@ use isabridge_ir::text::parse;
 use isabridge_targets::spirv::emit;
 use vulkan::Vulkan;
 
-const INT_KERNELS: [(&str, &str); 4] = [
+const INT_KERNELS: [(&str, &str); 5] = [
+    (
+        "logic",
+        "func @logic {
+bb0:
+  %0: i32 = param 0
+  %1: i32 = param 1
+  %2: i32 = param 2
+  %3: i32 = lop3.202 %0, %1, %2
+  %4: i32 = lop3.150 %0, %1, %2
+  %5: i64 = iext.s %3
+  %6: i64 = iext.u %4
+  %7: b1 = icmp.slt %3, %4
+  %8: i32 = iext.s %7
+  %9: i64 = iadd %5, %6
+  %10: i32 = iext.u %9
+  %11: b1 = iext.u %0
+  %12: i32 = lop3.1 %0, %1, %2
+  %13: b1 = iext.u %1
+  %14: b1 = xor %11, %13
+  %15: b1 = and %14, %7
+  %16: b1 = or %15, %11
+  %17: b1 = not %16
+  ret %9, %8, %10, %11, %12, %17
+}",
+    ),
     (
         "diamond",
         "func @diamond {

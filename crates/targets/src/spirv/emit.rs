@@ -5,7 +5,8 @@
 //! mul (low half), and, or, xor, not, neg, min, max, shifts with either amount rule, and
 //! comparisons; f32 add, sub and mul rounded to nearest with denormals kept, no saturation,
 //! FMZ, ReLU or output modifier, and the NVIDIA-canonical or default-quiet NaN rule; f32
-//! comparisons without FTZ; global loads and stores of those types through
+//! comparisons (FTZ ones flush their inputs); three-input logic; b1 and, or, xor, not;
+//! integer extension and truncation; global loads and stores of those types through
 //! PhysicalStorageBuffer64 pointers; any control flow, through the structurizer.
 //!
 //! Exactness: every float op is decorated `NoContraction`, and a module with f32 values
@@ -27,6 +28,7 @@
 
 use crate::structurize::{self, Action, Cond, Merge, ScfGraph, ScfTerm, StructurizeError};
 use isabridge_ir::ir::{Block, ExecModel, Function, Terminator, Value};
+use isabridge_ir::ops::conv::ConvOp;
 use isabridge_ir::ops::float::{FCmp, FloatKind, FloatOp, Omod};
 use isabridge_ir::ops::int::{ICmp, IntOp, Overflow, ShiftRule};
 use isabridge_ir::ops::mem::{MemOp, Space};
@@ -212,6 +214,17 @@ impl Em<'_> {
 
     fn int(&mut self, op: IntOp, v: Value, t: Type, a: &[Word]) -> Result<Word, EmitError> {
         let text = Op::Int(op).mnemonic();
+        if t == Type::B1 && matches!(op, IntOp::And | IntOp::Or | IntOp::Xor | IntOp::Not) {
+            let tb = self.ty(Type::B1)?;
+            let b = &mut self.b;
+            return match op {
+                IntOp::And => b.logical_and(tb, None, a[0], a[1]),
+                IntOp::Or => b.logical_or(tb, None, a[0], a[1]),
+                IntOp::Xor => b.logical_not_equal(tb, None, a[0], a[1]),
+                _ => b.logical_not(tb, None, a[0]),
+            }
+            .map_err(internal);
+        }
         let bits = match t {
             Type::I32 => 32u64,
             Type::I64 => 64,
@@ -260,6 +273,25 @@ impl Em<'_> {
                     }
                 }
             }
+            IntOp::Lop3(table) => {
+                // The OR of the truth table's minterms (bit k: a when k & 4, b when k & 2, c
+                // when k & 1, else their complements).
+                let mut acc = self.konst(t, 0)?;
+                let mut nots = [0; 3];
+                for (n, &x) in nots.iter_mut().zip(a) {
+                    *n = self.b.not(ty, None, x).map_err(internal)?;
+                }
+                for k in 0..8u8 {
+                    if table >> k & 1 == 0 {
+                        continue;
+                    }
+                    let pick = |i: usize, bit: u8| if k & bit != 0 { a[i] } else { nots[i] };
+                    let xy = self.b.bitwise_and(ty, None, pick(0, 4), pick(1, 2)).map_err(internal)?;
+                    let xyz = self.b.bitwise_and(ty, None, xy, pick(2, 1)).map_err(internal)?;
+                    acc = self.b.bitwise_or(ty, None, acc, xyz).map_err(internal)?;
+                }
+                Ok(acc)
+            }
             IntOp::Cmp(c) => {
                 let r = match c {
                     ICmp::Eq => b.i_equal(tb, None, a[0], a[1]),
@@ -280,10 +312,20 @@ impl Em<'_> {
         r.map_err(internal)
     }
 
-    fn fcmp(&mut self, c: FCmp, ftz: bool, v: Value, a: &[Word]) -> Result<Word, EmitError> {
-        if ftz {
-            return Err(unsupported(self.cur_ir, v.0, Op::FCmp(c, ftz).mnemonic(), "comparisons that flush denormals"));
-        }
+    /// A denormal f32 becomes a zero of its sign.
+    fn flush(&mut self, x: Word) -> Result<Word, EmitError> {
+        let (tf, tb) = (self.ty(Type::F32)?, self.ty(Type::B1)?);
+        let bits = self.b.bitcast(self.t_u32, None, x).map_err(internal)?;
+        let (exp, sign, zero) = (self.konst(Type::I32, 0x7f80_0000)?, self.konst(Type::I32, 0x8000_0000)?, self.konst(Type::I32, 0)?);
+        let e = self.b.bitwise_and(self.t_u32, None, bits, exp).map_err(internal)?;
+        let tiny = self.b.i_equal(tb, None, e, zero).map_err(internal)?;
+        let sz = self.b.bitwise_and(self.t_u32, None, bits, sign).map_err(internal)?;
+        let r = self.b.select(self.t_u32, None, tiny, sz, bits).map_err(internal)?;
+        self.b.bitcast(tf, None, r).map_err(internal)
+    }
+
+    fn fcmp(&mut self, c: FCmp, ftz: bool, a: &[Word]) -> Result<Word, EmitError> {
+        let a: Vec<Word> = if ftz { vec![self.flush(a[0])?, self.flush(a[1])?] } else { a.to_vec() };
         let tb = self.ty(Type::B1)?;
         let b = &mut self.b;
         match c {
@@ -338,6 +380,28 @@ impl Em<'_> {
         }
     }
 
+    /// Integer (or b1) to integer: extension or truncation as `iext` defines it.
+    fn int_convert(&mut self, x: Word, from: Type, to: Type, signed: bool) -> Result<Word, EmitError> {
+        let tw = self.ty(to)?;
+        if from == to {
+            return Ok(x);
+        }
+        Ok(match (from, to) {
+            (Type::B1, _) => {
+                let (on, off) = (self.konst(to, if signed { u64::MAX } else { 1 })?, self.konst(to, 0)?);
+                self.b.select(tw, None, x, on, off).map_err(internal)?
+            }
+            (_, Type::B1) => {
+                let (one, zero) = (self.konst(from, 1)?, self.konst(from, 0)?);
+                let ft = self.ty(from)?;
+                let low = self.b.bitwise_and(ft, None, x, one).map_err(internal)?;
+                self.b.i_not_equal(tw, None, low, zero).map_err(internal)?
+            }
+            (Type::I32, Type::I64) if signed => self.b.s_convert(tw, None, x).map_err(internal)?,
+            _ => self.b.u_convert(tw, None, x).map_err(internal)?,
+        })
+    }
+
     fn global_ptr(&mut self, t: Type, addr: Word) -> Result<(Word, u32), EmitError> {
         let ty = self.ty(t)?;
         let pt = self.b.type_pointer(None, spirv::StorageClass::PhysicalStorageBuffer, ty);
@@ -374,7 +438,7 @@ impl Em<'_> {
         let tw = self.ty(t)?;
         let r = match op {
             Op::Float(ref fo) if t == Type::F32 => self.float(fo, v, &a)?,
-            Op::FCmp(c, ftz) if args.iter().all(|&x| self.f.ty(x) == Some(Type::F32)) => self.fcmp(c, ftz, v, &a)?,
+            Op::FCmp(c, ftz) if args.iter().all(|&x| self.f.ty(x) == Some(Type::F32)) => self.fcmp(c, ftz, &a)?,
             Op::Int(io) => {
                 let at = match io {
                     IntOp::Cmp(_) => self.vty(args[0])?,
@@ -383,6 +447,10 @@ impl Em<'_> {
                 self.int(io, v, at, &a)?
             }
             Op::Select => self.b.select(tw, None, a[0], a[1], a[2]).map_err(internal)?,
+            Op::Conv(ConvOp::IToI { signed }) => {
+                let from = self.vty(args[0])?;
+                self.int_convert(a[0], from, t, signed)?
+            }
             Op::Bitcast if t != Type::B1 => self.b.bitcast(tw, None, a[0]).map_err(internal)?,
             Op::Mem(MemOp::Load(Space::Global)) if t != Type::B1 => {
                 let (p, align) = self.global_ptr(t, a[0])?;
