@@ -147,8 +147,14 @@ fn fuzz_file(arch: &str, file: &str) -> Report {
 
 /// Report over fixtures/nvidia/`rel`, a listing in the fuzz-set format.
 fn tsv_report(arch: &str, rel: &str) -> Report {
+    tsv_path_report(arch, &root().join("fixtures/nvidia").join(rel))
+}
+
+/// Report over the listing at `path` in the fuzz-set format (`0x<control> 0x<word>` for sm50,
+/// `0x<low> 0x<high>` for sm86, TAB, nvdisasm's text).
+fn tsv_path_report(arch: &str, path: &std::path::Path) -> Report {
     let mut r = Report::default();
-    let text = std::fs::read_to_string(root().join("fixtures/nvidia").join(rel)).unwrap();
+    let text = std::fs::read_to_string(path).unwrap();
     for line in text.lines() {
         let (ws, want) = line.split_once('\t').unwrap();
         let (a, b) = ws.split_once(' ').unwrap();
@@ -193,23 +199,17 @@ fn report_all() {
     }
 }
 
-/// Report over any sm86 listing in the fuzz-set format, named by `ISABRIDGE_SM86_TSV` (used to
-/// check a rule on words generated and disassembled by nvdisasm 12.8, tools/nvspec).
+/// Report over any listing in the fuzz-set format, named by `ISABRIDGE_SM86_TSV` or
+/// `ISABRIDGE_SM50_TSV` (used to check a rule or new forms on words generated and disassembled by
+/// nvdisasm 12.8, tools/nvspec).
 #[test]
 #[ignore = "probe only: ISABRIDGE_SM86_TSV=file cargo test --release --test nvidia_conformance -- --ignored --nocapture report_tsv"]
 fn report_tsv() {
-    let Some(path) = std::env::var_os("ISABRIDGE_SM86_TSV") else { return };
-    let mut r = Report::default();
-    for line in std::fs::read_to_string(path).unwrap().lines() {
-        let (ws, want) = line.split_once('\t').unwrap();
-        let (a, b) = ws.split_once(' ').unwrap();
-        let a = u64::from_str_radix(a.trim_start_matches("0x"), 16).unwrap();
-        let b = u64::from_str_radix(b.trim_start_matches("0x"), 16).unwrap();
-        let w = (a as u128) | (b as u128) << 64;
-        let d = SM86.decode(&w.to_le_bytes(), 0).map_err(|e| e.to_string());
-        check(&SM86, &mut r, d, isabridge_decoder::nvidia::control::sm86_reuse(w), 0, want, ws);
+    for (var, arch) in [("ISABRIDGE_SM50_TSV", "sm50"), ("ISABRIDGE_SM86_TSV", "sm86")] {
+        if let Some(path) = std::env::var_os(var) {
+            tsv_path_report(arch, std::path::Path::new(&path)).print(&format!("{arch} tsv"));
+        }
     }
-    r.print("sm86 tsv");
 }
 
 /// encode(decode(w)) == w outside the don't-care bits, and the canonical word (don't-care bits

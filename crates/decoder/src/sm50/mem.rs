@@ -44,10 +44,14 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
                 }
             }
         }
-        // `IPA.IDX`: a third source `RZ` (bits 39-46) is left out (measured in every mode).
+        // `IPA`: a third source `RZ` (bits 39-46) is left out (measured in every mode); without
+        // `.IDX` a trailing `PT` is left out too (`!PT` is printed; `IPA.IDX` keeps `PT`).
         "IPA" => {
             if ctx.bits(39, 8) == 255 && t.ops.len() == 5 && t.ops[3] == "RZ" {
                 t.ops.remove(3);
+            }
+            if !t.mnem.starts_with("IPA.IDX") && t.ops.last().is_some_and(|o| o == "PT") {
+                t.ops.pop();
             }
         }
         "LEA" | "LOP" => predicate_destination(ctx, t),

@@ -701,9 +701,12 @@ fn sm50_rules(inst: &Inst, text: &mut Text) {
             *o = o.replace("SNAN", "QNAN");
         }
     }
-    // `IPA.IDX` leaves a third source `RZ` out.
+    // `IPA` leaves a third source `RZ` out; without `.IDX` also a trailing `PT` (not `!PT`).
     if name == "IPA" && text.ops.len() == 5 && text.ops[3] == "RZ" {
         text.ops.remove(3);
+    }
+    if name == "IPA" && !text.mnem.starts_with("IPA.IDX") && text.ops.last().is_some_and(|o| o == "PT") {
+        text.ops.pop();
     }
     // Compare-and-swap's second data register.
     if matches!(name, "ATOMS" | "ATOM") && text.mnem.contains(".CAS") {
