@@ -18,7 +18,7 @@ use std::path::PathBuf;
 /// pipeline).
 const MIN_AMD: usize = 1159;
 const MIN_RDNA: usize = 40;
-const MIN_SM86: usize = 73;
+const MIN_SM86: usize = 81;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
