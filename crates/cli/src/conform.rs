@@ -240,7 +240,14 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expect
     let Some(mode) = table_mode(h, table, main) else {
         return fail(name, wave, table, lanes_total, format!("no float_mode_{table} names the mode of this table"));
     };
-    let opts = Options { wave64: wave == 64, mode, user_sgprs: if bvh.is_some() { 16 } else { 8 }, vgpr_inputs: vec![SystemValue::LocalIdX] };
+    // The vectors are RDNA2 code: the gfx10.3 dot products decode too (fixtures/rdna/HARNESS.md).
+    let opts = Options {
+        wave64: wave == 64,
+        mode,
+        user_sgprs: if bvh.is_some() { 16 } else { 8 },
+        vgpr_inputs: vec![SystemValue::LocalIdX],
+        gfx10_3_dot: true,
+    };
     let f = match lift(Isa::Gfx1013, &bytes, 0, &opts) {
         Ok(f) => f,
         Err(e) => return fail(name, wave, table, lanes_total, e.to_string()),
@@ -385,7 +392,7 @@ fn run_buffer_format(t: &Json, name: &str, wave: u32, code_key: &str, table: &st
     let Some(mode) = table_mode(h, table, main) else {
         return fail(name, wave, table, lanes_total, format!("no float_mode_{table} names the mode of this table"));
     };
-    let opts = Options { wave64: wave == 64, mode, user_sgprs, vgpr_inputs: vec![SystemValue::LocalIdX] };
+    let opts = Options { wave64: wave == 64, mode, user_sgprs, vgpr_inputs: vec![SystemValue::LocalIdX], gfx10_3_dot: true };
     let f = match lift(Isa::Gfx1013, &bytes, 0, &opts) {
         Ok(f) => f,
         Err(e) => return fail(name, wave, table, lanes_total, e.to_string()),

@@ -323,6 +323,11 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
                 if tys[0] != ty || tys[1] != Type::I32 || ty != Type::S(Scalar::F(crate::soft::FFmt::F64)) {
                     return e("ftwooverpi takes an f64 of the result type and an i32");
                 }
+            } else if fo.kind == FloatKind::Dot2 {
+                let pair = Type::V(Scalar::F(crate::soft::FFmt::F16), 2);
+                if tys[0] != pair || tys[1] != pair || tys[2] != ty || ty != Type::F32 {
+                    return e("fdot2 takes two <2 x f16> and an f32, and gives f32");
+                }
             } else if fo.kind == FloatKind::Ldexp {
                 if tys[0] != ty || tys[1] != Type::I32 || ty.lanes() != 1 {
                     return e("fldexp takes a scalar float of the result type and an i32");

@@ -2,6 +2,7 @@
 //! Printing lives with each generation (`crate::gfx10`, `crate::gfx12`).
 
 pub mod build;
+pub mod dot_ext;
 pub mod formats;
 pub mod model;
 pub mod operands;

@@ -41,6 +41,9 @@ pub enum FloatKind {
     TwoOverPiSlice,
     /// Cube-map coordinate of the direction (a, b, c) = (x, y, z) ([`CubeKind`]).
     Cube(CubeKind),
+    /// a.lo × b.lo + a.hi × b.hi + c with one rounding: a and b are `<2 x f16>`, c and the
+    /// result f32 ([`soft::dot::dot2`]).
+    Dot2,
 }
 
 /// What a cube-map op gives for a direction (x, y, z). The major axis is z when
@@ -117,7 +120,7 @@ impl FloatKind {
     /// Number of operands.
     pub const fn arity(self) -> usize {
         match self {
-            FloatKind::Fma | FloatKind::Cube(_) => 3,
+            FloatKind::Fma | FloatKind::Cube(_) | FloatKind::Dot2 => 3,
             FloatKind::Sqrt
             | FloatKind::RoundInt
             | FloatKind::Canon
@@ -149,9 +152,11 @@ impl FloatKind {
             FloatKind::FrexpMant => "ffrexpmant",
             FloatKind::TwoOverPiSlice => "ftwooverpi",
             FloatKind::Cube(k) => k.name(),
+            FloatKind::Dot2 => "fdot2",
         }
     }
-    const ALL: [FloatKind; 23] = [
+    const ALL: [FloatKind; 24] = [
+        FloatKind::Dot2,
         FloatKind::Cube(CubeKind::Face),
         FloatKind::Cube(CubeKind::S),
         FloatKind::Cube(CubeKind::T),
@@ -261,6 +266,7 @@ impl FloatOp {
             FloatKind::FrexpMant => soft::frexp_mant(fmt, m, a),
             FloatKind::TwoOverPiSlice => soft::trig::two_over_pi_slice(m, a, b as u32),
             FloatKind::Cube(k) => cube(fmt, m, k, a, b, c),
+            FloatKind::Dot2 => soft::dot::dot2(FFmt::F16, fmt, m, a, b, c),
             FloatKind::Canon | FloatKind::Abs | FloatKind::Neg => {
                 let mut x = a & fmt.all_mask();
                 if m.ftz_in {

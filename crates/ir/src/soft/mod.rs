@@ -3,6 +3,7 @@
 
 pub mod approx;
 pub mod divide;
+pub mod dot;
 pub mod trig;
 
 use std::cmp::Ordering;

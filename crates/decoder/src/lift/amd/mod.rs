@@ -13,6 +13,7 @@
 
 mod cube;
 mod cvt16;
+mod dot;
 mod ds;
 mod gfx12;
 mod gfx12_alu;
@@ -68,6 +69,9 @@ pub struct Options {
     pub user_sgprs: u32,
     /// VGPRs loaded with system values at entry, in order (v0 = the first).
     pub vgpr_inputs: Vec<SystemValue>,
+    /// gfx1013 code may hold the gfx10.3 dot-product instructions (RDNA2 code, such as the
+    /// hardware vectors'; [`crate::amd::dot_ext`]).
+    pub gfx10_3_dot: bool,
 }
 
 /// A per-lane system value a dispatcher loads into a VGPR.
@@ -80,7 +84,7 @@ pub enum SystemValue {
 impl Default for Options {
     fn default() -> Self {
         // MODE 0xc0 with DX10_CLAMP: f32 denormals flushed, f16/f64 kept, IEEE off.
-        Options { wave64: false, mode: 0xc0 | 1 << 8, user_sgprs: 0, vgpr_inputs: vec![SystemValue::LocalIdX] }
+        Options { wave64: false, mode: 0xc0 | 1 << 8, user_sgprs: 0, vgpr_inputs: vec![SystemValue::LocalIdX], gfx10_3_dot: false }
     }
 }
 
@@ -96,7 +100,8 @@ const SCC: u16 = 1000;
 /// Lift a program given as code bytes (entry at the first byte) into one IR function.
 pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function, LiftError> {
     check_isa(isa, base)?;
-    let plugin = isa.plugin();
+    let plugin: &dyn crate::IsaPlugin =
+        if opts.gfx10_3_dot && isa == Isa::Gfx1013 { &crate::amd::dot_ext::GFX10_DOT } else { isa.plugin() };
     let mut insts = Vec::new();
     let mut off = 0usize;
     while off < code.len() {
@@ -503,6 +508,9 @@ impl Cx<'_> {
             }
         }
         if let Some(r) = smem::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = dot::lift(self, at, name) {
             return r;
         }
         if let Some(r) = flat::lift(self, at, name) {
