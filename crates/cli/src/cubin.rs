@@ -8,6 +8,7 @@
 use crate::Failure;
 use isabridge_decoder::elf::nvinfo::KernelAbi;
 use isabridge_decoder::lift::sm86::{self, Options, SystemValue};
+use isabridge_decoder::lift::sm50;
 use isabridge_decoder::Isa;
 use isabridge_ir::interp::{self, Config, Input, Memory};
 use isabridge_ir::Function;
@@ -44,7 +45,8 @@ pub fn lift_kernel(isa: Isa, bytes: &[u8], k: &KernelAbi) -> Result<Function, Fa
     let code = kernel_code(bytes, k)?;
     match isa {
         Isa::Sm86 => sm86::lift(isa, code, 0, &Options::default()).map_err(|e| format!("{}: {e}", k.name).into()),
-        _ => Err(format!("{}: {} kernels do not lift yet (sm_86 does)", k.name, isa.name()).into()),
+        Isa::Sm50 => sm50::lift(isa, code, 0, &Options::default()).map_err(|e| format!("{}: {e}", k.name).into()),
+        _ => Err(format!("{}: {} kernels do not lift yet (sm_50 and sm_86 do)", k.name, isa.name()).into()),
     }
 }
 
@@ -118,7 +120,15 @@ pub fn launch(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Vec<(u
                         _ => Input::Uniform(0),
                     })
                     .collect();
-                let mem = Memory { global, constant: vec![cbank.clone()], shared: vec![0; k.shared_bytes as usize] };
+                let mut constant = vec![cbank.clone()];
+                for (n, bytes) in &k.constant_banks {
+                    let n = *n as usize;
+                    if constant.len() <= n {
+                        constant.resize(n + 1, Vec::new());
+                    }
+                    constant[n] = bytes.clone();
+                }
+                let mem = Memory { global, constant, shared: vec![0; k.shared_bytes as usize] };
                 let out = interp::run(f, &cfg, &inputs, mem).map_err(|e| format!("{} block ({x},{y},{z}): {e}", k.name))?;
                 global = out.memory.global;
             }

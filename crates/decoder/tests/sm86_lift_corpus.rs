@@ -1,16 +1,17 @@
-//! Every instruction of the NVIDIA sm_86 corpus (fixtures/nvidia/ref, nvdisasm 12.8), lifted one
-//! at a time: how many lift, and which do not, each with the lifter's reason. The list is pinned
+//! Every instruction of the NVIDIA sm_86 and sm_50 corpora (fixtures/nvidia/ref, nvdisasm 12.8),
+//! lifted one at a time by the ISA's lifter: how many lift, and which do not, each with the lifter's reason. The list is pinned
 //! exactly in fixtures/nvidia/lift/unsupported.tsv: an instruction that lifted before and fails
 //! now is a regression, and one that lifts now leaves the list. `ISABRIDGE_UPDATE_LIFT_COUNTS=1`
 //! rewrites the file (read the diff before committing it).
 
-use isabridge_decoder::lift::sm86::{lift_one, Options};
+use isabridge_decoder::lift::sm86::Options;
+use isabridge_decoder::lift::{sm50, sm86};
 use isabridge_decoder::lift::LiftError;
 use isabridge_decoder::Isa;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-const TARGETS: [(&str, Isa); 1] = [("sm86", Isa::Sm86)];
+const TARGETS: [(&str, Isa); 2] = [("sm86", Isa::Sm86), ("sm50", Isa::Sm50)];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -46,7 +47,11 @@ fn count(target: &str, isa: Isa) -> Count {
             let text = r["text"].as_str().unwrap();
             let mnemonic = text.split_whitespace().find(|w| !w.starts_with('@')).unwrap_or("").to_string();
             c.total += 1;
-            match lift_one(isa, &bytes, addr, &opts) {
+            let lifted = match isa {
+                Isa::Sm50 => sm50::lift_one(isa, &bytes, addr, &opts),
+                _ => sm86::lift_one(isa, &bytes, addr, &opts),
+            };
+            match lifted {
                 Ok(n) => {
                     assert_eq!(n, bytes.len(), "{target} {text}");
                     c.lifted += 1;

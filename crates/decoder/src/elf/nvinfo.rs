@@ -51,6 +51,9 @@ pub struct KernelAbi {
     pub registers: u32,
     /// Local memory frame per thread in bytes.
     pub frame_bytes: u32,
+    /// The compiler's constant banks (`.nv.constant<N>.<name>`, N not 0): bank number and
+    /// bytes (sm_50 code reads its literal tables from bank 2).
+    pub constant_banks: Vec<(u8, Vec<u8>)>,
 }
 
 struct Section<'a> {
@@ -181,6 +184,7 @@ pub fn cuda_kernels(bytes: &[u8]) -> Result<Vec<KernelAbi>, ElfError> {
             shared_bytes: 0,
             registers: s.info >> 24,
             frame_bytes: 0,
+            constant_banks: Vec::new(),
         };
         for t in &secs {
             if t.name.strip_prefix(".nv.shared.") == Some(name) {
@@ -188,6 +192,13 @@ pub fn cuda_kernels(bytes: &[u8]) -> Result<Vec<KernelAbi>, ElfError> {
             }
             if t.name.strip_prefix(".nv.constant0.") == Some(name) {
                 k.cbank0_bytes = u32::try_from(t.size).unwrap_or(u32::MAX);
+            }
+            if let Some((bank, rest)) = t.name.strip_prefix(".nv.constant").and_then(|r| r.split_once('.')) {
+                if rest == name && bank != "0" {
+                    if let Ok(n) = bank.parse::<u8>() {
+                        k.constant_banks.push((n, t.data.to_vec()));
+                    }
+                }
             }
         }
         if let Some(info) = secs.iter().find(|t| t.name.strip_prefix(".nv.info.") == Some(name)) {

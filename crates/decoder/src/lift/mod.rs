@@ -6,6 +6,7 @@
 //! Anything it does not know is a [`LiftError`] naming the ISA, the address and the instruction.
 
 pub mod amd;
+pub mod sm50;
 pub mod sm86;
 
 use crate::Isa;

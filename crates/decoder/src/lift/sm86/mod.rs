@@ -15,16 +15,16 @@
 //! constant-bank reads (`mov.rs`), memory, atomics and fences (`mem.rs`), reconvergence,
 //! warp ops and barriers (`control.rs`).
 
-mod control;
-mod conv;
-mod float32;
-mod float64;
-mod half;
-mod int;
-mod mem;
-mod mov;
-mod mufu;
-mod pred;
+pub(crate) mod control;
+pub(crate) mod conv;
+pub(crate) mod float32;
+pub(crate) mod float64;
+pub(crate) mod half;
+pub(crate) mod int;
+pub(crate) mod mem;
+pub(crate) mod mov;
+pub(crate) mod mufu;
+pub(crate) mod pred;
 mod system;
 
 use super::LiftError;
@@ -356,7 +356,7 @@ pub(crate) struct At<'a> {
 }
 
 impl<'a> At<'a> {
-    fn new(inst: &'a Inst, d: &'a Decoded) -> At<'a> {
+    pub(crate) fn new(inst: &'a Inst, d: &'a Decoded) -> At<'a> {
         At { inst, d, sfx: suffixes(inst, d) }
     }
     /// Whether the mnemonic has suffix `s`.
@@ -405,7 +405,12 @@ pub(crate) struct Cx<'f> {
     pub guard: Option<Value>,
 }
 
-impl Cx<'_> {
+impl<'f> Cx<'f> {
+    /// A context building `f` at `block` (the sm_50 lifter shares it).
+    pub(crate) fn new(f: &'f mut Function, block: Block, isa: Isa) -> Cx<'f> {
+        Cx { f, block, isa, regs: HashMap::new(), guard: None }
+    }
+
     /// A builder at the current block.
     pub fn b(&mut self) -> Builder<'_> {
         Builder::new(self.f, self.block)
@@ -417,7 +422,7 @@ impl Cx<'_> {
     }
 
     /// Load the input registers from the parameters after the system values.
-    fn prologue(&mut self, opts: &Options) {
+    pub(crate) fn prologue(&mut self, opts: &Options) {
         for (i, key) in opts.reg_inputs.iter().enumerate() {
             let r = self.reg(*key);
             let ty = self.f.reg_ty(r).unwrap_or(Type::I32);
@@ -493,7 +498,7 @@ impl Cx<'_> {
     }
 
     /// Compute the current instruction's guard (None when unguarded).
-    fn set_guard(&mut self, at: &At) -> Result<(), LiftError> {
+    pub(crate) fn set_guard(&mut self, at: &At) -> Result<(), LiftError> {
         self.guard = None;
         if let Some(g) = at.inst.guard {
             let key = match g.reg.class {

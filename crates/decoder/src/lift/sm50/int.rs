@@ -1,0 +1,424 @@
+//! The Maxwell integer ALU: IADD / IADD32I (`.PO`, `.SAT`, carry in `.X` and out `.CC`),
+//! ISCADD / ISCADD32I, IADD3 (`.RS` / `.LS`, `.X`), SHL, SHR, BFE, BFI (the field as
+//! `position | length << 8`), SHF, LOP / LOP32I (`~` operands, `.NZ` / `.Z` predicate results),
+//! LOP3.LUT, ICMP, ISETP (`.X` chains are typed errors; the rest is sm_86's ISETP), PSETP,
+//! MOV32I.
+//!
+//! Carries: a source negated with `-` adds as `~x + 1` in 33 bits (so `-0` carries out, as a
+//! subtraction without borrow does); the carry out is bit 32 of the sum and goes to the
+//! condition code's carry flag ([`CC_CARRY`]), which `.X` adds in.
+
+use super::{marked, reads_cc, writes_cc, CC_CARRY};
+use crate::lift::sm86::{self, At, Cx};
+use crate::lift::LiftError;
+use crate::operand::{Operand, OperandKind, RegClass, SpecialReg};
+use isabridge_ir::ops::conv::ConvOp;
+use isabridge_ir::ops::int::{ICmp, IntOp, Overflow, ShiftRule};
+use isabridge_ir::{Type, Value};
+
+/// Lift `at` if it belongs to this family.
+pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftError>> {
+    Some(match name {
+        "IADD" | "IADD32I" => iadd(cx, at),
+        "ISCADD" | "ISCADD32I" => iscadd(cx, at),
+        "IADD3" => iadd3(cx, at),
+        "SHL" | "SHR" => shift(cx, at, name == "SHL"),
+        "BFE" => bfe(cx, at),
+        "SHF" => shf(cx, at),
+        "BFI" => bfi(cx, at),
+        "LOP" | "LOP32I" => lop(cx, at),
+        "LOP3" => lop3(cx, at),
+        "ICMP" => icmp(cx, at),
+        "ISETP" => isetp(cx, at),
+        "PSETP" => psetp(cx, at),
+        "MOV32I" => mov32i(cx, at),
+        _ => return None,
+    })
+}
+
+fn is_pred(o: &Operand) -> bool {
+    matches!(o.kind, OperandKind::Reg(r) if r.class == RegClass::P) || matches!(o.kind, OperandKind::Special { reg: SpecialReg::Pt, .. })
+}
+
+/// A 32-bit source with `~` applied (also the template's `.INV` on an immediate).
+fn src_not(cx: &mut Cx, at: &At, op: &Operand) -> Result<Value, LiftError> {
+    let mut v = cx.word(at, op, 0)?;
+    if op.mods.not || marked(at, op.field, ".INV") {
+        v = cx.b().int(IntOp::Not, Type::I32, &[v]);
+    }
+    Ok(v)
+}
+
+/// Whether a source is negated (`-x`, or the template's `.NEG` on an immediate).
+fn negated(at: &At, op: &Operand) -> bool {
+    op.mods.neg || (matches!(op.kind, OperandKind::Imm(_)) && marked(at, op.field, ".NEG"))
+}
+
+/// A source as a 33-bit adder term in an i64 (see the module comment).
+fn term(cx: &mut Cx, at: &At, op: &Operand) -> Result<Value, LiftError> {
+    let neg = negated(at, op);
+    let mut v = cx.word(at, op, 0)?;
+    if op.mods.not || neg {
+        v = cx.b().int(IntOp::Not, Type::I32, &[v]);
+    }
+    let w = cx.b().conv(ConvOp::IToI { signed: false }, Type::I64, v);
+    if neg {
+        let one = cx.k(Type::I64, 1);
+        return Ok(cx.b().int(IntOp::Add(Overflow::Wrap), Type::I64, &[w, one]));
+    }
+    Ok(w)
+}
+
+fn add64(cx: &mut Cx, a: Value, b: Value) -> Value {
+    cx.b().int(IntOp::Add(Overflow::Wrap), Type::I64, &[a, b])
+}
+
+/// The carry flag as an i64 0 / 1.
+fn carry_in(cx: &mut Cx) -> Value {
+    let c = cx.rd(CC_CARRY);
+    cx.b().conv(ConvOp::IToI { signed: false }, Type::I64, c)
+}
+
+/// Write the low word of an i64 sum to `d` and, with a `.CC` destination, bit 32 to the carry
+/// flag.
+fn def_sum(cx: &mut Cx, at: &At, d: &Operand, s: Value) -> Result<(), LiftError> {
+    let (lo, hi) = cx.split64(s);
+    cx.def32(at, d, lo)?;
+    if writes_cc(at) {
+        let one = cx.k32(1);
+        let c = cx.b().int(IntOp::And, Type::I32, &[hi, one]);
+        cx.wr(CC_CARRY, c);
+    }
+    Ok(())
+}
+
+/// Carry-in checks: `.X` adds the carry flag; a negated source with it is not derived.
+fn with_x(cx: &mut Cx, at: &At, srcs: &[&Operand], s: Value) -> Result<Value, LiftError> {
+    if !(at.has("X") || reads_cc(at)) {
+        return Ok(s);
+    }
+    if srcs.iter().any(|o| negated(at, o)) {
+        return Err(cx.unsupported(at, "a negated source with a carry in"));
+    }
+    let c = carry_in(cx);
+    Ok(add64(cx, s, c))
+}
+
+/// IADD[32I][.PO][.SAT][.X] d[.CC], a, b: a + b (+ 1 with `.PO`, + the carry with `.X`);
+/// `.SAT` clamps the signed sum to the i32 range.
+fn iadd(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let (dsts, srcs) = (at.dsts(), at.srcs());
+    let srcs: Vec<&Operand> = srcs.into_iter().filter(|o| !super::is_cc(o)).collect();
+    if dsts.len() != 1 || srcs.len() != 2 {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    if at.has("SAT") {
+        if at.has("X") || at.has("PO") || writes_cc(at) || reads_cc(at) {
+            return Err(cx.unsupported(at, "IADD.SAT with a carry or .PO"));
+        }
+        let mut t = Vec::new();
+        for o in &srcs {
+            let v = cx.word(at, o, 0)?;
+            let v = cx.b().conv(ConvOp::IToI { signed: true }, Type::I64, v);
+            t.push(if negated(at, o) { cx.b().int(IntOp::Neg, Type::I64, &[v]) } else { v });
+        }
+        let s = add64(cx, t[0], t[1]);
+        let lo = cx.k(Type::I64, i32::MIN as i64 as u64);
+        let hi = cx.k(Type::I64, i32::MAX as u64);
+        let s = cx.b().int(IntOp::Max(true), Type::I64, &[s, lo]);
+        let s = cx.b().int(IntOp::Min(true), Type::I64, &[s, hi]);
+        let r = cx.b().conv(ConvOp::IToI { signed: false }, Type::I32, s);
+        return cx.def32(at, dsts[0], r);
+    }
+    let a = term(cx, at, srcs[0])?;
+    let b = term(cx, at, srcs[1])?;
+    let mut s = add64(cx, a, b);
+    if at.has("PO") {
+        let one = cx.k(Type::I64, 1);
+        s = add64(cx, s, one);
+    }
+    let s = with_x(cx, at, &srcs, s)?;
+    def_sum(cx, at, dsts[0], s)
+}
+
+/// ISCADD[32I] d[.CC], a, b, n: (a << n) + b.
+fn iscadd(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let (dsts, srcs) = (at.dsts(), at.srcs());
+    let srcs: Vec<&Operand> = srcs.into_iter().filter(|o| !super::is_cc(o)).collect();
+    if dsts.len() != 1 || srcs.len() != 3 || at.has("PO") || reads_cc(at) {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    let OperandKind::Imm(n) = srcs[2].kind else { return Err(cx.unsupported(at, "shift operand")) };
+    let a = cx.word(at, srcs[0], 0)?;
+    let k = cx.k32(n as u32 & 31);
+    let a = cx.b().int(IntOp::Shl(ShiftRule::Clamp), Type::I32, &[a, k]);
+    let a = if negated(at, srcs[0]) {
+        let na = cx.b().int(IntOp::Not, Type::I32, &[a]);
+        let w = cx.b().conv(ConvOp::IToI { signed: false }, Type::I64, na);
+        let one = cx.k(Type::I64, 1);
+        add64(cx, w, one)
+    } else {
+        cx.b().conv(ConvOp::IToI { signed: false }, Type::I64, a)
+    };
+    let b = term(cx, at, srcs[1])?;
+    let s = add64(cx, a, b);
+    def_sum(cx, at, dsts[0], s)
+}
+
+/// IADD3[.X][.RS|.LS] d, a, b, c: a + b + c (+ the carry with `.X`); `.RS` adds c to the 34-bit
+/// sum a + b shifted right by 16, `.LS` to it shifted left by 16.
+fn iadd3(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let (dsts, srcs) = (at.dsts(), at.srcs());
+    let srcs: Vec<&Operand> = srcs.into_iter().filter(|o| !super::is_cc(o)).collect();
+    if dsts.len() != 1 || srcs.len() != 3 {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    if writes_cc(at) {
+        return Err(cx.unsupported(at, "IADD3 carry out"));
+    }
+    for f in ["SEL_RA", "SEL_RB", "SEL_RC"] {
+        if at.inst.named(f).unwrap_or(0) != 0 {
+            return Err(cx.unsupported(at, "IADD3 half-word source selects"));
+        }
+    }
+    let a = term(cx, at, srcs[0])?;
+    let b = term(cx, at, srcs[1])?;
+    let c = term(cx, at, srcs[2])?;
+    let mut ab = add64(cx, a, b);
+    let shifted = at.has("RS") || at.has("LS");
+    if shifted && (at.has("X") || reads_cc(at)) {
+        return Err(cx.unsupported(at, "IADD3 shift with a carry in"));
+    }
+    if at.has("RS") {
+        let k = cx.k(Type::I64, 16);
+        ab = cx.b().int(IntOp::Shr(false, ShiftRule::Clamp), Type::I64, &[ab, k]);
+    } else if at.has("LS") {
+        let k = cx.k(Type::I64, 16);
+        ab = cx.b().int(IntOp::Shl(ShiftRule::Clamp), Type::I64, &[ab, k]);
+    }
+    let s = add64(cx, ab, c);
+    let s = with_x(cx, at, &srcs, s)?;
+    def_sum(cx, at, dsts[0], s)
+}
+
+/// SHL[.W] d, a, n / SHR[.U32][.W] d, a, n: shifts by n, clamped at 32 (`.W`: n modulo 32);
+/// SHR is arithmetic unless `.U32`.
+fn shift(cx: &mut Cx, at: &At, left: bool) -> Result<(), LiftError> {
+    let (dsts, srcs) = (at.dsts(), at.srcs());
+    if dsts.len() != 1 || srcs.len() != 2 || at.has("X") || at.has("BREV") || writes_cc(at) || reads_cc(at) {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    let a = cx.word(at, srcs[0], 0)?;
+    let n = cx.word(at, srcs[1], 0)?;
+    let rule = if at.has("W") { ShiftRule::Wrap } else { ShiftRule::Clamp };
+    let op = if left { IntOp::Shl(rule) } else { IntOp::Shr(!at.has("U32"), rule) };
+    let r = cx.b().int(op, Type::I32, &[a, n]);
+    cx.def32(at, dsts[0], r)
+}
+
+/// SHF.L[.W] d, a, n, c: the high word of c:a shifted left by n; SHF.R[.W] d, a, n, c: the
+/// low word of c:a shifted right by n (n clamped at 32, or modulo 32 with `.W`). The typed
+/// forms (`.S32`, `.U64`, `.HI`, ...) are typed errors.
+fn shf(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let (dsts, srcs) = (at.dsts(), at.srcs());
+    if dsts.len() != 1 || srcs.len() != 3 || writes_cc(at) || reads_cc(at) || at.has("X") {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    if let Some(t) = at.one_of(&["U32", "S32", "U64", "S64", "HI"]) {
+        return Err(cx.unsupported(at, &format!("SHF .{t}")));
+    }
+    let a = cx.word(at, srcs[0], 0)?;
+    let n = cx.word(at, srcs[1], 0)?;
+    let c = cx.word(at, srcs[2], 0)?;
+    let rule = if at.has("W") { ShiftRule::Wrap } else { ShiftRule::Clamp };
+    let op = match at.one_of(&["L", "R"]) {
+        Some("L") => IntOp::ShfL(rule),
+        Some(_) => IntOp::ShfR(rule),
+        None => return Err(cx.unsupported(at, "SHF direction")),
+    };
+    let r = cx.b().int(op, Type::I32, &[a, c, n]);
+    cx.def32(at, dsts[0], r)
+}
+
+/// The position (bits 0-7) and length (bits 8-15) of a packed field operand.
+fn field_of(cx: &mut Cx, b: Value) -> (Value, Value) {
+    let m = cx.k32(0xff);
+    let pos = cx.b().int(IntOp::And, Type::I32, &[b, m]);
+    let eight = cx.k32(8);
+    let l = cx.b().int(IntOp::Shr(false, ShiftRule::Clamp), Type::I32, &[b, eight]);
+    let len = cx.b().int(IntOp::And, Type::I32, &[l, m]);
+    (pos, len)
+}
+
+/// BFE[.U32][.BREV] d, a, f: the field f of a (bit-reversed first with `.BREV`),
+/// sign-extended unless `.U32`.
+fn bfe(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let (dsts, srcs) = (at.dsts(), at.srcs());
+    if dsts.len() != 1 || srcs.len() != 2 || writes_cc(at) {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    let mut a = cx.word(at, srcs[0], 0)?;
+    if at.has("BREV") {
+        a = cx.b().int(IntOp::Brev, Type::I32, &[a]);
+    }
+    let f = cx.word(at, srcs[1], 0)?;
+    let (pos, len) = field_of(cx, f);
+    let r = cx.b().int(IntOp::Bfe(!at.has("U32")), Type::I32, &[a, pos, len]);
+    cx.def32(at, dsts[0], r)
+}
+
+/// BFI d, a, f, c: c with field f replaced by the low bits of a.
+fn bfi(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let (dsts, srcs) = (at.dsts(), at.srcs());
+    if dsts.len() != 1 || srcs.len() != 3 || writes_cc(at) {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    let a = cx.word(at, srcs[0], 0)?;
+    let f = cx.word(at, srcs[1], 0)?;
+    let c = cx.word(at, srcs[2], 0)?;
+    let (pos, len) = field_of(cx, f);
+    let r = cx.b().ins(isabridge_ir::ops::Op::Int(IntOp::Bfi), &[a, c, pos, len], Some(Type::I32));
+    cx.def32(at, dsts[0], r)
+}
+
+/// The predicate result of a `.NZ` / `.Z` logic op (None without one).
+fn pred_result(cx: &mut Cx, at: &At, r: Value) -> Result<Option<Value>, LiftError> {
+    let zero = cx.k32(0);
+    Ok(match at.one_of(&["NZ", "Z", "T", "F"]) {
+        Some("NZ") => Some(cx.b().int(IntOp::Cmp(ICmp::Ne), Type::I32, &[r, zero])),
+        Some("Z") => Some(cx.b().int(IntOp::Cmp(ICmp::Eq), Type::I32, &[r, zero])),
+        Some(s) => return Err(cx.unsupported(at, &format!("predicate mode .{s}"))),
+        None => None,
+    })
+}
+
+/// The explicit operands: an optional predicate destination, the register destination (the
+/// model lists it among the sources when a predicate one comes first: `LOP.AND.NZ P0, RZ, R3,
+/// R2`), then the sources.
+fn logic_operands<'a>(at: &At<'a>) -> (Option<&'a Operand>, Option<&'a Operand>, Vec<&'a Operand>) {
+    let ops: Vec<&Operand> = at.inst.explicit().filter(|o| !super::is_cc(o)).collect();
+    match ops.split_first() {
+        Some((p, rest)) if is_pred(p) => match rest.split_first() {
+            Some((d, srcs)) => (Some(p), Some(d), srcs.to_vec()),
+            None => (Some(p), None, Vec::new()),
+        },
+        Some((d, srcs)) => (None, Some(d), srcs.to_vec()),
+        None => (None, None, Vec::new()),
+    }
+}
+
+/// LOP[32I].{AND,OR,XOR,PASS_B}[.NZ|.Z] [P,] d, a, b.
+fn lop(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let (p, d, srcs) = logic_operands(at);
+    let Some(d) = d else { return Err(cx.unsupported(at, "operand shape")) };
+    if srcs.len() != 2 || at.has("X") || writes_cc(at) || reads_cc(at) {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    let a = src_not(cx, at, srcs[0])?;
+    let b = src_not(cx, at, srcs[1])?;
+    let r = match at.one_of(&["AND", "OR", "XOR", "PASS_B"]) {
+        Some("AND") => cx.b().int(IntOp::And, Type::I32, &[a, b]),
+        Some("OR") => cx.b().int(IntOp::Or, Type::I32, &[a, b]),
+        Some("XOR") => cx.b().int(IntOp::Xor, Type::I32, &[a, b]),
+        Some(_) => b,
+        None => return Err(cx.unsupported(at, "logic operation")),
+    };
+    let pr = pred_result(cx, at, r)?;
+    if let (Some(p), Some(v)) = (p, pr) {
+        cx.def_pred(at, p, v)?;
+    }
+    cx.def32(at, d, r)
+}
+
+/// LOP3.LUT[.NZ|.Z] [P,] d, a, b, c, lut: the truth table lut of a, b, c.
+fn lop3(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let (p, d, srcs) = logic_operands(at);
+    let Some(d) = d else { return Err(cx.unsupported(at, "operand shape")) };
+    if srcs.len() != 4 || at.has("X") || writes_cc(at) || reads_cc(at) {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    let OperandKind::Imm(lut) = srcs[3].kind else { return Err(cx.unsupported(at, "LUT operand")) };
+    let a = src_not(cx, at, srcs[0])?;
+    let b = src_not(cx, at, srcs[1])?;
+    let c = src_not(cx, at, srcs[2])?;
+    let r = cx.b().int(IntOp::Lop3(lut as u8), Type::I32, &[a, b, c]);
+    let pr = pred_result(cx, at, r)?;
+    if let (Some(p), Some(v)) = (p, pr) {
+        cx.def_pred(at, p, v)?;
+    }
+    cx.def32(at, d, r)
+}
+
+/// ICMP.cmp[.U32] d, a, b, c: (c cmp 0) ? a : b.
+fn icmp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let (dsts, srcs) = (at.dsts(), at.srcs());
+    if dsts.len() != 1 || srcs.len() != 3 {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    let signed = !at.has("U32");
+    let cmp = match at.one_of(&["LT", "EQ", "LE", "GT", "NE", "GE"]) {
+        Some("LT") => if signed { ICmp::Slt } else { ICmp::Ult },
+        Some("EQ") => ICmp::Eq,
+        Some("LE") => if signed { ICmp::Sle } else { ICmp::Ule },
+        Some("GT") => if signed { ICmp::Sgt } else { ICmp::Ugt },
+        Some("NE") => ICmp::Ne,
+        Some("GE") => if signed { ICmp::Sge } else { ICmp::Uge },
+        _ => return Err(cx.unsupported(at, "compare")),
+    };
+    let a = cx.word(at, srcs[0], 0)?;
+    let b = cx.word(at, srcs[1], 0)?;
+    let c = cx.word(at, srcs[2], 0)?;
+    let zero = cx.k32(0);
+    let t = cx.b().int(IntOp::Cmp(cmp), Type::I32, &[c, zero]);
+    let r = cx.b().select(Type::I32, t, a, b);
+    cx.def32(at, dsts[0], r)
+}
+
+/// ISETP: sm_86's, except the `.X` forms (64-bit compares through the condition code).
+fn isetp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    if at.has("X") || reads_cc(at) || writes_cc(at) {
+        return Err(cx.unsupported(at, "ISETP.X (a compare through the condition code)"));
+    }
+    sm86::int::lift(cx, at, "ISETP").unwrap_or_else(|| Err(cx.unsupported(at, "ISETP")))
+}
+
+/// PSETP.bop1.bop2 Pd, Pq, a, b, c: r = a bop1 b; Pd = r bop2 c, Pq = !r bop2 c.
+fn psetp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let ops: Vec<&Operand> = at.inst.explicit().collect();
+    let [pd, pq, a, b, c] = ops[..] else { return Err(cx.unsupported(at, "operand shape")) };
+    let bops: Vec<IntOp> = at
+        .sfx
+        .iter()
+        .filter_map(|s| match *s {
+            "AND" => Some(IntOp::And),
+            "OR" => Some(IntOp::Or),
+            "XOR" => Some(IntOp::Xor),
+            _ => None,
+        })
+        .collect();
+    let [b1, b2] = bops[..] else { return Err(cx.unsupported(at, "PSETP operations")) };
+    let a = cx.pred(at, a)?;
+    let b = cx.pred(at, b)?;
+    let c = cx.pred(at, c)?;
+    let r = cx.b().int(b1, Type::B1, &[a, b]);
+    let p = cx.b().int(b2, Type::B1, &[r, c]);
+    let nr = cx.not1(r);
+    let q = cx.b().int(b2, Type::B1, &[nr, c]);
+    cx.def_pred(at, pd, p)?;
+    cx.def_pred(at, pq, q)
+}
+
+/// MOV32I d, imm [, lane mask].
+fn mov32i(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let (dsts, srcs) = (at.dsts(), at.srcs());
+    if dsts.len() != 1 || srcs.is_empty() {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    if let Some(OperandKind::Imm(m)) = srcs.get(1).map(|o| o.kind) {
+        if m & 0xf != 0xf {
+            return Err(cx.unsupported(at, "MOV32I with a partial lane mask"));
+        }
+    }
+    let v = cx.word(at, srcs[0], 0)?;
+    cx.def32(at, dsts[0], v)
+}

@@ -1,0 +1,362 @@
+//! The sm_50 (Maxwell) lifter: a lanes-model IR function like the sm_86 one, on the same
+//! lifting context (`sm86::Cx`: registers R0-R254 and P0-P6, the guard as a per-lane select,
+//! constant bank 0 for kernel parameters, special registers as [`SystemValue`] parameters).
+//!
+//! What differs from sm_86 lives here:
+//! - Reconvergence through a per-warp stack: `SSY L` / `PBK L` / `PCNT L` push a region that
+//!   ends at L, and `SYNC` / `BRK` / `CONT` send the lanes there (`control.rs`). Each region is
+//!   an IR convergence region (`converge.open` where it is pushed, `converge.join` at L); the
+//!   region a `SYNC` / `BRK` / `CONT` pops is the innermost one of its kind whose code range
+//!   (from the push to L) holds it, the regions inside it are left first.
+//! - `CAL L` / `RET`: the return address is on the same hardware stack; here it is a per-lane
+//!   register ([`RET_STACK`]) holding the numbers of the pending return sites, eight bits each.
+//! - The condition code's carry flag ([`CC_CARRY`]): `.CC` destinations write it and `.X`
+//!   instructions read it (the model lists CC as an implicit operand). Other flags and other
+//!   readers are typed errors.
+//! - Families, one file each: XMAD (`xmad.rs`), the Maxwell integer ALU (`int.rs`: IADD,
+//!   IADD32I, ISCADD, IADD3, SHL, SHR, BFE, BFI, LOP, LOP32I, LOP3, ICMP, ISETP with `.X`, PSETP,
+//!   MOV32I), floats (`float.rs`: FSET, RRO, FADD32I / FMUL32I, DMNMX), conversions sm_86
+//!   spells differently (`conv.rs`: I2F, F2F to an integral value), control
+//!   (`control.rs`). Instructions whose operands and meaning are the same as on sm_86 (FADD,
+//!   FFMA, FSETP, MUFU, conversions, f64 arithmetic, memory, SHFL, VOTE, ...) go to the sm_86
+//!   families.
+
+mod control;
+mod conv;
+mod float;
+mod int;
+mod xmad;
+
+use super::sm86::{self, At, Cx};
+use super::sm86::{target, unsupported_at};
+use super::LiftError;
+use crate::operand::{Flow, Inst, Operand, OperandKind, SpecialReg};
+use crate::spec::NvPiece;
+use crate::{Decoded, Isa};
+use isabridge_ir::ir::{Block, ExecModel, Function};
+use isabridge_ir::Value;
+use std::collections::{BTreeSet, HashMap};
+
+pub use super::sm86::{Options, SystemValue};
+
+/// Register key of the condition code's carry flag (an i32, 0 or 1): `.CC` writes it, `.X`
+/// reads it.
+pub const CC_CARRY: u16 = 600;
+/// Register key of the per-lane return stack: the numbers (1-based, eight bits each, the
+/// innermost lowest) of the return sites of the calls not yet returned from.
+pub const RET_STACK: u16 = 601;
+
+/// What pushed a reconvergence region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RegionKind {
+    /// `SSY`, popped by `SYNC`.
+    Sync,
+    /// `PBK`, popped by `BRK`.
+    Break,
+    /// `PCNT`, popped by `CONT`.
+    Cont,
+}
+
+/// A reconvergence region: pushed at `at`, ending at `target`, its mask in register `key`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Region {
+    /// Who pushed it.
+    pub kind: RegionKind,
+    /// Address of the push.
+    pub at: u64,
+    /// Where its lanes meet again.
+    pub target: u64,
+    /// Register key of its member mask.
+    pub key: u16,
+}
+
+impl Region {
+    /// Whether address `x` lies in the code range from the push to the target.
+    fn holds(&self, x: u64) -> bool {
+        let (lo, hi) = if self.at < self.target { (self.at, self.target) } else { (self.target, self.at) };
+        lo < x && x < hi
+    }
+    fn span(&self) -> u64 {
+        self.at.abs_diff(self.target)
+    }
+}
+
+/// The control structure of the code: regions, blocks, return sites.
+pub(crate) struct Layout {
+    /// Every region pushed in the code.
+    pub regions: Vec<Region>,
+    /// The block of every leader address.
+    pub blocks: HashMap<u64, Block>,
+    /// The address after each `CAL` (its return site), in code order.
+    pub ret_sites: Vec<u64>,
+    /// The block every exit goes to.
+    pub exit: Block,
+}
+
+impl Layout {
+    /// The region a pop of `kind` at `x` ends (the innermost one of that kind holding `x`, or
+    /// the only one of that kind), and the regions inside it that hold `x` (left first).
+    pub fn pop(&self, kind: RegionKind, x: u64) -> Option<(Region, Vec<Region>)> {
+        let holding = |k: RegionKind| self.regions.iter().filter(move |r| r.kind == k && r.holds(x));
+        let r = holding(kind).min_by_key(|r| r.span()).copied().or_else(|| {
+            let mut all = self.regions.iter().filter(|r| r.kind == kind);
+            match (all.next(), all.next()) {
+                (Some(r), None) => Some(*r),
+                _ => None,
+            }
+        })?;
+        let inner =
+            self.regions.iter().filter(|o| o.key != r.key && o.holds(x) && o.span() < r.span() && r.holds(o.at)).copied().collect();
+        Some((r, inner))
+    }
+}
+
+/// Lift a program given as code bytes (entry at the first byte; `base` a bundle start) into
+/// one IR function.
+pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function, LiftError> {
+    check_isa(isa, base)?;
+    let plugin = isa.plugin();
+    let mut insts = Vec::new();
+    let mut off = 0usize;
+    while off < code.len() {
+        let addr = base + off as u64;
+        let d = plugin.decode(&code[off..], addr).map_err(|e| LiftError::Decode { isa, addr, why: e.to_string() })?;
+        insts.push((plugin.operands(&d, addr), d));
+        off += d.len.max(1) as usize;
+    }
+    let end = base + code.len() as u64;
+    let mut leaders = BTreeSet::from([base]);
+    let mut regions = Vec::new();
+    for (i, d) in &insts {
+        if i.flow != Flow::Next {
+            leaders.insert(i.addr + i.len as u64);
+        }
+        let kind = match i.name {
+            "SSY" => Some(RegionKind::Sync),
+            "PBK" => Some(RegionKind::Break),
+            "PCNT" => Some(RegionKind::Cont),
+            _ => None,
+        };
+        if matches!(i.flow, Flow::Branch | Flow::CondBranch | Flow::Call) || kind.is_some() {
+            let t = target(i).ok_or_else(|| unsupported_at(isa, i, d, "branch without a direct target"))?;
+            if t < base || t >= end {
+                return Err(LiftError::BranchOutside { isa, addr: i.addr, target: t });
+            }
+            leaders.insert(t);
+            if let Some(kind) = kind {
+                let n = regions.len() as u16;
+                if n >= 16 {
+                    return Err(unsupported_at(isa, i, d, "more than 16 reconvergence regions in one function"));
+                }
+                regions.push(Region { kind, at: i.addr, target: t, key: sm86::B0 + n });
+            }
+        }
+    }
+    leaders.retain(|a| *a < end);
+    let ret_sites: Vec<u64> = insts.iter().filter(|(i, _)| i.flow == Flow::Call).map(|(i, _)| i.addr + i.len as u64).collect();
+    if ret_sites.len() > 255 {
+        return Err(LiftError::Unsupported { isa, addr: base, text: String::new(), why: "more than 255 calls in one function".into() });
+    }
+    let mut f = Function::new("main");
+    f.model = ExecModel::Lanes;
+    f.wave_size = opts.wave_size;
+    let entry = f.add_block();
+    let blocks: HashMap<u64, Block> = leaders.iter().map(|a| (*a, f.add_block())).collect();
+    let exit = f.add_block();
+    let lay = Layout { regions, blocks, ret_sites, exit };
+    let mut cx = Cx::new(&mut f, entry, isa);
+    cx.prologue(opts);
+    let zero = cx.k32(0);
+    cx.wr(RET_STACK, zero);
+    cx.b().jump(lay.blocks[&base]);
+    {
+        cx.block = exit;
+        let outs: Vec<Value> = opts.reg_outputs.iter().map(|k| cx.rd(*k)).collect();
+        cx.b().ret(&outs);
+    }
+    let mut open = false;
+    for (inst, d) in &insts {
+        if let Some(b) = lay.blocks.get(&inst.addr) {
+            if open {
+                cx.b().jump(*b);
+            }
+            cx.block = *b;
+            open = true;
+            control::joins_at(&mut cx, &lay, inst.addr);
+        }
+        if !open {
+            continue; // unreachable code after an unconditional branch or exit
+        }
+        let at = At::new(inst, d);
+        cx.set_guard(&at)?;
+        let r = match inst.flow {
+            Flow::Next => lift_named(&mut cx, &at, &lay),
+            _ => {
+                open = false;
+                control::terminator(&mut cx, &at, &lay)
+            }
+        };
+        cx.guard = None;
+        r?;
+    }
+    if open {
+        cx.b().jump(exit);
+    }
+    Ok(f)
+}
+
+/// Lift the instruction at the start of `bytes` (at `addr`) into a scratch function: whether
+/// the lifter knows it. Returns its length in bytes, or the error a whole-program lift would
+/// give for it. Branch targets and reconvergence regions are not checked.
+pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usize, LiftError> {
+    check_isa(isa, addr)?;
+    let plugin = isa.plugin();
+    let d = plugin.decode(bytes, addr).map_err(|e| LiftError::Decode { isa, addr, why: e.to_string() })?;
+    let inst = plugin.operands(&d, addr);
+    let mut f = Function::new("one");
+    f.model = ExecModel::Lanes;
+    f.wave_size = opts.wave_size;
+    let block = f.add_block();
+    let exit = f.add_block();
+    let mut lay = Layout { regions: Vec::new(), blocks: HashMap::new(), ret_sites: Vec::new(), exit };
+    // A stand-in region and blocks so that pushes, pops, branches and calls resolve.
+    let kind = match inst.name {
+        "SYNC" | "SSY" => Some(RegionKind::Sync),
+        "BRK" | "PBK" => Some(RegionKind::Break),
+        "CONT" | "PCNT" => Some(RegionKind::Cont),
+        _ => None,
+    };
+    let t = target(&inst).unwrap_or(addr + 8);
+    if let Some(kind) = kind {
+        lay.regions.push(Region { kind, at: addr, target: t, key: sm86::B0 });
+    }
+    lay.blocks.insert(t, exit);
+    lay.blocks.insert(addr + d.len as u64, exit);
+    if inst.flow == Flow::Call {
+        lay.ret_sites.push(addr + d.len as u64);
+    }
+    let mut cx = Cx::new(&mut f, block, isa);
+    let at = At::new(&inst, &d);
+    cx.set_guard(&at)?;
+    match inst.flow {
+        Flow::Next => lift_named(&mut cx, &at, &lay)?,
+        _ => control::terminator(&mut cx, &at, &lay)?,
+    }
+    Ok(d.len as usize)
+}
+
+/// The ISAs this lifter takes.
+fn check_isa(isa: Isa, addr: u64) -> Result<(), LiftError> {
+    if isa == Isa::Sm50 {
+        return Ok(());
+    }
+    Err(LiftError::Unsupported { isa, addr, text: String::new(), why: "only sm_50 code lifts here".into() })
+}
+
+/// Whether operand `o` is the condition code register.
+pub(crate) fn is_cc(o: &Operand) -> bool {
+    matches!(o.kind, OperandKind::Special { reg: SpecialReg::Cc, .. })
+}
+
+/// Whether the instruction writes the condition code (a `.CC` destination).
+pub(crate) fn writes_cc(at: &At) -> bool {
+    at.inst.operands.iter().any(|o| is_cc(o) && o.access.writes())
+}
+
+/// Whether the instruction reads the condition code.
+pub(crate) fn reads_cc(at: &At) -> bool {
+    at.inst.operands.iter().any(|o| is_cc(o) && !o.access.writes())
+}
+
+/// Whether the form's template marks the operand of field `field` with `.H1` (its high 16
+/// bits: `XMAD R0, R1.H1, c[0x0] [0x8].H1, R2`).
+pub(crate) fn h1(at: &At, field: &str) -> bool {
+    marked(at, field, ".H1")
+}
+
+/// Whether the form's template follows the operand of field `field` with the literal `mark`
+/// (`.H1`, `.INV`, `.NEG`); a constant-bank operand's mark follows its second field.
+pub(crate) fn marked(at: &At, field: &str, mark: &str) -> bool {
+    let Some(form) = crate::sm50::TABLES.forms.get(at.d.enc as usize) else { return false };
+    let mut last: Option<&str> = None;
+    for p in form.pieces() {
+        match p {
+            NvPiece::Field(i) => last = form.fields.get(i as usize).map(|f| f.name()),
+            NvPiece::Lit(x) => {
+                if x.trim_start_matches(']').starts_with(mark) {
+                    let named = match last {
+                        Some("IMM2") => Some("IMM"),
+                        l => l,
+                    };
+                    if named == Some(field) {
+                        return true;
+                    }
+                }
+                if !x.is_empty() && !x.starts_with('.') && !x.starts_with(']') {
+                    last = None;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Lift a fall-through instruction: the sm_50 families, then the sm_86 families for the
+/// instructions both ISAs share.
+fn lift_named(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftError> {
+    let name = at.inst.name;
+    if let Some(r) = control::lift(cx, at, name, lay) {
+        return r;
+    }
+    if let Some(r) = xmad::lift(cx, at, name) {
+        return r;
+    }
+    if let Some(r) = int::lift(cx, at, name) {
+        return r;
+    }
+    if let Some(r) = float::lift(cx, at, name) {
+        return r;
+    }
+    if let Some(r) = conv::lift(cx, at, name) {
+        return r;
+    }
+    if writes_cc(at) || reads_cc(at) {
+        return Err(cx.unsupported(at, "condition code operand on an instruction that does not model it"));
+    }
+    if let Some(s) = at.sfx.iter().find(|s| s.starts_with("???")) {
+        return Err(cx.unsupported(at, &format!("unnamed modifier {s}")));
+    }
+    let shared = match name {
+        "FADD" | "FMUL" | "FFMA" | "FMNMX" | "FSEL" | "FSETP" | "FCHK" => sm86::float32::lift(cx, at, name),
+        "DADD" | "DMUL" | "DFMA" | "DSETP" => sm86::float64::lift(cx, at, name),
+        "F2F" | "F2I" | "I2F" | "I2I" => sm86::conv::lift(cx, at, name),
+        "MUFU" => sm86::mufu::lift(cx, at, name),
+        "MOV" | "S2R" | "NOP" => sm86::mov::lift(cx, at, name),
+        "SEL" | "POPC" | "FLO" | "PRMT" | "IMNMX" => sm86::int::lift(cx, at, name),
+        "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" | "LD" | "ST" | "ATOM" | "ATOMS" | "RED" | "MEMBAR" | "DEPBAR" => {
+            return mem(cx, at, name)
+        }
+        "SHFL" | "VOTE" | "BAR" => sm86::control::lift(cx, at, name),
+        _ => None,
+    };
+    shared.unwrap_or_else(|| Err(cx.unsupported(at, "no lifter for this instruction yet")))
+}
+
+/// Memory instructions through the sm_86 family; `.E` makes a global or generic address a
+/// register pair (`LDG.E R0, [R2]` reads the address from R2:R3).
+fn mem(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
+    let wide = at.has("E");
+    let mut inst: Inst = at.inst.clone();
+    if wide {
+        for o in inst.operands.iter_mut() {
+            if let OperandKind::Mem { base: Some(r), .. } = &mut o.kind {
+                if r.count == 1 && r.first < 255 {
+                    r.count = 2;
+                }
+            }
+        }
+    }
+    let d: &Decoded = at.d;
+    let at2 = At::new(&inst, d);
+    sm86::mem::lift(cx, &at2, name).unwrap_or_else(|| Err(cx.unsupported(at, "no lifter for this instruction yet")))
+}
