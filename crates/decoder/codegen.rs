@@ -779,9 +779,9 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
         let mut fields = Vec::new();
         for f in &e.fields {
             let op = ie.operands.iter().find(|o| o.field == f.name);
-            let (kind, ty, scale, omit_zero) = match op {
-                Some(o) => (nv_kind(&o.ty), types[&o.ty], o.scale.max(1), o.omit_zero),
-                None => ("Other", 0, 1, false),
+            let (kind, ty, scale, omit_zero, output, input) = match op {
+                Some(o) => (nv_kind(&o.ty), types[&o.ty], o.scale.max(1), o.omit_zero, o.output, o.input),
+                None => ("Other", 0, 1, false, false, true),
             };
             if f.ranges.len() > NV_MAX_RANGES {
                 return Err(format!("{}: field {} has {} parts (at most {NV_MAX_RANGES})", e.name, f.name, f.ranges.len()));
@@ -795,7 +795,7 @@ pub fn generate_nv(spec: &Spec, source: &str, key: NvKeyConfig, shared: &NvShare
             };
             let mut r: Vec<String> = f.ranges.iter().map(|(o, c)| format!("({o}, {c})")).collect();
             r.resize(NV_MAX_RANGES, "(0, 0)".into());
-            let bits = f.ranges.len() | log << 3 | usize::from(omit_zero) << 5;
+            let bits = f.ranges.len() | log << 3 | usize::from(omit_zero) << 5 | usize::from(output) << 6 | usize::from(output && input) << 7;
             fields.push(format!("NvField {{ r: [{}], name_ix: {}, ty: {ty}, kind: NvKind::{kind}, bits: {bits} }}", r.join(", "), shared.names[&f.name]));
         }
         // The literal pieces' texts back to back (a repeated one once), in the form's own text.

@@ -301,7 +301,8 @@ pub struct NvField {
     pub ty: u16,
     /// How it prints.
     pub kind: NvKind,
-    /// Bits 0-2: the number of parts; bits 3-4: log2 of the scale; bit 5: `omit_zero`.
+    /// Bits 0-2: the number of parts; bits 3-4: log2 of the scale; bit 5: `omit_zero`; bit 6:
+    /// `output`; bit 7: `output` and `input` both.
     pub(crate) bits: u8,
 }
 
@@ -328,6 +329,18 @@ impl NvField {
     #[inline]
     pub fn omit_zero(&self) -> bool {
         self.bits & 32 != 0
+    }
+
+    /// The instruction writes this operand (the spec's `Output` attribute).
+    #[inline]
+    pub fn output(&self) -> bool {
+        self.bits & 64 != 0
+    }
+
+    /// The instruction reads and writes this operand (`Input` and `Output` both).
+    #[inline]
+    pub fn read_write(&self) -> bool {
+        self.bits & 128 != 0
     }
 
     /// Extracts the field from a 128-bit instruction.

@@ -626,21 +626,26 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
     }
     let mut target_done = false;
     for (k, seg) in l.segs.iter().enumerate() {
-        // Destinations lead: the operands before the first source, each either a destination
-        // field of the spec (`RD`, `PD`, `URD`, `UPD`, `BD`: its `Output` operands) or a
-        // predicate that takes no `!` (a second predicate result, a carry-out: `ISETP P0, P1`,
-        // `IADD3 R9, P0, P1`, `LEA R4, P0`), not a source that can be negated.
-        let dest = |seg: &Seg| {
-            seg.shape == Shape::Plain
-                && seg.fields.iter().any(|&(i, r)| {
-                    let f = &form.fields[i as usize];
-                    r == Role::Value
-                        && (matches!(f.name(), "RD" | "PD" | "URD" | "UPD" | "BD")
-                            || matches!(f.kind, NvKind::Pred | NvKind::UPred) && !seg.fields.iter().any(|x| matches!(x.1, Role::Not | Role::Inv)))
-                })
+        // Destinations: the operands whose value field the spec marks `Output` (nvdisasm's
+        // register life ranges: tools/nvspec/outputs.py), e.g. both results of
+        // `ATOMG.E.ADD PT, R5, [R2.64], R7` and of `ISETP P0, P1, ...`, not `FCHK P0, R2, R3`'s R2;
+        // and, in a spec without those marks beyond the first operand (sm50), a predicate that
+        // takes no `!` right after destinations (a second predicate result: `ISETP P0, P1`).
+        let output = |seg: &Seg| {
+            seg.shape == Shape::Plain && seg.fields.iter().any(|&(i, r)| r == Role::Value && form.fields[i as usize].output())
         };
-        let is_def = l.segs[..=k].iter().all(dest);
-        let access = if is_def { Access::Write } else { Access::Read };
+        let pred_out = |seg: &Seg| {
+            seg.shape == Shape::Plain
+                && !seg.fields.iter().any(|x| matches!(x.1, Role::Not | Role::Inv))
+                && seg.fields.iter().any(|&(i, r)| r == Role::Value && matches!(form.fields[i as usize].kind, NvKind::Pred | NvKind::UPred))
+        };
+        let is_def = output(seg) || (k > 0 && pred_out(seg) && l.segs[..k].iter().all(|s| output(s) || pred_out(s)));
+        let rw = is_def && seg.fields.iter().any(|&(i, r)| r == Role::Value && form.fields[i as usize].read_write());
+        let access = match (is_def, rw) {
+            (true, true) => Access::ReadWrite,
+            (true, false) => Access::Write,
+            _ => Access::Read,
+        };
         let data = !matches!(seg.shape, Shape::Plain) || l.segs.iter().any(|s| s.shape == Shape::Mem);
         let count = width_of(name, &suffixes, k, data && seg.shape == Shape::Plain);
         let mut mods = SrcMods::default();

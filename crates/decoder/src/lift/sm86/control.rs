@@ -61,9 +61,7 @@ fn barrier_num(op: &Operand) -> Option<u16> {
     }
 }
 
-/// The explicit operands in the order the reference disassembler prints them (the spec's
-/// read/write flags of these instructions do not follow their meaning: SHFL's destination
-/// register and BREAK's predicate are listed as a read and a write).
+/// The explicit operands in the order the reference disassembler prints them.
 fn operands<'a>(at: &At<'a>) -> Vec<&'a Operand> {
     at.inst.explicit().collect()
 }

@@ -221,13 +221,8 @@ fn imad(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
 /// LOP3.LUT [P,] d, a, b, c, lut, q: d = the truth table of a, b, c; P = (d != 0) or q
 /// (`.PAND`: and q).
 fn lop3(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
-    let (mut rd, pd) = split_dsts(at);
-    let (mut vs, ps) = split_srcs(at);
-    if rd.is_empty() && pd.len() == 1 && vs.len() == 5 {
-        // `LOP3.LUT P0, RZ, a, b, c, lut, q`: the model lists the register destination after
-        // the predicate one among the sources.
-        rd.push(vs.remove(0));
-    }
+    let (rd, pd) = split_dsts(at);
+    let (vs, ps) = split_srcs(at);
     if rd.len() != 1 || vs.len() != 4 || ps.len() != 1 || pd.len() > 1 {
         return Err(cx.unsupported(at, "operand shape"));
     }

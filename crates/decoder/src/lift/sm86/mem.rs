@@ -232,11 +232,10 @@ fn atomic(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
         return Err(cx.unsupported(at, "64-bit INC / DEC"));
     }
     let m = mem_operand(cx, at)?;
-    // The operands in order: [PT,] [destination,] address, data. The model lists the
-    // destination of ATOMG / ATOM after a PT as read; it is the register before the address.
+    // The operands in order: [PT,] [destination,] address, data.
     let ops: Vec<&Operand> = at.inst.explicit().collect();
     let mpos = ops.iter().position(|o| matches!(o.kind, OperandKind::Mem { .. })).unwrap_or(0);
-    let dsts: Vec<&Operand> = ops[..mpos].iter().copied().filter(|o| o.size != 1).collect();
+    let dsts: Vec<&Operand> = at.dsts().into_iter().filter(|o| o.size != 1).collect();
     let data: Vec<&Operand> = ops[mpos + 1..].to_vec();
     let want = if kind == AtomicKind::CmpExch { 2 } else { 1 };
     if data.len() != want || dsts.len() != (name != "RED") as usize {
