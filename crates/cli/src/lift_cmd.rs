@@ -5,14 +5,15 @@
 //! A kernel is lifted with the entry state its descriptor gives (user and system SGPRs, EXEC,
 //! work-item ids, MODE); a function that is not a kernel is lifted as a call enters it (the
 //! first 34 SGPRs as inputs, s[30:31] holding the return address, v0-v2 as inputs), its return
-//! ending the program. Calls are inlined (see `isabridge_decoder::lift::amd::lift_kernel`).
+//! ending the program. Calls are inlined, recursive ones call functions printed after the kernel
+//! (see `isabridge_decoder::lift::amd::lift_kernel_module`).
 
 use crate::Failure;
 use isabridge_analysis::amdkernel::{self, Kernel};
 use isabridge_analysis::load::{Program, Section};
-use isabridge_decoder::lift::amd::{lift_kernel, KernelEntry, Options, Resolved};
+use isabridge_decoder::lift::amd::{lift_kernel_module, KernelEntry, Options, Resolved};
 use isabridge_decoder::{elf, Isa};
-use isabridge_ir::ir::Function;
+use isabridge_ir::Module;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -123,9 +124,9 @@ pub fn sgpr_inputs(isa: Isa, k: &Kernel) -> Vec<isabridge_analysis::amdkernel::S
     }
 }
 
-/// Lift one target.
-pub fn lift_target(isa: Isa, t: &Target, e: &KernelEntry, r: &Resolved) -> Result<Function, Failure> {
-    lift_kernel(isa, &t.section.data, t.section.address, t.entry, &t.name, e, r).map_err(|e| Failure::Message(e.to_string()))
+/// Lift one target: the kernel, then the functions its recursive calls call.
+pub fn lift_target(isa: Isa, t: &Target, e: &KernelEntry, r: &Resolved) -> Result<Module, Failure> {
+    lift_kernel_module(isa, &t.section.data, t.section.address, t.entry, &t.name, e, r).map_err(|e| Failure::Message(e.to_string()))
 }
 
 /// Run the command.
@@ -154,7 +155,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         let e = entry_of(p.isa, t, a.wave == 64 || p.object_wave == Some(isabridge_analysis::load::WaveSize::W64));
         writeln!(out, "; {} ({}, wave{}, {} SGPR inputs)", t.name, if t.kernel.is_some() { "kernel" } else { "function" }, if e.wave64 { 64 } else { 32 }, e.sgprs)?;
         match lift_target(p.isa, t, &e, &r) {
-            Ok(f) => writeln!(out, "{}", isabridge_ir::text::print(&f))?,
+            Ok(m) => writeln!(out, "{}", isabridge_ir::module::print_module(&m))?,
             Err(Failure::Message(m)) => {
                 writeln!(out, "; not lifted: {m}\n")?;
                 eprintln!("isabridge: {}: {m}", t.name);

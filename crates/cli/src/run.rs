@@ -200,7 +200,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         }
     };
     let r = lift_cmd::resolve(p.isa, t.section);
-    let f = lift_cmd::lift_target(p.isa, t, &entry, &r)?;
+    let m = lift_cmd::lift_target(p.isa, t, &entry, &r)?;
 
     // Global memory: buffers of the arguments, then --buffer placements.
     let mut global: Vec<(u64, Vec<u8>)> = Vec::new();
@@ -334,7 +334,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
                     inputs[(v0 + d) as usize] = Input::PerLane(ids[d as usize].clone());
                 }
                 mem.shared = vec![0; entry.shared_bytes as usize];
-                let o = interp::run(&f, &cfg, &inputs, mem)
+                let o = interp::run_module(&m, &cfg, &inputs, mem)
                     .map_err(|e| format!("kernel {} workgroup ({gx},{gy},{gz}): {e}", t.name))?;
                 lane_ops += o.lane_ops;
                 mem = o.memory;

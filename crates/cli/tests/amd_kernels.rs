@@ -313,6 +313,57 @@ fn indirect_calls(obj: &str, seed: u64) -> Result<(), String> {
     compare::<i32>(&res[0].clone().unwrap_or_default(), &bytes(&want))
 }
 
+/// `switches(int *data, int n)` of hip_control.hip: a switch in a non-inlined function, a
+/// dense switch in the kernel, a loop in another function and the recursive `fib`.
+fn switches(obj: &str, seed: u64) -> Result<(), String> {
+    let mut r = Rng(seed);
+    let data: Vec<i32> = (0..N).map(|_| r.next() as i32).collect();
+    let res = run(obj, "_Z8switchesPii", "2", "96", &[Arg::Buf(bytes(&data)), Arg::Val("i32", N as u64)])?;
+    let classify = |v: i32| match v & 15 {
+        0 => v.wrapping_mul(3),
+        1 => v.wrapping_add(100),
+        2 => v ^ 0x5a5a,
+        3 => v.wrapping_neg(),
+        4 => v >> 2,
+        5 => v.wrapping_shl(3),
+        7 => v.wrapping_mul(v),
+        9 => v / 7,
+        11 => v % 13,
+        12 => !v,
+        _ => 0,
+    };
+    let collatz = |mut n: u32| {
+        let mut steps = 0u32;
+        while n != 1 && steps < 1000 {
+            n = if n & 1 != 0 { n.wrapping_mul(3).wrapping_add(1) } else { n >> 1 };
+            steps += 1;
+        }
+        steps
+    };
+    fn fib(n: i32) -> i32 {
+        if n < 2 {
+            n
+        } else {
+            fib(n - 1) + fib(n - 2)
+        }
+    }
+    let mut want = data.clone();
+    for i in tids() {
+        let v = data[i];
+        let mut acc = classify(v);
+        match v >> 4 & 7 {
+            0 => acc = acc.wrapping_add(1),
+            1 => acc = acc.wrapping_mul(2),
+            2 => acc = acc.wrapping_sub(7) ^ 3,
+            3 => acc ^= 3,
+            5 => acc /= 3,
+            _ => acc = 0,
+        }
+        want[i] = acc.wrapping_add(collatz(v as u32 | 1) as i32).wrapping_add(fib(v & 7));
+    }
+    compare::<i32>(&res[0].clone().unwrap_or_default(), &bytes(&want))
+}
+
 type Case = (&'static str, &'static str, fn(&str, u64) -> Result<(), String>);
 
 /// Every case: (object, kernel, check).
@@ -382,6 +433,8 @@ fn cases() -> Vec<Case> {
         ("hip_control.gfx1013-w64", "particles", particles),
         ("hip_control.gfx1013-w32", "indirect_calls", indirect_calls),
         ("hip_control.gfx1013-w64", "indirect_calls", indirect_calls),
+        ("hip_control.gfx1013-w32", "switches", switches),
+        ("hip_control.gfx1013-w64", "switches", switches),
         ("cl_lanes.gfx1013-w32", "lds_reduce", lds_reduce),
         ("cl_lanes.gfx1013-w64", "lds_reduce", lds_reduce),
     ]

@@ -342,10 +342,17 @@ fn scalar_const(code: &Code<'_>, d: &Decoded, at: u64, v: u64, hi_half: bool) ->
     }
 }
 
+/// The pairs s[n:n+1] a call keeps: n from the first up to (not including) the second, so both
+/// halves lie in s32-s105.
+const CALLEE_SAVED_SGPRS: (u32, u32) = (32, 105);
+
+/// Most instructions [`scan_pair`] walks back from a jump.
+const SCAN_LIMIT: usize = 1024;
+
 fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
     let (mut lo_add, mut hi_add): (Option<u32>, Option<u32>) = (None, None);
     let mut cur = addr;
-    for _ in 0..64 {
+    for _ in 0..SCAN_LIMIT {
         if cur == code.start {
             return if lo_add.is_none() && hi_add.is_none() {
                 Scan::Entry
@@ -360,7 +367,12 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
             return Scan::Other(format!("no straight-line code before {cur:#x}"));
         };
         let (a, d) = (*a, *d);
-        if !matches!(flow, Flow::Next) {
+        // A call returns with s32-s105 as they were: the AMDGPU call convention keeps them
+        // callee-saved (LLVM AMDGPUUsage, "Call Convention" of non-kernel functions), so a pair
+        // there computed before calls still holds the address (cl_lanes lds_atomics calls one
+        // builtin through s[54:55] again after 19 other calls).
+        let kept = matches!(flow, Flow::Call(_)) && (CALLEE_SAVED_SGPRS.0..CALLEE_SAVED_SGPRS.1).contains(&n);
+        if !matches!(flow, Flow::Next) && !kept {
             return Scan::Other(format!("a branch at {a:#x} precedes the jump"));
         }
         let inf = info(code.isa, &d);
@@ -407,7 +419,7 @@ fn scan_pair(code: &Code<'_>, walk: &Walk, addr: u64, n: u32) -> Scan {
         }
         cur = a;
     }
-    Scan::Other("no s_getpc_b64 within 64 instructions".into())
+    Scan::Other(format!("no s_getpc_b64 within {SCAN_LIMIT} instructions"))
 }
 
 /// The gfx1013 name of the scalar adds that build a PC-relative address (gfx1201 renamed them
