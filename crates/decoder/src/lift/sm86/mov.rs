@@ -4,7 +4,7 @@
 use super::{At, Cx, SystemValue};
 use crate::lift::LiftError;
 use crate::operand::{OperandKind, SpecialReg};
-use isabridge_ir::ops::int::{IntOp, Overflow, ShiftRule};
+use isabridge_ir::ops::int::{ICmp, IntOp, Overflow, ShiftRule};
 use isabridge_ir::ops::lane::LaneOp;
 use isabridge_ir::ops::mem::{MemOp, Space};
 use isabridge_ir::{Type, Value};
@@ -36,19 +36,32 @@ fn mov(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     cx.def_word(at, dsts[0], 0, v)
 }
 
-/// R2UR ur, r: the value of the first active lane, made uniform.
+/// R2UR [p,] ur, r: the value of the first active lane, made uniform. The predicate form
+/// (`R2UR P1, URZ, R7`) also says whether every active lane holds that value: ptxas uses it
+/// to test that a shuffle's member mask is uniform before the fast path (`REDUX.OR UR5, R7 ;
+/// R2UR P1, URZ, R7 ; @!P1 BRA.DIV UR5, ...` in fixtures/hw/divergence/diverge.sm86.txt,
+/// whose kernels equal the H200 through it, crates/cli/tests/divergence.rs).
 fn r2ur(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
-    let (dsts, srcs) = (at.dsts(), at.srcs());
-    if dsts.len() != 1 || srcs.len() != 1 {
-        return Err(cx.unsupported(at, "operand shape"));
-    }
-    let v = cx.word(at, srcs[0], 0)?;
+    // Operands in printed order (the spec names the uniform destination URA).
+    let ops: Vec<_> = at.inst.explicit().collect();
+    let (pd, ud, src) = match ops[..] {
+        [ud, src] => (None, ud, src),
+        [pd, ud, src] if pd.size == 1 => (Some(pd), ud, src),
+        _ => return Err(cx.unsupported(at, "operand shape")),
+    };
+    let v = cx.word(at, src, 0)?;
+    let mask = cx.guard_mask();
     let mut args = vec![v];
-    if let Some(m) = cx.guard_mask() {
-        args.push(m);
-    }
+    args.extend(mask);
     let u = cx.b().lane(LaneOp::ReadFirstLane, Type::I32, &args);
-    cx.def_word(at, dsts[0], 0, u)
+    if let Some(pd) = pd {
+        let same = cx.b().int(IntOp::Cmp(ICmp::Eq), Type::B1, &[v, u]);
+        let mut args = vec![same];
+        args.extend(mask);
+        let all = cx.b().lane(LaneOp::All, Type::B1, &args);
+        cx.def_pred(at, pd, all)?;
+    }
+    cx.def_word(at, ud, 0, u)
 }
 
 /// One 32-bit special register.
