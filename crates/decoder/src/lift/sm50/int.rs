@@ -30,6 +30,7 @@ pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         "LOP3" => lop3(cx, at),
         "ICMP" => icmp(cx, at),
         "ISETP" => isetp(cx, at),
+        "ISET" => iset(cx, at),
         "PSETP" => psetp(cx, at),
         "MOV32I" => mov32i(cx, at),
         _ => return None,
@@ -372,6 +373,34 @@ fn icmp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     let t = cx.b().int(IntOp::Cmp(cmp), Type::I32, &[c, zero]);
     let r = cx.b().select(Type::I32, t, a, b);
     cx.def32(at, dsts[0], r)
+}
+
+/// ISET.cmp[.U32].bop[.BF] d, a, b, p: r = (a cmp b) bop p; d = r ? 0xffffffff : 0, or with
+/// `.BF` r ? 1.0 : 0.0 (FSET's rule on integers). `.X` (through the condition code) and a
+/// condition-code destination are typed errors.
+fn iset(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    if at.has("X") || writes_cc(at) {
+        return Err(cx.unsupported(at, "ISET through the condition code"));
+    }
+    let (dsts, srcs) = (at.dsts(), at.srcs());
+    let (vs, ps): (Vec<&Operand>, Vec<&Operand>) = srcs.into_iter().partition(|o| !is_pred(o));
+    if dsts.len() != 1 || vs.len() != 2 || ps.len() != 1 {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    let signed = !at.has("U32");
+    let cmp = at.one_of(&["F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"]).ok_or_else(|| cx.unsupported(at, "compare"))?;
+    let a = cx.src_int(at, vs[0])?;
+    let b = cx.src_int(at, vs[1])?;
+    let p = cx.pred(at, ps[0])?;
+    let r = match sm86::int::icmp_of(cmp, signed) {
+        Some(k) => cx.b().int(IntOp::Cmp(k), Type::I32, &[a, b]),
+        None => cx.k(Type::B1, (cmp == "T") as u64),
+    };
+    let r = sm86::float32::bool_op(cx, at, r, p)?;
+    let one = cx.k32(if at.has("BF") { 0x3f80_0000 } else { 0xffff_ffff });
+    let zero = cx.k32(0);
+    let v = cx.b().select(Type::I32, r, one, zero);
+    cx.def32(at, dsts[0], v)
 }
 
 /// ISETP: sm_86's, except the `.X` forms (64-bit compares through the condition code).

@@ -475,7 +475,7 @@ fn lea(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
 }
 
 /// The integer compare of an ISETP suffix (`T` / `F`: None).
-fn icmp_of(s: &str, signed: bool) -> Option<ICmp> {
+pub(crate) fn icmp_of(s: &str, signed: bool) -> Option<ICmp> {
     Some(match (s, signed) {
         ("EQ", _) => ICmp::Eq,
         ("NE", _) => ICmp::Ne,
