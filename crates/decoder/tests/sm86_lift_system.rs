@@ -102,3 +102,49 @@ fn a_guarded_barrier_waits_only_for_the_lanes_whose_guard_holds() {
     let p1 = Input::PerLane((0..64).map(|_| 1).collect());
     assert_eq!(run(&f, &half, &inputs(vec![p1]), Memory::default()).err(), Some(InterpError::Deadlock));
 }
+
+/// Run `code` on one wave of 32 lanes with per-lane register inputs and shared memory; the
+/// per-lane outputs and the shared memory afterwards.
+fn run_shared(code: &[u8], ins: &[(u16, Vec<u64>)], outs: &[u16], shared: Vec<u8>) -> (Vec<Vec<u64>>, Vec<u8>) {
+    let opts = Options { reg_inputs: ins.iter().map(|x| x.0).collect(), reg_outputs: outs.to_vec(), ..Options::default() };
+    let f = lift(Isa::Sm86, code, 0, &opts).expect("lifts");
+    isabridge_ir::validate::validate(&f).expect("valid IR");
+    let extra = ins.iter().map(|(_, v)| Input::PerLane(v.clone())).collect();
+    let o = run(&f, &Config::default(), &inputs(extra), Memory { shared, ..Memory::default() }).expect("runs");
+    (o.outputs, o.memory.shared)
+}
+
+#[test]
+fn atoms_popc_inc_adds_the_number_of_lanes() {
+    let mut shared = vec![0u8; 64];
+    shared[0x2c..0x30].copy_from_slice(&5u32.to_le_bytes());
+    let (_, mem) = run_shared(&program(&["ATOMS.POPC.INC.32 RZ, [URZ+0x2c]"]), &[], &[], shared);
+    assert_eq!(u32::from_le_bytes(mem[0x2c..0x30].try_into().unwrap()), 5 + 32);
+}
+
+#[test]
+fn atoms_cast_spin_stores_where_the_compare_holds_and_says_so() {
+    // 32-bit: only lane 3 expects the 7 in memory; it stores 103 and gets 1, the others 0.
+    let mut shared = vec![0u8; 128];
+    shared[0x28..0x2c].copy_from_slice(&7u32.to_le_bytes());
+    let cmp = (0..32).map(|l| if l == 3 { 7 } else { 8 }).collect();
+    let new = (0..32).map(|l| 100 + l).collect();
+    let (out, mem) = run_shared(&program(&["ATOMS.CAST.SPIN R5, [0x28], R4, R5"]), &[(4, cmp), (5, new)], &[5], shared.clone());
+    for (l, v) in out.iter().enumerate() {
+        assert_eq!(v[0], (l == 3) as u64, "lane {l}");
+    }
+    assert_eq!(u32::from_le_bytes(mem[0x28..0x2c].try_into().unwrap()), 103);
+    // 64-bit at [R7] = 0x40: lane 5 expects 0x1_0000_0002 and stores {lane, 0xabc}.
+    shared[0x40..0x48].copy_from_slice(&0x1_0000_0002u64.to_le_bytes());
+    let addr = vec![0x40; 32];
+    let lo = (0..32).map(|l| if l == 5 { 2 } else { 0 }).collect();
+    let hi = (0..32).map(|l| if l == 5 { 1 } else { 0 }).collect();
+    let nlo = (0..32).collect();
+    let nhi = vec![0xabc; 32];
+    let code = program(&["ATOMS.CAST.SPIN.64 R14, [R7], R12, R14"]);
+    let (out, mem) = run_shared(&code, &[(7, addr), (12, lo), (13, hi), (14, nlo), (15, nhi)], &[14, 15], shared);
+    for (l, v) in out.iter().enumerate() {
+        assert_eq!((v[0], v[1]), ((l == 5) as u64, 0), "lane {l}");
+    }
+    assert_eq!(u64::from_le_bytes(mem[0x40..0x48].try_into().unwrap()), 0xabc_0000_0005);
+}

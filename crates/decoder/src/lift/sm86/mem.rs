@@ -38,7 +38,7 @@ fn space_of(name: &str) -> Space {
 }
 
 /// The address of a memory operand: 64-bit (i64) in the global space, else a 32-bit offset.
-fn address(cx: &mut Cx, at: &At, op: &Operand, space: Space) -> Result<Value, LiftError> {
+pub(crate) fn address(cx: &mut Cx, at: &At, op: &Operand, space: Space) -> Result<Value, LiftError> {
     let OperandKind::Mem { base, ubase, offset } = op.kind else { return Err(cx.unsupported(at, "memory operand")) };
     let reg = |r: RegRange| Operand { kind: OperandKind::Reg(r), ..*op };
     if space == Space::Global {
@@ -81,7 +81,7 @@ fn step(cx: &mut Cx, addr: Value, k: u64) -> Value {
 }
 
 /// A memory op under the guard's ballot (when guarded).
-fn mem_op(cx: &mut Cx, m: MemOp, args: &[Value], ty: Option<Type>) -> Value {
+pub(crate) fn mem_op(cx: &mut Cx, m: MemOp, args: &[Value], ty: Option<Type>) -> Value {
     let mut a = args.to_vec();
     if let Some(mask) = cx.guard_mask() {
         a.push(mask);

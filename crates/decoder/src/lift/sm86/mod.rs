@@ -25,6 +25,8 @@ pub(crate) mod mem;
 pub(crate) mod mov;
 pub(crate) mod mufu;
 pub(crate) mod pred;
+mod atomic_loop;
+mod mma;
 mod system;
 
 use super::LiftError;
@@ -718,7 +720,13 @@ impl<'f> Cx<'f> {
         if let Some(r) = pred::lift(self, at, name) {
             return r;
         }
+        if let Some(r) = atomic_loop::lift(self, at, name) {
+            return r;
+        }
         if let Some(r) = mem::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = mma::lift(self, at, name) {
             return r;
         }
         if let Some(r) = system::lift(self, at, name) {
