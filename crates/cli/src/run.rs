@@ -29,7 +29,7 @@ use std::path::PathBuf;
 /// Arguments of `isabridge run`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// A gfx1013 or gfx1201 code object (ELF), an sm_86 cubin, or a raw dump with --isa.
+    /// A gfx1013 or gfx1201 code object (ELF), an sm_50 or sm_86 cubin, or a raw dump with --isa.
     file: PathBuf,
     /// Translation path: `interp` runs the lifted IR on the reference interpreter.
     #[arg(long, default_value = "interp")]
