@@ -11,7 +11,7 @@
 //!    loop a [`Stmt::Loop`], a branch that leaves several of them at once a variable and a
 //!    `break` per level.
 //! 3. [`lower`]: the statements to a block graph with SPIR-V's merge declarations
-//!    ([`ScfGraph`]), which [`check`] verifies against the structured control-flow rules.
+//!    ([`ScfGraph`]), which [`check()`] verifies against the structured control-flow rules.
 //!
 //! Control leaves block `a` for block `b` of the input exactly where [`Stmt::Edge`]`(a, b)`
 //! stands, so an emitter resolves `b`'s phis there. [`walk`] runs the input graph and the
@@ -168,7 +168,7 @@ pub enum StructurizeError {
 }
 
 /// Structure a control-flow graph. In debug builds the result is lowered and checked
-/// ([`check`]); a failure there is [`StructurizeError::Internal`].
+/// ([`check()`]); a failure there is [`StructurizeError::Internal`].
 pub fn structurize(cfg: &Cfg) -> Result<Structured, StructurizeError> {
     cfg.validate()?;
     let work = reducible::make_reducible(cfg)?;
