@@ -8,6 +8,7 @@
 pub mod amd;
 pub mod sm50;
 pub mod sm86;
+mod nv_driver;
 
 use crate::Isa;
 

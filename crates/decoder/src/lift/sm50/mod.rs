@@ -29,13 +29,12 @@ mod xmad;
 
 use super::sm86::{self, At, Cx};
 use super::sm86::{target, unsupported_at};
-use super::LiftError;
+use super::{nv_driver, LiftError};
 use crate::operand::{Flow, Inst, Operand, OperandKind, SpecialReg};
 use crate::spec::NvPiece;
 use crate::{Decoded, Isa};
-use isabridge_ir::ir::{Block, ExecModel, Function};
-use isabridge_ir::Value;
-use std::collections::{BTreeSet, HashMap};
+use isabridge_ir::ir::{Block, Function};
+use std::collections::HashMap;
 
 pub use super::sm86::{Options, SystemValue};
 
@@ -114,108 +113,64 @@ impl Layout {
 /// Lift a program given as code bytes (entry at the first byte; `base` a bundle start) into
 /// one IR function.
 pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function, LiftError> {
-    check_isa(isa, base)?;
-    let plugin = isa.plugin();
-    let mut insts = Vec::new();
-    let mut off = 0usize;
-    while off < code.len() {
-        let addr = base + off as u64;
-        let d = plugin.decode(&code[off..], addr).map_err(|e| LiftError::Decode { isa, addr, why: e.to_string() })?;
-        insts.push((plugin.operands(&d, addr), d));
-        off += d.len.max(1) as usize;
-    }
+    nv_driver::check_isa(isa, Isa::Sm50, base)?;
+    let insts = nv_driver::decode_all(isa, code, base)?;
     let end = base + code.len() as u64;
-    let mut leaders = BTreeSet::from([base]);
+    let leaders = nv_driver::leaders(isa, &insts, base, end, |i| push_kind(i.name).is_some())?;
     let mut regions = Vec::new();
     for (i, d) in &insts {
-        if i.flow != Flow::Next {
-            leaders.insert(i.addr + i.len as u64);
-        }
-        let kind = match i.name {
-            "SSY" => Some(RegionKind::Sync),
-            "PBK" => Some(RegionKind::Break),
-            "PCNT" => Some(RegionKind::Cont),
-            _ => None,
-        };
-        if matches!(i.flow, Flow::Branch | Flow::CondBranch | Flow::Call) || kind.is_some() {
+        if let Some(kind) = push_kind(i.name) {
             let t = target(i).ok_or_else(|| unsupported_at(isa, i, d, "branch without a direct target"))?;
-            if t < base || t >= end {
-                return Err(LiftError::BranchOutside { isa, addr: i.addr, target: t });
+            let n = regions.len() as u16;
+            if n >= 16 {
+                return Err(unsupported_at(isa, i, d, "more than 16 reconvergence regions in one function"));
             }
-            leaders.insert(t);
-            if let Some(kind) = kind {
-                let n = regions.len() as u16;
-                if n >= 16 {
-                    return Err(unsupported_at(isa, i, d, "more than 16 reconvergence regions in one function"));
-                }
-                regions.push(Region { kind, at: i.addr, target: t, key: sm86::B0 + n });
-            }
+            regions.push(Region { kind, at: i.addr, target: t, key: sm86::B0 + n });
         }
     }
-    leaders.retain(|a| *a < end);
     let ret_sites: Vec<u64> = insts.iter().filter(|(i, _)| i.flow == Flow::Call).map(|(i, _)| i.addr + i.len as u64).collect();
     if ret_sites.len() > 255 {
         return Err(LiftError::Unsupported { isa, addr: base, text: String::new(), why: "more than 255 calls in one function".into() });
     }
-    let mut f = Function::new("main");
-    f.model = ExecModel::Lanes;
-    f.wave_size = opts.wave_size;
+    let mut f = nv_driver::lanes_function("main", opts);
     let entry = f.add_block();
-    let blocks: HashMap<u64, Block> = leaders.iter().map(|a| (*a, f.add_block())).collect();
-    let exit = f.add_block();
-    let lay = Layout { regions, blocks, ret_sites, exit };
     let mut cx = Cx::new(&mut f, entry, isa);
-    cx.prologue(opts);
-    let zero = cx.k32(0);
-    cx.wr(RET_STACK, zero);
-    cx.b().jump(lay.blocks[&base]);
-    {
-        cx.block = exit;
-        let outs: Vec<Value> = opts.reg_outputs.iter().map(|k| cx.rd(*k)).collect();
-        cx.b().ret(&outs);
-    }
-    let mut open = false;
-    for (inst, d) in &insts {
-        if let Some(b) = lay.blocks.get(&inst.addr) {
-            if open {
-                cx.b().jump(*b);
-            }
-            cx.block = *b;
-            open = true;
-            control::joins_at(&mut cx, &lay, inst.addr);
-        }
-        if !open {
-            continue; // unreachable code after an unconditional branch or exit
-        }
-        let at = At::new(inst, d);
-        cx.set_guard(&at)?;
-        let r = match inst.flow {
-            Flow::Next => lift_named(&mut cx, &at, &lay),
-            _ => {
-                open = false;
-                control::terminator(&mut cx, &at, &lay)
-            }
-        };
-        cx.guard = None;
-        r?;
-    }
-    if open {
-        cx.b().jump(exit);
-    }
+    let blocks = nv_driver::layout(&mut cx, opts, &leaders, base, |cx| {
+        let zero = cx.k32(0);
+        cx.wr(RET_STACK, zero);
+    });
+    let lay = Layout { regions, blocks: blocks.at, ret_sites, exit: blocks.exit };
+    nv_driver::walk(
+        &mut cx,
+        &insts,
+        &lay.blocks,
+        lay.exit,
+        |cx, addr| control::joins_at(cx, &lay, addr),
+        |cx, at| match at.inst.flow {
+            Flow::Next => lift_named(cx, at, &lay),
+            _ => control::terminator(cx, at, &lay),
+        },
+    )?;
     Ok(f)
+}
+
+/// The region kind an instruction pushes (`SSY`, `PBK`, `PCNT`), if any.
+fn push_kind(name: &str) -> Option<RegionKind> {
+    match name {
+        "SSY" => Some(RegionKind::Sync),
+        "PBK" => Some(RegionKind::Break),
+        "PCNT" => Some(RegionKind::Cont),
+        _ => None,
+    }
 }
 
 /// Lift the instruction at the start of `bytes` (at `addr`) into a scratch function: whether
 /// the lifter knows it. Returns its length in bytes, or the error a whole-program lift would
 /// give for it. Branch targets and reconvergence regions are not checked.
 pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usize, LiftError> {
-    check_isa(isa, addr)?;
-    let plugin = isa.plugin();
-    let d = plugin.decode(bytes, addr).map_err(|e| LiftError::Decode { isa, addr, why: e.to_string() })?;
-    let inst = plugin.operands(&d, addr);
-    let mut f = Function::new("one");
-    f.model = ExecModel::Lanes;
-    f.wave_size = opts.wave_size;
+    nv_driver::check_isa(isa, Isa::Sm50, addr)?;
+    let (inst, d) = nv_driver::decode_one(isa, bytes, addr)?;
+    let mut f = nv_driver::lanes_function("one", opts);
     let block = f.add_block();
     let exit = f.add_block();
     let mut lay = Layout { regions: Vec::new(), blocks: HashMap::new(), ret_sites: Vec::new(), exit };
@@ -243,14 +198,6 @@ pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usi
         _ => control::terminator(&mut cx, &at, &lay)?,
     }
     Ok(d.len as usize)
-}
-
-/// The ISAs this lifter takes.
-fn check_isa(isa: Isa, addr: u64) -> Result<(), LiftError> {
-    if isa == Isa::Sm50 {
-        return Ok(());
-    }
-    Err(LiftError::Unsupported { isa, addr, text: String::new(), why: "only sm_50 code lifts here".into() })
 }
 
 /// Whether operand `o` is the condition code register.

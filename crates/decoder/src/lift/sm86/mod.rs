@@ -29,17 +29,17 @@ mod atomic_loop;
 mod mma;
 mod system;
 
-use super::LiftError;
+use super::{nv_driver, LiftError};
 use crate::operand::{Flow, Inst, Modifier, Operand, OperandKind, RegClass, SpecialReg};
 use crate::spec::NvPiece;
 use crate::{Decoded, Isa};
-use isabridge_ir::ir::{Block, ExecModel, Function, Reg};
+use isabridge_ir::ir::{Block, Function, Reg};
 use isabridge_ir::ops::conv::ConvOp;
 use isabridge_ir::ops::lane::LaneOp;
 use isabridge_ir::ops::mem::{MemOp, Space};
 use isabridge_ir::soft::Round;
 use isabridge_ir::{Builder, Scalar, Type, Value};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 /// How a program is lifted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,76 +165,28 @@ pub const BAR_RESULT: u16 = 560;
 
 /// Lift a program given as code bytes (entry at the first byte) into one IR function.
 pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function, LiftError> {
-    check_isa(isa, base)?;
-    let plugin = isa.plugin();
-    let mut insts = Vec::new();
-    let mut off = 0usize;
-    while off < code.len() {
-        let addr = base + off as u64;
-        let d = plugin.decode(&code[off..], addr).map_err(|e| LiftError::Decode { isa, addr, why: e.to_string() })?;
-        insts.push((plugin.operands(&d, addr), d));
-        off += d.len.max(1) as usize;
-    }
+    nv_driver::check_isa(isa, Isa::Sm86, base)?;
+    let insts = nv_driver::decode_all(isa, code, base)?;
     let end = base + code.len() as u64;
-    let mut leaders = BTreeSet::from([base]);
-    for (i, d) in &insts {
-        if i.flow != Flow::Next {
-            leaders.insert(i.addr + i.len as u64);
-        }
-        if matches!(i.flow, Flow::Branch | Flow::CondBranch | Flow::Call) {
-            let t = target(i).ok_or_else(|| unsupported_at(isa, i, d, "branch without a direct target"))?;
-            if t < base || t >= end {
-                return Err(LiftError::BranchOutside { isa, addr: i.addr, target: t });
-            }
-            leaders.insert(t);
-        }
-    }
-    leaders.retain(|a| *a < end);
+    let leaders = nv_driver::leaders(isa, &insts, base, end, |_| false)?;
     // Where returns go: the instruction after each direct call.
     let ret_sites: Vec<u64> =
         insts.iter().filter(|(i, _)| i.flow == Flow::Call).map(|(i, _)| i.addr + i.len as u64).filter(|a| *a < end).collect();
-    let mut f = Function::new("main");
-    f.model = ExecModel::Lanes;
-    f.wave_size = opts.wave_size;
+    let mut f = nv_driver::lanes_function("main", opts);
     let entry = f.add_block();
-    let blocks: HashMap<u64, Block> = leaders.iter().map(|a| (*a, f.add_block())).collect();
-    let mut cx = Cx { f: &mut f, block: entry, isa, regs: HashMap::new(), guard: None };
-    cx.prologue(opts);
-    cx.b().jump(blocks[&base]);
-    // Every exit goes to one block that returns the output registers.
-    let exit = cx.f.add_block();
-    {
-        let saved = cx.block;
-        cx.block = exit;
-        let outs: Vec<Value> = opts.reg_outputs.iter().map(|k| cx.rd(*k)).collect();
-        cx.b().ret(&outs);
-        cx.block = saved;
-    }
-    let mut open = false;
-    for (inst, d) in &insts {
-        if let Some(b) = blocks.get(&inst.addr) {
-            if open {
-                cx.b().jump(*b);
-            }
-            cx.block = *b;
-            open = true;
-        }
-        if !open {
-            continue; // unreachable code after an unconditional branch or exit
-        }
+    let mut cx = Cx::new(&mut f, entry, isa);
+    let blocks = nv_driver::layout(&mut cx, opts, &leaders, base, |_| {});
+    nv_driver::walk(&mut cx, &insts, &blocks.at, blocks.exit, |_, _| {}, |cx, at| {
+        let inst = at.inst;
         let next = inst.addr + inst.len as u64;
-        let at = At::new(inst, d);
+        let exit = blocks.exit;
         match inst.flow {
-            Flow::Next => cx.lift_inst(&at)?,
+            Flow::Next => cx.lift_named(at, inst.name),
             Flow::Return => {
-                cx.set_guard(&at)?;
-                control::ret(&mut cx, &at, base, &ret_sites, &blocks, blocks.get(&next).copied().unwrap_or(exit), exit)?;
-                cx.guard = None;
-                open = false;
+                control::ret(cx, at, base, &ret_sites, &blocks.at, blocks.at.get(&next).copied().unwrap_or(exit), exit)
             }
             Flow::End | Flow::Branch | Flow::CondBranch | Flow::Call => {
-                cx.set_guard(&at)?;
-                if let Some(c) = control::branch_cond(&mut cx, &at)? {
+                if let Some(c) = control::branch_cond(cx, at)? {
                     cx.guard = Some(match cx.guard {
                         Some(g) => cx.b().int(isabridge_ir::ops::int::IntOp::And, Type::B1, &[g, c]),
                         None => c,
@@ -242,24 +194,20 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
                 }
                 let to = match inst.flow {
                     Flow::End => exit,
-                    _ => blocks[&target(inst).unwrap_or(next)],
+                    _ => blocks.at[&target(inst).unwrap_or(next)],
                 };
                 match cx.guard {
                     None => cx.b().jump(to),
                     Some(g) => {
-                        let fall = blocks.get(&next).copied().unwrap_or(exit);
+                        let fall = blocks.at.get(&next).copied().unwrap_or(exit);
                         cx.b().branch(g, to, fall);
                     }
                 }
-                cx.guard = None;
-                open = false;
+                Ok(())
             }
-            _ => return Err(unsupported_at(isa, inst, d, "calls, returns and indirect jumps do not lift yet")),
+            _ => Err(cx.unsupported(at, "calls, returns and indirect jumps do not lift yet")),
         }
-    }
-    if open {
-        cx.b().jump(exit);
-    }
+    })?;
     Ok(f)
 }
 
@@ -267,30 +215,19 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
 /// the lifter knows it. Returns its length in bytes, or the error a whole-program lift would
 /// give. Branch targets are not checked.
 pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usize, LiftError> {
-    check_isa(isa, addr)?;
-    let plugin = isa.plugin();
-    let d = plugin.decode(bytes, addr).map_err(|e| LiftError::Decode { isa, addr, why: e.to_string() })?;
-    let inst = plugin.operands(&d, addr);
-    let mut f = Function::new("one");
-    f.model = ExecModel::Lanes;
-    f.wave_size = opts.wave_size;
+    nv_driver::check_isa(isa, Isa::Sm86, addr)?;
+    let (inst, d) = nv_driver::decode_one(isa, bytes, addr)?;
+    let mut f = nv_driver::lanes_function("one", opts);
     let block = f.add_block();
-    let mut cx = Cx { f: &mut f, block, isa, regs: HashMap::new(), guard: None };
+    let mut cx = Cx::new(&mut f, block, isa);
     let at = At::new(&inst, &d);
+    cx.set_guard(&at)?;
     match inst.flow {
-        Flow::Next => cx.lift_inst(&at)?,
-        Flow::End | Flow::Branch | Flow::CondBranch => cx.set_guard(&at)?,
-        _ => return Err(unsupported_at(isa, &inst, &d, "calls, returns and indirect jumps do not lift yet")),
+        Flow::Next => cx.lift_named(&at, inst.name)?,
+        Flow::End | Flow::Branch | Flow::CondBranch => {}
+        _ => return Err(cx.unsupported(&at, "calls, returns and indirect jumps do not lift yet")),
     }
     Ok(d.len as usize)
-}
-
-/// The ISAs this lifter takes.
-fn check_isa(isa: Isa, addr: u64) -> Result<(), LiftError> {
-    if isa == Isa::Sm86 {
-        return Ok(());
-    }
-    Err(LiftError::Unsupported { isa, addr, text: String::new(), why: "only sm_86 code lifts here".into() })
 }
 
 /// The direct target of a branch.
@@ -681,14 +618,6 @@ impl<'f> Cx<'f> {
     /// b1 to i32 (0 or 1).
     pub fn b1_to_i32(&mut self, v: Value) -> Value {
         self.b().conv(ConvOp::IToI { signed: false }, Type::I32, v)
-    }
-
-    /// Lift one instruction that falls through: its guard, then its family.
-    fn lift_inst(&mut self, at: &At) -> Result<(), LiftError> {
-        self.set_guard(at)?;
-        let r = self.lift_named(at, at.inst.name);
-        self.guard = None;
-        r
     }
 
     /// Lift `at` with the family code of instruction `name`.
