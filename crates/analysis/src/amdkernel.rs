@@ -115,6 +115,13 @@ impl Kernel {
         self.properties & (1 << 10) == 0
     }
 
+    /// The kernel calls functions whose stack size the compiler could not bound (recursion,
+    /// indirect calls): kernel_code_properties bit 11, USES_DYNAMIC_STACK (code object v5,
+    /// AMDGPUUsage "Kernel Descriptor"); the runtime then sizes the stack itself.
+    pub fn uses_dynamic_stack(&self) -> bool {
+        self.properties & (1 << 11) != 0
+    }
+
     /// The float MODE register at entry: rsrc1's FLOAT_ROUND_MODE (bits 12-15) and
     /// FLOAT_DENORM_MODE (16-19) become MODE bits 0-7, ENABLE_DX10_CLAMP (21) bit 8,
     /// ENABLE_IEEE_MODE (23) bit 9.

@@ -19,7 +19,7 @@
 
 use crate::lift_cmd;
 use crate::Failure;
-use isabridge_analysis::amdkernel::{ArgKind, SgprInput};
+use isabridge_analysis::amdkernel::{ArgKind, Kernel, SgprInput};
 use isabridge_decoder::elf;
 use isabridge_decoder::lift::amd::{kernel_params, ttmp_workgroup_id_params, KernelEntry, Options};
 use isabridge_decoder::Isa;
@@ -263,7 +263,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         put(&mut packet, 4 + 2 * d, 2, block[d] as u64);
         put(&mut packet, 12 + 4 * d, 4, (block[d] as u64) * grid[d] as u64);
     }
-    let scratch = t.kernel.as_ref().map_or(1024, |k| k.private_segment_size as usize);
+    let scratch = t.kernel.as_ref().map_or(1024, dispatch_private_segment_size);
     put(&mut packet, 24, 4, scratch as u64);
     put(&mut packet, 28, 4, entry.shared_bytes as u64);
     put(&mut packet, 40, 8, KERNARG_ADDR);
@@ -361,4 +361,16 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         lane_ops
     );
     Ok(())
+}
+
+/// The per-work-item scratch bytes a dispatch of `k` gets, as the HIP runtime sizes it: the
+/// descriptor's fixed size, or for a kernel with a dynamic stack the larger of that and the
+/// default stack of 1024 bytes per thread (`hipLimitStackSize`; the HIP behaviour LLVM's
+/// OpenMP AMDGPU plugin adopted in llvm-project pull request 74080: "Default device stack
+/// size: 1024", "in case of a dyn callstack the maximum between user-provided and
+/// compiler-default is chosen").
+fn dispatch_private_segment_size(k: &Kernel) -> usize {
+    const HIP_DEFAULT_STACK_BYTES: u32 = 1024;
+    let fixed = k.private_segment_size;
+    (if k.uses_dynamic_stack() { fixed.max(HIP_DEFAULT_STACK_BYTES) } else { fixed }) as usize
 }

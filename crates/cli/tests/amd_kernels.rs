@@ -552,6 +552,7 @@ const PASSING: &[&str] = &[
     "cl_math.gfx1201-w32/scalar_ops",
     "hip_control.gfx1201-w32/particles",
     "hip_control.gfx1201-w32/indirect_calls",
+    "hip_control.gfx1201-w32/switches",
 ];
 
 #[test]
