@@ -25,6 +25,8 @@ pub(crate) mod mem;
 pub(crate) mod mov;
 pub(crate) mod mufu;
 pub(crate) mod pred;
+pub(crate) mod surface;
+pub use surface::SURFACE_TRAP;
 mod atomic_loop;
 mod mma;
 mod system;
@@ -659,6 +661,9 @@ impl<'f> Cx<'f> {
             return r;
         }
         if let Some(r) = system::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = surface::lift(self, at, name) {
             return r;
         }
         Err(self.unsupported(at, "no lifter for this instruction yet"))
