@@ -1,10 +1,11 @@
-//! Surface loads, stores and reductions (fixtures/nvidia/tex/surface.ptx, built for sm_86 with
-//! ptxas 12 by tools/build_tex_cubins.sh), lifted and run on the interpreter, against a model
+//! Surface loads, stores and reductions (fixtures/nvidia/tex/surface.ptx, built for sm_50 and sm_86
+//! with ptxas 12 by tools/build_tex_cubins.sh), lifted and run on the interpreter, against a model
 //! of PTX's definitions of `suld.b` / `sust.b` / `sured.b` with `.zero`, `.clamp` and `.trap`
 //! on small linear surfaces. Each surface handle is the address of its IR image descriptor
 //! (the binding `lift::sm86::surface` documents).
 
-use isabridge_decoder::lift::sm86::{lift, Options, SystemValue, SURFACE_TRAP};
+use isabridge_decoder::lift::sm86::{Options, SystemValue, SURFACE_TRAP};
+use isabridge_decoder::lift::{sm50, sm86};
 use isabridge_decoder::Isa;
 use isabridge_ir::interp::{run, Config, Input, InterpError, Memory};
 use isabridge_ir::Function;
@@ -14,12 +15,33 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The lifted kernel `name` of the sm_86 surface cubin.
-fn kernel(name: &str) -> Function {
-    let bytes = std::fs::read(root().join("fixtures/nvidia/tex/surface.sm86.cubin")).unwrap();
+/// Where constant bank 0 holds a target's launch values: ntid, nctaid, the stack top, the
+/// first parameter.
+struct Layout {
+    ntid: usize,
+    nctaid: usize,
+    stack: usize,
+    params: usize,
+}
+
+const TARGETS: [(Isa, &str, Layout); 2] = [
+    (Isa::Sm86, "sm86", Layout { ntid: 0x0, nctaid: 0xc, stack: 0x28, params: 0x160 }),
+    (Isa::Sm50, "sm50", Layout { ntid: 0x8, nctaid: 0x14, stack: 0x20, params: 0x140 }),
+];
+
+/// The lifted kernel `name` of a target's surface cubin, and its constant bank 2 (ptxas's
+/// constants).
+fn kernel(isa: Isa, target: &str, name: &str) -> (Function, Vec<u8>) {
+    let bytes = std::fs::read(root().join(format!("fixtures/nvidia/tex/surface.{target}.cubin"))).unwrap();
     let (_, sections) = isabridge_decoder::elf::parse(&bytes).unwrap();
     let sec = sections.iter().find(|s| s.name == format!(".text.{name}")).unwrap();
-    lift(Isa::Sm86, sec.data, 0, &Options::default()).unwrap()
+    let kernels = isabridge_decoder::elf::nvinfo::cuda_kernels(&bytes).unwrap();
+    let bank2 = kernels.iter().find(|k| k.name == name).and_then(|k| k.constant_banks.iter().find(|(n, _)| *n == 2)).map(|(_, b)| b.clone()).unwrap_or_default();
+    let f = match isa {
+        Isa::Sm50 => sm50::lift(isa, sec.data, 0, &Options::default()).unwrap(),
+        _ => sm86::lift(isa, sec.data, 0, &Options::default()).unwrap(),
+    };
+    (f, bank2)
 }
 
 /// IR image formats used here (gfx10 numbers, `isabridge_ir::ops::image::Format`).
@@ -75,7 +97,7 @@ impl Surface {
         (x >= 0 && y >= 0 && x < self.w as i64 && y < self.h as i64).then(|| self.data[(y * self.w as i64 + x) as usize] as u32)
     }
     fn put(&mut self, x: i64, y: i64, k: u32, v: u32) {
-        if let Some(_) = self.word(x, y, 0, k) {
+        if self.word(x, y, 0, k).is_some() {
             let at = ((y * self.w as i64 + x) as u32 * self.bytes + 4 * k) as usize;
             self.data[at..at + 4].copy_from_slice(&v.to_le_bytes());
         }
@@ -88,29 +110,29 @@ const OUT: u64 = 0x2_0000_0000;
 
 /// Run `f` as one block of `threads` with these surfaces (handles first in the parameters),
 /// then `tail` more parameter bytes; the memory afterwards.
-fn launch(f: &Function, threads: u32, surfaces: &[&Surface], tail: &[u8]) -> Result<Memory, InterpError> {
+fn launch(f: &Function, bank2: &[u8], lay: &Layout, threads: u32, surfaces: &[&Surface], tail: &[u8]) -> Result<Memory, InterpError> {
     let mut cb0 = vec![0u8; 0x200];
     let put = |cb: &mut Vec<u8>, at: usize, v: &[u8]| cb[at..at + v.len()].copy_from_slice(v);
-    put(&mut cb0, 0x0, &threads.to_le_bytes());
-    put(&mut cb0, 0x4, &1u32.to_le_bytes());
-    put(&mut cb0, 0x8, &1u32.to_le_bytes());
+    put(&mut cb0, lay.ntid, &threads.to_le_bytes());
+    put(&mut cb0, lay.ntid + 4, &1u32.to_le_bytes());
+    put(&mut cb0, lay.ntid + 8, &1u32.to_le_bytes());
     for k in 0..3 {
-        put(&mut cb0, 0xc + 4 * k, &1u32.to_le_bytes());
+        put(&mut cb0, lay.nctaid + 4 * k, &1u32.to_le_bytes());
     }
-    put(&mut cb0, 0x28, &1024u32.to_le_bytes());
-    put(&mut cb0, 0x160, &OUT.to_le_bytes());
+    put(&mut cb0, lay.stack, &1024u32.to_le_bytes());
+    put(&mut cb0, lay.params, &OUT.to_le_bytes());
     let mut descs = Vec::new();
     let mut global = Vec::new();
     for (k, s) in surfaces.iter().enumerate() {
         let base = SURF + 0x1_0000 * k as u64;
         descs.extend(s.descriptor(base));
         global.push((base, s.data.clone()));
-        put(&mut cb0, 0x168 + 8 * k, &(DESC + 32 * k as u64).to_le_bytes());
+        put(&mut cb0, lay.params + 8 + 8 * k, &(DESC + 32 * k as u64).to_le_bytes());
     }
-    put(&mut cb0, 0x168 + 8 * surfaces.len(), tail);
+    put(&mut cb0, lay.params + 8 + 8 * surfaces.len(), tail);
     global.push((DESC, descs));
     global.push((OUT, vec![0; threads as usize * 48]));
-    let mem = Memory { global, constant: vec![cb0], shared: vec![] };
+    let mem = Memory { global, constant: vec![cb0, Vec::new(), bank2.to_vec()], shared: vec![] };
     let cfg = Config { wave_size: 32, waves: threads.div_ceil(32), scratch_bytes: 1024, ..Config::default() };
     let mut inputs: Vec<Input> = SystemValue::ALL.iter().map(|_| Input::Uniform(0)).collect();
     inputs[SystemValue::TidX.param() as usize] = Input::PerLane((0..threads as u64).collect());
@@ -128,6 +150,12 @@ fn pattern(k: usize) -> u8 {
 
 #[test]
 fn surface_ops_match_ptx() {
+    for (isa, target, lay) in &TARGETS {
+        surface_ops(*isa, target, lay);
+    }
+}
+
+fn surface_ops(isa: Isa, target: &str, lay: &Layout) {
     let s1 = Surface::new(48, 1, 1, R32_UINT, 4, pattern);
     let s2 = Surface::new(6, 5, 1, R32G32_UINT, 8, |k| pattern(k + 1000));
     let s3 = Surface::new(3, 2, 4, R32G32B32A32_UINT, 16, |k| pattern(k + 2000));
@@ -137,8 +165,8 @@ fn surface_ops_match_ptx() {
     let mut sr = Surface::new(8, 1, 1, R32_UINT, 4, |k| if k % 4 == 0 { k as u8 } else { 0 });
     let mut sr2 = Surface::new(6, 3, 1, R32_SINT, 4, |k| if k % 4 == 0 { 50 } else { 0 });
     let v = 0x1234_5678u32;
-    let f = kernel("surf");
-    let mem = launch(&f, 64, &[&s1, &s2, &s3, &s8, &sw, &sw2, &sr, &sr2], &v.to_le_bytes()).unwrap();
+    let (f, bank2) = kernel(isa, target, "surf");
+    let mem = launch(&f, &bank2, lay, 64, &[&s1, &s2, &s3, &s8, &sw, &sw2, &sr, &sr2], &v.to_le_bytes()).unwrap();
     let out = words(&mem, OUT);
     for i in 0..64i64 {
         let x1 = i - 4;
@@ -156,10 +184,10 @@ fn surface_ops_match_ptx() {
             s3.word(x3, y3, z3, 1).unwrap_or(0),
             s3.word(x3, y3, z3, 2).unwrap_or(0),
             s3.word(x3, y3, z3, 3).unwrap_or(0),
-            s8.byte(i % 9, i / 9 - 1).unwrap_or(0),
+            s8.byte(i % 9, i / 9).unwrap_or(0),
             i as u32,
         ];
-        assert_eq!(&out[12 * i as usize..12 * i as usize + 12], &want, "thread {i}");
+        assert_eq!(&out[12 * i as usize..12 * i as usize + 12], &want, "{target} thread {i}");
         let d = (i as u32).wrapping_mul(3).wrapping_add(v);
         sw.put(x1, 0, 0, d);
         sw2.put(x2, y2, 0, d);
@@ -171,22 +199,28 @@ fn surface_ops_match_ptx() {
         sr2.put(xr, yr, 0, m.min(100 - 7 * i as i32) as u32);
     }
     for (k, s) in [(4, &sw), (5, &sw2), (6, &sr), (7, &sr2)] {
-        assert_eq!(mem.global.iter().find(|(a, _)| *a == SURF + 0x1_0000 * k).unwrap().1, s.data, "surface {k}");
+        assert_eq!(mem.global.iter().find(|(a, _)| *a == SURF + 0x1_0000 * k).unwrap().1, s.data, "{target} surface {k}");
     }
 }
 
 #[test]
 fn trap_mode_traps_out_of_range() {
+    for (isa, target, lay) in &TARGETS {
+        trap_mode(*isa, target, lay);
+    }
+}
+
+fn trap_mode(isa: Isa, target: &str, lay: &Layout) {
     let s1 = Surface::new(48, 1, 1, R32_UINT, 4, pattern);
-    let f = kernel("surf_trap");
-    let mem = launch(&f, 32, &[&s1], &0u32.to_le_bytes()).unwrap();
+    let (f, bank2) = kernel(isa, target, "surf_trap");
+    let mem = launch(&f, &bank2, lay, 32, &[&s1], &0u32.to_le_bytes()).unwrap();
     let out = words(&mem, OUT);
-    for i in 0..32 {
-        assert_eq!(out[i], s1.word(i as i64, 0, 0, 0).unwrap());
+    for (i, o) in out.iter().take(32).enumerate() {
+        assert_eq!(*o, s1.word(i as i64, 0, 0, 0).unwrap(), "{target} thread {i}");
     }
     // texels 20..51: the last four are past the width of 48
-    match launch(&f, 32, &[&s1], &20u32.to_le_bytes()) {
+    match launch(&f, &bank2, lay, 32, &[&s1], &20u32.to_le_bytes()) {
         Err(InterpError::Trap(c)) => assert_eq!(c, SURFACE_TRAP),
-        other => panic!("expected a trap, got {:?}", other.map(|_| ())),
+        other => panic!("{target}: expected a trap, got {:?}", other.map(|_| ())),
     }
 }

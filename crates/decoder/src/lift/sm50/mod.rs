@@ -284,6 +284,7 @@ fn lift_named(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftError> {
             return mem(cx, at, name)
         }
         "SHFL" | "VOTE" | "BAR" => sm86::control::lift(cx, at, name),
+        "SULD" | "SUST" | "SURED" => sm86::surface::lift(cx, at, name),
         _ => None,
     };
     shared.unwrap_or_else(|| Err(cx.unsupported(at, "no lifter for this instruction yet")))

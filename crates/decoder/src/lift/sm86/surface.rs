@@ -10,11 +10,13 @@
 //! T# of `isabridge_ir::ops::image`, eight little-endian words) that describes the surface**.
 //! The runner writes that descriptor and passes its address (zero-extended from the 32 bits
 //! the instruction reads) as the kernel's surface object. Bank numbers other than 0 stay a
-//! typed error.
+//! typed error. sm_50 (`SULD.D.BA.1D.TRAP R27, [R4], 0x52`) names only the word index, in
+//! bank 0: 0x52 is `s1` at 0x148 in fixtures/nvidia/listings/texsurf.sm50.txt (parameters from
+//! 0x140); the same file also serves `lift::sm50`.
 //!
 //! Coordinates. `[Ra]` names the first of consecutive registers: x in Ra, y in Ra+1, the third
 //! coordinate (3D depth, 2D-array slice) in Ra+2. texsurf.sm86 loads x into R4, y into R5 and z
-//! into R6 before every `SULD [R4]`, also for `suld.b.a2d` whose PTX vector is `{z, x, y}`:
+//! into R6 before every `SULD [R4]` (texsurf.sm50 likewise), also for `suld.b.a2d` whose PTX vector is `{z, x, y}`:
 //! the slice comes last. `.BA` makes x a byte offset: the texel is x / (the access size), the
 //! access size being the texel size of the surface format the runner's descriptor must give
 //! (32-bit accesses: one 32-bit UINT channel; `.64`: two; `.128`: four; `.U8`: one 8-bit UINT
@@ -77,8 +79,9 @@ fn image(kind: ImageKind, dim: ImageDim, chan: u8, comp: u8) -> ImageOp {
 }
 
 /// The surface descriptor words of the handle the instruction names: four i64.
-pub(crate) fn descriptor(cx: &mut Cx, at: &At, bank: &Operand, index: &Operand) -> Result<[Value; 4], LiftError> {
-    let (OperandKind::Imm(0), OperandKind::Imm(k)) = (bank.kind, index.kind) else {
+pub(crate) fn descriptor(cx: &mut Cx, at: &At, bank: Option<&Operand>, index: &Operand) -> Result<[Value; 4], LiftError> {
+    let bank = bank.map_or(OperandKind::Imm(0), |b| b.kind);
+    let (OperandKind::Imm(0), OperandKind::Imm(k)) = (bank, index.kind) else {
         return Err(cx.unsupported(at, "surface or texture handle outside constant bank 0 (meaning not derived)"));
     };
     let off = cx.k32((k as u32).wrapping_mul(4));
@@ -98,24 +101,45 @@ fn reg(r: RegRange, k: u16, like: &Operand) -> Operand {
     Operand { kind: OperandKind::Reg(RegRange { class: r.class, first: r.first + k, count: 1 }), ..*like }
 }
 
+/// The mnemonic's suffixes as the ISA's printer spells them (`SULD.D.BA.1D.TRAP` gives `D`,
+/// `BA`, `1D`, `TRAP`): the spelling of the listings the rules above come from, on sm_50 and
+/// sm_86 alike.
+struct Suffixes(String);
+
+impl Suffixes {
+    fn of(cx: &Cx, at: &At) -> Suffixes {
+        let mut text = String::new();
+        cx.isa.plugin().print(at.d, at.inst.addr, &mut text);
+        let m = text.split_whitespace().find(|w| !w.starts_with('@')).unwrap_or("");
+        Suffixes(m.split_once('.').map_or("", |(_, s)| s).to_string())
+    }
+    fn has(&self, s: &str) -> bool {
+        self.0.split('.').any(|x| x == s)
+    }
+    fn one_of<'n>(&self, names: &[&'n str]) -> Option<&'n str> {
+        self.0.split('.').find_map(|x| names.iter().find(|n| **n == x).copied())
+    }
+}
+
 fn access(cx: &mut Cx, at: &At, kind: Kind) -> Result<(), LiftError> {
-    if !at.has("BA") || !at.has("D") {
+    let sfx = Suffixes::of(cx, at);
+    if !sfx.has("BA") || !sfx.has("D") {
         return Err(cx.unsupported(at, "formatted .P or element-addressed surface access: how its register data packs into the surface format is not derived"));
     }
-    let dim = match at.one_of(&["1D", "2D", "3D", "1D_ARRAY", "2D_ARRAY", "1D_BUFFER"]) {
+    let dim = match sfx.one_of(&["1D", "2D", "3D", "1D_ARRAY", "2D_ARRAY", "1D_BUFFER"]) {
         Some("1D") => ImageDim::D1,
         Some("2D") => ImageDim::D2,
         Some("3D") => ImageDim::D3,
         Some("2D_ARRAY") => ImageDim::D2Array,
         _ => return Err(cx.unsupported(at, "surface dimension other than 1D, 2D, 3D, 2D_ARRAY (register layout not derived)")),
     };
-    let range = match at.one_of(&["TRAP", "IGN"]) {
+    let range = match sfx.one_of(&["TRAP", "IGN"]) {
         Some("TRAP") => Range::Trap,
         Some(_) => Range::Ignore,
         None => Range::Clamp,
     };
     // (texel bytes as log2, 32-bit words moved)
-    let (shift, words) = match at.one_of(&["U8", "S8", "U16", "S16", "64", "128"]) {
+    let (shift, words) = match sfx.one_of(&["U8", "S8", "U16", "S16", "64", "128"]) {
         None => (2u32, 1u16),
         Some("64") => (3, 2),
         Some("128") => (4, 4),
@@ -123,9 +147,12 @@ fn access(cx: &mut Cx, at: &At, kind: Kind) -> Result<(), LiftError> {
         _ => return Err(cx.unsupported(at, "surface access size (signed or 16-bit sub-word forms not derived)")),
     };
     let ops: Vec<&Operand> = at.inst.explicit().collect();
+    // sm_86 names the handle by bank and word index, sm_50 by the word index alone.
     let (mem, data, bank, index) = match (kind, &ops[..]) {
-        (Kind::Load, [d, m, b, i]) => (*m, *d, *b, *i),
-        (_, [m, d, b, i]) if kind != Kind::Load => (*m, *d, *b, *i),
+        (Kind::Load, [d, m, b, i]) => (*m, *d, Some(*b), *i),
+        (Kind::Load, [d, m, i]) => (*m, *d, None, *i),
+        (_, [m, d, b, i]) if kind != Kind::Load => (*m, *d, Some(*b), *i),
+        (_, [m, d, i]) if kind != Kind::Load => (*m, *d, None, *i),
         _ => return Err(cx.unsupported(at, "surface operand shape")),
     };
     let OperandKind::Mem { base: Some(ra), ubase: None, offset: 0 } = mem.kind else {
@@ -138,8 +165,8 @@ fn access(cx: &mut Cx, at: &At, kind: Kind) -> Result<(), LiftError> {
         return Err(cx.unsupported(at, "surface operands in uniform registers"));
     }
     let atomic = if kind == Kind::Reduce {
-        let signed = at.has("S32");
-        Some(match at.one_of(&["ADD", "MIN", "MAX", "AND", "OR", "XOR", "INC", "DEC", "EXCH"]) {
+        let signed = sfx.has("S32");
+        Some(match sfx.one_of(&["ADD", "MIN", "MAX", "AND", "OR", "XOR", "INC", "DEC", "EXCH"]) {
             Some("ADD") => AtomicKind::Add,
             Some("MIN") => AtomicKind::Min(signed),
             Some("MAX") => AtomicKind::Max(signed),
