@@ -1,4 +1,4 @@
-//! `isabridge conform ptx-rows ROWS[.gz] --cubin FILE --via interp [--json]`: run the capture
+//! `isabridge conform ptx-rows ROWS[.gz] --cubin FILE --via interp|spirv [--json]`: run the capture
 //! kernels of a cubin (fixtures/hw capture.cu: `k_<op>(const Row* in, u32* out, int n)`, one
 //! row `{a, b, c}` per thread, results `out[2i]`, `out[2i+1]`) over every captured row, as
 //! capture.cu launches them (blocks of 128 threads, the output filled with 0xA5 first), and
@@ -21,7 +21,8 @@ pub struct Args {
     /// The cubin with the capture kernels.
     #[arg(long)]
     cubin: PathBuf,
-    /// Translation path: `interp` runs the lifted IR on the reference interpreter.
+    /// Translation path: `interp` runs the lifted IR on the reference interpreter, `spirv`
+    /// emits SPIR-V and runs it on Vulkan (Mesa lavapipe when present).
     #[arg(long, default_value = "interp")]
     via: String,
     /// One JSON line per op instead of the table.
@@ -91,7 +92,7 @@ const OUT_BASE: u64 = 0x2_0000_0000;
 /// Threads per block, as capture.cu launches its kernels.
 const BLOCK: u32 = 128;
 
-fn run_op(isa: Isa, bytes: &[u8], k: &nvinfo::KernelAbi, op: &str, rows: &[Row]) -> Result<Outcome, Failure> {
+fn run_op(isa: Isa, bytes: &[u8], k: &nvinfo::KernelAbi, op: &str, rows: &[Row], via: &str) -> Result<Outcome, Failure> {
     let f = lift_kernel(isa, bytes, k)?;
     let n = rows.len();
     let input: Vec<u8> = rows.iter().flat_map(|r| [r.a, r.b, r.c]).flat_map(u32::to_le_bytes).collect();
@@ -101,7 +102,7 @@ fn run_op(isa: Isa, bytes: &[u8], k: &nvinfo::KernelAbi, op: &str, rows: &[Row])
         params: vec![IN_BASE, OUT_BASE, n as u64],
         global: vec![(IN_BASE, input), (OUT_BASE, vec![0xa5; 8 * n])],
     };
-    let mem = launch(isa, &f, k, l)?;
+    let mem = if via == "spirv" { crate::cubin_spirv::launch(isa, &f, k, l)? } else { launch(isa, &f, k, l)? };
     let out = mem.iter().find(|(b, _)| *b == OUT_BASE).map(|(_, v)| v.as_slice()).unwrap_or(&[]);
     let word = |i: usize| out.get(4 * i..4 * i + 4).map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
     let approx = APPROX.iter().find(|x| x.0 == op);
@@ -127,8 +128,8 @@ fn run_op(isa: Isa, bytes: &[u8], k: &nvinfo::KernelAbi, op: &str, rows: &[Row])
 
 /// Run the command.
 pub fn run(a: &Args) -> Result<(), Failure> {
-    if a.via != "interp" {
-        return Err(format!("--via {}: only `interp` runs today", a.via).into());
+    if a.via != "interp" && a.via != "spirv" {
+        return Err(format!("--via {}: `interp` or `spirv`", a.via).into());
     }
     let bytes = std::fs::read(&a.cubin).map_err(|e| format!("{}: {e}", a.cubin.display()))?;
     let (isa, _) = elf::parse(&bytes).map_err(|e| format!("{}: {e}", a.cubin.display()))?;
@@ -145,7 +146,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         }
         let o = match nvinfo::find_kernel(&kernels, &format!("k_{op}")) {
             None => Outcome { op: op.clone(), rows: rows.len(), passed: 0, approx: false, worst: 0, note: None, absent: true },
-            Some(k) => run_op(isa, &bytes, k, op, rows).unwrap_or_else(|e| Outcome {
+            Some(k) => run_op(isa, &bytes, k, op, rows, &a.via).unwrap_or_else(|e| Outcome {
                 op: op.clone(),
                 rows: rows.len(),
                 passed: 0,

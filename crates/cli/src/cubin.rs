@@ -63,15 +63,9 @@ pub struct Launch {
     pub global: Vec<(u64, Vec<u8>)>,
 }
 
-/// Run lifted kernel `f` over the launch's grid; returns the global memory afterwards.
-pub fn launch(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Vec<(u64, Vec<u8>)>, Failure> {
-    if l.params.len() != k.params.len() {
-        return Err(format!("{} takes {} parameters, {} given", k.name, k.params.len(), l.params.len()).into());
-    }
-    let threads: u64 = l.block.iter().map(|&d| d as u64).product();
-    if threads == 0 || !threads.is_multiple_of(32) || threads > 1024 {
-        return Err(format!("a block of {threads} threads: the interpreter runs whole warps (a multiple of 32, at most 1024)").into());
-    }
+/// Constant bank 0 as the driver fills it for a launch: block and grid sizes, the stack top
+/// and the parameters.
+pub fn cbank0(isa: Isa, k: &KernelAbi, grid: [u32; 3], block: [u32; 3], params: &[u64]) -> Vec<u8> {
     let lay = layout(isa);
     let end = k.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
     let mut cbank = vec![0u8; k.cbank0_bytes.max(end).max(0x30) as usize];
@@ -83,13 +77,26 @@ pub fn launch(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Vec<(u
         }
     };
     for d in 0..3 {
-        put(&mut cbank, lay.ntid + 4 * d as u32, 4, l.block[d] as u64);
-        put(&mut cbank, lay.nctaid + 4 * d as u32, 4, l.grid[d] as u64);
+        put(&mut cbank, lay.ntid + 4 * d as u32, 4, block[d] as u64);
+        put(&mut cbank, lay.nctaid + 4 * d as u32, 4, grid[d] as u64);
     }
     put(&mut cbank, lay.stack, 4, k.frame_bytes as u64);
-    for (p, v) in k.params.iter().zip(&l.params) {
+    for (p, v) in k.params.iter().zip(params) {
         put(&mut cbank, p.offset, p.size, *v);
     }
+    cbank
+}
+
+/// Run lifted kernel `f` over the launch's grid; returns the global memory afterwards.
+pub fn launch(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Vec<(u64, Vec<u8>)>, Failure> {
+    if l.params.len() != k.params.len() {
+        return Err(format!("{} takes {} parameters, {} given", k.name, k.params.len(), l.params.len()).into());
+    }
+    let threads: u64 = l.block.iter().map(|&d| d as u64).product();
+    if threads == 0 || !threads.is_multiple_of(32) || threads > 1024 {
+        return Err(format!("a block of {threads} threads: the interpreter runs whole warps (a multiple of 32, at most 1024)").into());
+    }
+    let cbank = cbank0(isa, k, l.grid, l.block, &l.params);
     let warps = (threads / 32) as u32;
     let cfg = Config { wave_size: 32, waves: warps, scratch_bytes: k.frame_bytes as usize, ..Config::default() };
     let n = threads as usize;
@@ -201,7 +208,7 @@ const BUFFER_BASE: u64 = 0x1_0000_0000;
 
 /// `isabridge run` of a cubin kernel: arguments in declaration order, buffers written back to
 /// `DIR/argN.bin`.
-pub fn run_cli(bytes: &[u8], name: Option<&str>, grid: [u32; 3], block: [u32; 3], args: Vec<CliArg>, out: &std::path::Path) -> Result<(), Failure> {
+pub fn run_cli(bytes: &[u8], name: Option<&str>, grid: [u32; 3], block: [u32; 3], args: Vec<CliArg>, out: &std::path::Path, via: &str) -> Result<(), Failure> {
     let (isa, _) = isabridge_decoder::elf::parse(bytes).map_err(|e| e.to_string())?;
     let ks = kernels(bytes, name)?;
     let [k] = &ks[..] else {
@@ -237,7 +244,8 @@ pub fn run_cli(bytes: &[u8], name: Option<&str>, grid: [u32; 3], block: [u32; 3]
             }
         }
     }
-    let mem = launch(isa, &f, k, Launch { grid, block, params, global })?;
+    let l = Launch { grid, block, params, global };
+    let mem = if via == "spirv" { crate::cubin_spirv::launch(isa, &f, k, l)? } else { launch(isa, &f, k, l)? };
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     for (i, addr) in bufs {
         let p = out.join(format!("arg{i}.bin"));

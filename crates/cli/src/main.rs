@@ -18,6 +18,7 @@ mod census;
 mod conform;
 mod conform_ptx;
 mod cubin;
+mod cubin_spirv;
 mod disasm;
 mod input;
 mod lift_cmd;

@@ -31,7 +31,8 @@ use std::path::PathBuf;
 pub struct Args {
     /// A gfx1013 or gfx1201 code object (ELF), an sm_50 or sm_86 cubin, or a raw dump with --isa.
     file: PathBuf,
-    /// Translation path: `interp` runs the lifted IR on the reference interpreter.
+    /// Translation path: `interp` runs the lifted IR on the reference interpreter; `spirv` (cubin
+    /// kernels) emits SPIR-V and runs it on Vulkan (Mesa lavapipe when present).
     #[arg(long, default_value = "interp")]
     via: String,
     /// ISA of a raw dump (gfx1013 or gfx1201).
@@ -127,8 +128,8 @@ fn put(mem: &mut [u8], at: usize, size: usize, v: u64) {
 
 /// Run the command.
 pub fn run(a: &Args) -> Result<(), Failure> {
-    if a.via != "interp" {
-        return Err(format!("--via {}: only interp runs today", a.via).into());
+    if a.via != "interp" && a.via != "spirv" {
+        return Err(format!("--via {}: `interp` or `spirv`", a.via).into());
     }
     let grid = dims(&a.grid, "grid")?;
     let block = dims(&a.block, "block")?;
@@ -142,7 +143,10 @@ pub fn run(a: &Args) -> Result<(), Failure> {
                 ArgValue::Value(v, n) => crate::cubin::CliArg::Value(v, n),
             })
             .collect();
-        return crate::cubin::run_cli(&bytes, a.kernel.as_deref(), grid, block, given, &a.out);
+        return crate::cubin::run_cli(&bytes, a.kernel.as_deref(), grid, block, given, &a.out, &a.via);
+    }
+    if a.via == "spirv" {
+        return Err("--via spirv runs cubin kernels today (AMD wave-model functions are not emitted yet)".to_string().into());
     }
     let is_elf = elf::is_elf(&bytes);
     if !is_elf && a.isa.is_none() {

@@ -29,11 +29,11 @@
 use crate::structurize::{self, Action, Cond, Merge, ScfGraph, ScfTerm, StructurizeError};
 use isabridge_ir::ir::{Block, ExecModel, Function, Terminator, Value};
 use isabridge_ir::ops::conv::ConvOp;
-use isabridge_ir::ops::float::{FCmp, FloatKind, FloatOp, Omod};
+
 use isabridge_ir::ops::int::{ICmp, IntOp, Overflow, ShiftRule};
 use isabridge_ir::ops::mem::{MemOp, Space};
-use isabridge_ir::soft::{NanRule, Round};
-use isabridge_ir::types::Type;
+
+use isabridge_ir::types::{Scalar, Type};
 use isabridge_ir::Op;
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
@@ -44,6 +44,11 @@ use std::collections::HashMap;
 pub const PARAMS_BINDING: u32 = 0;
 /// Descriptor binding (set 0) of the output buffer.
 pub const OUTPUTS_BINDING: u32 = 1;
+/// Descriptor binding (set 0) of the constant banks: a storage buffer of 32-bit words, bank
+/// `k` at byte `k * CONSTANT_BANK_BYTES`.
+pub const CONSTANT_BINDING: u32 = 2;
+/// Bytes per constant bank in the [`CONSTANT_BINDING`] buffer.
+pub const CONSTANT_BANK_BYTES: u32 = 0x1_0000;
 
 /// An emitted compute kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,57 +91,77 @@ pub enum EmitError {
     Internal(String),
 }
 
-fn internal(e: impl std::fmt::Display) -> EmitError {
+pub(super) fn internal(e: impl std::fmt::Display) -> EmitError {
     EmitError::Internal(e.to_string())
 }
 
 /// Where a value's SPIR-V id is valid.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Scope {
+pub(super) enum Scope {
     /// Everywhere (constants, parameters loaded in the entry block).
     Global,
     /// In this SPIR-V block.
     Block(Word),
 }
 
-struct Em<'f> {
-    f: &'f Function,
-    b: Builder,
-    types: HashMap<Type, Word>,
-    consts: HashMap<(Word, u64), Word>,
-    ids: HashMap<Value, (Word, Scope)>,
-    vars: HashMap<Value, Word>,
-    svars: Vec<Word>,
-    cur: Word,
-    cur_ir: u32,
-    gid: Word,
-    out_var: Word,
-    outputs: u32,
-    t_u32: Word,
-    t_u64: Word,
+pub(super) struct Em<'f> {
+    pub(super) f: &'f Function,
+    pub(super) b: Builder,
+    pub(super) types: HashMap<Type, Word>,
+    pub(super) consts: HashMap<(Word, u64), Word>,
+    pub(super) ids: HashMap<Value, (Word, Scope)>,
+    pub(super) vars: HashMap<Value, Word>,
+    pub(super) svars: Vec<Word>,
+    pub(super) cur: Word,
+    pub(super) cur_ir: u32,
+    pub(super) gid: Word,
+    pub(super) out_var: Word,
+    pub(super) outputs: u32,
+    pub(super) t_u32: Word,
+    pub(super) t_u64: Word,
+    /// The constant-bank buffer variable.
+    pub(super) const_var: Word,
+    /// 16-bit integers used.
+    pub(super) int16: bool,
+    /// 64-bit floats used (the f64 arithmetic of the float paths).
+    pub(super) float64: bool,
+    /// The GLSL.std.450 import, once used.
+    pub(super) glsl_set: Option<Word>,
 }
 
-fn unsupported(block: u32, value: u32, op: impl Into<String>, why: &'static str) -> EmitError {
+pub(super) fn unsupported(block: u32, value: u32, op: impl Into<String>, why: &'static str) -> EmitError {
     EmitError::Unsupported { block, value, op: op.into(), why }
 }
 
 impl Em<'_> {
-    fn ty(&mut self, t: Type) -> Result<Word, EmitError> {
+    pub(super) fn ty(&mut self, t: Type) -> Result<Word, EmitError> {
         if let Some(&w) = self.types.get(&t) {
             return Ok(w);
         }
+        // Floats live in integers of their width (their bits): arithmetic is done in
+        // software or in f64 where that is exact, so the driver's float controls never matter.
         let w = match t {
             Type::B1 => self.b.type_bool(),
-            Type::I32 => self.b.type_int(32, 0),
-            Type::I64 => self.b.type_int(64, 0),
-            Type::F32 => self.b.type_float(32, None),
-            _ => return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "types other than b1, i32, i64 and f32")),
+            Type::S(s) => match s.bits() {
+                16 => {
+                    self.int16 = true;
+                    self.b.type_int(16, 0)
+                }
+                32 => self.b.type_int(32, 0),
+                64 => self.b.type_int(64, 0),
+                _ => return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "scalar types of 8 bits")),
+            },
+            Type::V(s, n) if matches!(s.bits(), 16 | 32) => {
+                let e = self.ty(Type::S(s))?;
+                self.b.type_vector(e, n as u32)
+            }
+            _ => return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "vectors of other than 16- and 32-bit elements, lane masks")),
         };
         self.types.insert(t, w);
         Ok(w)
     }
 
-    fn konst(&mut self, t: Type, bits: u64) -> Result<Word, EmitError> {
+    pub(super) fn konst(&mut self, t: Type, bits: u64) -> Result<Word, EmitError> {
         let ty = self.ty(t)?;
         if let Some(&w) = self.consts.get(&(ty, bits)) {
             return Ok(w);
@@ -144,7 +169,16 @@ impl Em<'_> {
         let w = match t {
             Type::B1 if bits & 1 == 1 => self.b.constant_true(ty),
             Type::B1 => self.b.constant_false(ty),
-            Type::I64 => self.b.constant_bit64(ty, bits),
+            Type::V(s, n) => {
+                let eb = s.bits();
+                let mut parts = Vec::new();
+                for i in 0..n as u32 {
+                    parts.push(self.konst(Type::S(s), (bits >> (i * eb)) & ((1u64 << eb) - 1))?);
+                }
+                self.b.constant_composite(ty, parts)
+            }
+            _ if t.bits() == 64 => self.b.constant_bit64(ty, bits),
+            _ if t.bits() == 16 => self.b.constant_bit32(ty, bits as u32 & 0xffff),
             _ => self.b.constant_bit32(ty, bits as u32),
         };
         self.consts.insert((ty, bits), w);
@@ -177,43 +211,33 @@ impl Em<'_> {
         Ok(())
     }
 
-    fn no_contraction(&mut self, w: Word) {
+    pub(super) fn no_contraction(&mut self, w: Word) {
         self.b.decorate(w, spirv::Decoration::NoContraction, []);
-    }
-
-    /// Replace a NaN result by the rule's NaN.
-    fn nan_rule(&mut self, r: Word, rule: NanRule, v: Value) -> Result<Word, EmitError> {
-        let bits = match rule {
-            NanRule::NvCanonical => 0x7fff_ffff,
-            NanRule::DefaultQuiet => 0x7fc0_0000,
-            _ => return Err(unsupported(self.cur_ir, v.0, rule.name(), "NaN rules that depend on operand payloads")),
-        };
-        let (tb, tf) = (self.ty(Type::B1)?, self.ty(Type::F32)?);
-        let nan = self.konst(Type::F32, bits)?;
-        let is = self.b.is_nan(tb, None, r).map_err(internal)?;
-        self.b.select(tf, None, is, nan, r).map_err(internal)
-    }
-
-    fn float(&mut self, op: &FloatOp, v: Value, args: &[Word]) -> Result<Word, EmitError> {
-        let text = Op::Float(*op).mnemonic();
-        let m = op.mode;
-        if m.round != Round::Rn || m.ftz_in || m.ftz_out || m.sat || op.fmz || op.relu || op.omod != Omod::None {
-            return Err(unsupported(self.cur_ir, v.0, text, "directed rounding, FTZ, saturation, FMZ, ReLU and output modifiers"));
-        }
-        let tf = self.ty(Type::F32)?;
-        let r = match op.kind {
-            FloatKind::Add => self.b.f_add(tf, None, args[0], args[1]),
-            FloatKind::Sub => self.b.f_sub(tf, None, args[0], args[1]),
-            FloatKind::Mul => self.b.f_mul(tf, None, args[0], args[1]),
-            _ => return Err(unsupported(self.cur_ir, v.0, text, "float operations other than add, sub and mul")),
-        }
-        .map_err(internal)?;
-        self.no_contraction(r);
-        self.nan_rule(r, m.nan, v)
     }
 
     fn int(&mut self, op: IntOp, v: Value, t: Type, a: &[Word]) -> Result<Word, EmitError> {
         let text = Op::Int(op).mnemonic();
+        if t == Type::B1 {
+            if let IntOp::Lop3(table) = op {
+                // The OR of the truth table's minterms, on booleans.
+                let tb = self.ty(Type::B1)?;
+                let mut acc = self.konst(Type::B1, 0)?;
+                let mut nots = [0; 3];
+                for (n, &x) in nots.iter_mut().zip(a) {
+                    *n = self.b.logical_not(tb, None, x).map_err(internal)?;
+                }
+                for k in 0..8u8 {
+                    if table >> k & 1 == 0 {
+                        continue;
+                    }
+                    let pick = |i: usize, bit: u8| if k & bit != 0 { a[i] } else { nots[i] };
+                    let xy = self.b.logical_and(tb, None, pick(0, 4), pick(1, 2)).map_err(internal)?;
+                    let xyz = self.b.logical_and(tb, None, xy, pick(2, 1)).map_err(internal)?;
+                    acc = self.b.logical_or(tb, None, acc, xyz).map_err(internal)?;
+                }
+                return Ok(acc);
+            }
+        }
         if t == Type::B1 && matches!(op, IntOp::And | IntOp::Or | IntOp::Xor | IntOp::Not) {
             let tb = self.ty(Type::B1)?;
             let b = &mut self.b;
@@ -231,6 +255,11 @@ impl Em<'_> {
             Type::B1 if matches!(op, IntOp::Cmp(_)) => 0,
             _ => return Err(unsupported(self.cur_ir, v.0, text, "integer operations on types other than i32 and i64")),
         };
+        if t == Type::I32 {
+            if let Some(r) = self.int32_extra(op, v, a)? {
+                return Ok(r);
+            }
+        }
         let ty = self.ty(t)?;
         let tb = self.ty(Type::B1)?;
         let b = &mut self.b;
@@ -312,71 +341,58 @@ impl Em<'_> {
         r.map_err(internal)
     }
 
-    /// A denormal f32 becomes a zero of its sign.
-    fn flush(&mut self, x: Word) -> Result<Word, EmitError> {
-        let (tf, tb) = (self.ty(Type::F32)?, self.ty(Type::B1)?);
-        let bits = self.b.bitcast(self.t_u32, None, x).map_err(internal)?;
-        let (exp, sign, zero) = (self.konst(Type::I32, 0x7f80_0000)?, self.konst(Type::I32, 0x8000_0000)?, self.konst(Type::I32, 0)?);
-        let e = self.b.bitwise_and(self.t_u32, None, bits, exp).map_err(internal)?;
-        let tiny = self.b.i_equal(tb, None, e, zero).map_err(internal)?;
-        let sz = self.b.bitwise_and(self.t_u32, None, bits, sign).map_err(internal)?;
-        let r = self.b.select(self.t_u32, None, tiny, sz, bits).map_err(internal)?;
-        self.b.bitcast(tf, None, r).map_err(internal)
-    }
-
-    fn fcmp(&mut self, c: FCmp, ftz: bool, a: &[Word]) -> Result<Word, EmitError> {
-        let a: Vec<Word> = if ftz { vec![self.flush(a[0])?, self.flush(a[1])?] } else { a.to_vec() };
-        let tb = self.ty(Type::B1)?;
-        let b = &mut self.b;
-        match c {
-            FCmp::Eq => b.f_ord_equal(tb, None, a[0], a[1]),
-            FCmp::Ne => b.f_ord_not_equal(tb, None, a[0], a[1]),
-            FCmp::Lt => b.f_ord_less_than(tb, None, a[0], a[1]),
-            FCmp::Le => b.f_ord_less_than_equal(tb, None, a[0], a[1]),
-            FCmp::Gt => b.f_ord_greater_than(tb, None, a[0], a[1]),
-            FCmp::Ge => b.f_ord_greater_than_equal(tb, None, a[0], a[1]),
-            FCmp::Equ => b.f_unord_equal(tb, None, a[0], a[1]),
-            FCmp::Neu => b.f_unord_not_equal(tb, None, a[0], a[1]),
-            FCmp::Ltu => b.f_unord_less_than(tb, None, a[0], a[1]),
-            FCmp::Leu => b.f_unord_less_than_equal(tb, None, a[0], a[1]),
-            FCmp::Gtu => b.f_unord_greater_than(tb, None, a[0], a[1]),
-            FCmp::Geu => b.f_unord_greater_than_equal(tb, None, a[0], a[1]),
-            FCmp::Num => b.ordered(tb, None, a[0], a[1]),
-            FCmp::Nan => b.unordered(tb, None, a[0], a[1]),
-        }
-        .map_err(internal)
-    }
-
     /// A 64-bit word to a value of type `t` (its low bits; `!= 0` for `b1`).
     fn word_to_value(&mut self, w: Word, t: Type) -> Result<Word, EmitError> {
         let ty = self.ty(t)?;
-        match t {
-            Type::I64 => Ok(w),
-            Type::B1 => {
-                let z = self.konst(Type::I64, 0)?;
-                self.b.i_not_equal(ty, None, w, z).map_err(internal)
+        if t == Type::B1 {
+            let z = self.konst(Type::I64, 0)?;
+            return self.b.i_not_equal(ty, None, w, z).map_err(internal);
+        }
+        let scalar = match t.bits() {
+            64 => w,
+            32 => self.b.u_convert(self.t_u32, None, w).map_err(internal)?,
+            16 => {
+                let t16 = self.ty(Type::I16)?;
+                self.b.u_convert(t16, None, w).map_err(internal)?
             }
-            Type::I32 => self.b.u_convert(ty, None, w).map_err(internal),
-            _ => {
-                let lo = self.b.u_convert(self.t_u32, None, w).map_err(internal)?;
-                self.b.bitcast(ty, None, lo).map_err(internal)
-            }
+            _ => return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "parameters of this type")),
+        };
+        let from = self.ty(Type::S(match t.bits() {
+            64 => Scalar::I64,
+            32 => Scalar::I32,
+            _ => Scalar::I16,
+        }))?;
+        self.cast(scalar, from, ty)
+    }
+
+    /// `x` (of SPIR-V type `from`) reinterpreted as SPIR-V type `to` (nothing when they match).
+    pub(super) fn cast(&mut self, x: Word, from: Word, to: Word) -> Result<Word, EmitError> {
+        if from == to {
+            Ok(x)
+        } else {
+            self.b.bitcast(to, None, x).map_err(internal)
         }
     }
 
     /// A value of type `t` to a zero-extended 64-bit word.
     fn value_to_word(&mut self, x: Word, t: Type) -> Result<Word, EmitError> {
-        match t {
-            Type::I64 => Ok(x),
-            Type::B1 => {
+        let from = self.ty(t)?;
+        match t.bits() {
+            _ if t == Type::B1 => {
                 let (one, zero) = (self.konst(Type::I64, 1)?, self.konst(Type::I64, 0)?);
                 self.b.select(self.t_u64, None, x, one, zero).map_err(internal)
             }
-            Type::I32 => self.b.u_convert(self.t_u64, None, x).map_err(internal),
-            _ => {
-                let i = self.b.bitcast(self.t_u32, None, x).map_err(internal)?;
+            64 => self.cast(x, from, self.t_u64),
+            32 => {
+                let i = self.cast(x, from, self.t_u32)?;
                 self.b.u_convert(self.t_u64, None, i).map_err(internal)
             }
+            16 => {
+                let t16 = self.ty(Type::I16)?;
+                let i = self.cast(x, from, t16)?;
+                self.b.u_convert(self.t_u64, None, i).map_err(internal)
+            }
+            _ => Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "outputs of this type")),
         }
     }
 
@@ -402,14 +418,48 @@ impl Em<'_> {
         })
     }
 
+    /// A load of type `t` from constant bank `bank` at byte offset `addr` (i32).
+    fn constant_load(&mut self, bank: u8, t: Type, addr: Word) -> Result<Word, EmitError> {
+        let base = self.konst(Type::I32, bank as u64 * CONSTANT_BANK_BYTES as u64)?;
+        let off = self.b.i_add(self.t_u32, None, addr, base).map_err(internal)?;
+        let two = self.konst(Type::I32, 2)?;
+        let idx = self.b.shift_right_logical(self.t_u32, None, off, two).map_err(internal)?;
+        let zero = self.konst(Type::I32, 0)?;
+        let pw = self.b.type_pointer(None, spirv::StorageClass::StorageBuffer, self.t_u32);
+        let word = |em: &mut Self, i: Word| -> Result<Word, EmitError> {
+            let p = em.b.access_chain(pw, None, em.const_var, [zero, i]).map_err(internal)?;
+            em.b.load(em.t_u32, None, p, None, []).map_err(internal)
+        };
+        let lo = word(self, idx)?;
+        let ty = self.ty(t)?;
+        match t.bits() {
+            32 => self.cast(lo, self.t_u32, ty),
+            64 => {
+                let one = self.konst(Type::I32, 1)?;
+                let i1 = self.b.i_add(self.t_u32, None, idx, one).map_err(internal)?;
+                let hi = word(self, i1)?;
+                let t2 = self.ty(Type::V(Scalar::I32, 2))?;
+                let v = self.b.composite_construct(t2, None, [lo, hi]).map_err(internal)?;
+                self.cast(v, t2, ty)
+            }
+            16 => {
+                let (three, k16) = (self.konst(Type::I32, 3)?, self.konst(Type::I32, 2)?);
+                let byte = self.b.bitwise_and(self.t_u32, None, off, k16).map_err(internal)?;
+                let sh = self.b.shift_left_logical(self.t_u32, None, byte, three).map_err(internal)?;
+                let x = self.b.shift_right_logical(self.t_u32, None, lo, sh).map_err(internal)?;
+                let t16 = self.ty(Type::I16)?;
+                let h = self.b.u_convert(t16, None, x).map_err(internal)?;
+                self.cast(h, t16, ty)
+            }
+            _ => Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "constant loads of this type")),
+        }
+    }
+
     fn global_ptr(&mut self, t: Type, addr: Word) -> Result<(Word, u32), EmitError> {
         let ty = self.ty(t)?;
         let pt = self.b.type_pointer(None, spirv::StorageClass::PhysicalStorageBuffer, ty);
         let p = self.b.convert_u_to_ptr(pt, None, addr).map_err(internal)?;
-        let align = match t {
-            Type::I64 => 8,
-            _ => 4,
-        };
+        let align = t.bits() / 8;
         Ok((p, align))
     }
 
@@ -437,8 +487,26 @@ impl Em<'_> {
         }
         let tw = self.ty(t)?;
         let r = match op {
-            Op::Float(ref fo) if t == Type::F32 => self.float(fo, v, &a)?,
-            Op::FCmp(c, ftz) if args.iter().all(|&x| self.f.ty(x) == Some(Type::F32)) => self.fcmp(c, ftz, &a)?,
+            Op::Float(ref fo) => {
+                let at: Vec<Type> = args.iter().map(|&x| self.vty(x)).collect::<Result<_, _>>()?;
+                self.float(fo, v, t, &at, &a)?
+            }
+            Op::FCmp(c, ftz) => {
+                let at = self.vty(args[0])?;
+                self.fcmp(c, ftz, v, at, &a)?
+            }
+            Op::Conv(ConvOp::IToI { signed }) => {
+                let from = self.vty(args[0])?;
+                self.int_convert(a[0], from, t, signed)?
+            }
+            Op::Conv(ref c) => {
+                let from = self.vty(args[0])?;
+                self.conv(c, v, from, t, a[0])?
+            }
+            Op::Build => self.b.composite_construct(tw, None, a.clone()).map_err(internal)?,
+            Op::Extract(n) => self.b.composite_extract(tw, None, a[0], [n as u32]).map_err(internal)?,
+            Op::Insert(n) => self.b.composite_insert(tw, None, a[1], a[0], [n as u32]).map_err(internal)?,
+            Op::Mem(MemOp::Load(Space::Constant(bank))) => self.constant_load(bank, t, a[0])?,
             Op::Int(io) => {
                 let at = match io {
                     IntOp::Cmp(_) => self.vty(args[0])?,
@@ -447,11 +515,10 @@ impl Em<'_> {
                 self.int(io, v, at, &a)?
             }
             Op::Select => self.b.select(tw, None, a[0], a[1], a[2]).map_err(internal)?,
-            Op::Conv(ConvOp::IToI { signed }) => {
-                let from = self.vty(args[0])?;
-                self.int_convert(a[0], from, t, signed)?
+            Op::Bitcast if t != Type::B1 => {
+                let from = self.ty(self.vty(args[0])?)?;
+                self.cast(a[0], from, tw)?
             }
-            Op::Bitcast if t != Type::B1 => self.b.bitcast(tw, None, a[0]).map_err(internal)?,
             Op::Mem(MemOp::Load(Space::Global)) if t != Type::B1 => {
                 let (p, align) = self.global_ptr(t, a[0])?;
                 self.b.load(tw, None, p, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(align)]).map_err(internal)?
@@ -601,10 +668,26 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
     let t_buf = word_buffer_type(&mut b, t_u64);
     let par_var = buffer_var(&mut b, t_buf, PARAMS_BINDING);
     let out_var = buffer_var(&mut b, t_buf, OUTPUTS_BINDING);
+    let t_words = {
+        let arr = b.type_runtime_array(t_u32);
+        b.decorate(arr, spirv::Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
+        let st = b.type_struct([arr]);
+        b.decorate(st, spirv::Decoration::Block, []);
+        b.member_decorate(st, 0, spirv::Decoration::Offset, [Operand::LiteralBit32(0)]);
+        b.member_decorate(st, 0, spirv::Decoration::NonWritable, []);
+        b.type_pointer(None, spirv::StorageClass::StorageBuffer, st)
+    };
+    let const_var = buffer_var(&mut b, t_words, CONSTANT_BINDING);
+    // Push constant: the invocation count (invocations past it return at once).
+    let t_pc = b.type_struct([t_u32]);
+    b.decorate(t_pc, spirv::Decoration::Block, []);
+    b.member_decorate(t_pc, 0, spirv::Decoration::Offset, [Operand::LiteralBit32(0)]);
+    let t_ppc = b.type_pointer(None, spirv::StorageClass::PushConstant, t_pc);
+    let pc_var = b.variable(t_ppc, None, spirv::StorageClass::PushConstant, None);
     let main = b.id();
     let entry = if f.name.is_empty() { "main".to_string() } else { f.name.clone() };
     let workgroup_size = if f.wave_size == 0 { 32 } else { f.wave_size };
-    b.entry_point(spirv::ExecutionModel::GLCompute, main, entry.clone(), [gid_var, par_var, out_var]);
+    b.entry_point(spirv::ExecutionModel::GLCompute, main, entry.clone(), [gid_var, par_var, out_var, const_var, pc_var]);
     b.execution_mode(main, spirv::ExecutionMode::LocalSize, [workgroup_size, 1, 1]);
 
     let mut em = Em {
@@ -622,6 +705,10 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
         outputs: outputs.unwrap_or(0),
         t_u32,
         t_u64,
+        const_var,
+        int16: false,
+        float64: false,
+        glsl_set: None,
     };
     // Types and constants before the function.
     let mut var_types = Vec::new();
@@ -649,6 +736,17 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
     let gx_ptr = em.b.access_chain(t_pu32_in, None, gid_var, [zero32]).map_err(internal)?;
     let gx = em.b.load(t_u32, None, gx_ptr, None, []).map_err(internal)?;
     em.gid = em.b.u_convert(t_u64, None, gx).map_err(internal)?;
+    let t_ppc_u32 = em.b.type_pointer(None, spirv::StorageClass::PushConstant, t_u32);
+    let count_ptr = em.b.access_chain(t_ppc_u32, None, pc_var, [zero32]).map_err(internal)?;
+    let count = em.b.load(t_u32, None, count_ptr, None, []).map_err(internal)?;
+    let tb = em.ty(Type::B1)?;
+    let past = em.b.u_greater_than_equal(tb, None, gx, count).map_err(internal)?;
+    let (quit, body) = (em.b.id(), em.b.id());
+    em.b.selection_merge(body, spirv::SelectionControl::NONE).map_err(internal)?;
+    em.b.branch_conditional(past, quit, body, []).map_err(internal)?;
+    em.b.begin_block(Some(quit)).map_err(internal)?;
+    em.b.ret().map_err(internal)?;
+    em.cur = em.b.begin_block(Some(body)).map_err(internal)?;
     let pu = em.b.type_pointer(None, spirv::StorageClass::StorageBuffer, t_u64);
     let pcount = em.konst(Type::I64, params as u64)?;
     let pbase = em.b.i_mul(t_u64, None, em.gid, pcount).map_err(internal)?;
@@ -727,18 +825,13 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
     }
     em.b.end_function().map_err(internal)?;
     let mut requires = vec!["shaderInt64", "bufferDeviceAddress"];
-    if em.types.contains_key(&Type::F32) {
-        // 32-bit float behaviour as the IR defines it: denormals kept, signed zeros, infinities
-        // and NaNs kept, round to nearest even.
-        for (c, m, need) in [
-            (spirv::Capability::DenormPreserve, spirv::ExecutionMode::DenormPreserve, "shaderDenormPreserveFloat32"),
-            (spirv::Capability::SignedZeroInfNanPreserve, spirv::ExecutionMode::SignedZeroInfNanPreserve, "shaderSignedZeroInfNanPreserveFloat32"),
-            (spirv::Capability::RoundingModeRTE, spirv::ExecutionMode::RoundingModeRTE, "shaderRoundingModeRTEFloat32"),
-        ] {
-            em.b.capability(c);
-            em.b.execution_mode(main, m, [32]);
-            requires.push(need);
-        }
+    if em.int16 {
+        em.b.capability(spirv::Capability::Int16);
+        requires.push("shaderInt16");
+    }
+    if em.float64 {
+        em.b.capability(spirv::Capability::Float64);
+        requires.push("shaderFloat64");
     }
     let words = em.b.module().assemble();
     Ok(Kernel { words, entry, workgroup_size, params, outputs: em.outputs, requires })

@@ -4,4 +4,7 @@
 
 mod emit;
 
-pub use emit::{emit, EmitError, Kernel, PARAMS_BINDING, OUTPUTS_BINDING};
+mod float;
+mod int_ops;
+
+pub use emit::{emit, EmitError, Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING};

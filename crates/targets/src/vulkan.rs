@@ -1,0 +1,372 @@
+//! A Vulkan compute runner (ash; the loader, libvulkan, is opened at run time) for kernels of
+//! [`crate::spirv::emit`]: picks Mesa lavapipe (a device whose name contains `llvmpipe`) by
+//! default or a device by index, reports the features a kernel needs that the device lacks,
+//! and dispatches a kernel over any number of invocations with its parameter words, constant
+//! banks and global-memory buffers (whose device addresses the caller passes to the kernel).
+
+use crate::spirv::{Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING};
+use ash::vk;
+use std::ffi::CString;
+
+/// Why a Vulkan run failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum VulkanError {
+    /// The Vulkan loader (libvulkan) could not be opened.
+    #[error("Vulkan loader (libvulkan): {0}")]
+    Loader(String),
+    /// No such device (or none at all).
+    #[error("Vulkan device: {0}")]
+    NoDevice(String),
+    /// The device lacks features or properties the kernel needs (their Vulkan names).
+    #[error("{device} lacks {}", features.join(", "))]
+    Missing {
+        /// The device's name.
+        device: String,
+        /// What it lacks.
+        features: Vec<&'static str>,
+    },
+    /// A Vulkan call failed.
+    #[error("Vulkan {what}: {result}")]
+    Call {
+        /// The call.
+        what: &'static str,
+        /// Its result code.
+        result: String,
+    },
+    /// The dispatch does not fit the kernel's interface.
+    #[error("dispatch: {0}")]
+    Interface(String),
+}
+
+fn call(what: &'static str) -> impl Fn(vk::Result) -> VulkanError {
+    move |e| VulkanError::Call { what, result: e.to_string() }
+}
+
+/// An open device.
+pub struct Vulkan {
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    pdev: vk::PhysicalDevice,
+    device: ash::Device,
+    queue: vk::Queue,
+    family: u32,
+    name: String,
+}
+
+struct Buf {
+    buffer: vk::Buffer,
+    memory: vk::DeviceMemory,
+    ptr: *mut u8,
+    size: usize,
+}
+
+/// Global-memory buffers on a device; freed when dropped.
+pub struct GlobalMemory<'v> {
+    device: &'v ash::Device,
+    bufs: Vec<(Buf, u64)>,
+}
+
+impl GlobalMemory<'_> {
+    /// The device address of buffer `i`.
+    pub fn address(&self, i: usize) -> Option<u64> {
+        self.bufs.get(i).map(|b| b.1)
+    }
+
+    /// The bytes of buffer `i` now.
+    pub fn read(&self, i: usize) -> Option<Vec<u8>> {
+        let (b, _) = self.bufs.get(i)?;
+        let mut v = vec![0u8; b.size];
+        // SAFETY: the mapping covers `size` bytes and lives as long as `self`.
+        unsafe { std::ptr::copy_nonoverlapping(b.ptr, v.as_mut_ptr(), b.size) };
+        Some(v)
+    }
+}
+
+impl Drop for GlobalMemory<'_> {
+    fn drop(&mut self) {
+        for (b, _) in self.bufs.drain(..) {
+            // SAFETY: the buffers were made on this device and no work is pending (runs wait).
+            unsafe { free(self.device, b) };
+        }
+    }
+}
+
+unsafe fn free(d: &ash::Device, b: Buf) {
+    d.unmap_memory(b.memory);
+    d.destroy_buffer(b.buffer, None);
+    d.free_memory(b.memory, None);
+}
+
+/// One dispatch: `invocations` invocations (any count; the kernel skips those past it).
+pub struct Dispatch<'a> {
+    /// Invocations to run.
+    pub invocations: u32,
+    /// `kernel.params` words per invocation.
+    pub params: &'a [u64],
+    /// Constant banks by number (each at most [`CONSTANT_BANK_BYTES`]).
+    pub constant: &'a [Vec<u8>],
+}
+
+impl Vulkan {
+    /// Open device `index` (of the loader's list), or lavapipe when `None` (else the first).
+    pub fn open(index: Option<usize>) -> Result<Vulkan, VulkanError> {
+        // SAFETY: plain Vulkan calls on handles made here; the loader is opened once.
+        unsafe {
+            let entry = ash::Entry::load().map_err(|e| VulkanError::Loader(e.to_string()))?;
+            let app = vk::ApplicationInfo::default().api_version(vk::make_api_version(0, 1, 2, 0));
+            let instance = entry.create_instance(&vk::InstanceCreateInfo::default().application_info(&app), None).map_err(call("create instance"))?;
+            let pdevs = instance.enumerate_physical_devices().map_err(call("enumerate devices"))?;
+            let name_of = |p: vk::PhysicalDevice| {
+                let props = instance.get_physical_device_properties(p);
+                props.device_name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default()
+            };
+            let pick = match index {
+                Some(i) => pdevs.get(i).copied().ok_or_else(|| VulkanError::NoDevice(format!("no device {i} ({} present)", pdevs.len()))),
+                None => pdevs.iter().find(|&&p| name_of(p).contains("llvmpipe")).or(pdevs.first()).copied().ok_or_else(|| VulkanError::NoDevice("none present".into())),
+            };
+            let pdev = match pick {
+                Ok(p) => p,
+                Err(e) => {
+                    instance.destroy_instance(None);
+                    return Err(e);
+                }
+            };
+            let name = name_of(pdev);
+            let Some(family) = instance.get_physical_device_queue_family_properties(pdev).iter().position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE)) else {
+                instance.destroy_instance(None);
+                return Err(VulkanError::NoDevice(format!("{name} has no compute queue")));
+            };
+            let family = family as u32;
+            // Enable what the device has of what kernels may need; a kernel needing a feature
+            // the device lacks is refused in `run`.
+            let mut have12 = vk::PhysicalDeviceVulkan12Features::default();
+            let mut have = vk::PhysicalDeviceFeatures2::default().push_next(&mut have12);
+            instance.get_physical_device_features2(pdev, &mut have);
+            let hf = have.features;
+            let bda = have12.buffer_device_address;
+            let prio = [1.0f32];
+            let qinfo = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&prio)];
+            let mut f12 = vk::PhysicalDeviceVulkan12Features::default().buffer_device_address(bda != 0);
+            let features = vk::PhysicalDeviceFeatures::default()
+                .shader_int64(hf.shader_int64 != 0)
+                .shader_float64(hf.shader_float64 != 0)
+                .shader_int16(hf.shader_int16 != 0);
+            let dinfo = vk::DeviceCreateInfo::default().queue_create_infos(&qinfo).enabled_features(&features).push_next(&mut f12);
+            let device = match instance.create_device(pdev, &dinfo, None) {
+                Ok(d) => d,
+                Err(e) => {
+                    instance.destroy_instance(None);
+                    return Err(call("create device")(e));
+                }
+            };
+            let queue = device.get_device_queue(family, 0);
+            Ok(Vulkan { _entry: entry, instance, pdev, device, queue, family, name })
+        }
+    }
+
+    /// The device's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The features and properties of `requires` (Vulkan names) this device lacks.
+    pub fn missing(&self, requires: &[&'static str]) -> Vec<&'static str> {
+        // SAFETY: queries on a valid physical device.
+        unsafe {
+            let mut p12 = vk::PhysicalDeviceVulkan12Properties::default();
+            let mut props = vk::PhysicalDeviceProperties2::default().push_next(&mut p12);
+            self.instance.get_physical_device_properties2(self.pdev, &mut props);
+            let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+            let mut feats = vk::PhysicalDeviceFeatures2::default().push_next(&mut f12);
+            self.instance.get_physical_device_features2(self.pdev, &mut feats);
+            let f = feats.features;
+            requires
+                .iter()
+                .copied()
+                .filter(|&r| {
+                    let have = match r {
+                        "shaderInt64" => f.shader_int64,
+                        "shaderInt16" => f.shader_int16,
+                        "shaderFloat64" => f.shader_float64,
+                        "bufferDeviceAddress" => f12.buffer_device_address,
+                        "shaderDenormPreserveFloat32" => p12.shader_denorm_preserve_float32,
+                        "shaderSignedZeroInfNanPreserveFloat32" => p12.shader_signed_zero_inf_nan_preserve_float32,
+                        "shaderRoundingModeRTEFloat32" => p12.shader_rounding_mode_rte_float32,
+                        _ => 0,
+                    };
+                    have == 0
+                })
+                .collect()
+        }
+    }
+
+    unsafe fn buffer(&self, size: usize) -> Result<Buf, VulkanError> {
+        let d = &self.device;
+        let size = size.max(16);
+        let info = vk::BufferCreateInfo::default()
+            .size(size as u64)
+            .usage(vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        let buffer = d.create_buffer(&info, None).map_err(call("create buffer"))?;
+        let req = d.get_buffer_memory_requirements(buffer);
+        let mp = self.instance.get_physical_device_memory_properties(self.pdev);
+        let want = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let Some(ty) = (0..mp.memory_type_count).find(|&i| req.memory_type_bits & (1 << i) != 0 && mp.memory_types[i as usize].property_flags.contains(want)) else {
+            d.destroy_buffer(buffer, None);
+            return Err(VulkanError::NoDevice(format!("{} has no host-visible coherent memory", self.name)));
+        };
+        let mut flags = vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ty).push_next(&mut flags);
+        let memory = match d.allocate_memory(&alloc, None) {
+            Ok(m) => m,
+            Err(e) => {
+                d.destroy_buffer(buffer, None);
+                return Err(call("allocate memory")(e));
+            }
+        };
+        let mapped = d.bind_buffer_memory(buffer, memory, 0).and_then(|_| d.map_memory(memory, 0, req.size, vk::MemoryMapFlags::empty()));
+        match mapped {
+            Ok(p) => {
+                std::ptr::write_bytes(p as *mut u8, 0, size);
+                Ok(Buf { buffer, memory, ptr: p as *mut u8, size })
+            }
+            Err(e) => {
+                d.destroy_buffer(buffer, None);
+                d.free_memory(memory, None);
+                Err(call("bind and map memory")(e))
+            }
+        }
+    }
+
+    /// Global-memory buffers holding `contents` (each at least 16 bytes, zero padded).
+    pub fn global(&self, contents: &[&[u8]]) -> Result<GlobalMemory<'_>, VulkanError> {
+        let mut mem = GlobalMemory { device: &self.device, bufs: Vec::new() };
+        for c in contents {
+            // SAFETY: a fresh buffer of at least `c.len()` mapped bytes.
+            unsafe {
+                let b = self.buffer(c.len())?;
+                std::ptr::copy_nonoverlapping(c.as_ptr(), b.ptr, c.len());
+                let addr = self.device.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(b.buffer));
+                mem.bufs.push((b, addr));
+            }
+        }
+        Ok(mem)
+    }
+
+    /// Run `k` over `job.invocations` invocations (workgroups of `k.workgroup_size`); returns
+    /// `k.outputs` words per invocation. Global memory is whatever buffers the parameters
+    /// and constant banks point into.
+    pub fn run(&self, k: &Kernel, job: &Dispatch) -> Result<Vec<u64>, VulkanError> {
+        let missing = self.missing(&k.requires);
+        if !missing.is_empty() {
+            return Err(VulkanError::Missing { device: self.name.clone(), features: missing });
+        }
+        let n = job.invocations as usize;
+        if job.params.len() != n * k.params as usize {
+            return Err(VulkanError::Interface(format!("{} parameter words for {n} invocations of {} each", job.params.len(), k.params)));
+        }
+        if let Some(b) = job.constant.iter().find(|b| b.len() > CONSTANT_BANK_BYTES as usize) {
+            return Err(VulkanError::Interface(format!("a constant bank of {} bytes (at most {CONSTANT_BANK_BYTES})", b.len())));
+        }
+        let mut cbytes = vec![0u8; job.constant.len().max(1) * CONSTANT_BANK_BYTES as usize];
+        for (i, b) in job.constant.iter().enumerate() {
+            let at = i * CONSTANT_BANK_BYTES as usize;
+            cbytes[at..at + b.len()].copy_from_slice(b);
+        }
+        let pbytes: Vec<u8> = job.params.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let outs = n * k.outputs as usize;
+        let mem = self.global(&[&pbytes, &vec![0u8; outs * 8], &cbytes])?;
+        // SAFETY: every handle below is made here and destroyed before returning; the wait
+        // makes the outputs visible before they are read.
+        unsafe { self.dispatch(k, job.invocations, &mem)? };
+        let bytes = mem.read(1).unwrap_or_default();
+        Ok(bytes.chunks_exact(8).take(outs).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect())
+    }
+
+    unsafe fn dispatch(&self, k: &Kernel, invocations: u32, mem: &GlobalMemory) -> Result<(), VulkanError> {
+        let d = &self.device;
+        let bindings = [PARAMS_BINDING, OUTPUTS_BINDING, CONSTANT_BINDING]
+            .map(|b| vk::DescriptorSetLayoutBinding::default().binding(b).descriptor_type(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE));
+        let dsl = d.create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings), None).map_err(call("create set layout"))?;
+        let sizes = [vk::DescriptorPoolSize::default().ty(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(3)];
+        let pool = d.create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes), None).map_err(call("create descriptor pool"))?;
+        let layouts = [dsl];
+        let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).offset(0).size(4)];
+        let result = (|| {
+            let set = d.allocate_descriptor_sets(&vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts)).map_err(call("allocate descriptor set"))?[0];
+            let infos: Vec<[vk::DescriptorBufferInfo; 1]> = mem.bufs.iter().map(|(b, _)| [vk::DescriptorBufferInfo::default().buffer(b.buffer).range(vk::WHOLE_SIZE)]).collect();
+            let writes: Vec<vk::WriteDescriptorSet> = [PARAMS_BINDING, OUTPUTS_BINDING, CONSTANT_BINDING]
+                .iter()
+                .zip(&infos)
+                .map(|(&b, info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(b).descriptor_type(vk::DescriptorType::STORAGE_BUFFER).buffer_info(info))
+                .collect();
+            d.update_descriptor_sets(&writes, &[]);
+            let module = d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&k.words), None).map_err(call("create shader module"))?;
+            let pl = match d.create_pipeline_layout(&vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts).push_constant_ranges(&ranges), None) {
+                Ok(p) => p,
+                Err(e) => {
+                    d.destroy_shader_module(module, None);
+                    return Err(call("create pipeline layout")(e));
+                }
+            };
+            let r = self.submit(k, invocations, set, module, pl);
+            d.destroy_pipeline_layout(pl, None);
+            d.destroy_shader_module(module, None);
+            r
+        })();
+        d.destroy_descriptor_pool(pool, None);
+        d.destroy_descriptor_set_layout(dsl, None);
+        result
+    }
+
+    unsafe fn submit(&self, k: &Kernel, invocations: u32, set: vk::DescriptorSet, module: vk::ShaderModule, pl: vk::PipelineLayout) -> Result<(), VulkanError> {
+        let d = &self.device;
+        let name = CString::new(k.entry.clone()).map_err(|_| VulkanError::Interface("entry point name with a NUL".into()))?;
+        let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(&name);
+        let pipe = d
+            .create_compute_pipelines(vk::PipelineCache::null(), &[vk::ComputePipelineCreateInfo::default().stage(stage).layout(pl)], None)
+            .map_err(|(_, e)| call("create compute pipeline")(e))?[0];
+        let cpool = match d.create_command_pool(&vk::CommandPoolCreateInfo::default().queue_family_index(self.family), None) {
+            Ok(p) => p,
+            Err(e) => {
+                d.destroy_pipeline(pipe, None);
+                return Err(call("create command pool")(e));
+            }
+        };
+        let r = (|| {
+            let cb = d
+                .allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cpool).level(vk::CommandBufferLevel::PRIMARY).command_buffer_count(1))
+                .map_err(call("allocate command buffer"))?[0];
+            d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).map_err(call("begin command buffer"))?;
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipe);
+            d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, pl, 0, &[set], &[]);
+            d.cmd_push_constants(cb, pl, vk::ShaderStageFlags::COMPUTE, 0, &invocations.to_le_bytes());
+            d.cmd_dispatch(cb, invocations.div_ceil(k.workgroup_size.max(1)).max(1), 1, 1);
+            let barrier = vk::MemoryBarrier::default().src_access_mask(vk::AccessFlags::SHADER_WRITE).dst_access_mask(vk::AccessFlags::HOST_READ);
+            d.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::HOST, vk::DependencyFlags::empty(), &[barrier], &[], &[]);
+            d.end_command_buffer(cb).map_err(call("end command buffer"))?;
+            let fence = d.create_fence(&vk::FenceCreateInfo::default(), None).map_err(call("create fence"))?;
+            let cbs = [cb];
+            let r = d
+                .queue_submit(self.queue, &[vk::SubmitInfo::default().command_buffers(&cbs)], fence)
+                .and_then(|_| d.wait_for_fences(&[fence], true, 60_000_000_000))
+                .map_err(call("submit and wait"));
+            d.destroy_fence(fence, None);
+            r
+        })();
+        d.destroy_command_pool(cpool, None);
+        d.destroy_pipeline(pipe, None);
+        r
+    }
+}
+
+impl Drop for Vulkan {
+    fn drop(&mut self) {
+        // SAFETY: every object made on the device was destroyed by its owner.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}
