@@ -32,6 +32,7 @@ use isabridge_ir::ops::conv::ConvOp;
 
 use isabridge_ir::ops::int::{ICmp, IntOp, Overflow, ShiftRule};
 use isabridge_ir::ops::mem::{MemOp, Space};
+use isabridge_ir::ops::warp::WarpOp;
 
 use isabridge_ir::types::{Scalar, Type};
 use isabridge_ir::Op;
@@ -155,7 +156,9 @@ impl Em<'_> {
                 let e = self.ty(Type::S(s))?;
                 self.b.type_vector(e, n as u32)
             }
-            _ => return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "vectors of other than 16- and 32-bit elements, lane masks")),
+            // A lane mask only names a convergence region here (see `inst`).
+            Type::Mask => self.t_u64,
+            _ => return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "vectors of other than 16- and 32-bit elements")),
         };
         self.types.insert(t, w);
         Ok(w)
@@ -413,7 +416,7 @@ impl Em<'_> {
                 let low = self.b.bitwise_and(ft, None, x, one).map_err(internal)?;
                 self.b.i_not_equal(tw, None, low, zero).map_err(internal)?
             }
-            (Type::I32, Type::I64) if signed => self.b.s_convert(tw, None, x).map_err(internal)?,
+            _ if signed && from.bits() < to.bits() => self.b.s_convert(tw, None, x).map_err(internal)?,
             _ => self.b.u_convert(tw, None, x).map_err(internal)?,
         })
     }
@@ -480,6 +483,17 @@ impl Em<'_> {
             let (p, align) = self.global_ptr(t, addr)?;
             return self.b.store(p, val, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(align)]).map_err(internal);
         }
+        // Convergence regions: one invocation runs each lane and no cross-lane operation is
+        // emitted (each is an `Unsupported` error), so which lanes run together never shows;
+        // opening a region gives a placeholder mask, joining, leaving and waiting do nothing.
+        match op {
+            Op::Warp(WarpOp::Join | WarpOp::Leave | WarpOp::Sync) => return Ok(()),
+            Op::Warp(WarpOp::Open) => {
+                let z = self.konst(Type::I64, 0)?;
+                return self.define(v, z);
+            }
+            _ => {}
+        }
         let Some(t) = ty else { return Err(unsupported(self.cur_ir, v.0, text, "operations without a result other than global stores")) };
         let mut a = Vec::with_capacity(args.len());
         for &x in &args {
@@ -507,6 +521,7 @@ impl Em<'_> {
             Op::Extract(n) => self.b.composite_extract(tw, None, a[0], [n as u32]).map_err(internal)?,
             Op::Insert(n) => self.b.composite_insert(tw, None, a[1], a[0], [n as u32]).map_err(internal)?,
             Op::Mem(MemOp::Load(Space::Constant(bank))) => self.constant_load(bank, t, a[0])?,
+            Op::Approx(func, ftz) => self.approx(func, ftz, v, t, a[0])?,
             Op::Int(io) => {
                 let at = match io {
                     IntOp::Cmp(_) => self.vty(args[0])?,

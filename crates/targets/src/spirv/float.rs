@@ -10,6 +10,7 @@ use super::emit::{internal, unsupported, Em, EmitError};
 use isabridge_ir::ir::Value;
 use isabridge_ir::ops::conv::ConvOp;
 use isabridge_ir::ops::float::{FCmp, FloatKind, FloatOp, Omod};
+use isabridge_ir::soft::approx::ApproxFn;
 use isabridge_ir::soft::MinMaxKind;
 use isabridge_ir::soft::{FFmt, FloatMode, NanRule, Round, Tininess};
 use isabridge_ir::types::{Scalar, Type};
@@ -18,6 +19,7 @@ use rspirv::spirv::Word;
 
 /// GLSL.std.450 instruction numbers.
 const GLSL_TRUNC: u32 = 3;
+const GLSL_SQRT: u32 = 31;
 const GLSL_FLOOR: u32 = 8;
 const GLSL_CEIL: u32 = 9;
 const GLSL_FIND_UMSB: u32 = 75;
@@ -651,6 +653,53 @@ impl Em<'_> {
             })?);
         }
         self.pack(t, f, out)
+    }
+
+    /// An approximate function as the IR models it (`soft::approx`): the function of the
+    /// (optionally flushed) operand in f64, rounded to nearest, then flushed. Reciprocal,
+    /// square root and reciprocal square root are f64 division and square root (correctly
+    /// rounded, so rounding again to a narrow format is the correctly rounded result).
+    pub(super) fn approx(&mut self, func: ApproxFn, ftz: bool, v: Value, t: Type, x: Word) -> Result<Word, EmitError> {
+        let text = Op::Approx(func, ftz).mnemonic();
+        let Some((f, 1)) = float_of(t) else { return Err(unsupported(self.cur_ir, v.0, text, "approximations of other than scalar floats")) };
+        if f == FFmt::F64 || !matches!(func, ApproxFn::Rcp | ApproxFn::Sqrt | ApproxFn::Rsq) {
+            return Err(unsupported(self.cur_ir, v.0, text, "approximations other than f32 reciprocal and square roots"));
+        }
+        let e = self.elem_in(f, x, ftz)?;
+        let d = self.widen(f, e)?;
+        let df = self.as_double(d)?;
+        let t64 = self.f64_ty();
+        let one = self.b.constant_bit64(t64, 1.0f64.to_bits());
+        let set = self.glsl_import();
+        let sqrt = |em: &mut Self, a: Word| em.b.ext_inst(t64, None, set, GLSL_SQRT, [rspirv::dr::Operand::IdRef(a)]).map_err(internal);
+        let r = match func {
+            ApproxFn::Rcp => self.fop(b'/', one, df)?,
+            ApproxFn::Sqrt => sqrt(self, df)?,
+            _ => {
+                let s = sqrt(self, df)?;
+                self.fop(b'/', one, s)?
+            }
+        };
+        // Negative operands (not -0) of the roots give NaN: f64 sqrt does that too.
+        let rb = self.double_bits(r)?;
+        let mode = FloatMode { ftz_out: ftz, tininess: Tininess::AfterRounding, ..FloatMode::NV_RN };
+        let df = self.as_double(rb)?;
+        let tb = self.bool_ty()?;
+        let is_nan = self.b.is_nan(tb, None, df).map_err(internal)?;
+        let is_inf = self.b.is_inf(tb, None, df).map_err(internal)?;
+        let mag = self.and(rb, (1 << 63) - 1)?;
+        let is_zero = self.eq(mag, 0)?;
+        let (rounded, _) = self.round_to(f, rb, Err64::Exact, Round::Rn, false)?;
+        let sign = self.shr(rb, 63)?;
+        let sbit = self.shl(sign, f.width() as u64 - 1)?;
+        let inf = self.u64c(f.inf())?;
+        let sinf = self.or(sbit, inf)?;
+        let nan = self.u64c(f.nv_nan())?;
+        let r = self.sel(is_zero, sbit, rounded)?;
+        let r = self.sel(is_inf, sinf, r)?;
+        let r = self.sel(is_nan, nan, r)?;
+        let r = self.finish(f, &mode, r, None)?;
+        self.elem_out(f, r)
     }
 
     /// A float comparison (scalar operands).
