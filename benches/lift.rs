@@ -6,8 +6,14 @@
 //!   run through `isabridge::ir::passes::run_pipeline`, one after another on one thread.
 //! - `size/N`: one synthetic function of N instructions (an ALU block of 8 instructions with
 //!   a conditional branch, repeated), to show how the cost grows with function size.
+//!
+//! `ISABRIDGE_LIFT_CPU=5 cargo bench --bench lift` instead runs each of them for 5 seconds of
+//! CPU time and prints guest instructions per CPU-second (`common/cpu.rs`).
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+#[path = "common/cpu.rs"]
+mod cpu;
+
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use isabridge::decoder::lift::amd::{lift, Options};
 use isabridge::decoder::Isa;
 use isabridge::ir::passes::run_pipeline;
@@ -80,5 +86,27 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
+/// The same workloads, timed in CPU seconds.
+fn cpu_rates(secs: f64) {
+    let funcs = corpus();
+    let count: u64 = funcs.iter().map(|f| f.2).sum();
+    cpu::report(&format!("lift_gfx1013/corpus ({} functions)", funcs.len()), count, secs, || {
+        funcs.iter().map(|(a, code, _)| lift_and_optimise(*a, black_box(code))).sum::<usize>()
+    });
+    for n in [1_000usize, 10_000, 100_000] {
+        let blocks = n / 8;
+        let code = synthetic(blocks);
+        cpu::report(&format!("lift_gfx1013/size/{n}"), blocks as u64 * 8 + 1, secs, || lift_and_optimise(0, black_box(&code)));
+    }
+}
+
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(secs) = cpu::seconds_from_env() {
+        cpu_rates(secs);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -7,8 +7,14 @@
 //!   `isabridge::ir::passes::run_pipeline`, one after another on one thread.
 //! - `size/N`: one synthetic function of N instructions (the first 8 straight-line
 //!   instructions of the capture kernels, repeated, then EXIT), for the growth with size.
+//!
+//! `ISABRIDGE_LIFT_CPU=5 cargo bench --bench lift_nvidia` instead runs each of them for 5
+//! seconds of CPU time and prints guest instructions per CPU-second (`common/cpu.rs`).
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+#[path = "common/cpu.rs"]
+mod cpu;
+
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use isabridge::decoder::lift::sm86::{lift, lift_one, Options};
 use isabridge::decoder::operand::Flow;
 use isabridge::decoder::Isa;
@@ -72,9 +78,19 @@ fn lift_and_optimise(addr: u64, code: &[u8]) -> usize {
     f.insts.len()
 }
 
+/// EXIT.
+const EXIT: [u8; 16] = [0x4d, 0x79, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x03, 0, 0xea, 0x0f, 0];
+
+/// The synthetic function of about `n` instructions: `block` repeated, then EXIT.
+fn synthetic(block: &[u8], n: usize) -> Vec<u8> {
+    let reps = n / (block.len() / 16).max(1);
+    let mut code: Vec<u8> = (0..reps).flat_map(|_| block.iter().copied()).collect();
+    code.extend_from_slice(&EXIT);
+    code
+}
+
 fn bench(c: &mut Criterion) {
     let (funcs, block) = corpus();
-    let exit: [u8; 16] = [0x4d, 0x79, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x03, 0, 0xea, 0x0f, 0];
     let count: u64 = funcs.iter().map(|f| f.2).sum();
     let mut g = c.benchmark_group("lift_sm86");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
@@ -83,14 +99,33 @@ fn bench(c: &mut Criterion) {
         b.iter(|| funcs.iter().map(|(a, code, _)| lift_and_optimise(*a, black_box(code))).sum::<usize>())
     });
     for n in [1_000usize, 10_000, 100_000] {
-        let reps = n / (block.len() / 16).max(1);
-        let mut code: Vec<u8> = (0..reps).flat_map(|_| block.iter().copied()).collect();
-        code.extend_from_slice(&exit);
+        let code = synthetic(&block, n);
         g.throughput(Throughput::Elements(code.len() as u64 / 16));
         g.bench_with_input(BenchmarkId::new("size", n), &code, |b, code| b.iter(|| lift_and_optimise(0, black_box(code))));
     }
     g.finish();
 }
 
+/// The same workloads, timed in CPU seconds.
+fn cpu_rates(secs: f64) {
+    let (funcs, block) = corpus();
+    let count: u64 = funcs.iter().map(|f| f.2).sum();
+    cpu::report(&format!("lift_sm86/corpus ({} functions)", funcs.len()), count, secs, || {
+        funcs.iter().map(|(a, code, _)| lift_and_optimise(*a, black_box(code))).sum::<usize>()
+    });
+    for n in [1_000usize, 10_000, 100_000] {
+        let code = synthetic(&block, n);
+        cpu::report(&format!("lift_sm86/size/{n}"), code.len() as u64 / 16, secs, || lift_and_optimise(0, black_box(&code)));
+    }
+}
+
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(secs) = cpu::seconds_from_env() {
+        cpu_rates(secs);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -79,6 +79,10 @@ impl<K: EntityRef, T> Arena<K, T> {
     pub fn get(&self, k: K) -> Option<&T> {
         self.items.get(k.index())
     }
+    /// Make room for `n` more items.
+    pub fn reserve(&mut self, n: usize) {
+        self.items.reserve(n);
+    }
     /// Iterate over (handle, item).
     pub fn iter(&self) -> impl Iterator<Item = (K, &T)> {
         self.items.iter().enumerate().map(|(i, t)| (K::new(i), t))
@@ -136,6 +140,15 @@ impl Terminator {
             }
             Terminator::Return(_) => vec![],
         }
+    }
+    /// Successor blocks without allocating: the blocks of [`Terminator::successors`], in order.
+    pub fn successor_iter(&self) -> impl Iterator<Item = Block> {
+        let (pair, n) = match *self {
+            Terminator::Jump(b) => ([b, b], 1),
+            Terminator::Branch(_, t, f) => ([t, f], if t == f { 1 } else { 2 }),
+            Terminator::Return(_) => ([Block(0), Block(0)], 0),
+        };
+        pair.into_iter().take(n)
     }
     /// Values used.
     pub fn uses(&self) -> Vec<Value> {
@@ -275,7 +288,7 @@ impl Function {
     pub fn predecessors(&self) -> Vec<Vec<Block>> {
         let mut preds = vec![Vec::new(); self.blocks.len()];
         for &b in &self.layout {
-            for s in self.blocks[b].term.successors() {
+            for s in self.blocks[b].term.successor_iter() {
                 if s.index() < preds.len() && !preds[s.index()].contains(&b) {
                     preds[s.index()].push(b);
                 }
@@ -296,10 +309,8 @@ impl Function {
         let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
         seen[entry.index()] = true;
         while let Some((b, i)) = stack.pop() {
-            let succ = self.blocks[b].term.successors();
-            if i < succ.len() {
+            if let Some(s) = self.blocks[b].term.successor_iter().nth(i) {
                 stack.push((b, i + 1));
-                let s = succ[i];
                 if s.index() < n && !seen[s.index()] {
                     seen[s.index()] = true;
                     stack.push((s, 0));

@@ -185,7 +185,7 @@ pub fn validate(f: &Function) -> Result<(), ValidateError> {
             }
             place[v.index()] = Some((b, i));
         }
-        for s in f.blocks[b].term.successors() {
+        for s in f.blocks[b].term.successor_iter() {
             if s.index() >= nb || !in_layout[s.index()] {
                 return Err(ValidateError::UnknownBlock(s));
             }
@@ -209,6 +209,7 @@ pub fn validate(f: &Function) -> Result<(), ValidateError> {
         }
         Ok(ty)
     };
+    let mut tys: Vec<Type> = Vec::new();
     for &b in &f.layout {
         let bd = &f.blocks[b];
         let mut seen_non_phi = false;
@@ -243,7 +244,7 @@ pub fn validate(f: &Function) -> Result<(), ValidateError> {
                 continue;
             }
             seen_non_phi = true;
-            let mut tys = Vec::with_capacity(inst.args.len());
+            tys.clear();
             for &a in &inst.args {
                 tys.push(check_use(v, a, (b, i))?);
             }

@@ -6,6 +6,7 @@
 //! Anything it does not know is a [`LiftError`] naming the ISA, the address and the instruction.
 
 pub mod amd;
+pub(crate) mod reg_keys;
 pub mod sm50;
 pub mod sm86;
 mod nv_driver;

@@ -25,10 +25,22 @@ pub(crate) fn decode_all(isa: Isa, code: &[u8], base: u64) -> Result<Vec<(Inst, 
     let plugin = isa.plugin();
     let mut insts = Vec::new();
     let mut off = 0usize;
+    // The operand model of each form's template, worked out once per form for the whole code
+    // (the plugins' `operands`, which work it out for every instruction).
+    let model: Option<&crate::nvidia::NvPlugin> = match isa {
+        Isa::Sm86 => Some(&crate::sm86::SM86),
+        Isa::Sm50 => Some(&crate::sm50::SM50_INSN),
+        _ => None,
+    };
+    let mut layouts = crate::nvidia::model::LayoutCache::default();
     while off < code.len() {
         let addr = base + off as u64;
         let d = plugin.decode(&code[off..], addr).map_err(|e| LiftError::Decode { isa, addr, why: e.to_string() })?;
-        insts.push((plugin.operands(&d, addr), d));
+        let inst = match model {
+            Some(p) => crate::nvidia::model::operands_with(p, &d, addr, &mut layouts),
+            None => plugin.operands(&d, addr),
+        };
+        insts.push((inst, d));
         off += d.len.max(1) as usize;
     }
     Ok(insts)

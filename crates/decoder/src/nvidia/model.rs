@@ -562,8 +562,31 @@ fn width_of(name: &str, suffixes: &str, seg: usize, data: bool) -> u16 {
     1
 }
 
+/// The layouts of the forms of one ISA's tables seen so far, by form index: what
+/// [`operands_with`] reads instead of walking a form's template for every instruction. The
+/// caller owns it (a lifter keeps one for the code it lifts) and uses it with one plugin only.
+#[derive(Debug, Default)]
+pub struct LayoutCache {
+    by_form: Vec<Option<Layout>>,
+}
+
+impl LayoutCache {
+    /// The layout of form number `enc` of `t` (made on first use).
+    pub fn get(&mut self, t: &NvTables, enc: usize, form: &NvForm) -> &Layout {
+        if enc >= self.by_form.len() {
+            self.by_form.resize_with(enc + 1, || None);
+        }
+        self.by_form[enc].get_or_insert_with(|| layout(t, form))
+    }
+}
+
 /// The instruction in the operand model.
 pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
+    operands_with(p, d, addr, &mut LayoutCache::default())
+}
+
+/// [`operands`], with the form layouts kept in `cache` from one call to the next.
+pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCache) -> Inst {
     let (inst_addr, control, bundle) = if p.isa == Isa::Sm50 {
         let c = (d.words[4] & crate::sm50::CTRL_KNOWN != 0).then(|| Control::from_bits(d.words[4] & 0x1f_ffff));
         if d.len == 16 {
@@ -591,7 +614,7 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
     let w = p.word(d);
     let t = p.t;
     let name = inst.name;
-    let l = layout(t, form);
+    let l = cache.get(t, d.enc as usize, form);
     // Guard.
     if form.pred >= 0 {
         let pv = form.fields[form.pred as usize].get(w);
@@ -893,8 +916,7 @@ pub fn operands(p: &NvPlugin, d: &Decoded, addr: u64) -> Inst {
         inst.modifiers.push(Modifier::Named("CTRL_WORD", c));
     }
     // (from the canonical word: bits encode drops are never read)
-    let keep_all = if p.isa == Isa::Sm50 { !crate::sm50::SM50_INSN.dont_care(d) } else { !p.dont_care(d) };
-    derived(p, form, &mut inst, w & keep_all);
+    derived(p, form, &mut inst, w & keep);
     retype(&mut inst);
     set_reuse(p, form, &l, &mut inst, w);
     implicit(p, &mut inst, &suffixes);

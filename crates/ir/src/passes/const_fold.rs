@@ -9,14 +9,16 @@ use crate::types::Type;
 /// Fold pure instructions whose operands are all constants. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
     let mut changed = false;
+    let mut vals = Vec::new();
     for b in f.reverse_postorder() {
-        for v in f.blocks[b].insts.clone() {
+        for i in 0..f.blocks[b].insts.len() {
+            let v = f.blocks[b].insts[i];
             let inst = &f.insts[v];
             if !inst.op.is_pure() || matches!(inst.op, Op::Const(_) | Op::Undef | Op::Phi(_)) || inst.args.is_empty() {
                 continue;
             }
             let Some(ty) = inst.ty else { continue };
-            let mut vals = Vec::with_capacity(inst.args.len());
+            vals.clear();
             for &a in &inst.args {
                 match f.insts[a].op {
                     Op::Const(c) => vals.push(c),
@@ -27,7 +29,9 @@ pub fn run(f: &mut Function) -> bool {
             if matches!(inst.op, Op::Select) && !vals.is_empty() && vals.len() < 3 {
                 let pick = if vals[0] & 1 != 0 { inst.args[1] } else { inst.args[2] };
                 if let Op::Const(c) = f.insts[pick].op {
-                    vals = vec![vals[0], c, c];
+                    let k = vals[0];
+                    vals.clear();
+                    vals.extend([k, c, c]);
                 } else {
                     continue;
                 }

@@ -5,10 +5,11 @@ pub mod const_fold;
 pub mod dce;
 pub mod simplify_cfg;
 pub mod ssa;
+mod value_map;
 
 use crate::ir::{Function, Value};
 use crate::validate::{validate, ValidateError};
-use std::collections::HashMap;
+pub(crate) use value_map::{IntMap, ValueMap};
 
 /// A pass: rewrites the function, returns whether it changed anything.
 pub type Pass = fn(&mut Function) -> bool;
@@ -36,9 +37,10 @@ pub fn run_pipeline(f: &mut Function) -> Result<(), ValidateError> {
 }
 
 /// Follow a replacement map to its end.
-pub(crate) fn resolve(map: &HashMap<Value, Value>, mut v: Value) -> Value {
+#[inline]
+pub(crate) fn resolve(map: &ValueMap, mut v: Value) -> Value {
     let mut n = 0;
-    while let Some(&w) = map.get(&v) {
+    while let Some(w) = map.get(v) {
         if w == v || n > 1_000_000 {
             break;
         }
@@ -49,16 +51,18 @@ pub(crate) fn resolve(map: &HashMap<Value, Value>, mut v: Value) -> Value {
 }
 
 /// Rewrite every use (operands and terminators) through a replacement map.
-pub(crate) fn replace_uses(f: &mut Function, map: &HashMap<Value, Value>) {
+pub(crate) fn replace_uses(f: &mut Function, map: &ValueMap) {
     if map.is_empty() {
         return;
     }
-    for b in f.layout.clone() {
-        for v in f.blocks[b].insts.clone() {
-            for a in f.insts[v].args.iter_mut() {
+    let Function { layout, blocks, insts, .. } = f;
+    for &b in layout.iter() {
+        let bd = &mut blocks[b];
+        for &v in &bd.insts {
+            for a in insts[v].args.iter_mut() {
                 *a = resolve(map, *a);
             }
         }
-        f.blocks[b].term.map_uses(|v| resolve(map, v));
+        bd.term.map_uses(|v| resolve(map, v));
     }
 }

@@ -2,14 +2,14 @@
 //! deleted, a block is merged into its only predecessor when that predecessor only jumps to it,
 //! and single-input phis are replaced by their input.
 
-use super::replace_uses;
-use crate::ir::{Block, Function, Terminator, Value};
+use super::{replace_uses, ValueMap};
+use crate::ir::{Block, Function, Terminator};
 use crate::ops::Op;
-use std::collections::HashMap;
 
 fn drop_phi_edge(f: &mut Function, succ: Block, pred: Block) {
-    for v in f.blocks[succ].insts.clone() {
-        let inst = &mut f.insts[v];
+    let Function { blocks, insts, .. } = f;
+    for &v in &blocks[succ].insts {
+        let inst = &mut insts[v];
         if let Op::Phi(bs) = &mut inst.op {
             if let Some(i) = bs.iter().position(|b| *b == pred) {
                 bs.remove(i);
@@ -22,8 +22,9 @@ fn drop_phi_edge(f: &mut Function, succ: Block, pred: Block) {
 fn step(f: &mut Function) -> bool {
     let mut changed = false;
     // 1. Constant / same-target branches.
-    for b in f.layout.clone() {
-        if let Terminator::Branch(c, t, e) = f.blocks[b].term.clone() {
+    for i in 0..f.layout.len() {
+        let b = f.layout[i];
+        if let Terminator::Branch(c, t, e) = f.blocks[b].term {
             let taken = if t == e {
                 Some((t, None))
             } else if let Op::Const(k) = f.insts[c].op {
@@ -55,10 +56,9 @@ fn step(f: &mut Function) -> bool {
         changed = true;
     }
     // 3. Single-input phis.
-    let mut repl: HashMap<Value, Value> = HashMap::new();
+    let mut repl = ValueMap::default();
     for &b in &f.layout {
-        let insts = f.blocks[b].insts.clone();
-        for v in insts {
+        for &v in &f.blocks[b].insts {
             let inst = &f.insts[v];
             if let Op::Phi(_) = inst.op {
                 let first = inst.args.first().copied();
@@ -72,8 +72,8 @@ fn step(f: &mut Function) -> bool {
     }
     if !repl.is_empty() {
         replace_uses(f, &repl);
-        for b in f.layout.clone() {
-            f.blocks[b].insts.retain(|v| !repl.contains_key(v));
+        for &b in &f.layout {
+            f.blocks[b].insts.retain(|v| !repl.contains(*v));
         }
         changed = true;
     }

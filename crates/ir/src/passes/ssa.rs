@@ -8,18 +8,17 @@
 //! register read before any write reads the caller's value, and every register the function
 //! writes goes back at its returns.
 
-use super::{replace_uses, resolve};
+use super::{replace_uses, resolve, IntMap, ValueMap};
 use crate::ir::{Block, Function, InstData, Reg, Value};
 use crate::ops::Op;
-use std::collections::HashMap;
 
 struct Ssa {
-    defs: HashMap<(Reg, Block), Value>,
+    defs: IntMap<(Reg, Block), Value>,
     sealed: Vec<bool>,
     incomplete: Vec<Vec<(Reg, Value)>>,
     preds: Vec<Vec<Block>>,
-    repl: HashMap<Value, Value>,
-    phi_users: HashMap<Value, Vec<Value>>,
+    repl: ValueMap,
+    phi_users: IntMap<Value, Vec<Value>>,
     new_phis: Vec<Vec<Value>>,
     undefs: Vec<Value>,
     /// Registers read before any write hold the caller's values (a called function).
@@ -131,12 +130,12 @@ pub fn run(f: &mut Function) -> bool {
     let rpo = f.reverse_postorder();
     let preds = f.predecessors();
     let mut st = Ssa {
-        defs: HashMap::new(),
+        defs: IntMap::default(),
         sealed: vec![false; nb],
         incomplete: vec![Vec::new(); nb],
         preds,
-        repl: HashMap::new(),
-        phi_users: HashMap::new(),
+        repl: ValueMap::with_capacity(f.insts.len()),
+        phi_users: IntMap::default(),
         new_phis: vec![Vec::new(); nb],
         undefs: Vec::new(),
         entry_reads: f.callee,
@@ -175,16 +174,28 @@ pub fn run(f: &mut Function) -> bool {
         let insts = std::mem::take(&mut f.blocks[b].insts);
         let mut kept = Vec::with_capacity(insts.len());
         for v in insts {
-            match f.insts[v].op.clone() {
-                Op::WriteReg(r) => {
+            let kind = match f.insts[v].op {
+                Op::WriteReg(r) => Some((true, r)),
+                Op::ReadReg(r) => Some((false, r)),
+                Op::Call(_) => None,
+                _ => {
+                    for a in f.insts[v].args.iter_mut() {
+                        *a = resolve(&st.repl, *a);
+                    }
+                    kept.push(v);
+                    continue;
+                }
+            };
+            match kind {
+                Some((true, r)) => {
                     let a = resolve(&st.repl, f.insts[v].args[0]);
                     st.write(r, b, a);
                 }
-                Op::ReadReg(r) => {
+                Some((false, r)) => {
                     let x = st.read(f, r, b);
                     st.repl.insert(v, x);
                 }
-                Op::Call(_) => {
+                None => {
                     write_back(&mut st, f, b, &mut kept);
                     kept.push(v);
                     for i in 0..f.regs.len() {
@@ -193,12 +204,6 @@ pub fn run(f: &mut Function) -> bool {
                         kept.push(x);
                         st.write(Reg(i as u32), b, x);
                     }
-                }
-                _ => {
-                    for a in f.insts[v].args.iter_mut() {
-                        *a = resolve(&st.repl, *a);
-                    }
-                    kept.push(v);
                 }
             }
         }
@@ -233,8 +238,10 @@ pub fn run(f: &mut Function) -> bool {
         f.blocks[entry].insts = insts;
     }
     // Blocks unreachable from the entry keep no register accesses either.
+    let mut in_rpo = vec![false; nb];
+    rpo.iter().for_each(|b| in_rpo[b.index()] = true);
     for b in f.layout.clone() {
-        if !rpo.contains(&b) {
+        if !in_rpo[b.index()] {
             let insts = std::mem::take(&mut f.blocks[b].insts);
             f.blocks[b].insts = insts
                 .into_iter()

@@ -129,7 +129,7 @@ fn lift_with(w: &mut Walker, isa: Isa, entry: u64, name: &str, k: &KernelEntry) 
     };
     let mut f = new_fn(name);
     let first = f.add_block();
-    let mut cx = Cx { f: &mut f, block: first, isa, wave64: k.wave64, mode: k.mode, regs: HashMap::new() };
+    let mut cx = Cx { f: &mut f, block: first, isa, wave64: k.wave64, mode: k.mode, regs: Default::default() };
     prologue(&mut cx, k);
     let body = w.instance(&mut cx, entry, None, &mut Vec::new())?;
     cx.block = first;

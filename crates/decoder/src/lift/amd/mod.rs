@@ -53,7 +53,7 @@ use crate::operand::{Access, Flow, Inst, Modifier, Operand, OperandKind, Part, R
 use crate::{Decoded, Isa};
 use isabridge_ir::ir::{Block, ExecModel, Function, Reg};
 use isabridge_ir::{Builder, Type, Value};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 pub use single::lift_one;
 pub use kernel::{kernel_params, lift_kernel, lift_kernel_module, ttmp_workgroup_id_params, KernelEntry, Resolved, MAX_CALL_DEPTH};
@@ -130,18 +130,28 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
     f.model = ExecModel::Wave;
     f.wave_size = if opts.wave64 { 64 } else { 32 };
     let entry = f.add_block();
-    let blocks: HashMap<u64, Block> = leaders.iter().map(|a| (*a, f.add_block())).collect();
-    let mut cx = Cx { f: &mut f, block: entry, isa, wave64: opts.wave64, mode: opts.mode, regs: HashMap::new() };
+    // Leaders in address order with their blocks: the instruction loop walks them with a cursor,
+    // branch targets are found by binary search.
+    let blocks: Vec<(u64, Block)> = leaders.iter().map(|a| (*a, f.add_block())).collect();
+    let block_at = |a: u64| blocks.binary_search_by_key(&a, |e| e.0).ok().map(|i| blocks[i].1);
+    f.insts.reserve(insts.len() * 16);
+    let mut cx = Cx { f: &mut f, block: entry, isa, wave64: opts.wave64, mode: opts.mode, regs: Default::default() };
     cx.prologue(opts);
-    cx.b().jump(blocks[&base]);
+    cx.b().jump(blocks[0].1);
     let mut open = false;
+    let mut leader = 0;
     for (inst, d) in &insts {
-        if let Some(b) = blocks.get(&inst.addr) {
-            if open {
-                cx.b().jump(*b);
+        while leader < blocks.len() && blocks[leader].0 < inst.addr {
+            leader += 1;
+        }
+        if let Some(&(a, b)) = blocks.get(leader) {
+            if a == inst.addr {
+                if open {
+                    cx.b().jump(b);
+                }
+                cx.block = b;
+                open = true;
             }
-            cx.block = *b;
-            open = true;
         }
         if !open {
             continue; // unreachable code after an unconditional branch or the end
@@ -157,14 +167,16 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
             }
             Flow::Branch => {
                 let t = target(inst).unwrap_or(next);
-                cx.b().jump(blocks[&t]);
+                let to = block_at(t).ok_or_else(|| unsupported_at(isa, inst, d, "branch target inside an instruction"))?;
+                cx.b().jump(to);
                 open = false;
             }
             Flow::CondBranch => {
                 let c = sop::branch_condition(&mut cx, &at)?;
                 let t = target(inst).unwrap_or(next);
-                let fall = blocks.get(&next).copied().ok_or_else(|| unsupported_at(isa, inst, d, "conditional branch at the end of the code"))?;
-                cx.b().branch(c, blocks[&t], fall);
+                let fall = block_at(next).ok_or_else(|| unsupported_at(isa, inst, d, "conditional branch at the end of the code"))?;
+                let to = block_at(t).ok_or_else(|| unsupported_at(isa, inst, d, "branch target inside an instruction"))?;
+                cx.b().branch(c, to, fall);
                 open = false;
             }
             _ => return Err(unsupported_at(isa, inst, d, "calls, returns and indirect jumps do not lift yet")),
@@ -253,7 +265,7 @@ pub(crate) struct Cx<'f> {
     pub wave64: bool,
     /// MODE register as far as the lifter knows it (changes by constant `s_setreg` are tracked).
     pub mode: u32,
-    regs: HashMap<u16, Reg>,
+    regs: super::reg_keys::RegKeys,
 }
 
 impl Cx<'_> {

@@ -7,7 +7,6 @@ use crate::lift::LiftError;
 use crate::operand::Flow;
 use crate::Isa;
 use isabridge_ir::ir::{ExecModel, Function};
-use std::collections::HashMap;
 
 /// Lift the instruction at the start of `bytes` (at address `addr`) into a scratch function.
 /// Returns its length in bytes, or the error a whole-program lift would give for it. Branch
@@ -21,7 +20,7 @@ pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usi
     f.model = ExecModel::Wave;
     f.wave_size = if opts.wave64 { 64 } else { 32 };
     let block = f.add_block();
-    let mut cx = Cx { f: &mut f, block, isa, wave64: opts.wave64, mode: opts.mode, regs: HashMap::new() };
+    let mut cx = Cx { f: &mut f, block, isa, wave64: opts.wave64, mode: opts.mode, regs: Default::default() };
     cx.prologue(opts);
     let mut at = At { inst: &inst, d: &d };
     match inst.flow {

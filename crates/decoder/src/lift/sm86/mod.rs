@@ -41,7 +41,6 @@ use isabridge_ir::ops::lane::LaneOp;
 use isabridge_ir::ops::mem::{MemOp, Space};
 use isabridge_ir::soft::Round;
 use isabridge_ir::{Builder, Scalar, Type, Value};
-use std::collections::HashMap;
 
 /// How a program is lifted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -341,7 +340,7 @@ pub(crate) struct Cx<'f> {
     pub block: Block,
     /// The ISA.
     pub isa: Isa,
-    regs: HashMap<u16, Reg>,
+    regs: crate::lift::reg_keys::RegKeys,
     /// The current instruction's guard as a per-lane b1 (None: unguarded).
     pub guard: Option<Value>,
 }
@@ -349,7 +348,7 @@ pub(crate) struct Cx<'f> {
 impl<'f> Cx<'f> {
     /// A context building `f` at `block` (the sm_50 lifter shares it).
     pub(crate) fn new(f: &'f mut Function, block: Block, isa: Isa) -> Cx<'f> {
-        Cx { f, block, isa, regs: HashMap::new(), guard: None }
+        Cx { f, block, isa, regs: Default::default(), guard: None }
     }
 
     /// A builder at the current block.
