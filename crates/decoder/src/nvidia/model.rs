@@ -567,16 +567,22 @@ fn width_of(name: &str, suffixes: &str, seg: usize, data: bool) -> u16 {
 /// caller owns it (a lifter keeps one for the code it lifts) and uses it with one plugin only.
 #[derive(Debug, Default)]
 pub struct LayoutCache {
-    by_form: Vec<Option<Layout>>,
+    /// Index into `layouts` by form number (`u32::MAX`: not made yet).
+    slot: Vec<u32>,
+    layouts: Vec<Layout>,
 }
 
 impl LayoutCache {
     /// The layout of form number `enc` of `t` (made on first use).
     pub fn get(&mut self, t: &NvTables, enc: usize, form: &NvForm) -> &Layout {
-        if enc >= self.by_form.len() {
-            self.by_form.resize_with(enc + 1, || None);
+        if enc >= self.slot.len() {
+            self.slot.resize(enc + 1, u32::MAX);
         }
-        self.by_form[enc].get_or_insert_with(|| layout(t, form))
+        if self.slot[enc] == u32::MAX {
+            self.slot[enc] = self.layouts.len() as u32;
+            self.layouts.push(layout(t, form));
+        }
+        &self.layouts[self.slot[enc] as usize]
     }
 }
 
