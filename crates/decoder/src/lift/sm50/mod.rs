@@ -285,6 +285,7 @@ fn lift_named(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftError> {
         }
         "SHFL" | "VOTE" | "BAR" => sm86::control::lift(cx, at, name),
         "SULD" | "SUST" | "SURED" => sm86::surface::lift(cx, at, name),
+        "TEX" | "TLD" | "TLD4" | "TXD" | "TXQ" | "TMML" | "TEXS" | "TLDS" | "TLD4S" => sm86::tex::lift(cx, at, name),
         _ => None,
     };
     shared.unwrap_or_else(|| Err(cx.unsupported(at, "no lifter for this instruction yet")))

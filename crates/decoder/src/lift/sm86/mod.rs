@@ -26,6 +26,7 @@ pub(crate) mod mov;
 pub(crate) mod mufu;
 pub(crate) mod pred;
 pub(crate) mod surface;
+pub(crate) mod tex;
 pub use surface::SURFACE_TRAP;
 mod atomic_loop;
 mod mma;
@@ -663,6 +664,9 @@ impl<'f> Cx<'f> {
             return r;
         }
         if let Some(r) = surface::lift(self, at, name) {
+            return r;
+        }
+        if let Some(r) = tex::lift(self, at, name) {
             return r;
         }
         Err(self.unsupported(at, "no lifter for this instruction yet"))
