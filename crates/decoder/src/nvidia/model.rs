@@ -637,14 +637,14 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
     }
     // The mnemonic as spelled (fields and the template's own suffixes) gives the typed
     // modifiers, the register widths and Maxwell's `.X`.
-    let suffixes = mnem_text(t, form, &l, w);
+    let suffixes = mnem_text(t, form, l, w);
     let mut ty = Vec::new();
     typed(&suffixes, &mut ty);
     for (k, m) in ty.into_iter().enumerate() {
         inst.modifiers.insert(k, m);
     }
     let mut fimm_k = 0usize;
-    let rel = relative_target(p.isa, name, mnem_has(t, form, &l, w, "REL"));
+    let rel = relative_target(p.isa, name, mnem_has(t, form, l, w, "REL"));
     let rawoff = raw_offset(p.isa, name);
     // Bits the model holds: structural bits, fields (those whose value the model reads from
     // fixed positions instead, `replaced`, only through those positions) and scheduling bits.
@@ -766,7 +766,7 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
                             }
                         }
                         NvKind::FImm => {
-                            let fsrc = float_source(p.isa, t, form, &l, w, fimm_k);
+                            let fsrc = float_source(p.isa, t, form, l, w, fimm_k);
                             fimm_k += 1;
                             let (bits, ty, m) = float_imm(p.isa, name, fsrc, f, w);
                             replaced.push(i);
@@ -924,7 +924,7 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
     // (from the canonical word: bits encode drops are never read)
     derived(p, form, &mut inst, w & keep);
     retype(&mut inst);
-    set_reuse(p, form, &l, &mut inst, w);
+    set_reuse(p, form, l, &mut inst, w);
     implicit(p, &mut inst, &suffixes);
     inst
 }
