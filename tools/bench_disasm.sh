@@ -10,6 +10,7 @@
 #                                    interleaved with the others: two columns, its median
 #                                    and the reference tool's time over it
 #   RUNS=20 tools/bench_disasm.sh    more runs per command (default 10)
+#   BIN=path/to/isabridge tools/bench_disasm.sh   times that build instead of building one
 #
 # Prints one row per file: instructions, distinct instructions, median wall time of each tool
 # and the ratio; the median time of a program that does nothing (tools/empty_process.rs, "floor")
@@ -24,7 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/bench_lib.sh         # interleaved timing (medians), ratio
-bin=$(tools/build_cli.sh)   # the release CLI (static musl where possible)
+bin=${BIN:-$(tools/build_cli.sh)}   # the release CLI (static musl where possible); BIN=path: that build
 vs=${VS:-}
 objdump=$(command -v llvm-objdump-22) || { echo "llvm-objdump-22 not found (tools/install_oracles.sh)" >&2; exit 2; }
 floor=$(tools/empty_process.sh)   # a program that does nothing, built the same way

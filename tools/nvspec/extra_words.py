@@ -10,10 +10,12 @@ Input `sm50_words.txt`: one 64-bit instruction word a line; `sm86_words.txt`: th
 0x<high>` for sm86) TAB text, in input order; words nvdisasm rejects are left out.
 """
 import os
+import re
 
 from . import nvdis
 from .oracle import Oracle
 
+_WRAP = re.compile(r"0x[0-9a-f]+!")
 DIR = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "nvidia", "extra")
 
 
@@ -38,7 +40,9 @@ def main():
         n = 0
         with open(os.path.join(DIR, "sm%d_words.tsv" % arch), "w") as f:
             for w, t in zip(ws, texts):
-                if not t or "!" in t:
+                # a `!` glued to a number marks a target that wrapped (Oracle._rebase); `@!P0` is
+                # a guard
+                if not t or _WRAP.search(t):
                     continue
                 if arch == 50:
                     f.write("0x%016x 0x%016x\t%s\n" % (nvdis.SM50_FILL_CTRL, w, t))

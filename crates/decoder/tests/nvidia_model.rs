@@ -186,7 +186,7 @@ const PINNED: &[(&str, usize, usize, usize)] = &[
     ("sm86 corpus", 7296, 0, 0),
     ("sm50 fuzz", 19515, 0, 0),
     ("sm86 fuzz", 10511, 0, 0),
-    ("sm50 random", 16350, 3, 0),
+    ("sm50 random", 16353, 0, 0),
     ("sm50 extra", 223, 0, 0),
     ("sm86 extra", 94, 0, 0),
 ];

@@ -172,7 +172,7 @@ fn sm50_mutated_words_equal_nvdisasm() {
     check(
         "sm50",
         Pinned {
-            text: &[("CCTL", 2)],
+            text: &[],
             false_accept: &[("ATOMS", 1), ("CCTL", 2), ("SUATOM", 1)],
             false_reject: &[],
             goal: true,

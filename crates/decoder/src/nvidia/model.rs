@@ -699,6 +699,9 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
                     if f.omit_zero() && v == 0 {
                         continue;
                     }
+                    if v == 255 && f.kind == NvKind::Reg && f.ranges() == [(32, 8)] && texture_register_255(p.isa, name, w) == Some(false) {
+                        continue;
+                    }
                     let mut size = 32 * count;
                     let kind = match f.kind {
                         NvKind::Reg | NvKind::UReg | NvKind::Pred | NvKind::UPred => {
@@ -1150,6 +1153,12 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
                 add("XMAD_BSIGN", b(49, 1));
             }
             match name {
+                // `CCTL` operation (bits 0-3; 0 is `QRY1`), cache type (4-6) and `.E` (52)
+                "CCTL" => {
+                    add("CCTL_OP", b(0, 4));
+                    add("CCTL_CACHE", b(4, 3));
+                    add("CCTL_E", b(52, 1));
+                }
                 "TXQ" => add("TEX_QUERY", b(23, 5)),
                 "TXD" => add("TEX_INDEX", b(36, 13)),
                 "TEXS" | "TLDS" => {
@@ -1492,11 +1501,31 @@ pub fn unnamed_reg(isa: Isa, name: &str, f: &NvField, v: u64, w: u128) -> bool {
     match f.kind {
         NvKind::Reg if v == 255 => {
             ((tex || name == "SUQUERY") && f.ranges() == [(24, 8)])
+                || (f.ranges() == [(32, 8)] && texture_register_255(isa, name, w) == Some(true))
                 || (matches!(name, "SULD" | "SUST" | "SUATOM" | "SURED") && f.ranges() == [(64, 8)])
                 || (name == "FOOTPRINT" && w as u64 & 0xfff == 0xf74 && f.ranges() == [(16, 8)])
         }
         NvKind::UReg if v == 63 => tex,
         _ => false,
+    }
+}
+
+/// sm86 `TEX`, `TLD`, `TLD4`, `TMML` with register 255 in bits 32-39 (their last source
+/// register): `Some(true)` where nvdisasm prints it `???255` (the texture handle is a register:
+/// opcodes 0x361, 0x364, 0x367, 0x36a, 0xb62, 0xb65, 0xb68, 0xb6b; 0xb60, 0xb63, 0xb66, 0xb69
+/// with bit 59 set), `Some(false)` where it leaves it out (those four with bit 59 clear; the
+/// uniform-register opcodes 0xf60, 0xf63, 0xf66, 0xf69), `None` elsewhere (`TXD` prints `RZ`).
+/// Measured on nvdisasm 12.8 with every texture form's example and the fuzz texture words, that
+/// field set to 255 (fixtures/nvidia/extra/sm86_words.txt).
+pub fn texture_register_255(isa: Isa, name: &str, w: u128) -> Option<bool> {
+    if isa != Isa::Sm86 || !matches!(name, "TEX" | "TLD" | "TLD4" | "TMML") || (w >> 32) as u8 != 255 {
+        return None;
+    }
+    match w as u64 & 0xfff {
+        0x361 | 0x364 | 0x367 | 0x36a | 0xb62 | 0xb65 | 0xb68 | 0xb6b => Some(true),
+        0xb60 | 0xb63 | 0xb66 | 0xb69 => Some(w >> 59 & 1 == 1),
+        0xf60 | 0xf63 | 0xf66 | 0xf69 => Some(false),
+        _ => None,
     }
 }
 

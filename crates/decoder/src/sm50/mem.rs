@@ -63,6 +63,7 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
             }
         }
         "XMAD" => xmad(ctx, t),
+        "CCTL" if ctx.bits(0, 4) == 0 => cctl_query(ctx, t),
         // A register base without `.P` (bit 31) is a physical address: `.PHYS` after `.O`
         // (its offset is then zero, `ald_ok`).
         "ALD" if ctx.bits(8, 8) != 0xff && ctx.bits(31, 1) == 0 => {
@@ -293,4 +294,25 @@ fn xmad(ctx: &Ctx, t: &mut Text) {
 #[inline(always)]
 pub fn ald_ok(w: u64) -> bool {
     w >> 51 != 0x1dfb || w >> 8 & 0xff == 0xff || w >> 31 & 1 == 1 || w >> 20 & 0x7ff == 0
+}
+
+/// Cache type names of `CCTL`, bits 4-6 (nvdisasm 12.8).
+const CCTL_CACHE: [&str; 8] = ["", ".U", ".C", ".I", ".CRS", ".INVALIDCACHETYPE5", ".INVALIDCACHETYPE6", ".INVALIDCACHETYPE7"];
+
+/// `CCTL` operation 0 (bits 0-3) is `QRY1`, printed with the address glued to it:
+/// `CCTL.E.U.QRY1[R1+0x40000004]` (nvdisasm 12.8 on every cache type of both `CCTL` opcodes;
+/// the spec's value table has no spelling for it, and a word with cache type `CRS` and
+/// operation 0 is refused).
+fn cctl_query(ctx: &Ctx, t: &mut Text) {
+    let mut m = String::from("CCTL");
+    if ctx.bits(52, 1) == 1 {
+        m.push_str(".E");
+    }
+    m.push_str(CCTL_CACHE[ctx.bits(4, 3) as usize]);
+    m.push_str(".QRY1");
+    if let Some(a) = t.ops.iter().find(|o| o.starts_with('[')) {
+        m.push_str(a);
+    }
+    t.mnem = m;
+    t.ops.clear();
 }

@@ -223,10 +223,20 @@ fn unnamed_rz(ctx: &Ctx, t: &mut Text, off: u32) {
     if ctx.bits(off, 8) != 255 {
         return;
     }
-    let Some(fi) = ctx.form.fields.iter().position(|f| f.ranges() == [(off as u8, 8)] && f.kind == crate::spec::NvKind::Reg)
-    else {
-        return;
-    };
+    if let Some(i) = reg_operand(ctx, t, off) {
+        let o = &mut t.ops[i];
+        let bare = o.trim_start_matches('[').trim_end_matches(']');
+        if bare.strip_suffix(".reuse").unwrap_or(bare) == "RZ" {
+            *o = o.replacen("RZ", "???255", 1);
+        }
+    }
+}
+
+/// The index in `t.ops` of the operand printed by the form's register field of bits
+/// `off..off + 8` (the n-th register operand in template order), if the form has one and it is
+/// printed.
+pub(super) fn reg_operand(ctx: &Ctx, t: &Text, off: u32) -> Option<usize> {
+    let fi = ctx.form.fields.iter().position(|f| f.ranges() == [(off as u8, 8)] && f.kind == crate::spec::NvKind::Reg)?;
     // the operand printed by that field: the n-th register operand in template order
     let mut k = 0usize;
     let mut found = None;
@@ -242,9 +252,9 @@ fn unnamed_rz(ctx: &Ctx, t: &mut Text, off: u32) {
             }
         }
     }
-    let Some(k) = found else { return };
+    let k = found?;
     let mut seen = 0usize;
-    for o in t.ops.iter_mut() {
+    for (i, o) in t.ops.iter().enumerate() {
         let bare = o.trim_start_matches('[').trim_end_matches(']');
         let bare = bare.strip_suffix(".reuse").unwrap_or(bare);
         let is_reg = bare == "RZ" || (bare.starts_with('R') && bare[1..].bytes().all(|c| c.is_ascii_digit()) && bare.len() > 1);
@@ -252,13 +262,11 @@ fn unnamed_rz(ctx: &Ctx, t: &mut Text, off: u32) {
             continue;
         }
         if seen == k {
-            if bare == "RZ" {
-                *o = o.replacen("RZ", "???255", 1);
-            }
-            return;
+            return Some(i);
         }
         seen += 1;
     }
+    None
 }
 
 /// An `IDP` word filed under an `IMAD.X` form (opcode 0x026 in bits 0-8, measured on nvdisasm

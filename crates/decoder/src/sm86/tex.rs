@@ -17,6 +17,7 @@ pub fn fix(ctx: &Ctx, t: &mut Text) -> bool {
     if n >= 2 && t.ops[n - 1] == "0xf" && is_dim(&t.ops[n - 2]) {
         t.ops.pop();
     }
+    register_255(ctx, t);
     if ctx.inst() != "TMML" {
         precision(ctx, t);
         eviction(ctx, t);
@@ -87,6 +88,25 @@ fn eviction(ctx: &Ctx, t: &mut Text) {
         parts.insert(at, want);
     }
     t.mnem = parts.join(".");
+}
+
+/// Register 255 in bits 32-39 prints `???255` or is left out, per opcode
+/// ([`crate::nvidia::model::texture_register_255`]).
+fn register_255(ctx: &Ctx, t: &mut Text) {
+    if ctx.bits(32, 8) != 255 {
+        return;
+    }
+    let w = (ctx.bits(0, 12) | 255 << 32 | ctx.bits(59, 1) << 59) as u128;
+    let Some(unnamed) = crate::nvidia::model::texture_register_255(crate::Isa::Sm86, ctx.inst(), w) else { return };
+    let Some(i) = super::round3::reg_operand(ctx, t, 32) else { return };
+    if t.ops[i] != "RZ" {
+        return;
+    }
+    if unnamed {
+        t.ops[i] = "???255".to_string();
+    } else {
+        t.ops.remove(i);
+    }
 }
 
 fn is_dim(s: &str) -> bool {

@@ -538,6 +538,14 @@ fn rules(inst: &Inst, _t: &NvTables, form: &NvForm, text: &mut Text) {
     }
     if inst.isa == Isa::Sm50 {
         sm50_rules(inst, text);
+        if let (Some(0), Some(c)) = (inst.named("CCTL_OP"), inst.named("CCTL_CACHE")) {
+            // `QRY1` with the address glued to it
+            let cache = ["", ".U", ".C", ".I", ".CRS", ".INVALIDCACHETYPE5", ".INVALIDCACHETYPE6", ".INVALIDCACHETYPE7"][c as usize & 7];
+            let e = if inst.named("CCTL_E") == Some(1) { ".E" } else { "" };
+            let addr = text.ops.iter().find(|o| o.starts_with('[')).cloned().unwrap_or_default();
+            text.mnem = format!("CCTL{e}{cache}.QRY1{addr}");
+            text.ops.clear();
+        }
         if inst.named("V_RD").is_some() {
             video(inst, text);
         }
