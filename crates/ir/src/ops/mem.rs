@@ -77,6 +77,9 @@ pub enum AtomicKind {
     /// Float add (f32 or f64 by width), round to nearest even, denormals kept; a NaN result is
     /// the format's default quiet NaN.
     FAdd,
+    /// f32 add, round to nearest even, with subnormal operands and a subnormal result flushed
+    /// to zero of the same sign; a NaN result as for [`AtomicKind::FAdd`].
+    FAddFtz,
     /// Float minimum (f32 or f64 by width): a NaN operand gives the other operand (the default
     /// quiet NaN when both are NaN); -0 is less than +0.
     FMin,
@@ -84,8 +87,9 @@ pub enum AtomicKind {
     FMax,
 }
 
-const ATOMIC_NAMES: [(AtomicKind, &str); 16] = [
+const ATOMIC_NAMES: [(AtomicKind, &str); 17] = [
     (AtomicKind::Sub, "sub"),
+    (AtomicKind::FAddFtz, "faddftz"),
     (AtomicKind::FAdd, "fadd"),
     (AtomicKind::FMin, "fmin"),
     (AtomicKind::FMax, "fmax"),
@@ -223,6 +227,10 @@ pub fn atomic_apply(kind: AtomicKind, bits: u32, old: u64, v: u64, swap: u64) ->
         }
         AtomicKind::Sub => old.wrapping_sub(v),
         AtomicKind::FAdd | AtomicKind::FMin | AtomicKind::FMax => float_rmw(kind, bits, old & m, v & m),
+        AtomicKind::FAddFtz => {
+            let flush = |x: u64| if x & 0x7f80_0000 == 0 { x & 0x8000_0000 } else { x };
+            flush(float_rmw(AtomicKind::FAdd, 32, flush(old & m), flush(v & m)))
+        }
     };
     r & m
 }

@@ -5,12 +5,20 @@
 //! - `F2F.F32.F32.{ROUND,FLOOR,CEIL,TRUNC}` (the form's integral-rounding bit, `CVT_RINT`):
 //!   rounding to an integral value (sm_86's FRND), the direction from the rounding field
 //!   (`CVT_RND`: nearest, down, up, toward zero; the model spells these forms `.PASS` and a
-//!   rounding suffix). Other F2F forms go to sm_86's F2F.
+//!   rounding suffix), also `F2F.F64.F64.*` and `.SAT` (clamped to [0, 1] after rounding).
+//!   Other F2F forms go to sm_86's F2F.
+//! - `I2I.dst.src[.SAT] d, [-][|]a[|]`: the low byte, halfword or word of a as the source
+//!   type, `|x|` then `-x` in 64 bits, then clamped to the destination type with `.SAT`, else
+//!   its low bits; the register gets the result extended by the destination type's signedness
+//!   (as sm_86's I2I does). PTX `cvt.sat.{u16,u8}.u32`, `cvt.sat.u16.s16`, `neg.s16`,
+//!   `abs.s32` (kernels k_cvtsat, k_iabs of fixtures/nvidia/lift/cc.sm50.ptx, checked by
+//!   sm50_cc.rs). Byte and halfword source selects other than the lowest are typed errors.
 
 use crate::lift::sm86::{self, At, Cx};
 use crate::lift::LiftError;
 use isabridge_ir::ops::conv::ConvOp;
 use isabridge_ir::ops::float::{FloatKind, FloatOp};
+use isabridge_ir::ops::int::{IntOp, Overflow};
 use isabridge_ir::soft::Round;
 use isabridge_ir::Type;
 
@@ -18,6 +26,7 @@ use isabridge_ir::Type;
 pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftError>> {
     match name {
         "I2F" => Some(i2f(cx, at)),
+        "I2I" => Some(i2i(cx, at)),
         "F2F" if at.inst.named("CVT_RINT") == Some(1) => Some(rint(cx, at)),
         _ => None,
     }
@@ -64,9 +73,11 @@ fn i2f(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
 fn rint(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     shape(cx, at)?;
     let floats: Vec<&str> = at.sfx.iter().copied().filter(|s| ["F16", "F32", "F64"].contains(s)).collect();
-    if floats != ["F32", "F32"] || at.has("SAT") {
-        return Err(cx.unsupported(at, "F2F rounding to an integral value of a type other than F32"));
-    }
+    let f64 = match floats[..] {
+        ["F32", "F32"] => false,
+        ["F64", "F64"] if !at.has("SAT") && !at.has("FTZ") => true,
+        _ => return Err(cx.unsupported(at, "F2F rounding to an integral value of another type")),
+    };
     let round = match at.inst.named("CVT_RND") {
         Some(0) => Round::Rn,
         Some(1) => Round::Rm,
@@ -74,9 +85,80 @@ fn rint(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
         Some(3) => Round::Rz,
         _ => return Err(cx.unsupported(at, "rounding field")),
     };
-    let x = cx.src_f32(at, at.srcs()[0])?;
     let mut mode = sm86::float32::mode_of(at);
     mode.round = round;
-    let r = cx.b().float(FloatOp { mode, ..FloatOp::nv(FloatKind::RoundInt, round) }, Type::F32, &[x]);
+    let op = FloatOp { mode, ..FloatOp::nv(FloatKind::RoundInt, round) };
+    if f64 {
+        let x = sm86::float64::src_f64(cx, at, at.srcs()[0])?;
+        let r = cx.b().float(op, Type::F64, &[x]);
+        return cx.def64(at, at.dsts()[0], r);
+    }
+    let x = cx.src_f32(at, at.srcs()[0])?;
+    let r = cx.b().float(op, Type::F32, &[x]);
+    cx.def32(at, at.dsts()[0], r)
+}
+
+/// (bits, signed) of an integer type suffix.
+fn int_type(s: &str) -> Option<(u32, bool)> {
+    Some(match s {
+        "U8" => (8, false),
+        "S8" => (8, true),
+        "U16" => (16, false),
+        "S16" => (16, true),
+        "U32" => (32, false),
+        "S32" => (32, true),
+        _ => return None,
+    })
+}
+
+/// I2I.dst.src[.SAT] d, a (see the module comment).
+fn i2i(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    shape(cx, at)?;
+    if at.inst.named("SEL_RA").unwrap_or(0) != 0 {
+        return Err(cx.unsupported(at, "I2I of a byte or halfword other than the lowest"));
+    }
+    let ints: Vec<(u32, bool)> = at.sfx.iter().filter_map(|s| int_type(s)).collect();
+    let (Some(&(dbits, dsigned)), Some(&(sbits, ssigned)), true) = (ints.first(), ints.last(), ints.len() >= 2) else {
+        return Err(cx.unsupported(at, "I2I types"));
+    };
+    let src = at.srcs()[0];
+    let w = cx.word(at, src, 0)?;
+    let x = if sbits == 32 {
+        cx.b().conv(ConvOp::IToI { signed: ssigned }, Type::I64, w)
+    } else {
+        let nt = if sbits == 8 { Type::S(isabridge_ir::Scalar::I8) } else { Type::S(isabridge_ir::Scalar::I16) };
+        let n = cx.b().conv(ConvOp::IToI { signed: false }, nt, w);
+        cx.b().conv(ConvOp::IToI { signed: ssigned }, Type::I64, n)
+    };
+    let mut x = x;
+    if src.mods.abs {
+        let zero = cx.k(Type::I64, 0);
+        let neg = cx.b().int(IntOp::Sub(Overflow::Wrap), Type::I64, &[zero, x]);
+        x = cx.b().int(IntOp::Max(true), Type::I64, &[x, neg]);
+    }
+    if src.mods.neg {
+        let zero = cx.k(Type::I64, 0);
+        x = cx.b().int(IntOp::Sub(Overflow::Wrap), Type::I64, &[zero, x]);
+    }
+    if src.mods.not {
+        return Err(cx.unsupported(at, "I2I with ~"));
+    }
+    let r = if at.has("SAT") {
+        let (lo, hi) = if dsigned { (-(1i64 << (dbits - 1)), (1i64 << (dbits - 1)) - 1) } else { (0, (1i64 << dbits) - 1) };
+        let lo = cx.k(Type::I64, lo as u64);
+        let hi = cx.k(Type::I64, hi as u64);
+        let c = cx.b().int(IntOp::Max(true), Type::I64, &[x, lo]);
+        let c = cx.b().int(IntOp::Min(true), Type::I64, &[c, hi]);
+        cx.b().conv(ConvOp::IToI { signed: false }, Type::I32, c)
+    } else {
+        let w = cx.b().conv(ConvOp::IToI { signed: false }, Type::I32, x);
+        if dbits == 32 {
+            w
+        } else {
+            let nt = if dbits == 8 { Type::S(isabridge_ir::Scalar::I8) } else { Type::S(isabridge_ir::Scalar::I16) };
+            let n = cx.b().conv(ConvOp::IToI { signed: false }, nt, w);
+            cx.b().conv(ConvOp::IToI { signed: dsigned }, Type::I32, n)
+        }
+    };
     cx.def32(at, at.dsts()[0], r)
 }

@@ -1,6 +1,6 @@
 //! Maxwell float instructions sm_86 does not have: FSET (a compare giving a mask or 1.0),
 //! RRO (the range reduction before MUFU), and the 32-bit-immediate forms FADD32I, FMUL32I,
-//! (sm_86's FADD / FMUL on the immediate), DMNMX.
+//! (sm_86's FADD / FMUL on the immediate), DMNMX, DSET (FSET on f64).
 //!
 //! RRO's output is a format of the hardware's own that only MUFU reads; here it is an f32 that
 //! sm_86's MUFU takes: `RRO.SINCOS` gives the angle in revolutions (x times 1/2π rounded toward
@@ -20,6 +20,7 @@ pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         "FADD32I" => immediate(cx, at, "FADD"),
         "FMUL32I" => immediate(cx, at, "FMUL"),
         "DMNMX" => dmnmx(cx, at),
+        "DSET" => dset(cx, at),
         _ => return None,
     })
 }
@@ -37,6 +38,29 @@ fn fset(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     let p = cx.pred(at, srcs[2])?;
     let r = match cmp {
         Some(k) => cx.b().fcmp(k, at.has("FTZ"), a, b),
+        None => cx.k(Type::B1, at.has("T") as u64),
+    };
+    let r = sm86::float32::bool_op(cx, at, r, p)?;
+    let one = cx.k32(if at.has("BF") { 0x3f80_0000 } else { 0xffff_ffff });
+    let zero = cx.k32(0);
+    let v = cx.b().select(Type::I32, r, one, zero);
+    cx.def32(at, dsts[0], v)
+}
+
+/// DSET.cmp.bop[.BF] d, a, b, p: FSET on f64 operands: r = (a cmp b) bop p; d = r ?
+/// 0xffffffff : 0, or with `.BF` r ? 1.0 : 0.0. PTX `set.cmp.{u32,f32}.f64`, all 14 compares
+/// (kernel k_dset of fixtures/nvidia/lift/cc.sm50.ptx, checked by sm50_cc.rs).
+fn dset(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let (dsts, srcs) = (at.dsts(), at.srcs());
+    if dsts.len() != 1 || srcs.len() != 3 || super::writes_cc(at) {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    let cmp = at.one_of(&sm86::float32::FCMP_NAMES).and_then(sm86::float32::fcmp_of).ok_or_else(|| cx.unsupported(at, "compare"))?;
+    let a = sm86::float64::src_f64(cx, at, srcs[0])?;
+    let b = sm86::float64::src_f64(cx, at, srcs[1])?;
+    let p = cx.pred(at, srcs[2])?;
+    let r = match cmp {
+        Some(k) => cx.b().fcmp(k, false, a, b),
         None => cx.k(Type::B1, at.has("T") as u64),
     };
     let r = sm86::float32::bool_op(cx, at, r, p)?;

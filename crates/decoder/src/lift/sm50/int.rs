@@ -1,12 +1,12 @@
 //! The Maxwell integer ALU: IADD / IADD32I (`.PO`, `.SAT`, carry in `.X` and out `.CC`),
 //! ISCADD / ISCADD32I, IADD3 (`.RS` / `.LS`, `.X`), SHL, SHR, BFE, BFI (the field as
 //! `position | length << 8`), SHF, LOP / LOP32I (`~` operands, `.NZ` / `.Z` predicate results),
-//! LOP3.LUT, ICMP, ISETP (`.X` chains are typed errors; the rest is sm_86's ISETP), PSETP,
-//! MOV32I.
+//! LOP3.LUT, ICMP, ISET and ISETP (`.X`: 64-bit compares through the condition code, cc.rs;
+//! the rest is sm_86's ISETP), PSETP, MOV32I.
 //!
 //! Carries: a source negated with `-` adds as `~x + 1` in 33 bits (so `-0` carries out, as a
 //! subtraction without borrow does); the carry out is bit 32 of the sum and goes to the
-//! condition code's carry flag ([`CC_CARRY`]), which `.X` adds in.
+//! condition code's carry flag ([`CC_CARRY`]), which `.X` adds in (cc.rs has the model).
 
 use super::{marked, reads_cc, writes_cc, CC_CARRY};
 use crate::lift::sm86::{self, At, Cx};
@@ -55,7 +55,13 @@ fn negated(at: &At, op: &Operand) -> bool {
     op.mods.neg || (matches!(op.kind, OperandKind::Imm(_)) && marked(at, op.field, ".NEG"))
 }
 
-/// A source as a 33-bit adder term in an i64 (see the module comment).
+/// Whether the instruction adds the carry flag in (`.X`).
+fn carries_in(at: &At) -> bool {
+    at.has("X") || reads_cc(at)
+}
+
+/// A source as a 33-bit adder term in an i64 (see the module comment; under `.X` a negated
+/// source is `~x`, the carry in its `+ 1`: cc.rs).
 fn term(cx: &mut Cx, at: &At, op: &Operand) -> Result<Value, LiftError> {
     let neg = negated(at, op);
     let mut v = cx.word(at, op, 0)?;
@@ -63,7 +69,7 @@ fn term(cx: &mut Cx, at: &At, op: &Operand) -> Result<Value, LiftError> {
         v = cx.b().int(IntOp::Not, Type::I32, &[v]);
     }
     let w = cx.b().conv(ConvOp::IToI { signed: false }, Type::I64, v);
-    if neg {
+    if neg && !carries_in(at) {
         let one = cx.k(Type::I64, 1);
         return Ok(cx.b().int(IntOp::Add(Overflow::Wrap), Type::I64, &[w, one]));
     }
@@ -83,23 +89,18 @@ fn carry_in(cx: &mut Cx) -> Value {
 /// Write the low word of an i64 sum to `d` and, with a `.CC` destination, bit 32 to the carry
 /// flag.
 fn def_sum(cx: &mut Cx, at: &At, d: &Operand, s: Value) -> Result<(), LiftError> {
-    let (lo, hi) = cx.split64(s);
+    let (lo, _) = cx.split64(s);
     cx.def32(at, d, lo)?;
     if writes_cc(at) {
-        let one = cx.k32(1);
-        let c = cx.b().int(IntOp::And, Type::I32, &[hi, one]);
-        cx.wr(CC_CARRY, c);
+        super::cc::write_add_flags(cx, s, carries_in(at));
     }
     Ok(())
 }
 
-/// Carry-in checks: `.X` adds the carry flag; a negated source with it is not derived.
-fn with_x(cx: &mut Cx, at: &At, srcs: &[&Operand], s: Value) -> Result<Value, LiftError> {
-    if !(at.has("X") || reads_cc(at)) {
+/// `.X` adds the carry flag.
+fn with_x(cx: &mut Cx, at: &At, s: Value) -> Result<Value, LiftError> {
+    if !carries_in(at) {
         return Ok(s);
-    }
-    if srcs.iter().any(|o| negated(at, o)) {
-        return Err(cx.unsupported(at, "a negated source with a carry in"));
     }
     let c = carry_in(cx);
     Ok(add64(cx, s, c))
@@ -138,7 +139,7 @@ fn iadd(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
         let one = cx.k(Type::I64, 1);
         s = add64(cx, s, one);
     }
-    let s = with_x(cx, at, &srcs, s)?;
+    let s = with_x(cx, at, s)?;
     def_sum(cx, at, dsts[0], s)
 }
 
@@ -198,7 +199,7 @@ fn iadd3(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
         ab = cx.b().int(IntOp::Shl(ShiftRule::Clamp), Type::I64, &[ab, k]);
     }
     let s = add64(cx, ab, c);
-    let s = with_x(cx, at, &srcs, s)?;
+    let s = with_x(cx, at, s)?;
     def_sum(cx, at, dsts[0], s)
 }
 
@@ -225,12 +226,16 @@ fn shf(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     if dsts.len() != 1 || srcs.len() != 3 || writes_cc(at) || reads_cc(at) || at.has("X") {
         return Err(cx.unsupported(at, "operand shape"));
     }
-    if let Some(t) = at.one_of(&["U32", "S32", "U64", "S64", "HI"]) {
+    let wide = at.one_of(&["U64", "S64"]);
+    if let Some(t) = at.one_of(&["U32", "S32", "HI"]) {
         return Err(cx.unsupported(at, &format!("SHF .{t}")));
     }
     let a = cx.word(at, srcs[0], 0)?;
     let n = cx.word(at, srcs[1], 0)?;
     let c = cx.word(at, srcs[2], 0)?;
+    if let Some(t) = wide {
+        return shf64(cx, at, dsts[0], t == "S64", a, n, c);
+    }
     let rule = if at.has("W") { ShiftRule::Wrap } else { ShiftRule::Clamp };
     let op = match at.one_of(&["L", "R"]) {
         Some("L") => IntOp::ShfL(rule),
@@ -239,6 +244,31 @@ fn shf(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     };
     let r = cx.b().int(op, Type::I32, &[a, c, n]);
     cx.def32(at, dsts[0], r)
+}
+
+/// SHF.R.{U64,S64} d, a, n, c: the low word of the 64-bit c:a shifted right by n (logical or
+/// arithmetic); SHF.L.U64 d, a, n, c: the high word of c:a shifted left by n; n clamped at 64.
+/// ptxas 12.9 lowers PTX `shl.b64` / `shr.{u64,s64}` to these plus a 32-bit shift of the other
+/// word (kernels k_shl64, k_shr64u, k_shr64s, k_shr64k of fixtures/nvidia/lift/cc.sm50.ptx,
+/// checked by sm50_cc.rs). `.W` with a 64-bit type is a typed error.
+fn shf64(cx: &mut Cx, at: &At, d: &Operand, signed: bool, a: Value, n: Value, c: Value) -> Result<(), LiftError> {
+    if at.has("W") {
+        return Err(cx.unsupported(at, "SHF .W with a 64-bit type"));
+    }
+    let x = cx.join64(a, c);
+    let n = cx.b().conv(ConvOp::IToI { signed: false }, Type::I64, n);
+    let r = match at.one_of(&["L", "R"]) {
+        Some("L") if !signed => {
+            let v = cx.b().int(IntOp::Shl(ShiftRule::Clamp), Type::I64, &[x, n]);
+            cx.split64(v).1
+        }
+        Some("R") => {
+            let v = cx.b().int(IntOp::Shr(signed, ShiftRule::Clamp), Type::I64, &[x, n]);
+            cx.split64(v).0
+        }
+        _ => return Err(cx.unsupported(at, "SHF direction and type")),
+    };
+    cx.def32(at, d, r)
 }
 
 /// The position (bits 0-7) and length (bits 8-15) of a packed field operand.
@@ -376,14 +406,15 @@ fn icmp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
 }
 
 /// ISET.cmp[.U32].bop[.BF] d, a, b, p: r = (a cmp b) bop p; d = r ? 0xffffffff : 0, or with
-/// `.BF` r ? 1.0 : 0.0 (FSET's rule on integers). `.X` (through the condition code) and a
-/// condition-code destination are typed errors.
+/// `.BF` r ? 1.0 : 0.0 (FSET's rule on integers). `.X` compares through the condition code
+/// (cc.rs); a condition-code destination is a typed error.
 fn iset(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
-    if at.has("X") || writes_cc(at) {
-        return Err(cx.unsupported(at, "ISET through the condition code"));
+    if writes_cc(at) {
+        return Err(cx.unsupported(at, "ISET writing the condition code"));
     }
     let (dsts, srcs) = (at.dsts(), at.srcs());
-    let (vs, ps): (Vec<&Operand>, Vec<&Operand>) = srcs.into_iter().partition(|o| !is_pred(o));
+    let dsts: Vec<&Operand> = dsts.into_iter().filter(|o| !super::is_cc(o)).collect();
+    let (vs, ps): (Vec<&Operand>, Vec<&Operand>) = srcs.into_iter().filter(|o| !super::is_cc(o)).partition(|o| !is_pred(o));
     if dsts.len() != 1 || vs.len() != 2 || ps.len() != 1 {
         return Err(cx.unsupported(at, "operand shape"));
     }
@@ -392,9 +423,13 @@ fn iset(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     let a = cx.src_int(at, vs[0])?;
     let b = cx.src_int(at, vs[1])?;
     let p = cx.pred(at, ps[0])?;
-    let r = match sm86::int::icmp_of(cmp, signed) {
-        Some(k) => cx.b().int(IntOp::Cmp(k), Type::I32, &[a, b]),
-        None => cx.k(Type::B1, (cmp == "T") as u64),
+    let r = if at.has("X") {
+        super::cc::compare_x(cx, at, cmp, signed, a, b)?
+    } else {
+        match sm86::int::icmp_of(cmp, signed) {
+            Some(k) => cx.b().int(IntOp::Cmp(k), Type::I32, &[a, b]),
+            None => cx.k(Type::B1, (cmp == "T") as u64),
+        }
     };
     let r = sm86::float32::bool_op(cx, at, r, p)?;
     let one = cx.k32(if at.has("BF") { 0x3f80_0000 } else { 0xffff_ffff });
@@ -403,12 +438,30 @@ fn iset(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     cx.def32(at, dsts[0], v)
 }
 
-/// ISETP: sm_86's, except the `.X` forms (64-bit compares through the condition code).
+/// ISETP: sm_86's; the `.X` forms compare the high words of 64-bit values through the
+/// condition code (cc.rs).
 fn isetp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
-    if at.has("X") || reads_cc(at) || writes_cc(at) {
-        return Err(cx.unsupported(at, "ISETP.X (a compare through the condition code)"));
+    if writes_cc(at) {
+        return Err(cx.unsupported(at, "ISETP writing the condition code"));
     }
-    sm86::int::lift(cx, at, "ISETP").unwrap_or_else(|| Err(cx.unsupported(at, "ISETP")))
+    if !at.has("X") {
+        if reads_cc(at) {
+            return Err(cx.unsupported(at, "ISETP reading the condition code without .X"));
+        }
+        return sm86::int::lift(cx, at, "ISETP").unwrap_or_else(|| Err(cx.unsupported(at, "ISETP")));
+    }
+    let srcs = at.srcs();
+    let (vs, ps): (Vec<&Operand>, Vec<&Operand>) = srcs.into_iter().filter(|o| !super::is_cc(o)).partition(|o| !is_pred(o));
+    if vs.len() != 2 || ps.len() != 1 {
+        return Err(cx.unsupported(at, "operand shape"));
+    }
+    let signed = !at.has("U32");
+    let cmp = at.one_of(&["F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"]).ok_or_else(|| cx.unsupported(at, "compare"))?;
+    let a = cx.src_int(at, vs[0])?;
+    let b = cx.src_int(at, vs[1])?;
+    let c = cx.pred(at, ps[0])?;
+    let r = super::cc::compare_x(cx, at, cmp, signed, a, b)?;
+    sm86::float32::setp_defs(cx, at, r, c)
 }
 
 /// PSETP.bop1.bop2 Pd, Pq, a, b, c: r = a bop1 b; Pd = r bop2 c, Pq = !r bop2 c.

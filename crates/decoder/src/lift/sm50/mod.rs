@@ -10,9 +10,9 @@
 //!   (from the push to L) holds it, the regions inside it are left first.
 //! - `CAL L` / `RET`: the return address is on the same hardware stack; here it is a per-lane
 //!   register ([`RET_STACK`]) holding the numbers of the pending return sites, eight bits each.
-//! - The condition code's carry flag ([`CC_CARRY`]): `.CC` destinations write it and `.X`
-//!   instructions read it (the model lists CC as an implicit operand). Other flags and other
-//!   readers are typed errors.
+//! - The condition code's carry and zero flags ([`CC_CARRY`], [`CC_ZERO`]): adders with a
+//!   `.CC` destination write them, `.X` instructions read them (the model lists CC as an
+//!   implicit operand; `cc.rs` has the model). Other flags and other readers are typed errors.
 //! - Families, one file each: XMAD (`xmad.rs`), the Maxwell integer ALU (`int.rs`: IADD,
 //!   IADD32I, ISCADD, IADD3, SHL, SHR, BFE, BFI, LOP, LOP32I, LOP3, ICMP, ISETP with `.X`, PSETP,
 //!   MOV32I), floats (`float.rs`: FSET, RRO, FADD32I / FMUL32I, DMNMX), conversions sm_86
@@ -21,10 +21,15 @@
 //!   FFMA, FSETP, MUFU, conversions, f64 arithmetic, memory, SHFL, VOTE, ...) go to the sm_86
 //!   families.
 
+mod cc;
 mod control;
 mod conv;
 mod float;
+mod imad;
 mod int;
+mod lea;
+mod system;
+mod video;
 mod xmad;
 
 use super::sm86::{self, At, Cx};
@@ -41,6 +46,8 @@ pub use super::sm86::{Options, SystemValue};
 /// Register key of the condition code's carry flag (an i32, 0 or 1): `.CC` writes it, `.X`
 /// reads it.
 pub const CC_CARRY: u16 = 600;
+/// Register key of the condition code's zero flag (an i32, 0 or 1; see `cc.rs`).
+pub const CC_ZERO: u16 = 602;
 /// Register key of the per-lane return stack: the numbers (1-based, eight bits each, the
 /// innermost lowest) of the return sites of the calls not yet returned from.
 pub const RET_STACK: u16 = 601;
@@ -261,6 +268,18 @@ fn lift_named(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftError> {
     if let Some(r) = int::lift(cx, at, name) {
         return r;
     }
+    if let Some(r) = lea::lift(cx, at, name) {
+        return r;
+    }
+    if let Some(r) = system::lift(cx, at, name) {
+        return r;
+    }
+    if let Some(r) = imad::lift(cx, at, name) {
+        return r;
+    }
+    if let Some(r) = video::lift(cx, at, name) {
+        return r;
+    }
     if let Some(r) = float::lift(cx, at, name) {
         return r;
     }
@@ -278,12 +297,12 @@ fn lift_named(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftError> {
         "DADD" | "DMUL" | "DFMA" | "DSETP" => sm86::float64::lift(cx, at, name),
         "F2F" | "F2I" | "I2F" | "I2I" => sm86::conv::lift(cx, at, name),
         "MUFU" => sm86::mufu::lift(cx, at, name),
-        "MOV" | "S2R" | "NOP" => sm86::mov::lift(cx, at, name),
+        "MOV" | "S2R" | "NOP" | "LDC" => sm86::mov::lift(cx, at, name),
         "SEL" | "POPC" | "FLO" | "PRMT" | "IMNMX" => sm86::int::lift(cx, at, name),
-        "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" | "LD" | "ST" | "ATOM" | "ATOMS" | "RED" | "MEMBAR" | "DEPBAR" => {
+        "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" | "LD" | "ST" | "ATOM" | "ATOMS" | "RED" | "MEMBAR" | "DEPBAR" | "CCTL" => {
             return mem(cx, at, name)
         }
-        "SHFL" | "VOTE" | "BAR" => sm86::control::lift(cx, at, name),
+        "SHFL" | "VOTE" | "BAR" | "B2R" => sm86::control::lift(cx, at, name),
         "SULD" | "SUST" | "SURED" => sm86::surface::lift(cx, at, name),
         "TEX" | "TLD" | "TLD4" | "TXD" | "TXQ" | "TMML" | "TEXS" | "TLDS" | "TLD4S" => sm86::tex::lift(cx, at, name),
         _ => None,

@@ -207,14 +207,18 @@ fn atomic(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
     if at.has("F16x2") || at.has("BF16x2") {
         return Err(cx.unsupported(at, "packed 16-bit float atomics"));
     }
-    if at.has("FTZ") {
-        return Err(cx.unsupported(at, "f32 atomic add with subnormals flushed"));
-    }
     let float = at.one_of(&["F32", "F64"]);
+    let ftz = at.has("FTZ");
+    if ftz && (float != Some("F32") || !at.has("ADD")) {
+        return Err(cx.unsupported(at, "FTZ on an atomic other than the f32 add"));
+    }
     let wide = at.has("64") || at.has("S64") || float == Some("F64");
     let signed = at.has("S32") || at.has("S64");
     let op = at.one_of(&["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS"]).ok_or_else(|| cx.unsupported(at, "atomic operation"))?;
     let kind = match (op, float) {
+        // `.FTZ`: PTX `atom.add.f32` / `red.add.f32` on global memory (PTX ISA, atom: "rounds
+        // to nearest even and flushes subnormal inputs and results to sign-preserving zero").
+        ("ADD", Some(_)) if ftz => AtomicKind::FAddFtz,
         ("ADD", Some(_)) => AtomicKind::FAdd,
         (_, Some(_)) => return Err(cx.unsupported(at, "float atomic other than add")),
         ("ADD", _) => AtomicKind::Add,
