@@ -43,11 +43,22 @@ pub fn kernel_code<'a>(bytes: &'a [u8], k: &KernelAbi) -> Result<&'a [u8], Failu
 /// Lift kernel `k` of a cubin for `isa`.
 pub fn lift_kernel(isa: Isa, bytes: &[u8], k: &KernelAbi) -> Result<Function, Failure> {
     let code = kernel_code(bytes, k)?;
+    let opts = Options { branch_targets: k.branch_targets.clone(), ..Options::default() };
     match isa {
-        Isa::Sm86 => sm86::lift(isa, code, 0, &Options::default()).map_err(|e| format!("{}: {e}", k.name).into()),
-        Isa::Sm50 => sm50::lift(isa, code, 0, &Options::default()).map_err(|e| format!("{}: {e}", k.name).into()),
+        Isa::Sm86 => sm86::lift(isa, code, 0, &opts).map_err(|e| format!("{}: {e}", k.name).into()),
+        Isa::Sm50 => sm50::lift(isa, code, 0, &opts).map_err(|e| format!("{}: {e}", k.name).into()),
         _ => Err(format!("{}: {} kernels do not lift yet (sm_50 and sm_86 do)", k.name, isa.name()).into()),
     }
+}
+
+/// The local stack each thread gets when the kernel's frame is smaller: CUDA's default
+/// per-thread stack limit (`cudaLimitStackSize`, 1024 bytes), which recursive code (whose
+/// depth ptxas cannot bound, so its frame size is one level's) runs on.
+const DEFAULT_STACK_BYTES: u32 = 1024;
+
+/// The local stack bytes per thread kernel `k` runs with.
+fn stack_bytes(k: &KernelAbi) -> u32 {
+    k.frame_bytes.max(DEFAULT_STACK_BYTES)
 }
 
 /// A launch: grid and block sizes, the parameter bytes (laid out as `.nv.info` says) and the
@@ -80,7 +91,7 @@ pub fn cbank0(isa: Isa, k: &KernelAbi, grid: [u32; 3], block: [u32; 3], params: 
         put(&mut cbank, lay.ntid + 4 * d as u32, 4, block[d] as u64);
         put(&mut cbank, lay.nctaid + 4 * d as u32, 4, grid[d] as u64);
     }
-    put(&mut cbank, lay.stack, 4, k.frame_bytes as u64);
+    put(&mut cbank, lay.stack, 4, stack_bytes(k) as u64);
     for (p, v) in k.params.iter().zip(params) {
         put(&mut cbank, p.offset, p.size, *v);
     }
@@ -98,7 +109,7 @@ pub fn launch(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Vec<(u
     }
     let cbank = cbank0(isa, k, l.grid, l.block, &l.params);
     let warps = (threads / 32) as u32;
-    let cfg = Config { wave_size: 32, waves: warps, scratch_bytes: k.frame_bytes as usize, ..Config::default() };
+    let cfg = Config { wave_size: 32, waves: warps, scratch_bytes: stack_bytes(k) as usize, ..Config::default() };
     let n = threads as usize;
     let tid = |dim: usize| -> Input {
         Input::PerLane(

@@ -16,6 +16,10 @@ const EIATTR_FRAME_SIZE: u8 = 0x11;
 const EIATTR_PARAM_CBANK: u8 = 0x0a;
 /// EIATTR_KPARAM_INFO: (index, ordinal, offset within the parameters, flags with the size).
 const EIATTR_KPARAM_INFO: u8 = 0x17;
+/// EIATTR_INDIRECT_BRANCH_TARGETS: per indirect branch, (its offset, a 32-bit word that is 0
+/// in every cubin seen, the number of targets, the target offsets), all u32 (the listing of
+/// fixtures/nvidia/calls/calls.sm86.cubin prints the same targets as `BRANCH_TARGETS`).
+const EIATTR_INDIRECT_BRANCH_TARGETS: u8 = 0x34;
 /// EIATTR_REGCOUNT: (function symbol, registers).
 const EIATTR_REGCOUNT: u8 = 0x2f;
 
@@ -54,6 +58,9 @@ pub struct KernelAbi {
     /// The compiler's constant banks (`.nv.constant<N>.<name>`, N not 0): bank number and
     /// bytes (sm_50 code reads its literal tables from bank 2).
     pub constant_banks: Vec<(u8, Vec<u8>)>,
+    /// The targets of each indirect branch (`BRX`): (its offset in the code, the target
+    /// offsets), from EIATTR_INDIRECT_BRANCH_TARGETS.
+    pub branch_targets: Vec<(u64, Vec<u64>)>,
 }
 
 struct Section<'a> {
@@ -134,6 +141,19 @@ fn attributes(d: &[u8]) -> Vec<(u8, u16, &[u8])> {
     out
 }
 
+/// The entries of an EIATTR_INDIRECT_BRANCH_TARGETS value (a truncated entry ends the list).
+fn branch_targets(v: &[u8]) -> Vec<(u64, Vec<u64>)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let (Some(at), Some(n)) = (u32_at(v, i), u32_at(v, i + 8)) {
+        let targets: Option<Vec<u64>> = (0..n as usize).map(|j| u32_at(v, i + 12 + 4 * j).map(u64::from)).collect();
+        let Some(targets) = targets else { break };
+        out.push((u64::from(at), targets));
+        i += 12 + 4 * n as usize;
+    }
+    out
+}
+
 /// The symbols of `.symtab`: (name, section index).
 fn symbols<'a>(secs: &[Section<'a>]) -> Vec<(&'a str, usize)> {
     let Some(symtab) = secs.iter().find(|s| s.kind == 2) else { return vec![] };
@@ -185,6 +205,7 @@ pub fn cuda_kernels(bytes: &[u8]) -> Result<Vec<KernelAbi>, ElfError> {
             registers: s.info >> 24,
             frame_bytes: 0,
             constant_banks: Vec::new(),
+            branch_targets: Vec::new(),
         };
         for t in &secs {
             if t.name.strip_prefix(".nv.shared.") == Some(name) {
@@ -214,6 +235,7 @@ pub fn cuda_kernels(bytes: &[u8]) -> Result<Vec<KernelAbi>, ElfError> {
                         };
                         k.params.push(KernelParam { ordinal: ordinal as u32, offset: off as u32, size: (flags >> 18) & 0x3fff });
                     }
+                    EIATTR_INDIRECT_BRANCH_TARGETS => k.branch_targets.extend(branch_targets(v)),
                     _ => {}
                 }
             }

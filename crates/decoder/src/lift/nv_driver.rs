@@ -9,7 +9,10 @@ use super::LiftError;
 use crate::operand::{Flow, Inst};
 use crate::{Decoded, Isa};
 use isabridge_ir::ir::{Block, ExecModel, Function};
-use isabridge_ir::Value;
+use isabridge_ir::ops::control::SyncOp;
+use isabridge_ir::ops::int::{ICmp, IntOp};
+use isabridge_ir::ops::Op;
+use isabridge_ir::{Type, Value};
 use std::collections::{BTreeSet, HashMap};
 
 /// Refuse any ISA but `want`.
@@ -63,16 +66,19 @@ pub(crate) fn lanes_function(name: &str, opts: &Options) -> Function {
 
 /// The block leaders of `insts` (code from `base` to `end`): the entry, the instruction after
 /// every one that does not fall through, every direct branch or call target, and the targets
-/// of the instructions `also_target` names (sm_50's reconvergence pushes). A direct target
-/// outside the code is [`LiftError::BranchOutside`].
+/// of the instructions `also_target` names (sm_50's reconvergence pushes), and the `extra`
+/// addresses inside the code (indirect branch and call targets). A direct target outside the
+/// code is [`LiftError::BranchOutside`].
 pub(crate) fn leaders(
     isa: Isa,
     insts: &[(Inst, Decoded)],
     base: u64,
     end: u64,
     also_target: impl Fn(&Inst) -> bool,
+    extra: &[u64],
 ) -> Result<BTreeSet<u64>, LiftError> {
     let mut out = BTreeSet::from([base]);
+    out.extend(extra.iter().copied().filter(|a| (base..end).contains(a)));
     for (i, d) in insts {
         if i.flow != Flow::Next {
             out.insert(i.addr + i.len as u64);
@@ -158,3 +164,18 @@ pub(crate) fn walk(
     Ok(())
 }
 
+/// Go to the block of the known target that the per-lane code address `v` (an i32, relative
+/// to the code's start) names: a chain of compares over `targets` (offset, block). A lane whose
+/// address is none of them traps with [`super::sm86::UNKNOWN_TARGET_TRAP`]: the lift does not
+/// know what code is there.
+pub(crate) fn dispatch(cx: &mut Cx, v: Value, targets: &[(u64, Block)], exit: Block) {
+    for (off, to) in targets {
+        let k = cx.k32(*off as u32);
+        let c = cx.b().int(IntOp::Cmp(ICmp::Eq), Type::B1, &[v, k]);
+        let no = cx.f.add_block();
+        cx.b().branch(c, *to, no);
+        cx.block = no;
+    }
+    cx.b().ins(Op::Sync(SyncOp::Trap(super::sm86::UNKNOWN_TARGET_TRAP)), &[], None);
+    cx.b().jump(exit);
+}

@@ -6,11 +6,16 @@
 //! - `SYNC`, `BRK`, `CONT` send the lanes that run them (under the guard) to the end of the
 //!   region they pop, after leaving (`converge.leave`) the regions opened inside it that hold
 //!   them; the lanes wait there at the join for the region's other lanes.
-//! - `BRA L` jumps, `EXIT` ends the lane, `CAL L` pushes its return site on [`RET_STACK`] and
-//!   jumps, `RET` pops the innermost site and goes there (to the exit when none is pending).
+//! - `BRA L` jumps, `EXIT` ends the lane, `CAL L` pushes its return site on the per-lane
+//!   return stack ([`RET_STACK`]) and jumps, `PRET L` pushes L as a return site (the call
+//!   through a register that follows it returns there), `RET` pops the innermost site and goes
+//!   there (to the exit when none is pending). A push onto a full stack traps.
+//! - `BRX Rn, off` jumps per lane to the target `Rn + off` names among the ones ptxas recorded
+//!   for it (`sm86::indirect`); without recorded targets it is a typed error.
 //! - Condition-code forms (`BRA CC.EQ`, `BRK CC.NE`, ...) are typed errors.
 
-use super::{Layout, RegionKind, RET_STACK};
+use super::{ret_stack_key, Layout, RegionKind, RET_STACK, RET_STACK_TRAP, RET_STACK_WORDS};
+use isabridge_ir::ops::control::SyncOp;
 use crate::lift::sm86::{At, Cx};
 use crate::lift::sm86::target;
 use crate::lift::LiftError;
@@ -19,11 +24,26 @@ use isabridge_ir::ir::Block;
 use isabridge_ir::ops::int::{ICmp, IntOp, ShiftRule};
 use isabridge_ir::ops::warp::WarpOp;
 use isabridge_ir::ops::Op;
-use isabridge_ir::Type;
+use isabridge_ir::{Type, Value};
 
 /// Lift `at` when it opens a reconvergence region.
 pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str, lay: &Layout) -> Option<Result<(), LiftError>> {
-    matches!(name, "SSY" | "PBK" | "PCNT").then(|| open(cx, at, lay))
+    match name {
+        "SSY" | "PBK" | "PCNT" => Some(open(cx, at, lay)),
+        "PRET" => Some(pret(cx, at, lay)),
+        _ => None,
+    }
+}
+
+/// PRET L: push L as a return site.
+fn pret(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftError> {
+    if cx.guard.is_some() {
+        return Err(cx.unsupported(at, "a guarded PRET"));
+    }
+    let t = target(at.inst).ok_or_else(|| cx.unsupported(at, "PRET without a direct target"))?;
+    let n = lay.ret_sites.iter().position(|s| *s == t).ok_or_else(|| cx.unsupported(at, "no return site"))? as u32 + 1;
+    push(cx, n);
+    Ok(())
 }
 
 fn open(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftError> {
@@ -53,6 +73,12 @@ pub(crate) fn joins_at(cx: &mut Cx, lay: &Layout, addr: u64) {
 pub(crate) fn terminator(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftError> {
     let next = at.inst.addr + at.inst.len as u64;
     let fall = lay.blocks.get(&next).copied().unwrap_or(lay.exit);
+    if at.inst.name == "BRX" && !at.sfx.iter().any(|s| s.starts_with("CC")) {
+        let Some((_, t)) = lay.branch_targets.iter().find(|(a, _)| *a == at.inst.addr) else {
+            return Err(cx.unsupported(at, "an indirect branch whose targets are not known"));
+        };
+        return crate::lift::sm86::indirect::jump(cx, at, lay.base, t, &lay.blocks, fall, lay.exit);
+    }
     let labels_only = at.inst.explicit().all(|o| matches!(o.kind, OperandKind::Label(_)));
     if !labels_only || at.sfx.iter().any(|s| s.starts_with("CC") || s.starts_with("???")) {
         return Err(cx.unsupported(at, "a condition-code or register form of a branch"));
@@ -111,12 +137,7 @@ fn call(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftError> {
     let n = lay.ret_sites.iter().position(|s| *s == next).ok_or_else(|| cx.unsupported(at, "no return site"))? as u32 + 1;
     let t = target(at.inst).ok_or_else(|| cx.unsupported(at, "call without a direct target"))?;
     let to = *lay.blocks.get(&t).ok_or_else(|| cx.unsupported(at, "call target is not a block"))?;
-    let s = cx.rd(RET_STACK);
-    let eight = cx.k32(8);
-    let s = cx.b().int(IntOp::Shl(ShiftRule::Clamp), Type::I32, &[s, eight]);
-    let k = cx.k32(n);
-    let s = cx.b().int(IntOp::Or, Type::I32, &[s, k]);
-    cx.wr(RET_STACK, s);
+    push(cx, n);
     cx.b().jump(to);
     Ok(())
 }
@@ -129,12 +150,7 @@ fn ret(cx: &mut Cx, _at: &At, lay: &Layout, fall: Block) -> Result<(), LiftError
         cx.block = take;
         cx.guard = None;
     }
-    let s = cx.rd(RET_STACK);
-    let m = cx.k32(0xff);
-    let n = cx.b().int(IntOp::And, Type::I32, &[s, m]);
-    let eight = cx.k32(8);
-    let rest = cx.b().int(IntOp::Shr(false, ShiftRule::Clamp), Type::I32, &[s, eight]);
-    cx.wr(RET_STACK, rest);
+    let n = pop(cx);
     for (i, site) in lay.ret_sites.iter().enumerate() {
         let to = lay.blocks.get(site).copied().unwrap_or(lay.exit);
         let k = cx.k32(i as u32 + 1);
@@ -145,4 +161,57 @@ fn ret(cx: &mut Cx, _at: &At, lay: &Layout, fall: Block) -> Result<(), LiftError
     }
     cx.b().jump(lay.exit);
     Ok(())
+}
+
+/// Push return site number `n` (1-based) on the return stack: every word shifts up eight bits,
+/// taking the top byte of the word below; a lane whose deepest word's top byte is in use
+/// traps first (the stack is full).
+fn push(cx: &mut Cx, n: u32) {
+    let last = cx.rd(ret_stack_key(RET_STACK_WORDS - 1));
+    let top = cx.k32(0xff00_0000);
+    let used = cx.b().int(IntOp::And, Type::I32, &[last, top]);
+    let zero = cx.k32(0);
+    let full = cx.b().int(IntOp::Cmp(ICmp::Ne), Type::B1, &[used, zero]);
+    let trap = cx.f.add_block();
+    let go = cx.f.add_block();
+    cx.b().branch(full, trap, go);
+    cx.block = trap;
+    cx.b().ins(Op::Sync(SyncOp::Trap(RET_STACK_TRAP)), &[], None);
+    cx.b().jump(go);
+    cx.block = go;
+    let eight = cx.k32(8);
+    let twenty_four = cx.k32(24);
+    let mut carry = cx.k32(n);
+    for j in 0..RET_STACK_WORDS {
+        let w = cx.rd(ret_stack_key(j));
+        let out = cx.b().int(IntOp::Shr(false, ShiftRule::Clamp), Type::I32, &[w, twenty_four]);
+        let w = cx.b().int(IntOp::Shl(ShiftRule::Clamp), Type::I32, &[w, eight]);
+        let w = cx.b().int(IntOp::Or, Type::I32, &[w, carry]);
+        cx.wr(ret_stack_key(j), w);
+        carry = out;
+    }
+}
+
+/// Pop the innermost return site number (0 when none is pending): every word shifts down
+/// eight bits, taking the low byte of the word above.
+fn pop(cx: &mut Cx) -> Value {
+    let eight = cx.k32(8);
+    let twenty_four = cx.k32(24);
+    let low = cx.k32(0xff);
+    let first = cx.rd(RET_STACK);
+    let n = cx.b().int(IntOp::And, Type::I32, &[first, low]);
+    for j in 0..RET_STACK_WORDS {
+        let w = cx.rd(ret_stack_key(j));
+        let w = cx.b().int(IntOp::Shr(false, ShiftRule::Clamp), Type::I32, &[w, eight]);
+        let w = if j + 1 < RET_STACK_WORDS {
+            let above = cx.rd(ret_stack_key(j + 1));
+            let b = cx.b().int(IntOp::And, Type::I32, &[above, low]);
+            let b = cx.b().int(IntOp::Shl(ShiftRule::Clamp), Type::I32, &[b, twenty_four]);
+            cx.b().int(IntOp::Or, Type::I32, &[w, b])
+        } else {
+            w
+        };
+        cx.wr(ret_stack_key(j), w);
+    }
+    n
 }

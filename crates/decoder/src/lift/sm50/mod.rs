@@ -48,9 +48,17 @@ pub use super::sm86::{Options, SystemValue};
 pub const CC_CARRY: u16 = 600;
 /// Register key of the condition code's zero flag (an i32, 0 or 1; see `cc.rs`).
 pub const CC_ZERO: u16 = 602;
-/// Register key of the per-lane return stack: the numbers (1-based, eight bits each, the
-/// innermost lowest) of the return sites of the calls not yet returned from.
+/// Register key of the per-lane return stack's first word: the numbers (1-based, eight bits
+/// each, the innermost lowest) of the return sites of the calls not yet returned from. The
+/// stack is [`RET_STACK_WORDS`] i32 words, word 0 here and word `j` at
+/// `RET_STACK_DEEP + j - 1`; a call with the stack full traps ([`RET_STACK_TRAP`]).
 pub const RET_STACK: u16 = 601;
+/// Register key of the return stack's second word (the deeper words follow it).
+pub const RET_STACK_DEEP: u16 = 610;
+/// Words of the return stack (four return sites each).
+pub const RET_STACK_WORDS: u16 = 8;
+/// The trap code of a call made with the return stack full (more than 32 pending calls).
+pub const RET_STACK_TRAP: u16 = 0xfffe;
 
 /// What pushed a reconvergence region.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +105,10 @@ pub(crate) struct Layout {
     pub ret_sites: Vec<u64>,
     /// The block every exit goes to.
     pub exit: Block,
+    /// The address the code starts at.
+    pub base: u64,
+    /// The targets of each indirect branch (addresses): see [`Options::branch_targets`].
+    pub branch_targets: Vec<(u64, Vec<u64>)>,
 }
 
 impl Layout {
@@ -123,7 +135,10 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
     nv_driver::check_isa(isa, Isa::Sm50, base)?;
     let insts = nv_driver::decode_all(isa, code, base)?;
     let end = base + code.len() as u64;
-    let leaders = nv_driver::leaders(isa, &insts, base, end, |i| push_kind(i.name).is_some())?;
+    let branch_targets: Vec<(u64, Vec<u64>)> =
+        opts.branch_targets.iter().map(|(a, t)| (base + a, t.iter().map(|t| base + t).collect())).collect();
+    let extra: Vec<u64> = branch_targets.iter().flat_map(|(_, t)| t.iter().copied()).collect();
+    let leaders = nv_driver::leaders(isa, &insts, base, end, |i| push_kind(i.name).is_some() || i.name == "PRET", &extra)?;
     let mut regions = Vec::new();
     for (i, d) in &insts {
         if let Some(kind) = push_kind(i.name) {
@@ -135,7 +150,15 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
             regions.push(Region { kind, at: i.addr, target: t, key: sm86::B0 + n });
         }
     }
-    let ret_sites: Vec<u64> = insts.iter().filter(|(i, _)| i.flow == Flow::Call).map(|(i, _)| i.addr + i.len as u64).collect();
+    // Return sites: the address after each CAL, and each PRET's target.
+    let ret_sites: Vec<u64> = insts
+        .iter()
+        .filter_map(|(i, _)| match (i.flow, i.name) {
+            (Flow::Call, _) => Some(i.addr + i.len as u64),
+            (_, "PRET") => target(i),
+            _ => None,
+        })
+        .collect();
     if ret_sites.len() > 255 {
         return Err(LiftError::Unsupported { isa, addr: base, text: String::new(), why: "more than 255 calls in one function".into() });
     }
@@ -144,9 +167,11 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
     let mut cx = Cx::new(&mut f, entry, isa);
     let blocks = nv_driver::layout(&mut cx, opts, &leaders, base, |cx| {
         let zero = cx.k32(0);
-        cx.wr(RET_STACK, zero);
+        for j in 0..RET_STACK_WORDS {
+            cx.wr(ret_stack_key(j), zero);
+        }
     });
-    let lay = Layout { regions, blocks: blocks.at, ret_sites, exit: blocks.exit };
+    let lay = Layout { regions, blocks: blocks.at, ret_sites, exit: blocks.exit, base, branch_targets };
     nv_driver::walk(
         &mut cx,
         &insts,
@@ -159,6 +184,15 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
         },
     )?;
     Ok(f)
+}
+
+/// The register key of word `j` of the return stack.
+pub(crate) fn ret_stack_key(j: u16) -> u16 {
+    if j == 0 {
+        RET_STACK
+    } else {
+        RET_STACK_DEEP + j - 1
+    }
 }
 
 /// The region kind an instruction pushes (`SSY`, `PBK`, `PCNT`), if any.
@@ -180,7 +214,8 @@ pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usi
     let mut f = nv_driver::lanes_function("one", opts);
     let block = f.add_block();
     let exit = f.add_block();
-    let mut lay = Layout { regions: Vec::new(), blocks: HashMap::new(), ret_sites: Vec::new(), exit };
+    let mut lay =
+        Layout { regions: Vec::new(), blocks: HashMap::new(), ret_sites: Vec::new(), exit, base: addr, branch_targets: Vec::new() };
     // A stand-in region and blocks so that pushes, pops, branches and calls resolve.
     let kind = match inst.name {
         "SYNC" | "SSY" => Some(RegionKind::Sync),
@@ -196,6 +231,12 @@ pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usi
     lay.blocks.insert(addr + d.len as u64, exit);
     if inst.flow == Flow::Call {
         lay.ret_sites.push(addr + d.len as u64);
+    }
+    if inst.name == "PRET" {
+        lay.ret_sites.push(t);
+    }
+    if inst.name == "BRX" {
+        lay.branch_targets.push((addr, Vec::new()));
     }
     let mut cx = Cx::new(&mut f, block, isa);
     let at = At::new(&inst, &d);

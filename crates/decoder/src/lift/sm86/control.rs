@@ -409,10 +409,10 @@ pub(crate) fn branch_cond(cx: &mut Cx, at: &At) -> Result<Option<Value>, LiftErr
     Ok(cond)
 }
 
-/// `RET.REL Rn, off`: compare `Rn + off` with the address after each direct call of the code
-/// (relative to `base`) and go there. The caller computed the address (`MOV Rn, site` before
-/// its `CALL`), so it is one of them; an address that none is leaves the function (the lane
-/// goes to `exit`). A guarded return falls through to `fall` where the guard is false.
+/// `RET.REL Rn, off`: go to the return site (the address after a direct call of the code,
+/// `sites`) that `Rn + off` names (`indirect::jump`: the caller computed it, `MOV Rn, site`
+/// before its `CALL`; an address no site is traps). A guarded return falls through to `fall`
+/// where the guard is false.
 pub(crate) fn ret(
     cx: &mut Cx,
     at: &At,
@@ -422,38 +422,5 @@ pub(crate) fn ret(
     fall: Block,
     exit: Block,
 ) -> Result<(), LiftError> {
-    let ops = operands(at);
-    let (r, off) = match ops[..] {
-        [r, o] => (r, Some(o)),
-        [r] => (r, None),
-        _ => return Err(cx.unsupported(at, "RET operands")),
-    };
-    if !matches!(r.kind, OperandKind::Reg(x) if x.class == RegClass::R) {
-        return Err(cx.unsupported(at, "a return through something other than a register"));
-    }
-    let mut v = cx.word(at, r, 0)?;
-    // The offset prints as a code address (`RET.REL.NODEC R4 0x0`): relative to the code's start.
-    let off = match off.map(|o| o.kind) {
-        Some(OperandKind::Label(t)) => Some(cx.k32(t.wrapping_sub(base) as u32)),
-        Some(_) => Some(cx.word(at, off.unwrap_or(r), 0)?),
-        None => None,
-    };
-    if let Some(o) = off {
-        v = cx.b().int(IntOp::Add(isabridge_ir::ops::int::Overflow::Wrap), Type::I32, &[v, o]);
-    }
-    if let Some(g) = cx.guard {
-        let chain = cx.f.add_block();
-        cx.b().branch(g, chain, fall);
-        cx.block = chain;
-    }
-    for s in sites {
-        let Some(&to) = blocks.get(s) else { continue };
-        let k = cx.k32(s.wrapping_sub(base) as u32);
-        let c = cx.b().int(IntOp::Cmp(ICmp::Eq), Type::B1, &[v, k]);
-        let no = cx.f.add_block();
-        cx.b().branch(c, to, no);
-        cx.block = no;
-    }
-    cx.b().jump(exit);
-    Ok(())
+    super::indirect::jump(cx, at, base, sites, blocks, fall, exit)
 }

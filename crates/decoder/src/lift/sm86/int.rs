@@ -344,12 +344,12 @@ fn bmsk(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
 /// significant bit that differs from the sign), or with `.SH` its distance from bit 31;
 /// 0xffffffff when there is none.
 fn flo(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
-    // `FLO Rd, PA, Ra`: nvdisasm leaves PA out when it is PT (a predicate output whose meaning
-    // we have no measurement of: only PT lifts).
-    let ops: Vec<&Operand> = at.inst.explicit().filter(|o| !matches!(o.kind, OperandKind::Special { reg: SpecialReg::Pt | SpecialReg::Upt, .. })).collect();
-    let (rd, pd): (Vec<&Operand>, Vec<&Operand>) = ops[..1.min(ops.len())].iter().copied().partition(|o| !is_pred(o));
-    let vs: Vec<&Operand> = ops.iter().skip(1).copied().collect();
-    if rd.len() != 1 || !pd.is_empty() || vs.len() != 1 || is_pred(vs[0]) {
+    // `FLO Rd, PA, Ra`: the operand model lists PA as written (nvdisasm leaves it out when it
+    // is PT); a predicate output other than PT has no measurement of its meaning, so only PT lifts.
+    let (rd, pd) = split_dsts(at);
+    let pt = |o: &&Operand| matches!(o.kind, OperandKind::Special { reg: SpecialReg::Pt | SpecialReg::Upt, .. });
+    let vs: Vec<&Operand> = at.srcs().into_iter().filter(|o| !pt(o)).collect();
+    if rd.len() != 1 || !pd.iter().all(pt) || vs.len() != 1 || is_pred(vs[0]) {
         return Err(cx.unsupported(at, "operand shape"));
     }
     let mut a = cx.src_int(at, vs[0])?;

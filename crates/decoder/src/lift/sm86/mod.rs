@@ -29,6 +29,7 @@ pub(crate) mod surface;
 pub(crate) mod tex;
 pub use surface::SURFACE_TRAP;
 mod atomic_loop;
+pub(crate) mod indirect;
 mod mma;
 mod system;
 
@@ -54,11 +55,24 @@ pub struct Options {
     pub reg_inputs: Vec<u16>,
     /// Registers (keys as for `reg_inputs`) every thread returns when it exits, in order.
     pub reg_outputs: Vec<u16>,
+    /// The known targets of each indirect branch (`BRX`): (its offset, the target offsets),
+    /// offsets from the code's start, as ptxas records them in `.nv.info`
+    /// (EIATTR_INDIRECT_BRANCH_TARGETS). A `BRX` without an entry is a typed error.
+    pub branch_targets: Vec<(u64, Vec<u64>)>,
+    /// The offsets (from the code's start) of the functions an indirect call may reach. An
+    /// indirect call is a typed error while this is empty.
+    pub call_targets: Vec<u64>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { wave_size: 32, reg_inputs: Vec::new(), reg_outputs: Vec::new() }
+        Options {
+            wave_size: 32,
+            reg_inputs: Vec::new(),
+            reg_outputs: Vec::new(),
+            branch_targets: Vec::new(),
+            call_targets: Vec::new(),
+        }
     }
 }
 
@@ -162,6 +176,9 @@ pub const P0: u16 = 512;
 pub const UP0: u16 = 528;
 /// Register key of convergence barrier B0 (B`n` is `B0 + n`): a mask.
 pub const B0: u16 = 544;
+/// The trap code of a jump through a register (`RET`, `BRX`, an indirect call) to an address
+/// none of the targets the lift knows is.
+pub const UNKNOWN_TARGET_TRAP: u16 = 0xffff;
 /// Register key of the result of the last barrier reduction (`B2R.RESULT` reads it).
 pub const BAR_RESULT: u16 = 560;
 
@@ -170,10 +187,17 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
     nv_driver::check_isa(isa, Isa::Sm86, base)?;
     let insts = nv_driver::decode_all(isa, code, base)?;
     let end = base + code.len() as u64;
-    let leaders = nv_driver::leaders(isa, &insts, base, end, |_| false)?;
-    // Where returns go: the instruction after each direct call.
-    let ret_sites: Vec<u64> =
-        insts.iter().filter(|(i, _)| i.flow == Flow::Call).map(|(i, _)| i.addr + i.len as u64).filter(|a| *a < end).collect();
+    let mut extra: Vec<u64> = opts.branch_targets.iter().flat_map(|(_, t)| t.iter().map(|t| base + t)).collect();
+    extra.extend(opts.call_targets.iter().map(|t| base + t));
+    let leaders = nv_driver::leaders(isa, &insts, base, end, |_| false, &extra)?;
+    // Where returns go: the instruction after each call.
+    let ret_sites: Vec<u64> = insts
+        .iter()
+        .filter(|(i, _)| matches!(i.flow, Flow::Call | Flow::IndirectCall))
+        .map(|(i, _)| i.addr + i.len as u64)
+        .filter(|a| *a < end)
+        .collect();
+    let calls: Vec<u64> = opts.call_targets.iter().map(|t| base + t).collect();
     let mut f = nv_driver::lanes_function("main", opts);
     let entry = f.add_block();
     let mut cx = Cx::new(&mut f, entry, isa);
@@ -182,10 +206,22 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
         let inst = at.inst;
         let next = inst.addr + inst.len as u64;
         let exit = blocks.exit;
+        let fall = blocks.at.get(&next).copied().unwrap_or(exit);
         match inst.flow {
             Flow::Next => cx.lift_named(at, inst.name),
-            Flow::Return => {
-                control::ret(cx, at, base, &ret_sites, &blocks.at, blocks.at.get(&next).copied().unwrap_or(exit), exit)
+            Flow::Return => control::ret(cx, at, base, &ret_sites, &blocks.at, fall, exit),
+            Flow::Indirect => {
+                let Some((_, t)) = opts.branch_targets.iter().find(|(a, _)| base + a == inst.addr) else {
+                    return Err(cx.unsupported(at, "an indirect branch whose targets are not known"));
+                };
+                let t: Vec<u64> = t.iter().map(|t| base + t).collect();
+                indirect::jump(cx, at, base, &t, &blocks.at, fall, exit)
+            }
+            Flow::IndirectCall => {
+                if calls.is_empty() {
+                    return Err(cx.unsupported(at, "an indirect call whose targets are not known"));
+                }
+                indirect::jump(cx, at, base, &calls, &blocks.at, fall, exit)
             }
             Flow::End | Flow::Branch | Flow::CondBranch | Flow::Call => {
                 if let Some(c) = control::branch_cond(cx, at)? {
@@ -201,13 +237,11 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
                 match cx.guard {
                     None => cx.b().jump(to),
                     Some(g) => {
-                        let fall = blocks.at.get(&next).copied().unwrap_or(exit);
                         cx.b().branch(g, to, fall);
                     }
                 }
                 Ok(())
             }
-            _ => Err(cx.unsupported(at, "calls, returns and indirect jumps do not lift yet")),
         }
     })?;
     Ok(f)
@@ -215,19 +249,25 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
 
 /// Lift the instruction at the start of `bytes` (at `addr`) into a scratch function: whether
 /// the lifter knows it. Returns its length in bytes, or the error a whole-program lift would
-/// give. Branch targets are not checked.
+/// give. Branch targets are not checked: a return or a jump through a register lifts with no
+/// known targets (every lane traps).
 pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usize, LiftError> {
     nv_driver::check_isa(isa, Isa::Sm86, addr)?;
     let (inst, d) = nv_driver::decode_one(isa, bytes, addr)?;
     let mut f = nv_driver::lanes_function("one", opts);
     let block = f.add_block();
+    let exit = f.add_block();
     let mut cx = Cx::new(&mut f, block, isa);
     let at = At::new(&inst, &d);
     cx.set_guard(&at)?;
     match inst.flow {
         Flow::Next => cx.lift_named(&at, inst.name)?,
-        Flow::End | Flow::Branch | Flow::CondBranch => {}
-        _ => return Err(cx.unsupported(&at, "calls, returns and indirect jumps do not lift yet")),
+        Flow::End | Flow::Branch | Flow::CondBranch | Flow::Call => {
+            control::branch_cond(&mut cx, &at)?;
+        }
+        Flow::Return | Flow::Indirect | Flow::IndirectCall => {
+            indirect::jump(&mut cx, &at, addr, &[], &std::collections::HashMap::new(), exit, exit)?
+        }
     }
     Ok(d.len as usize)
 }
