@@ -251,7 +251,9 @@ fn render(inst: &Inst, t: &NvTables, form: &NvForm) -> String {
                     s.push_str(&spell(t, f, v));
                 } else if let Some(o) = seg_ops.iter().find(|o| matches!(o.kind, OperandKind::ConstBank { .. } | OperandKind::Mem { .. })) {
                     s.push_str(&bracket_part(o, f, &s));
-                } else if f.omit_zero() {
+                } else if f.omit_zero() || (f.kind == NvKind::Reg && segs.get(seg).is_some_and(|g| g.len() == 1)) {
+                    // a register operand alone in its slot that the model does not list is one
+                    // nvdisasm leaves out (the model drops it: see `nvidia::model::texture_register_255`)
                     if s.ends_with(", ") {
                         s.truncate(s.len() - 2);
                     }
