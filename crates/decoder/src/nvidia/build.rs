@@ -120,6 +120,15 @@ pub fn build_word(p: &NvPlugin, inst: &Inst) -> Result<u128, BuildError> {
                             f.set(&mut w, 0);
                             continue;
                         }
+                        // a texture register nvdisasm leaves out when it is 255 (the model does too)
+                        if f.kind == NvKind::Reg && f.ranges() == [(32, 8)] {
+                            let mut with_255 = w;
+                            f.set(&mut with_255, 255);
+                            if model::texture_register_255(isa, inst.name, with_255) == Some(false) {
+                                w = with_255;
+                                continue;
+                            }
+                        }
                         return Err(err(0, name, "no operand for this field"));
                     };
                     match o.kind {

@@ -1,4 +1,4 @@
-//! The sm_86 (Ampere) lifter: a lanes-model IR function ([`ExecModel::Lanes`]) in which every
+//! The sm_86 (Ampere) lifter: a lanes-model IR function ([`isabridge_ir::ir::ExecModel::Lanes`]) in which every
 //! lane runs its own control flow and lanes rejoin where the code says (BSSY/BSYNC regions,
 //! WARPSYNC: `control.rs` on the IR's convergence regions). R0-R254 and P0-P6 are per-lane machine registers (i32 and b1), UR0-UR62 and
 //! UP0-UP6 uniform ones; RZ / URZ read 0 and PT / UPT read true, writes to them are dropped.
