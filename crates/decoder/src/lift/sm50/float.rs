@@ -10,7 +10,8 @@ use crate::lift::sm86::{self, At, Cx};
 use crate::lift::LiftError;
 use isabridge_ir::ops::float::{FloatKind, FloatOp};
 use isabridge_ir::soft::{MinMaxKind, NanRule, Round};
-use isabridge_ir::Type;
+use crate::operand::Operand;
+use isabridge_ir::{Type, Value};
 
 /// Lift `at` if it belongs to this family.
 pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftError>> {
@@ -40,11 +41,7 @@ fn fset(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
         Some(k) => cx.b().fcmp(k, at.has("FTZ"), a, b),
         None => cx.k(Type::B1, at.has("T") as u64),
     };
-    let r = sm86::float32::bool_op(cx, at, r, p)?;
-    let one = cx.k32(if at.has("BF") { 0x3f80_0000 } else { 0xffff_ffff });
-    let zero = cx.k32(0);
-    let v = cx.b().select(Type::I32, r, one, zero);
-    cx.def32(at, dsts[0], v)
+    set_result(cx, at, r, p, dsts[0])
 }
 
 /// DSET.cmp.bop[.BF] d, a, b, p: FSET on f64 operands: r = (a cmp b) bop p; d = r ?
@@ -63,11 +60,17 @@ fn dset(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
         Some(k) => cx.b().fcmp(k, false, a, b),
         None => cx.k(Type::B1, at.has("T") as u64),
     };
+    set_result(cx, at, r, p, dsts[0])
+}
+
+/// The result FSET and DSET share: r = r bop p; d = r ? 0xffffffff : 0, or with `.BF`
+/// r ? 1.0 : 0.0.
+fn set_result(cx: &mut Cx, at: &At, r: Value, p: Value, dst: &Operand) -> Result<(), LiftError> {
     let r = sm86::float32::bool_op(cx, at, r, p)?;
     let one = cx.k32(if at.has("BF") { 0x3f80_0000 } else { 0xffff_ffff });
     let zero = cx.k32(0);
     let v = cx.b().select(Type::I32, r, one, zero);
-    cx.def32(at, dsts[0], v)
+    cx.def32(at, dst, v)
 }
 
 /// RRO.{SINCOS,EX2} d, a (see the module comment).
