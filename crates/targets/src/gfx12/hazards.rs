@@ -1,0 +1,1 @@
+//! gfx1201 hazards: the waits and `s_nop`s the gfx12 pipeline requires between dependent instructions.

@@ -1,0 +1,82 @@
+//! The gfx1013 (RDNA1, PS5) to gfx1201 (RDNA4) machine-level translator.
+//!
+//! The pieces, in the order a code object goes through them:
+//! - [`translate_inst`]: one gfx1013 instruction, in the decoder's operand model
+//!   ([`isabridge_decoder::Inst`]), to the gfx1201 instructions that do the same
+//!   ([`TranslatedInst`]s), or a typed [`TranslateError`]. Waits (`s_waitcnt*`) are dropped here
+//!   and recomputed by [`waits`]; branches keep their gfx1013 targets and are re-targeted by
+//!   [`layout`].
+//! - [`waits`]: gfx1201's split counters computed over the CFG; [`hazards`]: the waits and
+//!   nops gfx1201 needs between dependent instructions.
+//! - [`layout`]: addresses of the translated code, branch offsets, `s_getpc_b64` and temporary
+//!   registers.
+//! - [`hsaco`]: the code object around the result ([`Translated`]).
+
+pub mod hazards;
+pub mod hsaco;
+pub mod layout;
+pub mod waits;
+
+use isabridge_decoder::{BuildError, Inst, Isa};
+
+/// One gfx1201 instruction produced for a gfx1013 instruction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TranslatedInst {
+    /// The gfx1201 instruction in the operand model (`inst.isa` is [`Isa::Gfx1201`]). Its
+    /// `addr` is the gfx1013 address of the instruction it came from until [`layout`] places
+    /// it; a branch's target operand still holds the gfx1013 target address until then.
+    pub inst: Inst,
+    /// Address of the gfx1013 instruction this one translates (several gfx1201 instructions
+    /// share it when an instruction expands to a sequence).
+    pub src_addr: u64,
+}
+
+/// Translated code: the gfx1201 bytes and the instructions they hold, in order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Translated {
+    /// The gfx1201 machine code, little endian, instructions back to back.
+    pub code: Vec<u8>,
+    /// The instructions of `code`, in order; `inst.addr` is each one's offset in `code` plus
+    /// the load address the layout chose.
+    pub insts: Vec<TranslatedInst>,
+}
+
+/// Why a gfx1013 instruction could not be translated. Every variant names the ISA, the
+/// address and the instruction.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TranslateError {
+    /// gfx1201 has no translation for the instruction (yet); `reason` says why.
+    #[error("{isa} {addr:#x}: {name}: not translated to gfx1201: {reason}")]
+    Unsupported {
+        /// ISA of the instruction (gfx1013).
+        isa: Isa,
+        /// Its address.
+        addr: u64,
+        /// Its name.
+        name: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// The gfx1201 instruction could not be built (an operand the gfx1201 encoding lacks).
+    #[error("{isa} {addr:#x}: {name}: {err}")]
+    Build {
+        /// ISA of the source instruction (gfx1013).
+        isa: Isa,
+        /// Its address.
+        addr: u64,
+        /// Its name.
+        name: &'static str,
+        /// The builder's error.
+        err: BuildError,
+    },
+}
+
+/// The gfx1201 instructions that do what `inst` (a gfx1013 instruction) does.
+pub fn translate_inst(inst: &Inst) -> Result<Vec<TranslatedInst>, TranslateError> {
+    Err(TranslateError::Unsupported {
+        isa: inst.isa,
+        addr: inst.addr,
+        name: inst.name,
+        reason: "the instruction-level translator is not written yet".into(),
+    })
+}
