@@ -12,9 +12,11 @@
 //!   registers.
 //! - [`hsaco`]: the code object around the result ([`Translated`]).
 
+pub mod descriptor;
 pub mod hazards;
 pub mod hsaco;
 pub mod layout;
+pub mod msgpack;
 pub mod waits;
 
 use isabridge_decoder::{BuildError, Inst, Isa};
