@@ -17,6 +17,7 @@ pub mod hazards;
 pub mod hsaco;
 pub mod layout;
 pub mod msgpack;
+pub mod waitcheck;
 pub mod waits;
 
 use isabridge_decoder::{BuildError, Inst, Isa};
