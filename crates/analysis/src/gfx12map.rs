@@ -161,3 +161,60 @@ fn compute(ienc: usize) -> &'static str {
     }
     "unchanged"
 }
+
+#[path = "gfx12_map_table.rs"]
+mod table;
+
+/// How a gfx1013 instruction gets to gfx1201 (the generated map, `tools/amdspec/gfx12_map.py`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MapKind {
+    /// gfx1201 has the instruction under the same name; only the encoding changes.
+    Reencode,
+    /// gfx1201 has the same operation under another name.
+    Rename,
+    /// gfx1201 lacks it; a sequence of gfx1201 instructions computes it (or it is dropped, as
+    /// waits are).
+    Sequence,
+    /// gfx1201 lacks it and no expansion is known.
+    Unsupported,
+}
+
+impl MapKind {
+    /// The kind's name in reports (`reencode`, `rename`, `sequence`, `unsupported`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MapKind::Reencode => "reencode",
+            MapKind::Rename => "rename",
+            MapKind::Sequence => "sequence",
+            MapKind::Unsupported => "unsupported",
+        }
+    }
+}
+
+/// One row of the gfx1013 -> gfx1201 opcode map: a gfx1013 (instruction, encoding) pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapRow {
+    /// gfx1013 instruction name (the spec's, upper case).
+    pub gfx10: &'static str,
+    /// gfx1013 encoding name.
+    pub gfx10_enc: &'static str,
+    /// How it maps.
+    pub kind: MapKind,
+    /// gfx1201 instruction name (re-encode and rename rows; empty otherwise).
+    pub gfx12: &'static str,
+    /// gfx1201 encoding name (re-encode and rename rows; empty otherwise).
+    pub gfx12_enc: &'static str,
+    /// Why a row is a sequence or unsupported, or what to watch in a re-encode/rename row.
+    pub reason: &'static str,
+}
+
+/// Every row of the generated gfx1013 -> gfx1201 map, sorted by (gfx10, gfx10_enc).
+pub fn rows() -> &'static [MapRow] {
+    table::ROWS
+}
+
+/// The map row of gfx1013 instruction `name` in encoding `enc`.
+pub fn row(name: &str, enc: &str) -> Option<&'static MapRow> {
+    let r = table::ROWS;
+    r.binary_search_by(|x| (x.gfx10, x.gfx10_enc).cmp(&(name, enc))).ok().map(|i| &r[i])
+}

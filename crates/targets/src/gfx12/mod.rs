@@ -12,15 +12,19 @@
 //!   registers.
 //! - [`hsaco`]: the code object around the result ([`Translated`]).
 
+mod alu;
 pub mod descriptor;
 pub mod hazards;
 pub mod hsaco;
 pub mod layout;
+pub mod map;
 pub mod msgpack;
 pub mod waitcheck;
 pub mod waits;
 
-use isabridge_decoder::{BuildError, Inst, Isa};
+use isabridge_decoder::amd::GFX12;
+use isabridge_decoder::{BuildError, Inst, Isa, IsaPlugin};
+use map::MapKind;
 
 /// One gfx1201 instruction produced for a gfx1013 instruction.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,12 +78,40 @@ pub enum TranslateError {
     },
 }
 
+/// The typed error for `inst` with `reason`.
+fn unsupported(inst: &Inst, reason: &str) -> TranslateError {
+    TranslateError::Unsupported { isa: inst.isa, addr: inst.addr, name: inst.name, reason: reason.to_string() }
+}
+
+/// gfx1201 encodings the ALU family translator ([`alu`]) handles.
+const ALU_ENCODINGS: &[&str] = &[
+    "ENC_SOP1", "ENC_SOP2", "ENC_SOPC", "ENC_SOPK", "ENC_SOPP", "ENC_VOP1", "ENC_VOP2", "ENC_VOPC",
+    "ENC_VOP3", "ENC_VOP3SD", "ENC_VOP3P", "ENC_VOP1_DPP16", "ENC_VOP1_DPP8", "ENC_VOP2_DPP16",
+    "ENC_VOP2_DPP8", "ENC_VOP3_DPP16", "ENC_VOP3_DPP8", "ENC_VOP3SD_DPP16", "ENC_VOP3SD_DPP8",
+];
+
 /// The gfx1201 instructions that do what `inst` (a gfx1013 instruction) does.
+///
+/// Waits (`s_waitcnt*`) translate to nothing: [`waits`] recomputes gfx1201's. Instructions the
+/// map classifies as sequences or unsupported, and memory instructions (whose cache and
+/// address fields need their own mapping), are typed errors for now. Every returned instruction
+/// builds with the gfx1201 builder.
 pub fn translate_inst(inst: &Inst) -> Result<Vec<TranslatedInst>, TranslateError> {
-    Err(TranslateError::Unsupported {
-        isa: inst.isa,
-        addr: inst.addr,
-        name: inst.name,
-        reason: "the instruction-level translator is not written yet".into(),
-    })
+    if inst.isa != Isa::Gfx1013 {
+        return Err(unsupported(inst, "the gfx1201 translator reads gfx1013 code"));
+    }
+    let r = map::row(inst.name, inst.encoding).ok_or_else(|| unsupported(inst, "no row in the gfx1013 -> gfx1201 map"))?;
+    let out = match r.kind {
+        MapKind::Sequence if inst.name.starts_with("S_WAITCNT") => return Ok(Vec::new()),
+        MapKind::Sequence => return Err(unsupported(inst, &format!("expansion not written yet: {}", r.reason))),
+        MapKind::Unsupported => return Err(unsupported(inst, r.reason)),
+        MapKind::Reencode | MapKind::Rename if ALU_ENCODINGS.contains(&r.gfx12_enc) => alu::translate(inst, r)?,
+        MapKind::Reencode | MapKind::Rename => {
+            return Err(unsupported(inst, &format!("{} field mapping not written yet", r.gfx12_enc.trim_start_matches("ENC_"))))
+        }
+    };
+    GFX12
+        .build(&out)
+        .map_err(|err| TranslateError::Build { isa: inst.isa, addr: inst.addr, name: inst.name, err })?;
+    Ok(vec![TranslatedInst { inst: out, src_addr: inst.addr }])
 }
