@@ -27,7 +27,8 @@ fn changed_meaning(inst: &Inst) -> Option<&'static str> {
     }
 }
 
-/// The gfx1201 form of ALU instruction `inst` under map row `r`.
+/// The gfx1201 form of ALU instruction `inst` under map row `r` (also the field carry of
+/// encodings whose fields keep their names, [`super::ds`]).
 pub(super) fn translate(inst: &Inst, r: &MapRow) -> Result<Inst, TranslateError> {
     if let Some(why) = changed_meaning(inst) {
         return Err(unsupported(inst, why));
