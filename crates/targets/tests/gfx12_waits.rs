@@ -229,3 +229,46 @@ fn alu_waits_cover_llvms() {
     assert_eq!(missed, [("_Z7collatzj", 0x544)], "LLVM waits ours do not match");
     assert_eq!((llvm, ours, covered), (3016, 4837, 3015), "pinned counts");
 }
+
+/// A branch whose re-targeted offset leaves the signed 16-bit dword range is a typed error;
+/// temporaries come above every register the program names and its declared counts.
+#[test]
+fn layout_limits_and_temporaries() {
+    use isabridge_decoder::operand::RegClass;
+    use isabridge_targets::gfx12::layout::{place, LayoutError, Temps};
+    let p = Isa::Gfx1201.plugin();
+    let inst = |word: u32, addr: u64| {
+        let d = p.decode(&word.to_le_bytes(), addr).unwrap();
+        TranslatedInst { inst: p.operands(&d, addr), src_addr: addr }
+    };
+    // s_nop 0 x 32768, then s_branch back to the first (offset -32769 dwords once placed).
+    let mut code: Vec<_> = (0..32768u64).map(|i| inst(0xbf80_0000, 4 * i)).collect();
+    let mut br = inst(0xbfa0_0000, 4 * 32768);
+    for o in &mut br.inst.operands {
+        if let isabridge_decoder::operand::OperandKind::Label(t) = &mut o.kind {
+            *t = 0;
+        }
+    }
+    code.push(br.clone());
+    assert!(matches!(place(&code, 0), Err(LayoutError::BranchOutOfRange { target: 0, .. })));
+    // One nop fewer: -32768 fits.
+    code.remove(0);
+    let last = code.len() - 1;
+    for o in &mut code[last].inst.operands {
+        if let isabridge_decoder::operand::OperandKind::Label(t) = &mut o.kind {
+            *t = 4;
+        }
+    }
+    let laid = place(&code, 0).unwrap();
+    assert_eq!(&laid.code[laid.code.len() - 4..], &0xbfa0_8000u32.to_le_bytes());
+    // v_mov_b32 v7, s9 (VOP1 0x7e0e0209): temporaries start above v7 / s9 and the declared counts.
+    let prog = [inst(0x7e0e_0209, 0)];
+    let mut t = Temps::new(&prog, 4, 12);
+    assert_eq!((t.vgprs, t.sgprs), (8, 12));
+    let v = t.vgprs(2).unwrap();
+    assert_eq!((v.class, v.first, v.count), (RegClass::Vgpr, 8, 2));
+    let s = t.sgprs(2).unwrap();
+    assert_eq!((s.class, s.first, s.count), (RegClass::Sgpr, 12, 2));
+    assert_eq!((t.vgprs, t.sgprs), (10, 14));
+    assert!(matches!(t.vgprs(300), Err(LayoutError::OutOfRegisters { .. })));
+}
