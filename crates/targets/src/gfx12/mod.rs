@@ -20,6 +20,7 @@ pub mod hsaco;
 pub mod layout;
 pub mod map;
 pub mod msgpack;
+pub mod selfcheck;
 pub mod waitcheck;
 pub mod waits;
 
