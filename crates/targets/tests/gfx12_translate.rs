@@ -68,6 +68,8 @@ fn emit(i: &Inst, src: &Inst, what: String) -> Out {
         x.explicit()
             .map(|o| match o.kind {
                 isabridge_decoder::operand::OperandKind::InlineConst { code, .. } => (format!("const {code}"), o.mods),
+                // `off` (SADDR) is each generation's own null code.
+                isabridge_decoder::operand::OperandKind::Field { ty: "OFF", .. } => ("off".to_string(), o.mods),
                 // A literal feeding a 16-bit operand: the hardware reads its low half.
                 isabridge_decoder::operand::OperandKind::Literal(x) if o.size == 16 || x16 => (format!("literal16 {:#x}", x & 0xffff), o.mods),
                 k => (format!("{k:?}"), o.mods),

@@ -15,6 +15,7 @@
 mod alu;
 pub mod descriptor;
 mod ds;
+mod flat;
 pub mod hazards;
 pub mod hsaco;
 pub mod layout;
@@ -109,6 +110,7 @@ pub fn translate_inst(inst: &Inst) -> Result<Vec<TranslatedInst>, TranslateError
         MapKind::Unsupported => return Err(unsupported(inst, r.reason)),
         MapKind::Reencode | MapKind::Rename if ALU_ENCODINGS.contains(&r.gfx12_enc) => alu::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_VDS" => ds::translate(inst, r)?,
+        MapKind::Reencode | MapKind::Rename if matches!(r.gfx12_enc, "ENC_VFLAT" | "ENC_VGLOBAL") => flat::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename => {
             return Err(unsupported(inst, &format!("{} field mapping not written yet", r.gfx12_enc.trim_start_matches("ENC_"))))
         }
