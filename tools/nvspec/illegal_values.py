@@ -1,4 +1,4 @@
-"""python3 -m nvspec.illegal_values --arch 86 : modifier values nvdisasm 12.8 refuses leave the
+"""python3 -m nvspec.illegal_values --arch 50|86 : modifier values nvdisasm 12.8 refuses leave the
 forms' identifiers, rewriting isa-specs/nvidia/sm<arch>.xml in place (deterministic; a second
 run changes nothing).
 
@@ -32,10 +32,19 @@ def field_bits(rs):
     return [o + i for o, n in rs for i in range(n)]
 
 
-def cubes(bits, allowed, fixed=None):
+def cubes(bits, allowed, fixed=None, memo=None):
     """Disjoint (mask, value) patterns over `bits` (positions, value bit k = bits[k]) whose union is
-    exactly the values in `allowed`: split on the free value bit that gives the fewest patterns."""
+    exactly the values in `allowed`: split on the free value bit that gives the fewest patterns
+    (each partial assignment once: `memo`)."""
     fixed = fixed or {}
+    memo = {} if memo is None else memo
+    key = tuple(sorted(fixed.items()))
+    if key not in memo:
+        memo[key] = _cubes(bits, allowed, fixed, memo)
+    return memo[key]
+
+
+def _cubes(bits, allowed, fixed, memo):
     free = [k for k in range(len(bits)) if k not in fixed]
     vals = []
     for x in range(1 << len(free)):
@@ -51,7 +60,7 @@ def cubes(bits, allowed, fixed=None):
         return [(m, sum(b << bits[k] for k, b in fixed.items()))]
     best = None
     for k in reversed(free):
-        c = cubes(bits, allowed, {**fixed, k: 0}) + cubes(bits, allowed, {**fixed, k: 1})
+        c = cubes(bits, allowed, {**fixed, k: 0}, memo) + cubes(bits, allowed, {**fixed, k: 1}, memo)
         if best is None or len(c) < len(best):
             best = c
     return best
@@ -59,7 +68,7 @@ def cubes(bits, allowed, fixed=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--arch", type=int, choices=(86,), required=True)
+    ap.add_argument("--arch", type=int, choices=(50, 86), required=True)
     ap.add_argument("--variants", type=int, default=8)
     ap.add_argument("--max-patterns", type=int, default=2,
                     help="narrow a form only when its legal values take at most this many patterns")
@@ -73,7 +82,9 @@ def main():
     encs = widen.parse_encodings(xml, arch)
     types = widen.operand_types(xml)
     tvals = {m.group(1): {int(v) for _, v in _PDV.findall(m.group(0))} for m in _TYPE.finditer(xml)}
-    fixed_bits = sum(1 << b for b in probe.CTRL86) | 3 << 102
+    # sm86: scheduling bits and the `?PM` bits stay as `neutral` sets them (sm50 words carry
+    # no scheduling bits: the bundle's control word does).
+    fixed_bits = sum(1 << b for b in probe.CTRL86) | 3 << 102 if arch == 86 else 0
     jobs = []  # (encoding, field bits, value, words)
     for e in encs:
         for name, rs in e["fields"]:

@@ -6,9 +6,10 @@ The field names only say that the first operand is a destination (`RD`, `PD`...)
 as `ATOMG.E.ADD PT, R5, [R2.64], R7` also writes its second operand (`RA`), while
 `FCHK P0, R2, R3` only reads its. nvdisasm's `--print-life-ranges` marks, per instruction of a
 function, each register that the instruction assigns (`^`), uses (`v`) or both (`x`). Per form,
-the example word gets distinct register numbers in its register and predicate fields (general,
-uniform: `R8`, `R16`...; `P1`, `P2`...) and replaces the first instruction of a kernel of a
-corpus cubin, followed by `EXIT`; a field is an output when its register is marked assigned,
+the example word gets distinct register numbers in its register and predicate fields (general:
+`R128`, `R136`..., above the registers examples use, so that a register the spec names no
+field for cannot collide; uniform: `UR8`, `UR16`...; `P1`, `P2`...) and replaces the first
+instruction of a kernel of a corpus cubin, followed by `EXIT`; a field is an output when its register is marked assigned,
 an input when marked used. When nvdisasm does not print the re-numbered word with the same
 operand shape, the example word itself is used, for the fields whose register is unique in it.
 Fields with no marks (immediates, `RZ`, `PT`, barrier registers) keep `Input="true"`; a form
@@ -27,10 +28,9 @@ from .widen import _ENC, _NAME, _EXAMPLE, _FIELD, _RANGE, operand_types
 NVDISASM = "/opt/oracles/nvdisasm12"
 KERNEL = {50: "fixtures/nvidia/bin/atomics.sm50.cubin", 86: "fixtures/nvidia/bin/atomics.sm86.cubin"}
 EXIT = {50: 0xe30000000007000f, 86: (0x000fea0003800000 << 64) | 0x794d}
-NOP = {50: 0x50b0000000070f00, 86: (0x000fc00000000000 << 64) | 0x7918}
 CTRL50 = 0x001f8000fc0007e0
 # operand type -> (life-range column group, first probe value, step, value that names no register)
-KINDS = {"OPR_REG": ("GPR", 8, 8, 255), "OPR_PRED": ("PRED", 1, 1, 7),
+KINDS = {"OPR_REG": ("GPR", 128, 8, 255), "OPR_PRED": ("PRED", 1, 1, 7),
          "OPR_UREG": ("UGPR", 8, 8, 63), "OPR_UPRED": ("UPRED", 1, 1, 7)}
 _OPS = re.compile(r"(\s*<Operand )Input=\"(true|false)\" Output=\"(true|false)\"( IsImplicit=\"false\" Order=\"\d+\"><FieldName>([A-Z0-9_]+)</FieldName>)")
 _IENC = re.compile(r" *<InstructionEncoding>\n\s*<EncodingName>(.*?)</EncodingName>.*?</InstructionEncoding>\n", re.S)
@@ -52,7 +52,8 @@ def put(w, rs, v):
 
 
 class Kernel:
-    """A corpus cubin whose first kernel's code is replaced by [words..., EXIT, NOP...]."""
+    """A corpus cubin whose first kernel's code is replaced by [words..., EXIT, EXIT...] (a
+    function that ends in anything but EXIT falls through, and nvdisasm analyses nothing)."""
 
     def __init__(self, arch):
         self.arch = arch
@@ -72,11 +73,11 @@ class Kernel:
         s = self.sec
         seq = list(words) + [EXIT[self.arch]]
         if self.arch == 86:
-            seq += [NOP[86]] * (s.size // 16 - len(seq))
+            seq += [EXIT[86]] * (s.size // 16 - len(seq))
             for i, w in enumerate(seq):
                 d[s.offset + 16 * i:s.offset + 16 * i + 16] = w.to_bytes(16, "little")
         else:
-            seq += [NOP[50]] * (s.size // 32 * 3 - len(seq))
+            seq += [EXIT[50]] * (s.size // 32 * 3 - len(seq))
             for b in range(s.size // 32):
                 for i, w in enumerate([CTRL50] + seq[3 * b:3 * b + 3]):
                     d[s.offset + 32 * b + 8 * i:s.offset + 32 * b + 8 * i + 8] = w.to_bytes(8, "little")
@@ -163,14 +164,18 @@ def renumber(enc, types):
     return w, used, regs
 
 
-def unique_regs(enc, regs):
-    """{field: (group, register)} for the example word's fields whose register is unique."""
+def unique_regs(enc, regs, text):
+    """{field: (group, register)} for the example word's fields whose register is unique: no
+    other field holds it and the text names it once (`ATOMS.CAS.64 R6, [0x448], R4, R6`: the
+    second R6 is the pair after R4, not a field, and its use is not the destination's)."""
     vals = {}
     for n, rs, t in regs:
         v = get(enc["example"], rs)
         if v != KINDS[t][3]:
             vals.setdefault((KINDS[t][0], v), []).append(n)
-    return {ns[0]: key for key, ns in vals.items() if len(ns) == 1}
+    prefix = {"GPR": "R", "PRED": "P", "UGPR": "UR", "UPRED": "UP"}
+    once = lambda g, v: len(re.findall(r"(?<![A-Z])%s%d\b" % (prefix[g], v), text or "")) == 1
+    return {ns[0]: key for key, ns in vals.items() if len(ns) == 1 and once(*key)}
 
 
 def access_of(used, m):
@@ -187,7 +192,7 @@ def probe_all(k, encs, types):
         if t1 is not None and shape(t1) == shape(t0):
             res = access_of(p[1], m1)
         else:
-            res = access_of(unique_regs(e, p[2]), m0)
+            res = access_of(unique_regs(e, p[2], t0), m0)
         if not res and p[2]:
             again.append((e, p, t0))
         out[e["name"]] = (t0, res)
@@ -198,14 +203,14 @@ def probe_all(k, encs, types):
         ex, rn = both[0::2], both[1::2]
         left = []
         for (e, p, t0), (_, m0), (t1, m1) in zip(again, ex, rn):
-            res = access_of(p[1], m1) if t1 is not None and shape(t1) == shape(t0) else access_of(unique_regs(e, p[2]), m0)
+            res = access_of(p[1], m1) if t1 is not None and shape(t1) == shape(t0) else access_of(unique_regs(e, p[2], t0), m0)
             out[e["name"]] = (t0, res)
             if not res:
                 left.append((e, p, t0))
         if len(left) == len(again):
             for e, p, t0 in left:
                 (t0, m0), (t1, m1) = k.run([e["example"], p[0]])
-                res = access_of(p[1], m1) if t1 is not None and shape(t1) == shape(t0) else access_of(unique_regs(e, p[2]), m0)
+                res = access_of(p[1], m1) if t1 is not None and shape(t1) == shape(t0) else access_of(unique_regs(e, p[2], t0), m0)
                 out[e["name"]] = (t0, res)
             break
         again = left

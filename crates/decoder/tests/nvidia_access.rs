@@ -2,7 +2,8 @@
 //! (fixtures/nvidia/ref). Expected values: nvdisasm 12.8's register life ranges
 //! (`nvdisasm -plr`: `^` assigned, `v` used), which are the spec's `Output` attributes
 //! (tools/nvspec/outputs.py). Forms whose written operands are not only the first one:
-//! a predicate and a register result (`ATOMG ... PT, R23, [..]`, `SHFL`, `LOP3.LUT P0, RZ`), two predicate results (`ISETP P0, P1`); forms whose first
+//! a predicate and a register result (`ATOMG ... PT, R23, [..]`, `SHFL`, `LOP3.LUT P0, RZ`; sm50
+//! `LOP.AND.NZ P0, RZ`, `LEA.HI.X P1, RZ`), two predicate results (`ISETP P0, P1`); forms whose first
 //! operand is only read (`FCHK P0, R3, R5` writes P0 alone, `WARPSYNC R5`, `RET.REL.NODEC R20`).
 
 use isabridge_decoder::operand::Access::{self, Read, Write};
@@ -55,4 +56,19 @@ fn sm50_written_operands() {
     assert_eq!(sm50("000507000000885c", "0007c400fe0017e2", 1), [Write, Read, Read]);
     // ATOM.E.ADD R0, [R4], R3
     assert_eq!(sm50("00043700000001ed", "005f8400ffa001b1", 0), [Write, Read, Read]);
+    // SHFL.IDX PT, R10, R7, 0x1f, 0x1f
+    assert_eq!(sm50("0a07f7317c0017ef", "085fc002fec0173f", 0), [Write, Write, Read, Read, Read]);
+    // LOP.AND.NZ P0, RZ, R4, 0x1
+    assert_eq!(sm50("ff04170000304038", "001fbc00fde007ed", 0), [Write, Write, Read, Read]);
+    // LOP3.LUT.NZ P0, RZ, R5, R2, R4, 0xc8
+    assert_eq!(sm50("ff0527803c02e05b", "001ff400fda007f6", 1), [Write, Write, Read, Read, Read, Read]);
+    // LEA.HI.X P1, RZ, R0, RZ, R6
+    assert_eq!(sm50("ff00f70f4003d95b", "001ff400fda207f6", 1), [Write, Write, Read, Read, Read]);
+    // VOTE.ANY R5, PT, PT
+    assert_eq!(sm50("0500070080e3d950", "001c5800fe0007f6", 1), [Write, Write, Read]);
+    // ATOMS.CAS R5, [0x28], R12, R13: the result is only written (`ATOMS.CAS R3, [R12+0x20],
+    // R2, R3` reads R3 as the value after R2, not as its destination)
+    assert_eq!(sm50("05ffc780020040ee", "001fc408fda0077f", 2)[0], Write);
+    // ATOM.E.CAS R16, [R8+0x2c], R2, R3
+    assert_eq!(sm50("100827c00200f1ee", "001ec402fe21073d", 2)[0], Write);
 }

@@ -173,7 +173,7 @@ fn sm50_mutated_words_equal_nvdisasm() {
         "sm50",
         Pinned {
             text: &[],
-            false_accept: &[("ATOMS", 1), ("CCTL", 2), ("SUATOM", 1)],
+            false_accept: &[("SUATOM", 1)],
             false_reject: &[],
             goal: true,
         },

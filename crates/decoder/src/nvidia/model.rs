@@ -657,18 +657,9 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
     for (k, seg) in l.segs.iter().enumerate() {
         // Destinations: the operands whose value field the spec marks `Output` (nvdisasm's
         // register life ranges: tools/nvspec/outputs.py), e.g. both results of
-        // `ATOMG.E.ADD PT, R5, [R2.64], R7` and of `ISETP P0, P1, ...`, not `FCHK P0, R2, R3`'s R2;
-        // and, in a spec without those marks beyond the first operand (sm50), a predicate that
-        // takes no `!` right after destinations (a second predicate result: `ISETP P0, P1`).
-        let output = |seg: &Seg| {
-            seg.shape == Shape::Plain && seg.fields.iter().any(|&(i, r)| r == Role::Value && form.fields[i as usize].output())
-        };
-        let pred_out = |seg: &Seg| {
-            seg.shape == Shape::Plain
-                && !seg.fields.iter().any(|x| matches!(x.1, Role::Not | Role::Inv))
-                && seg.fields.iter().any(|&(i, r)| r == Role::Value && matches!(form.fields[i as usize].kind, NvKind::Pred | NvKind::UPred))
-        };
-        let is_def = output(seg) || (k > 0 && pred_out(seg) && l.segs[..k].iter().all(|s| output(s) || pred_out(s)));
+        // `ATOMG.E.ADD PT, R5, [R2.64], R7` and of `ISETP P0, P1, ...`, not `FCHK P0, R2, R3`'s R2.
+        let is_def = seg.shape == Shape::Plain
+            && seg.fields.iter().any(|&(i, r)| r == Role::Value && form.fields[i as usize].output());
         let rw = is_def && seg.fields.iter().any(|&(i, r)| r == Role::Value && form.fields[i as usize].read_write());
         let access = match (is_def, rw) {
             (true, true) => Access::ReadWrite,
