@@ -51,6 +51,44 @@ bodies['vadd'] = "vadd.s32.s32.s32.sat %r0, %a, %b; vadd.u32.u32.u32.sat %r1, %a
 bodies['vmnmx'] = "vmax.s32.s32.s32 %r0, %a, %b; vmin.u32.u32.u32.add %r1, %a, %b, %c;"
 bodies['vset'] = "vset.s32.u32.lt %r0, %a, %b; vset.u32.s32.ge.add %r1, %a, %b, %c;"
 bodies['vshl'] = "vshl.u32.u32.u32.clamp %r0, %a, %b; vshr.s32.s32.u32.wrap %r1, %a, %b;"
+
+# Condition-code writers other than the adders, and their readers (cc.rs): 64-bit min / max
+# (IMNMX.XHI then IMNMX.U32.XLO), abs / div / rem of s64 (I2I / LOP to RZ.CC, CSETP), a loop
+# whose exit tests an FSET or ISET result through CC (BRA CC.NEU), IADD3 with a carry out.
+bodies['min64'] = "min.s64 %z, %x, %y; mov.b64 {%r0,%r1}, %z;"
+bodies['maxu64'] = "max.u64 %z, %x, %y; mov.b64 {%r0,%r1}, %z;"
+bodies['abs64'] = "abs.s64 %z, %x; mov.b64 {%r0,%r1}, %z;"
+bodies['iadd3cc'] = "add.s64 %z, %x, %y; add.s64 %z, %z, %x; mov.b64 {%r0,%r1}, %z;"
+# x = x / 2 + b (fma) until x < 0 or (c % 8) + 1 rounds: r0 the rounds, r1 x's bits.
+bodies['fbreak'] = ("mov.b32 %fa, %a; mov.b32 %fb, %b; and.b32 %t1, %c, 7; mov.u32 %r0, 0;"
+  "FL: fma.rn.f32 %fa, %fa, 0f3F000000, %fb; add.u32 %r0, %r0, 1; setp.geu.f32 %p, %fa, 0f00000000;"
+  "setp.ne.u32 %q, %t1, 0; add.u32 %t1, %t1, -1; and.pred %p, %p, %q; @%p bra FL; mov.b32 %r1, %fa;")
+# counts i up from a % 16 (mod 16) while i != b % 16 and fewer than c % 32 steps:
+# r0 the steps, r1 the last i.
+bodies['ibreak'] = ("and.b32 %t0, %a, 15; and.b32 %t1, %b, 15; and.b32 %t2, %c, 31; mov.u32 %r0, 0;"
+  "IL: add.u32 %t0, %t0, 1; and.b32 %t0, %t0, 15; add.u32 %r0, %r0, 1; setp.ne.u32 %p, %t0, %t1;"
+  "setp.ne.u32 %q, %t2, 0; add.u32 %t2, %t2, -1; and.pred %p, %p, %q; @%p bra IL; mov.u32 %r1, %t0;")
+# acc = a; do acc ^= acc << 3 while acc & 7 != 0 and acc < b (signed) and fewer than 24 rounds:
+# r0 the rounds, r1 acc (the corpus loop of control.cu's `loops`).
+bodies['iltloop'] = ("mov.u32 %t0, %a; mov.u32 %r0, 0;"
+  "LL: shl.b32 %t1, %t0, 3; xor.b32 %t0, %t0, %t1; add.u32 %r0, %r0, 1; and.b32 %t1, %t0, 7; setp.ne.u32 %p, %t1, 0;"
+  "setp.lt.s32 %q, %t0, %b; and.pred %p, %p, %q; setp.lt.u32 %q, %r0, 24; and.pred %p, %p, %q; @%p bra LL; mov.u32 %r1, %t0;")
+# div.rn.f32 (ptxas's slow path tests |y| against infinity through CC: FSET RZ.CC, BRA CC.EQ).
+bodies['divrn'] = "mov.b32 %fa, %a; mov.b32 %fb, %b; div.rn.f32 %f0, %fa, %fb; mov.b32 %r0, %f0; mov.b32 %fb, %c; div.rn.f32 %f0, %fa, %fb; mov.b32 %r1, %f0;"
+# CAS: the memory word is b (32-bit) or x (64-bit); the compare value is the old word when c is
+# even, else a (y); r0 / r1: the old word and the word after (32-bit), or their xor halves.
+bodies['cas32'] = ("st.global.u32 [%po+4], %b; and.b32 %t0, %c, 1; setp.eq.u32 %p, %t0, 0; selp.u32 %t1, %b, %a, %p;"
+  "atom.global.cas.b32 %r0, [%po+4], %t1, %c; ld.global.u32 %r1, [%po+4];")
+bodies['cas64'] = ("st.global.u64 [%po], %x; and.b32 %t0, %c, 1; setp.eq.u32 %p, %t0, 0; selp.b64 %z, %x, %y, %p;"
+  "mov.b64 %o, {%c, %a}; atom.global.cas.b64 %z, [%po], %z, %o; ld.global.u64 %o, [%po];"
+  "xor.b64 %z, %z, %o; mov.b64 {%r0,%r1}, %z; xor.b32 %r1, %r1, %t0;")
+bodies['cass32'] = (".shared .align 8 .b8 sm32[1024]; mov.u32 %t2, %tid.x; shl.b32 %t2, %t2, 2; mov.u32 %t3, sm32; add.u32 %t2, %t2, %t3;"
+  "st.shared.u32 [%t2], %b; and.b32 %t0, %c, 1; setp.eq.u32 %p, %t0, 0; selp.u32 %t1, %b, %a, %p;"
+  "atom.shared.cas.b32 %r0, [%t2], %t1, %c; ld.shared.u32 %r1, [%t2];")
+bodies['cass64'] = (".shared .align 8 .b8 sm64[2048]; mov.u32 %t2, %tid.x; shl.b32 %t2, %t2, 3; mov.u32 %t3, sm64; add.u32 %t2, %t2, %t3;"
+  "st.shared.u64 [%t2], %x; and.b32 %t0, %c, 1; setp.eq.u32 %p, %t0, 0; selp.b64 %z, %x, %y, %p;"
+  "mov.b64 %o, {%c, %a}; atom.shared.cas.b64 %z, [%t2], %z, %o; ld.shared.u64 %o, [%t2];"
+  "xor.b64 %z, %z, %o; mov.b64 {%r0,%r1}, %z; xor.b32 %r1, %r1, %t0;")
 print(".version 7.0\n.target sm_50\n.address_size 64\n")
 for k, body in bodies.items():
     print(f""".visible .entry k_{k}(.param .u64 pin, .param .u64 pout, .param .u32 pn) {{

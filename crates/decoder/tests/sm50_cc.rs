@@ -4,7 +4,9 @@
 //! by the interpreter over 1024 rows; every output word must equal what the PTX ISA defines
 //! for the kernel's PTX, computed here in Rust. The SASS they exercise: IADD / IADD.X with
 //! negated sources and the carry and zero flags, ISET.X, LEA / LEA.HI.X, SHF.{L,R}.{U64,S64},
-//! DSET, I2I, F2F.F64.F64 rounding, F2F.F32.F32.CEIL.SAT, IMAD.HI.SAT and the video ops.
+//! DSET, I2I, F2F.F64.F64 rounding, F2F.F32.F32.CEIL.SAT, IMAD.HI.SAT, the video ops, the
+//! condition-code writers and tests of cc_ops.rs (I2I / FSET / ISET to RZ.CC, CSETP, BRA CC,
+//! IMNMX.XHI / XLO), IADD3 with a carry out and ATOM / ATOMS .CAS.
 
 #[path = "common/nv_capture.rs"]
 mod nv_capture;
@@ -177,12 +179,76 @@ fn model(k: &str, r: &Row) -> Option<(u32, u32)> {
         "vmnmx" => ((a as i32).max(b as i32) as u32, a.min(b).wrapping_add(c)),
         "vset" => (((a as i32 as i64) < b as i64) as u32, ((a as i64 >= b as i32 as i64) as u32).wrapping_add(c)),
         "vshl" => (if b >= 32 { 0 } else { a << b }, ((a as i32) >> (b & 31)) as u32),
+        "min64" => split((x as i64).min(y as i64) as u64),
+        "maxu64" => split(x.max(y)),
+        "abs64" => split((x as i64).wrapping_abs() as u64),
+        "iadd3cc" => split(x.wrapping_add(y).wrapping_add(x)),
+        "fbreak" => {
+            // fma.rn.f32 x, x, 0.5, b until the setp.geu / counter `and.pred` fails.
+            let (mut fx, fb, mut t1, mut n) = (f32::from_bits(a), f32::from_bits(b), c & 7, 0u32);
+            loop {
+                fx = fx.mul_add(0.5, fb);
+                n += 1;
+                let go = (fx >= 0.0 || fx.is_nan()) && t1 != 0;
+                t1 = t1.wrapping_sub(1);
+                if !go {
+                    break;
+                }
+            }
+            if fx.is_nan() {
+                return None;
+            }
+            (n, fx.to_bits())
+        }
+        "ibreak" => {
+            let (mut t0, t1, mut t2, mut n) = (a & 15, b & 15, c & 31, 0u32);
+            loop {
+                t0 = (t0 + 1) & 15;
+                n += 1;
+                let go = t0 != t1 && t2 != 0;
+                t2 = t2.wrapping_sub(1);
+                if !go {
+                    break;
+                }
+            }
+            (n, t0)
+        }
+        "iltloop" => {
+            let (mut t0, mut n) = (a, 0u32);
+            loop {
+                t0 ^= t0 << 3;
+                n += 1;
+                if !(t0 & 7 != 0 && (t0 as i32) < b as i32 && n < 24) {
+                    break;
+                }
+            }
+            (n, t0)
+        }
+        "divrn" => {
+            let (q0, q1) = (f32::from_bits(a) / f32::from_bits(b), f32::from_bits(a) / f32::from_bits(c));
+            if q0.is_nan() || q1.is_nan() {
+                return None;
+            }
+            (q0.to_bits(), q1.to_bits())
+        }
+        // atom.cas: the old word; the new one stored where it equals the compare value.
+        "cas32" | "cass32" => {
+            let cmp = if c & 1 == 0 { b } else { a };
+            (b, if b == cmp { c } else { b })
+        }
+        "cas64" | "cass64" => {
+            let cmp = if c & 1 == 0 { x } else { y };
+            let after = if x == cmp { (a as u64) << 32 | c as u64 } else { x };
+            let (z0, z1) = split(x ^ after);
+            (z0, z1 ^ (c & 1))
+        }
         _ => panic!("no model for k_{k}"),
     })
 }
 
 /// The kernels whose every row the interpreter computes as the PTX defines (pinned).
 const KERNELS: &[&str] = &[
+    "abs64", "cas32", "cas64", "cass32", "cass64", "divrn", "fbreak", "iadd3cc", "ibreak", "iltloop", "maxu64", "min64",
     "atomftz", "ceilsat", "cvtsat", "dround", "dset", "iabs", "lea64", "madhisat", "neg64", "redftz", "set64", "setp64", "shl64", "shr64k", "shr64n", "shr64s",
     "shr64u", "sub64", "subc96", "vabsdiff", "vadd", "vmnmx", "vset", "vshl",
 ];

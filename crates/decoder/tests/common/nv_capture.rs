@@ -77,7 +77,7 @@ pub fn run_kernel(f: &Function, lay: &Layout, rows: &[Row], bank2: &[u8]) -> Res
     put(&mut cb0, lay.params + 8, &OUT.to_le_bytes());
     put(&mut cb0, lay.params + 16, &n.to_le_bytes());
     let input: Vec<u8> = rows.iter().flat_map(|r| [r.a, r.b, r.c]).flat_map(|w| w.to_le_bytes()).collect();
-    let mut mem = Memory { global: vec![(IN, input), (OUT, vec![0; rows.len() * 8])], constant: vec![cb0, Vec::new(), bank2.to_vec()], shared: vec![] };
+    let mut mem = Memory { global: vec![(IN, input), (OUT, vec![0; rows.len() * 8])], constant: vec![cb0, Vec::new(), bank2.to_vec()], shared: vec![0; 0x1000] };
     let cfg = Config { wave_size: 32, waves: BLOCK / 32, scratch_bytes: 1024, ..Config::default() };
     for block in 0..n.div_ceil(BLOCK) {
         let mut inputs: Vec<Input> = SystemValue::ALL.iter().map(|_| Input::Uniform(0)).collect();

@@ -15,15 +15,16 @@
 //!   signed or unsigned by the compare's type) decides LT / GE, and with the zero flag EQ / NE
 //!   / LE / GT. ptxas 12.9 lowers PTX `set.cmp.{s64,u64}` and `setp.cmp.{s64,u64}` to
 //!   `IADD RZ.CC, lo_a, -lo_b` then `ISET.cmp.X hi_a, hi_b` (k_set64, k_setp64).
-//! - The sign and overflow flags, and the instructions that write CC otherwise (FSET, ISET,
-//!   I2I, LOP and IMNMX with a `.CC` destination) or test it (CSETP, a branch on CC), are typed
-//!   errors: no kernel here shows their flags.
+//! - The sign flag: bit 31 of the adder's result (no kernel here tests it after an adder).
+//!   The other writers (FSET, ISET, I2I, LOP, IMNMX.XHI with a `.CC` destination) and the
+//!   tests (CSETP, `BRA CC.cond`, IMNMX.XLO) are in cc_ops.rs; the overflow flag is not
+//!   modelled.
 
-use super::{CC_CARRY, CC_ZERO};
+use super::{CC_CARRY, CC_SIGN, CC_ZERO};
 use crate::lift::sm86::{At, Cx};
 use crate::lift::LiftError;
 use isabridge_ir::ops::conv::ConvOp;
-use isabridge_ir::ops::int::{ICmp, IntOp, Overflow};
+use isabridge_ir::ops::int::{ICmp, IntOp, Overflow, ShiftRule};
 use isabridge_ir::{Type, Value};
 
 /// Set the carry and zero flags from an adder's i64 sum `s` (its low word is the result);
@@ -41,6 +42,9 @@ pub(crate) fn write_add_flags(cx: &mut Cx, s: Value, chained: bool) {
     }
     cx.wr(CC_CARRY, c);
     cx.wr(CC_ZERO, z);
+    let k = cx.k32(31);
+    let s = cx.b().int(IntOp::Shr(false, ShiftRule::Clamp), Type::I32, &[lo, k]);
+    cx.wr(CC_SIGN, s);
 }
 
 /// The b1 result of `cmp` (`F`, `LT`, `EQ`, `LE`, `GT`, `NE`, `GE`, `T`) of a 64-bit compare's

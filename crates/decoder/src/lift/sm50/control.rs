@@ -12,7 +12,8 @@
 //!   there (to the exit when none is pending). A push onto a full stack traps.
 //! - `BRX Rn, off` jumps per lane to the target `Rn + off` names among the ones ptxas recorded
 //!   for it (`sm86::indirect`); without recorded targets it is a typed error.
-//! - Condition-code forms (`BRA CC.EQ`, `BRK CC.NE`, ...) are typed errors.
+//! - `BRA CC.cond, L` branches where the guard and the condition-code test hold (cc_ops.rs);
+//!   the other condition-code forms (`BRK CC.NE`, `SYNC CC.*`, ...) are typed errors.
 
 use super::{ret_stack_key, Layout, RegionKind, RET_STACK, RET_STACK_TRAP, RET_STACK_WORDS};
 use isabridge_ir::ops::control::SyncOp;
@@ -20,6 +21,7 @@ use crate::lift::sm86::{At, Cx};
 use crate::lift::sm86::target;
 use crate::lift::LiftError;
 use crate::operand::OperandKind;
+use crate::spec::NvPiece;
 use isabridge_ir::ir::Block;
 use isabridge_ir::ops::int::{ICmp, IntOp, ShiftRule};
 use isabridge_ir::ops::warp::WarpOp;
@@ -79,8 +81,16 @@ pub(crate) fn terminator(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftE
         };
         return crate::lift::sm86::indirect::jump(cx, at, lay.base, t, &lay.blocks, fall, lay.exit);
     }
-    let labels_only = at.inst.explicit().all(|o| matches!(o.kind, OperandKind::Label(_)));
-    if !labels_only || at.sfx.iter().any(|s| s.starts_with("CC") || s.starts_with("???")) {
+    let cc_test = cc_test_name(at);
+    if let (Some(t), "BRA") = (cc_test, at.inst.name) {
+        let t = super::cc_ops::test(cx, at, t)?;
+        cx.guard = Some(match cx.guard {
+            Some(g) => cx.b().int(IntOp::And, Type::B1, &[g, t]),
+            None => t,
+        });
+    }
+    let labels_only = at.inst.explicit().all(|o| matches!(o.kind, OperandKind::Label(_)) || (cc_test.is_some() && o.field == "OPV"));
+    if !labels_only || (cc_test.is_some() && at.inst.name != "BRA") || at.sfx.iter().any(|s| s.starts_with("CC") || s.starts_with("???")) {
         return Err(cx.unsupported(at, "a condition-code or register form of a branch"));
     }
     match at.inst.name {
@@ -114,6 +124,35 @@ pub(crate) fn terminator(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftE
         "RET" => ret(cx, at, lay, fall),
         _ => Err(cx.unsupported(at, "no lifter for this control instruction yet")),
     }
+}
+
+/// The condition-code test a form names after `CC.` (`BRA CC.NEU, L`: NEU), from its template
+/// literal or the field that follows it.
+fn cc_test_name(at: &At) -> Option<&'static str> {
+    let t = &crate::sm50::TABLES;
+    let form = t.forms.get(at.d.enc as usize)?;
+    let mut after_cc = false;
+    for p in form.pieces() {
+        match p {
+            NvPiece::Lit(x) => {
+                if let Some(i) = x.find("CC.") {
+                    let rest = &x[i + 3..];
+                    let name: &str = rest.split([',', ' ']).next().unwrap_or("");
+                    if !name.is_empty() {
+                        return ["EQ"].into_iter().find(|n| *n == name);
+                    }
+                    after_cc = true;
+                }
+            }
+            NvPiece::Field(i) if after_cc => {
+                let f = form.fields.get(i as usize)?;
+                let v = at.inst.named(f.name())?;
+                return t.operand_types.get(f.ty as usize)?.lookup(v as i64);
+            }
+            NvPiece::Field(_) => {}
+        }
+    }
+    None
 }
 
 /// Jump to `to` where the guard holds (after `pre` there), else to `fall`.

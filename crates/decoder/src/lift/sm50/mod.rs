@@ -21,7 +21,9 @@
 //!   FFMA, FSETP, MUFU, conversions, f64 arithmetic, memory, SHFL, VOTE, ...) go to the sm_86
 //!   families.
 
+mod cas;
 mod cc;
+mod cc_ops;
 mod control;
 mod conv;
 mod float;
@@ -48,6 +50,8 @@ pub use super::sm86::{Options, SystemValue};
 pub const CC_CARRY: u16 = 600;
 /// Register key of the condition code's zero flag (an i32, 0 or 1; see `cc.rs`).
 pub const CC_ZERO: u16 = 602;
+/// Register key of the condition code's sign flag (an i32, 0 or 1; see `cc_ops.rs`).
+pub const CC_SIGN: u16 = 603;
 /// Register key of the per-lane return stack's first word: the numbers (1-based, eight bits
 /// each, the innermost lowest) of the return sites of the calls not yet returned from. The
 /// stack is [`RET_STACK_WORDS`] i32 words, word 0 here and word `j` at
@@ -300,6 +304,9 @@ pub(crate) fn marked(at: &At, field: &str, mark: &str) -> bool {
 /// instructions both ISAs share.
 fn lift_named(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftError> {
     let name = at.inst.name;
+    if let Some(r) = cc_ops::lift(cx, at, name, |cx, at| lift_named(cx, at, lay)) {
+        return r;
+    }
     if let Some(r) = control::lift(cx, at, name, lay) {
         return r;
     }
@@ -352,7 +359,8 @@ fn lift_named(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftError> {
 }
 
 /// Memory instructions through the sm_86 family; `.E` makes a global or generic address a
-/// register pair (`LDG.E R0, [R2]` reads the address from R2:R3).
+/// register pair (`LDG.E R0, [R2]` reads the address from R2:R3); compare-and-swap data as
+/// `cas.rs` reads it.
 fn mem(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
     let wide = at.has("E");
     let mut inst: Inst = at.inst.clone();
@@ -365,7 +373,15 @@ fn mem(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
             }
         }
     }
+    let cas = matches!(name, "ATOM" | "ATOMS") && at.has("CAS");
+    let wide_cas = if cas { Some(cas::data_operands(cx, at, &mut inst)?) } else { None };
     let d: &Decoded = at.d;
-    let at2 = At::new(&inst, d);
+    let mut at2 = At::new(&inst, d);
+    if let Some(w) = wide_cas {
+        at2.sfx.retain(|s| *s != "64");
+        if w {
+            at2.sfx.push("64");
+        }
+    }
     sm86::mem::lift(cx, &at2, name).unwrap_or_else(|| Err(cx.unsupported(at, "no lifter for this instruction yet")))
 }

@@ -108,11 +108,15 @@ pub enum SystemValue {
     VirtualSmId,
     /// Performance counter `n` (`SR_PM0` .. `SR_PM7`).
     PerfCounter(u8),
+    /// The virtual configuration word (`SR_VIRTCFG`): ptxas 12.9 reads PTX `%nsmid` as its
+    /// bits 20-28 (`S2R R13, SR_VIRTCFG` then `BFE.U32 R5, R13, 0x914` stored to `%nsmid`'s
+    /// slot in fixtures/nvidia/listings/special.sm50.txt); its other bits are not known.
+    VirtCfg,
 }
 
 impl SystemValue {
     /// Every system value, in parameter order.
-    pub const ALL: [SystemValue; 21] = [
+    pub const ALL: [SystemValue; 22] = [
         SystemValue::TidX,
         SystemValue::TidY,
         SystemValue::TidZ,
@@ -134,6 +138,7 @@ impl SystemValue {
         SystemValue::PerfCounter(5),
         SystemValue::PerfCounter(6),
         SystemValue::PerfCounter(7),
+        SystemValue::VirtCfg,
     ];
     /// The parameter number the lifted function reads it from.
     pub fn param(self) -> u32 {
@@ -163,6 +168,7 @@ impl SystemValue {
             "SR_PM5" => SystemValue::PerfCounter(5),
             "SR_PM6" => SystemValue::PerfCounter(6),
             "SR_PM7" => SystemValue::PerfCounter(7),
+            "SR_VIRTCFG" => SystemValue::VirtCfg,
             _ => return None,
         })
     }
@@ -384,12 +390,15 @@ pub(crate) struct Cx<'f> {
     regs: crate::lift::reg_keys::RegKeys,
     /// The current instruction's guard as a per-lane b1 (None: unguarded).
     pub guard: Option<Value>,
+    /// The value the last register definition was given (word 0, before the guard; also for
+    /// an RZ destination): the sm_50 condition code takes its flags from it.
+    pub last_def: Option<Value>,
 }
 
 impl<'f> Cx<'f> {
     /// A context building `f` at `block` (the sm_50 lifter shares it).
     pub(crate) fn new(f: &'f mut Function, block: Block, isa: Isa) -> Cx<'f> {
-        Cx { f, block, isa, regs: Default::default(), guard: None }
+        Cx { f, block, isa, regs: Default::default(), guard: None, last_def: None }
     }
 
     /// A builder at the current block.
@@ -617,6 +626,9 @@ impl<'f> Cx<'f> {
 
     /// Write 32-bit word `k` of a register destination (RZ / URZ: dropped), under the guard.
     pub fn def_word(&mut self, at: &At, op: &Operand, k: u16, v: Value) -> Result<(), LiftError> {
+        if k == 0 {
+            self.last_def = Some(v);
+        }
         match op.kind {
             OperandKind::Special { reg: SpecialReg::Rz | SpecialReg::Urz, .. } => Ok(()),
             OperandKind::Reg(r) if matches!(r.class, RegClass::R | RegClass::Ur) => {
