@@ -1,5 +1,5 @@
-//! isabridge: read GPU shader and kernel machine code as an emulator needs it, and (as the
-//! workspace grows) translate it between ISAs.
+//! isabridge: read GPU shader and kernel machine code as an emulator needs it, and translate
+//! it for another target (SPIR-V today, for a first subset).
 //!
 //! The inputs are AMD gfx1013 (PS5) and gfx1201 code objects (relocatable `.o` or linked
 //! `.hsaco`) and NVIDIA Maxwell sm_50 / Ampere sm_86 cubins. This crate is the library an
@@ -60,6 +60,51 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! 5. **Translate.** A [`Translator`] turns one kernel into an [`Artifact`] for a [`Target`]:
+//!    [`Translator::translate`] takes the code, a [`Source`] (ISA, [`Stage`], wave size, and
+//!    whether it is a code object with a kernel name or raw code) and the target. The artifact
+//!    carries its [`Format`], bytes, [`EntryPoint`]s and descriptor [`Binding`]s, each saying
+//!    what the host puts there ([`Resource`]: per-invocation inputs, results, constant banks
+//!    with the kernel arguments' offsets); guest pointers are Vulkan buffer device addresses.
+//!    Today [`Target::Spirv`] emits NVIDIA sm_50 / sm_86 kernels within the SPIR-V backend's
+//!    subset (`isabridge-targets`); AMD kernels (their wave model), and operations outside the
+//!    subset, are an [`Error`] naming the ISA, kernel and what is missing. [`Target::Gfx1201`]
+//!    is declared and returns [`Error::Unsupported`] until the gfx12 backend lands. A
+//!    translator holds no state besides its [`Options`] and is `Send + Sync`.
+//!
+//! ```
+//! use isabridge::{Format, Isa, Options, Resource, Source, Target, Translator};
+//!
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/nvidia/bin/special.sm86.cubin");
+//! let code = std::fs::read(path)?;
+//! let t = Translator::new(Options::default());
+//! assert_eq!(t.kernels(&code, &Source::object(Isa::Sm86, 32, None))?, ["predicates", "special_regs"]);
+//!
+//! let a = t.translate(&code, &Source::object(Isa::Sm86, 32, Some("predicates")), Target::Spirv)?;
+//! assert_eq!(a.format, Format::Spirv);
+//! assert_eq!(a.spirv_words().unwrap()[0], 0x0723_0203); // the SPIR-V magic number
+//! assert_eq!(a.entry_points[0].workgroup_size, [32, 1, 1]);
+//! // predicates(int *out, const int *a, const int *b): three pointers in constant bank 0.
+//! let banks = a.bindings.iter().find_map(|b| match &b.resource {
+//!     Resource::ConstantBanks { kernel_args, .. } => Some(kernel_args.clone()),
+//!     _ => None,
+//! });
+//! assert_eq!(banks, Some(vec![(0x160, 8), (0x168, 8), (0x170, 8)]));
+//!
+//! // What is not built is a typed error, not a panic.
+//! let e = t.translate(&code, &Source::object(Isa::Sm86, 32, Some("predicates")), Target::Gfx1201);
+//! assert!(matches!(e, Err(isabridge::Error::Unsupported { .. })));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! `examples/translate.rs` translates a cubin kernel and runs it on Vulkan (feature `vulkan`,
+//! which turns on `isabridge-targets`' Vulkan runner, `isabridge::targets::vulkan`; off by default, so an
+//! emulator that brings its own Vulkan code links no loader):
+//!
+//! ```sh
+//! cargo run --release --features vulkan --example translate
+//! ```
+//!
 //! `examples/functions.rs` lists a code object's functions with typed operands, and
 //! `examples/cfg.rs` prints a function's blocks and edges:
 //!
@@ -70,11 +115,19 @@
 //!
 //! The workspace crates stay reachable whole: [`decoder`] (the ISA plugins, their generated
 //! tables, ELF reading), [`analysis`] (CFG recovery, the census) and [`ir`] (the SSA IR, its
-//! passes and reference interpreter).
+//! passes and reference interpreter) and [`targets`] (the backends: structurizer, SPIR-V
+//! emitter, Vulkan runner).
+
+mod artifact;
+mod translate;
 
 pub use isabridge_analysis as analysis;
 pub use isabridge_decoder as decoder;
 pub use isabridge_ir as ir;
+pub use isabridge_targets as targets;
+
+pub use artifact::{Artifact, Binding, EntryPoint, Format, Resource};
+pub use translate::{Container, Error, Options, Source, Stage, Target, Translator};
 
 pub use isabridge_analysis::cfg::{self, machine, recover, sweep, Block, CallTarget, Cfg, CfgError, EdgeKind, Machine};
 pub use isabridge_analysis::load::{load, Function, LoadError, Program, Section};

@@ -36,6 +36,9 @@ pub(crate) fn decode_all(isa: Isa, code: &[u8], base: u64) -> Result<Vec<(Inst, 
         _ => None,
     };
     let mut layouts = crate::nvidia::model::LayoutCache::default();
+    if code.is_empty() {
+        return Err(LiftError::Decode { isa, addr: base, why: "no code (an empty input)".into() });
+    }
     while off < code.len() {
         let addr = base + off as u64;
         let d = plugin.decode(&code[off..], addr).map_err(|e| LiftError::Decode { isa, addr, why: e.to_string() })?;

@@ -1,0 +1,167 @@
+//! `isabridge translate FILE --to spirv [--kernel NAME] [-o DIR]`: translate the kernels of a
+//! code object or cubin (or raw code with --isa) through the facade (`isabridge::Translator`)
+//! and write each module with a JSON sidecar giving its binding layout.
+
+use crate::Failure;
+use isabridge::{Artifact, Container, Isa, Resource, Source, Target, Translator};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// A `--to` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum To {
+    /// A SPIR-V compute module per kernel (NAME.spv) and its binding layout (NAME.json).
+    Spirv,
+    /// A gfx1201 code object: not built yet (the gfx12 backend, issue 30); exits with status 2.
+    Gfx1201,
+}
+
+/// Arguments of `isabridge translate`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A gfx1013 or gfx1201 code object, an sm_50 or sm_86 cubin, or raw code with --isa.
+    file: PathBuf,
+    /// The target: `spirv` (a Vulkan compute module per kernel) or `gfx1201` (not built yet).
+    #[arg(long, value_enum)]
+    to: To,
+    /// Only this kernel (for a cubin, its plain or C++-mangled name); all kernels otherwise.
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Output directory, created if missing.
+    #[arg(short = 'o', long = "out", default_value = ".")]
+    out: PathBuf,
+    /// ISA of raw code (gfx1013, gfx1201, sm_50, sm_86).
+    #[arg(long)]
+    isa: Option<String>,
+    /// Wave size of raw code (32 or 64; NVIDIA code is 32). A code object's kernels carry
+    /// their own.
+    #[arg(long)]
+    wave: Option<u32>,
+}
+
+/// Run the command: status 0 when every kernel translated, 1 when some did not (each named on
+/// stderr with its reason), 2 when none could be (or the input could not be read).
+pub fn run(a: &Args) -> Result<(), Failure> {
+    let bytes = std::fs::read(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    let target = match a.to {
+        To::Spirv => Target::Spirv,
+        To::Gfx1201 => Target::Gfx1201,
+    };
+    let t = Translator::default();
+    let raw = !isabridge::decoder::elf::is_elf(&bytes);
+    let isa = match (&a.isa, raw) {
+        (Some(n), _) => Isa::from_name(n).ok_or_else(|| format!("unknown ISA {n} (gfx1013, gfx1201, sm_50, sm_86)"))?,
+        (None, false) => isabridge::decoder::elf::parse(&bytes).map_err(|e| format!("{}: {e}", a.file.display()))?.0,
+        (None, true) => return Err(format!("{}: not an ELF file; raw code needs --isa", a.file.display()).into()),
+    };
+    let sources: Vec<(String, Source)> = if raw {
+        let name = a.kernel.clone().unwrap_or_else(|| a.file.file_stem().map_or("code".into(), |s| s.to_string_lossy().into_owned()));
+        vec![(name, Source::raw(isa, a.wave.unwrap_or(32)))]
+    } else {
+        let names = match &a.kernel {
+            Some(k) => vec![k.clone()],
+            None => t.kernels(&bytes, &Source::object(isa, 32, None)).map_err(|e| format!("{}: {e}", a.file.display()))?,
+        };
+        if names.is_empty() {
+            return Err(format!("{}: no compute kernels", a.file.display()).into());
+        }
+        names.into_iter().map(|k| (k.clone(), Source::object(isa, 32, Some(&k)))).collect()
+    };
+    std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    let (mut written, mut failed) = (0usize, 0usize);
+    let many = sources.len() > 1;
+    for (i, (name, mut source)) in sources.into_iter().enumerate() {
+        if let (Container::Object { .. }, None) = (&source.container, a.wave) {
+            source.wave = kernel_wave(&bytes, isa, &name).unwrap_or(32);
+        } else if let Some(w) = a.wave {
+            source.wave = w;
+        }
+        match t.translate(&bytes, &source, target) {
+            Ok(art) => {
+                let base = a.out.join(file_stem(&name));
+                write(&base.with_extension("spv"), &art.bytes)?;
+                let side = serde_json::to_string_pretty(&sidecar(&art, &source)).map_err(|e| e.to_string())?;
+                write(&base.with_extension("json"), format!("{side}\n").as_bytes())?;
+                written += 1;
+                if many {
+                    eprintln!("[{}] {name}: {}", i + 1, base.with_extension("spv").display());
+                }
+            }
+            Err(e) if !many => return Err(format!("{}: {e}", a.file.display()).into()),
+            Err(e) => {
+                failed += 1;
+                eprintln!("[{}] {name}: not translated: {e}", i + 1);
+            }
+        }
+    }
+    if many {
+        eprintln!("{written} of {} kernels translated to {} in {}", written + failed, target.name(), a.out.display());
+    }
+    match (written, failed) {
+        (_, 0) => Ok(()),
+        (0, _) => Err(format!("{}: no kernel translated", a.file.display()).into()),
+        _ => Err(Failure::Partial),
+    }
+}
+
+/// An AMD kernel's wave size from its descriptor (NVIDIA kernels are 32 wide).
+fn kernel_wave(bytes: &[u8], isa: Isa, name: &str) -> Option<u32> {
+    if !matches!(isa, Isa::Gfx1013 | Isa::Gfx1201) {
+        return Some(32);
+    }
+    let ks = isabridge::analysis::amdkernel::kernels(bytes).ok()?;
+    ks.iter().find(|k| k.name == name).map(|k| if k.wave64() { 64 } else { 32 })
+}
+
+/// A file name for a kernel: its name with characters other than letters, digits, `_`, `-`
+/// and `.` replaced by `_`.
+fn file_stem(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' }).collect()
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()).into())
+}
+
+/// The JSON sidecar of a module: what it translates, its entry point and binding layout.
+fn sidecar(a: &Artifact, source: &Source) -> Value {
+    let e = &a.entry_points[0];
+    let bindings: Vec<Value> = a
+        .bindings
+        .iter()
+        .map(|b| {
+            let mut v = match &b.resource {
+                Resource::InvocationInputs { names } => json!({"holds": "invocation_inputs", "word_bits": 64, "names": names}),
+                Resource::InvocationOutputs { words } => json!({"holds": "invocation_outputs", "word_bits": 64, "words": words}),
+                Resource::ConstantBanks { bank_bytes, kernel_args } => json!({
+                    "holds": "constant_banks",
+                    "bank_bytes": bank_bytes,
+                    "kernel_args": kernel_args.iter().map(|(o, s)| json!({"offset": o, "size": s})).collect::<Vec<_>>(),
+                }),
+                _ => json!({"holds": "other"}),
+            };
+            v["set"] = json!(b.set);
+            v["binding"] = json!(b.binding);
+            v
+        })
+        .collect();
+    let banks: Vec<Value> = a
+        .constant_banks
+        .iter()
+        .map(|(n, bytes)| json!({"bank": n, "hex": bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()}))
+        .collect();
+    json!({
+        "kernel": e.kernel,
+        "isa": source.isa.name(),
+        "wave": source.wave,
+        "format": "spirv",
+        "spirv_version": "1.5",
+        "environment": "vulkan1.2",
+        "entry_point": e.name,
+        "workgroup_size": e.workgroup_size,
+        "global_memory": "buffer device addresses (PhysicalStorageBuffer64)",
+        "bindings": bindings,
+        "constant_banks": banks,
+        "requires": a.requires,
+    })
+}

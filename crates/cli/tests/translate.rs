@@ -1,0 +1,80 @@
+//! `isabridge translate` as a whole process: a module and its JSON sidecar per kernel (modules
+//! that spirv-val accepts), progress and per-kernel reasons on stderr, the exit statuses, and
+//! `--to gfx1201` answering that it is not built yet.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture(p: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(p).to_string_lossy().into_owned()
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_isabridge")).args(args).output().unwrap();
+    (o.status.code().unwrap_or(-1), String::from_utf8(o.stdout).unwrap(), String::from_utf8(o.stderr).unwrap())
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("translate").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn spirv_val(path: &Path) {
+    let o = Command::new("spirv-val").args(["--target-env", "vulkan1.2"]).arg(path).output().expect("spirv-val (tools/install_oracles.sh)");
+    assert!(o.status.success(), "{}: {}{}", path.display(), String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn one_kernel_writes_a_module_and_its_sidecar() {
+    let dir = out_dir("one");
+    let (rc, out, err) = run(&["translate", &fixture("nvidia/bin/special.sm86.cubin"), "--to", "spirv", "--kernel", "predicates", "-o", dir.to_str().unwrap()]);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(out, "");
+    spirv_val(&dir.join("predicates.spv"));
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("predicates.json")).unwrap()).unwrap();
+    assert_eq!(j["kernel"], "predicates");
+    assert_eq!(j["isa"], "sm86");
+    assert_eq!(j["format"], "spirv");
+    assert_eq!(j["workgroup_size"], serde_json::json!([32, 1, 1]));
+    let b = j["bindings"].as_array().unwrap();
+    assert_eq!(b.iter().map(|b| (b["binding"].as_u64().unwrap(), b["holds"].as_str().unwrap())).collect::<Vec<_>>(), [(0, "invocation_inputs"), (1, "invocation_outputs"), (2, "constant_banks")]);
+    // predicates(int *out, const int *a, const int *b): sm_86 parameters from c[0x0][0x160].
+    assert_eq!(b[2]["kernel_args"], serde_json::json!([{"offset": 0x160, "size": 8}, {"offset": 0x168, "size": 8}, {"offset": 0x170, "size": 8}]));
+    assert_eq!(b[0]["names"][0], "SR_TID.X");
+}
+
+#[test]
+fn every_kernel_with_progress_and_reasons() {
+    let dir = out_dir("all");
+    let (rc, _, err) = run(&["translate", &fixture("nvidia/bin/control.sm86.cubin"), "--to", "spirv", "-o", dir.to_str().unwrap()]);
+    // control.sm86.cubin: `divergent` emits; calls, loops, switches and traps do not yet.
+    assert_eq!(rc, 1, "{err}");
+    assert!(err.contains("divergent.spv"), "{err}");
+    assert!(err.contains("calls: not translated: calls: sm86: 0x1c0: CALL.REL.NOINC R8 0x0: "), "{err}");
+    assert!(err.contains(" of 5 kernels translated to spirv in "), "{err}");
+    spirv_val(&dir.join("divergent.spv"));
+    assert!(dir.join("divergent.json").exists());
+    assert!(!dir.join("calls.spv").exists());
+}
+
+#[test]
+fn errors_and_the_gfx1201_target() {
+    let dir = out_dir("errors");
+    let d = dir.to_str().unwrap();
+    let (rc, _, err) = run(&["translate", &fixture("nvidia/bin/special.sm86.cubin"), "--to", "gfx1201", "--kernel", "predicates", "-o", d]);
+    assert_eq!(rc, 2);
+    assert!(err.contains("target gfx1201: the gfx12 backend is not built yet"), "{err}");
+    let (rc, _, err) = run(&["translate", &fixture("nvidia/bin/special.sm86.cubin"), "--to", "spirv", "--kernel", "nope", "-o", d]);
+    assert_eq!(rc, 2);
+    assert!(err.contains("no kernel nope (kernels: predicates, special_regs)"), "{err}");
+    let (rc, _, err) = run(&["translate", &fixture("nvidia/bin/tensor.sm86.cubin"), "--to", "spirv", "-o", d]);
+    assert_eq!(rc, 2);
+    assert!(err.contains("mma_ops: sm86: 0x130: HMMA.16816.F16"), "{err}");
+    let (rc, _, err) = run(&["translate", &fixture("nvidia/bin/special.sm86.cubin"), "--to", "metal", "-o", d]);
+    assert_eq!(rc, 2);
+    assert!(err.contains("spirv") && err.contains("gfx1201"), "{err}");
+    let (rc, out, _) = run(&["translate", "--help"]);
+    assert_eq!(rc, 0);
+    assert!(out.contains("not built yet"), "{out}");
+}

@@ -1,0 +1,123 @@
+//! What a translation produces: an [`Artifact`] with its format, bytes, entry points and the
+//! resources (descriptor bindings) a host sets up to run it.
+
+/// The format of an artifact's bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// A SPIR-V 1.5 module (little-endian words) for Vulkan 1.2, one compute entry point.
+    Spirv,
+}
+
+/// One entry point of an artifact.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryPoint {
+    /// The name the module gives it (`OpEntryPoint`).
+    pub name: String,
+    /// The guest kernel it translates (symbol name as the code object spells it).
+    pub kernel: String,
+    /// Invocations per workgroup, x y z (one invocation per guest lane).
+    pub workgroup_size: [u32; 3],
+}
+
+/// What a descriptor binding holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Resource {
+    /// A storage buffer of 64-bit words: invocation `g` (`GlobalInvocationId.x`) reads word
+    /// `g * names.len() + n` as its input `n` (its low bits for narrower values).
+    InvocationInputs {
+        /// What input `n` is, in order (for NVIDIA kernels the special register it stands
+        /// for, such as `SR_TID.X`).
+        names: Vec<String>,
+    },
+    /// A storage buffer of 64-bit words: invocation `g` writes its result `i` at word
+    /// `g * words + i` (zero extended) when it returns.
+    InvocationOutputs {
+        /// Result words per invocation.
+        words: u32,
+    },
+    /// A storage buffer of 32-bit words holding the guest's constant banks, bank `k` at byte
+    /// `k * bank_bytes`. For an NVIDIA kernel, bank 0 is laid out as the CUDA driver lays it
+    /// out (launch sizes, then the kernel arguments at `kernel_args`), and the compiler's
+    /// banks (`.nv.constant<N>`) are in [`Artifact::constant_banks`].
+    ConstantBanks {
+        /// Bytes per bank.
+        bank_bytes: u32,
+        /// The kernel arguments in bank 0: (byte offset, size in bytes), declaration order.
+        kernel_args: Vec<(u32, u32)>,
+    },
+}
+
+/// One descriptor binding of an artifact.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// Descriptor set.
+    pub set: u32,
+    /// Binding number in the set.
+    pub binding: u32,
+    /// What the host puts there.
+    pub resource: Resource,
+}
+
+/// A translated kernel.
+///
+/// Guest pointers (kernel arguments, values in constant banks, pointers loaded from memory)
+/// are Vulkan buffer device addresses (`PhysicalStorageBuffer64`): the host places the guest's
+/// global memory in buffers created with `SHADER_DEVICE_ADDRESS` usage and passes their
+/// addresses where the guest expects its pointers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Artifact {
+    /// The format of [`Artifact::bytes`].
+    pub format: Format,
+    /// The module.
+    pub bytes: Vec<u8>,
+    /// Its entry points.
+    pub entry_points: Vec<EntryPoint>,
+    /// Its descriptor bindings.
+    pub bindings: Vec<Binding>,
+    /// The compiler's constant banks the kernel carries (bank number, bytes), which the host
+    /// places in the [`Resource::ConstantBanks`] buffer.
+    pub constant_banks: Vec<(u8, Vec<u8>)>,
+    /// Vulkan features and properties the module needs, by their Vulkan names.
+    pub requires: Vec<&'static str>,
+}
+
+impl Artifact {
+    /// The module as SPIR-V words (`None` when the format is not SPIR-V or the length is not
+    /// whole words).
+    pub fn spirv_words(&self) -> Option<Vec<u32>> {
+        if self.format != Format::Spirv || !self.bytes.len().is_multiple_of(4) {
+            return None;
+        }
+        Some(self.bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+
+    /// The module as the SPIR-V backend's [`Kernel`](isabridge_targets::spirv::Kernel), which
+    /// the Vulkan runner (`isabridge::targets::vulkan`, feature `vulkan`) runs.
+    pub fn spirv_kernel(&self) -> Option<isabridge_targets::spirv::Kernel> {
+        let entry = self.entry_points.first()?;
+        let mut params = 0;
+        let mut outputs = 0;
+        for b in &self.bindings {
+            match &b.resource {
+                Resource::InvocationInputs { names } => params = names.len() as u32,
+                Resource::InvocationOutputs { words } => outputs = *words,
+                Resource::ConstantBanks { .. } => {}
+            }
+        }
+        Some(isabridge_targets::spirv::Kernel {
+            words: self.spirv_words()?,
+            entry: entry.name.clone(),
+            workgroup_size: entry.workgroup_size[0],
+            params,
+            outputs,
+            requires: self.requires.clone(),
+        })
+    }
+
+    /// The first binding whose resource passes `is`.
+    pub fn binding(&self, is: impl Fn(&Resource) -> bool) -> Option<&Binding> {
+        self.bindings.iter().find(|b| is(&b.resource))
+    }
+}

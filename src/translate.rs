@@ -1,0 +1,404 @@
+//! The translation entry point emulators call: [`Translator::translate`] takes guest machine
+//! code, the [`Source`] describing it and a [`Target`], and gives an [`Artifact`]. It loads the
+//! code (a code object's or cubin's kernel, or raw code), lifts it into the IR, runs the IR
+//! pipeline and hands the result to the target's backend. Every failure is an [`Error`] value
+//! naming the ISA and kernel, and the lower layer's error (which names the guest address and
+//! instruction, or the IR value the backend cannot emit).
+
+use crate::artifact::{Artifact, Binding, EntryPoint, Format, Resource};
+use isabridge_analysis::amdkernel;
+use isabridge_decoder::elf::nvinfo::{self, KernelAbi};
+use isabridge_decoder::elf::{self, ElfError};
+use isabridge_decoder::lift::amd::{self, KernelEntry};
+use isabridge_decoder::lift::sm86::{self, SystemValue};
+use isabridge_decoder::lift::{sm50, LiftError};
+use isabridge_decoder::Isa;
+use isabridge_ir::validate::ValidateError;
+use isabridge_ir::Function;
+use isabridge_targets::spirv::{self, EmitError};
+
+/// The pipeline stage guest code runs as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Stage {
+    /// A compute kernel (an AMD compute shader or a CUDA kernel).
+    Compute,
+}
+
+/// How the guest code is packaged.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Container {
+    /// Machine code alone, its first instruction at offset 0.
+    Raw,
+    /// An ELF code object (AMD `.o` / `.hsaco`) or an NVIDIA cubin; `kernel` names the kernel
+    /// (plain or C++-mangled name for a cubin), and may be left out when there is one.
+    Object {
+        /// The kernel to translate.
+        kernel: Option<String>,
+    },
+}
+
+/// What the guest code is: ISA, stage, wave size and packaging.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Source {
+    /// The ISA (gfx1013, gfx1201, sm_50 or sm_86).
+    pub isa: Isa,
+    /// The stage.
+    pub stage: Stage,
+    /// Lanes per wave: 32 or 64 for AMD code, 32 for NVIDIA code. For a code object it must
+    /// equal the kernel descriptor's.
+    pub wave: u32,
+    /// The packaging.
+    pub container: Container,
+}
+
+impl Source {
+    /// A compute kernel in a code object or cubin.
+    pub fn object(isa: Isa, wave: u32, kernel: Option<&str>) -> Source {
+        Source { isa, stage: Stage::Compute, wave, container: Container::Object { kernel: kernel.map(str::to_string) } }
+    }
+
+    /// A compute kernel given as raw machine code.
+    pub fn raw(isa: Isa, wave: u32) -> Source {
+        Source { isa, stage: Stage::Compute, wave, container: Container::Raw }
+    }
+}
+
+/// What to translate to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Target {
+    /// A SPIR-V compute module for Vulkan (the `isabridge-targets` SPIR-V backend).
+    Spirv,
+    /// A gfx1201 code object. Not built yet: [`Translator::translate`] returns
+    /// [`Error::Unsupported`] until the gfx12 backend (issue 30) is wired here.
+    Gfx1201,
+}
+
+impl Target {
+    /// The target's name as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Spirv => "spirv",
+            Target::Gfx1201 => "gfx1201",
+        }
+    }
+}
+
+/// Translator settings. None exist yet: every translation runs the whole IR pipeline and the
+/// backend's exact arithmetic; the type is the place for backend choices to come.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {}
+
+/// Why a translation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The code object could not be read.
+    #[error("{0}")]
+    Elf(#[from] ElfError),
+    /// The code object's metadata (kernel descriptors, `.nv.info`) could not be read.
+    #[error("{isa}: kernel metadata: {why}")]
+    Metadata {
+        /// ISA.
+        isa: Isa,
+        /// The reader's reason.
+        why: String,
+    },
+    /// The code object is for another ISA than the source names.
+    #[error("the code object is {found}, the source names {expected}")]
+    IsaMismatch {
+        /// The source's ISA.
+        expected: Isa,
+        /// The code object's.
+        found: Isa,
+    },
+    /// No kernel of that name.
+    #[error("{isa}: no kernel {name} (kernels: {})", known.join(", "))]
+    NoKernel {
+        /// ISA.
+        isa: Isa,
+        /// The name asked for.
+        name: String,
+        /// The kernels the code object has.
+        known: Vec<String>,
+    },
+    /// The code object has several kernels and the source names none (or it has none).
+    #[error("{isa}: the code object has {} kernels ({}): name one", known.len(), known.join(", "))]
+    KernelNeeded {
+        /// ISA.
+        isa: Isa,
+        /// The kernels the code object has.
+        known: Vec<String>,
+    },
+    /// The kernel's wave size is not the source's.
+    #[error("{isa} {kernel}: a wave{found} kernel, the source says wave{expected}")]
+    WaveMismatch {
+        /// ISA.
+        isa: Isa,
+        /// Kernel.
+        kernel: String,
+        /// The source's wave size.
+        expected: u32,
+        /// The kernel's.
+        found: u32,
+    },
+    /// The guest code could not be lifted (the error names the address and instruction).
+    #[error("{kernel}: {source}")]
+    Lift {
+        /// Kernel.
+        kernel: String,
+        /// The lifter's error.
+        source: LiftError,
+    },
+    /// The IR pipeline rejected the lifted function (a lifter or pass bug).
+    #[error("{isa} {kernel}: IR pipeline: {source}")]
+    Pipeline {
+        /// ISA.
+        isa: Isa,
+        /// Kernel.
+        kernel: String,
+        /// The validator's error.
+        source: ValidateError,
+    },
+    /// The SPIR-V backend cannot emit the lifted kernel (the error names the IR block, value
+    /// and operation).
+    #[error("{isa} {kernel}: SPIR-V: {source}")]
+    Emit {
+        /// ISA.
+        isa: Isa,
+        /// Kernel.
+        kernel: String,
+        /// The emitter's error.
+        source: EmitError,
+    },
+    /// A source, target or kernel property this build does not translate.
+    #[error("{what}: {why}")]
+    Unsupported {
+        /// What was asked for.
+        what: String,
+        /// Why it is not translated.
+        why: &'static str,
+    },
+}
+
+/// Translates guest kernels. Holds only its [`Options`]: one translator may serve any number
+/// of threads at once.
+#[derive(Clone, Debug, Default)]
+pub struct Translator {
+    options: Options,
+}
+
+/// A lifted kernel and what the artifact's metadata needs from its code object.
+struct Lifted {
+    name: String,
+    f: Function,
+    inputs: Vec<String>,
+    kernel_args: Vec<(u32, u32)>,
+    constant_banks: Vec<(u8, Vec<u8>)>,
+}
+
+impl Translator {
+    /// A translator with these settings.
+    pub fn new(options: Options) -> Translator {
+        Translator { options }
+    }
+
+    /// Its settings.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The kernels of a code object or cubin, in the order it lists them (empty for raw code).
+    pub fn kernels(&self, code: &[u8], source: &Source) -> Result<Vec<String>, Error> {
+        if source.container == Container::Raw {
+            return Ok(Vec::new());
+        }
+        check_object_isa(code, source.isa)?;
+        Ok(if is_nvidia(source.isa) {
+            cuda_kernels(code, source.isa)?.into_iter().map(|k| k.name).collect()
+        } else {
+            amd_kernels(code, source.isa)?.into_iter().map(|k| k.name).collect()
+        })
+    }
+
+    /// Translate one kernel of `code` to `target`.
+    pub fn translate(&self, code: &[u8], source: &Source, target: Target) -> Result<Artifact, Error> {
+        if source.stage != Stage::Compute {
+            return Err(Error::Unsupported { what: format!("{:?} stage", source.stage), why: "only compute kernels translate" });
+        }
+        match target {
+            Target::Spirv => {}
+            Target::Gfx1201 => return Err(Error::Unsupported { what: "target gfx1201".into(), why: "the gfx12 backend is not built yet" }),
+        }
+        let mut l = if is_nvidia(source.isa) { lift_nvidia(code, source)? } else { lift_amd(code, source)? };
+        isabridge_ir::passes::run_pipeline(&mut l.f).map_err(|e| Error::Pipeline { isa: source.isa, kernel: l.name.clone(), source: e })?;
+        let k = spirv::emit(&l.f).map_err(|e| Error::Emit { isa: source.isa, kernel: l.name.clone(), source: e })?;
+        let mut inputs = l.inputs;
+        inputs.resize_with(k.params as usize, String::new);
+        for (n, name) in inputs.iter_mut().enumerate() {
+            if name.is_empty() {
+                *name = format!("input {n}");
+            }
+        }
+        Ok(Artifact {
+            format: Format::Spirv,
+            bytes: k.words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            entry_points: vec![EntryPoint { name: k.entry.clone(), kernel: l.name, workgroup_size: [k.workgroup_size, 1, 1] }],
+            bindings: vec![
+                Binding { set: 0, binding: spirv::PARAMS_BINDING, resource: Resource::InvocationInputs { names: inputs } },
+                Binding { set: 0, binding: spirv::OUTPUTS_BINDING, resource: Resource::InvocationOutputs { words: k.outputs } },
+                Binding {
+                    set: 0,
+                    binding: spirv::CONSTANT_BINDING,
+                    resource: Resource::ConstantBanks { bank_bytes: spirv::CONSTANT_BANK_BYTES, kernel_args: l.kernel_args },
+                },
+            ],
+            constant_banks: l.constant_banks,
+            requires: k.requires,
+        })
+    }
+}
+
+fn is_nvidia(isa: Isa) -> bool {
+    matches!(isa, Isa::Sm50 | Isa::Sm86)
+}
+
+/// The code object's ISA must be the source's.
+fn check_object_isa(code: &[u8], isa: Isa) -> Result<(), Error> {
+    let (found, _) = elf::parse(code)?;
+    if found != isa {
+        return Err(Error::IsaMismatch { expected: isa, found });
+    }
+    Ok(())
+}
+
+fn cuda_kernels(code: &[u8], isa: Isa) -> Result<Vec<KernelAbi>, Error> {
+    nvinfo::cuda_kernels(code).map_err(|e| Error::Metadata { isa, why: e.to_string() })
+}
+
+fn amd_kernels(code: &[u8], isa: Isa) -> Result<Vec<amdkernel::Kernel>, Error> {
+    amdkernel::kernels(code).map_err(|e| Error::Metadata { isa, why: e.to_string() })
+}
+
+/// Pick the kernel `want` names (by `matches`), or the only one.
+fn pick<'k, K>(isa: Isa, all: &'k [K], want: Option<&str>, name: impl Fn(&K) -> &str, matches: impl Fn(&K, &str) -> bool) -> Result<&'k K, Error> {
+    let known = || all.iter().map(|k| name(k).to_string()).collect::<Vec<_>>();
+    match want {
+        Some(w) => all.iter().find(|k| matches(k, w)).ok_or_else(|| Error::NoKernel { isa, name: w.to_string(), known: known() }),
+        None if all.len() == 1 => Ok(&all[0]),
+        None => Err(Error::KernelNeeded { isa, known: known() }),
+    }
+}
+
+fn check_wave(source: &Source, kernel: &str, found: u32) -> Result<(), Error> {
+    if source.wave != found {
+        return Err(Error::WaveMismatch { isa: source.isa, kernel: kernel.to_string(), expected: source.wave, found });
+    }
+    Ok(())
+}
+
+/// The special register an NVIDIA lifted function's parameter `SystemValue::ALL[n]` stands for.
+fn system_value_name(v: SystemValue) -> String {
+    match v {
+        SystemValue::TidX => "SR_TID.X".into(),
+        SystemValue::TidY => "SR_TID.Y".into(),
+        SystemValue::TidZ => "SR_TID.Z".into(),
+        SystemValue::CtaidX => "SR_CTAID.X".into(),
+        SystemValue::CtaidY => "SR_CTAID.Y".into(),
+        SystemValue::CtaidZ => "SR_CTAID.Z".into(),
+        SystemValue::ClockLo => "SR_CLOCKLO".into(),
+        SystemValue::ClockHi => "SR_CLOCKHI".into(),
+        SystemValue::GlobalTimerLo => "SR_GLOBALTIMERLO".into(),
+        SystemValue::GlobalTimerHi => "SR_GLOBALTIMERHI".into(),
+        SystemValue::SharedMemSize => "SR_SMEMSZ".into(),
+        SystemValue::VirtId => "SR_VIRTID".into(),
+        SystemValue::VirtualSmId => "SR_VIRTUALSMID".into(),
+        SystemValue::VirtCfg => "SR_VIRTCFG".into(),
+        SystemValue::PerfCounter(n) => format!("SR_PM{n}"),
+    }
+}
+
+fn lift_nvidia(code: &[u8], source: &Source) -> Result<Lifted, Error> {
+    let isa = source.isa;
+    check_wave(source, "code", 32)?;
+    let lift = |code: &[u8], opts: &sm86::Options| match isa {
+        Isa::Sm50 => sm50::lift(isa, code, 0, opts),
+        _ => sm86::lift(isa, code, 0, opts),
+    };
+    let inputs = SystemValue::ALL.iter().map(|&v| system_value_name(v)).collect();
+    match &source.container {
+        Container::Raw => {
+            let f = lift(code, &sm86::Options::default()).map_err(|e| Error::Lift { kernel: "code".into(), source: e })?;
+            Ok(Lifted { name: "code".into(), f, inputs, kernel_args: Vec::new(), constant_banks: Vec::new() })
+        }
+        Container::Object { kernel } => {
+            check_object_isa(code, isa)?;
+            let all = cuda_kernels(code, isa)?;
+            let k = pick(isa, &all, kernel.as_deref(), |k| &k.name, |k, w| nvinfo::find_kernel(std::slice::from_ref(k), w).is_some())?;
+            let (_, sections) = elf::parse(code)?;
+            let text = format!(".text.{}", k.name);
+            let body = sections.iter().find(|s| s.name == text).map(|s| s.data).ok_or_else(|| Error::Metadata { isa, why: format!("{}: no code section {text}", k.name) })?;
+            let opts = sm86::Options { branch_targets: k.branch_targets.clone(), ..sm86::Options::default() };
+            let f = lift(body, &opts).map_err(|e| Error::Lift { kernel: k.name.clone(), source: e })?;
+            Ok(Lifted {
+                name: k.name.clone(),
+                f,
+                inputs,
+                kernel_args: k.params.iter().map(|p| (p.offset, p.size)).collect(),
+                constant_banks: k.constant_banks.clone(),
+            })
+        }
+    }
+}
+
+fn lift_amd(code: &[u8], source: &Source) -> Result<Lifted, Error> {
+    let isa = source.isa;
+    if !matches!(source.wave, 32 | 64) {
+        return Err(Error::Unsupported { what: format!("{isa} wave{}", source.wave), why: "AMD waves are 32 or 64 lanes" });
+    }
+    let lifted = |name: &str, f: Function| Lifted { name: name.to_string(), f, inputs: Vec::new(), kernel_args: Vec::new(), constant_banks: Vec::new() };
+    match &source.container {
+        Container::Raw => {
+            let opts = amd::Options { wave64: source.wave == 64, ..amd::Options::default() };
+            let f = amd::lift(isa, code, 0, &opts).map_err(|e| Error::Lift { kernel: "code".into(), source: e })?;
+            Ok(lifted("code", f))
+        }
+        Container::Object { kernel } => {
+            check_object_isa(code, isa)?;
+            let all = amd_kernels(code, isa)?;
+            let k = pick(isa, &all, kernel.as_deref(), |k| &k.name, |k, w| k.name == w)?;
+            check_wave(source, &k.name, if k.wave64() { 64 } else { 32 })?;
+            let program = isabridge_analysis::load(code, None).map_err(|e| Error::Metadata { isa, why: e.to_string() })?;
+            let (section, entry) = program
+                .sections
+                .iter()
+                .find_map(|s| s.functions.iter().find(|f| f.name == k.name).map(|f| (s, f.start)))
+                .ok_or_else(|| Error::Metadata { isa, why: format!("{}: no function symbol", k.name) })?;
+            let e = amd_kernel_entry(isa, k);
+            let r = isabridge_analysis::resolve::amd_transfers(isa, section);
+            let mut m = amd::lift_kernel_module(isa, &section.data, section.address, entry, &k.name, &e, &r)
+                .map_err(|e| Error::Lift { kernel: k.name.clone(), source: e })?;
+            if m.functions.len() != 1 {
+                return Err(Error::Unsupported { what: format!("{isa} {}: recursive calls", k.name), why: "modules of several functions are not emitted" });
+            }
+            let f = m.functions.remove(0);
+            Ok(lifted(&k.name, f))
+        }
+    }
+}
+
+/// The entry state of an AMD kernel as its descriptor gives it (gfx12 has architected SGPRs:
+/// the workgroup ids come in TTMP9 / TTMP7, not in SGPRs).
+pub(crate) fn amd_kernel_entry(isa: Isa, k: &amdkernel::Kernel) -> KernelEntry {
+    let architected = isa == Isa::Gfx1201;
+    KernelEntry {
+        wave64: k.wave64(),
+        mode: k.mode(),
+        sgprs: if architected { k.architected_sgpr_inputs().len() } else { k.sgpr_inputs().len() } as u32,
+        workitem_ids: k.workitem_ids(),
+        shared_bytes: k.group_segment_size,
+        ttmp_workgroup_ids: if architected { k.workgroup_ids() } else { [false; 3] },
+    }
+}
