@@ -11,22 +11,6 @@ fn root() -> std::path::PathBuf {
 
 /// Ops the SPIR-V path does not run yet, with the first missing piece.
 const NOT_YET: &[(&str, &str)] = &[
-    ("ddiv_rn", "f64 MUFU.RCP64H"),
-    ("sin_approx", "MUFU sine"),
-    ("cos_approx", "MUFU cosine"),
-    ("ex2_approx", "MUFU exp2"),
-    ("ex2_approx_ftz", "MUFU exp2"),
-    ("lg2_approx", "MUFU log2"),
-    ("tanh_approx", "MUFU tanh"),
-    ("dadd_rn", "f64 arithmetic"),
-    ("dadd_rz", "f64 arithmetic"),
-    ("dadd_rm", "f64 arithmetic"),
-    ("dadd_rp", "f64 arithmetic"),
-    ("dmul_rn", "f64 arithmetic"),
-    ("dmul_rz", "f64 arithmetic"),
-    ("dfma_rn", "f64 arithmetic"),
-    ("dfma_rm", "f64 arithmetic"),
-    ("dmin", "f64 comparisons and the f64 NaN rule"),
     ("shfl_idx", "warp shuffles"),
     ("shfl_up", "warp shuffles"),
     ("shfl_down", "warp shuffles"),

@@ -151,18 +151,20 @@ bb3:
 #[test]
 fn outside_the_subset_is_a_typed_error() {
     let f = parse(
-        "func @dadd {
+        "func @dex2 {
 bb0:
   %0: f64 = param 0
-  %1: f64 = fadd.rz %0, %0
+  %1: f64 = approx.ex2.ftz %0
   ret %1
 }",
     )
     .unwrap();
     match emit(&f) {
-        Err(EmitError::Unsupported { block: 0, value: 1, op, .. }) => assert!(op.starts_with("fadd.rz"), "{op}"),
+        Err(EmitError::Unsupported { block: 0, value: 1, op, .. }) => assert!(op.starts_with("approx.ex2"), "{op}"),
         other => panic!("{other:?}"),
     }
+    // f64 arithmetic with directed rounding emits (integer arithmetic).
+    emit_valid("dfma_rz", "func @dfma {\nbb0:\n  %0: f64 = param 0\n  %1: f64 = ffma.rz %0, %0, %0\n  %2: f64 = fadd.rm %1, %0\n  %3: f64 = fmul.rp %2, %1\n  ret %3\n}");
     // f32 arithmetic with directed rounding emits (done exactly in integer and f64 arithmetic).
     let f = parse(
         "func @rz {

@@ -36,21 +36,21 @@ fn float_of(t: Type) -> Option<(FFmt, u8)> {
 /// How the rounded result's error is known: the f64 value is exact, or the exact value is the
 /// f64 value plus an f64 error term.
 #[derive(Clone, Copy)]
-enum Err64 {
+pub(super) enum Err64 {
     Exact,
     Term(Word),
 }
 
 impl Em<'_> {
-    fn u64c(&mut self, k: u64) -> Result<Word, EmitError> {
+    pub(super) fn u64c(&mut self, k: u64) -> Result<Word, EmitError> {
         self.konst(Type::I64, k)
     }
 
-    fn bool_ty(&mut self) -> Result<Word, EmitError> {
+    pub(super) fn bool_ty(&mut self) -> Result<Word, EmitError> {
         self.ty(Type::B1)
     }
 
-    fn f64_ty(&mut self) -> Word {
+    pub(super) fn f64_ty(&mut self) -> Word {
         self.float64 = true;
         self.b.type_float(64, None)
     }
@@ -65,63 +65,63 @@ impl Em<'_> {
     }
 
     // Small u64 helpers.
-    fn and(&mut self, a: Word, k: u64) -> Result<Word, EmitError> {
+    pub(super) fn and(&mut self, a: Word, k: u64) -> Result<Word, EmitError> {
         let c = self.u64c(k)?;
         self.b.bitwise_and(self.t_u64, None, a, c).map_err(internal)
     }
-    fn or(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
+    pub(super) fn or(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
         self.b.bitwise_or(self.t_u64, None, a, b).map_err(internal)
     }
-    fn shr(&mut self, a: Word, k: u64) -> Result<Word, EmitError> {
+    pub(super) fn shr(&mut self, a: Word, k: u64) -> Result<Word, EmitError> {
         let c = self.u64c(k)?;
         self.b.shift_right_logical(self.t_u64, None, a, c).map_err(internal)
     }
-    fn shl(&mut self, a: Word, k: u64) -> Result<Word, EmitError> {
+    pub(super) fn shl(&mut self, a: Word, k: u64) -> Result<Word, EmitError> {
         let c = self.u64c(k)?;
         self.b.shift_left_logical(self.t_u64, None, a, c).map_err(internal)
     }
-    fn add(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
+    pub(super) fn add(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
         self.b.i_add(self.t_u64, None, a, b).map_err(internal)
     }
-    fn sub(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
+    pub(super) fn sub(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
         self.b.i_sub(self.t_u64, None, a, b).map_err(internal)
     }
-    fn eq(&mut self, a: Word, k: u64) -> Result<Word, EmitError> {
+    pub(super) fn eq(&mut self, a: Word, k: u64) -> Result<Word, EmitError> {
         let (tb, c) = (self.bool_ty()?, self.u64c(k)?);
         self.b.i_equal(tb, None, a, c).map_err(internal)
     }
-    fn sel(&mut self, c: Word, a: Word, b: Word) -> Result<Word, EmitError> {
+    pub(super) fn sel(&mut self, c: Word, a: Word, b: Word) -> Result<Word, EmitError> {
         self.b.select(self.t_u64, None, c, a, b).map_err(internal)
     }
-    fn sel_k(&mut self, c: Word, a: u64, b: Word) -> Result<Word, EmitError> {
+    pub(super) fn sel_k(&mut self, c: Word, a: u64, b: Word) -> Result<Word, EmitError> {
         let k = self.u64c(a)?;
         self.sel(c, k, b)
     }
-    fn lor(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
+    pub(super) fn lor(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
         let tb = self.bool_ty()?;
         self.b.logical_or(tb, None, a, b).map_err(internal)
     }
-    fn land(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
+    pub(super) fn land(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
         let tb = self.bool_ty()?;
         self.b.logical_and(tb, None, a, b).map_err(internal)
     }
-    fn lnot(&mut self, a: Word) -> Result<Word, EmitError> {
+    pub(super) fn lnot(&mut self, a: Word) -> Result<Word, EmitError> {
         let tb = self.bool_ty()?;
         self.b.logical_not(tb, None, a).map_err(internal)
     }
-    fn bconst(&mut self, v: bool) -> Result<Word, EmitError> {
+    pub(super) fn bconst(&mut self, v: bool) -> Result<Word, EmitError> {
         self.konst(Type::B1, v as u64)
     }
 
     /// Whether the format's bits `x` (u64) are a NaN.
-    fn is_nan_bits(&mut self, f: FFmt, x: Word) -> Result<Word, EmitError> {
+    pub(super) fn is_nan_bits(&mut self, f: FFmt, x: Word) -> Result<Word, EmitError> {
         let mag = self.and(x, f.all_mask() >> 1)?;
         let (tb, inf) = (self.bool_ty()?, self.u64c(f.inf())?);
         self.b.u_greater_than(tb, None, mag, inf).map_err(internal)
     }
 
     /// Flush a subnormal (format bits in u64) to a zero of its sign.
-    fn flush_bits(&mut self, f: FFmt, x: Word) -> Result<Word, EmitError> {
+    pub(super) fn flush_bits(&mut self, f: FFmt, x: Word) -> Result<Word, EmitError> {
         let e = self.and(x, f.inf())?;
         let tiny = self.eq(e, 0)?;
         let s = self.and(x, f.sign_mask())?;
@@ -129,7 +129,7 @@ impl Em<'_> {
     }
 
     /// An element of format `f` (SPIR-V storage integer) as u64 bits, `ftz` flushing it.
-    fn elem_in(&mut self, f: FFmt, x: Word, ftz: bool) -> Result<Word, EmitError> {
+    pub(super) fn elem_in(&mut self, f: FFmt, x: Word, ftz: bool) -> Result<Word, EmitError> {
         let x = if f.width() == 64 {
             let t = self.ty(Type::S(Scalar::F(f)))?;
             self.cast(x, t, self.t_u64)?
@@ -145,7 +145,7 @@ impl Em<'_> {
     }
 
     /// u64 bits back to an element of format `f`.
-    fn elem_out(&mut self, f: FFmt, x: Word) -> Result<Word, EmitError> {
+    pub(super) fn elem_out(&mut self, f: FFmt, x: Word) -> Result<Word, EmitError> {
         let t = self.ty(Type::S(Scalar::F(f)))?;
         if f.width() == 64 {
             self.cast(x, self.t_u64, t)
@@ -155,7 +155,7 @@ impl Em<'_> {
     }
 
     /// The f64 bits of the value of `x` (bits of format `f` in a u64), exactly.
-    fn widen(&mut self, f: FFmt, x: Word) -> Result<Word, EmitError> {
+    pub(super) fn widen(&mut self, f: FFmt, x: Word) -> Result<Word, EmitError> {
         if f == FFmt::F64 {
             return Ok(x);
         }
@@ -200,14 +200,14 @@ impl Em<'_> {
         self.or(sign, mag)
     }
 
-    fn as_double(&mut self, x: Word) -> Result<Word, EmitError> {
+    pub(super) fn as_double(&mut self, x: Word) -> Result<Word, EmitError> {
         let t = self.f64_ty();
         self.b.bitcast(t, None, x).map_err(internal)
     }
-    fn double_bits(&mut self, x: Word) -> Result<Word, EmitError> {
+    pub(super) fn double_bits(&mut self, x: Word) -> Result<Word, EmitError> {
         self.b.bitcast(self.t_u64, None, x).map_err(internal)
     }
-    fn fop(&mut self, kind: u8, a: Word, b: Word) -> Result<Word, EmitError> {
+    pub(super) fn fop(&mut self, kind: u8, a: Word, b: Word) -> Result<Word, EmitError> {
         let t = self.f64_ty();
         let r = match kind {
             b'+' => self.b.f_add(t, None, a, b),
@@ -223,7 +223,7 @@ impl Em<'_> {
     /// An f64 rounded to an integral value. Nearest-even is built from floor (lavapipe's
     /// RoundEven on f64 rounds 5287769.5 to 5287769): up when the fraction is above one half,
     /// or exactly one half with an odd floor.
-    fn round_integral(&mut self, x: Word, round: Round) -> Result<Word, EmitError> {
+    pub(super) fn round_integral(&mut self, x: Word, round: Round) -> Result<Word, EmitError> {
         let set = self.glsl_import();
         let t64 = self.f64_ty();
         let call = |em: &mut Self, inst: u32, a: Word| em.b.ext_inst(t64, None, set, inst, [rspirv::dr::Operand::IdRef(a)]).map_err(internal);
@@ -266,17 +266,22 @@ impl Em<'_> {
 
     /// The NaN the rule gives for NaN operands `nans` (format bits in u64) or an invalid
     /// operation.
-    fn nan_bits(&mut self, f: FFmt, rule: NanRule, nans: &[Word]) -> Result<Word, EmitError> {
+    pub(super) fn nan_bits(&mut self, f: FFmt, rule: NanRule, nans: &[Word]) -> Result<Word, EmitError> {
         let (first, default) = match rule {
             NanRule::NvCanonical => return self.u64c(f.nv_nan()),
             NanRule::DefaultQuiet => return self.u64c(f.qnan()),
             NanRule::Propagate => (true, f.qnan()),
             NanRule::NvFirst => (true, f.nv_nan()),
+            // Second, third, then first operand (`soft::nan_result`).
+            NanRule::NvF64 => (false, f.nv_nan()),
             _ => return Err(unsupported(self.cur_ir, u32::MAX, rule.name(), "this NaN rule")),
         };
-        debug_assert!(first);
+        let mut order: Vec<Word> = nans.to_vec();
+        if !first && !order.is_empty() {
+            order.rotate_left(1);
+        }
         let mut r = self.u64c(default)?;
-        for &n in nans.iter().rev() {
+        for &n in order.iter().rev() {
             let is = self.is_nan_bits(f, n)?;
             let q = self.u64c(1 << (f.man_bits() - 1))?;
             let quiet = self.or(n, q)?;
@@ -289,7 +294,7 @@ impl Em<'_> {
     /// apply flush-to-zero (tiny before rounding when `tiny_before`, else after) and
     /// saturation. `d` must be finite and nonzero for the rounding; zeros, infinities and NaNs
     /// are the caller's.
-    fn round_to(&mut self, f: FFmt, d: Word, err: Err64, round: Round, ovf_sat: bool) -> Result<(Word, Word), EmitError> {
+    pub(super) fn round_to(&mut self, f: FFmt, d: Word, err: Err64, round: Round, ovf_sat: bool) -> Result<(Word, Word), EmitError> {
         let man = f.man_bits() as i64;
         let bias = f.bias() as i64;
         let emin = 1 - bias;
@@ -400,7 +405,7 @@ impl Em<'_> {
 
     /// Flush-to-zero and saturation on a result (format bits in u64); `tiny` (when the
     /// rounding path computed it) says the exact value was below the smallest normal.
-    fn finish(&mut self, f: FFmt, mode: &FloatMode, r: Word, tiny: Option<Word>) -> Result<Word, EmitError> {
+    pub(super) fn finish(&mut self, f: FFmt, mode: &FloatMode, r: Word, tiny: Option<Word>) -> Result<Word, EmitError> {
         let mut r = r;
         if mode.ftz_out {
             match (tiny, mode.tininess) {
@@ -488,10 +493,14 @@ impl Em<'_> {
         if op.fmz || op.omod != Omod::None {
             return Err(unsupported(self.cur_ir, u32::MAX, text, "FMZ and output modifiers"));
         }
-        if f == FFmt::F64 && !matches!(op.kind, FloatKind::Abs | FloatKind::Neg | FloatKind::Min(_) | FloatKind::Max(_)) {
+        let f64_arith = matches!(op.kind, FloatKind::Add | FloatKind::Sub | FloatKind::Mul | FloatKind::Fma);
+        if f == FFmt::F64 && !f64_arith && !matches!(op.kind, FloatKind::Abs | FloatKind::Neg | FloatKind::Min(_) | FloatKind::Max(_)) {
             return Err(unsupported(self.cur_ir, u32::MAX, text, "f64 arithmetic (needs f64 subnormals the device may flush)"));
         }
         let x: Vec<Word> = a.iter().map(|&w| if m.ftz_in { self.flush_bits(f, w) } else { Ok(w) }).collect::<Result<_, _>>()?;
+        if f == FFmt::F64 && f64_arith && !op.relu {
+            return self.f64_arith(op, &x);
+        }
         let sat_later = op.relu;
         let mode = FloatMode { sat: m.sat && !sat_later, ..m };
         let r = match op.kind {
@@ -663,7 +672,10 @@ impl Em<'_> {
         let text = Op::Approx(func, ftz).mnemonic();
         let Some((f, 1)) = float_of(t) else { return Err(unsupported(self.cur_ir, v.0, text, "approximations of other than scalar floats")) };
         if f == FFmt::F64 || !matches!(func, ApproxFn::Rcp | ApproxFn::Sqrt | ApproxFn::Rsq) {
-            return Err(unsupported(self.cur_ir, v.0, text, "approximations other than f32 reciprocal and square roots"));
+            return self.approx_series(func, ftz, f, x).map_err(|e| match e {
+                EmitError::Unsupported { op, why, .. } => EmitError::Unsupported { block: self.cur_ir, value: v.0, op, why },
+                e => e,
+            });
         }
         let e = self.elem_in(f, x, ftz)?;
         let d = self.widen(f, e)?;
@@ -713,10 +725,14 @@ impl Em<'_> {
             // f64 operands: the device may flush subnormals, so they are compared as integers
             // only when exact; widening is exact for the narrow formats.
             if f == FFmt::F64 {
-                return Err(unsupported(self.cur_ir, v.0, "fcmp", "f64 comparisons"));
+                w.push(e);
+                continue;
             }
             let wd = self.widen(f, e)?;
             w.push(self.as_double(wd)?);
+        }
+        if f == FFmt::F64 {
+            return self.f64_cmp(c, w[0], w[1]);
         }
         let tb = self.bool_ty()?;
         let b = &mut self.b;
@@ -756,7 +772,9 @@ impl Em<'_> {
                 let (Some((ff, 1)), Some((tf, 1))) = (float_of(from), float_of(to)) else {
                     return Err(unsupported(self.cur_ir, v.0, text, "vector conversions"));
                 };
-                if ff == FFmt::F64 || !matches!(tf, FFmt::F16 | FFmt::BF16 | FFmt::F32 | FFmt::F64) {
+                // From f64, `round_to` reads a subnormal as a value below every narrow
+                // format's subnormals, which rounds as the subnormal does.
+                if (ff == FFmt::F64 && tf == FFmt::F64) || !matches!(tf, FFmt::F16 | FFmt::BF16 | FFmt::F32 | FFmt::F64) {
                     return Err(unsupported(self.cur_ir, v.0, text, "conversions from f64 or to 8-bit floats"));
                 }
                 let e = self.elem_in(ff, x, mode.ftz_in)?;
@@ -795,11 +813,24 @@ impl Em<'_> {
                     Type::S(Scalar::I16) => 16,
                     _ => return Err(unsupported(self.cur_ir, v.0, text, "float to integer of this width")),
                 };
-                if ff == FFmt::F64 {
-                    return Err(unsupported(self.cur_ir, v.0, text, "f64 to integer"));
-                }
                 let e = self.elem_in(ff, x, mode.ftz_in)?;
                 let d = self.widen(ff, e)?;
+                // An f64 subnormal (which the device may flush) becomes the smallest normal of
+                // its sign: every rounding direction gives the same integer for both.
+                let d = if ff == FFmt::F64 {
+                    let ex = self.and(d, 0x7ff << 52)?;
+                    let e0 = self.eq(ex, 0)?;
+                    let mag = self.and(d, (1 << 63) - 1)?;
+                    let nz = self.eq(mag, 0)?;
+                    let nz = self.lnot(nz)?;
+                    let sub = self.land(e0, nz)?;
+                    let s = self.and(d, 1 << 63)?;
+                    let k = self.u64c(1 << 52)?;
+                    let norm = self.or(s, k)?;
+                    self.sel(sub, norm, d)?
+                } else {
+                    d
+                };
                 let df = self.as_double(d)?;
                 let ri = self.round_integral(df, mode.round)?;
                 let t64 = self.f64_ty();
@@ -830,12 +861,16 @@ impl Em<'_> {
                 if from != Type::I32 && from != Type::I16 {
                     return Err(unsupported(self.cur_ir, v.0, text, "integer to float from other than 16 and 32 bits"));
                 }
-                if tf == FFmt::F64 || !matches!(tf, FFmt::F16 | FFmt::BF16 | FFmt::F32) {
-                    return Err(unsupported(self.cur_ir, v.0, text, "integer to f64 or 8-bit floats"));
+                if !matches!(tf, FFmt::F16 | FFmt::BF16 | FFmt::F32 | FFmt::F64) {
+                    return Err(unsupported(self.cur_ir, v.0, text, "integer to 8-bit floats"));
                 }
                 let t64 = self.f64_ty();
                 let df = if signed { self.b.convert_s_to_f(t64, None, x) } else { self.b.convert_u_to_f(t64, None, x) }.map_err(internal)?;
                 let d = self.double_bits(df)?;
+                if tf == FFmt::F64 {
+                    // A 16- or 32-bit integer is exact in f64.
+                    return self.elem_out(tf, d);
+                }
                 let mag = self.and(d, (1 << 63) - 1)?;
                 let isz = self.eq(mag, 0)?;
                 let (rounded, tiny) = self.round_to(tf, d, Err64::Exact, mode.round, false)?;

@@ -4,6 +4,8 @@
 
 mod emit;
 
+mod approx_series;
+mod f64;
 mod float;
 mod int_ops;
 
