@@ -3,8 +3,8 @@
 //! selections, loops, early returns and irreducible flow with phis, three-input logic, integer
 //! extension and truncation, and global memory, on
 //! random inputs, and random control-flow graphs (irreducible ones included) with lanes that
-//! diverge; f32 arithmetic with directed rounding, FTZ and saturation, which runs exactly
-//! although lavapipe flushes denormals.
+//! diverge; f32 and f64 arithmetic with directed rounding, FTZ and saturation, which runs
+//! exactly although lavapipe flushes denormals.
 
 use isabridge_ir::interp::{self, Config, Input, Memory};
 use isabridge_ir::text::parse;
@@ -248,6 +248,69 @@ bb0:
                     .collect()
             })
             .collect();
+        let params: Vec<u64> = (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect();
+        let (out, _, _) = run(&vk, &k, n, &params, &[], |_| Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+        let cfg = Config { wave_size: 32, waves: (n / 32) as u32, ..Config::default() };
+        let inputs: Vec<Input> = rows.iter().map(|r| Input::PerLane(r.clone())).collect();
+        let want = interp::run(&f, &cfg, &inputs, Memory::default()).unwrap();
+        for (lane, o) in want.outputs.iter().enumerate() {
+            let got = &out[lane * 6..lane * 6 + 6];
+            assert_eq!(got, &o[..], "round {round} lane {lane}: {:x?}", rows.iter().map(|r| r[lane]).collect::<Vec<_>>());
+        }
+    }
+}
+
+/// f64 arithmetic runs exactly although lavapipe flushes f64 subnormals (done in integer
+/// arithmetic): directed rounding on random bit patterns with subnormal operands, products
+/// that land in the subnormal range, and fused sums that cancel, equal the interpreter.
+#[test]
+fn f64_kernels_equal_the_interpreter() {
+    let vk = open();
+    let f = parse(
+        "func @darith {
+bb0:
+  %0: f64 = param 0
+  %1: f64 = param 1
+  %2: f64 = param 2
+  %3: f64 = fadd.rz %0, %1
+  %4: f64 = fmul.rm %0, %1
+  %5: f64 = ffma.rp %0, %1, %2
+  %6: f64 = ffma.rn %0, %1, %2
+  %7: f64 = fsub.rm %1, %2
+  %8: f64 = fmul.rn %1, %2
+  ret %3, %4, %5, %6, %7, %8
+}",
+    )
+    .unwrap();
+    let k = emit(&f).unwrap();
+    let n = k.workgroup_size as usize * 4;
+    let mut seed = 0x6a09_e667_f3bc_c908u64;
+    for round in 0..32 {
+        let mut rows: Vec<Vec<u64>> = (0..3)
+            .map(|_| {
+                (0..n)
+                    .map(|_| {
+                        let x = rng(&mut seed);
+                        let sign = x & (1 << 63);
+                        let frac = x & ((1 << 52) - 1);
+                        match (x >> 52) % 4 {
+                            // Subnormal.
+                            0 => sign | frac,
+                            // Exponents whose products are near or below the smallest normal.
+                            1 => sign | ((0x1e0 + (x >> 56) % 0x40) << 52) | frac,
+                            // Near one: sums that cancel.
+                            2 => sign | ((0x3c0 + (x >> 56) % 0x80) << 52) | frac,
+                            _ => x,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        // Every fifth lane: an addend that cancels the product's rounded value.
+        for lane in (0..n).step_by(5) {
+            let p = f64::from_bits(rows[0][lane]) * f64::from_bits(rows[1][lane]);
+            rows[2][lane] = (-p).to_bits();
+        }
         let params: Vec<u64> = (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect();
         let (out, _, _) = run(&vk, &k, n, &params, &[], |_| Vec::new()).unwrap_or_else(|e| panic!("{e}"));
         let cfg = Config { wave_size: 32, waves: (n / 32) as u32, ..Config::default() };
