@@ -15,7 +15,7 @@
 use crate::Failure;
 use isabridge_decoder::lift::amd::{lift, Options, SystemValue};
 use isabridge_decoder::Isa;
-use isabridge_ir::interp::{self, Config, Input, Memory};
+use isabridge_ir::interp::{Config, Input, Memory};
 use serde_json::Value as Json;
 use std::io::Write;
 use std::path::PathBuf;
@@ -40,7 +40,8 @@ enum Suite {
 pub struct RdnaArgs {
     /// The vectors file (one JSON object per line).
     vectors: PathBuf,
-    /// Translation path: `interp` runs the lifted IR on the reference interpreter.
+    /// Translation path: `interp` runs the lifted IR on the reference interpreter, `spirv`
+    /// emits SPIR-V and runs it on Vulkan (lavapipe by default).
     #[arg(long, default_value = "interp")]
     via: String,
     /// One JSON line per test and wave instead of the table.
@@ -75,8 +76,8 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         Suite::Rdna(a) => a,
         Suite::PtxRows(p) => return crate::conform_ptx::run(p),
     };
-    if a.via != "interp" {
-        return Err(format!("--via {}: only `interp` runs today", a.via).into());
+    if a.via != "interp" && a.via != "spirv" {
+        return Err(format!("--via {}: `interp` and `spirv` run today", a.via).into());
     }
     let text = std::fs::read_to_string(&a.vectors).map_err(|e| format!("{}: {e}", a.vectors.display()))?;
     let mut out = std::io::stdout().lock();
@@ -95,7 +96,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
                 continue;
             }
             for (table, expected) in tables(&t, exp) {
-                let o = run_test(&t, &name, wave, code, &table, expected);
+                let o = run_test(&a.via, &t, &name, wave, code, &table, expected);
                 all_pass &= o.checked > 0 && o.passed == o.checked;
                 if a.json {
                     let j = serde_json::json!({"name": o.name, "wave": o.wave, "table": o.table, "via": a.via, "checked": o.checked, "passed": o.passed});
@@ -208,7 +209,7 @@ fn any_nan_slots(h: &Json, slots: usize) -> Vec<u32> {
     out
 }
 
-fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expected: &Json) -> Outcome {
+fn run_test(via: &str, t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expected: &Json) -> Outcome {
     let h = &t["harness"];
     let layout = h["layout"].as_str().unwrap_or("");
     let expected: Vec<Vec<u32>> = expected.as_array().map(|r| r.iter().map(words).collect()).unwrap_or_default();
@@ -222,7 +223,7 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expect
         // raw layout with an 8-dword input slot and a 2-dword output slot, both given by
         // `in_dwords` / `out_stride_dwords`; the shader addresses them with `offen`.
         "custom_fma64" => false,
-        "custom_buffer_format" => return run_buffer_format(t, name, wave, code_key, table, &expected),
+        "custom_buffer_format" => return run_buffer_format(via, t, name, wave, code_key, table, &expected),
         _ => return fail(name, wave, table, lanes_total, format!("layout {layout} does not run yet")),
     };
     let in_dwords = h["in_dwords"].as_u64().unwrap_or(4) as usize;
@@ -302,11 +303,11 @@ fn run_test(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expect
         ins.push(Input::PerLane((0..workgroup as u64).collect()));
         let mem = Memory { global, ..Memory::default() };
         let cfg = Config { wave_size: wave, waves: workgroup.div_ceil(wave), ..Config::default() };
-        let r = match interp::run(&f, &cfg, &ins, mem) {
+        let r = match crate::amd_spirv::run(via, &f, &cfg, &ins, mem) {
             Ok(r) => r,
-            Err(e) => return fail(name, wave, table, lanes_total, format!("interpreter: {e}")),
+            Err(e) => return fail(name, wave, table, lanes_total, e),
         };
-        let outb = &r.memory.global[1].1;
+        let outb = &r.global[1].1;
         for (lane, row) in rows.enumerate() {
             let want = &expected[row];
             for (j, w) in want.iter().enumerate().take(checked) {
@@ -363,7 +364,7 @@ const SCRATCH_BASE: u64 = 0x3_0000_0000;
 /// with `scratch_fill`, `scratch_stride_dwords` per lane) for i >= 6; expected slot k below the
 /// output slot count `slot_mapping` names (24) is output word k of the lane's slot, the others
 /// scratch word k - 24.
-fn run_buffer_format(t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expected: &[Vec<u32>]) -> Outcome {
+fn run_buffer_format(via: &str, t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expected: &[Vec<u32>]) -> Outcome {
     let h = &t["harness"];
     let checked = h["checked"].as_u64().unwrap_or(0) as usize;
     let lanes_total = expected.len() as u64 * checked as u64;
@@ -418,18 +419,18 @@ fn run_buffer_format(t: &Json, name: &str, wave: u32, code_key: &str, table: &st
     ins.push(Input::PerLane((0..wave as u64).collect()));
     let mem = Memory { global: vec![(IN_BASE, inb), (OUT_BASE, outb), (SCRATCH_BASE, scratch)], ..Memory::default() };
     let cfg = Config { wave_size: wave, waves: 1, ..Config::default() };
-    let r = match interp::run(&f, &cfg, &ins, mem) {
+    let r = match crate::amd_spirv::run(via, &f, &cfg, &ins, mem) {
         Ok(r) => r,
-        Err(e) => return fail(name, wave, table, lanes_total, format!("interpreter: {e}")),
+        Err(e) => return fail(name, wave, table, lanes_total, e),
     };
     let word = |buf: &[u8], i: usize| buf.get(4 * i..4 * i + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).unwrap_or(0);
     let (mut n_checked, mut n_passed, mut first) = (0u64, 0u64, None);
     for (lane, want) in expected.iter().enumerate() {
         for (k, w) in want.iter().enumerate().take(checked) {
             let got = if k < out_slots {
-                word(&r.memory.global[1].1, lane * out_stride + k)
+                word(&r.global[1].1, lane * out_stride + k)
             } else {
-                word(&r.memory.global[2].1, lane * scratch_stride + k - out_slots)
+                word(&r.global[2].1, lane * scratch_stride + k - out_slots)
             };
             n_checked += 1;
             if got == *w {

@@ -128,6 +128,8 @@ pub(super) struct Em<'f> {
     pub(super) float64: bool,
     /// The GLSL.std.450 import, once used.
     pub(super) glsl_set: Option<Word>,
+    /// The wave model's variables (wave-model functions only).
+    pub(super) wave: Option<super::wave::WaveVars>,
 }
 
 pub(super) fn unsupported(block: u32, value: u32, op: impl Into<String>, why: &'static str) -> EmitError {
@@ -188,12 +190,12 @@ impl Em<'_> {
         Ok(w)
     }
 
-    fn vty(&self, v: Value) -> Result<Type, EmitError> {
+    pub(super) fn vty(&self, v: Value) -> Result<Type, EmitError> {
         self.f.ty(v).ok_or_else(|| internal(format!("value {} has no type", v.0)))
     }
 
     /// The id of `v` in the current block.
-    fn get(&mut self, v: Value) -> Result<Word, EmitError> {
+    pub(super) fn get(&mut self, v: Value) -> Result<Word, EmitError> {
         match self.ids.get(&v) {
             Some(&(w, Scope::Global)) => return Ok(w),
             Some(&(w, Scope::Block(b))) if b == self.cur => return Ok(w),
@@ -206,7 +208,7 @@ impl Em<'_> {
         self.b.load(ty, None, var, None, []).map_err(internal)
     }
 
-    fn define(&mut self, v: Value, w: Word) -> Result<(), EmitError> {
+    pub(super) fn define(&mut self, v: Value, w: Word) -> Result<(), EmitError> {
         self.ids.insert(v, (w, Scope::Block(self.cur)));
         if let Some(&var) = self.vars.get(&v) {
             self.b.store(var, w, None, []).map_err(internal)?;
@@ -345,7 +347,7 @@ impl Em<'_> {
     }
 
     /// A 64-bit word to a value of type `t` (its low bits; `!= 0` for `b1`).
-    fn word_to_value(&mut self, w: Word, t: Type) -> Result<Word, EmitError> {
+    pub(super) fn word_to_value(&mut self, w: Word, t: Type) -> Result<Word, EmitError> {
         let ty = self.ty(t)?;
         if t == Type::B1 {
             let z = self.konst(Type::I64, 0)?;
@@ -378,7 +380,7 @@ impl Em<'_> {
     }
 
     /// A value of type `t` to a zero-extended 64-bit word.
-    fn value_to_word(&mut self, x: Word, t: Type) -> Result<Word, EmitError> {
+    pub(super) fn value_to_word(&mut self, x: Word, t: Type) -> Result<Word, EmitError> {
         let from = self.ty(t)?;
         match t.bits() {
             _ if t == Type::B1 => {
@@ -458,7 +460,7 @@ impl Em<'_> {
         }
     }
 
-    fn global_ptr(&mut self, t: Type, addr: Word) -> Result<(Word, u32), EmitError> {
+    pub(super) fn global_ptr(&mut self, t: Type, addr: Word) -> Result<(Word, u32), EmitError> {
         let ty = self.ty(t)?;
         let pt = self.b.type_pointer(None, spirv::StorageClass::PhysicalStorageBuffer, ty);
         let p = self.b.convert_u_to_ptr(pt, None, addr).map_err(internal)?;
@@ -473,6 +475,9 @@ impl Em<'_> {
         match op {
             Op::Const(_) | Op::Undef | Op::Param(_) | Op::Phi(_) => return Ok(()),
             _ => {}
+        }
+        if self.wave.is_some() && self.wave_inst(v)? {
+            return Ok(());
         }
         if matches!(op, Op::Mem(MemOp::Store(Space::Global))) {
             let t = self.vty(args[1])?;
@@ -621,9 +626,6 @@ fn buffer_var(b: &mut Builder, pt: Word, binding: u32) -> Word {
 
 /// Emit `f` (see the module documentation for the subset and the interface).
 pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
-    if f.model != ExecModel::Lanes {
-        return Err(unsupported(0, u32::MAX, "wave model", "wave-model functions (EXEC as a value)"));
-    }
     let s = structurize::structurize_function(f).ok_or_else(|| internal("function without blocks"))??;
     let g: ScfGraph = s.lower()?;
     structurize::check(&g).map_err(|e| EmitError::Structure(StructurizeError::Internal(e.to_string())))?;
@@ -702,7 +704,10 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
     let main = b.id();
     let entry = if f.name.is_empty() { "main".to_string() } else { f.name.clone() };
     let workgroup_size = if f.wave_size == 0 { 32 } else { f.wave_size };
-    b.entry_point(spirv::ExecutionModel::GLCompute, main, entry.clone(), [gid_var, par_var, out_var, const_var, pc_var]);
+    let wave = (f.model == ExecModel::Wave).then(|| super::wave::WaveVars::declare(&mut b, f, workgroup_size, t_u32, t_u64));
+    let mut interface = vec![gid_var, par_var, out_var, const_var, pc_var];
+    interface.extend(wave.iter().flat_map(|w| w.interface()));
+    b.entry_point(spirv::ExecutionModel::GLCompute, main, entry.clone(), interface);
     b.execution_mode(main, spirv::ExecutionMode::LocalSize, [workgroup_size, 1, 1]);
 
     let mut em = Em {
@@ -724,6 +729,7 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
         int16: false,
         float64: false,
         glsl_set: None,
+        wave,
     };
     // Types and constants before the function.
     let mut var_types = Vec::new();

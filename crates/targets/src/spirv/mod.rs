@@ -8,5 +8,6 @@ mod approx_series;
 mod f64;
 mod float;
 mod int_ops;
+mod wave;
 
 pub use emit::{emit, EmitError, Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING};
