@@ -220,7 +220,7 @@ impl Em<'_> {
         self.b.decorate(w, spirv::Decoration::NoContraction, []);
     }
 
-    fn int(&mut self, op: IntOp, v: Value, t: Type, a: &[Word]) -> Result<Word, EmitError> {
+    pub(super) fn int(&mut self, op: IntOp, v: Value, t: Type, a: &[Word]) -> Result<Word, EmitError> {
         let text = Op::Int(op).mnemonic();
         if t == Type::B1 {
             if let IntOp::Lop3(table) = op {

@@ -267,13 +267,16 @@ impl Em<'_> {
     /// The NaN the rule gives for NaN operands `nans` (format bits in u64) or an invalid
     /// operation.
     pub(super) fn nan_bits(&mut self, f: FFmt, rule: NanRule, nans: &[Word]) -> Result<Word, EmitError> {
-        let (first, default) = match rule {
+        // (the first operand's NaN comes first, quiet the NaN operand, the invalid operation's NaN)
+        let (first, quiet, default) = match rule {
             NanRule::NvCanonical => return self.u64c(f.nv_nan()),
             NanRule::DefaultQuiet => return self.u64c(f.qnan()),
-            NanRule::Propagate => (true, f.qnan()),
-            NanRule::NvFirst => (true, f.nv_nan()),
+            NanRule::Propagate => (true, true, f.qnan()),
+            NanRule::NvFirst => (true, true, f.nv_nan()),
             // Second, third, then first operand (`soft::nan_result`).
-            NanRule::NvF64 => (false, f.nv_nan()),
+            NanRule::NvF64 => (false, true, f.nv_nan()),
+            NanRule::PropagateNeg => (true, true, f.qnan() | f.sign_mask()),
+            NanRule::Keep => (true, false, f.qnan() | f.sign_mask()),
             _ => return Err(unsupported(self.cur_ir, u32::MAX, rule.name(), "this NaN rule")),
         };
         let mut order: Vec<Word> = nans.to_vec();
@@ -283,7 +286,7 @@ impl Em<'_> {
         let mut r = self.u64c(default)?;
         for &n in order.iter().rev() {
             let is = self.is_nan_bits(f, n)?;
-            let q = self.u64c(1 << (f.man_bits() - 1))?;
+            let q = self.u64c(if quiet { 1 << (f.man_bits() - 1) } else { 0 })?;
             let quiet = self.or(n, q)?;
             r = self.sel(is, quiet, r)?;
         }
@@ -466,9 +469,23 @@ impl Em<'_> {
         let r = self.sel(is_inf, signed_inf, r)?;
         let r = self.sel(is_nan, nan, r)?;
         let never = self.bconst(false)?;
-        let tiny = self.b.select(tb, None, is_zero, never, tiny).map_err(internal)?;
+        let mut tiny = self.b.select(tb, None, is_zero, never, tiny).map_err(internal)?;
+        let tiny_mode = if mode.ftz_out && mode.tininess == Tininess::AfterRounding {
+            // Tiny after rounding (`soft::pack_mode`): tiny before rounding, and the doubled
+            // value rounded to the format stays below twice the smallest normal.
+            let two = self.u64c(1 << 52)?;
+            let d2 = self.add(d, two)?;
+            let (r2, _) = self.round_to(f, d2, err, mode.round, false)?;
+            let mag2 = self.and(r2, f.all_mask() & !f.sign_mask())?;
+            let lim = self.u64c(2 << f.man_bits())?;
+            let stays = self.b.u_less_than(tb, None, mag2, lim).map_err(internal)?;
+            tiny = self.land(tiny, stays)?;
+            FloatMode { tininess: Tininess::BeforeRounding, ..*mode }
+        } else {
+            *mode
+        };
         let tiny = self.b.select(tb, None, is_inf, never, tiny).map_err(internal)?;
-        self.finish(f, mode, r, Some(tiny))
+        self.finish(f, &tiny_mode, r, Some(tiny))
     }
 
     /// The sign of an exact zero sum of `x` and `y` (f64 bits): theirs when both are zeros of
@@ -497,7 +514,7 @@ impl Em<'_> {
         if f == FFmt::F64 && !f64_arith && !matches!(op.kind, FloatKind::Abs | FloatKind::Neg | FloatKind::Min(_) | FloatKind::Max(_)) {
             return Err(unsupported(self.cur_ir, u32::MAX, text, "f64 arithmetic (needs f64 subnormals the device may flush)"));
         }
-        let x: Vec<Word> = a.iter().map(|&w| if m.ftz_in { self.flush_bits(f, w) } else { Ok(w) }).collect::<Result<_, _>>()?;
+        let mut x: Vec<Word> = a.iter().map(|&w| if m.ftz_in { self.flush_bits(f, w) } else { Ok(w) }).collect::<Result<_, _>>()?;
         if f == FFmt::F64 && f64_arith && !op.relu {
             return self.f64_arith(op, &x);
         }
@@ -527,7 +544,24 @@ impl Em<'_> {
                     _ => {
                         // The product of two narrow values is exact in f64; then TwoSum.
                         let p = self.fop(b'*', fw[0], fw[1])?;
-                        let (s, e) = self.two_sum(p, fw[2])?;
+                        let mut c = fw[2];
+                        if matches!(m.nan, NanRule::Keep | NanRule::PropagateNeg) {
+                            // An invalid product (inf × 0) gives the invalid NaN even when the
+                            // addend is a NaN (`soft::fma_scaled`): the addend then does not count.
+                            let tb = self.bool_ty()?;
+                            let pn = self.b.is_nan(tb, None, p).map_err(internal)?;
+                            let an = self.b.is_nan(tb, None, fw[0]).map_err(internal)?;
+                            let bn = self.b.is_nan(tb, None, fw[1]).map_err(internal)?;
+                            let opn = self.lor(an, bn)?;
+                            let notn = self.lnot(opn)?;
+                            let invalid = self.land(pn, notn)?;
+                            let z = self.u64c(0)?;
+                            let z = self.as_double(z)?;
+                            let td = self.f64_ty();
+                            c = self.b.select(td, None, invalid, z, c).map_err(internal)?;
+                            x[2] = self.sel_k(invalid, 0, x[2])?;
+                        }
+                        let (s, e) = self.two_sum(p, c)?;
                         let pb = self.double_bits(p)?;
                         let zs = self.zero_sum_sign(pb, w[2], m.round)?;
                         (self.double_bits(s)?, Err64::Term(e), Some(zs))
@@ -536,9 +570,6 @@ impl Em<'_> {
                 self.result(f, &mode, d, err, &x, zs)?
             }
             FloatKind::Min(k) | FloatKind::Max(k) => {
-                if k == MinMaxKind::Num2008 {
-                    return Err(unsupported(self.cur_ir, u32::MAX, text, "minNum with signalling NaNs"));
-                }
                 let max = matches!(op.kind, FloatKind::Max(_));
                 let (na, nb) = (self.is_nan_bits(f, x[0])?, self.is_nan_bits(f, x[1])?);
                 let key = |em: &mut Self, v: Word| -> Result<Word, EmitError> {
@@ -556,13 +587,27 @@ impl Em<'_> {
                 let nan = self.nan_bits(f, m.nan, &x)?;
                 let any = self.lor(na, nb)?;
                 let r = match k {
-                    MinMaxKind::Num => {
+                    MinMaxKind::Num | MinMaxKind::Num2008 => {
                         let both = self.land(na, nb)?;
                         let other = self.sel(na, x[1], x[0])?;
                         let r = self.sel(any, other, num)?;
                         self.sel(both, nan, r)?
                     }
                     _ => self.sel(any, nan, num)?,
+                };
+                // minNum/maxNum of IEEE 754-2008: a signalling NaN operand gives the rule's NaN
+                // of the first signalling one (`soft::min_max`).
+                let r = if k == MinMaxKind::Num2008 {
+                    let q = 1u64 << (f.man_bits() - 1);
+                    let (qa, qb) = (self.and(x[0], q)?, self.and(x[1], q)?);
+                    let (za, zb) = (self.eq(qa, 0)?, self.eq(qb, 0)?);
+                    let (sa, sb) = (self.land(na, za)?, self.land(nb, zb)?);
+                    let first = self.sel(sa, x[0], x[1])?;
+                    let snan = self.nan_bits(f, m.nan, &[first])?;
+                    let any_s = self.lor(sa, sb)?;
+                    self.sel(any_s, snan, r)?
+                } else {
+                    r
                 };
                 self.finish(f, &mode, r, None)?
             }
@@ -875,6 +920,9 @@ impl Em<'_> {
                 let isz = self.eq(mag, 0)?;
                 let (rounded, tiny) = self.round_to(tf, d, Err64::Exact, mode.round, false)?;
                 let r = self.sel_k(isz, 0, rounded)?;
+                // A converted integer is zero or at least 1, never tiny: both tininess rules
+                // agree.
+                let mode = FloatMode { tininess: Tininess::BeforeRounding, ..mode };
                 let r = self.finish(tf, &mode, r, Some(tiny))?;
                 self.elem_out(tf, r)?
             }

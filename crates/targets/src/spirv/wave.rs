@@ -21,6 +21,7 @@ use super::emit::{internal, unsupported, Em, EmitError, Scope};
 use isabridge_ir::ir::{Function, Value};
 use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
 use isabridge_ir::ops::control::SyncOp;
+use isabridge_ir::ops::int::IntOp;
 use isabridge_ir::ops::lane::{Dpp, LaneOp};
 use isabridge_ir::ops::mem::{AtomicKind, MemOp, Space};
 use isabridge_ir::types::Type;
@@ -183,6 +184,16 @@ impl Em<'_> {
                 if let Some(r) = r {
                     self.define(v, r)?;
                 }
+            }
+            // Lane masks are 64-bit integers here.
+            Op::Int(io) if ty == Some(Type::Mask) || args.first().is_some_and(|&x| self.f.ty(x) == Some(Type::Mask)) => {
+                let mut a = Vec::with_capacity(args.len());
+                for &x in &args {
+                    a.push(self.get(x)?);
+                }
+                let at = if matches!(io, IntOp::Cmp(_)) || ty == Some(Type::Mask) { Type::I64 } else { ty.unwrap_or(Type::I64) };
+                let r = self.int(io, v, at, &a)?;
+                self.define(v, r)?;
             }
             Op::Sync(SyncOp::Barrier(_)) => self.barrier()?,
             Op::Sync(SyncOp::Fence(_) | SyncOp::Wait(_) | SyncOp::Sleep(_) | SyncOp::Priority(_)) => {}
