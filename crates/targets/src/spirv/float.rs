@@ -277,7 +277,6 @@ impl Em<'_> {
             NanRule::NvF64 => (false, true, f.nv_nan()),
             NanRule::PropagateNeg => (true, true, f.qnan() | f.sign_mask()),
             NanRule::Keep => (true, false, f.qnan() | f.sign_mask()),
-            _ => return Err(unsupported(self.cur_ir, u32::MAX, rule.name(), "this NaN rule")),
         };
         let mut order: Vec<Word> = nans.to_vec();
         if !first && !order.is_empty() {
