@@ -194,38 +194,25 @@ impl Kernel {
 pub fn kernels(bytes: &[u8]) -> Result<Vec<Kernel>, KernelError> {
     let file = object::File::parse(bytes).map_err(|e| KernelError::Elf(e.to_string()))?;
     let mut meta: Vec<(String, Vec<KernelArg>)> = Vec::new();
-    for sec in file.sections().filter(|s| s.kind() == object::SectionKind::Note) {
-        let Ok(data) = sec.data() else { continue };
-        for desc in amdmeta::notes(data, "AMDGPU", amdmeta::NT_AMDGPU_METADATA) {
-            let Ok(root) = amdmeta::parse(desc) else { continue };
-            let Some(Value::Array(ks)) = root.get("amdhsa.kernels") else { continue };
-            for k in ks {
-                let name = k
-                    .get(".symbol")
-                    .and_then(Value::as_str)
-                    .map(|s| s.strip_suffix(".kd").unwrap_or(s))
-                    .or_else(|| k.get(".name").and_then(Value::as_str));
-                let Some(name) = name else { continue };
-                let mut args = Vec::new();
-                if let Some(Value::Array(xs)) = k.get(".args") {
-                    for a in xs {
-                        let int = |key: &str| a.get(key).and_then(Value::as_int).unwrap_or(0) as u32;
-                        let kind = match a.get(".value_kind").and_then(Value::as_str).unwrap_or("") {
-                            "global_buffer" => ArgKind::GlobalBuffer,
-                            "by_value" => ArgKind::ByValue,
-                            s => match s.strip_prefix("hidden_") {
-                                Some(h) => ArgKind::Hidden(h.to_string()),
-                                None => ArgKind::Other(s.to_string()),
-                            },
-                        };
-                        let type_name = a.get(".type_name").and_then(Value::as_str).unwrap_or("").to_string();
-                        args.push(KernelArg { offset: int(".offset"), size: int(".size"), kind, type_name });
-                    }
-                }
-                meta.push((name.to_string(), args));
+    amdmeta::for_each_kernel_map(&file, |name, k| {
+        let mut args = Vec::new();
+        if let Some(Value::Array(xs)) = k.get(".args") {
+            for a in xs {
+                let int = |key: &str| a.get(key).and_then(Value::as_int).unwrap_or(0) as u32;
+                let kind = match a.get(".value_kind").and_then(Value::as_str).unwrap_or("") {
+                    "global_buffer" => ArgKind::GlobalBuffer,
+                    "by_value" => ArgKind::ByValue,
+                    s => match s.strip_prefix("hidden_") {
+                        Some(h) => ArgKind::Hidden(h.to_string()),
+                        None => ArgKind::Other(s.to_string()),
+                    },
+                };
+                let type_name = a.get(".type_name").and_then(Value::as_str).unwrap_or("").to_string();
+                args.push(KernelArg { offset: int(".offset"), size: int(".size"), kind, type_name });
             }
         }
-    }
+        meta.push((name.to_string(), args));
+    });
     let mut out = Vec::new();
     for y in file.symbols() {
         let Ok(n) = y.name() else { continue };

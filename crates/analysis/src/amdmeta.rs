@@ -424,6 +424,30 @@ pub fn parse(b: &[u8]) -> Result<Value<'_>, MsgpackError> {
 /// ELF note type of the AMDGPU metadata note (owner `AMDGPU`).
 pub const NT_AMDGPU_METADATA: u32 = 32;
 
+/// Calls `f` with each HSA kernel's name and metadata map (`amdhsa.kernels` in the
+/// NT_AMDGPU_METADATA notes of `file`): the name is `.symbol` without `.kd`, else `.name`;
+/// kernels with neither and notes that do not parse are skipped.
+pub fn for_each_kernel_map(file: &object::File<'_>, mut f: impl FnMut(&str, &Value<'_>)) {
+    use object::{Object, ObjectSection};
+    for sec in file.sections().filter(|s| s.kind() == object::SectionKind::Note) {
+        let Ok(data) = sec.data() else { continue };
+        for desc in notes(data, "AMDGPU", NT_AMDGPU_METADATA) {
+            let Ok(root) = parse(desc) else { continue };
+            let Some(Value::Array(ks)) = root.get("amdhsa.kernels") else { continue };
+            for k in ks {
+                let name = k
+                    .get(".symbol")
+                    .and_then(Value::as_str)
+                    .map(|s| s.strip_suffix(".kd").unwrap_or(s))
+                    .or_else(|| k.get(".name").and_then(Value::as_str));
+                if let Some(name) = name {
+                    f(name, k);
+                }
+            }
+        }
+    }
+}
+
 /// The descriptor of every note in an ELF note section (little-endian) with owner `owner` and
 /// type `ty`. A malformed tail ends the walk.
 pub fn notes<'a>(data: &'a [u8], owner: &str, ty: u32) -> Vec<&'a [u8]> {

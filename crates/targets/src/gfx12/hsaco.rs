@@ -22,7 +22,7 @@
 
 use super::descriptor::{KernelDescriptor, RegisterCounts, DESCRIPTOR_BYTES};
 use super::msgpack::Msg;
-use isabridge_analysis::amdmeta::{self, Value};
+use isabridge_analysis::amdmeta;
 use isabridge_decoder::elf::{EF_AMDGPU_MACH_GFX1201, EM_AMDGPU};
 
 /// `amdhsa.target` of the code objects written here.
@@ -93,24 +93,7 @@ pub enum HsacoError {
 pub fn kernel_metadata(bytes: &[u8]) -> Vec<(String, Msg)> {
     let mut out = Vec::new();
     let Ok(file) = object::File::parse(bytes) else { return out };
-    use object::{Object, ObjectSection};
-    for sec in file.sections().filter(|s| s.kind() == object::SectionKind::Note) {
-        let Ok(data) = sec.data() else { continue };
-        for desc in amdmeta::notes(data, "AMDGPU", amdmeta::NT_AMDGPU_METADATA) {
-            let Ok(root) = amdmeta::parse(desc) else { continue };
-            let Some(Value::Array(ks)) = root.get("amdhsa.kernels") else { continue };
-            for k in ks {
-                let name = k
-                    .get(".symbol")
-                    .and_then(Value::as_str)
-                    .map(|s| s.strip_suffix(".kd").unwrap_or(s))
-                    .or_else(|| k.get(".name").and_then(Value::as_str));
-                if let Some(n) = name {
-                    out.push((n.to_string(), Msg::from_value(k)));
-                }
-            }
-        }
-    }
+    amdmeta::for_each_kernel_map(&file, |name, k| out.push((name.to_string(), Msg::from_value(k))));
     out
 }
 

@@ -30,14 +30,7 @@ pub fn gfx12_operands(opcode: u16, enc: &str) -> Option<Vec<(Option<&'static str
 /// The explicit operand fields of gfx1201 instruction `opcode` in encoding `enc`, in the
 /// reference disassembler's order.
 pub fn gfx12_fields(opcode: u16, enc: &str) -> Option<Vec<&'static str>> {
-    let t = GFX12.tables();
-    let ins = t.instructions.get(opcode as usize)?;
-    let ie = ins
-        .encodings
-        .iter()
-        .map(|&k| &t.inst_encodings[k as usize])
-        .find(|ie| t.encodings[ie.enc as usize].name == enc)?;
-    Some(ie.operands.iter().filter(|o| !o.is_implicit()).filter_map(|o| o.field.map(|f| f.name)).collect())
+    Some(gfx12_operands(opcode, enc)?.into_iter().filter_map(|(field, _)| field).collect())
 }
 
 /// The gfx1201 encoding name `enc` as the tables' static string.
