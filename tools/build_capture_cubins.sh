@@ -6,6 +6,8 @@
 #   fixtures/hw/capture.sm<XX>.cubin     the kernels k_<op> (C++-mangled, as nvcc names them)
 #   fixtures/hw/capture.sm<XX>.txt       nvdisasm -c listing
 #   fixtures/hw/capture.sm<XX>.absent    ops left out, with the first line of the tool's error
+# OPS=FILE (default ops.inc) builds another op list of fixtures/hw, STEM=NAME (default capture)
+# names the outputs NAME.sm<XX>.{cubin,txt,absent}: OPS=ops_atomic.inc STEM=capture_atomic.
 # capture.cu's host part (main) is not compiled: only its device part, through a small prelude
 # that stands in for the CUDA headers (clang -nocudainc).
 set -euo pipefail
@@ -15,6 +17,8 @@ CLANG=${CLANG:-clang-22}
 PTXAS=${PTXAS:-$TOOLS/ptxas12}
 NVDISASM=${NVDISASM:-$TOOLS/nvdisasm12}
 F=$ROOT/fixtures/hw
+OPS=${OPS:-ops.inc}
+STEM=${STEM:-capture}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
@@ -35,7 +39,7 @@ PRE
 # The device part of capture.cu: its typedefs and kernel macros, up to the first include of ops.inc.
 sed -n '/^typedef uint32_t u32;/,/^#include "ops.inc"/p' "$F/capture.cu" | grep -v '^#include "ops.inc"' > "$W/macros.h"
 # One op per line: the top-level macro calls of ops.inc.
-python3 - "$F/ops.inc" > "$W/ops.list" <<'PY'
+python3 - "$F/$OPS" > "$W/ops.list" <<'PY'
 import sys
 src = "\n".join(l for l in open(sys.argv[1]).read().splitlines() if not l.lstrip().startswith("//"))
 depth, start, quote = 0, None, False
@@ -62,7 +66,7 @@ compile() {  # $1 sm, $2 .cu, $3 out stem
 }
 for sm in 86 50; do
   : > "$W/keep.$sm"
-  : > "$F/capture.sm$sm.absent"
+  : > "$F/$STEM.sm$sm.absent"
   n=0
   while IFS= read -r op; do
     n=$((n + 1))
@@ -71,12 +75,12 @@ for sm in 86 50; do
     if compile "$sm" "$W/op$n.cu" "$W/op$n.sm$sm" 2> "$W/err"; then
       printf '%s\n' "$op" >> "$W/keep.$sm"
     else
-      printf '%s\t%s\n' "$name" "$(grep -m1 -iE 'error|fatal' "$W/err" | sed -E 's/^.*error +: //')" >> "$F/capture.sm$sm.absent"
+      printf '%s\t%s\n' "$name" "$(grep -m1 -iE 'error|fatal' "$W/err" | sed -E 's/^.*error +: //')" >> "$F/$STEM.sm$sm.absent"
     fi
   done < "$W/ops.list"
   cat "$W/prelude.h" "$W/macros.h" "$W/keep.$sm" > "$W/capture.sm$sm.cu"
   compile "$sm" "$W/capture.sm$sm.cu" "$W/capture.sm$sm"
-  cp "$W/capture.sm$sm.cubin" "$F/capture.sm$sm.cubin"
-  "$NVDISASM" -c "$F/capture.sm$sm.cubin" > "$F/capture.sm$sm.txt"
-  echo "sm_$sm: $(wc -l < "$W/keep.$sm") ops built, $(wc -l < "$F/capture.sm$sm.absent") absent"
+  cp "$W/capture.sm$sm.cubin" "$F/$STEM.sm$sm.cubin"
+  "$NVDISASM" -c "$F/$STEM.sm$sm.cubin" > "$F/$STEM.sm$sm.txt"
+  echo "sm_$sm: $(wc -l < "$W/keep.$sm") ops built, $(wc -l < "$F/$STEM.sm$sm.absent") absent"
 done

@@ -7,7 +7,7 @@
 
 use isabridge_ir::interp::{self, Config, Input, Memory};
 use isabridge_ir::Function;
-use isabridge_targets::vulkan::{Dispatch, Vulkan};
+use isabridge_targets::vulkan::Dispatch;
 
 /// Run `f` for one workgroup as `cfg` describes it, through `via` (`interp` or `spirv`);
 /// returns the memory afterwards. Only global memory comes back from `spirv`.
@@ -29,7 +29,7 @@ fn run_spirv(f: &Function, cfg: &Config, ins: &[Input], mem: Memory) -> Result<M
     if kernel.workgroup_size != cfg.wave_size {
         return Err(format!("the function is for waves of {} lanes, the run for {}", kernel.workgroup_size, cfg.wave_size));
     }
-    let vk = Vulkan::open(None).map_err(|e| e.to_string())?;
+    let vk = crate::vk::device()?;
     let contents: Vec<&[u8]> = mem.global.iter().map(|(_, v)| v.as_slice()).collect();
     let gm = vk.global(&contents).map_err(|e| e.to_string())?;
     let relocate = |v: u64| -> Option<u64> {

@@ -11,7 +11,7 @@ use isabridge_decoder::elf::nvinfo::KernelAbi;
 use isabridge_decoder::lift::sm86::SystemValue;
 use isabridge_decoder::Isa;
 use isabridge_ir::Function;
-use isabridge_targets::vulkan::{Dispatch, Vulkan};
+use isabridge_targets::vulkan::Dispatch;
 
 /// Run lifted kernel `f` over the launch's grid on the Vulkan device (lavapipe by default);
 /// returns the global memory afterwards, at the launch's guest addresses.
@@ -19,7 +19,7 @@ pub fn launch(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Vec<(u
     let mut f = f.clone();
     isabridge_ir::passes::run_pipeline(&mut f).map_err(|e| format!("{}: pipeline: {e}", k.name))?;
     let kernel = isabridge_targets::spirv::emit(&f).map_err(|e| format!("{}: SPIR-V: {e}", k.name))?;
-    let vk = Vulkan::open(None).map_err(|e| e.to_string())?;
+    let vk = crate::vk::device()?;
     let contents: Vec<&[u8]> = l.global.iter().map(|(_, v)| v.as_slice()).collect();
     let mem = vk.global(&contents).map_err(|e| e.to_string())?;
     let relocate = |v: u64| -> u64 {

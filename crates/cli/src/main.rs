@@ -28,6 +28,7 @@ mod listing;
 mod musl_mem;
 mod run;
 mod translate;
+mod vk;
 
 /// The static musl build's allocator (see alloc.rs).
 #[cfg(target_env = "musl")]
@@ -44,6 +45,10 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Vulkan device for `--via spirv`, by its index in the Vulkan loader's list (default:
+    /// Mesa lavapipe when present, else the first device).
+    #[arg(long, global = true, value_name = "N")]
+    vk_device: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -163,14 +168,17 @@ pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_ch
     let r = match quick_disasm(&args) {
         Some(a) => disasm::run(&a).map_err(Failure::from),
         None => match Cli::try_parse_from(&args) {
-            Ok(cli) => match cli.command {
-                Command::Disasm(a) => disasm::run(&a).map_err(Failure::from),
-                Command::Census(a) => census::run(&a),
-                Command::Conform(a) => conform::run(&a),
-                Command::Lift(a) => lift_cmd::run(&a),
-                Command::Run(a) => run::run(&a),
-                Command::Translate(a) => translate::run(&a),
-            },
+            Ok(cli) => {
+                vk::set_device_index(cli.vk_device);
+                match cli.command {
+                    Command::Disasm(a) => disasm::run(&a).map_err(Failure::from),
+                    Command::Census(a) => census::run(&a),
+                    Command::Conform(a) => conform::run(&a),
+                    Command::Lift(a) => lift_cmd::run(&a),
+                    Command::Run(a) => run::run(&a),
+                    Command::Translate(a) => translate::run(&a),
+                }
+            }
             // --help and --version print and exit 0; usage errors print and exit 2.
             Err(e) => e.exit(),
         },
