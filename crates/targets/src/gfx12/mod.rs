@@ -14,6 +14,7 @@
 
 mod alu;
 pub mod descriptor;
+pub mod function;
 mod ds;
 mod flat;
 pub mod hazards;
@@ -21,6 +22,7 @@ pub mod hsaco;
 pub mod layout;
 pub mod map;
 pub mod msgpack;
+pub mod object;
 pub mod selfcheck;
 pub mod waitcheck;
 pub mod waits;

@@ -1,0 +1,144 @@
+//! One function of gfx1013 machine code to gfx1201 machine code: the chain of the gfx12
+//! passes over a byte range.
+//!
+//! [`translate_function`] decodes the gfx1013 bytes front to back, translates each
+//! instruction ([`super::translate_inst`]), puts an optional entry sequence in front,
+//! replaces `s_getpc_b64` by the guest PC ([`super::layout::replace_getpc`]), recomputes the
+//! counter waits ([`super::waits::insert_waits`]) and the ALU waits
+//! ([`super::hazards::insert_alu_waits`]), and places the result ([`super::layout::place`]).
+//! The register counts of the result are the declared ones, raised to every register the
+//! translated code names ([`super::layout::Temps`]).
+//!
+//! Addresses: `addr` is where the gfx1013 bytes sit in the decoder's address space (a code
+//! object's `.text` address, or 0 for raw code); branch targets are resolved in it.
+//! `FunctionOptions::guest_base` is added to it for the value `s_getpc_b64` would have read
+//! (where the guest code is loaded); `FunctionOptions::place_at` is the address of the first
+//! gfx1201 byte (branches are PC-relative, so it only sets the instructions' `addr`).
+
+use super::hazards::insert_alu_waits;
+use super::layout::{place, replace_getpc, LayoutError, Temps};
+use super::waits::{insert_waits, WaitError};
+use super::{translate_inst, TranslateError, Translated, TranslatedInst};
+use isabridge_decoder::{DecodeError, Inst, Isa};
+
+/// Settings of one function's translation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FunctionOptions {
+    /// Added to a gfx1013 address for the PC value `s_getpc_b64` reads (the guest load bias).
+    pub guest_base: u64,
+    /// Address the first gfx1201 byte is placed at.
+    pub place_at: u64,
+    /// VGPRs the gfx1013 code declares (its descriptor or metadata); temporaries go above.
+    pub declared_vgprs: u16,
+    /// SGPRs the gfx1013 code declares, likewise.
+    pub declared_sgprs: u16,
+    /// The code runs as wave64 (wave32 otherwise).
+    pub wave64: bool,
+}
+
+/// A translated function.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TranslatedFunction {
+    /// The gfx1201 bytes and instructions, placed at `FunctionOptions::place_at`.
+    pub code: Translated,
+    /// VGPRs the translated code needs (declared, named, temporaries).
+    pub vgprs: u16,
+    /// SGPRs the translated code needs, VCC not counted (declared, named, temporaries).
+    pub sgprs: u16,
+    /// gfx1013 instructions read.
+    pub source_insts: usize,
+}
+
+/// Why a function could not be translated. Every variant names the ISA, the address and,
+/// where there is one, the instruction.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FunctionError {
+    /// A gfx1013 word does not decode.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// An instruction has no gfx1201 translation.
+    #[error(transparent)]
+    Translate(#[from] TranslateError),
+    /// Waits could not be computed.
+    #[error(transparent)]
+    Wait(#[from] WaitError),
+    /// The code could not be laid out.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+}
+
+/// The gfx1013 instructions of `code` at `addr`, front to back.
+pub fn decode_gfx1013(code: &[u8], addr: u64) -> Result<Vec<Inst>, DecodeError> {
+    let p = Isa::Gfx1013.plugin();
+    let mut out = Vec::with_capacity(code.len() / 5);
+    let mut off = 0usize;
+    while off < code.len() {
+        let at = addr.wrapping_add(off as u64);
+        let d = p.decode(&code[off..], at)?;
+        out.push(p.operands(&d, at));
+        off += d.len as usize;
+    }
+    Ok(out)
+}
+
+/// Translates the gfx1013 function `code` at `addr` (see the module notes for the addresses).
+pub fn translate_function(code: &[u8], addr: u64, opts: &FunctionOptions) -> Result<TranslatedFunction, FunctionError> {
+    let insts = decode_gfx1013(code, addr)?;
+    translate_insts(&insts, Vec::new(), opts)
+}
+
+/// Translates decoded gfx1013 instructions (in address order) with `entry` (gfx1201
+/// instructions, e.g. the moves a kernel's entry needs) in front. The entry instructions must
+/// carry a `src_addr` below the first instruction's address, so a branch to the function's
+/// first instruction does not land on them.
+pub fn translate_insts(insts: &[Inst], entry: Vec<TranslatedInst>, opts: &FunctionOptions) -> Result<TranslatedFunction, FunctionError> {
+    let mut out = entry;
+    out.reserve(insts.len() + insts.len() / 8);
+    for inst in insts {
+        out.extend(translate_inst(inst)?);
+    }
+    let out = replace_getpc(&out, opts.guest_base)?;
+    let out = insert_waits(&out)?;
+    let out = insert_alu_waits(&out)?;
+    let temps = Temps::new(&out, opts.declared_vgprs, opts.declared_sgprs);
+    let code = place(&out, opts.place_at)?;
+    Ok(TranslatedFunction { code, vgprs: temps.vgprs, sgprs: temps.sgprs, source_insts: insts.len() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(ws: &[u32]) -> Vec<u8> {
+        ws.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn a_loop_with_getpc_translates() {
+        // gfx1013: s_getpc_b64 s[0:1]; v_add_nc_u32 v1, v1, v0 (VOP2 37); s_cbranch_scc1 -2
+        // (back to the add); s_endpgm.
+        let code = words(&[0xbe80_1f00, 0x4a02_0300, 0xbf85_fffe, 0xbf81_0000]);
+        let opts = FunctionOptions { guest_base: 0x1000, place_at: 0x100, declared_vgprs: 4, declared_sgprs: 8, wave64: false };
+        let f = translate_function(&code, 0x40, &opts).unwrap();
+        let names: Vec<&str> = f.code.insts.iter().map(|t| t.inst.name).collect();
+        // The add reads EXEC after SALU writes: an ALU wait goes before it (hazards.rs).
+        assert_eq!(names, ["S_MOV_B32", "S_MOV_B32", "S_WAIT_ALU", "V_ADD_NC_U32", "S_CBRANCH_SCC1", "S_ENDPGM"]);
+        // The guest PC after s_getpc_b64: 0x1000 + 0x40 + 4.
+        assert_eq!(&f.code.code[4..8], &0x1044u32.to_le_bytes());
+        // The branch still targets the add's translation, which starts with the wait at 0x110
+        // (after two 8-byte moves).
+        assert_eq!(f.code.insts[4].inst.addr, 0x118);
+        assert_eq!(super::super::waits::branch_target(&f.code.insts[4].inst), Some(0x110));
+        assert_eq!((f.vgprs, f.sgprs, f.source_insts), (4, 8, 4));
+    }
+
+    #[test]
+    fn errors_are_typed() {
+        let opts = FunctionOptions::default();
+        assert!(matches!(translate_function(&[0, 0], 0, &opts), Err(FunctionError::Decode(_))));
+        // v_mad_f32 (VOP3 0x141) is a sequence not
+        // written yet.
+        let code = words(&[0xd541_0000, 0x0402_0100, 0xbf81_0000]);
+        assert!(matches!(translate_function(&code, 0, &opts), Err(FunctionError::Translate(_))));
+    }
+}
