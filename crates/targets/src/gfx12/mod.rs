@@ -14,6 +14,7 @@
 
 mod alu;
 pub mod descriptor;
+pub mod descriptor_convert;
 pub mod function;
 mod ds;
 mod flat;
@@ -24,6 +25,9 @@ pub mod map;
 pub mod msgpack;
 pub mod object;
 pub mod selfcheck;
+mod smem;
+mod sopp_ids;
+mod vbuffer;
 pub mod waitcheck;
 pub mod waits;
 
@@ -105,6 +109,9 @@ pub fn translate_inst(inst: &Inst) -> Result<Vec<TranslatedInst>, TranslateError
     if inst.isa != Isa::Gfx1013 {
         return Err(unsupported(inst, "the gfx1201 translator reads gfx1013 code"));
     }
+    if let Some(out) = sopp_ids::translate(inst) {
+        return built(inst, out?);
+    }
     let r = map::row(inst.name, inst.encoding).ok_or_else(|| unsupported(inst, "no row in the gfx1013 -> gfx1201 map"))?;
     let out = match r.kind {
         MapKind::Sequence if inst.name.starts_with("S_WAITCNT") => return Ok(Vec::new()),
@@ -113,6 +120,8 @@ pub fn translate_inst(inst: &Inst) -> Result<Vec<TranslatedInst>, TranslateError
         MapKind::Reencode | MapKind::Rename if ALU_ENCODINGS.contains(&r.gfx12_enc) => alu::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_VDS" => ds::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename if matches!(r.gfx12_enc, "ENC_VFLAT" | "ENC_VGLOBAL") => flat::translate(inst, r)?,
+        MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_SMEM" => smem::translate(inst, r)?,
+        MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_VBUFFER" => vbuffer::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename => {
             return Err(unsupported(inst, &format!("{} field mapping not written yet", r.gfx12_enc.trim_start_matches("ENC_"))))
         }
@@ -121,4 +130,14 @@ pub fn translate_inst(inst: &Inst) -> Result<Vec<TranslatedInst>, TranslateError
         .build(&out)
         .map_err(|err| TranslateError::Build { isa: inst.isa, addr: inst.addr, name: inst.name, err })?;
     Ok(vec![TranslatedInst { inst: out, src_addr: inst.addr }])
+}
+
+/// `out` after checking that every instruction builds with the gfx1201 builder.
+fn built(inst: &Inst, out: Vec<TranslatedInst>) -> Result<Vec<TranslatedInst>, TranslateError> {
+    for t in &out {
+        GFX12
+            .build(&t.inst)
+            .map_err(|err| TranslateError::Build { isa: inst.isa, addr: inst.addr, name: inst.name, err })?;
+    }
+    Ok(out)
 }
