@@ -11,7 +11,8 @@
 use isabridge_decoder::amd::{GFX10, GFX12};
 use isabridge_decoder::{Inst, IsaPlugin};
 use isabridge_targets::gfx12::map::{row, rows, MapKind};
-use isabridge_targets::gfx12::{translate_inst, TranslateError};
+use isabridge_targets::gfx12::expand::ExpandCx;
+use isabridge_targets::gfx12::{translate_inst, translate_inst_in, TranslateError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
@@ -25,22 +26,30 @@ fn unhex(s: &str) -> Vec<u8> {
     (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
 }
 
-/// (address, bytes) of every instruction of the gfx1013 corpus listings, then (with `probe`) of
-/// the probe set: compiler output first, so a row's representative is real code where there is some.
-fn gfx1013_cases(probe: bool) -> Vec<(u64, Vec<u8>)> {
+/// The expansion context of the corpus checks: temporaries above every register the corpus
+/// names, and the MODE.IEEE bit of its kernels (clang's compute kernels set it) or clear.
+fn corpus_cx(wave64: bool, ieee: bool) -> ExpandCx {
+    ExpandCx { wave64, ieee: Some(ieee), vgprs: Some(240), sgprs: Some(100) }
+}
+
+/// (address, bytes, wave64) of every instruction of the gfx1013 corpus listings, then (with
+/// `probe`) of the probe set: compiler output first, so a row's representative is real code
+/// where there is some.
+fn gfx1013_cases(probe: bool) -> Vec<(u64, Vec<u8>, bool)> {
     let mut out = Vec::new();
     let mut files: Vec<_> = std::fs::read_dir(root().join("fixtures/amd/ref")).unwrap().flatten().map(|e| e.path()).collect();
     files.sort();
     for f in files.iter().filter(|f| f.to_string_lossy().contains(".gfx1013-")) {
+        let wave64 = f.to_string_lossy().contains("-w64");
         for line in std::fs::read_to_string(f).unwrap().lines() {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            out.push((v["offset"].as_u64().unwrap(), unhex(v["bytes"].as_str().unwrap())));
+            out.push((v["offset"].as_u64().unwrap(), unhex(v["bytes"].as_str().unwrap()), wave64));
         }
     }
     if probe {
         for l in std::fs::read_to_string(root().join("fixtures/amd/probe/gfx1013.tsv")).unwrap().lines() {
             if let Some(b) = l.split('\t').next() {
-                out.push((0, unhex(b)));
+                out.push((0, unhex(b), false));
             }
         }
     }
@@ -54,6 +63,8 @@ struct Out {
     what: String,
 }
 
+/// `i` built, decoded back and printed; the decoded operands must be `src`'s (the gfx1013
+/// instruction of a one-instruction translation, else `i` itself).
 fn emit(i: &Inst, src: &Inst, what: String) -> Out {
     let bytes = GFX12.build(i).unwrap_or_else(|e| panic!("{what}: {e}"));
     let d = GFX12.decode(&bytes, i.addr).unwrap_or_else(|e| panic!("{what}: our gfx1201 decoder rejects {bytes:02x?}: {e}"));
@@ -166,7 +177,7 @@ fn short(e: &TranslateError) -> String {
 #[test]
 fn every_reencode_and_rename_row_translates_and_llvm_mc_agrees() {
     let mut rep: BTreeMap<(&str, &str), Inst> = BTreeMap::new();
-    for (addr, b) in gfx1013_cases(true) {
+    for (addr, b, _) in gfx1013_cases(true) {
         let Ok(d) = GFX10.decode(&b, addr) else { continue };
         let i = GFX10.operands(&d, addr);
         rep.entry((i.name, i.encoding)).or_insert(i);
@@ -177,12 +188,14 @@ fn every_reencode_and_rename_row_translates_and_llvm_mc_agrees() {
             missing.push(format!("{} {}", r.gfx10, r.gfx10_enc));
             continue;
         };
-        match translate_inst(i) {
-            Ok(v) => {
-                assert_eq!(v.len(), 1, "{r:?}");
-                outs.push(emit(&v[0].inst, i, format!("{} {}", r.gfx10, r.gfx10_enc)));
+        for ieee in [true, false] {
+            match translate_inst_in(i, &corpus_cx(false, ieee)) {
+                Ok(v) if v.len() == 1 => outs.push(emit(&v[0].inst, i, format!("{} {}", r.gfx10, r.gfx10_enc))),
+                // An expansion (the float min / max rows).
+                Ok(v) => outs.extend(v.iter().map(|t| emit(&t.inst, &t.inst, format!("{} {} (expanded)", r.gfx10, r.gfx10_enc)))),
+                Err(e) if ieee => *refused.entry(short(&e)).or_default() += 1,
+                Err(_) => {}
             }
-            Err(e) => *refused.entry(short(&e)).or_default() += 1,
         }
     }
     let bad = llvm_mc_check(&outs);
@@ -202,11 +215,20 @@ fn corpus_instructions_translate_or_are_pinned() {
     let mut errs: BTreeMap<(String, String), u64> = BTreeMap::new();
     let mut outs = Vec::new();
     let mut seen = BTreeSet::new();
-    for (addr, b) in gfx1013_cases(false) {
+    for (addr, b, wave64) in gfx1013_cases(false) {
         total += 1;
         let d = GFX10.decode(&b, addr).unwrap();
         let i = GFX10.operands(&d, addr);
-        match translate_inst(&i) {
+        // The IEEE-clear sequences are checked by llvm-mc too; the counts are the IEEE ones.
+        if let Ok(v) = translate_inst_in(&i, &corpus_cx(wave64, false)) {
+            for t in v.iter().filter(|_| v.len() > 1) {
+                let key = (t.inst.name, format!("{:?}", t.inst.operands), format!("{:?}", t.inst.modifiers), t.inst.addr);
+                if seen.insert(key) {
+                    outs.push(emit(&t.inst, &t.inst, format!("{} at {addr:#x} (IEEE clear)", i.name)));
+                }
+            }
+        }
+        match translate_inst_in(&i, &corpus_cx(wave64, true)) {
             Ok(v) if v.is_empty() => dropped += 1,
             Ok(v) => {
                 ok += 1;
@@ -263,4 +285,8 @@ fn errors_name_isa_address_and_instruction() {
     let d12 = GFX12.decode(&[0x01, 0x00, 0x80, 0xbe], 8).unwrap();
     let e = translate_inst(&GFX12.operands(&d12, 8)).unwrap_err().to_string();
     assert!(e.starts_with("gfx1201 0x8: S_MOV_B32:"), "{e}");
+    // v_min_f32_e32 v2, v2, v3 without the gfx1013 MODE.IEEE bit: refused, never approximated.
+    let d = GFX10.decode(&[0x02, 0x07, 0x04, 0x1e], 0x44).unwrap();
+    let e = translate_inst(&GFX10.operands(&d, 0x44)).unwrap_err().to_string();
+    assert!(e.starts_with("gfx1013 0x44: V_MIN_F32:") && e.contains("IEEE"), "{e}");
 }

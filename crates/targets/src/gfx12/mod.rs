@@ -17,6 +17,8 @@ pub mod descriptor;
 pub mod descriptor_convert;
 pub mod function;
 mod ds;
+pub mod expand;
+mod expand_minmax;
 mod flat;
 pub mod hazards;
 pub mod hsaco;
@@ -33,6 +35,7 @@ pub mod waits;
 
 use isabridge_decoder::amd::GFX12;
 use isabridge_decoder::{BuildError, Inst, Isa, IsaPlugin};
+use expand::ExpandCx;
 use map::MapKind;
 
 /// One gfx1201 instruction produced for a gfx1013 instruction.
@@ -105,7 +108,16 @@ const ALU_ENCODINGS: &[&str] = &[
 /// map classifies as sequences or unsupported, and memory instructions (whose cache and
 /// address fields need their own mapping), are typed errors for now. Every returned instruction
 /// builds with the gfx1201 builder.
+///
+/// Expansions that need temporaries or the gfx1013 float mode are typed errors here:
+/// [`translate_inst_in`] gives them.
 pub fn translate_inst(inst: &Inst) -> Result<Vec<TranslatedInst>, TranslateError> {
+    translate_inst_in(inst, &ExpandCx::default())
+}
+
+/// [`translate_inst`] with what expansions may use ([`ExpandCx`]: the gfx1013 MODE.IEEE bit
+/// and temporary registers the caller reserved above the program's).
+pub fn translate_inst_in(inst: &Inst, cx: &ExpandCx) -> Result<Vec<TranslatedInst>, TranslateError> {
     if inst.isa != Isa::Gfx1013 {
         return Err(unsupported(inst, "the gfx1201 translator reads gfx1013 code"));
     }
@@ -113,6 +125,9 @@ pub fn translate_inst(inst: &Inst) -> Result<Vec<TranslatedInst>, TranslateError
         return built(inst, out?);
     }
     let r = map::row(inst.name, inst.encoding).ok_or_else(|| unsupported(inst, "no row in the gfx1013 -> gfx1201 map"))?;
+    if let Some(seq) = expand::expand(inst, r, cx) {
+        return Ok(seq?.into_iter().map(|i| TranslatedInst { inst: i, src_addr: inst.addr }).collect());
+    }
     let out = match r.kind {
         MapKind::Sequence if inst.name.starts_with("S_WAITCNT") => return Ok(Vec::new()),
         MapKind::Sequence => return Err(unsupported(inst, &format!("expansion not written yet: {}", r.reason))),

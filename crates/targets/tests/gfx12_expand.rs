@@ -1,0 +1,238 @@
+//! gfx1013 -> gfx1201 expansions proven on the interpreter: a gfx1013 program (per-lane inputs
+//! written with `v_writelane_b32`, the instruction under test, `s_endpgm`) and its translation
+//! ([`translate_inst_in`] of every instruction, placed) are lifted by the AMD lifter and run;
+//! the final values of the destination (and of every temporary-free register the test names)
+//! must be equal in every lane. The gfx1201 run gets the gfx1013 MODE with DX10_CLAMP and IEEE
+//! cleared, as the converted kernel descriptor gives it (descriptor.rs). Each test also shows
+//! that the plain one-instruction rename differs on some lane, so the inputs reach the rule the
+//! expansion exists for. The instruction's words are llvm-mc-22 -mcpu=gfx1013's encoding of the
+//! listed text; the gfx1201 control is llvm-mc-22 -mcpu=gfx1201's.
+
+use isabridge_decoder::amd::GFX10;
+use isabridge_decoder::lift::amd::{lift, Options};
+use isabridge_decoder::{Isa, IsaPlugin};
+use isabridge_ir::interp::{self, Config, Input, Memory};
+use isabridge_ir::ir::{Function, Terminator};
+use isabridge_ir::Builder;
+use isabridge_targets::gfx12::expand::ExpandCx;
+use isabridge_targets::gfx12::layout::place;
+use isabridge_targets::gfx12::{translate_inst_in, TranslatedInst};
+use std::process::Command;
+
+/// Temporaries far above the registers the tests name.
+const TEMP_VGPR: u16 = 200;
+const TEMP_SGPR: u16 = 100;
+
+/// MODE with f32 denormals flushed, f16/f64 kept, DX10_CLAMP (the lifter's default), and
+/// with every denormal kept.
+const MODES: [u32; 2] = [0xc0 | 1 << 8, 0xf0 | 1 << 8];
+const IEEE: u32 = 1 << 9;
+
+/// llvm-mc-22's encoding of one instruction.
+fn asm(mcpu: &str, text: &str) -> Vec<u8> {
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!("echo '{text}' | llvm-mc-22 -triple=amdgcn -mcpu={mcpu} -show-encoding"))
+        .output()
+        .expect("llvm-mc-22 runs");
+    let s = String::from_utf8_lossy(&o.stdout);
+    let enc = s.split("encoding: [").nth(1).unwrap_or_else(|| panic!("llvm-mc-22 {mcpu} rejects `{text}`: {}", String::from_utf8_lossy(&o.stderr)));
+    enc.split(']').next().unwrap().split(',').map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).unwrap()).collect()
+}
+
+/// `v_writelane_b32 v<reg>, <value>, <lane>` (gfx1013 VOP3 0x361 with a literal).
+fn writelane(reg: u16, value: u32, lane: u32) -> [u32; 3] {
+    [0xd761_0000 | reg as u32, 0xff | (128 + lane) << 9, value]
+}
+
+const S_ENDPGM: u32 = 0xbf81_0000;
+
+fn words(w: &[u32]) -> Vec<u8> {
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Make every return give the final values of the named registers.
+fn return_regs(f: &mut Function, names: &[String]) {
+    let regs: Vec<_> = names
+        .iter()
+        .map(|n| isabridge_ir::ir::Reg(f.regs.iter().position(|r| r.name == *n).unwrap_or_else(|| panic!("register {n}")) as u32))
+        .collect();
+    let exits: Vec<_> = f.layout.iter().copied().filter(|b| matches!(f.blocks[*b].term, Terminator::Return(_))).collect();
+    for b in exits {
+        let vals: Vec<_> = regs.iter().map(|r| Builder::new(f, b).read_reg(*r)).collect();
+        f.blocks[b].term = Terminator::Return(vals);
+    }
+}
+
+fn run(isa: Isa, code: &[u8], wave64: bool, mode: u32, outs: &[String]) -> Vec<Vec<u64>> {
+    let opts = Options { wave64, mode, ..Options::default() };
+    let mut f = lift(isa, code, 0, &opts).unwrap_or_else(|e| panic!("{isa:?} lifts: {e}"));
+    return_regs(&mut f, outs);
+    let n = if wave64 { 64 } else { 32 };
+    let cfg = Config { wave_size: n, waves: 1, ..Config::default() };
+    interp::run(&f, &cfg, &[Input::PerLane((0..n as u64).collect())], Memory::default()).expect("runs").outputs
+}
+
+/// One differential case: the gfx1013 instruction `text`, its source VGPRs (first register of
+/// each 32-bit part), the destination's registers, and the gfx1201 control instruction.
+struct Case<'a> {
+    text: &'a str,
+    srcs: &'a [u16],
+    dst: &'a [u16],
+    control: &'a str,
+    /// An SGPR the instruction reads: each run sets it to the next of [`F32`].
+    sgpr: Option<u16>,
+}
+
+/// Runs `case` on every row of `rows` (one value per source register), `lanes` rows per run,
+/// in wave32 and wave64, under each MODE with IEEE clear and set. Returns the rows on which
+/// the control differed from gfx1013.
+fn check(case: &Case, rows: &[Vec<u32>]) -> usize {
+    let op10 = asm("gfx1013", case.text);
+    let control = asm("gfx1201", case.control);
+    let outs: Vec<String> = case.dst.iter().map(|r| format!("v{r}")).collect();
+    let mut control_differs = 0;
+    for wave64 in [false, true] {
+        let n = if wave64 { 64 } else { 32 };
+        for base_mode in MODES {
+            for ieee in [false, true] {
+                let mode = base_mode | if ieee { IEEE } else { 0 };
+                let cx = ExpandCx { wave64, ieee: Some(ieee), vgprs: Some(TEMP_VGPR), sgprs: Some(TEMP_SGPR) };
+                for (c, chunk) in rows.chunks(n).enumerate() {
+                    let mut w = Vec::new();
+                    if let Some(sr) = case.sgpr {
+                        // s_mov_b32 s<sr>, <literal> (SOP1 opcode 3).
+                        w.extend([0xbe80_03ff | (sr as u32) << 16, F32[c % F32.len()]]);
+                    }
+                    for (lane, row) in chunk.iter().enumerate() {
+                        for (k, &r) in case.srcs.iter().enumerate() {
+                            w.extend(writelane(r, row[k], lane as u32));
+                        }
+                    }
+                    let prologue = words(&w);
+                    let code10 = [prologue.clone(), op10.clone(), words(&[S_ENDPGM])].concat();
+                    // Translate every instruction.
+                    let mut t = Vec::new();
+                    let mut off = 0usize;
+                    while off < code10.len() {
+                        let d = GFX10.decode(&code10[off..], off as u64).unwrap();
+                        let i = GFX10.operands(&d, off as u64);
+                        let v: Vec<TranslatedInst> = translate_inst_in(&i, &cx).unwrap_or_else(|e| panic!("{}: {e}", case.text));
+                        t.extend(v);
+                        off += d.len as usize;
+                    }
+                    let code12 = place(&t, 0).expect("places").code;
+                    let mode12 = mode & !(IEEE | 1 << 8);
+                    let r10 = run(Isa::Gfx1013, &code10, wave64, mode, &outs);
+                    let r12 = run(Isa::Gfx1201, &code12, wave64, mode12, &outs);
+                    for (lane, row) in chunk.iter().enumerate() {
+                        assert_eq!(
+                            r12[lane], r10[lane],
+                            "`{}` wave64 {wave64} MODE {mode:#x}: lane {lane} inputs {row:08x?}: gfx1201 {:08x?}, gfx1013 {:08x?}",
+                            case.text, r12[lane], r10[lane]
+                        );
+                    }
+                    // The control: the prologue's translation, then the rename alone.
+                    let n_pro = t.iter().position(|x| x.src_addr >= prologue.len() as u64).unwrap_or(t.len());
+                    let codec = [place(&t[..n_pro], 0).expect("places").code, control.clone(), words(&[0xbfb0_0000])].concat();
+                    let rc = run(Isa::Gfx1201, &codec, wave64, mode12, &outs);
+                    control_differs += (0..chunk.len()).filter(|&l| rc[l] != r10[l]).count();
+                }
+            }
+        }
+    }
+    control_differs
+}
+
+/// f32 values: signalling and quiet NaNs of both signs and payloads, zeros, denormals,
+/// infinities, normal numbers.
+const F32: [u32; 16] = [
+    0x7f80_0001, 0xff80_0001, 0x7fa0_0000, 0x7fc0_0000, 0xffc0_0001, 0x7fc1_2345, 0x0000_0000, 0x8000_0000, 0x0000_0001,
+    0x8000_0001, 0x007f_ffff, 0x3f80_0000, 0xbf80_0000, 0x7f80_0000, 0xff80_0000, 0x7f7f_ffff,
+];
+
+/// Every pair of `vals`.
+fn pairs(vals: &[u32]) -> Vec<Vec<u32>> {
+    vals.iter().flat_map(|&a| vals.iter().map(move |&b| vec![a, b])).collect()
+}
+
+/// Every triple of `vals`.
+fn triples(vals: &[u32]) -> Vec<Vec<u32>> {
+    vals.iter().flat_map(|&a| vals.iter().flat_map(move |&b| vals.iter().map(move |&c| vec![a, b, c]))).collect()
+}
+
+#[test]
+fn min_max_f32_equal_gfx1013() {
+    let rows = pairs(&F32);
+    for (text, control) in [
+        ("v_min_f32_e32 v20, v10, v11", "v_min_num_f32_e32 v20, v10, v11"),
+        ("v_max_f32_e32 v20, v10, v11", "v_max_num_f32_e32 v20, v10, v11"),
+        ("v_max_f32_e32 v10, v10, v11", "v_max_num_f32_e32 v10, v10, v11"),
+        ("v_min_f32_e32 v11, v10, v11", "v_min_num_f32_e32 v11, v10, v11"),
+        ("v_max_f32_e32 v20, v10, v10", "v_max_num_f32_e32 v20, v10, v10"),
+        ("v_min_f32_e64 v20, -v10, |v11|", "v_min_num_f32_e64 v20, -v10, |v11|"),
+        ("v_max_f32_e64 v20, |v11|, -v10", "v_max_num_f32_e64 v20, |v11|, -v10"),
+        ("v_min_f32_e32 v20, 0x7f800001, v11", "v_min_num_f32_e32 v20, 0x7f800001, v11"),
+        ("v_max_f32_e64 v20, v10, 0x7fc00000", "v_max_num_f32_e64 v20, v10, 0x7fc00000"),
+        ("v_min_f32_e64 v20, v11, 1.0", "v_min_num_f32_e64 v20, v11, 1.0"),
+    ] {
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let differs = check(&Case { text, srcs: &[10, 11], dst: &[dst], control, sgpr: None }, &rows);
+        if !text.contains("1.0") {
+            assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
+        }
+    }
+    // Scalar sources (the corpus's `v_max_f32_e64 v3, s7, s7`), one value per run.
+    for (text, control) in [
+        ("v_max_f32_e64 v20, s7, s7", "v_max_num_f32_e64 v20, s7, s7"),
+        ("v_min_f32_e64 v20, s7, v11", "v_min_num_f32_e64 v20, s7, v11"),
+        ("v_min_f32_e64 v20, -s7, 0x7f800001", "v_min_num_f32_e64 v20, -s7, 0x7f800001"),
+        ("v_max_f32_e64 v20, s7, vcc_lo", "v_max_num_f32_e64 v20, s7, vcc_lo"),
+    ] {
+        let differs = check(&Case { text, srcs: &[10, 11], dst: &[20], control, sgpr: Some(7) }, &rows);
+        assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
+    }
+}
+
+#[test]
+fn min_max_f64_equal_gfx1013() {
+    let f64s: [u64; 12] = [
+        0x7ff0_0000_0000_0001, 0xfff0_0000_0000_0001, 0x7ff4_0000_0000_0000, 0x7ff8_0000_0000_0000, 0xfff8_0000_0000_1234,
+        0, 0x8000_0000_0000_0000, 1, 0x8000_0000_0000_0001, 0x3ff0_0000_0000_0000, 0x7ff0_0000_0000_0000, 0xfff0_0000_0000_0000,
+    ];
+    let rows: Vec<Vec<u32>> = f64s
+        .iter()
+        .flat_map(|&a| f64s.iter().map(move |&b| vec![a as u32, (a >> 32) as u32, b as u32, (b >> 32) as u32]))
+        .collect();
+    for (text, control) in [
+        ("v_min_f64 v[20:21], v[10:11], v[12:13]", "v_min_num_f64_e32 v[20:21], v[10:11], v[12:13]"),
+        ("v_max_f64 v[20:21], v[10:11], v[12:13]", "v_max_num_f64_e32 v[20:21], v[10:11], v[12:13]"),
+        ("v_max_f64 v[10:11], v[10:11], v[10:11]", "v_max_num_f64_e32 v[10:11], v[10:11], v[10:11]"),
+        ("v_min_f64 v[12:13], -v[10:11], |v[12:13]|", "v_min_num_f64_e64 v[12:13], -v[10:11], |v[12:13]|"),
+    ] {
+        let d = text.split_whitespace().nth(1).unwrap();
+        let first: u16 = d.trim_start_matches("v[").split(':').next().unwrap().parse().unwrap();
+        let differs = check(&Case { text, srcs: &[10, 11, 12, 13], dst: &[first, first + 1], control, sgpr: None }, &rows);
+        // max(x, x) quiets a signalling NaN in both (the IEEE rule is gfx1013's for f64).
+        if !text.contains("v[10:11], v[10:11]") {
+            assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
+        }
+    }
+}
+
+#[test]
+fn min3_max3_med3_f32_equal_gfx1013() {
+    let vals = [0x7f80_0001, 0xffa0_0000, 0x7fc0_0000, 0xffc0_0001, 0x0000_0000, 0x8000_0000, 0x0000_0001, 0x3f80_0000, 0xbf80_0000, 0x7f80_0000];
+    let rows = triples(&vals);
+    for (text, control) in [
+        ("v_min3_f32 v20, v10, v11, v12", "v_min3_num_f32 v20, v10, v11, v12"),
+        ("v_max3_f32 v20, v10, -v11, |v12|", "v_max3_num_f32 v20, v10, -v11, |v12|"),
+        ("v_med3_f32 v20, v10, v11, v12", "v_med3_num_f32 v20, v10, v11, v12"),
+        ("v_med3_f32 v11, v10, v11, 1.0", "v_med3_num_f32 v11, v10, v11, 1.0"),
+        ("v_med3_f32 v12, -v10, v11, |v12|", "v_med3_num_f32 v12, -v10, v11, |v12|"),
+    ] {
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let differs = check(&Case { text, srcs: &[10, 11, 12], dst: &[dst], control, sgpr: None }, &rows);
+        assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
+    }
+}
