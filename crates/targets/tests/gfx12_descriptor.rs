@@ -254,3 +254,39 @@ fn buffer_rsrc_ops_convert_in_sgprs() {
         }
     }
 }
+
+/// In a translated function, the conversion sits right before each buffer instruction, which
+/// then reads the converted copy; the program's SGPRs keep the gfx1013 V#.
+#[test]
+fn translated_buffer_access_reads_a_converted_copy() {
+    use isabridge_targets::gfx12::function::{translate_function, FunctionOptions};
+    // gfx1013: buffer_load_dword v42, v16, s[8:11], 0 idxen offset:12 glc;
+    // s_buffer_load_dword s21, s[0:3], s8; s_endpgm.
+    let code: Vec<u8> = [0xe030_600cu32, 0x8002_2a10, 0xf420_0540, 0x1000_0000, 0xbf81_0000].iter().flat_map(|w| w.to_le_bytes()).collect();
+    let opts = FunctionOptions { guest_base: 0, place_at: 0x100, declared_vgprs: 43, declared_sgprs: 22, wave64: false };
+    let f = translate_function(&code, 0, &opts).unwrap();
+    let seq: Vec<&str> = buffer_rsrc_ops(RegRange { class: RegClass::Sgpr, first: 8, count: 4 }, RsrcTemps { rsrc: RegRange { class: RegClass::Sgpr, first: 24, count: 4 }, scratch: 28 }, 0)
+        .iter()
+        .map(|i| i.name)
+        .collect();
+    let names: Vec<&str> = f.code.insts.iter().map(|t| t.inst.name).filter(|n| !n.starts_with("S_WAIT")).collect();
+    let load = names.iter().position(|&n| n == "BUFFER_LOAD_B32").unwrap();
+    let sload = names.iter().position(|&n| n == "S_BUFFER_LOAD_B32").unwrap();
+    assert_eq!(&names[..load], &seq[..]);
+    assert_eq!(&names[load + 1..sload], &seq[..]);
+    // Temporaries above the declared 22 SGPRs, aligned: s[24:27], scratch s28..s31.
+    let rsrc = |name: &str, field: &str| {
+        let t = f.code.insts.iter().find(|t| t.inst.name == name).unwrap();
+        t.inst.operands.iter().find(|o| o.field == field).unwrap().kind
+    };
+    let temps = OperandKind::Reg(RegRange { class: RegClass::Sgpr, first: 24, count: 4 });
+    assert_eq!(rsrc("BUFFER_LOAD_B32", "RSRC"), temps);
+    assert_eq!(rsrc("S_BUFFER_LOAD_B32", "SBASE"), temps);
+    assert_eq!(f.sgprs, 32);
+    // The first conversion reads s[8:11] and writes only temporaries.
+    for t in &f.code.insts[..seq.len()] {
+        for o in t.inst.operands.iter().filter(|o| o.access.writes() && !o.implicit) {
+            assert!(matches!(o.kind, OperandKind::Reg(r) if r.first >= 24), "{:?}", t.inst);
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Descriptor conversion gfx1013 -> gfx1201 (the compute part): the buffer format enum,
 //! the buffer resource (V#) and the sampler (S#), as words ([`buffer_rsrc_gfx12`],
 //! [`sampler_gfx12`]) and as gfx1201 scalar instructions that convert a V# held in SGPRs just
-//! before an instruction reads it ([`buffer_rsrc_ops`]). Bit positions and widths are those of
+//! before an instruction reads it ([`buffer_rsrc_ops`], placed by [`convert_resources`]). Bit positions and widths are those of
 //! the AMD fact tables (`shared/facts/amd/descriptor_fields_gfx10_gfx11_gfx12.csv`), format
 //! numbers those of `descriptor_enums.csv` (gfx10 `IMG_FORMAT`, which is also the buffer
 //! format, to gfx12 `BUF_FMT`, matched by name).
@@ -11,7 +11,9 @@
 //! buffer formats gfx1201 lacks, samplers with DERIV_ADJUST_EN (their words 2 and 3 hold other
 //! fields), BLEND_ZERO_PRT or MIP_POINT_PRECLAMP (no gfx1201 field).
 
+use super::layout::{LayoutError, Temps};
 use super::map::{gfx12_encoding, gfx12_opcode};
+use super::TranslatedInst;
 use isabridge_decoder::operand::{Access, ConstType, Flow, Operand, OperandKind, RegClass, RegRange, SrcMods};
 use isabridge_decoder::{Inst, Isa};
 
@@ -198,4 +200,40 @@ fn sop2(addr: u64, name: &str, dst: OperandKind, a: OperandKind, b: OperandKind)
 
 fn sopc(addr: u64, name: &str, a: OperandKind, b: OperandKind) -> Inst {
     make(addr, name, "ENC_SOPC", vec![operand(Access::Read, "SSRC0", a), operand(Access::Read, "SSRC1", b)])
+}
+
+/// Converts the buffer descriptors of translated code just before each use: every VBUFFER
+/// instruction's RSRC and every `s_buffer_load_*`'s SBASE (a gfx1013 V# in four SGPRs) is
+/// copied through [`buffer_rsrc_ops`] into temporaries from `temps`, which the instruction then
+/// reads; the program's own registers keep the gfx1013 V#, so a descriptor used several times,
+/// or also read as data, is never converted twice. The conversion runs on every path to the use
+/// because it sits right before it. One set of eight SGPRs serves every use (each use reads its
+/// copy as it issues, and the next conversion is later in program order). Image descriptors
+/// (T#, S#) are not converted here: image instructions are not translated yet.
+pub fn convert_resources(insts: Vec<TranslatedInst>, temps: &mut Temps) -> Result<Vec<TranslatedInst>, LayoutError> {
+    let uses = |t: &TranslatedInst| t.inst.encoding == "ENC_VBUFFER" || t.inst.name.starts_with("S_BUFFER_LOAD");
+    if !insts.iter().any(uses) {
+        return Ok(insts);
+    }
+    // Four aligned SGPRs for the V#, then four for intermediate values.
+    while !temps.sgprs.is_multiple_of(4) {
+        temps.sgprs(1)?;
+    }
+    let rsrc = temps.sgprs(4)?;
+    let scratch = temps.sgprs(4)?.first;
+    let t = RsrcTemps { rsrc, scratch };
+    let mut out = Vec::with_capacity(insts.len() + 24);
+    for mut ti in insts {
+        if uses(&ti) {
+            let field = if ti.inst.encoding == "ENC_VBUFFER" { "RSRC" } else { "SBASE" };
+            if let Some(o) = ti.inst.operands.iter_mut().find(|o| o.field == field && !o.implicit) {
+                if let OperandKind::Reg(src @ RegRange { class: RegClass::Sgpr, count: 4, .. }) = o.kind {
+                    out.extend(buffer_rsrc_ops(src, t, ti.inst.addr).into_iter().map(|inst| TranslatedInst { inst, src_addr: ti.src_addr }));
+                    o.kind = OperandKind::Reg(rsrc);
+                }
+            }
+        }
+        out.push(ti);
+    }
+    Ok(out)
 }

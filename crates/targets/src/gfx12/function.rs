@@ -97,6 +97,8 @@ pub fn translate_insts(insts: &[Inst], entry: Vec<TranslatedInst>, opts: &Functi
     for inst in insts {
         out.extend(translate_inst(inst)?);
     }
+    let mut conv_temps = Temps::new(&out, opts.declared_vgprs, opts.declared_sgprs);
+    let out = super::descriptor_convert::convert_resources(out, &mut conv_temps)?;
     let out = replace_getpc(&out, opts.guest_base)?;
     let out = insert_waits(&out)?;
     let out = insert_alu_waits(&out)?;
