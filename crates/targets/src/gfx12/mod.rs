@@ -17,6 +17,7 @@ pub mod descriptor;
 pub mod descriptor_convert;
 pub mod function;
 mod ds;
+mod export;
 pub mod expand;
 mod expand_minmax;
 mod flat;
@@ -137,6 +138,7 @@ pub fn translate_inst_in(inst: &Inst, cx: &ExpandCx) -> Result<Vec<TranslatedIns
         MapKind::Reencode | MapKind::Rename if matches!(r.gfx12_enc, "ENC_VFLAT" | "ENC_VGLOBAL") => flat::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_SMEM" => smem::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_VBUFFER" => vbuffer::translate(inst, r)?,
+        MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_VEXPORT" => export::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename => {
             return Err(unsupported(inst, &format!("{} field mapping not written yet", r.gfx12_enc.trim_start_matches("ENC_"))))
         }
