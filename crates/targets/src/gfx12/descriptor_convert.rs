@@ -11,9 +11,10 @@
 //! buffer formats gfx1201 lacks, samplers with DERIV_ADJUST_EN (their words 2 and 3 hold other
 //! fields), BLEND_ZERO_PRT or MIP_POINT_PRECLAMP (no gfx1201 field).
 
-use super::layout::{LayoutError, Temps};
+use super::function::FunctionError;
+use super::layout::Temps;
 use super::map::{gfx12_encoding, gfx12_opcode};
-use super::TranslatedInst;
+use super::{TranslateError, TranslatedInst};
 use isabridge_decoder::operand::{Access, ConstType, Flow, Operand, OperandKind, RegClass, RegRange, SrcMods};
 use isabridge_decoder::{Inst, Isa};
 
@@ -209,8 +210,17 @@ fn sopc(addr: u64, name: &str, a: OperandKind, b: OperandKind) -> Inst {
 /// or also read as data, is never converted twice. The conversion runs on every path to the use
 /// because it sits right before it. One set of eight SGPRs serves every use (each use reads its
 /// copy as it issues, and the next conversion is later in program order). Image descriptors
-/// (T#, S#) are not converted here: image instructions are not translated yet.
-pub fn convert_resources(insts: Vec<TranslatedInst>, temps: &mut Temps) -> Result<Vec<TranslatedInst>, LayoutError> {
+/// (T#, S#) are not converted yet, so a function with an image instruction is refused (a
+/// typed error naming it) rather than run on a gfx1013 T#.
+pub fn convert_resources(insts: Vec<TranslatedInst>, temps: &mut Temps) -> Result<Vec<TranslatedInst>, FunctionError> {
+    if let Some(t) = insts.iter().find(|t| matches!(t.inst.encoding, "ENC_VIMAGE" | "ENC_VSAMPLE")) {
+        return Err(FunctionError::Translate(TranslateError::Unsupported {
+            isa: Isa::Gfx1013,
+            addr: t.src_addr,
+            name: t.inst.name,
+            reason: "image descriptor (T#) conversion not written yet".to_string(),
+        }));
+    }
     let uses = |t: &TranslatedInst| t.inst.encoding == "ENC_VBUFFER" || t.inst.name.starts_with("S_BUFFER_LOAD");
     if !insts.iter().any(uses) {
         return Ok(insts);

@@ -31,6 +31,7 @@ pub mod selfcheck;
 mod smem;
 mod sopp_ids;
 mod vbuffer;
+mod vimage;
 pub mod waitcheck;
 pub mod waits;
 
@@ -139,6 +140,7 @@ pub fn translate_inst_in(inst: &Inst, cx: &ExpandCx) -> Result<Vec<TranslatedIns
         MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_SMEM" => smem::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_VBUFFER" => vbuffer::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_VEXPORT" => export::translate(inst, r)?,
+        MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_VIMAGE" => vimage::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename => {
             return Err(unsupported(inst, &format!("{} field mapping not written yet", r.gfx12_enc.trim_start_matches("ENC_"))))
         }
