@@ -47,6 +47,9 @@ pub enum Resource {
         /// The kernel arguments in bank 0: (byte offset, size in bytes), declaration order.
         kernel_args: Vec<(u32, u32)>,
     },
+    /// A storage buffer of two 64-bit words, zero before the dispatch: an invocation that traps
+    /// writes the trap code plus one and its invocation index (`GlobalInvocationId.x`).
+    TrapRecord,
 }
 
 /// One descriptor binding of an artifact.
@@ -103,7 +106,7 @@ impl Artifact {
             match &b.resource {
                 Resource::InvocationInputs { names } => params = names.len() as u32,
                 Resource::InvocationOutputs { words } => outputs = *words,
-                Resource::ConstantBanks { .. } => {}
+                Resource::ConstantBanks { .. } | Resource::TrapRecord => {}
             }
         }
         Some(isabridge_targets::spirv::Kernel {
@@ -113,6 +116,7 @@ impl Artifact {
             params,
             outputs,
             requires: self.requires.clone(),
+            traps: self.bindings.iter().any(|b| b.resource == Resource::TrapRecord),
         })
     }
 

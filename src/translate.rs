@@ -254,7 +254,10 @@ impl Translator {
                     binding: spirv::CONSTANT_BINDING,
                     resource: Resource::ConstantBanks { bank_bytes: spirv::CONSTANT_BANK_BYTES, kernel_args: l.kernel_args },
                 },
-            ],
+            ]
+            .into_iter()
+            .chain(k.traps.then_some(Binding { set: 0, binding: spirv::TRAP_BINDING, resource: Resource::TrapRecord }))
+            .collect(),
             constant_banks: l.constant_banks,
             requires: k.requires,
         })

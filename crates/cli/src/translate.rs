@@ -138,6 +138,7 @@ fn sidecar(a: &Artifact, source: &Source) -> Value {
                     "bank_bytes": bank_bytes,
                     "kernel_args": kernel_args.iter().map(|(o, s)| json!({"offset": o, "size": s})).collect::<Vec<_>>(),
                 }),
+                Resource::TrapRecord => json!({"holds": "trap_record", "word_bits": 64, "words": 2}),
                 _ => json!({"holds": "other"}),
             };
             v["set"] = json!(b.set);

@@ -4,7 +4,7 @@
 //! and dispatches a kernel over any number of invocations with its parameter words, constant
 //! banks and global-memory buffers (whose device addresses the caller passes to the kernel).
 
-use crate::spirv::{Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING};
+use crate::spirv::{Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING, TRAP_BINDING};
 use ash::vk;
 use std::ffi::CString;
 
@@ -36,6 +36,14 @@ pub enum VulkanError {
     /// The dispatch does not fit the kernel's interface.
     #[error("dispatch: {0}")]
     Interface(String),
+    /// An invocation ran the IR's `trap.<code>` (read back from the trap buffer).
+    #[error("trap {code} in invocation {invocation}")]
+    Trap {
+        /// The trap code.
+        code: u16,
+        /// The invocation (`GlobalInvocationId.x`) that trapped.
+        invocation: u32,
+    },
 }
 
 fn call(what: &'static str) -> impl Fn(vk::Result) -> VulkanError {
@@ -275,27 +283,32 @@ impl Vulkan {
         }
         let pbytes: Vec<u8> = job.params.iter().flat_map(|w| w.to_le_bytes()).collect();
         let outs = n * k.outputs as usize;
-        let mem = self.global(&[&pbytes, &vec![0u8; outs * 8], &cbytes])?;
+        let mem = self.global(&[&pbytes, &vec![0u8; outs * 8], &cbytes, &[0u8; 16]])?;
         // SAFETY: every handle below is made here and destroyed before returning; the wait
         // makes the outputs visible before they are read.
         unsafe { self.dispatch(k, job.invocations, &mem)? };
+        let trap = mem.read(3).unwrap_or_default();
+        let word = |i: usize| trap.get(8 * i..8 * i + 8).map_or(0, |b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]));
+        if word(0) != 0 {
+            return Err(VulkanError::Trap { code: (word(0) - 1) as u16, invocation: word(1) as u32 });
+        }
         let bytes = mem.read(1).unwrap_or_default();
         Ok(bytes.chunks_exact(8).take(outs).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect())
     }
 
     unsafe fn dispatch(&self, k: &Kernel, invocations: u32, mem: &GlobalMemory) -> Result<(), VulkanError> {
         let d = &self.device;
-        let bindings = [PARAMS_BINDING, OUTPUTS_BINDING, CONSTANT_BINDING]
+        let bindings = [PARAMS_BINDING, OUTPUTS_BINDING, CONSTANT_BINDING, TRAP_BINDING]
             .map(|b| vk::DescriptorSetLayoutBinding::default().binding(b).descriptor_type(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE));
         let dsl = d.create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings), None).map_err(call("create set layout"))?;
-        let sizes = [vk::DescriptorPoolSize::default().ty(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(3)];
+        let sizes = [vk::DescriptorPoolSize::default().ty(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(4)];
         let pool = d.create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes), None).map_err(call("create descriptor pool"))?;
         let layouts = [dsl];
         let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).offset(0).size(4)];
         let result = (|| {
             let set = d.allocate_descriptor_sets(&vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts)).map_err(call("allocate descriptor set"))?[0];
             let infos: Vec<[vk::DescriptorBufferInfo; 1]> = mem.bufs.iter().map(|(b, _)| [vk::DescriptorBufferInfo::default().buffer(b.buffer).range(vk::WHOLE_SIZE)]).collect();
-            let writes: Vec<vk::WriteDescriptorSet> = [PARAMS_BINDING, OUTPUTS_BINDING, CONSTANT_BINDING]
+            let writes: Vec<vk::WriteDescriptorSet> = [PARAMS_BINDING, OUTPUTS_BINDING, CONSTANT_BINDING, TRAP_BINDING]
                 .iter()
                 .zip(&infos)
                 .map(|(&b, info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(b).descriptor_type(vk::DescriptorType::STORAGE_BUFFER).buffer_info(info))

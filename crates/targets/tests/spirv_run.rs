@@ -8,7 +8,7 @@
 
 use isabridge_ir::interp::{self, Config, Input, Memory};
 use isabridge_ir::text::parse;
-use isabridge_targets::spirv::emit;
+use isabridge_targets::spirv::{emit, Kernel};
 use isabridge_targets::vulkan::{Dispatch, Vulkan};
 
 fn open() -> Vulkan {
@@ -17,7 +17,7 @@ fn open() -> Vulkan {
 
 /// Run `k` over `n` invocations with `params` and one global buffer holding `global`; returns
 /// the outputs and the buffer afterwards.
-fn run(vk: &Vulkan, k: &isabridge_targets::spirv::Kernel, n: usize, params: &[u64], global: &[u8], addr_of: impl FnOnce(u64) -> Vec<u64>) -> Result<(Vec<u64>, Vec<u8>, u64), String> {
+fn run(vk: &Vulkan, k: &Kernel, n: usize, params: &[u64], global: &[u8], addr_of: impl FnOnce(u64) -> Vec<u64>) -> Result<(Vec<u64>, Vec<u8>, u64), String> {
     let mem = vk.global(&[global]).map_err(|e| e.to_string())?;
     let addr = mem.address(0).unwrap_or(0);
     let extra = addr_of(addr);
@@ -26,6 +26,23 @@ fn run(vk: &Vulkan, k: &isabridge_targets::spirv::Kernel, n: usize, params: &[u6
     let mut back = mem.read(0).unwrap_or_default();
     back.truncate(global.len());
     Ok((out, back, addr))
+}
+
+/// Run `k`, emitted from `f`, over per-lane parameter rows (`rows[p][lane]`, waves of the
+/// kernel's workgroup size) on Vulkan and on the interpreter; panics at the first lane whose
+/// outputs differ, naming `what()` and the lane's parameters.
+fn outputs_equal(vk: &Vulkan, f: &isabridge_ir::Function, k: &Kernel, rows: &[Vec<u64>], what: impl Fn() -> String) {
+    let n = rows.first().map_or(k.workgroup_size as usize, |r| r.len());
+    let params: Vec<u64> = (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect();
+    let (out, _, _) = run(vk, k, n, &params, &[], |_| Vec::new()).unwrap_or_else(|e| panic!("{}: {e}", what()));
+    let cfg = Config { wave_size: k.workgroup_size, waves: n as u32 / k.workgroup_size, ..Config::default() };
+    let inputs: Vec<Input> = rows.iter().map(|r| Input::PerLane(r.clone())).collect();
+    let want = interp::run(f, &cfg, &inputs, Memory::default()).unwrap_or_else(|e| panic!("{}: interpreter: {e}", what()));
+    assert_eq!(want.outputs.len(), n, "{}: every lane returns", what());
+    let w = k.outputs as usize;
+    for (lane, o) in want.outputs.iter().enumerate() {
+        assert_eq!(&out[lane * w..(lane + 1) * w], &o[..], "{} lane {lane}: params {:x?}", what(), rows.iter().map(|r| r[lane]).collect::<Vec<_>>());
+    }
 }
 
 const INT_KERNELS: [(&str, &str); 5] = [
@@ -248,15 +265,7 @@ bb0:
                     .collect()
             })
             .collect();
-        let params: Vec<u64> = (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect();
-        let (out, _, _) = run(&vk, &k, n, &params, &[], |_| Vec::new()).unwrap_or_else(|e| panic!("{e}"));
-        let cfg = Config { wave_size: 32, waves: (n / 32) as u32, ..Config::default() };
-        let inputs: Vec<Input> = rows.iter().map(|r| Input::PerLane(r.clone())).collect();
-        let want = interp::run(&f, &cfg, &inputs, Memory::default()).unwrap();
-        for (lane, o) in want.outputs.iter().enumerate() {
-            let got = &out[lane * 6..lane * 6 + 6];
-            assert_eq!(got, &o[..], "round {round} lane {lane}: {:x?}", rows.iter().map(|r| r[lane]).collect::<Vec<_>>());
-        }
+        outputs_equal(&vk, &f, &k, &rows, || format!("round {round}"));
     }
 }
 
@@ -311,15 +320,7 @@ bb0:
             let p = f64::from_bits(rows[0][lane]) * f64::from_bits(rows[1][lane]);
             rows[2][lane] = (-p).to_bits();
         }
-        let params: Vec<u64> = (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect();
-        let (out, _, _) = run(&vk, &k, n, &params, &[], |_| Vec::new()).unwrap_or_else(|e| panic!("{e}"));
-        let cfg = Config { wave_size: 32, waves: (n / 32) as u32, ..Config::default() };
-        let inputs: Vec<Input> = rows.iter().map(|r| Input::PerLane(r.clone())).collect();
-        let want = interp::run(&f, &cfg, &inputs, Memory::default()).unwrap();
-        for (lane, o) in want.outputs.iter().enumerate() {
-            let got = &out[lane * 6..lane * 6 + 6];
-            assert_eq!(got, &o[..], "round {round} lane {lane}: {:x?}", rows.iter().map(|r| r[lane]).collect::<Vec<_>>());
-        }
+        outputs_equal(&vk, &f, &k, &rows, || format!("round {round}"));
     }
 }
 
@@ -393,14 +394,114 @@ fn random_control_flow_on_vulkan_equals_the_interpreter() {
         let k = emit(&f).unwrap_or_else(|e| panic!("kernel {round}: {e}"));
         let n = k.workgroup_size as usize;
         let params: Vec<u64> = (0..n).map(|_| rng(&mut seed) & 0xffff_ffff).collect();
-        let cfg = Config { wave_size: n as u32, waves: 1, ..Config::default() };
-        let want = interp::run(&f, &cfg, &[Input::PerLane(params.clone())], Memory::default()).unwrap_or_else(|e| panic!("kernel {round}: {e}"));
-        let (out, _, _) = run(&vk, &k, n, &params, &[], |_| Vec::new()).unwrap_or_else(|e| panic!("kernel {round}: {e}"));
-        assert_eq!(want.outputs.len(), n);
-        for (lane, o) in want.outputs.iter().enumerate() {
-            assert_eq!(&out[lane * 2..lane * 2 + 2], &o[..], "kernel {round} lane {lane}:\n{}", isabridge_ir::text::print(&f));
-        }
+        outputs_equal(&vk, &f, &k, &[params], || format!("kernel {round}:\n{}", isabridge_ir::text::print(&f)));
         kernels += 1;
     }
     eprintln!("{}: {kernels} random control-flow kernels ({dispatchers} irreducible regions) equal the interpreter on every lane", vk.name());
+}
+
+/// Warp ops of a per-lane function after an early exit and a divergent region that rejoins
+/// (`converge.join`): activemask, ballot, shuffles (idx, up, down, bfly, the in-range flag)
+/// clamped to the lanes that stay, votes, match and redux with the full member mask, on random
+/// warps whose lanes from a random `k` on exit first; equal to the interpreter on every lane.
+#[test]
+fn warp_ops_after_an_early_exit_equal_the_interpreter() {
+    let vk = open();
+    let f = parse(
+        "func @warp {
+bb0:
+  %0: i32 = laneid
+  %1: i32 = param 0
+  %2: i32 = param 1
+  %3: i32 = param 2
+  %4: b1 = icmp.uge %0, %3
+  cbr %4, bb1, bb2
+bb1:
+  %5: i32 = const 0xdead
+  ret %5, %5, %5, %5, %5, %5, %5, %5, %5, %5, %5, %5, %5, %5
+bb2:
+  %6: mask = converge.open
+  %7: i32 = const 0x3
+  %8: i32 = and %1, %7
+  %9: b1 = icmp.eq %8, %7
+  cbr %9, bb3, bb4
+bb3:
+  br bb4
+bb4:
+  converge.join %6
+  %10: mask = activemask
+  %11: mask = const 0xffffffff
+  %14: b1 = iext.u %1
+  %15: mask = ballot %14, %11
+  %17: i32 = const 0x1
+  %18: i32 = isub %3, %17
+  %19: i32 = shfl.idx %1, %2, %18, %11
+  %20: i32 = const 0x0
+  %21: i32 = shfl.up %1, %2, %20, %11
+  %22: i32 = shfl.down %1, %2, %18, %11
+  %23: i32 = shfl.bfly %1, %2, %18, %11
+  %24: b1 = shfl.down.pred %1, %2, %18, %11
+  %25: b1 = vote.all %14, %11
+  %26: b1 = vote.any %14, %11
+  %27: b1 = vote.eq %14, %11
+  %28: mask = match.any %8, %11
+  %29: mask = match.all %8, %11
+  %30: i32 = redux.add %1, %11
+  %31: i32 = redux.umax %1, %11
+  ret %10, %15, %19, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31
+}",
+    )
+    .unwrap();
+    isabridge_ir::validate::validate(&f).unwrap();
+    let k = emit(&f).unwrap_or_else(|e| panic!("{e}"));
+    let warps = 4;
+    let n = k.workgroup_size as usize * warps;
+    let mut seed = 0x3c6e_f372_fe94_f82bu64;
+    for round in 0..16 {
+        // Lanes from k on exit: k per warp, 32 (none exit) in warp 0.
+        let ks: Vec<u64> = (0..warps).map(|w| if w == 0 { 32 } else { 1 + rng(&mut seed) % 32 }).collect();
+        let mut rows: Vec<Vec<u64>> = (0..2).map(|_| (0..n).map(|_| rng(&mut seed) & 0xffff_ffff).collect()).collect();
+        // A few rounds make every lane agree, so vote.all, vote.eq and match.all hold.
+        if round % 4 == 3 {
+            rows[0].iter_mut().for_each(|x| *x = 0x7);
+        }
+        rows.push((0..n).map(|l| ks[l / 32]).collect());
+        outputs_equal(&vk, &f, &k, &rows, || format!("round {round}, k {ks:?}"));
+    }
+}
+
+/// A trap ends the run with `VulkanError::Trap` naming the code and the invocation, as the
+/// interpreter's run ends with `InterpError::Trap`; without a trapping lane the kernel runs.
+#[test]
+fn trap_reaches_the_host() {
+    let vk = open();
+    let f = parse(
+        "func @trap {
+bb0:
+  %0: i32 = param 0
+  %1: i32 = const 0x7
+  %2: b1 = icmp.eq %0, %1
+  cbr %2, bb1, bb2
+bb1:
+  trap.5
+  ret %0
+bb2:
+  %3: i32 = iadd %0, %1
+  ret %3
+}",
+    )
+    .unwrap();
+    let k = emit(&f).unwrap();
+    assert!(k.traps);
+    let n = 64;
+    let mut params: Vec<u64> = (0..n as u64).map(|l| l * 3).collect();
+    outputs_equal(&vk, &f, &k, &[params.clone()], || "no lane traps".into());
+    params[45] = 7;
+    let cfg = Config { wave_size: 32, waves: 2, ..Config::default() };
+    let want = interp::run(&f, &cfg, &[Input::PerLane(params.clone())], Memory::default());
+    assert!(matches!(want, Err(interp::InterpError::Trap(5))), "{want:?}");
+    match vk.run(&k, &Dispatch { invocations: n as u32, params: &params, constant: &[] }) {
+        Err(isabridge_targets::vulkan::VulkanError::Trap { code: 5, invocation: 45 }) => {}
+        other => panic!("{other:?}"),
+    }
 }

@@ -28,6 +28,7 @@
 
 use crate::structurize::{self, Action, Cond, Merge, ScfGraph, ScfTerm, StructurizeError};
 use isabridge_ir::ir::{Block, ExecModel, Function, Terminator, Value};
+use isabridge_ir::ops::control::SyncOp;
 use isabridge_ir::ops::conv::ConvOp;
 
 use isabridge_ir::ops::int::{ICmp, IntOp, Overflow, ShiftRule};
@@ -67,6 +68,8 @@ pub struct Kernel {
     /// Vulkan device features and properties the module needs (their Vulkan names); a runner
     /// refuses a device that lacks one.
     pub requires: Vec<&'static str>,
+    /// The kernel may trap: it writes the trap buffer at [`super::TRAP_BINDING`].
+    pub traps: bool,
 }
 
 /// Why a function could not be emitted.
@@ -130,6 +133,8 @@ pub(super) struct Em<'f> {
     pub(super) glsl_set: Option<Word>,
     /// The wave model's variables (wave-model functions only).
     pub(super) wave: Option<super::wave::WaveVars>,
+    /// The trap buffer variable (functions with a trap).
+    pub(super) trap_var: Option<Word>,
 }
 
 pub(super) fn unsupported(block: u32, value: u32, op: impl Into<String>, why: &'static str) -> EmitError {
@@ -476,7 +481,11 @@ impl Em<'_> {
             Op::Const(_) | Op::Undef | Op::Param(_) | Op::Phi(_) => return Ok(()),
             _ => {}
         }
-        if self.wave.is_some() && self.wave_inst(v)? {
+        if self.f.model == ExecModel::Lanes {
+            if self.warp_inst(v)? {
+                return Ok(());
+            }
+        } else if self.wave.is_some() && self.wave_inst(v)? {
             return Ok(());
         }
         if matches!(op, Op::Mem(MemOp::Store(Space::Global))) {
@@ -498,6 +507,9 @@ impl Em<'_> {
                 return self.define(v, z);
             }
             _ => {}
+        }
+        if let Op::Sync(SyncOp::Trap(code)) = op {
+            return self.trap(v, code);
         }
         let Some(t) = ty else { return Err(unsupported(self.cur_ir, v.0, text, "operations without a result other than global stores")) };
         let mut a = Vec::with_capacity(args.len());
@@ -704,9 +716,12 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
     let main = b.id();
     let entry = if f.name.is_empty() { "main".to_string() } else { f.name.clone() };
     let workgroup_size = if f.wave_size == 0 { 32 } else { f.wave_size };
-    let wave = (f.model == ExecModel::Wave).then(|| super::wave::WaveVars::declare(&mut b, f, workgroup_size, t_u32, t_u64));
+    let exchange = f.model == ExecModel::Wave || (f.model == ExecModel::Lanes && super::warp::exchanges(f));
+    let wave = exchange.then(|| super::wave::WaveVars::declare(&mut b, f, workgroup_size, t_u32, t_u64));
     let mut interface = vec![gid_var, par_var, out_var, const_var, pc_var];
     interface.extend(wave.iter().flat_map(|w| w.interface()));
+    let trap_var = super::trap::traps(f).then(|| buffer_var(&mut b, t_buf, super::TRAP_BINDING));
+    interface.extend(trap_var);
     b.entry_point(spirv::ExecutionModel::GLCompute, main, entry.clone(), interface);
     b.execution_mode(main, spirv::ExecutionMode::LocalSize, [workgroup_size, 1, 1]);
 
@@ -730,6 +745,7 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
         float64: false,
         glsl_set: None,
         wave,
+        trap_var,
     };
     // Types and constants before the function.
     let mut var_types = Vec::new();
@@ -757,6 +773,7 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
     let gx_ptr = em.b.access_chain(t_pu32_in, None, gid_var, [zero32]).map_err(internal)?;
     let gx = em.b.load(t_u32, None, gx_ptr, None, []).map_err(internal)?;
     em.gid = em.b.u_convert(t_u64, None, gx).map_err(internal)?;
+    em.warp_preamble()?;
     let t_ppc_u32 = em.b.type_pointer(None, spirv::StorageClass::PushConstant, t_u32);
     let count_ptr = em.b.access_chain(t_ppc_u32, None, pc_var, [zero32]).map_err(internal)?;
     let count = em.b.load(t_u32, None, count_ptr, None, []).map_err(internal)?;
@@ -855,5 +872,5 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
         requires.push("shaderFloat64");
     }
     let words = em.b.module().assemble();
-    Ok(Kernel { words, entry, workgroup_size, params, outputs: em.outputs, requires })
+    Ok(Kernel { words, entry, workgroup_size, params, outputs: em.outputs, requires, traps: trap_var.is_some() })
 }

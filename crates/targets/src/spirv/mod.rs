@@ -8,6 +8,9 @@ mod approx_series;
 mod f64;
 mod float;
 mod int_ops;
+mod trap;
+mod warp;
 mod wave;
 
 pub use emit::{emit, EmitError, Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING};
+pub use trap::TRAP_BINDING;

@@ -18,7 +18,7 @@
 //! formatted buffer access, float atomics, workgroup (LDS) memory, scratch, NVIDIA shuffles.
 
 use super::emit::{internal, unsupported, Em, EmitError, Scope};
-use isabridge_ir::ir::{Function, Value};
+use isabridge_ir::ir::{ExecModel, Function, Value};
 use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
 use isabridge_ir::ops::control::SyncOp;
 use isabridge_ir::ops::int::IntOp;
@@ -37,21 +37,32 @@ pub(super) struct WaveVars {
     xchg: Word,
     /// Pointer type of one slot.
     p_slot: Word,
+    /// Lanes-model functions: the Private u32 exchange counter (see `super::warp`).
+    pub(super) epoch: Option<Word>,
 }
 
 impl WaveVars {
-    /// Declare the exchange array for waves of `ws` lanes.
-    pub(super) fn declare(b: &mut Builder, _f: &Function, ws: u32, t_u32: Word, t_u64: Word) -> WaveVars {
-        let n = b.constant_bit32(t_u32, 2 * ws);
+    /// Declare the exchange array for waves of `ws` lanes (a third array of presence marks
+    /// and the exchange counter for lanes-model functions).
+    pub(super) fn declare(b: &mut Builder, f: &Function, ws: u32, t_u32: Word, t_u64: Word) -> WaveVars {
+        let lanes = f.model == ExecModel::Lanes;
+        let n = b.constant_bit32(t_u32, if lanes { 3 } else { 2 } * ws);
         let arr = b.type_array(t_u64, n);
         let pa = b.type_pointer(None, spirv::StorageClass::Workgroup, arr);
         let xchg = b.variable(pa, None, spirv::StorageClass::Workgroup, None);
         let p_slot = b.type_pointer(None, spirv::StorageClass::Workgroup, t_u64);
-        WaveVars { ws, xchg, p_slot }
+        let epoch = lanes.then(|| {
+            let pe = b.type_pointer(None, spirv::StorageClass::Private, t_u32);
+            let one = b.constant_bit32(t_u32, 1);
+            b.variable(pe, None, spirv::StorageClass::Private, Some(one))
+        });
+        WaveVars { ws, xchg, p_slot, epoch }
     }
     /// The variables the entry point lists.
     pub(super) fn interface(&self) -> Vec<Word> {
-        vec![self.xchg]
+        let mut v = vec![self.xchg];
+        v.extend(self.epoch);
+        v
     }
 }
 
@@ -61,33 +72,33 @@ const WORKGROUP: u64 = 2;
 const SEMANTICS: u64 = 0x8 | 0x40 | 0x100;
 
 impl Em<'_> {
-    fn ws(&self) -> u32 {
+    pub(super) fn ws(&self) -> u32 {
         self.wave.as_ref().map(|w| w.ws).unwrap_or(32)
     }
 
-    fn wc32(&mut self, x: u32) -> Result<Word, EmitError> {
+    pub(super) fn wc32(&mut self, x: u32) -> Result<Word, EmitError> {
         self.konst(Type::I32, x as u64)
     }
 
-    fn wc64(&mut self, x: u64) -> Result<Word, EmitError> {
+    pub(super) fn wc64(&mut self, x: u64) -> Result<Word, EmitError> {
         self.konst(Type::I64, x)
     }
 
     /// This invocation's lane (u32).
-    fn lane(&mut self) -> Result<Word, EmitError> {
+    pub(super) fn lane(&mut self) -> Result<Word, EmitError> {
         let g = self.b.u_convert(self.t_u32, None, self.gid).map_err(internal)?;
         let m = self.wc32(self.ws() - 1)?;
         self.b.bitwise_and(self.t_u32, None, g, m).map_err(internal)
     }
 
     /// The mask of every lane of the wave.
-    fn full_mask(&mut self) -> Result<Word, EmitError> {
+    pub(super) fn full_mask(&mut self) -> Result<Word, EmitError> {
         let ws = self.ws();
         self.wc64(if ws >= 64 { u64::MAX } else { (1u64 << ws) - 1 })
     }
 
     /// Bit `lane` (u32) of `mask` (u64) as a b1.
-    fn mask_bit(&mut self, mask: Word, lane: Word) -> Result<Word, EmitError> {
+    pub(super) fn mask_bit(&mut self, mask: Word, lane: Word) -> Result<Word, EmitError> {
         let l = self.b.u_convert(self.t_u64, None, lane).map_err(internal)?;
         let s = self.b.shift_right_logical(self.t_u64, None, mask, l).map_err(internal)?;
         let one = self.wc64(1)?;
@@ -98,14 +109,14 @@ impl Em<'_> {
     }
 
     /// A workgroup barrier that also orders buffer and workgroup memory.
-    fn barrier(&mut self) -> Result<(), EmitError> {
+    pub(super) fn barrier(&mut self) -> Result<(), EmitError> {
         let scope = self.wc32(WORKGROUP as u32)?;
         let sem = self.wc32(SEMANTICS as u32)?;
         self.b.control_barrier(scope, scope, sem).map_err(internal)
     }
 
     /// Publish this lane's words (u64) in exchange arrays 0.. (between barriers).
-    fn publish(&mut self, vals: &[Word]) -> Result<(), EmitError> {
+    pub(super) fn publish(&mut self, vals: &[Word]) -> Result<(), EmitError> {
         self.barrier()?;
         let lane = self.lane()?;
         for (k, &v) in vals.iter().enumerate() {
@@ -115,7 +126,7 @@ impl Em<'_> {
         self.barrier()
     }
 
-    fn slot_ptr(&mut self, k: u32, lane: Word) -> Result<Word, EmitError> {
+    pub(super) fn slot_ptr(&mut self, k: u32, lane: Word) -> Result<Word, EmitError> {
         let (xchg, p_slot) = match &self.wave {
             Some(w) => (w.xchg, w.p_slot),
             None => return Err(internal("exchange outside a wave-model function")),
@@ -126,7 +137,7 @@ impl Em<'_> {
     }
 
     /// Lane `lane`'s (u32, below the wave size) published word of array `k`.
-    fn fetch(&mut self, k: u32, lane: Word) -> Result<Word, EmitError> {
+    pub(super) fn fetch(&mut self, k: u32, lane: Word) -> Result<Word, EmitError> {
         let p = self.slot_ptr(k, lane)?;
         self.b.load(self.t_u64, None, p, None, []).map_err(internal)
     }
@@ -176,7 +187,8 @@ impl Em<'_> {
             }
             Op::Lane(lo) => {
                 let t = ty.ok_or_else(|| internal("lane op without a type"))?;
-                let r = self.lane_op(v, lo, &args, t)?;
+                let mask = self.mask_arg(&args, lo.arity())?;
+                let r = self.lane_op(v, lo, &args, t, mask)?;
                 self.define(v, r)?;
             }
             Op::Buffer(bo) => {
@@ -186,15 +198,7 @@ impl Em<'_> {
                 }
             }
             // Lane masks are 64-bit integers here.
-            Op::Int(io) if ty == Some(Type::Mask) || args.first().is_some_and(|&x| self.f.ty(x) == Some(Type::Mask)) => {
-                let mut a = Vec::with_capacity(args.len());
-                for &x in &args {
-                    a.push(self.get(x)?);
-                }
-                let at = if matches!(io, IntOp::Cmp(_)) || ty == Some(Type::Mask) { Type::I64 } else { ty.unwrap_or(Type::I64) };
-                let r = self.int(io, v, at, &a)?;
-                self.define(v, r)?;
-            }
+            Op::Int(io) if self.is_mask_int(&args, ty) => self.mask_int(v, io, &args, ty)?,
             Op::Sync(SyncOp::Barrier(_)) => self.barrier()?,
             Op::Sync(SyncOp::Fence(_) | SyncOp::Wait(_) | SyncOp::Sleep(_) | SyncOp::Priority(_)) => {}
             Op::Mem(MemOp::Load(Space::Constant(_))) => return Ok(false),
@@ -204,15 +208,31 @@ impl Em<'_> {
         Ok(true)
     }
 
+    /// Whether an integer op with these operands and result type works on lane masks.
+    pub(super) fn is_mask_int(&self, args: &[Value], ty: Option<Type>) -> bool {
+        ty == Some(Type::Mask) || args.first().is_some_and(|&x| self.f.ty(x) == Some(Type::Mask))
+    }
+
+    /// An integer op on lane masks, which are 64-bit integers here.
+    pub(super) fn mask_int(&mut self, v: Value, io: IntOp, args: &[Value], ty: Option<Type>) -> Result<(), EmitError> {
+        let mut a = Vec::with_capacity(args.len());
+        for &x in args {
+            a.push(self.get(x)?);
+        }
+        let at = if matches!(io, IntOp::Cmp(_)) || ty == Some(Type::Mask) { Type::I64 } else { ty.unwrap_or(Type::I64) };
+        let r = self.int(io, v, at, &a)?;
+        self.define(v, r)
+    }
+
     /// The mask operand of an op with `arity` fixed operands (the full wave when absent).
-    fn mask_arg(&mut self, args: &[Value], arity: usize) -> Result<Word, EmitError> {
+    pub(super) fn mask_arg(&mut self, args: &[Value], arity: usize) -> Result<Word, EmitError> {
         match args.get(arity) {
             Some(&m) => self.get(m),
             None => self.full_mask(),
         }
     }
 
-    fn word_of(&mut self, v: Value) -> Result<Word, EmitError> {
+    pub(super) fn word_of(&mut self, v: Value) -> Result<Word, EmitError> {
         let t = self.vty(v)?;
         let x = self.get(v)?;
         if t == Type::Mask {
@@ -221,7 +241,7 @@ impl Em<'_> {
         self.value_to_word(x, t)
     }
 
-    fn value_of_word(&mut self, w: Word, t: Type) -> Result<Word, EmitError> {
+    pub(super) fn value_of_word(&mut self, w: Word, t: Type) -> Result<Word, EmitError> {
         if t == Type::Mask {
             return Ok(w);
         }
@@ -269,9 +289,8 @@ impl Em<'_> {
         self.b.select(self.t_u32, None, absent, none, abs).map_err(internal)
     }
 
-    fn lane_op(&mut self, v: Value, lo: LaneOp, args: &[Value], t: Type) -> Result<Word, EmitError> {
-        let n = lo.arity();
-        let mask = self.mask_arg(args, n)?;
+    /// Lane op `lo` (value `v`, result type `t`) on the lanes of `mask` (u64).
+    pub(super) fn lane_op(&mut self, v: Value, lo: LaneOp, args: &[Value], t: Type, mask: Word) -> Result<Word, EmitError> {
         let lane = self.lane()?;
         let tb = self.ty(Type::B1)?;
         let ws = self.ws();
@@ -415,7 +434,7 @@ impl Em<'_> {
         self.value_of_word(r, t)
     }
 
-    fn bool_result(&mut self, b: Word, t: Type) -> Result<Word, EmitError> {
+    pub(super) fn bool_result(&mut self, b: Word, t: Type) -> Result<Word, EmitError> {
         if t == Type::B1 {
             return Ok(b);
         }
@@ -425,7 +444,7 @@ impl Em<'_> {
     }
 
     /// The low 32 bits of value `v` (id `x`) as a u32.
-    fn low_u32(&mut self, v: Value, x: Word) -> Result<Word, EmitError> {
+    pub(super) fn low_u32(&mut self, v: Value, x: Word) -> Result<Word, EmitError> {
         let t = self.vty(v)?;
         let w = if t == Type::Mask { x } else { self.value_to_word(x, t)? };
         self.b.u_convert(self.t_u32, None, w).map_err(internal)

@@ -1,0 +1,57 @@
+//! The IR trap (`trap.<code>`): the invocation records the code plus one and its invocation
+//! index in the trap buffer (descriptor binding [`TRAP_BINDING`]: two 64-bit words, zero before
+//! the dispatch) and returns. A runner reads the buffer after the dispatch and reports the trap,
+//! as the IR defines a trap: it ends the run with an error the host sees. When several
+//! invocations trap, the words hold one of them (the last store each word saw).
+
+use super::emit::{internal, unsupported, Em, EmitError, Scope};
+use isabridge_ir::ir::{Block, Function, Value};
+use isabridge_ir::ops::control::SyncOp;
+use isabridge_ir::types::Type;
+use isabridge_ir::Op;
+use rspirv::spirv;
+
+/// Descriptor binding (set 0) of the trap buffer of a kernel that may trap
+/// ([`super::Kernel::traps`]).
+pub const TRAP_BINDING: u32 = 3;
+
+/// Whether `f` has a trap.
+pub(super) fn traps(f: &Function) -> bool {
+    f.layout.iter().flat_map(|&b| f.blocks[b].insts.iter()).any(|&v| matches!(f.insts[v].op, Op::Sync(SyncOp::Trap(_))))
+}
+
+impl Em<'_> {
+    /// Lower `trap.<code>` (value `v`), which must end its IR block (what follows it in the
+    /// block, its edges and terminator, is emitted unreachable after the return).
+    pub(super) fn trap(&mut self, v: Value, code: u16) -> Result<(), EmitError> {
+        let text = format!("trap.{code}");
+        if self.f.blocks[Block(self.cur_ir)].insts.last() != Some(&v) {
+            return Err(unsupported(self.cur_ir, v.0, text, "a trap before the end of its block"));
+        }
+        let Some(var) = self.trap_var else { return Err(internal("a trap without the trap buffer")) };
+        let pw = self.b.type_pointer(None, spirv::StorageClass::StorageBuffer, self.t_u64);
+        let (zero, one) = (self.konst(Type::I32, 0)?, self.konst(Type::I32, 1)?);
+        // A selection whose condition is always true keeps the rest of the block structured.
+        let always = self.konst(Type::B1, 1)?;
+        let (yes, cont) = (self.b.id(), self.b.id());
+        self.b.selection_merge(cont, spirv::SelectionControl::NONE).map_err(internal)?;
+        self.b.branch_conditional(always, yes, cont, []).map_err(internal)?;
+        self.b.begin_block(Some(yes)).map_err(internal)?;
+        let c = self.konst(Type::I64, code as u64 + 1)?;
+        let p0 = self.b.access_chain(pw, None, var, [zero, zero]).map_err(internal)?;
+        self.b.store(p0, c, None, []).map_err(internal)?;
+        let p1 = self.b.access_chain(pw, None, var, [zero, one]).map_err(internal)?;
+        self.b.store(p1, self.gid, None, []).map_err(internal)?;
+        self.b.ret().map_err(internal)?;
+        // The merge block is dominated by the old one: its values stay valid there.
+        let old = self.cur;
+        self.cur = self.b.begin_block(Some(cont)).map_err(internal)?;
+        let new = Scope::Block(self.cur);
+        for (_, s) in self.ids.values_mut() {
+            if *s == Scope::Block(old) {
+                *s = new;
+            }
+        }
+        Ok(())
+    }
+}
