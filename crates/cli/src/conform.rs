@@ -53,6 +53,10 @@ pub struct RdnaArgs {
     /// Also list every differing lane and slot (row, slot, got, want) under each row.
     #[arg(long)]
     diffs: bool,
+    /// Memory results arrive late (`interp` only): lifted with pending results, so a register
+    /// read before the wait that covers it is a poison value and fails the test.
+    #[arg(long)]
+    late_memory: bool,
 }
 
 const IN_BASE: u64 = 0x1_0000_0000;
@@ -79,6 +83,9 @@ pub fn run(a: &Args) -> Result<(), Failure> {
     if a.via != "interp" && a.via != "spirv" {
         return Err(format!("--via {}: `interp` and `spirv` run today", a.via).into());
     }
+    if a.late_memory && a.via != "interp" {
+        return Err(String::from("--late-memory runs with --via interp").into());
+    }
     let text = std::fs::read_to_string(&a.vectors).map_err(|e| format!("{}: {e}", a.vectors.display()))?;
     let mut out = std::io::stdout().lock();
     let mut all_pass = true;
@@ -96,7 +103,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
                 continue;
             }
             for (table, expected) in tables(&t, exp) {
-                let o = run_test(&a.via, &t, &name, wave, code, &table, expected);
+                let o = run_test(&a.via, a.late_memory, &t, &name, wave, code, &table, expected);
                 all_pass &= o.checked > 0 && o.passed == o.checked;
                 if a.json {
                     let j = serde_json::json!({"name": o.name, "wave": o.wave, "table": o.table, "via": a.via, "checked": o.checked, "passed": o.passed});
@@ -117,6 +124,15 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         Ok(())
     } else {
         Err(Failure::Partial)
+    }
+}
+
+/// Lift RDNA2 vector code, with late-arriving memory results when `late` is set.
+fn lift_with(late: bool, bytes: &[u8], opts: &Options) -> Result<isabridge_ir::Function, isabridge_decoder::lift::LiftError> {
+    if late {
+        isabridge_decoder::lift::amd::lift_late_memory(Isa::Gfx1013, bytes, 0, opts)
+    } else {
+        lift(Isa::Gfx1013, bytes, 0, opts)
     }
 }
 
@@ -209,7 +225,8 @@ fn any_nan_slots(h: &Json, slots: usize) -> Vec<u32> {
     out
 }
 
-fn run_test(via: &str, t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expected: &Json) -> Outcome {
+#[allow(clippy::too_many_arguments)]
+fn run_test(via: &str, late: bool, t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expected: &Json) -> Outcome {
     let h = &t["harness"];
     let layout = h["layout"].as_str().unwrap_or("");
     let expected: Vec<Vec<u32>> = expected.as_array().map(|r| r.iter().map(words).collect()).unwrap_or_default();
@@ -223,7 +240,7 @@ fn run_test(via: &str, t: &Json, name: &str, wave: u32, code_key: &str, table: &
         // raw layout with an 8-dword input slot and a 2-dword output slot, both given by
         // `in_dwords` / `out_stride_dwords`; the shader addresses them with `offen`.
         "custom_fma64" => false,
-        "custom_buffer_format" => return run_buffer_format(via, t, name, wave, code_key, table, &expected),
+        "custom_buffer_format" => return run_buffer_format(via, late, t, name, wave, code_key, table, &expected),
         _ => return fail(name, wave, table, lanes_total, format!("layout {layout} does not run yet")),
     };
     let in_dwords = h["in_dwords"].as_u64().unwrap_or(4) as usize;
@@ -249,7 +266,7 @@ fn run_test(via: &str, t: &Json, name: &str, wave: u32, code_key: &str, table: &
         vgpr_inputs: vec![SystemValue::LocalIdX],
         gfx10_3_dot: true,
     };
-    let f = match lift(Isa::Gfx1013, &bytes, 0, &opts) {
+    let f = match lift_with(late, &bytes, &opts) {
         Ok(f) => f,
         Err(e) => return fail(name, wave, table, lanes_total, e.to_string()),
     };
@@ -364,7 +381,8 @@ const SCRATCH_BASE: u64 = 0x3_0000_0000;
 /// with `scratch_fill`, `scratch_stride_dwords` per lane) for i >= 6; expected slot k below the
 /// output slot count `slot_mapping` names (24) is output word k of the lane's slot, the others
 /// scratch word k - 24.
-fn run_buffer_format(via: &str, t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expected: &[Vec<u32>]) -> Outcome {
+#[allow(clippy::too_many_arguments)]
+fn run_buffer_format(via: &str, late: bool, t: &Json, name: &str, wave: u32, code_key: &str, table: &str, expected: &[Vec<u32>]) -> Outcome {
     let h = &t["harness"];
     let checked = h["checked"].as_u64().unwrap_or(0) as usize;
     let lanes_total = expected.len() as u64 * checked as u64;
@@ -394,7 +412,7 @@ fn run_buffer_format(via: &str, t: &Json, name: &str, wave: u32, code_key: &str,
         return fail(name, wave, table, lanes_total, format!("no float_mode_{table} names the mode of this table"));
     };
     let opts = Options { wave64: wave == 64, mode, user_sgprs, vgpr_inputs: vec![SystemValue::LocalIdX], gfx10_3_dot: true };
-    let f = match lift(Isa::Gfx1013, &bytes, 0, &opts) {
+    let f = match lift_with(late, &bytes, &opts) {
         Ok(f) => f,
         Err(e) => return fail(name, wave, table, lanes_total, e.to_string()),
     };

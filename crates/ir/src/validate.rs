@@ -307,6 +307,14 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
                 return e(why);
             }
         }
+        Op::Pending(p) => {
+            if let Some(why) = p.problem() {
+                return e(why);
+            }
+            if tys[0] != ty {
+                return e("a pending result has its operand's type");
+            }
+        }
         Op::Phi(_) | Op::Param(_) | Op::Const(_) | Op::Undef | Op::Sync(_) => {}
         Op::ReadReg(r) => {
             if f.reg_ty(*r) != Some(ty) {

@@ -45,6 +45,7 @@ impl Machine<'_> {
             lane_ops: 0,
             rank,
             stage: std::mem::take(&mut self.stage),
+            late: None,
         };
         let r = super::sched::run_groups(&mut frame, &blocks, &rpo, Some((w, group)));
         self.mem = frame.mem;

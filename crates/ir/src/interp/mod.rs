@@ -8,6 +8,7 @@
 
 mod call;
 mod image;
+mod late;
 mod sched;
 mod warp;
 
@@ -65,6 +66,18 @@ pub enum InterpError {
     /// Calls nested deeper than the configured limit.
     #[error("call depth limit of {0} exceeded")]
     CallDepth(u32),
+    /// A value read before the wait that covers the memory result it holds reached an
+    /// address, stored data, a mask, a branch or an output (the late-arriving-memory model of
+    /// functions with pending results).
+    #[error("poison: value v{value} ({op}) used as {what} before the wait that covers the memory result it holds")]
+    Poison {
+        /// The value used.
+        value: u32,
+        /// The op that defined it.
+        op: String,
+        /// How it was used.
+        what: &'static str,
+    },
 }
 
 /// A per-lane input.
@@ -191,6 +204,7 @@ fn run_functions(fs: &[Function], cfg: &Config, inputs: &[Input], mem: Memory) -
         lane_ops: 0,
         rank,
         stage: Vec::new(),
+        late: late::Late::new(f, threads, cfg.waves as usize),
     };
     sched::run_groups(&mut m, &blocks, &rpo, None)?;
     Ok(Outcome { outputs: m.outputs, memory: m.mem, lane_ops: m.lane_ops, stage: m.stage })
@@ -262,6 +276,8 @@ struct Machine<'a> {
     lane_ops: u64,
     rank: Vec<u32>,
     stage: Vec<crate::ops::stage::StageEvent>,
+    /// The late-arriving-memory state, for functions with pending results.
+    late: Option<Box<late::Late>>,
 }
 
 impl Machine<'_> {
@@ -294,6 +310,14 @@ impl Machine<'_> {
     }
 
     fn exec(&mut self, w: usize, group: u64, ci: &CInst) -> Result<(), InterpError> {
+        self.exec_op(w, group, ci)?;
+        if self.late.is_some() {
+            self.late_after(w, group, ci)?;
+        }
+        Ok(())
+    }
+
+    fn exec_op(&mut self, w: usize, group: u64, ci: &CInst) -> Result<(), InterpError> {
         let th = self.threads();
         let base = w * self.ws;
         let full = group;
@@ -406,6 +430,13 @@ impl Machine<'_> {
             Op::Sync(SyncOp::Trap(code)) => return Err(InterpError::Trap(*code)),
             Op::Sync(SyncOp::Interrupt { halt: true }) => return Err(InterpError::Halt),
             Op::Sync(_) => {}
+            Op::Pending(_) => {
+                for l in 0..self.ws {
+                    if full >> l & 1 != 0 {
+                        self.regs[ci.v * th + base + l] = self.regs[ci.args[0] * th + base + l];
+                    }
+                }
+            }
             Op::ReadReg(r) => {
                 for l in lanes() {
                     let t = base + l;

@@ -130,6 +130,7 @@ fn run_block(
     let cb = &blocks[g.rank as usize];
     if g.fresh && !cb.phis.is_empty() {
         m.phis(w, g.mask, cb, prev);
+        m.late_phis(w, g.mask, &cb.phis, prev);
     }
     g.fresh = false;
     let mut i = g.idx as usize;
@@ -197,6 +198,7 @@ fn run_block(
     Ok(match &cb.term {
         Terminator::Jump(b) => Step { groups: [Some(go(*b, g.mask, prev)), None], finished: 0 },
         Terminator::Branch(c, tb, fb) => {
+            m.late_use(w, g.mask, c.index(), "a branch condition")?;
             let taken = (0..m.ws)
                 .filter(|l| g.mask >> l & 1 != 0 && m.regs[c.index() * th + base + l] & 1 != 0)
                 .fold(0u64, |a, l| a | 1 << l);
@@ -209,6 +211,9 @@ fn run_block(
             Step { groups: [t, f], finished: 0 }
         }
         Terminator::Return(vals) => {
+            for v in vals {
+                m.late_use(w, g.mask, v.index(), "a returned value")?;
+            }
             for l in (0..m.ws).filter(|l| g.mask >> l & 1 != 0) {
                 let t = base + l;
                 m.outputs[t] = vals.iter().map(|v| m.regs[v.index() * th + t]).collect();

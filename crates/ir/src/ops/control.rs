@@ -114,6 +114,44 @@ impl Wait {
     }
 }
 
+/// A result that arrives late: the value of a memory operation's result that the machine
+/// writes to its register only when the operation completes, which a program may rely on only
+/// after a wait whose counter covers `kinds` has retired it.
+///
+/// The op gives its operand unchanged. The interpreter runs it as a copy; a function with
+/// such ops runs in the late-arriving-memory model ([`crate::interp`]'s `late` module), where
+/// the result stays outstanding until a covering [`SyncOp::Wait`] and a register read of it
+/// before then is a poison value. One machine operation with several results names one
+/// event: its first result starts it, the others `join` it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pending {
+    /// The kind of outstanding operation (exactly one of [`WaitKinds`]' kinds).
+    pub kinds: WaitKinds,
+    /// The result belongs to the event the previous pending op of the wave started.
+    pub join: bool,
+}
+
+impl Pending {
+    /// Text mnemonic: `pending.load`, `pending.shared.join`.
+    pub fn mnemonic(&self) -> String {
+        format!("pending.{}{}", self.kinds.name(), if self.join { ".join" } else { "" })
+    }
+    /// Parse a mnemonic split at dots.
+    pub fn parse(base: &str, mods: &[&str]) -> Option<Pending> {
+        let (k, join) = match (base, mods) {
+            ("pending", [k]) => (k, false),
+            ("pending", [k, "join"]) => (k, true),
+            _ => return None,
+        };
+        Some(Pending { kinds: WaitKinds::parse(k)?, join })
+    }
+    /// Why the op is malformed, if it is: it must name exactly one known kind.
+    pub fn problem(&self) -> Option<&'static str> {
+        let k = self.kinds.0;
+        (k == 0 || k & (k - 1) != 0 || k & !WaitKinds::ALL_BITS != 0).then_some("a pending result names exactly one known kind")
+    }
+}
+
 /// A synchronization operation (no result).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SyncOp {
@@ -123,7 +161,8 @@ pub enum SyncOp {
     Fence(Scope),
     /// Wait for outstanding operations ([`Wait`]), kept explicit so a backend sees the
     /// machine's waits. The interpreter completes every memory operation in program order, so
-    /// it runs a wait as a no-op.
+    /// it runs a wait as a no-op, except that it retires the outstanding [`Pending`] results
+    /// the wait covers.
     Wait(Wait),
     /// Sleep for about this many units of 64 clocks (AMD `s_sleep`): a scheduling hint; the
     /// interpreter runs it as a no-op.

@@ -89,6 +89,8 @@ pub enum Op {
     Warp(WarpOp),
     /// Call another function of the module or an external symbol ([`call`]).
     Call(Callee),
+    /// A memory result that arrives late ([`control::Pending`]): a copy of operand 0.
+    Pending(control::Pending),
 }
 
 impl Op {
@@ -96,7 +98,7 @@ impl Op {
     pub fn arity(&self) -> Option<usize> {
         Some(match self {
             Op::Param(_) | Op::Const(_) | Op::Undef | Op::ReadReg(_) | Op::Sync(_) | Op::Call(_) => 0,
-            Op::WriteReg(_) | Op::Approx(..) | Op::Bitcast | Op::Extract(_) | Op::Conv(_) => 1,
+            Op::WriteReg(_) | Op::Approx(..) | Op::Bitcast | Op::Extract(_) | Op::Conv(_) | Op::Pending(_) => 1,
             Op::Phi(_) | Op::Build => return None,
             Op::Float(f) => f.kind.arity(),
             Op::FDiv(d) => d.kind.arity(),
@@ -129,6 +131,7 @@ impl Op {
                 | Op::LaneSelect
                 | Op::Warp(_)
                 | Op::Call(_)
+                | Op::Pending(_)
         )
     }
     /// Whether the op changes state besides its result or may fault (register writes, memory
@@ -209,6 +212,7 @@ impl Op {
             Op::Sync(s) => s.mnemonic(),
             Op::Warp(w) => w.mnemonic(),
             Op::Call(c) => format!("call {}", c.text()),
+            Op::Pending(p) => p.mnemonic(),
         }
     }
     /// Parse a dotted mnemonic of an op whose operands are all values.
@@ -269,6 +273,9 @@ impl Op {
         }
         if let Some(x) = LaneOp::parse(base, mods) {
             return Some(Op::Lane(x));
+        }
+        if let Some(x) = control::Pending::parse(base, mods) {
+            return Some(Op::Pending(x));
         }
         SyncOp::parse(base, mods).map(Op::Sync)
     }

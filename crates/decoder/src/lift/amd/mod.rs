@@ -30,6 +30,7 @@ mod mode;
 mod movrel;
 mod mtbuf;
 mod mubuf;
+mod pending;
 mod sdwa;
 mod single;
 mod smem;
@@ -99,6 +100,17 @@ const SCC: u16 = 1000;
 
 /// Lift a program given as code bytes (entry at the first byte) into one IR function.
 pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function, LiftError> {
+    lift_code(isa, code, base, opts, false)
+}
+
+/// Lift as [`lift`] does, with every memory result the code uses arriving late: a pending op
+/// (see `pending.rs`) after each, so the interpreter runs the function in its
+/// late-arriving-memory model and a register read before the wait that covers it is poison.
+pub fn lift_late_memory(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function, LiftError> {
+    lift_code(isa, code, base, opts, true)
+}
+
+fn lift_code(isa: Isa, code: &[u8], base: u64, opts: &Options, late: bool) -> Result<Function, LiftError> {
     check_isa(isa, base)?;
     let plugin: &dyn crate::IsaPlugin =
         if opts.gfx10_3_dot && isa == Isa::Gfx1013 { &crate::amd::dot_ext::GFX10_DOT } else { isa.plugin() };
@@ -158,10 +170,19 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
         }
         let next = inst.addr + inst.len as u64;
         let mut at = At { inst, d };
+        let first = cx.f.insts.len();
         match inst.flow {
-            Flow::Next => cx.lift_inst(&mut at)?,
+            Flow::Next => {
+                cx.lift_inst(&mut at)?;
+                if late {
+                    pending::mark(&mut cx, &at, first);
+                }
+            }
             Flow::End => {
                 cx.lift_inst(&mut at)?;
+                if late {
+                    pending::mark(&mut cx, &at, first);
+                }
                 cx.b().ret(&[]);
                 open = false;
             }
