@@ -89,6 +89,9 @@ bodies['cass64'] = (".shared .align 8 .b8 sm64[2048]; mov.u32 %t2, %tid.x; shl.b
   "st.shared.u64 [%t2], %x; and.b32 %t0, %c, 1; setp.eq.u32 %p, %t0, 0; selp.b64 %z, %x, %y, %p;"
   "mov.b64 %o, {%c, %a}; atom.shared.cas.b64 %z, [%t2], %z, %o; ld.shared.u64 %o, [%t2];"
   "xor.b64 %z, %z, %o; mov.b64 {%r0,%r1}, %z; xor.b32 %r1, %r1, %t0;")
+# Byte selects on vmax / vmin (VMNMX.S8.S8.MX, VMNMX.S8.S8, VMNMX.UD.U8.U8.MX).
+bodies['vmnmx8'] = "vmax.s32.s32.s32 %r0, %a.b1, %b.b2; vmin.s32.s32.s32 %r1, %a.b3, %c.b1;"
+bodies['vmnmx8u'] = "vmax.u32.u32.u32 %r0, %b.b0, %c.b3; vmax.s32.s32.s32 %r1, %c.b0, %a.b3;"
 print(".version 7.0\n.target sm_50\n.address_size 64\n")
 for k, body in bodies.items():
     print(f""".visible .entry k_{k}(.param .u64 pin, .param .u64 pout, .param .u32 pn) {{

@@ -224,3 +224,41 @@ fn trap_mode(isa: Isa, target: &str, lay: &Layout) {
         other => panic!("{target}: expected a trap, got {:?}", other.map(|_| ())),
     }
 }
+
+/// IR format R8G8B8A8_UNORM.
+const R8G8B8A8_UNORM: u32 = 56;
+
+#[test]
+fn formatted_stores_match_ptx() {
+    for (isa, target, lay) in &TARGETS {
+        formatted_stores(*isa, target, lay);
+    }
+}
+
+/// `sust.p`: four float channels into an 8-bit UNORM texel (each converted as the IR's store
+/// converts: clamped to [0, 1], times 255, rounded to nearest even) and one integer into a
+/// 32-bit UINT element, at element (not byte) coordinates.
+fn formatted_stores(isa: Isa, target: &str, lay: &Layout) {
+    let s4 = Surface::new(4, 8, 1, R8G8B8A8_UNORM, 4, |_| 0x5a);
+    let s1 = Surface::new(28, 1, 1, R32_UINT, 4, |_| 0xcd);
+    let (f, bank2) = kernel(isa, target, "surf_p");
+    let mem = launch(&f, &bank2, lay, 32, &[&s4, &s1], &[]).unwrap();
+    let unorm = |x: f32| (x.clamp(0.0, 1.0) as f64 * 255.0).round_ties_even() as u8;
+    let mut want4 = s4.data.clone();
+    let mut want1 = s1.data.clone();
+    for i in 0..32u32 {
+        let fi = i as f32;
+        let a = fi.mul_add(f32::from_bits(0x3D80_0000), f32::from_bits(0xBE4C_CCCD));
+        let b = fi.mul_add(f32::from_bits(0xBD4C_CCCD), f32::from_bits(0x3FA6_6666));
+        let c = fi * f32::from_bits(0x3C49_85F0);
+        let at = 4 * i as usize;
+        want4[at..at + 4].copy_from_slice(&[unorm(a), unorm(b), unorm(c), unorm(0.5)]);
+        if i >= 4 {
+            let at = 4 * (i as usize - 4);
+            want1[at..at + 4].copy_from_slice(&(7 * i).to_le_bytes());
+        }
+    }
+    let got = |k: u64| mem.global.iter().find(|(a, _)| *a == SURF + 0x1_0000 * k).unwrap().1.clone();
+    assert_eq!(got(0), want4, "{target} UNORM surface");
+    assert_eq!(got(1), want1, "{target} UINT surface");
+}

@@ -177,6 +177,15 @@ fn model(k: &str, r: &Row) -> Option<(u32, u32)> {
             (s as u32, (a as u64 + b as u64).min(u32::MAX as u64) as u32)
         }
         "vmnmx" => ((a as i32).max(b as i32) as u32, a.min(b).wrapping_add(c)),
+        // Byte selects: byte k of a word sign- (s32 types) or zero-extended (u32 types).
+        "vmnmx8" => {
+            let sb = |w: u32, k: u32| (w >> (8 * k)) as u8 as i8 as i32;
+            (sb(a, 1).max(sb(b, 2)) as u32, sb(a, 3).min(sb(c, 1)) as u32)
+        }
+        "vmnmx8u" => {
+            let (ub, sb) = (|w: u32, k: u32| (w >> (8 * k)) & 0xff, |w: u32, k: u32| (w >> (8 * k)) as u8 as i8 as i32);
+            (ub(b, 0).max(ub(c, 3)), sb(c, 0).max(sb(a, 3)) as u32)
+        }
         "vset" => (((a as i32 as i64) < b as i64) as u32, ((a as i64 >= b as i32 as i64) as u32).wrapping_add(c)),
         "vshl" => (if b >= 32 { 0 } else { a << b }, ((a as i32) >> (b & 31)) as u32),
         "min64" => split((x as i64).min(y as i64) as u64),
@@ -250,7 +259,7 @@ fn model(k: &str, r: &Row) -> Option<(u32, u32)> {
 const KERNELS: &[&str] = &[
     "abs64", "cas32", "cas64", "cass32", "cass64", "divrn", "fbreak", "iadd3cc", "ibreak", "iltloop", "maxu64", "min64",
     "atomftz", "ceilsat", "cvtsat", "dround", "dset", "iabs", "lea64", "madhisat", "neg64", "redftz", "set64", "setp64", "shl64", "shr64k", "shr64n", "shr64s",
-    "shr64u", "sub64", "subc96", "vabsdiff", "vadd", "vmnmx", "vset", "vshl",
+    "shr64u", "sub64", "subc96", "vabsdiff", "vadd", "vmnmx", "vmnmx8", "vmnmx8u", "vset", "vshl",
 ];
 
 /// Lift and run kernels `names` of `cubin`; a line for each kernel that differs from the model.

@@ -8,7 +8,8 @@
 //! `VABSDIFF.SD.ACC` vabsdiff.s32.s32.s32.add), so only the forms whose PTX source is known
 //! lift: each row of [`FORMS`] is a PTX instruction of fixtures/nvidia/lift/cc.sm50.ptx
 //! (kernels k_vabsdiff, k_vadd, k_vmnmx, k_vset, k_vshl, checked by sm50_cc.rs) and the SASS
-//! ptxas made of it. Other forms, and byte or halfword selects, are typed errors.
+//! ptxas made of it. Byte selects on VMNMX lift in the forms [`byte_minmax`] names; other
+//! forms, and other byte or halfword selects, are typed errors.
 
 use crate::lift::sm86::{At, Cx};
 use crate::lift::LiftError;
@@ -64,6 +65,11 @@ pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
 }
 
 fn video(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
+    if name == "VMNMX" {
+        if let Some(r) = byte_minmax(cx, at) {
+            return r;
+        }
+    }
     let sfx: Vec<&str> = at.sfx.iter().copied().filter(|s| *s != "REUSE").collect();
     let Some(&(_, _, op, dsigned, asigned, bsigned, sat, acc)) = FORMS.iter().find(|f| f.0 == name && f.1 == sfx.as_slice()) else {
         return Err(cx.unsupported(at, "video instruction form not derived"));
@@ -126,4 +132,52 @@ fn video(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
 fn ext(cx: &mut Cx, at: &At, op: &Operand, signed: bool) -> Result<Value, LiftError> {
     let w = cx.word(at, op, 0)?;
     Ok(cx.b().conv(ConvOp::IToI { signed }, Type::I64, w))
+}
+
+/// VMNMX on selected bytes, in the forms ptxas 12.9 makes of PTX's byte selects (kernels
+/// k_vmnmx8 and k_vmnmx8u of fixtures/nvidia/lift/cc.sm50.ptx, checked by sm50_cc.rs):
+/// `vmax.s32.s32.s32 d, a.b1, b.b2` is `VMNMX.S8.S8.MX d, a.B1, b.B2, RZ`, `vmin.s32.s32.s32`
+/// the same without `.MX`, `vmax.u32.u32.u32 d, b.b0, c.b3` is `VMNMX.UD.U8.U8.MX d, b, c.B3,
+/// RZ` (byte 0 is not printed). PTX: the selected bytes are sign- or zero-extended by the
+/// source types, then compared; the result fits the destination type. None for other forms.
+fn byte_minmax(cx: &mut Cx, at: &At) -> Option<Result<(), LiftError>> {
+    let mut text = String::new();
+    cx.isa.plugin().print(at.d, at.inst.addr, &mut text);
+    let text = text.trim().trim_end_matches(';').trim();
+    let text = if text.starts_with('@') { text.split_once(' ').map_or("", |(_, r)| r.trim()) } else { text };
+    let (m, rest) = text.split_once(' ')?;
+    let (signed, max) = match m {
+        "VMNMX.S8.S8.MX" => (true, true),
+        "VMNMX.S8.S8" => (true, false),
+        "VMNMX.UD.U8.U8.MX" => (false, true),
+        _ => return None,
+    };
+    let toks: Vec<&str> = rest.split(',').map(str::trim).collect();
+    let sel = |t: &str| -> Option<u32> {
+        let t = t.trim_end_matches(".reuse");
+        match t.rsplit_once(".B") {
+            Some((_, k)) => k.parse::<u32>().ok().filter(|k| *k < 4),
+            None => Some(0),
+        }
+    };
+    Some((|| {
+        let (dsts, srcs) = (at.dsts(), at.srcs());
+        if toks.len() != 4 || toks[3] != "RZ" || dsts.len() != 1 || srcs.len() != 3 || super::writes_cc(at) || srcs.iter().any(|o| o.mods.neg || o.mods.not || o.mods.abs) {
+            return Err(cx.unsupported(at, "operand shape"));
+        }
+        let (Some(ka), Some(kb)) = (sel(toks[1]), sel(toks[2])) else {
+            return Err(cx.unsupported(at, "video byte select"));
+        };
+        let mut v = Vec::new();
+        for (o, k) in [(srcs[0], ka), (srcs[1], kb)] {
+            let w = cx.word(at, o, 0)?;
+            let up = cx.k32(24 - 8 * k);
+            let down = cx.k32(24);
+            let w = cx.b().int(IntOp::Shl(ShiftRule::Clamp), Type::I32, &[w, up]);
+            v.push(cx.b().int(IntOp::Shr(signed, ShiftRule::Clamp), Type::I32, &[w, down]));
+        }
+        let op = if max { IntOp::Max(signed) } else { IntOp::Min(signed) };
+        let r = cx.b().int(op, Type::I32, &v);
+        cx.def32(at, dsts[0], r)
+    })())
 }

@@ -23,6 +23,15 @@
 //! channel). An x that is not a multiple of the access size addresses the texel that holds
 //! its first byte (the IR's choice: no hardware measurement covers misaligned x).
 //!
+//! Formatted stores (`SUST.P`, PTX `sust.p`): ptxas 12.9 gives (kernel `surf_p` of fixtures/nvidia/tex/surface.ptx and
+//! a probe with each vector size)
+//! `sust.p.2d.v4.b32.trap [s, {x, y}], {a, b, c, d}` as `SUST.P.2D.TRAP [R6], R4, 0x50` with x,
+//! y in R6, R7 and a-d in R4-R7, the `.v2` / scalar forms as `.RG` / `.R` with as many data
+//! registers, and no `.BA`: x passes unchanged, so coordinates are elements (as the loads'
+//! `.BA` x is bytes). Each data word is one channel, which the IR image store converts to the
+//! descriptor's format (PTX: the surface's format decides how the `.b32` data is read); the
+//! other channels keep their bits.
+//!
 //! Out of range (PTX ISA, "Surface Instructions": `suld`, `sust`, `sured` clamp modes). The
 //! SASS suffix is PTX's mode, as texsurf.cu / texsurf.sm86 pair them: `.trap` -> `.TRAP`,
 //! `.clamp` -> no suffix, `.zero` -> `.IGN`.
@@ -123,8 +132,11 @@ impl Suffixes {
 
 fn access(cx: &mut Cx, at: &At, kind: Kind) -> Result<(), LiftError> {
     let sfx = Suffixes::of(cx, at);
-    if !sfx.has("BA") || !sfx.has("D") {
-        return Err(cx.unsupported(at, "formatted .P or element-addressed surface access: how its register data packs into the surface format is not derived"));
+    // A formatted store (`SUST.P`, see the module comment): element coordinates, one data
+    // register per channel that the suffix names.
+    let formatted = kind == Kind::Store && sfx.has("P") && !sfx.has("BA") && !sfx.has("D");
+    if !formatted && (!sfx.has("BA") || !sfx.has("D")) {
+        return Err(cx.unsupported(at, "formatted .P load or reduction, or element-addressed surface access: how its register data packs into the surface format is not derived"));
     }
     let dim = match sfx.one_of(&["1D", "2D", "3D", "1D_ARRAY", "2D_ARRAY", "1D_BUFFER"]) {
         Some("1D") => ImageDim::D1,
@@ -139,7 +151,14 @@ fn access(cx: &mut Cx, at: &At, kind: Kind) -> Result<(), LiftError> {
         None => Range::Clamp,
     };
     // (texel bytes as log2, 32-bit words moved)
-    let (shift, words) = match sfx.one_of(&["U8", "S8", "U16", "S16", "64", "128"]) {
+    let (shift, words) = match sfx.one_of(&["U8", "S8", "U16", "S16", "64", "128", "R", "RG", "RGB", "RGBA"]) {
+        _ if formatted => match sfx.one_of(&["R", "RG", "RGB", "RGBA", "U8", "S8", "U16", "S16", "64", "128"]) {
+            Some("R") => (0, 1),
+            Some("RG") => (0, 2),
+            Some("RGB") => (0, 3),
+            None | Some("RGBA") => (0, 4),
+            _ => return Err(cx.unsupported(at, "formatted surface store with a size suffix (not derived)")),
+        },
         None => (2u32, 1u16),
         Some("64") => (3, 2),
         Some("128") => (4, 4),
