@@ -7,6 +7,11 @@
 pub enum Format {
     /// A SPIR-V 1.5 module (little-endian words) for Vulkan 1.2, one compute entry point.
     Spirv,
+    /// An AMDHSA code object for gfx1201 (`.hsaco`), one entry point per kernel.
+    Hsaco,
+    /// Raw gfx1201 machine code, its first instruction at offset 0; [`Artifact::registers`]
+    /// gives the registers it needs.
+    Gfx1201Code,
 }
 
 /// One entry point of an artifact.
@@ -84,6 +89,11 @@ pub struct Artifact {
     pub constant_banks: Vec<(u8, Vec<u8>)>,
     /// Vulkan features and properties the module needs, by their Vulkan names.
     pub requires: Vec<&'static str>,
+    /// Raw machine code: the VGPRs and SGPRs per wave it needs (None for modules and code
+    /// objects, which carry their own).
+    pub registers: Option<[u32; 2]>,
+    /// Kernels of the source a multi-kernel artifact leaves out, each with the reason.
+    pub refused: Vec<(String, String)>,
 }
 
 impl Artifact {

@@ -120,6 +120,7 @@
 
 mod artifact;
 mod translate;
+mod translate_gfx12;
 
 pub use isabridge_analysis as analysis;
 pub use isabridge_decoder as decoder;

@@ -70,8 +70,9 @@ impl Source {
 pub enum Target {
     /// A SPIR-V compute module for Vulkan (the `isabridge-targets` SPIR-V backend).
     Spirv,
-    /// A gfx1201 code object. Not built yet: [`Translator::translate`] returns
-    /// [`Error::Unsupported`] until the gfx12 backend (issue 30) is wired here.
+    /// gfx1201 machine code translated from gfx1013 code instruction by instruction: a code
+    /// object ([`Format::Hsaco`](crate::Format::Hsaco)) for a code object, raw code
+    /// ([`Format::Gfx1201Code`](crate::Format::Gfx1201Code)) for raw code.
     Gfx1201,
 }
 
@@ -173,6 +174,10 @@ pub enum Error {
         /// The emitter's error.
         source: EmitError,
     },
+    /// The gfx1201 translator refused the code (the error names the kernel, address and
+    /// instruction).
+    #[error("{0}")]
+    Gfx1201(isabridge_targets::gfx12::object::ObjectError),
     /// A source, target or kernel property this build does not translate.
     #[error("{what}: {why}")]
     Unsupported {
@@ -230,7 +235,7 @@ impl Translator {
         }
         match target {
             Target::Spirv => {}
-            Target::Gfx1201 => return Err(Error::Unsupported { what: "target gfx1201".into(), why: "the gfx12 backend is not built yet" }),
+            Target::Gfx1201 => return crate::translate_gfx12::translate(code, source),
         }
         let mut l = if is_nvidia(source.isa) { lift_nvidia(code, source)? } else { lift_amd(code, source)? };
         isabridge_ir::passes::run_pipeline(&mut l.f).map_err(|e| Error::Pipeline { isa: source.isa, kernel: l.name.clone(), source: e })?;
@@ -260,6 +265,8 @@ impl Translator {
             .collect(),
             constant_banks: l.constant_banks,
             requires: k.requires,
+            registers: None,
+            refused: Vec::new(),
         })
     }
 }

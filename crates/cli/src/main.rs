@@ -27,6 +27,7 @@ mod listing;
 #[cfg(all(target_arch = "x86_64", any(test, target_env = "musl")))]
 mod musl_mem;
 mod run;
+mod selfcheck;
 mod translate;
 mod vk;
 
@@ -89,9 +90,16 @@ enum Command {
     /// required Vulkan features) per kernel, through the `isabridge::Translator` library facade.
     /// Today NVIDIA sm_50 / sm_86 kernels within the SPIR-V backend's subset emit; AMD kernels
     /// (wave model) and ops outside the subset are reported per kernel with the reason (exit
-    /// status 1 when some kernels did not translate, 2 when none did). `--to gfx1201` is not
-    /// built yet (exit status 2).
+    /// status 1 when some kernels did not translate, 2 when none did). `translate FILE --to
+    /// gfx1201 [-o DIR]` translates a gfx1013 code object to a gfx1201 one
+    /// (DIR/STEM.gfx1201.hsaco), instruction by instruction, refused kernels named on stderr.
     Translate(translate::Args),
+    /// Check a translation by differential execution: `selfcheck FILE --via gfx1201 [--json]
+    /// [--groups N]` runs every kernel of a gfx1013 code object on the IR interpreter as it is
+    /// and as translated to gfx1201, from one deterministic memory image, and compares every
+    /// byte written; one line per kernel: equal, differ, budget or unsupported, with the
+    /// reason (exit status 1 unless all are equal).
+    Selfcheck(selfcheck::Args),
 }
 
 /// Why a command did not end with status 0.
@@ -177,6 +185,7 @@ pub extern "C" fn main(argc: std::ffi::c_int, argv: *const *const std::ffi::c_ch
                     Command::Lift(a) => lift_cmd::run(&a),
                     Command::Run(a) => run::run(&a),
                     Command::Translate(a) => translate::run(&a),
+                    Command::Selfcheck(a) => selfcheck::run(&a),
                 }
             }
             // --help and --version print and exit 0; usage errors print and exit 2.

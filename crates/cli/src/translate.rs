@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 pub enum To {
     /// A SPIR-V compute module per kernel (NAME.spv) and its binding layout (NAME.json).
     Spirv,
-    /// A gfx1201 code object: not built yet (the gfx12 backend, issue 30); exits with status 2.
+    /// gfx1013 code to gfx1201 machine code: a code object gives DIR/STEM.gfx1201.hsaco with
+    /// every kernel that translates (or the --kernel one); raw code gives DIR/STEM.gfx1201.bin
+    /// and DIR/STEM.gfx1201.json (the registers it needs).
     Gfx1201,
 }
 
@@ -21,7 +23,8 @@ pub enum To {
 pub struct Args {
     /// A gfx1013 or gfx1201 code object, an sm_50 or sm_86 cubin, or raw code with --isa.
     file: PathBuf,
-    /// The target: `spirv` (a Vulkan compute module per kernel) or `gfx1201` (not built yet).
+    /// The target: `spirv` (a Vulkan compute module per kernel) or `gfx1201` (a gfx1201 code
+    /// object from a gfx1013 one).
     #[arg(long, value_enum)]
     to: To,
     /// Only this kernel (for a cubin, its plain or C++-mangled name); all kernels otherwise.
@@ -54,6 +57,9 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         (None, false) => isabridge::decoder::elf::parse(&bytes).map_err(|e| format!("{}: {e}", a.file.display()))?.0,
         (None, true) => return Err(format!("{}: not an ELF file; raw code needs --isa", a.file.display()).into()),
     };
+    if target == Target::Gfx1201 {
+        return run_gfx1201(a, &bytes, isa, raw);
+    }
     let sources: Vec<(String, Source)> = if raw {
         let name = a.kernel.clone().unwrap_or_else(|| a.file.file_stem().map_or("code".into(), |s| s.to_string_lossy().into_owned()));
         vec![(name, Source::raw(isa, a.wave.unwrap_or(32)))]
@@ -101,6 +107,39 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         (_, 0) => Ok(()),
         (0, _) => Err(format!("{}: no kernel translated", a.file.display()).into()),
         _ => Err(Failure::Partial),
+    }
+}
+
+/// `--to gfx1201`: one code object (or raw code) in, one out; refused kernels named on
+/// stderr with their reasons.
+fn run_gfx1201(a: &Args, bytes: &[u8], isa: Isa, raw: bool) -> Result<(), Failure> {
+    let stem = a.file.file_stem().map_or("code".into(), |s| s.to_string_lossy().into_owned());
+    let mut source = if raw { Source::raw(isa, a.wave.unwrap_or(32)) } else { Source::object(isa, 32, a.kernel.as_deref()) };
+    if let (Some(k), false) = (&a.kernel, raw) {
+        source.wave = a.wave.or_else(|| kernel_wave(bytes, isa, k)).unwrap_or(32);
+    }
+    let art = Translator::default().translate(bytes, &source, Target::Gfx1201).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    let base = a.out.join(format!("{}.gfx1201", file_stem(&stem)));
+    if raw {
+        write(&base.with_extension("gfx1201.bin"), &art.bytes)?;
+        let [vgprs, sgprs] = art.registers.unwrap_or([0, 0]);
+        let side = json!({"isa": "gfx1201", "source_isa": isa.name(), "wave": source.wave, "vgprs": vgprs, "sgprs": sgprs, "entry_offset": 0});
+        write(&base.with_extension("gfx1201.json"), format!("{}\n", serde_json::to_string_pretty(&side).map_err(|e| e.to_string())?).as_bytes())?;
+        eprintln!("{}", base.with_extension("gfx1201.bin").display());
+        return Ok(());
+    }
+    let path = base.with_extension("gfx1201.hsaco");
+    write(&path, &art.bytes)?;
+    for (k, why) in &art.refused {
+        eprintln!("{k}: not translated: {why}");
+    }
+    let total = art.entry_points.len() + art.refused.len();
+    eprintln!("{} of {total} kernels translated to gfx1201 in {}", art.entry_points.len(), path.display());
+    if art.refused.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Partial)
     }
 }
 

@@ -1,6 +1,7 @@
 //! `isabridge translate` as a whole process: a module and its JSON sidecar per kernel (modules
 //! that spirv-val accepts), progress and per-kernel reasons on stderr, the exit statuses, and
-//! `--to gfx1201` answering that it is not built yet.
+//! `--to gfx1201` on a gfx1013 code object (a gfx1201 code object that llvm-readelf-22 reads) and
+//! refusing other ISAs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -64,7 +65,7 @@ fn errors_and_the_gfx1201_target() {
     let d = dir.to_str().unwrap();
     let (rc, _, err) = run(&["translate", &fixture("nvidia/bin/special.sm86.cubin"), "--to", "gfx1201", "--kernel", "predicates", "-o", d]);
     assert_eq!(rc, 2);
-    assert!(err.contains("target gfx1201: the gfx12 backend is not built yet"), "{err}");
+    assert!(err.contains("sm86 to gfx1201: the gfx1201 translator reads gfx1013 code"), "{err}");
     let (rc, _, err) = run(&["translate", &fixture("nvidia/bin/special.sm86.cubin"), "--to", "spirv", "--kernel", "nope", "-o", d]);
     assert_eq!(rc, 2);
     assert!(err.contains("no kernel nope (kernels: predicates, special_regs)"), "{err}");
@@ -76,5 +77,27 @@ fn errors_and_the_gfx1201_target() {
     assert!(err.contains("spirv") && err.contains("gfx1201"), "{err}");
     let (rc, out, _) = run(&["translate", "--help"]);
     assert_eq!(rc, 0);
-    assert!(out.contains("not built yet"), "{out}");
+    assert!(out.contains("gfx1201"), "{out}");
+}
+
+#[test]
+fn gfx1013_object_to_gfx1201() {
+    let dir = out_dir("gfx1201");
+    let d = dir.to_str().unwrap();
+    let (rc, _, err) = run(&["translate", &fixture("amd/bin/hip_control.gfx1013-w32.o"), "--to", "gfx1201", "-o", d]);
+    // Kernels that call functions are refused (fixtures/amd/gfx12/object_refusals.tsv).
+    assert_eq!(rc, 1, "{err}");
+    assert!(err.contains("_Z8switchesPii: not translated: kernel _Z8switchesPii: gfx1013 "), "{err}");
+    assert!(err.contains("calls and indirect jumps are not translated"), "{err}");
+    let path = dir.join("hip_control.gfx1013-w32.gfx1201.hsaco");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(isabridge::decoder::elf::parse(&bytes).unwrap().0, isabridge::Isa::Gfx1201);
+    let (rc, out, err) = run(&["selfcheck", &fixture("amd/bin/cl_math.gfx1013-w32.o"), "--via", "gfx1201", "--json"]);
+    // f32/f16 NaN results differ (the gfx1013 kernels run with IEEE mode on): exit status 1.
+    assert_eq!(rc, 1, "{err}");
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["function"], "char_add");
+    assert_eq!(first["status"], "equal");
+    assert!(out.lines().any(|l| l.contains("\"float2_add\",\"status\":\"differ\"")), "{out}");
+    assert!(err.contains("kernels via gfx1201: "), "{err}");
 }

@@ -120,3 +120,59 @@ fn a_changed_program_differs() {
     // store (it writes with global_atomic_add), so nothing was changed.
     assert_eq!(counts(&all), BTreeMap::from([("budget", 2), ("differ", 752), ("equal", 2), ("unsupported", 12)]));
 }
+
+/// A reason without what varies per kernel (kernel names and addresses), for grouping.
+fn reason_kind(r: &str) -> String {
+    let mut out = Vec::new();
+    for part in r.split(": ") {
+        if part.starts_with("kernel ") || part.starts_with("gfx1013 0x") || part.starts_with("gfx1201 0x") || part.starts_with("byte at ") {
+            continue;
+        }
+        out.push(part);
+    }
+    out.join(": ")
+}
+
+/// The real gfx1201 translation (`gfx12::object`), as `isabridge selfcheck --via gfx1201`
+/// runs it, over the gfx1013 corpus: per status and reason, pinned in
+/// fixtures/amd/gfx12/selfcheck.tsv (`ISABRIDGE_UPDATE_GFX12_COUNTS=1` rewrites it); every
+/// `differ` and `budget` kernel is listed by name.
+#[test]
+fn gfx1201_translation_statuses_are_pinned() {
+    use isabridge_targets::gfx12::object::translate_for_selfcheck;
+    use isabridge_targets::gfx12::selfcheck::selfcheck_refusing;
+    let mut groups: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut named = Vec::new();
+    let mut all = Vec::new();
+    for name in objects() {
+        let rs = selfcheck_refusing(&bin(&name), &translate_for_selfcheck, &opts()).unwrap();
+        for r in &rs {
+            *groups.entry((r.status.name().to_string(), reason_kind(&r.reason))).or_default() += 1;
+            if matches!(r.status, Status::Differ | Status::Budget) {
+                named.push(format!("{}\t{name}\t{}\t{}", r.status.name(), r.function, r.reason));
+            }
+        }
+        all.extend(rs);
+    }
+    let c = counts(&all);
+    let mut now = format!(
+        "# isabridge selfcheck --via gfx1201 over the gfx1013 objects of fixtures/amd/bin (hip_control, cl_lanes, cl_math, c_resources; w32 and w64), step budget 65536.\n\
+         # Written by `ISABRIDGE_UPDATE_GFX12_COUNTS=1 cargo test --release -p isabridge-targets --test gfx12_selfcheck`.\n\
+         # {} kernels: {c:?}\n\
+         status\tcount\treason\n",
+        all.len()
+    );
+    for ((s, r), n) in &groups {
+        now.push_str(&format!("{s}\t{n}\t{r}\n"));
+    }
+    now.push_str("# differ and budget kernels\n");
+    for l in &named {
+        now.push_str(&format!("{l}\n"));
+    }
+    let path = format!("{}/../../fixtures/amd/gfx12/selfcheck.tsv", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("ISABRIDGE_UPDATE_GFX12_COUNTS").is_some() {
+        std::fs::write(&path, &now).unwrap();
+    }
+    let pinned = std::fs::read_to_string(&path).expect("fixtures/amd/gfx12/selfcheck.tsv");
+    assert!(now == pinned, "fixtures/amd/gfx12/selfcheck.tsv differs (ISABRIDGE_UPDATE_GFX12_COUNTS=1 rewrites it):\n{now}");
+}

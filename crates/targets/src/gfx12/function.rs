@@ -88,9 +88,9 @@ pub fn translate_function(code: &[u8], addr: u64, opts: &FunctionOptions) -> Res
 }
 
 /// Translates decoded gfx1013 instructions (in address order) with `entry` (gfx1201
-/// instructions, e.g. the moves a kernel's entry needs) in front. The entry instructions must
-/// carry a `src_addr` below the first instruction's address, so a branch to the function's
-/// first instruction does not land on them.
+/// instructions, e.g. the moves a kernel's entry needs) in front. The entry instructions
+/// carry a `src_addr` at or below the first instruction's address; at it, a branch to the
+/// function's first instruction lands on them.
 pub fn translate_insts(insts: &[Inst], entry: Vec<TranslatedInst>, opts: &FunctionOptions) -> Result<TranslatedFunction, FunctionError> {
     let mut out = entry;
     out.reserve(insts.len() + insts.len() / 8);

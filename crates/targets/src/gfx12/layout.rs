@@ -135,7 +135,8 @@ pub fn place(insts: &[TranslatedInst], base: u64) -> Result<Translated, LayoutEr
         let mut i = t.inst.clone();
         i.addr = addrs[k];
         if let Some(src_target) = branch_target(&t.inst) {
-            let j = insts.iter().position(|x| x.src_addr >= src_target).ok_or(LayoutError::UnknownTarget {
+            // `src_addr` grows along the list (see [`super::waits::blocks`]).
+            let j = Some(insts.partition_point(|x| x.src_addr < src_target)).filter(|&j| j < insts.len()).ok_or(LayoutError::UnknownTarget {
                 isa: t.inst.isa,
                 addr: t.src_addr,
                 name: t.inst.name,

@@ -59,7 +59,7 @@ pub enum ObjectError {
         err: Box<FunctionError>,
     },
     /// A kernel calls or jumps through a register.
-    #[error("{isa} {addr:#x}: {name}: kernel {kernel}: calls and indirect jumps are not translated (their targets are guest addresses)")]
+    #[error("kernel {kernel}: {isa} {addr:#x}: {name}: calls and indirect jumps are not translated (their targets are guest addresses)")]
     Call {
         /// Kernel name.
         kernel: String,
@@ -178,7 +178,13 @@ fn translate_kernel(k: &Kernel, code: &[u8], addr: u64, meta: Option<&Msg>) -> R
     if let Some(i) = insts.iter().find(|i| matches!(i.flow, Flow::Call | Flow::IndirectCall | Flow::Indirect | Flow::Return)) {
         return Err(ObjectError::Call { kernel: k.name.clone(), isa: i.isa, addr: i.addr, name: i.name });
     }
-    let entry_addr = addr.checked_sub(1).ok_or_else(|| ObjectError::Entry { kernel: k.name.clone(), why: "the kernel starts at address 0".into() })?;
+    // The entry instructions take the kernel's address as their source address, so a branch to
+    // the first instruction would land on them: such a kernel is refused.
+    let entry_addr = addr;
+    if let Some(b) = insts.iter().find(|i| super::waits::branch_target(i) == Some(addr)) {
+        let why = format!("{} {:#x}: {}: branches to the kernel's first instruction", b.isa, b.addr, b.name);
+        return Err(ObjectError::Entry { kernel: k.name.clone(), why });
+    }
     let mut entry = Vec::new();
     for (_, words) in entry_moves(k).map_err(|why| ObjectError::Entry { kernel: k.name.clone(), why })? {
         let inst = gfx12_inst(&words, entry_addr).ok_or_else(|| ObjectError::Entry { kernel: k.name.clone(), why: format!("{words:08x?} does not decode as gfx1201") })?;
@@ -200,11 +206,23 @@ fn translate_kernel(k: &Kernel, code: &[u8], addr: u64, meta: Option<&Msg>) -> R
 /// object of those that translate (module notes). An input that is not a gfx1013 code object
 /// is an error; a kernel that does not translate is listed in `refused`.
 pub fn translate_object(bytes: &[u8]) -> Result<TranslatedObject, ObjectError> {
+    translate_kernels(bytes, None)
+}
+
+/// [`translate_object`] for the kernel named `only` (every kernel when None); a name the
+/// object has no kernel of is [`ObjectError::NoFunction`].
+pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedObject, ObjectError> {
     let p = isabridge_analysis::load(bytes, None).map_err(|e| ObjectError::Load(e.to_string()))?;
     if p.isa != Isa::Gfx1013 {
         return Err(ObjectError::Load(format!("the object is {}", p.isa)));
     }
-    let kernels = amdkernel::kernels(bytes).map_err(|e| ObjectError::Load(e.to_string()))?;
+    let mut kernels = amdkernel::kernels(bytes).map_err(|e| ObjectError::Load(e.to_string()))?;
+    if let Some(name) = only {
+        kernels.retain(|k| k.name == name);
+        if kernels.is_empty() {
+            return Err(ObjectError::NoFunction(name.to_string()));
+        }
+    }
     let meta = hsaco::kernel_metadata(bytes);
     let mut out = TranslatedObject::default();
     let mut o = CodeObject::default();
@@ -239,4 +257,12 @@ pub fn translate_object(bytes: &[u8]) -> Result<TranslatedObject, ObjectError> {
     }
     out.bytes = hsaco::write(&o)?;
     Ok(out)
+}
+
+/// The translation step of `isabridge selfcheck --via gfx1201`
+/// ([`super::selfcheck::selfcheck_refusing`]): the translated code object and each refused
+/// kernel with its error's text.
+pub fn translate_for_selfcheck(bytes: &[u8]) -> Result<super::selfcheck::RefusingTranslation, String> {
+    let t = translate_object(bytes).map_err(|e| e.to_string())?;
+    Ok((t.bytes, t.refused.into_iter().map(|(k, e)| (k, e.to_string())).collect()))
 }

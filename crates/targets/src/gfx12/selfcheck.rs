@@ -149,19 +149,37 @@ pub fn by_value(i: usize, size: u32, type_name: &str) -> u64 {
 /// The translation step: a code object in, the translated code object out.
 pub type Translate<'a> = &'a dyn Fn(&[u8]) -> Result<Vec<u8>, String>;
 
+/// The translation step of a translator that leaves kernels out: the translated code object
+/// and, for each kernel it does not hold, why (reported as `unsupported`).
+pub type TranslateRefusing<'a> = &'a dyn Fn(&[u8]) -> Result<RefusingTranslation, String>;
+
+/// A translated code object and the kernels it leaves out, each with why.
+pub type RefusingTranslation = (Vec<u8>, Vec<(String, String)>);
+
 /// Runs every kernel of `original` and of `translate(original)` and compares them.
 pub fn selfcheck(original: &[u8], translate: Translate, opts: &Options) -> Result<Vec<Report>, String> {
+    selfcheck_refusing(original, &|b| translate(b).map(|t| (t, Vec::new())), opts)
+}
+
+/// [`selfcheck`] with a translation that may leave kernels out, each with its reason.
+pub fn selfcheck_refusing(original: &[u8], translate: TranslateRefusing, opts: &Options) -> Result<Vec<Report>, String> {
     let p = isabridge_analysis::load(original, None).map_err(|e| e.to_string())?;
     let kernels = amdkernel::kernels(original).map_err(|e| e.to_string())?;
     let meta = super::hsaco::kernel_metadata(original);
     let mut reports = Vec::new();
-    let translated = translate(original).and_then(|b| {
+    let mut refused = Vec::new();
+    let translated = translate(original).and_then(|(b, r)| {
+        refused = r;
         let tp = isabridge_analysis::load(&b, None).map_err(|e| format!("the translation does not load: {e}"))?;
         let tks = amdkernel::kernels(&b).map_err(|e| format!("the translation's kernels do not read: {e}"))?;
         Ok((tp, tks))
     });
     for k in &kernels {
         let status = |status, reason: String| Report { function: k.name.clone(), status, reason };
+        if let Some(r) = refused.iter().find(|r| r.0 == k.name) {
+            reports.push(status(Status::Unsupported, r.1.clone()));
+            continue;
+        }
         let (tp, tks) = match &translated {
             Err(e) => {
                 reports.push(status(Status::Unsupported, format!("translation failed: {e}")));

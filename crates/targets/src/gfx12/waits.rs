@@ -278,7 +278,8 @@ pub fn branch_target(inst: &Inst) -> Option<u64> {
 /// inserted before an instruction take its source address, so a branch lands on them. Calls continue after themselves; returns,
 /// indirect jumps and program ends have no successor.
 pub fn blocks(insts: &[TranslatedInst]) -> Result<Blocks, WaitError> {
-    let first_at = |a: u64| insts.iter().position(|t| t.src_addr >= a);
+    // `src_addr` grows along the list: the first instruction at or after `a` by binary search.
+    let first_at = |a: u64| Some(insts.partition_point(|t| t.src_addr < a)).filter(|&i| i < insts.len());
     let mut leader = vec![false; insts.len() + 1];
     if !insts.is_empty() {
         leader[0] = true;

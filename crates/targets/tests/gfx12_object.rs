@@ -1,0 +1,137 @@
+//! gfx1013 code objects to gfx1201 code objects (`isabridge_targets::gfx12::object`) over every
+//! gfx1013 object of fixtures/amd/bin:
+//! - llvm-readelf-22 reads each written object without a warning, and llvm-objdump-22
+//!   `--mcpu=gfx1201` decodes every word of its `.text` to exactly our printer's text;
+//! - the kernels that do not translate are typed errors, pinned with their reasons in
+//!   fixtures/amd/gfx12/object_refusals.tsv (`ISABRIDGE_UPDATE_GFX12_COUNTS=1` rewrites it).
+
+use isabridge_decoder::amd::GFX12;
+use isabridge_decoder::IsaPlugin;
+use isabridge_targets::gfx12::object::{translate_object, ObjectError};
+use object::{Object, ObjectSection};
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every gfx1013 object of fixtures/amd/bin, by file name.
+fn objects() -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(root().join("fixtures/amd/bin"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.contains(".gfx1013-").then(|| (n, std::fs::read(e.path()).unwrap()))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs an LLVM tool; None when it is not installed (CI installs it: there a missing tool
+/// fails the test).
+fn tool(name: &str, args: &[&str]) -> Option<std::process::Output> {
+    match std::process::Command::new(name).args(args).output() {
+        Ok(o) => Some(o),
+        Err(_) if std::env::var_os("CI").is_none() => {
+            eprintln!("{name} not installed: skipped");
+            None
+        }
+        Err(e) => panic!("{name}: {e}"),
+    }
+}
+
+/// The instruction texts of an `llvm-objdump -d` listing (no addresses, encodings, notes).
+fn objdump_texts(listing: &str) -> Vec<String> {
+    listing
+        .lines()
+        .filter_map(|l| Some(l.strip_prefix('\t')?.split("//").next().unwrap_or("").trim_end().to_string()))
+        .collect()
+}
+
+/// Our printer's text of every instruction of the `.text` of `bytes`, front to back.
+fn our_texts(bytes: &[u8]) -> Vec<String> {
+    let f = object::File::parse(bytes).unwrap();
+    let s = f.section_by_name(".text").unwrap();
+    let data = s.data().unwrap();
+    let mut out = Vec::new();
+    let mut off = 0usize;
+    while off < data.len() {
+        let at = s.address() + off as u64;
+        let d = GFX12.decode(&data[off..], at).unwrap_or_else(|e| panic!("our gfx1201 decoder: {e}"));
+        let mut t = String::new();
+        GFX12.print(&d, at, &mut t);
+        out.push(t);
+        off += d.len as usize;
+    }
+    out
+}
+
+/// A refusal's reason without the addresses and names that vary per kernel: the error's kind
+/// and the instruction's reason.
+fn reason(e: &ObjectError) -> String {
+    let s = e.to_string();
+    // "kernel K: gfx1013 0x...: NAME: reason" -> "NAME: reason".
+    let s = s.split_once(": ").map(|x| x.1).unwrap_or(&s).to_string();
+    match s.strip_prefix("gfx1013 ") {
+        Some(r) => r.split_once(": ").map(|x| x.1.to_string()).unwrap_or(s.clone()),
+        None => s,
+    }
+}
+
+#[test]
+fn gfx1013_objects_translate_and_llvm_reads_them() {
+    let dir = std::env::temp_dir().join(format!("isabridge-gfx12-object-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut table = std::collections::BTreeMap::<(String, String), usize>::new();
+    let (mut kernels, mut translated, mut src_insts, mut out_insts, mut words) = (0, 0, 0, 0, 0);
+    for (name, bytes) in objects() {
+        let t = match translate_object(&bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                *table.entry(("object".into(), format!("{name}: {e}"))).or_default() += 1;
+                continue;
+            }
+        };
+        kernels += t.kernels.len() + t.refused.len();
+        translated += t.kernels.len();
+        src_insts += t.source_insts;
+        out_insts += t.insts;
+        for (_, e) in &t.refused {
+            *table.entry(("kernel".into(), reason(e))).or_default() += 1;
+        }
+        let path = dir.join(name.replace(".o", ".hsaco"));
+        std::fs::write(&path, &t.bytes).unwrap();
+        let p = path.to_str().unwrap();
+        let Some(r) = tool("llvm-readelf-22", &["-h", "-l", "-S", "-s", "--dyn-syms", "--notes", "-W", p]) else { return };
+        assert!(r.status.success() && r.stderr.is_empty(), "{name}: llvm-readelf-22: {}", String::from_utf8_lossy(&r.stderr));
+        let d = tool("llvm-objdump-22", &["-d", "--mcpu=gfx1201", p]).unwrap();
+        assert!(d.status.success() && d.stderr.is_empty(), "{name}: llvm-objdump-22: {}", String::from_utf8_lossy(&d.stderr));
+        let theirs = objdump_texts(&String::from_utf8_lossy(&d.stdout));
+        let ours = our_texts(&t.bytes);
+        words += ours.len();
+        assert_eq!(ours.len(), theirs.len(), "{name}: instruction count");
+        for (k, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+            assert_eq!(a, b, "{name}: instruction {k}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    let mut now = format!(
+        "# gfx1013 kernels of fixtures/amd/bin the object translator leaves out, by reason (and objects it refuses).\n\
+         # Written by `ISABRIDGE_UPDATE_GFX12_COUNTS=1 cargo test --release -p isabridge-targets --test gfx12_object`.\n\
+         # {kernels} kernels: {translated} translated ({src_insts} gfx1013 instructions -> {out_insts} gfx1201); {} refused\n\
+         what\tcount\treason\n",
+        kernels - translated
+    );
+    for ((what, r), n) in &table {
+        now.push_str(&format!("{what}\t{n}\t{r}\n"));
+    }
+    eprintln!("{now}\n{words} instructions decoded by llvm-objdump-22 as by us");
+    let path = root().join("fixtures/amd/gfx12/object_refusals.tsv");
+    if std::env::var_os("ISABRIDGE_UPDATE_GFX12_COUNTS").is_some() {
+        std::fs::write(&path, &now).unwrap();
+    }
+    let pinned = std::fs::read_to_string(&path).expect("fixtures/amd/gfx12/object_refusals.tsv");
+    assert!(now == pinned, "fixtures/amd/gfx12/object_refusals.tsv differs (ISABRIDGE_UPDATE_GFX12_COUNTS=1 rewrites it):\n{now}");
+}
