@@ -64,3 +64,31 @@ fn sm86_capture_kernels_pass_on_the_interpreter() {
     // Exit status 0 only when every present op passes (all 142 present sm_86 ops do).
     assert_eq!(out.status.code(), Some(if passing.len() + absent.len() == 147 { 0 } else { 1 }));
 }
+
+/// The packed and scalar f16 atomics captured on an sm_90 GPU (fixtures/hw/ATOMIC.md): the
+/// sm_86 build's kernels (ATOMG / REDG `.ADD.F16x2.RN`, and the CAS loop ptxas makes of the
+/// scalar f16 add) equal the captured memory word and returned value on all 1,024 rows; the
+/// bf16x2 kernel needs sm_90 and is absent from the sm_86 cubin.
+#[test]
+fn sm86_f16_atomics_pass_on_the_interpreter() {
+    let out = Command::new(env!("CARGO_BIN_EXE_isabridge"))
+        .args(["conform", "ptx-rows", "fixtures/hw/atom_ops_sm90_seed1.txt.gz", "--cubin", "fixtures/hw/capture_atomic.sm86.cubin"])
+        .args(["--via", "interp", "--json"])
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let rows: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+    let absent: Vec<&str> = rows.iter().filter(|r| r["absent"] == true).filter_map(|r| r["op"].as_str()).collect();
+    assert_eq!(absent, ["atom_add_noftz_bf16x2"]);
+    let passing: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["absent"] != true && r["rows"] == 1024 && r["passed"] == r["rows"])
+        .filter_map(|r| r["op"].as_str())
+        .collect();
+    assert_eq!(
+        passing,
+        ["atom_add_noftz_f16x2", "atom_add_noftz_f16x2_near", "red_add_noftz_f16x2", "atom_add_noftz_f16", "atom_add_noftz_f16_near"]
+    );
+    assert_eq!(out.status.code(), Some(0));
+}

@@ -38,6 +38,7 @@ pub fn eval_pure(op: &Op, ty: Type, src: Type, args: &[u64]) -> Option<u64> {
     let r = match op {
         Op::Const(c) => *c,
         Op::Undef => 0,
+        Op::Float(f) if matches!(f.kind, crate::ops::float::FloatKind::BlockDot(_)) => f.eval_args(ty.float()?, args),
         Op::Float(f) => {
             let fmt = ty.float()?;
             map(&|x, y, z, _| f.eval(fmt, x, y, z))

@@ -337,6 +337,14 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
                 if tys[0] != pair || tys[1] != pair || tys[2] != ty || ty != Type::F32 {
                     return e("fdot2 takes two <2 x f16> and an f32, and gives f32");
                 }
+            } else if let FloatKind::BlockDot(d) = fo.kind {
+                if let Some(why) = d.problem() {
+                    return e(why);
+                }
+                let el = Type::S(Scalar::F(d.elem));
+                if ty.lanes() != 1 || tys[..2 * d.terms as usize].iter().any(|t| *t != el) || tys[2 * d.terms as usize] != ty {
+                    return e("fblockdot takes n a's and n b's of its element format and c of the result type");
+                }
             } else if fo.kind == FloatKind::Ldexp {
                 if tys[0] != ty || tys[1] != Type::I32 || ty.lanes() != 1 {
                     return e("fldexp takes a scalar float of the result type and an i32");
@@ -511,9 +519,12 @@ fn check_types(f: &Function, v: Value, tys: &[Type]) -> Result<(), ValidateError
             match m {
                 MemOp::Load(_) => {}
                 MemOp::Store(_) => {}
-                MemOp::Atomic(..) => {
+                MemOp::Atomic(_, k, _) => {
                     if !ty.is_int() || ty.lanes() != 1 || tys[1..].iter().any(|t| *t != ty) {
                         return e("atomics work on scalar integers of the result type");
+                    }
+                    if matches!(k, crate::ops::mem::AtomicKind::FAddPair16 { .. }) && ty != Type::I32 {
+                        return e("a packed 16-bit float atomic works on i32");
                     }
                 }
             }

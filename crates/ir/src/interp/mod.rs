@@ -135,7 +135,7 @@ pub struct Outcome {
 }
 
 /// Operands an instruction may have beyond phis and vectors built of many parts.
-const MAX_ARGS: usize = 20;
+const MAX_ARGS: usize = 36;
 
 struct CInst {
     v: usize,

@@ -87,6 +87,7 @@ fn parse_mode(mods: &[&str], extra: &mut dyn FnMut(&str) -> bool) -> Option<Floa
             "qnan" => m.nan = soft::NanRule::DefaultQuiet,
             "propnan" => m.nan = soft::NanRule::Propagate,
             "nvnan64" => m.nan = soft::NanRule::NvF64,
+            "nvnan64mma" => m.nan = soft::NanRule::NvF64Mma,
             "nvnanfirst" => m.nan = soft::NanRule::NvFirst,
             "keepnan" => m.nan = soft::NanRule::Keep,
             "propnanneg" => m.nan = soft::NanRule::PropagateNeg,

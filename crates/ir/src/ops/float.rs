@@ -44,6 +44,9 @@ pub enum FloatKind {
     /// a.lo × b.lo + a.hi × b.hi + c with one rounding: a and b are `<2 x f16>`, c and the
     /// result f32 ([`soft::dot::dot2`]).
     Dot2,
+    /// a0 × b0 + ... + a(n-1) × b(n-1) + c with aligned, truncated summands and one rounding
+    /// ([`soft::blockdot`]); operands a0..a(n-1), b0..b(n-1), c.
+    BlockDot(soft::blockdot::BlockDot),
 }
 
 /// What a cube-map op gives for a direction (x, y, z). The major axis is z when
@@ -120,6 +123,7 @@ impl FloatKind {
     /// Number of operands.
     pub const fn arity(self) -> usize {
         match self {
+            FloatKind::BlockDot(d) => d.arity(),
             FloatKind::Fma | FloatKind::Cube(_) | FloatKind::Dot2 => 3,
             FloatKind::Sqrt
             | FloatKind::RoundInt
@@ -153,6 +157,7 @@ impl FloatKind {
             FloatKind::TwoOverPiSlice => "ftwooverpi",
             FloatKind::Cube(k) => k.name(),
             FloatKind::Dot2 => "fdot2",
+            FloatKind::BlockDot(_) => "fblockdot",
         }
     }
     const ALL: [FloatKind; 24] = [
@@ -267,6 +272,8 @@ impl FloatOp {
             FloatKind::TwoOverPiSlice => soft::trig::two_over_pi_slice(m, a, b as u32),
             FloatKind::Cube(k) => cube(fmt, m, k, a, b, c),
             FloatKind::Dot2 => soft::dot::dot2(FFmt::F16, fmt, m, a, b, c),
+            // Takes 2n + 1 operands: evaluated by [`FloatOp::eval_args`].
+            FloatKind::BlockDot(d) => soft::blockdot::eval(d, fmt, m, &[a, b, c]),
             FloatKind::Canon | FloatKind::Abs | FloatKind::Neg => {
                 let mut x = a & fmt.all_mask();
                 if m.ftz_in {
@@ -301,9 +308,23 @@ impl FloatOp {
         r
     }
 
+    /// Evaluate on one element with all operands (ops of more than three operands need this).
+    pub fn eval_args(&self, fmt: FFmt, args: &[u64]) -> u64 {
+        match self.kind {
+            FloatKind::BlockDot(d) => soft::blockdot::eval(d, fmt, &self.mode, args),
+            _ => {
+                let a = |i: usize| args.get(i).copied().unwrap_or(0);
+                self.eval(fmt, a(0), a(1), a(2))
+            }
+        }
+    }
+
     /// Text mnemonic, e.g. `fadd.rz.ftz.sat`.
     pub fn mnemonic(&self) -> String {
         let mut s = String::from(self.kind.base());
+        if let FloatKind::BlockDot(d) = self.kind {
+            s.push_str(&format!(".n{}.{}.frac{}.keep{}", d.terms, d.elem.name(), d.frac, d.keep));
+        }
         let rounds = !matches!(
             self.kind,
             FloatKind::Min(_) | FloatKind::Max(_) | FloatKind::Canon | FloatKind::Abs | FloatKind::Neg
@@ -345,7 +366,19 @@ impl FloatOp {
 
     /// Parse a mnemonic split at dots.
     pub fn parse(base: &str, mods: &[&str]) -> Option<FloatOp> {
-        let kind = *FloatKind::ALL.iter().find(|k| k.base() == base)?;
+        let (kind, mods) = if base == "fblockdot" {
+            let [n, e, frac, keep, rest @ ..] = mods else { return None };
+            let elem = [FFmt::F16, FFmt::BF16, FFmt::F32, FFmt::F64].into_iter().find(|f| f.name() == *e)?;
+            let d = soft::blockdot::BlockDot {
+                terms: n.strip_prefix('n')?.parse().ok()?,
+                elem,
+                frac: frac.strip_prefix("frac")?.parse().ok()?,
+                keep: keep.strip_prefix("keep")?.parse().ok()?,
+            };
+            (FloatKind::BlockDot(d), rest)
+        } else {
+            (*FloatKind::ALL.iter().find(|k| k.base() == base)?, mods)
+        };
         let mut op = FloatOp::nv(kind, Round::Rn);
         for &m in mods {
             match m {
@@ -369,6 +402,7 @@ impl FloatOp {
                 "qnan" => op.mode.nan = NanRule::DefaultQuiet,
                 "propnan" => op.mode.nan = NanRule::Propagate,
                 "nvnan64" => op.mode.nan = NanRule::NvF64,
+                "nvnan64mma" => op.mode.nan = NanRule::NvF64Mma,
                 "nvnanfirst" => op.mode.nan = NanRule::NvFirst,
                 "keepnan" => op.mode.nan = NanRule::Keep,
                 "propnanneg" => op.mode.nan = NanRule::PropagateNeg,

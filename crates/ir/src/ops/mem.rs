@@ -85,11 +85,21 @@ pub enum AtomicKind {
     FMin,
     /// Float maximum, as [`AtomicKind::FMin`] the other way.
     FMax,
+    /// Two 16-bit float adds on a 32-bit word, one per half (f16, or bf16 when `bf16`), round
+    /// to nearest even, denormals kept; a NaN half is 0x7fff (sign clear, every payload bit
+    /// set). NVIDIA `atom.add.noftz.f16x2` / `.bf16x2` and `red` as an sm_90 GPU computes them
+    /// (fixtures/hw/atom_ops_sm90_seed1.txt.gz: every half of 1,024 rows per op).
+    FAddPair16 {
+        /// bf16 halves (else f16).
+        bf16: bool,
+    },
 }
 
-const ATOMIC_NAMES: [(AtomicKind, &str); 17] = [
+const ATOMIC_NAMES: [(AtomicKind, &str); 19] = [
     (AtomicKind::Sub, "sub"),
     (AtomicKind::FAddFtz, "faddftz"),
+    (AtomicKind::FAddPair16 { bf16: false }, "fadd2xf16"),
+    (AtomicKind::FAddPair16 { bf16: true }, "fadd2xbf16"),
     (AtomicKind::FAdd, "fadd"),
     (AtomicKind::FMin, "fmin"),
     (AtomicKind::FMax, "fmax"),
@@ -230,6 +240,11 @@ pub fn atomic_apply(kind: AtomicKind, bits: u32, old: u64, v: u64, swap: u64) ->
         AtomicKind::FAddFtz => {
             let flush = |x: u64| if x & 0x7f80_0000 == 0 { x & 0x8000_0000 } else { x };
             flush(float_rmw(AtomicKind::FAdd, 32, flush(old & m), flush(v & m)))
+        }
+        AtomicKind::FAddPair16 { bf16 } => {
+            let fmt = if bf16 { crate::soft::FFmt::BF16 } else { crate::soft::FFmt::F16 };
+            let half = |sh: u32| crate::soft::add(fmt, &crate::soft::FloatMode::NV_RN, old >> sh & 0xffff, v >> sh & 0xffff) & 0xffff;
+            half(0) | half(16) << 16
         }
     };
     r & m

@@ -2,6 +2,7 @@
 //! with integer arithmetic only. No host floating-point instruction decides a result bit.
 
 pub mod approx;
+pub mod blockdot;
 pub mod divide;
 pub mod dot;
 pub mod trig;
@@ -157,6 +158,10 @@ pub enum NanRule {
     /// preferring operand 1, then operand 2, then operand 0; an invalid operation gives the
     /// NVIDIA canonical NaN.
     NvF64,
+    /// NVIDIA f64 matrix multiply-accumulate (`DMMA`, measured on sm_90, fixtures/hw/mma): the
+    /// NaN operand quieted in [`NanRule::NvF64`]'s order; an invalid operation gives the default
+    /// quiet NaN with the sign set (0xfff8000000000000).
+    NvF64Mma,
     /// NVIDIA software sequences (f64 division): the first NaN operand, quieted; an invalid
     /// operation gives the NVIDIA canonical NaN.
     NvFirst,
@@ -179,6 +184,7 @@ impl NanRule {
             NanRule::DefaultQuiet => "qnan",
             NanRule::Propagate => "propnan",
             NanRule::NvF64 => "nvnan64",
+            NanRule::NvF64Mma => "nvnan64mma",
             NanRule::NvFirst => "nvnanfirst",
             NanRule::Keep => "keepnan",
             NanRule::PropagateNeg => "propnanneg",
@@ -413,8 +419,8 @@ pub fn nan_result(fmt: FFmt, rule: NanRule, nans: &[u64]) -> u64 {
     match rule {
         NanRule::NvCanonical => fmt.nv_nan(),
         NanRule::DefaultQuiet => fmt.qnan(),
-        NanRule::NvF64 | NanRule::NvFirst => {
-            let order: &[usize] = if rule == NanRule::NvF64 { &[1, 2, 0] } else { &[0, 1, 2] };
+        NanRule::NvF64 | NanRule::NvF64Mma | NanRule::NvFirst => {
+            let order: &[usize] = if rule == NanRule::NvFirst { &[0, 1, 2] } else { &[1, 2, 0] };
             for &i in order {
                 if let Some(&n) = nans.get(i) {
                     if is_nan(fmt, n) {
@@ -422,7 +428,7 @@ pub fn nan_result(fmt: FFmt, rule: NanRule, nans: &[u64]) -> u64 {
                     }
                 }
             }
-            fmt.nv_nan()
+            if rule == NanRule::NvF64Mma { fmt.qnan() | fmt.sign_mask() } else { fmt.nv_nan() }
         }
         NanRule::Keep => nans.iter().copied().find(|n| is_nan(fmt, *n)).unwrap_or(fmt.qnan() | fmt.sign_mask()),
         NanRule::Propagate | NanRule::PropagateNeg => {

@@ -275,6 +275,7 @@ impl Em<'_> {
             NanRule::NvFirst => (true, true, f.nv_nan()),
             // Second, third, then first operand (`soft::nan_result`).
             NanRule::NvF64 => (false, true, f.nv_nan()),
+            NanRule::NvF64Mma => (false, true, f.qnan() | f.sign_mask()),
             NanRule::PropagateNeg => (true, true, f.qnan() | f.sign_mask()),
             NanRule::Keep => (true, false, f.qnan() | f.sign_mask()),
         };

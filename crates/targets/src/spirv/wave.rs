@@ -611,7 +611,7 @@ impl Em<'_> {
         if !matches!(bo.kind, BufferKind::Load | BufferKind::Store | BufferKind::Atomic(_)) {
             return Err(unsupported(self.cur_ir, v.0, text, "formatted buffer access"));
         }
-        if let BufferKind::Atomic(AtomicKind::FAdd | AtomicKind::FAddFtz | AtomicKind::FMin | AtomicKind::FMax) = bo.kind {
+        if let BufferKind::Atomic(AtomicKind::FAdd | AtomicKind::FAddFtz | AtomicKind::FMin | AtomicKind::FMax | AtomicKind::FAddPair16 { .. }) = bo.kind {
             return Err(unsupported(self.cur_ir, v.0, text, "float atomics"));
         }
         let n = bo.arity();

@@ -198,14 +198,16 @@ fn scope_of(at: &At) -> Scope {
 
 /// ATOMG / ATOM / ATOMS [d,] [addr], b [, c]: the old value into d (RED has none); CAS
 /// compares with b and stores c. Types: `.S32` (signed min / max), `.64` / `.S64`, 32-bit
-/// unsigned otherwise; `.F32` / `.F64` add (round to nearest, denormals kept).
+/// unsigned otherwise; `.F32` / `.F64` add (round to nearest, denormals kept); `.F16x2` /
+/// `.BF16x2` add per half.
 fn atomic(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
     let space = space_of(name);
     if at.has("CAST") || at.has("POPC") {
         return Err(cx.unsupported(at, "spin-lock and population-count atomics"));
     }
-    if at.has("F16x2") || at.has("BF16x2") {
-        return Err(cx.unsupported(at, "packed 16-bit float atomics"));
+    let pair = at.one_of(&["F16x2", "BF16x2"]);
+    if pair.is_some() && (!at.has("ADD") || at.has("FTZ")) {
+        return Err(cx.unsupported(at, "packed 16-bit float atomic other than the add"));
     }
     let float = at.one_of(&["F32", "F64"]);
     let ftz = at.has("FTZ");
@@ -216,6 +218,8 @@ fn atomic(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
     let signed = at.has("S32") || at.has("S64");
     let op = at.one_of(&["ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS"]).ok_or_else(|| cx.unsupported(at, "atomic operation"))?;
     let kind = match (op, float) {
+        // `.F16x2.RN` / `.BF16x2.RN`: PTX `atom.add.noftz.f16x2` / `.bf16x2` (and `red`).
+        ("ADD", None) if pair.is_some() => AtomicKind::FAddPair16 { bf16: pair == Some("BF16x2") },
         // `.FTZ`: PTX `atom.add.f32` / `red.add.f32` on global memory (PTX ISA, atom: "rounds
         // to nearest even and flushes subnormal inputs and results to sign-preserving zero").
         ("ADD", Some(_)) if ftz => AtomicKind::FAddFtz,
@@ -245,7 +249,17 @@ fn atomic(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
     if data.len() != want || dsts.len() != (name != "RED") as usize {
         return Err(cx.unsupported(at, "operand shape"));
     }
-    let addr = address(cx, at, m, space)?;
+    // `ATOMG.E.CAS ... [R6]`: nvdisasm prints the address of the compare-and-swap without `.64`,
+    // yet `.E` makes it the register pair R6:R7, as ptxas's code shows (it computes R7 as the
+    // high word of the address just before, and loads through `[R6.64]`;
+    // fixtures/hw/capture_atomic.sm86.txt, the scalar f16 add's CAS loop).
+    let m = match m.kind {
+        OperandKind::Mem { base: Some(r), ubase, offset } if space == Space::Global && kind == AtomicKind::CmpExch && at.has("E") && r.count == 1 => {
+            Operand { kind: OperandKind::Mem { base: Some(RegRange { count: 2, ..r }), ubase, offset }, ..*m }
+        }
+        _ => *m,
+    };
+    let addr = address(cx, at, &m, space)?;
     let ty = if wide { Type::I64 } else { Type::I32 };
     let mut args = vec![addr];
     for d in &data {

@@ -32,7 +32,7 @@ pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         "IMMA" | "BMMA" => int_mma(cx, at, name),
         "LDSM" => ldsm(cx, at),
         "MOVM" => movm(cx, at),
-        "HMMA" | "DMMA" => Err(cx.unsupported(at, "floating-point matrix multiply (sum order and rounding not defined by the PTX ISA)")),
+        "HMMA" | "DMMA" => super::mma_float::lift(cx, at, name),
         _ => return None,
     })
 }

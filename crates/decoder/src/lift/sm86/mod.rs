@@ -31,6 +31,7 @@ pub use surface::SURFACE_TRAP;
 mod atomic_loop;
 pub(crate) mod indirect;
 mod mma;
+mod mma_float;
 mod system;
 
 use super::{nv_driver, LiftError};
