@@ -114,12 +114,15 @@ fn read_captures() -> Vec<(u32, Capture)> {
     out
 }
 
+/// Per-lane register words of A, B and C.
+type Fragments = (Vec<Vec<u32>>, Vec<Vec<u32>>, Vec<Vec<u32>>);
+
 /// Per-lane 32-bit registers (A, B, C) of a case, by the PTX ISA fragment tables: with
 /// g = lane / 4, t = lane % 4 and E = 4 / element bytes, A register r holds row g + 8(r % 2),
 /// columns 4E(r / 2) + Et + e; B register r rows 4Er + Et + e of column g; an f32 C register r
 /// row g + 8(r / 2), column 2t + r % 2; an f16 C register r row g + 8r, columns 2t, 2t + 1. For
 /// f64 (m8n8k4): A[g][t], B[t][g], C[g][2t + i] in register pair i.
-fn fragments(cap: &Capture, case: &Case) -> (Vec<Vec<u32>>, Vec<Vec<u32>>, Vec<Vec<u32>>) {
+fn fragments(cap: &Capture, case: &Case) -> Fragments {
     let (n, k) = (cap.n, cap.k);
     if cap.ab == 8 {
         let mut a = vec![vec![0u32; 32]; 2];
