@@ -12,28 +12,12 @@ fn root() -> std::path::PathBuf {
 
 /// Tests and waves the SPIR-V path does not pass yet, with the first missing piece.
 const NOT_YET: &[(&str, u32, &str)] = &[
-    ("F32ArithmeticNan", 32, "`fmul.rn.ftz.tinyafter.fmz.keepnan`: FMZ and output modifiers"),
-    ("F32OutputModifier", 32, "`fmul.rn.ftz.tinyafter.omod2.keepnan`: FMZ and output modifiers"),
-    ("F64Arithmetic", 32, "`fldexp.rn.propnanneg`: float operations with operands of other types"),
-    ("F64Rounding", 32, "`frint.rz.propnanneg`: f64 arithmetic (needs f64 subnormals the device may flush)"),
     ("F64Transcendental", 32, "`approx.rcp`: f64 approximations keeping subnormals (the device may flush them)"),
-    ("F64DivisionModifiers", 32, "`fdivscale.propnanneg`: outside the first compute subset"),
-    ("F32DenormalFlush", 32, "`fmul.rn.ftz.tinyafter.fmz.keepnan`: FMZ and output modifiers"),
-    ("Dx10Clamp", 32, "`fmul.rn.ftz.tinyafter.sat.omod2.keepnan`: FMZ and output modifiers"),
-    ("Float16Modifiers", 32, "`fldexp.rn.sat.keepnan`: float operations with operands of other types"),
-    ("Float16TernaryClamp", 32, "`fdivfixup.sat.keepnan`: outside the first compute subset"),
     ("Float16Dot", 32, "`fdot2.rn.ftz.tinyafter.propnanneg`: float operations with operands of other types"),
-    ("DivisionOutputModifiers", 32, "`fdivfmas.ftz.tinyafter.omod2.keepnan`: outside the first compute subset"),
-    ("DivisionResultModifiers", 32, "`fdivfmas.ftz.tinyafter.sat.keepnan`: outside the first compute subset"),
     ("BufferFormat", 32, "`buf.loadfmt.x.fmtdesc.4.offen`: formatted buffer access"),
     ("FormattedStore", 32, "`buf.storefmt.1.fmt8_unorm.4.offen`: formatted buffer access"),
     ("FormatD16", 32, "`buf.loadfmt.x.fmt8_unorm.d16.2.offen`: formatted buffer access"),
-    ("NanQuieting", 32, "`ffrexpmant.rn.ftz.tinyafter.keepnan`: this float operation"),
-    ("MacLegacy", 32, "`fmul.rn.ftz.tinyafter.fmz.keepnan`: FMZ and output modifiers"),
-    ("LdexpF16InlineConstants", 32, "`fldexp.rn.keepnan`: float operations with operands of other types"),
     ("Bvh64IntersectRay", 32, "`ray.node.0`: outside the first compute subset"),
-    ("Division_Scale", 32, "`fdivscale.ftz.tinyafter.keepnan`: outside the first compute subset"),
-    ("Division_Macro", 32, "`fdivscale.propnanneg`: outside the first compute subset"),
 ];
 
 #[test]

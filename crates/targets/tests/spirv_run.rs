@@ -505,3 +505,110 @@ bb2:
         other => panic!("{other:?}"),
     }
 }
+/// A random float bit pattern of `f` bits (`exp_bits` exponent bits): zeros, infinities,
+/// NaNs (quiet and signalling), subnormals, values near one and anything.
+fn special_bits(seed: &mut u64, width: u32, exp_bits: u32) -> u64 {
+    let x = rng(seed);
+    let man = width - 1 - exp_bits;
+    let sign = (x >> 63) << (width - 1);
+    let emax = (1u64 << exp_bits) - 1;
+    let frac = (x >> 7) & ((1 << man) - 1);
+    let bias = emax >> 1;
+    match x % 8 {
+        0 => sign,
+        1 => sign | emax << man,
+        2 => sign | emax << man | frac.max(1),
+        3 => sign | frac.max(1),
+        4 => sign | ((bias - 4 + (x >> 40) % 8) << man) | frac,
+        _ => (x >> 3) & ((1 << (width - 1)) - 1) | sign,
+    }
+}
+
+/// AMD float operations (ldexp, frexp significand and exponent, f64 round to integral, the
+/// division helpers, FMZ and output modifiers) on f16, f32 and f64 random bit patterns with zeros, infinities, NaNs and
+/// subnormals equal the interpreter (`soft::ldexp`, `soft::frexp_mant`, `soft::divide`,
+/// `ops::float::apply_omod`) on every lane.
+#[test]
+fn amd_float_kernels_equal_the_interpreter() {
+    let vk = open();
+    let f = parse(
+        "func @amdfloat {
+bb0:
+  %0: f32 = param 0
+  %1: f32 = param 1
+  %2: f32 = param 2
+  %3: i32 = param 3
+  %4: f16 = param 4
+  %5: f64 = param 5
+  %6: f64 = param 6
+  %7: f64 = param 7
+  %8: f32 = fldexp.rn.keepnan %0, %3
+  %9: i16 = iext.s %3
+  %10: i32 = iext.s %9
+  %11: f16 = fldexp.rz.sat.keepnan %4, %10
+  %12: f64 = fldexp.rm.propnanneg %5, %3
+  %13: f32 = ffrexpmant.rn.ftz.tinyafter.keepnan %0
+  %14: f64 = ffrexpmant.rn.propnanneg %5
+  %15: f32 = fdivscale.ftz.tinyafter.keepnan %0, %1, %2
+  %16: b1 = fdivflag %0, %1, %2
+  %17: f32 = fdivfmas.ftz.tinyafter.omod2.keepnan %0, %1, %2, %16
+  %18: f32 = fdivfixup.keepnan %0, %1, %2
+  %19: f64 = fdivscale.propnanneg %5, %6, %7
+  %20: b1 = fdivflag %5, %6, %7
+  %21: f64 = fdivfmas.propnanneg %5, %6, %7, %20
+  %22: f64 = fdivfixup.propnanneg %5, %6, %7
+  %23: f16 = fdivfixup.sat.keepnan %4, %4, %4
+  %24: f32 = fmul.rn.ftz.tinyafter.fmz.keepnan %0, %1
+  %25: f32 = ffma.rm.fmz.omod4.sat.keepnan %0, %1, %2
+  %26: f32 = fadd.rn.ftz.tinyafter.omodh.keepnan %0, %1
+  %27: f64 = fmul.rp.omod2.propnanneg %5, %6
+  %28: f32 = fdivscale.keepnan %1, %1, %0
+  %29: b1 = fdivflag %1, %1, %0
+  %30: f32 = fdivfmas.rz.keepnan %0, %1, %2, %29
+  %31: f64 = fdivfmas.rn.propnanneg %5, %6, %7, %29
+  %32: f16 = ffrexpmant.rn.keepnan %4
+  %33: f64 = frint.rz.propnanneg %5
+  %34: f64 = frint.rn.propnanneg %6
+  %35: i32 = frexpexp.ftz.propnan %0
+  %36: i32 = frexpexp.propnan %5
+  %37: i16 = frexpexp.propnan %4
+  ret %8, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37
+}",
+    )
+    .unwrap();
+    let k = emit(&f).unwrap_or_else(|e| panic!("{e}"));
+    let outs = k.outputs as usize;
+    let n = k.workgroup_size as usize * 4;
+    let mut seed = 0x3c6e_f372_fe94_f82bu64;
+    for round in 0..24 {
+        let mut rows: Vec<Vec<u64>> = vec![Vec::new(); 8];
+        for _ in 0..n {
+            for r in rows.iter_mut().take(3) {
+                r.push(special_bits(&mut seed, 32, 8));
+            }
+            let e = rng(&mut seed);
+            rows[3].push(match e % 4 {
+                0 => (e >> 8) % 64,
+                1 => ((e >> 8) % 400) as u32 as u64 ^ 0xffff_ff00,
+                2 => (e >> 8) & 0xffff,
+                _ => (e >> 8) & 0xffff_ffff,
+            });
+            rows[4].push(special_bits(&mut seed, 16, 5));
+            for r in rows.iter_mut().skip(5) {
+                r.push(special_bits(&mut seed, 64, 11));
+            }
+        }
+        let params: Vec<u64> = (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect();
+        let (out, _, _) = run(&vk, &k, n, &params, &[], |_| Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+        let cfg = Config { wave_size: 32, waves: (n / 32) as u32, ..Config::default() };
+        let inputs: Vec<Input> = rows.iter().map(|r| Input::PerLane(r.clone())).collect();
+        let want = interp::run(&f, &cfg, &inputs, Memory::default()).unwrap();
+        for (lane, o) in want.outputs.iter().enumerate() {
+            let got = &out[lane * outs..(lane + 1) * outs];
+            for (i, (g, w)) in got.iter().zip(o).enumerate() {
+                assert_eq!(g, w, "round {round} lane {lane} output {i}: {:x?}", rows.iter().map(|r| r[lane]).collect::<Vec<_>>());
+            }
+        }
+    }
+}
+

@@ -522,6 +522,10 @@ impl Em<'_> {
                 let at: Vec<Type> = args.iter().map(|&x| self.vty(x)).collect::<Result<_, _>>()?;
                 self.float(fo, v, t, &at, &a)?
             }
+            Op::FDiv(ref d) => {
+                let at: Vec<Type> = args.iter().map(|&x| self.vty(x)).collect::<Result<_, _>>()?;
+                self.fdiv(d, v, t, &at, &a)?
+            }
             Op::FCmp(c, ftz) => {
                 let at = self.vty(args[0])?;
                 self.fcmp(c, ftz, v, at, &a)?

@@ -7,7 +7,7 @@
 
 use super::emit::{internal, Em, EmitError};
 use isabridge_ir::ops::float::{FCmp, FloatKind, FloatOp};
-use isabridge_ir::soft::{FFmt, FloatMode, Round, Tininess};
+use isabridge_ir::soft::{FFmt, FloatMode, NanRule, Round, Tininess};
 use rspirv::dr::Operand;
 use rspirv::spirv::Word;
 
@@ -15,17 +15,17 @@ use rspirv::spirv::Word;
 const GLSL_FIND_UMSB: u32 = 75;
 
 /// An unpacked f64: value = (-1)^sign × sig × 2^exp for finite nonzero values.
-struct Parts {
+pub(super) struct Parts {
     /// The sign bit (0 or 1).
-    sign: Word,
+    pub(super) sign: Word,
     /// The exponent of the significand's lowest bit (signed, in a u64).
-    exp: Word,
+    pub(super) exp: Word,
     /// The significand, its top bit at bit 52 (normalized; subnormals included).
-    sig: Word,
+    pub(super) sig: Word,
 }
 
 impl Em<'_> {
-    fn slt(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
+    pub(super) fn slt(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
         let tb = self.bool_ty()?;
         self.b.s_less_than(tb, None, a, b).map_err(internal)
     }
@@ -75,7 +75,7 @@ impl Em<'_> {
 
     /// Sign, exponent and normalized significand of the f64 bits `x` (meaningful for finite
     /// nonzero values).
-    fn unpack_f64(&mut self, x: Word) -> Result<Parts, EmitError> {
+    pub(super) fn unpack_f64(&mut self, x: Word) -> Result<Parts, EmitError> {
         let sign = self.shr(x, 63)?;
         let e = self.shr(x, 52)?;
         let e = self.and(e, 0x7ff)?;
@@ -100,7 +100,7 @@ impl Em<'_> {
     /// Round (-1)^sign × (sig + s) × 2^exp, 0 < s < 1 when `sticky` (b1), to f64 bits in
     /// direction `round` (`soft::round_pack`; `sig` nonzero, at most 64 bits), with the flag
     /// "the exact value is below the smallest normal".
-    fn pack_f64(&mut self, sign: Word, exp: Word, sig: Word, sticky: Word, round: Round) -> Result<(Word, Word), EmitError> {
+    pub(super) fn pack_f64(&mut self, sign: Word, exp: Word, sig: Word, sticky: Word, round: Round) -> Result<(Word, Word), EmitError> {
         let tb = self.bool_ty()?;
         // The top bit to bit 62, the sticky bit below everything kept.
         let msb = self.msb64(sig)?;
@@ -184,7 +184,7 @@ impl Em<'_> {
     }
 
     /// Class tests of f64 bits: (NaN, infinity, zero).
-    fn classes(&mut self, x: Word) -> Result<(Word, Word, Word), EmitError> {
+    pub(super) fn classes(&mut self, x: Word) -> Result<(Word, Word, Word), EmitError> {
         let nan = self.is_nan_bits(FFmt::F64, x)?;
         let mag = self.and(x, (1 << 63) - 1)?;
         let inf = self.eq(mag, 0x7ff << 52)?;
@@ -214,7 +214,7 @@ impl Em<'_> {
                 self.f64_add(&mode, x[0], b)?
             }
             FloatKind::Mul => self.f64_mul(&mode, x[0], x[1])?,
-            FloatKind::Fma => self.f64_fma(&mode, x[0], x[1], x[2])?,
+            FloatKind::Fma => self.f64_fma(&mode, x[0], x[1], x[2], None)?,
             _ => return Err(internal("f64_arith: not an arithmetic op")),
         };
         self.finish(FFmt::F64, &mode, r, Some(tiny))
@@ -371,7 +371,9 @@ impl Em<'_> {
         Ok((hi_r, self.or(lo_r, lw)?))
     }
 
-    fn f64_fma(&mut self, mode: &FloatMode, a: Word, b: Word, c: Word) -> Result<(Word, Word), EmitError> {
+    /// (a × b + c) × 2^k (k a signed u64 word, 0 without one) with one rounding, and the
+    /// tininess flag.
+    pub(super) fn f64_fma(&mut self, mode: &FloatMode, a: Word, b: Word, c: Word, k: Option<Word>) -> Result<(Word, Word), EmitError> {
         let tb = self.bool_ty()?;
         let (na, ia, za) = self.classes(a)?;
         let (nb, ib, zb) = self.classes(b)?;
@@ -455,6 +457,10 @@ impl Em<'_> {
         let fls = self.bconst(false)?;
         let sticky = self.b.select(tb, None, has_hi, sticky_h, fls).map_err(internal)?;
         let e = self.sel(has_hi, e_h, frame)?;
+        let e = match k {
+            Some(k) => self.add(e, k)?,
+            None => e,
+        };
         let (packed, tiny) = self.pack_f64(sign, e, sig, sticky, mode.round)?;
         let rz = self.eq(rh, 0)?;
         let rlz = self.eq(rl, 0)?;
@@ -467,7 +473,19 @@ impl Em<'_> {
         let pzero = self.lor(za, zb)?;
         let pinf = self.lor(ia, ib)?;
         let psb = self.shl(sp, 63)?;
-        let r = self.sel(pzero, c, r)?;
+        // A zero product leaves the addend, scaled (`soft::fma_scaled`).
+        let (c_k, tiny_c) = match k {
+            Some(k) => {
+                let e = self.add(pc.exp, k)?;
+                let fls = self.bconst(false)?;
+                let (p, t) = self.pack_f64(pc.sign, e, pc.sig, fls, mode.round)?;
+                let zi = self.lor(zc, ic)?;
+                let zin = self.lor(zi, nc)?;
+                (self.sel(zin, c, p)?, Some(t))
+            }
+            None => (c, None),
+        };
+        let r = self.sel(pzero, c_k, r)?;
         let sc = self.shr(c, 63)?;
         let same_zero = self.b.i_equal(tb, None, sp, sc).map_err(internal)?;
         let zz = self.sel(same_zero, psb, ez)?;
@@ -488,11 +506,27 @@ impl Em<'_> {
         let any_nan = self.lor(any_nan, nc)?;
         let op_nan = self.nan_bits(FFmt::F64, mode.nan, &[a, b, c])?;
         let r = self.sel(any_nan, op_nan, r)?;
+        // Under the AMD NaN rules an invalid product (inf × 0) gives the invalid NaN even when
+        // the addend is a NaN (`soft::fma_scaled`).
+        let r = if matches!(mode.nan, NanRule::Keep | NanRule::PropagateNeg) { self.sel(inv_prod, inv_nan, r)? } else { r };
         let special = self.lor(any_nan, pinf)?;
         let special = self.lor(special, ic)?;
         let special = self.lor(special, pzero)?;
         let ns = self.lnot(special)?;
         let tiny = self.land(tiny, ns)?;
+        let tiny = match tiny_c {
+            Some(t) => {
+                // The scaled addend of a zero product may be tiny.
+                let s = self.lor(any_nan, pinf)?;
+                let s = self.lor(s, ic)?;
+                let s = self.lor(s, zc)?;
+                let fin = self.lnot(s)?;
+                let use_c = self.land(pzero, fin)?;
+                let tc = self.land(t, use_c)?;
+                self.lor(tiny, tc)?
+            }
+            None => tiny,
+        };
         Ok((r, tiny))
     }
 

@@ -428,7 +428,7 @@ impl Em<'_> {
         Ok(r)
     }
 
-    fn saturate(&mut self, f: FFmt, r: Word) -> Result<Word, EmitError> {
+    pub(super) fn saturate(&mut self, f: FFmt, r: Word) -> Result<Word, EmitError> {
         let tb = self.bool_ty()?;
         let nan = self.is_nan_bits(f, r)?;
         let s = self.and(r, f.sign_mask())?;
@@ -445,7 +445,7 @@ impl Em<'_> {
     /// (operands `nans`), infinities and zeros as they are (a zero's sign `zero_sign` when
     /// given), else rounded.
     #[allow(clippy::too_many_arguments)]
-    fn result(&mut self, f: FFmt, mode: &FloatMode, d: Word, err: Err64, nans: &[Word], zero_sign: Option<Word>) -> Result<Word, EmitError> {
+    pub(super) fn result(&mut self, f: FFmt, mode: &FloatMode, d: Word, err: Err64, nans: &[Word], zero_sign: Option<Word>) -> Result<Word, EmitError> {
         let df = self.as_double(d)?;
         let tb = self.bool_ty()?;
         let is_nan = self.b.is_nan(tb, None, df).map_err(internal)?;
@@ -503,24 +503,71 @@ impl Em<'_> {
         self.lnot(nz)
     }
 
+    /// The exact value of a narrow fma (f16, bf16, f32) as an f64 sum and its error term, with
+    /// the sign of an exact zero sum; `x` are the (flushed) operands, `w` their f64 bits and `fw`
+    /// the same as f64 values. Under the AMD NaN rules an invalid product clears `x[2]`.
+    pub(super) fn fma_terms(&mut self, m: &FloatMode, x: &mut [Word], w: &[Word], fw: &[Word]) -> Result<(Word, Err64, Option<Word>), EmitError> {
+        // The product of two narrow values is exact in f64; then TwoSum.
+        let p = self.fop(b'*', fw[0], fw[1])?;
+        let mut c = fw[2];
+        if matches!(m.nan, NanRule::Keep | NanRule::PropagateNeg) {
+            // An invalid product (inf × 0) gives the invalid NaN even when the
+            // addend is a NaN (`soft::fma_scaled`): the addend then does not count.
+            let tb = self.bool_ty()?;
+            let pn = self.b.is_nan(tb, None, p).map_err(internal)?;
+            let an = self.b.is_nan(tb, None, fw[0]).map_err(internal)?;
+            let bn = self.b.is_nan(tb, None, fw[1]).map_err(internal)?;
+            let opn = self.lor(an, bn)?;
+            let notn = self.lnot(opn)?;
+            let invalid = self.land(pn, notn)?;
+            let z = self.u64c(0)?;
+            let z = self.as_double(z)?;
+            let td = self.f64_ty();
+            c = self.b.select(td, None, invalid, z, c).map_err(internal)?;
+            x[2] = self.sel_k(invalid, 0, x[2])?;
+        }
+        let (s, e) = self.two_sum(p, c)?;
+        let pb = self.double_bits(p)?;
+        let zs = self.zero_sum_sign(pb, w[2], m.round)?;
+        Ok((self.double_bits(s)?, Err64::Term(e), Some(zs)))
+    }
+
     /// One float op on one element (format bits in u64, result too).
     fn float_elem(&mut self, op: &FloatOp, f: FFmt, a: &[Word]) -> Result<Word, EmitError> {
         let m = op.mode;
         let text = Op::Float(*op).mnemonic();
-        if op.fmz || op.omod != Omod::None {
-            return Err(unsupported(self.cur_ir, u32::MAX, text, "FMZ and output modifiers"));
+        if op.fmz && !matches!(op.kind, FloatKind::Mul | FloatKind::Fma) {
+            return Err(unsupported(self.cur_ir, u32::MAX, text, "FMZ on other than mul and fma"));
         }
         let f64_arith = matches!(op.kind, FloatKind::Add | FloatKind::Sub | FloatKind::Mul | FloatKind::Fma);
-        if f == FFmt::F64 && !f64_arith && !matches!(op.kind, FloatKind::Abs | FloatKind::Neg | FloatKind::Min(_) | FloatKind::Max(_)) {
+        let f64_ok = matches!(op.kind, FloatKind::Abs | FloatKind::Neg | FloatKind::Min(_) | FloatKind::Max(_) | FloatKind::Ldexp | FloatKind::FrexpMant | FloatKind::RoundInt);
+        if f == FFmt::F64 && !f64_arith && !f64_ok {
             return Err(unsupported(self.cur_ir, u32::MAX, text, "f64 arithmetic (needs f64 subnormals the device may flush)"));
         }
         let mut x: Vec<Word> = a.iter().map(|&w| if m.ftz_in { self.flush_bits(f, w) } else { Ok(w) }).collect::<Result<_, _>>()?;
-        if f == FFmt::F64 && f64_arith && !op.relu {
-            return self.f64_arith(op, &x);
-        }
-        let sat_later = op.relu;
+        // FMZ (`soft::mul`, `soft::fma_scaled`): a zero factor makes the product +0, whatever
+        // the other factor is (infinities and NaNs included).
+        let fmz_zero = if op.fmz {
+            let (ma, mb) = (self.and(x[0], f.all_mask() >> 1)?, self.and(x[1], f.all_mask() >> 1)?);
+            let (za, zb) = (self.eq(ma, 0)?, self.eq(mb, 0)?);
+            let z = self.lor(za, zb)?;
+            x[0] = self.sel_k(z, 0, x[0])?;
+            x[1] = self.sel_k(z, 0, x[1])?;
+            Some(z)
+        } else {
+            None
+        };
+        let sat_later = op.relu || op.omod != Omod::None;
         let mode = FloatMode { sat: m.sat && !sat_later, ..m };
         let r = match op.kind {
+            FloatKind::Add | FloatKind::Sub | FloatKind::Mul | FloatKind::Fma if f == FFmt::F64 && !op.relu => {
+                let r = self.f64_arith(&FloatOp { mode, ..*op }, &x)?;
+                match (op.kind, fmz_zero) {
+                    // A product made +0 by FMZ is +0 (rounding and flushing keep it).
+                    (FloatKind::Mul, Some(z)) => self.sel_k(z, 0, r)?,
+                    _ => r,
+                }
+            }
             FloatKind::Add | FloatKind::Sub | FloatKind::Mul | FloatKind::Fma => {
                 let w: Vec<Word> = x.iter().map(|&v| self.widen(f, v)).collect::<Result<_, _>>()?;
                 let fw: Vec<Word> = w.iter().map(|&v| self.as_double(v)).collect::<Result<_, _>>()?;
@@ -541,33 +588,14 @@ impl Em<'_> {
                         let p = self.fop(b'*', fw[0], fw[1])?;
                         (self.double_bits(p)?, Err64::Exact, None)
                     }
-                    _ => {
-                        // The product of two narrow values is exact in f64; then TwoSum.
-                        let p = self.fop(b'*', fw[0], fw[1])?;
-                        let mut c = fw[2];
-                        if matches!(m.nan, NanRule::Keep | NanRule::PropagateNeg) {
-                            // An invalid product (inf × 0) gives the invalid NaN even when the
-                            // addend is a NaN (`soft::fma_scaled`): the addend then does not count.
-                            let tb = self.bool_ty()?;
-                            let pn = self.b.is_nan(tb, None, p).map_err(internal)?;
-                            let an = self.b.is_nan(tb, None, fw[0]).map_err(internal)?;
-                            let bn = self.b.is_nan(tb, None, fw[1]).map_err(internal)?;
-                            let opn = self.lor(an, bn)?;
-                            let notn = self.lnot(opn)?;
-                            let invalid = self.land(pn, notn)?;
-                            let z = self.u64c(0)?;
-                            let z = self.as_double(z)?;
-                            let td = self.f64_ty();
-                            c = self.b.select(td, None, invalid, z, c).map_err(internal)?;
-                            x[2] = self.sel_k(invalid, 0, x[2])?;
-                        }
-                        let (s, e) = self.two_sum(p, c)?;
-                        let pb = self.double_bits(p)?;
-                        let zs = self.zero_sum_sign(pb, w[2], m.round)?;
-                        (self.double_bits(s)?, Err64::Term(e), Some(zs))
-                    }
+                    _ => self.fma_terms(&m, &mut x, &w, &fw)?,
                 };
-                self.result(f, &mode, d, err, &x, zs)?
+                let r = self.result(f, &mode, d, err, &x, zs)?;
+                match (op.kind, fmz_zero) {
+                    // A product made +0 by FMZ is +0 (rounding and flushing keep it).
+                    (FloatKind::Mul, Some(z)) => self.sel_k(z, 0, r)?,
+                    _ => r,
+                }
             }
             FloatKind::Min(k) | FloatKind::Max(k) => {
                 let max = matches!(op.kind, FloatKind::Max(_));
@@ -630,6 +658,7 @@ impl Em<'_> {
                 };
                 self.finish(f, &mode, r, None)?
             }
+            FloatKind::RoundInt if f == FFmt::F64 => self.f64_round_int(&mode, x[0])?,
             FloatKind::RoundInt => {
                 let w = self.widen(f, x[0])?;
                 let fw = self.as_double(w)?;
@@ -640,8 +669,19 @@ impl Em<'_> {
                 let zs = self.eq(s, 1)?;
                 self.result(f, &mode, d, Err64::Exact, &[x[0]], Some(zs))?
             }
+            // The exponent operand is the raw i32, sign-extended (`float` passes it unflushed).
+            FloatKind::Ldexp => self.ldexp_elem(f, &mode, x[0], a[1])?,
+            FloatKind::FrexpMant => self.frexp_mant_elem(f, &mode, x[0])?,
             _ => return Err(unsupported(self.cur_ir, u32::MAX, text, "this float operation")),
         };
+        let r = if op.omod != Omod::None {
+            self.omod(f, &mode, op.omod, r)?
+        } else {
+            r
+        };
+        if op.omod != Omod::None && !op.relu {
+            return if m.sat { self.saturate(f, r) } else { Ok(r) };
+        }
         if op.relu {
             let tb = self.bool_ty()?;
             let isn = self.is_nan_bits(f, r)?;
@@ -656,8 +696,26 @@ impl Em<'_> {
         Ok(r)
     }
 
+    /// An AMD output modifier on a rounded result (`ops::float::apply_omod`): a zero comes out
+    /// as +0, a NaN unchanged, anything else multiplied by 2, 4 or 0.5 with one rounding.
+    pub(super) fn omod(&mut self, f: FFmt, mode: &FloatMode, omod: Omod, r: Word) -> Result<Word, EmitError> {
+        let k: i64 = match omod {
+            Omod::Mul2 => 1,
+            Omod::Mul4 => 2,
+            _ => -1,
+        };
+        let two_k = self.u64c(((f.bias() as i64 + k) as u64) << f.man_bits())?;
+        let mul = FloatOp { kind: FloatKind::Mul, mode: FloatMode { sat: false, ..*mode }, fmz: false, relu: false, omod: Omod::None };
+        let scaled = self.float_elem(&mul, f, &[r, two_k])?;
+        let mag = self.and(r, f.all_mask() & !f.sign_mask())?;
+        let z = self.eq(mag, 0)?;
+        let isn = self.is_nan_bits(f, r)?;
+        let x = self.sel(isn, r, scaled)?;
+        self.sel_k(z, 0, x)
+    }
+
     /// Split a (vector of) float elements into u64 bits per element.
-    fn elems(&mut self, t: Type, x: Word, ftz: bool) -> Result<Vec<Word>, EmitError> {
+    pub(super) fn elems(&mut self, t: Type, x: Word, ftz: bool) -> Result<Vec<Word>, EmitError> {
         let Some((f, n)) = float_of(t) else {
             return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "a float operand of a non-float type"));
         };
@@ -673,7 +731,7 @@ impl Em<'_> {
         Ok(v)
     }
 
-    fn pack(&mut self, t: Type, f: FFmt, parts: Vec<Word>) -> Result<Word, EmitError> {
+    pub(super) fn pack(&mut self, t: Type, f: FFmt, parts: Vec<Word>) -> Result<Word, EmitError> {
         let mut e = Vec::new();
         for p in parts {
             e.push(self.elem_out(f, p)?);
@@ -691,12 +749,21 @@ impl Em<'_> {
         let Some((f, n)) = float_of(t) else {
             return Err(unsupported(self.cur_ir, v.0, text, "float operations with a non-float result"));
         };
-        if at.iter().any(|&x| x != t) {
+        let ldexp = op.kind == FloatKind::Ldexp && at.len() == 2 && at[0] == t && at[1] == Type::I32 && n == 1;
+        if !ldexp && at.iter().any(|&x| x != t) {
             return Err(unsupported(self.cur_ir, v.0, text, "float operations with operands of other types"));
         }
         let mut cols = Vec::new();
-        for (&ty, &x) in at.iter().zip(a) {
-            cols.push(self.elems(ty, x, false)?);
+        for (i, (&ty, &x)) in at.iter().zip(a).enumerate() {
+            if ldexp && i == 1 {
+                // Sign-extended by shifts (the exponent is an i32).
+                let w = self.b.u_convert(self.t_u64, None, x).map_err(internal)?;
+                let w = self.shl(w, 32)?;
+                let k32 = self.u64c(32)?;
+                cols.push(vec![self.b.shift_right_arithmetic(self.t_u64, None, w, k32).map_err(internal)?]);
+            } else {
+                cols.push(self.elems(ty, x, false)?);
+            }
         }
         let mut out = Vec::new();
         for i in 0..n as usize {
@@ -926,6 +993,7 @@ impl Em<'_> {
                 let r = self.finish(tf, &mode, r, Some(tiny))?;
                 self.elem_out(tf, r)?
             }
+            ConvOp::FrexpExp { mode } => self.frexp_exp(mode, v, from, to, x)?,
             _ => return Err(unsupported(self.cur_ir, v.0, text, "this conversion")),
         };
         Ok(r)

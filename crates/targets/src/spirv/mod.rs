@@ -4,6 +4,8 @@
 
 mod emit;
 
+mod amd_float;
+mod amd_memory;
 mod approx_series;
 mod f64;
 mod float;

@@ -14,9 +14,11 @@
 //! Buffer descriptors hold Vulkan buffer device addresses (PhysicalStorageBuffer64); the
 //! descriptor's range check is evaluated per lane, and an inactive or out-of-range lane reads 0
 //! and writes nothing. Accesses of 4 and 8 bytes are 4-byte aligned; 1- and 2-byte stores
-//! change their bytes of the containing word with two atomics. Not emitted yet (typed errors):
-//! formatted buffer access, float atomics, workgroup (LDS) memory, scratch, NVIDIA shuffles.
+//! change their bytes of the containing word with two atomics. Global and LDS loads, stores and
+//! atomics under the lane mask: [`super::amd_memory`]. Not emitted yet (typed errors):
+//! formatted buffer access, float atomics, scratch, NVIDIA shuffles.
 
+use super::amd_memory::{LdsVar, Place};
 use super::emit::{internal, unsupported, Em, EmitError, Scope};
 use isabridge_ir::ir::{ExecModel, Function, Value};
 use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
@@ -39,6 +41,9 @@ pub(super) struct WaveVars {
     p_slot: Word,
     /// Lanes-model functions: the Private u32 exchange counter (see `super::warp`).
     pub(super) epoch: Option<Word>,
+    /// The LDS (workgroup memory) as a Workgroup array of u32 (absent when the function uses
+    /// none).
+    pub(super) lds: Option<LdsVar>,
 }
 
 impl WaveVars {
@@ -56,12 +61,14 @@ impl WaveVars {
             let one = b.constant_bit32(t_u32, 1);
             b.variable(pe, None, spirv::StorageClass::Private, Some(one))
         });
-        WaveVars { ws, xchg, p_slot, epoch }
+        let lds = LdsVar::declare(b, f, t_u32);
+        WaveVars { ws, xchg, p_slot, epoch, lds }
     }
     /// The variables the entry point lists.
     pub(super) fn interface(&self) -> Vec<Word> {
         let mut v = vec![self.xchg];
         v.extend(self.epoch);
+        v.extend(self.lds.as_ref().map(|l| l.var));
         v
     }
 }
@@ -145,7 +152,7 @@ impl Em<'_> {
     /// Run `body` only where `cond` holds: a selection construct in the middle of the current
     /// block. Values defined before stay usable after it (the merge block is dominated by the
     /// current one); `body`'s result (of SPIR-V type `ty`) merges with `zero` elsewhere.
-    fn guarded(
+    pub(super) fn guarded(
         &mut self,
         cond: Word,
         merge_ty: Option<(Word, Word)>,
@@ -202,7 +209,11 @@ impl Em<'_> {
             Op::Sync(SyncOp::Barrier(_)) => self.barrier()?,
             Op::Sync(SyncOp::Fence(_) | SyncOp::Wait(_) | SyncOp::Sleep(_) | SyncOp::Priority(_)) => {}
             Op::Mem(MemOp::Load(Space::Constant(_))) => return Ok(false),
-            Op::Mem(m) => return Err(unsupported(self.cur_ir, v.0, Op::Mem(m).mnemonic(), "memory ops other than buffer access in wave-model functions")),
+            Op::Mem(m) => {
+                if let Some(r) = self.wave_mem(v, m, &args, ty)? {
+                    self.define(v, r)?;
+                }
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -465,33 +476,37 @@ impl Em<'_> {
         }
     }
 
-    /// A PhysicalStorageBuffer pointer to the u32 at `addr` (u64, 4-byte aligned).
-    fn word_ptr(&mut self, addr: Word) -> Result<Word, EmitError> {
+    /// A pointer to the u32 at `addr` (u64, 4-byte aligned) of `place`: PhysicalStorageBuffer
+    /// for device memory, the LDS array for workgroup memory.
+    fn word_ptr(&mut self, place: Place, addr: Word) -> Result<Word, EmitError> {
+        if place == Place::Lds {
+            return self.lds_word_ptr(addr);
+        }
         let pt = self.b.type_pointer(None, spirv::StorageClass::PhysicalStorageBuffer, self.t_u32);
         self.b.convert_u_to_ptr(pt, None, addr).map_err(internal)
     }
 
-    fn load_word(&mut self, addr: Word) -> Result<Word, EmitError> {
-        let p = self.word_ptr(addr)?;
+    fn load_word(&mut self, place: Place, addr: Word) -> Result<Word, EmitError> {
+        let p = self.word_ptr(place, addr)?;
         self.b.load(self.t_u32, None, p, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(4)]).map_err(internal)
     }
 
-    fn store_word(&mut self, addr: Word, x: Word) -> Result<(), EmitError> {
-        let p = self.word_ptr(addr)?;
+    fn store_word(&mut self, place: Place, addr: Word, x: Word) -> Result<(), EmitError> {
+        let p = self.word_ptr(place, addr)?;
         self.b.store(p, x, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(4)]).map_err(internal)
     }
 
-    /// Load `bytes` (1, 2, 4, 8) at `addr` (u64) as a zero-extended u64.
-    fn load_bytes(&mut self, addr: Word, bytes: u8) -> Result<Word, EmitError> {
+    /// Load `bytes` (1, 2, 4, 8) at `addr` (u64) of `place` as a zero-extended u64.
+    pub(super) fn load_bytes(&mut self, place: Place, addr: Word, bytes: u8) -> Result<Word, EmitError> {
         let not3 = self.wc64(!3)?;
         let a4 = self.b.bitwise_and(self.t_u64, None, addr, not3).map_err(internal)?;
-        let w0 = self.load_word(a4)?;
+        let w0 = self.load_word(place, a4)?;
         let w0 = self.b.u_convert(self.t_u64, None, w0).map_err(internal)?;
         match bytes {
             8 => {
                 let four = self.wc64(4)?;
                 let a1 = self.b.i_add(self.t_u64, None, a4, four).map_err(internal)?;
-                let w1 = self.load_word(a1)?;
+                let w1 = self.load_word(place, a1)?;
                 let w1 = self.b.u_convert(self.t_u64, None, w1).map_err(internal)?;
                 let k32 = self.wc64(32)?;
                 let hi = self.b.shift_left_logical(self.t_u64, None, w1, k32).map_err(internal)?;
@@ -509,21 +524,21 @@ impl Em<'_> {
         }
     }
 
-    /// Store the low `bytes` of `x` (u64) at `addr` (u64).
-    fn store_bytes(&mut self, addr: Word, bytes: u8, x: Word) -> Result<(), EmitError> {
+    /// Store the low `bytes` of `x` (u64) at `addr` (u64) of `place`.
+    pub(super) fn store_bytes(&mut self, place: Place, addr: Word, bytes: u8, x: Word) -> Result<(), EmitError> {
         let not3 = self.wc64(!3)?;
         let a4 = self.b.bitwise_and(self.t_u64, None, addr, not3).map_err(internal)?;
         let lo = self.b.u_convert(self.t_u32, None, x).map_err(internal)?;
         match bytes {
             8 => {
-                self.store_word(a4, lo)?;
+                self.store_word(place, a4, lo)?;
                 let (four, k32) = (self.wc64(4)?, self.wc64(32)?);
                 let a1 = self.b.i_add(self.t_u64, None, a4, four).map_err(internal)?;
                 let h = self.b.shift_right_logical(self.t_u64, None, x, k32).map_err(internal)?;
                 let h = self.b.u_convert(self.t_u32, None, h).map_err(internal)?;
-                self.store_word(a1, h)
+                self.store_word(place, a1, h)
             }
-            4 => self.store_word(a4, lo),
+            4 => self.store_word(place, a4, lo),
             _ => {
                 // Other lanes may write the other bytes of the word: clear and set this
                 // access's bits with atomics.
@@ -536,7 +551,7 @@ impl Em<'_> {
                 let keep = self.b.not(self.t_u32, None, fm).map_err(internal)?;
                 let xm = self.b.bitwise_and(self.t_u32, None, lo, m).map_err(internal)?;
                 let set = self.b.shift_left_logical(self.t_u32, None, xm, sh).map_err(internal)?;
-                let p = self.word_ptr(a4)?;
+                let p = self.word_ptr(place, a4)?;
                 let (scope, sem) = (self.wc32(1)?, self.wc32(0)?);
                 self.b.atomic_and(self.t_u32, None, p, scope, sem, keep).map_err(internal)?;
                 self.b.atomic_or(self.t_u32, None, p, scope, sem, set).map_err(internal)?;
@@ -624,17 +639,17 @@ impl Em<'_> {
         let (addr, go) = self.buffer_address(bo, &a, mask)?;
         let zero = self.wc64(0)?;
         let word = match bo.kind {
-            BufferKind::Load => self.guarded(go, Some((self.t_u64, zero)), |em| em.load_bytes(addr, bo.bytes).map(Some))?,
+            BufferKind::Load => self.guarded(go, Some((self.t_u64, zero)), |em| em.load_bytes(Place::Device, addr, bo.bytes).map(Some))?,
             BufferKind::Store => {
                 let x = self.word_of(args[7])?;
-                self.guarded(go, None, |em| em.store_bytes(addr, bo.bytes, x).map(|_| None))?;
+                self.guarded(go, None, |em| em.store_bytes(Place::Device, addr, bo.bytes, x).map(|_| None))?;
                 self.barrier()?;
                 None
             }
             BufferKind::Atomic(k) => {
                 let x = self.word_of(args[7])?;
                 let s = if n > 8 { self.word_of(args[8])? } else { zero };
-                Some(self.buffer_atomic(k, bo.bytes, addr, go, x, s)?)
+                Some(self.buffer_atomic(Place::Device, k, bo.bytes, addr, go, x, s)?)
             }
             _ => None,
         };
@@ -646,7 +661,8 @@ impl Em<'_> {
 
     /// A read-modify-write as `atomic_apply` defines it, lane by lane in lane order (a barrier
     /// between lanes), returning the old value (0 where the lane does not take part).
-    fn buffer_atomic(&mut self, k: AtomicKind, bytes: u8, addr: Word, go: Word, x: Word, swap: Word) -> Result<Word, EmitError> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn buffer_atomic(&mut self, place: Place, k: AtomicKind, bytes: u8, addr: Word, go: Word, x: Word, swap: Word) -> Result<Word, EmitError> {
         let tb = self.ty(Type::B1)?;
         let lane = self.lane()?;
         let zero = self.wc64(0)?;
@@ -658,9 +674,9 @@ impl Em<'_> {
             let mine = self.b.i_equal(tb, None, lane, lc).map_err(internal)?;
             let now = self.b.logical_and(tb, None, mine, go).map_err(internal)?;
             let old = self.guarded(now, Some((self.t_u64, zero)), |em| {
-                let old = em.load_bytes(addr, bytes)?;
+                let old = em.load_bytes(place, addr, bytes)?;
                 let new = em.atomic_new(k, bits, old, x, swap, m)?;
-                em.store_bytes(addr, bytes, new)?;
+                em.store_bytes(place, addr, bytes, new)?;
                 Ok(Some(old))
             })?;
             self.barrier()?;
