@@ -80,6 +80,19 @@ impl GlobalMemory<'_> {
         self.bufs.get(i).map(|b| b.1)
     }
 
+    /// Overwrite the bytes of buffer `i` from byte `at` with `bytes`; `None` when that range
+    /// is outside the buffer.
+    pub fn write(&self, i: usize, at: usize, bytes: &[u8]) -> Option<()> {
+        let (b, _) = self.bufs.get(i)?;
+        if at.checked_add(bytes.len())? > b.size {
+            return None;
+        }
+        // SAFETY: the range lies inside the mapping, which lives as long as `self`; no work
+        // is pending (runs wait).
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.ptr.add(at), bytes.len()) };
+        Some(())
+    }
+
     /// The bytes of buffer `i` now.
     pub fn read(&self, i: usize) -> Option<Vec<u8>> {
         let (b, _) = self.bufs.get(i)?;
