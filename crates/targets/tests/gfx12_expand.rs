@@ -82,7 +82,16 @@ struct Case<'a> {
     control: &'a str,
     /// An SGPR the instruction reads: each run sets it to the next of [`F32`].
     sgpr: Option<u16>,
+    /// The gfx1201 run gets the gfx1013 MODE unchanged (IEEE and DX10_CLAMP kept). For
+    /// sequences of gfx1201 float arithmetic (`v_mul_f32`, `v_add_f32`): with the converted
+    /// descriptor's MODE, which has neither bit, those ops keep a signalling NaN that gfx1013
+    /// quiets under IEEE and pass a NaN through a clamp that DX10_CLAMP turns into 0, as every
+    /// re-encoded gfx1013 float op does; that is the descriptor's MODE, not the expansion.
+    /// The min / max sequences use no such op and run under the converted MODE.
+    arith: bool,
 }
+
+
 
 /// Runs `case` on every row of `rows` (one value per source register), `lanes` rows per run,
 /// in wave32 and wave64, under each MODE with IEEE clear and set. Returns the rows on which
@@ -122,7 +131,7 @@ fn check(case: &Case, rows: &[Vec<u32>]) -> usize {
                         off += d.len as usize;
                     }
                     let code12 = place(&t, 0).expect("places").code;
-                    let mode12 = mode & !(IEEE | 1 << 8);
+                    let mode12 = if case.arith { mode } else { mode & !(IEEE | 1 << 8) };
                     let r10 = run(Isa::Gfx1013, &code10, wave64, mode, &outs);
                     let r12 = run(Isa::Gfx1201, &code12, wave64, mode12, &outs);
                     for (lane, row) in chunk.iter().enumerate() {
@@ -177,7 +186,7 @@ fn min_max_f32_equal_gfx1013() {
         ("v_min_f32_e64 v20, v11, 1.0", "v_min_num_f32_e64 v20, v11, 1.0"),
     ] {
         let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
-        let differs = check(&Case { text, srcs: &[10, 11], dst: &[dst], control, sgpr: None }, &rows);
+        let differs = check(&Case { text, srcs: &[10, 11], dst: &[dst], control, sgpr: None, arith: false }, &rows);
         if !text.contains("1.0") {
             assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
         }
@@ -189,7 +198,7 @@ fn min_max_f32_equal_gfx1013() {
         ("v_min_f32_e64 v20, -s7, 0x7f800001", "v_min_num_f32_e64 v20, -s7, 0x7f800001"),
         ("v_max_f32_e64 v20, s7, vcc_lo", "v_max_num_f32_e64 v20, s7, vcc_lo"),
     ] {
-        let differs = check(&Case { text, srcs: &[10, 11], dst: &[20], control, sgpr: Some(7) }, &rows);
+        let differs = check(&Case { text, srcs: &[10, 11], dst: &[20], control, sgpr: Some(7), arith: false }, &rows);
         assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
     }
 }
@@ -212,7 +221,7 @@ fn min_max_f64_equal_gfx1013() {
     ] {
         let d = text.split_whitespace().nth(1).unwrap();
         let first: u16 = d.trim_start_matches("v[").split(':').next().unwrap().parse().unwrap();
-        let differs = check(&Case { text, srcs: &[10, 11, 12, 13], dst: &[first, first + 1], control, sgpr: None }, &rows);
+        let differs = check(&Case { text, srcs: &[10, 11, 12, 13], dst: &[first, first + 1], control, sgpr: None, arith: false }, &rows);
         // max(x, x) quiets a signalling NaN in both (the IEEE rule is gfx1013's for f64).
         if !text.contains("v[10:11], v[10:11]") {
             assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
@@ -232,7 +241,35 @@ fn min3_max3_med3_f32_equal_gfx1013() {
         ("v_med3_f32 v12, -v10, v11, |v12|", "v_med3_num_f32 v12, -v10, v11, |v12|"),
     ] {
         let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
-        let differs = check(&Case { text, srcs: &[10, 11, 12], dst: &[dst], control, sgpr: None }, &rows);
+        let differs = check(&Case { text, srcs: &[10, 11, 12], dst: &[dst], control, sgpr: None, arith: false }, &rows);
         assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
+    }
+}
+
+/// f32 values for arithmetic: NaNs, zeros, denormals (results of products of small numbers
+/// land there), infinities, and numbers whose products round differently fused and unfused.
+const F32_ARITH: [u32; 16] = [
+    0x7f80_0001, 0x7fc0_0000, 0xffc0_0001, 0x0000_0000, 0x8000_0000, 0x0000_0001, 0x8040_0000, 0x1f80_0001, 0x2000_0001,
+    0x3f80_0001, 0xbf7f_ffff, 0x3eaa_aaab, 0x4040_0000, 0x7f80_0000, 0xff80_0000, 0x7f7f_ffff,
+];
+
+#[test]
+fn mad_mac_madak_madmk_equal_gfx1013() {
+    let rows = triples(&F32_ARITH[..10]);
+    for (text, srcs, dst, control) in [
+        ("v_mad_f32 v20, v10, v11, v12", &[10u16, 11, 12][..], 20u16, "v_fma_f32 v20, v10, v11, v12"),
+        ("v_mad_f32 v12, -v10, v11, v12", &[10, 11, 12], 12, "v_fma_f32 v12, -v10, v11, v12"),
+        ("v_mad_f32 v10, v10, -|v11|, -v12 clamp", &[10, 11, 12], 10, "v_fma_f32 v10, v10, -|v11|, -v12 clamp"),
+        ("v_mad_f32 v20, v10, v11, v12 mul:2", &[10, 11, 12], 20, "v_fma_f32 v20, v10, v11, v12 mul:2"),
+        ("v_mac_f32_e32 v12, v10, v11", &[10, 11, 12], 12, "v_fmac_f32_e32 v12, v10, v11"),
+        ("v_mac_f32_e64 v12, v10, -v11", &[10, 11, 12], 12, "v_fmac_f32_e64 v12, v10, -v11"),
+        ("v_madmk_f32 v20, v10, 0x3eaaaaab, v12", &[10, 12], 20, "v_fmamk_f32 v20, v10, 0x3eaaaaab, v12"),
+        ("v_madak_f32 v20, v10, v11, 0xbf800002", &[10, 11], 20, "v_fmaak_f32 v20, v10, v11, 0xbf800002"),
+        ("v_mad_legacy_f32 v20, v10, v11, v12", &[10, 11, 12], 20, "v_fma_f32 v20, v10, v11, v12"),
+        ("v_mac_legacy_f32_e32 v12, v10, v11", &[10, 11, 12], 12, "v_fmac_f32_e32 v12, v10, v11"),
+    ] {
+        let rows: Vec<Vec<u32>> = rows.iter().map(|r| r[..srcs.len()].to_vec()).collect();
+        let differs = check(&Case { text, srcs, dst: &[dst], control, sgpr: None, arith: true }, &rows);
+        assert!(differs > 0, "`{text}`: the fused form equals gfx1013 on every lane");
     }
 }

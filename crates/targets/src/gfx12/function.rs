@@ -2,7 +2,8 @@
 //! passes over a byte range.
 //!
 //! [`translate_function`] decodes the gfx1013 bytes front to back, translates each
-//! instruction ([`super::translate_inst`]), puts an optional entry sequence in front,
+//! instruction ([`super::translate_inst_in`], with temporaries reserved above every register the code
+//! names), puts an optional entry sequence in front,
 //! replaces `s_getpc_b64` by the guest PC ([`super::layout::replace_getpc`]), recomputes the
 //! counter waits ([`super::waits::insert_waits`]) and the ALU waits
 //! ([`super::hazards::insert_alu_waits`]), and places the result ([`super::layout::place`]).
@@ -18,7 +19,8 @@
 use super::hazards::insert_alu_waits;
 use super::layout::{place, replace_getpc, LayoutError, Temps};
 use super::waits::{insert_waits, WaitError};
-use super::{translate_inst, TranslateError, Translated, TranslatedInst};
+use super::expand::ExpandCx;
+use super::{translate_inst_in, TranslateError, Translated, TranslatedInst};
 use isabridge_decoder::{DecodeError, Inst, Isa};
 
 /// Settings of one function's translation.
@@ -34,6 +36,9 @@ pub struct FunctionOptions {
     pub declared_sgprs: u16,
     /// The code runs as wave64 (wave32 otherwise).
     pub wave64: bool,
+    /// The gfx1013 MODE register's IEEE bit (the descriptor's ENABLE_IEEE_MODE), None when
+    /// unknown: float min / max expand by it ([`super::expand`]).
+    pub ieee: Option<bool>,
 }
 
 /// A translated function.
@@ -92,10 +97,15 @@ pub fn translate_function(code: &[u8], addr: u64, opts: &FunctionOptions) -> Res
 /// carry a `src_addr` at or below the first instruction's address; at it, a branch to the
 /// function's first instruction lands on them.
 pub fn translate_insts(insts: &[Inst], entry: Vec<TranslatedInst>, opts: &FunctionOptions) -> Result<TranslatedFunction, FunctionError> {
+    // Temporaries for expansions above every register the code names; where none are left,
+    // the expansions that need them are typed errors.
+    let mut named = Temps::named(insts.iter().chain(entry.iter().map(|t| &t.inst)), opts.declared_vgprs, opts.declared_sgprs);
+    let cx = ExpandCx::reserve(&mut named, opts.wave64, opts.ieee)
+        .unwrap_or(ExpandCx { wave64: opts.wave64, ieee: opts.ieee, vgprs: None, sgprs: None });
     let mut out = entry;
     out.reserve(insts.len() + insts.len() / 8);
     for inst in insts {
-        out.extend(translate_inst(inst)?);
+        out.extend(translate_inst_in(inst, &cx)?);
     }
     let mut conv_temps = Temps::new(&out, opts.declared_vgprs, opts.declared_sgprs);
     let out = super::descriptor_convert::convert_resources(out, &mut conv_temps)?;
@@ -120,7 +130,7 @@ mod tests {
         // gfx1013: s_getpc_b64 s[0:1]; v_add_nc_u32 v1, v1, v0 (VOP2 37); s_cbranch_scc1 -2
         // (back to the add); s_endpgm.
         let code = words(&[0xbe80_1f00, 0x4a02_0300, 0xbf85_fffe, 0xbf81_0000]);
-        let opts = FunctionOptions { guest_base: 0x1000, place_at: 0x100, declared_vgprs: 4, declared_sgprs: 8, wave64: false };
+        let opts = FunctionOptions { guest_base: 0x1000, place_at: 0x100, declared_vgprs: 4, declared_sgprs: 8, wave64: false, ieee: None };
         let f = translate_function(&code, 0x40, &opts).unwrap();
         let names: Vec<&str> = f.code.insts.iter().map(|t| t.inst.name).collect();
         // The add reads EXEC after SALU writes: an ALU wait goes before it (hazards.rs).
@@ -138,9 +148,8 @@ mod tests {
     fn errors_are_typed() {
         let opts = FunctionOptions::default();
         assert!(matches!(translate_function(&[0, 0], 0, &opts), Err(FunctionError::Decode(_))));
-        // v_mad_f32 (VOP3 0x141) is a sequence not
-        // written yet.
-        let code = words(&[0xd541_0000, 0x0402_0100, 0xbf81_0000]);
+        // v_interp_p1_f32_e32 v0, v1, attr0.x (VINTRP) is a sequence not written yet.
+        let code = words(&[0xc800_0001, 0xbf81_0000]);
         assert!(matches!(translate_function(&code, 0, &opts), Err(FunctionError::Translate(_))));
     }
 }

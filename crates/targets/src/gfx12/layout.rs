@@ -177,8 +177,14 @@ pub const MAX_SGPRS: u16 = 106;
 impl Temps {
     /// The registers `insts` name, and the declared counts, whichever is higher.
     pub fn new(insts: &[TranslatedInst], declared_vgprs: u16, declared_sgprs: u16) -> Temps {
+        Temps::named(insts.iter().map(|t| &t.inst), declared_vgprs, declared_sgprs)
+    }
+
+    /// The registers instructions `insts` (of either ISA) name, and the declared counts,
+    /// whichever is higher.
+    pub fn named<'a>(insts: impl IntoIterator<Item = &'a Inst>, declared_vgprs: u16, declared_sgprs: u16) -> Temps {
         let mut t = Temps { vgprs: declared_vgprs, sgprs: declared_sgprs };
-        for o in insts.iter().flat_map(|t| &t.inst.operands) {
+        for o in insts.into_iter().flat_map(|i| &i.operands) {
             if let OperandKind::Reg(r) = o.kind {
                 let end = r.first + r.count;
                 match r.class {

@@ -19,6 +19,7 @@ pub mod function;
 mod ds;
 mod export;
 pub mod expand;
+mod expand_mad;
 mod expand_minmax;
 mod flat;
 pub mod hazards;

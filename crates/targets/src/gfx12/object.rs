@@ -196,6 +196,8 @@ fn translate_kernel(k: &Kernel, code: &[u8], addr: u64, meta: Option<&Msg>) -> R
         declared_vgprs: int(meta, ".vgpr_count").unwrap_or(0).min(u16::MAX as u32) as u16,
         declared_sgprs: int(meta, ".sgpr_count").unwrap_or(0).min(u16::MAX as u32) as u16,
         wave64: k.wave64(),
+        // MODE bit 9 is the descriptor's ENABLE_IEEE_MODE (amdkernel `Kernel::mode`).
+        ieee: Some(k.mode() >> 9 & 1 != 0),
     };
     let f = translate_insts(&insts, entry, &opts).map_err(ferr)?;
     let regs = RegisterCounts { vgprs: f.vgprs as u32, sgprs: f.sgprs as u32 };
