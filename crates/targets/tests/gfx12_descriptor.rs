@@ -263,7 +263,7 @@ fn translated_buffer_access_reads_a_converted_copy() {
     // gfx1013: buffer_load_dword v42, v16, s[8:11], 0 idxen offset:12 glc;
     // s_buffer_load_dword s21, s[0:3], s8; s_endpgm.
     let code: Vec<u8> = [0xe030_600cu32, 0x8002_2a10, 0xf420_0540, 0x1000_0000, 0xbf81_0000].iter().flat_map(|w| w.to_le_bytes()).collect();
-    let opts = FunctionOptions { guest_base: 0, place_at: 0x100, declared_vgprs: 43, declared_sgprs: 22, wave64: false };
+    let opts = FunctionOptions { guest_base: 0, place_at: 0x100, declared_vgprs: 43, declared_sgprs: 22, wave64: false, ieee: None };
     let f = translate_function(&code, 0, &opts).unwrap();
     let seq: Vec<&str> = buffer_rsrc_ops(RegRange { class: RegClass::Sgpr, first: 8, count: 4 }, RsrcTemps { rsrc: RegRange { class: RegClass::Sgpr, first: 24, count: 4 }, scratch: 28 }, 0)
         .iter()
