@@ -299,7 +299,7 @@ fn image_use_is_refused_until_t_sharps_convert() {
     use isabridge_targets::gfx12::TranslateError;
     // gfx1013: image_load v5, v0, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_1D unorm; s_endpgm.
     let code: Vec<u8> = [0xf000_1100u32, 0x0002_0500, 0xbf81_0000].iter().flat_map(|w| w.to_le_bytes()).collect();
-    let opts = FunctionOptions { guest_base: 0, place_at: 0x100, declared_vgprs: 8, declared_sgprs: 16, wave64: false };
+    let opts = FunctionOptions { guest_base: 0, place_at: 0x100, declared_vgprs: 8, declared_sgprs: 16, wave64: false, ieee: None };
     match translate_function(&code, 0, &opts) {
         Err(FunctionError::Translate(TranslateError::Unsupported { addr: 0, name: "IMAGE_LOAD", reason, .. })) => assert!(reason.contains("T#"), "{reason}"),
         other => panic!("{other:?}"),
