@@ -55,6 +55,19 @@ pub enum Resource {
     /// A storage buffer of two 64-bit words, zero before the dispatch: an invocation that traps
     /// writes the trap code plus one and its invocation index (`GlobalInvocationId.x`).
     TrapRecord,
+    /// The heap memory model's one storage buffer of 32-bit words holding all guest global
+    /// memory: guest byte `a` is buffer byte `header_bytes + (a - heap_base)`, where
+    /// `heap_base` (a multiple of 16 the host chooses) is the 64-bit push constant at byte
+    /// `base_offset`; guest pointers are heap addresses. Word `fault_word` becomes nonzero when
+    /// an access fell outside the heap or was misaligned (it then read 0 and wrote nothing).
+    GuestHeap {
+        /// Bytes before guest memory (the fault record).
+        header_bytes: u32,
+        /// Byte offset of the heap base in the push constants.
+        base_offset: u32,
+        /// The fault flag's word index.
+        fault_word: u32,
+    },
 }
 
 /// One descriptor binding of an artifact.
@@ -71,9 +84,10 @@ pub struct Binding {
 /// A translated kernel.
 ///
 /// Guest pointers (kernel arguments, values in constant banks, pointers loaded from memory)
-/// are Vulkan buffer device addresses (`PhysicalStorageBuffer64`): the host places the guest's
-/// global memory in buffers created with `SHADER_DEVICE_ADDRESS` usage and passes their
-/// addresses where the guest expects its pointers.
+/// are Vulkan buffer device addresses (`PhysicalStorageBuffer64`) by default: the host places
+/// the guest's global memory in buffers created with `SHADER_DEVICE_ADDRESS` usage and passes
+/// their addresses where the guest expects its pointers. In the heap memory model
+/// ([`crate::MemoryModel::Heap`]) they are addresses in the [`Resource::GuestHeap`] buffer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Artifact {
     /// The format of [`Artifact::bytes`].
@@ -116,7 +130,7 @@ impl Artifact {
             match &b.resource {
                 Resource::InvocationInputs { names } => params = names.len() as u32,
                 Resource::InvocationOutputs { words } => outputs = *words,
-                Resource::ConstantBanks { .. } | Resource::TrapRecord => {}
+                Resource::ConstantBanks { .. } | Resource::TrapRecord | Resource::GuestHeap { .. } => {}
             }
         }
         Some(isabridge_targets::spirv::Kernel {
@@ -127,6 +141,11 @@ impl Artifact {
             outputs,
             requires: self.requires.clone(),
             traps: self.bindings.iter().any(|b| b.resource == Resource::TrapRecord),
+            memory: if self.binding(|r| matches!(r, Resource::GuestHeap { .. })).is_some() {
+                isabridge_targets::spirv::MemoryModel::Heap
+            } else {
+                isabridge_targets::spirv::MemoryModel::DeviceAddress
+            },
         })
     }
 

@@ -15,7 +15,7 @@ use isabridge_decoder::lift::{sm50, LiftError};
 use isabridge_decoder::Isa;
 use isabridge_ir::validate::ValidateError;
 use isabridge_ir::Function;
-use isabridge_targets::spirv::{self, EmitError};
+use isabridge_targets::spirv::{self, EmitError, MemoryModel};
 
 /// The pipeline stage guest code runs as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -86,11 +86,24 @@ impl Target {
     }
 }
 
-/// Translator settings. None exist yet: every translation runs the whole IR pipeline and the
-/// backend's exact arithmetic; the type is the place for backend choices to come.
+/// Translator settings. Every translation runs the whole IR pipeline and the backend's exact
+/// arithmetic.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Options {}
+pub struct Options {
+    /// How SPIR-V modules reach guest global memory: buffer device addresses (the default) or
+    /// one heap buffer ([`MemoryModel::Heap`], for hosts without `bufferDeviceAddress` and
+    /// for naga/WebGPU).
+    pub memory: MemoryModel,
+}
+
+impl Options {
+    /// These options with memory model `memory`.
+    pub fn with_memory(mut self, memory: MemoryModel) -> Options {
+        self.memory = memory;
+        self
+    }
+}
 
 /// Why a translation failed.
 #[derive(Debug, thiserror::Error)]
@@ -239,7 +252,7 @@ impl Translator {
         }
         let mut l = if is_nvidia(source.isa) { lift_nvidia(code, source)? } else { lift_amd(code, source)? };
         isabridge_ir::passes::run_pipeline(&mut l.f).map_err(|e| Error::Pipeline { isa: source.isa, kernel: l.name.clone(), source: e })?;
-        let k = spirv::emit(&l.f).map_err(|e| Error::Emit { isa: source.isa, kernel: l.name.clone(), source: e })?;
+        let k = spirv::emit_with(&l.f, &spirv::EmitOptions { memory: self.options.memory }).map_err(|e| Error::Emit { isa: source.isa, kernel: l.name.clone(), source: e })?;
         let mut inputs = l.inputs;
         inputs.resize_with(k.params as usize, String::new);
         for (n, name) in inputs.iter_mut().enumerate() {
@@ -262,6 +275,11 @@ impl Translator {
             ]
             .into_iter()
             .chain(k.traps.then_some(Binding { set: 0, binding: spirv::TRAP_BINDING, resource: Resource::TrapRecord }))
+            .chain((k.memory == MemoryModel::Heap).then_some(Binding {
+                set: 0,
+                binding: spirv::HEAP_BINDING,
+                resource: Resource::GuestHeap { header_bytes: spirv::HEAP_HEADER_WORDS * 4, base_offset: spirv::HEAP_BASE_OFFSET, fault_word: spirv::HEAP_FAULT_WORD },
+            }))
             .collect(),
             constant_banks: l.constant_banks,
             requires: k.requires,

@@ -25,6 +25,10 @@ pub struct Args {
     /// emits SPIR-V and runs it on Vulkan (Mesa lavapipe when present).
     #[arg(long, default_value = "interp")]
     via: String,
+    /// With `--via spirv`: how the module reaches guest memory (`device` addresses or one
+    /// `heap` buffer).
+    #[arg(long, value_enum, default_value = "device")]
+    memory: crate::memory_arg::Memory,
     /// One JSON line per op instead of the table.
     #[arg(long)]
     json: bool,
@@ -92,7 +96,7 @@ const OUT_BASE: u64 = 0x2_0000_0000;
 /// Threads per block, as capture.cu launches its kernels.
 const BLOCK: u32 = 128;
 
-fn run_op(isa: Isa, bytes: &[u8], k: &nvinfo::KernelAbi, op: &str, rows: &[Row], via: &str) -> Result<Outcome, Failure> {
+fn run_op(isa: Isa, bytes: &[u8], k: &nvinfo::KernelAbi, op: &str, rows: &[Row], via: &str, memory: crate::memory_arg::Memory) -> Result<Outcome, Failure> {
     let f = lift_kernel(isa, bytes, k)?;
     let n = rows.len();
     let input: Vec<u8> = rows.iter().flat_map(|r| [r.a, r.b, r.c]).flat_map(u32::to_le_bytes).collect();
@@ -102,7 +106,7 @@ fn run_op(isa: Isa, bytes: &[u8], k: &nvinfo::KernelAbi, op: &str, rows: &[Row],
         params: vec![IN_BASE, OUT_BASE, n as u64],
         global: vec![(IN_BASE, input), (OUT_BASE, vec![0xa5; 8 * n])],
     };
-    let mem = if via == "spirv" { crate::cubin_spirv::launch(isa, &f, k, l)? } else { launch(isa, &f, k, l)? };
+    let mem = if via == "spirv" { crate::cubin_spirv::launch_in(isa, &f, k, l, memory.model())? } else { launch(isa, &f, k, l)? };
     let out = mem.iter().find(|(b, _)| *b == OUT_BASE).map(|(_, v)| v.as_slice()).unwrap_or(&[]);
     let word = |i: usize| out.get(4 * i..4 * i + 4).map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
     let approx = APPROX.iter().find(|x| x.0 == op);
@@ -146,7 +150,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         }
         let o = match nvinfo::find_kernel(&kernels, &format!("k_{op}")) {
             None => Outcome { op: op.clone(), rows: rows.len(), passed: 0, approx: false, worst: 0, note: None, absent: true },
-            Some(k) => run_op(isa, &bytes, k, op, rows, &a.via).unwrap_or_else(|e| Outcome {
+            Some(k) => run_op(isa, &bytes, k, op, rows, &a.via, a.memory).unwrap_or_else(|e| Outcome {
                 op: op.clone(),
                 rows: rows.len(),
                 passed: 0,

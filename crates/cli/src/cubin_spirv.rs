@@ -11,17 +11,24 @@ use isabridge_decoder::elf::nvinfo::KernelAbi;
 use isabridge_decoder::lift::sm86::SystemValue;
 use isabridge_decoder::Isa;
 use isabridge_ir::Function;
+use isabridge_targets::spirv::{EmitOptions, MemoryModel};
 use isabridge_targets::vulkan::Dispatch;
 
 /// Run lifted kernel `f` over the launch's grid on the Vulkan device (lavapipe by default);
 /// returns the global memory afterwards, at the launch's guest addresses.
 pub fn launch(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Vec<(u64, Vec<u8>)>, Failure> {
+    launch_in(isa, f, k, l, MemoryModel::DeviceAddress)
+}
+
+/// [`launch`] with the module emitted for memory model `memory` (heap: every region in one
+/// heap buffer, pointers relocated to heap addresses).
+pub fn launch_in(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, memory: MemoryModel) -> Result<Vec<(u64, Vec<u8>)>, Failure> {
     let mut f = f.clone();
     isabridge_ir::passes::run_pipeline(&mut f).map_err(|e| format!("{}: pipeline: {e}", k.name))?;
-    let kernel = isabridge_targets::spirv::emit(&f).map_err(|e| format!("{}: SPIR-V: {e}", k.name))?;
+    let kernel = isabridge_targets::spirv::emit_with(&f, &EmitOptions { memory }).map_err(|e| format!("{}: SPIR-V: {e}", k.name))?;
     let vk = crate::vk::device()?;
     let contents: Vec<&[u8]> = l.global.iter().map(|(_, v)| v.as_slice()).collect();
-    let mem = vk.global(&contents).map_err(|e| e.to_string())?;
+    let mem = vk.memory(memory, &contents).map_err(|e| e.to_string())?;
     let relocate = |v: u64| -> u64 {
         for (i, (base, bytes)) in l.global.iter().enumerate() {
             if v >= *base && v - *base < bytes.len().max(1) as u64 {
@@ -63,7 +70,7 @@ pub fn launch(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Vec<(u
             });
         }
     }
-    vk.run(&kernel, &Dispatch { invocations: total as u32, params: &words, constant: &banks }).map_err(|e| format!("{}: {e}", k.name))?;
+    vk.run_with(&kernel, &Dispatch { invocations: total as u32, params: &words, constant: &banks }, &mem).map_err(|e| format!("{}: {e}", k.name))?;
     let mut out = Vec::new();
     for (i, (base, bytes)) in l.global.iter().enumerate() {
         let mut back = mem.read(i).unwrap_or_default();

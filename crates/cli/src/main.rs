@@ -20,6 +20,7 @@ mod conform;
 mod conform_ptx;
 mod cubin;
 mod cubin_spirv;
+mod memory_arg;
 mod disasm;
 mod input;
 mod lift_cmd;

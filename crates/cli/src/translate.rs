@@ -40,6 +40,10 @@ pub struct Args {
     /// their own.
     #[arg(long)]
     wave: Option<u32>,
+    /// How the modules reach guest global memory: `device` (buffer device addresses) or
+    /// `heap` (one storage buffer; the sidecar names its binding and the heap base).
+    #[arg(long, value_enum, default_value = "device")]
+    memory: crate::memory_arg::Memory,
 }
 
 /// Run the command: status 0 when every kernel translated, 1 when some did not (each named on
@@ -50,7 +54,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         To::Spirv => Target::Spirv,
         To::Gfx1201 => Target::Gfx1201,
     };
-    let t = Translator::default();
+    let t = Translator::new(isabridge::Options::default().with_memory(a.memory.model()));
     let raw = !isabridge::decoder::elf::is_elf(&bytes);
     let isa = match (&a.isa, raw) {
         (Some(n), _) => Isa::from_name(n).ok_or_else(|| format!("unknown ISA {n} (gfx1013, gfx1201, sm_50, sm_86)"))?,
@@ -178,6 +182,13 @@ fn sidecar(a: &Artifact, source: &Source) -> Value {
                     "kernel_args": kernel_args.iter().map(|(o, s)| json!({"offset": o, "size": s})).collect::<Vec<_>>(),
                 }),
                 Resource::TrapRecord => json!({"holds": "trap_record", "word_bits": 64, "words": 2}),
+                Resource::GuestHeap { header_bytes, base_offset, fault_word } => json!({
+                    "holds": "guest_heap",
+                    "word_bits": 32,
+                    "header_bytes": header_bytes,
+                    "heap_base": {"push_constant_offset": base_offset, "bits": 64},
+                    "fault_word": fault_word,
+                }),
                 _ => json!({"holds": "other"}),
             };
             v["set"] = json!(b.set);
@@ -199,7 +210,11 @@ fn sidecar(a: &Artifact, source: &Source) -> Value {
         "environment": "vulkan1.2",
         "entry_point": e.name,
         "workgroup_size": e.workgroup_size,
-        "global_memory": "buffer device addresses (PhysicalStorageBuffer64)",
+        "global_memory": if a.binding(|r| matches!(r, Resource::GuestHeap { .. })).is_some() {
+            "heap buffer (guest address a at heap word (a - heap_base) / 4 after the header)"
+        } else {
+            "buffer device addresses (PhysicalStorageBuffer64)"
+        },
         "bindings": bindings,
         "constant_banks": banks,
         "requires": a.requires,

@@ -3,8 +3,10 @@
 //! default or a device by index, reports the features a kernel needs that the device lacks,
 //! and dispatches a kernel over any number of invocations with its parameter words, constant
 //! banks and global-memory buffers (whose device addresses the caller passes to the kernel).
+//! Heap-model kernels ([`MemoryModel::Heap`]) get their guest memory as one heap buffer
+//! ([`Vulkan::heap`]) instead, whose guest addresses start at [`HEAP_BASE`].
 
-use crate::spirv::{Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING, TRAP_BINDING};
+use crate::spirv::{Kernel, MemoryModel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, HEAP_BINDING, HEAP_FAULT_WORD, HEAP_HEADER_WORDS, OUTPUTS_BINDING, PARAMS_BINDING, TRAP_BINDING};
 use ash::vk;
 use std::ffi::CString;
 
@@ -44,7 +46,15 @@ pub enum VulkanError {
         /// The invocation (`GlobalInvocationId.x`) that trapped.
         invocation: u32,
     },
+    /// A heap-model kernel accessed guest memory outside the heap or misaligned (its fault
+    /// word was set); the heap's other contents are as the kernel left them.
+    #[error("a heap access outside the heap or misaligned")]
+    OutOfHeap,
 }
+
+/// The guest address of the first heap byte [`Vulkan::heap`] hands out (a multiple of 16,
+/// above the 32-bit range so that small integers used as pointers fault).
+pub const HEAP_BASE: u64 = 1 << 32;
 
 fn call(what: &'static str) -> impl Fn(vk::Result) -> VulkanError {
     move |e| VulkanError::Call { what, result: e.to_string() }
@@ -59,6 +69,8 @@ pub struct Vulkan {
     queue: vk::Queue,
     family: u32,
     name: String,
+    /// Buffer device addresses are enabled.
+    bda: bool,
 }
 
 struct Buf {
@@ -68,38 +80,72 @@ struct Buf {
     size: usize,
 }
 
-/// Global-memory buffers on a device; freed when dropped.
+/// Global-memory buffers on a device; freed when dropped. Either one buffer per region (device
+/// addresses) or one heap buffer holding every region ([`Vulkan::heap`]).
 pub struct GlobalMemory<'v> {
     device: &'v ash::Device,
     bufs: Vec<(Buf, u64)>,
+    /// Heap memory: each region's byte offset in the heap buffer and its length.
+    regions: Option<Vec<(usize, usize)>>,
 }
 
 impl GlobalMemory<'_> {
-    /// The device address of buffer `i`.
+    /// The guest address of region `i`: its buffer's device address, or its heap address.
     pub fn address(&self, i: usize) -> Option<u64> {
-        self.bufs.get(i).map(|b| b.1)
+        match &self.regions {
+            Some(r) => r.get(i).map(|&(at, _)| HEAP_BASE + (at - HEAP_HEADER_WORDS as usize * 4) as u64),
+            None => self.bufs.get(i).map(|b| b.1),
+        }
     }
 
-    /// Overwrite the bytes of buffer `i` from byte `at` with `bytes`; `None` when that range
-    /// is outside the buffer.
+    /// Overwrite the bytes of region `i` from byte `at` with `bytes`; `None` when that range
+    /// is outside the region.
     pub fn write(&self, i: usize, at: usize, bytes: &[u8]) -> Option<()> {
-        let (b, _) = self.bufs.get(i)?;
-        if at.checked_add(bytes.len())? > b.size {
+        let (base, len, b) = match &self.regions {
+            Some(r) => {
+                let &(base, len) = r.get(i)?;
+                (base, len, &self.bufs.first()?.0)
+            }
+            None => {
+                let b = &self.bufs.get(i)?.0;
+                (0, b.size, b)
+            }
+        };
+        if at.checked_add(bytes.len())? > len {
             return None;
         }
-        // SAFETY: the range lies inside the mapping, which lives as long as `self`; no work
-        // is pending (runs wait).
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.ptr.add(at), bytes.len()) };
+        // SAFETY: the range lies inside the region, inside the mapping, which lives as long as
+        // `self`; no work is pending (runs wait).
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.ptr.add(base + at), bytes.len()) };
         Some(())
     }
 
-    /// The bytes of buffer `i` now.
+    /// The bytes of region `i` now.
     pub fn read(&self, i: usize) -> Option<Vec<u8>> {
-        let (b, _) = self.bufs.get(i)?;
-        let mut v = vec![0u8; b.size];
-        // SAFETY: the mapping covers `size` bytes and lives as long as `self`.
-        unsafe { std::ptr::copy_nonoverlapping(b.ptr, v.as_mut_ptr(), b.size) };
+        let (at, len, b) = match &self.regions {
+            Some(r) => {
+                let &(at, len) = r.get(i)?;
+                (at, len, &self.bufs.first()?.0)
+            }
+            None => {
+                let b = &self.bufs.get(i)?.0;
+                (0, b.size, b)
+            }
+        };
+        let mut v = vec![0u8; len];
+        // SAFETY: the mapping covers `size` bytes (the region lies within it) and lives as
+        // long as `self`.
+        unsafe { std::ptr::copy_nonoverlapping(b.ptr.add(at), v.as_mut_ptr(), len) };
         Some(v)
+    }
+
+    /// Whether a heap-model kernel's access faulted (heap memory only).
+    fn heap_fault(&self) -> bool {
+        let Some(b) = self.bufs.first().filter(|_| self.regions.is_some()) else { return false };
+        let mut w = [0u8; 4];
+        // SAFETY: the heap buffer is at least 16 bytes (its header).
+        unsafe { std::ptr::copy_nonoverlapping(b.0.ptr.add(HEAP_FAULT_WORD as usize * 4), w.as_mut_ptr(), 4) };
+        u32::from_le_bytes(w) != 0
     }
 }
 
@@ -181,7 +227,7 @@ impl Vulkan {
                 }
             };
             let queue = device.get_device_queue(family, 0);
-            Ok(Vulkan { _entry: entry, instance, pdev, device, queue, family, name })
+            Ok(Vulkan { _entry: entry, instance, pdev, device, queue, family, name, bda: bda != 0 })
         }
     }
 
@@ -224,9 +270,10 @@ impl Vulkan {
     unsafe fn buffer(&self, size: usize) -> Result<Buf, VulkanError> {
         let d = &self.device;
         let size = size.max(16);
+        let usage = if self.bda { vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS } else { vk::BufferUsageFlags::STORAGE_BUFFER };
         let info = vk::BufferCreateInfo::default()
             .size(size as u64)
-            .usage(vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS)
+            .usage(usage)
             .sharing_mode(vk::SharingMode::EXCLUSIVE);
         let buffer = d.create_buffer(&info, None).map_err(call("create buffer"))?;
         let req = d.get_buffer_memory_requirements(buffer);
@@ -237,7 +284,10 @@ impl Vulkan {
             return Err(VulkanError::NoDevice(format!("{} has no host-visible coherent memory", self.name)));
         };
         let mut flags = vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
-        let alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ty).push_next(&mut flags);
+        let mut alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ty);
+        if self.bda {
+            alloc = alloc.push_next(&mut flags);
+        }
         let memory = match d.allocate_memory(&alloc, None) {
             Ok(m) => m,
             Err(e) => {
@@ -259,25 +309,70 @@ impl Vulkan {
         }
     }
 
-    /// Global-memory buffers holding `contents` (each at least 16 bytes, zero padded).
+    /// Global-memory buffers holding `contents` (each at least 16 bytes, zero padded), at
+    /// their device addresses (0 where the device has no buffer device addresses).
     pub fn global(&self, contents: &[&[u8]]) -> Result<GlobalMemory<'_>, VulkanError> {
-        let mut mem = GlobalMemory { device: &self.device, bufs: Vec::new() };
+        let mut mem = GlobalMemory { device: &self.device, bufs: Vec::new(), regions: None };
         for c in contents {
             // SAFETY: a fresh buffer of at least `c.len()` mapped bytes.
             unsafe {
                 let b = self.buffer(c.len())?;
                 std::ptr::copy_nonoverlapping(c.as_ptr(), b.ptr, c.len());
-                let addr = self.device.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(b.buffer));
+                let addr = if self.bda { self.device.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(b.buffer)) } else { 0 };
                 mem.bufs.push((b, addr));
             }
         }
         Ok(mem)
     }
 
+    /// One heap buffer holding `contents` for heap-model kernels: region `i` at guest address
+    /// `address(i)` from [`HEAP_BASE`] up, each on a 256-byte boundary (the kernel checks the
+    /// heap's bounds, not a region's).
+    pub fn heap(&self, contents: &[&[u8]]) -> Result<GlobalMemory<'_>, VulkanError> {
+        let mut regions = Vec::with_capacity(contents.len());
+        let mut at = HEAP_HEADER_WORDS as usize * 4;
+        for c in contents {
+            regions.push((at, c.len()));
+            at = (at + c.len()).next_multiple_of(256) + HEAP_HEADER_WORDS as usize * 4;
+        }
+        // SAFETY: a fresh buffer of at least `at` mapped bytes; every region lies within it.
+        unsafe {
+            let b = self.buffer(at)?;
+            for (c, &(off, _)) in contents.iter().zip(&regions) {
+                std::ptr::copy_nonoverlapping(c.as_ptr(), b.ptr.add(off), c.len());
+            }
+            Ok(GlobalMemory { device: &self.device, bufs: vec![(b, 0)], regions: Some(regions) })
+        }
+    }
+
+    /// Guest memory holding `contents` as `model` needs it: [`Vulkan::global`] or
+    /// [`Vulkan::heap`].
+    pub fn memory(&self, model: MemoryModel, contents: &[&[u8]]) -> Result<GlobalMemory<'_>, VulkanError> {
+        match model {
+            MemoryModel::DeviceAddress => self.global(contents),
+            MemoryModel::Heap => self.heap(contents),
+        }
+    }
+
     /// Run `k` over `job.invocations` invocations (workgroups of `k.workgroup_size`); returns
     /// `k.outputs` words per invocation. Global memory is whatever buffers the parameters
     /// and constant banks point into.
     pub fn run(&self, k: &Kernel, job: &Dispatch) -> Result<Vec<u64>, VulkanError> {
+        self.run_in(k, job, None)
+    }
+
+    /// [`Vulkan::run`] with guest memory from [`Vulkan::memory`]: a heap-model kernel gets
+    /// `memory`'s heap buffer, and a fault it records is [`VulkanError::OutOfHeap`].
+    pub fn run_with(&self, k: &Kernel, job: &Dispatch, memory: &GlobalMemory) -> Result<Vec<u64>, VulkanError> {
+        self.run_in(k, job, Some(memory))
+    }
+
+    fn run_in(&self, k: &Kernel, job: &Dispatch, memory: Option<&GlobalMemory>) -> Result<Vec<u64>, VulkanError> {
+        let heap = match (k.memory, memory) {
+            (MemoryModel::DeviceAddress, _) => None,
+            (MemoryModel::Heap, Some(m)) if m.regions.is_some() => m.bufs.first().map(|b| &b.0),
+            (MemoryModel::Heap, _) => return Err(VulkanError::Interface("a heap-model kernel needs heap memory (Vulkan::heap)".into())),
+        };
         let missing = self.missing(&k.requires);
         if !missing.is_empty() {
             return Err(VulkanError::Missing { device: self.name.clone(), features: missing });
@@ -299,30 +394,44 @@ impl Vulkan {
         let mem = self.global(&[&pbytes, &vec![0u8; outs * 8], &cbytes, &[0u8; 16]])?;
         // SAFETY: every handle below is made here and destroyed before returning; the wait
         // makes the outputs visible before they are read.
-        unsafe { self.dispatch(k, job.invocations, &mem)? };
+        unsafe { self.dispatch(k, job.invocations, &mem, heap)? };
         let trap = mem.read(3).unwrap_or_default();
         let word = |i: usize| trap.get(8 * i..8 * i + 8).map_or(0, |b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]));
         if word(0) != 0 {
             return Err(VulkanError::Trap { code: (word(0) - 1) as u16, invocation: word(1) as u32 });
         }
+        if memory.is_some_and(|m| k.memory == MemoryModel::Heap && m.heap_fault()) {
+            return Err(VulkanError::OutOfHeap);
+        }
         let bytes = mem.read(1).unwrap_or_default();
         Ok(bytes.chunks_exact(8).take(outs).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect())
     }
 
-    unsafe fn dispatch(&self, k: &Kernel, invocations: u32, mem: &GlobalMemory) -> Result<(), VulkanError> {
+    unsafe fn dispatch(&self, k: &Kernel, invocations: u32, mem: &GlobalMemory, heap: Option<&Buf>) -> Result<(), VulkanError> {
         let d = &self.device;
-        let bindings = [PARAMS_BINDING, OUTPUTS_BINDING, CONSTANT_BINDING, TRAP_BINDING]
-            .map(|b| vk::DescriptorSetLayoutBinding::default().binding(b).descriptor_type(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE));
+        let mut slots: Vec<(u32, vk::Buffer)> = [PARAMS_BINDING, OUTPUTS_BINDING, CONSTANT_BINDING, TRAP_BINDING].into_iter().zip(mem.bufs.iter().map(|(b, _)| b.buffer)).collect();
+        slots.extend(heap.map(|h| (HEAP_BINDING, h.buffer)));
+        let bindings: Vec<vk::DescriptorSetLayoutBinding> = slots
+            .iter()
+            .map(|&(b, _)| vk::DescriptorSetLayoutBinding::default().binding(b).descriptor_type(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE))
+            .collect();
         let dsl = d.create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings), None).map_err(call("create set layout"))?;
-        let sizes = [vk::DescriptorPoolSize::default().ty(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(4)];
+        let sizes = [vk::DescriptorPoolSize::default().ty(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(slots.len() as u32)];
         let pool = d.create_descriptor_pool(&vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes), None).map_err(call("create descriptor pool"))?;
         let layouts = [dsl];
-        let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).offset(0).size(4)];
+        // The invocation count, then (heap model) the heap base at byte 8.
+        let mut push = invocations.to_le_bytes().to_vec();
+        if heap.is_some() {
+            push.extend([0u8; 4]);
+            push.extend(HEAP_BASE.to_le_bytes());
+        }
+        let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).offset(0).size(push.len() as u32)];
         let result = (|| {
             let set = d.allocate_descriptor_sets(&vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts)).map_err(call("allocate descriptor set"))?[0];
-            let infos: Vec<[vk::DescriptorBufferInfo; 1]> = mem.bufs.iter().map(|(b, _)| [vk::DescriptorBufferInfo::default().buffer(b.buffer).range(vk::WHOLE_SIZE)]).collect();
-            let writes: Vec<vk::WriteDescriptorSet> = [PARAMS_BINDING, OUTPUTS_BINDING, CONSTANT_BINDING, TRAP_BINDING]
+            let infos: Vec<[vk::DescriptorBufferInfo; 1]> = slots.iter().map(|&(_, b)| [vk::DescriptorBufferInfo::default().buffer(b).range(vk::WHOLE_SIZE)]).collect();
+            let writes: Vec<vk::WriteDescriptorSet> = slots
                 .iter()
+                .map(|(b, _)| b)
                 .zip(&infos)
                 .map(|(&b, info)| vk::WriteDescriptorSet::default().dst_set(set).dst_binding(b).descriptor_type(vk::DescriptorType::STORAGE_BUFFER).buffer_info(info))
                 .collect();
@@ -335,7 +444,7 @@ impl Vulkan {
                     return Err(call("create pipeline layout")(e));
                 }
             };
-            let r = self.submit(k, invocations, set, module, pl);
+            let r = self.submit(k, invocations, &push, set, module, pl);
             d.destroy_pipeline_layout(pl, None);
             d.destroy_shader_module(module, None);
             r
@@ -345,7 +454,7 @@ impl Vulkan {
         result
     }
 
-    unsafe fn submit(&self, k: &Kernel, invocations: u32, set: vk::DescriptorSet, module: vk::ShaderModule, pl: vk::PipelineLayout) -> Result<(), VulkanError> {
+    unsafe fn submit(&self, k: &Kernel, invocations: u32, push: &[u8], set: vk::DescriptorSet, module: vk::ShaderModule, pl: vk::PipelineLayout) -> Result<(), VulkanError> {
         let d = &self.device;
         let name = CString::new(k.entry.clone()).map_err(|_| VulkanError::Interface("entry point name with a NUL".into()))?;
         let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(&name);
@@ -366,7 +475,7 @@ impl Vulkan {
             d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()).map_err(call("begin command buffer"))?;
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipe);
             d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, pl, 0, &[set], &[]);
-            d.cmd_push_constants(cb, pl, vk::ShaderStageFlags::COMPUTE, 0, &invocations.to_le_bytes());
+            d.cmd_push_constants(cb, pl, vk::ShaderStageFlags::COMPUTE, 0, push);
             d.cmd_dispatch(cb, invocations.div_ceil(k.workgroup_size.max(1)).max(1), 1, 1);
             let barrier = vk::MemoryBarrier::default().src_access_mask(vk::AccessFlags::SHADER_WRITE).dst_access_mask(vk::AccessFlags::HOST_READ);
             d.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::HOST, vk::DependencyFlags::empty(), &[barrier], &[], &[]);

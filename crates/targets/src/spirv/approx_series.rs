@@ -21,6 +21,9 @@ const PI: f64 = std::f64::consts::PI;
 impl Em<'_> {
     fn dk(&mut self, v: f64) -> Word {
         let t = self.f64_ty();
+        if let Some(w) = self.heap_f64_nonfinite(t, v) {
+            return w;
+        }
         self.b.constant_bit64(t, v.to_bits())
     }
     fn dsel(&mut self, c: Word, a: Word, b: Word) -> Result<Word, EmitError> {

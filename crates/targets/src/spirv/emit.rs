@@ -22,6 +22,9 @@
 //! of 64-bit words, output `i` of the returning invocation at word `g * outputs + i`, zero
 //! extended (`b1` as 0 or 1). Global memory accesses are aligned to their size.
 //!
+//! With [`MemoryModel::Heap`] (see [`EmitOptions`]) guest global memory is one storage buffer
+//! instead of device addresses (module `heap`: binding, heap base and fault rules).
+//!
 //! Values are kept in SSA ids within a block; a value used in another block, a phi and a
 //! structurizer variable live in function-local variables (drivers promote them to
 //! registers), since the structured graph need not keep the original dominance.
@@ -41,6 +44,8 @@ use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{self, Word};
 use std::collections::HashMap;
+
+use super::heap::{HeapVars, MemoryModel};
 
 /// Descriptor binding (set 0) of the parameter buffer.
 pub const PARAMS_BINDING: u32 = 0;
@@ -70,6 +75,15 @@ pub struct Kernel {
     pub requires: Vec<&'static str>,
     /// The kernel may trap: it writes the trap buffer at [`super::TRAP_BINDING`].
     pub traps: bool,
+    /// How the module reaches guest global memory.
+    pub memory: MemoryModel,
+}
+
+/// Emission options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct EmitOptions {
+    /// How guest global memory is reached (device addresses by default).
+    pub memory: MemoryModel,
 }
 
 /// Why a function could not be emitted.
@@ -135,6 +149,8 @@ pub(super) struct Em<'f> {
     pub(super) wave: Option<super::wave::WaveVars>,
     /// The trap buffer variable (functions with a trap).
     pub(super) trap_var: Option<Word>,
+    /// The heap buffer (heap memory model only).
+    pub(super) heap: Option<HeapVars>,
 }
 
 pub(super) fn unsupported(block: u32, value: u32, op: impl Into<String>, why: &'static str) -> EmitError {
@@ -272,6 +288,11 @@ impl Em<'_> {
         }
         let ty = self.ty(t)?;
         let tb = self.ty(Type::B1)?;
+        if matches!(op, IntOp::Neg) && self.heap.is_some() {
+            // naga has no negation of unsigned integers: 0 - x in the heap model.
+            let z = self.konst(t, 0)?;
+            return self.b.i_sub(ty, None, z, a[0]).map_err(internal);
+        }
         let b = &mut self.b;
         let r = match op {
             IntOp::Add(Overflow::Wrap) => b.i_add(ty, None, a[0], a[1]),
@@ -379,6 +400,8 @@ impl Em<'_> {
     pub(super) fn cast(&mut self, x: Word, from: Word, to: Word) -> Result<Word, EmitError> {
         if from == to {
             Ok(x)
+        } else if let Some(r) = self.heap_cast(x, from, to)? {
+            Ok(r)
         } else {
             self.b.bitcast(to, None, x).map_err(internal)
         }
@@ -494,6 +517,9 @@ impl Em<'_> {
                 return Err(unsupported(self.cur_ir, v.0, text, "b1 in memory"));
             }
             let (addr, val) = (self.get(args[0])?, self.get(args[1])?);
+            if self.heap.is_some() {
+                return self.heap_store(t, addr, val);
+            }
             let (p, align) = self.global_ptr(t, addr)?;
             return self.b.store(p, val, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(align)]).map_err(internal);
         }
@@ -555,6 +581,7 @@ impl Em<'_> {
                 let from = self.ty(self.vty(args[0])?)?;
                 self.cast(a[0], from, tw)?
             }
+            Op::Mem(MemOp::Load(Space::Global)) if t != Type::B1 && self.heap.is_some() => self.heap_load(t, a[0])?,
             Op::Mem(MemOp::Load(Space::Global)) if t != Type::B1 => {
                 let (p, align) = self.global_ptr(t, a[0])?;
                 self.b.load(tw, None, p, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(align)]).map_err(internal)?
@@ -640,8 +667,15 @@ fn buffer_var(b: &mut Builder, pt: Word, binding: u32) -> Word {
     var
 }
 
-/// Emit `f` (see the module documentation for the subset and the interface).
+/// Emit `f` (see the module documentation for the subset and the interface) with the default
+/// options.
 pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
+    emit_with(f, &EmitOptions::default())
+}
+
+/// Emit `f` with `opts`.
+pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> {
+    let heap = opts.memory == MemoryModel::Heap;
     let s = structurize::structurize_function(f).ok_or_else(|| internal("function without blocks"))??;
     let g: ScfGraph = s.lower()?;
     structurize::check(&g).map_err(|e| EmitError::Structure(StructurizeError::Internal(e.to_string())))?;
@@ -686,10 +720,15 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
 
     let mut b = Builder::new();
     b.set_version(1, 5);
-    for c in [spirv::Capability::Shader, spirv::Capability::Int64, spirv::Capability::PhysicalStorageBufferAddresses] {
+    for c in [spirv::Capability::Shader, spirv::Capability::Int64] {
         b.capability(c);
     }
-    b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
+    if heap {
+        b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+    } else {
+        b.capability(spirv::Capability::PhysicalStorageBufferAddresses);
+        b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
+    }
     let t_void = b.type_void();
     let t_fn = b.type_function(t_void, []);
     let t_u32 = b.type_int(32, 0);
@@ -711,10 +750,14 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
         b.type_pointer(None, spirv::StorageClass::StorageBuffer, st)
     };
     let const_var = buffer_var(&mut b, t_words, CONSTANT_BINDING);
-    // Push constant: the invocation count (invocations past it return at once).
-    let t_pc = b.type_struct([t_u32]);
+    // Push constant: the invocation count (invocations past it return at once); the heap
+    // model's heap base follows it.
+    let t_pc = if heap { b.type_struct([t_u32, t_u64]) } else { b.type_struct([t_u32]) };
     b.decorate(t_pc, spirv::Decoration::Block, []);
     b.member_decorate(t_pc, 0, spirv::Decoration::Offset, [Operand::LiteralBit32(0)]);
+    if heap {
+        b.member_decorate(t_pc, 1, spirv::Decoration::Offset, [Operand::LiteralBit32(super::heap::HEAP_BASE_OFFSET)]);
+    }
     let t_ppc = b.type_pointer(None, spirv::StorageClass::PushConstant, t_pc);
     let pc_var = b.variable(t_ppc, None, spirv::StorageClass::PushConstant, None);
     let main = b.id();
@@ -726,6 +769,8 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
     interface.extend(wave.iter().flat_map(|w| w.interface()));
     let trap_var = super::trap::traps(f).then(|| buffer_var(&mut b, t_buf, super::TRAP_BINDING));
     interface.extend(trap_var);
+    let heap_vars = heap.then(|| HeapVars::declare(&mut b, f, t_u32));
+    interface.extend(heap_vars.iter().map(|h| h.interface()));
     b.entry_point(spirv::ExecutionModel::GLCompute, main, entry.clone(), interface);
     b.execution_mode(main, spirv::ExecutionMode::LocalSize, [workgroup_size, 1, 1]);
 
@@ -750,6 +795,7 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
         glsl_set: None,
         wave,
         trap_var,
+        heap: heap_vars,
     };
     // Types and constants before the function.
     let mut var_types = Vec::new();
@@ -789,6 +835,9 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
     em.b.begin_block(Some(quit)).map_err(internal)?;
     em.b.ret().map_err(internal)?;
     em.cur = em.b.begin_block(Some(body)).map_err(internal)?;
+    if heap {
+        em.heap_entry(pc_var)?;
+    }
     let pu = em.b.type_pointer(None, spirv::StorageClass::StorageBuffer, t_u64);
     let pcount = em.konst(Type::I64, params as u64)?;
     let pbase = em.b.i_mul(t_u64, None, em.gid, pcount).map_err(internal)?;
@@ -866,7 +915,7 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
         }
     }
     em.b.end_function().map_err(internal)?;
-    let mut requires = vec!["shaderInt64", "bufferDeviceAddress"];
+    let mut requires = if heap { vec!["shaderInt64"] } else { vec!["shaderInt64", "bufferDeviceAddress"] };
     if em.int16 {
         em.b.capability(spirv::Capability::Int16);
         requires.push("shaderInt16");
@@ -876,5 +925,5 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
         requires.push("shaderFloat64");
     }
     let words = em.b.module().assemble();
-    Ok(Kernel { words, entry, workgroup_size, params, outputs: em.outputs, requires, traps: trap_var.is_some() })
+    Ok(Kernel { words, entry, workgroup_size, params, outputs: em.outputs, requires, traps: trap_var.is_some(), memory: opts.memory })
 }

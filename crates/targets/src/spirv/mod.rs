@@ -9,6 +9,7 @@ mod amd_memory;
 mod approx_series;
 mod f64;
 mod float;
+mod heap;
 mod int_ops;
 mod trap;
 mod warp;
@@ -16,3 +17,5 @@ mod wave;
 
 pub use emit::{emit, EmitError, Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING};
 pub use trap::TRAP_BINDING;
+pub use emit::{emit_with, EmitOptions};
+pub use heap::{MemoryModel, HEAP_BASE_OFFSET, HEAP_BINDING, HEAP_FAULT_WORD, HEAP_HEADER_WORDS};

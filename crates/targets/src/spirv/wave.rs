@@ -482,16 +482,25 @@ impl Em<'_> {
         if place == Place::Lds {
             return self.lds_word_ptr(addr);
         }
+        if self.heap.is_some() {
+            return self.heap_atomic_ptr(addr);
+        }
         let pt = self.b.type_pointer(None, spirv::StorageClass::PhysicalStorageBuffer, self.t_u32);
         self.b.convert_u_to_ptr(pt, None, addr).map_err(internal)
     }
 
     fn load_word(&mut self, place: Place, addr: Word) -> Result<Word, EmitError> {
+        if place == Place::Device && self.heap.is_some() {
+            return self.heap_load_word(addr);
+        }
         let p = self.word_ptr(place, addr)?;
         self.b.load(self.t_u32, None, p, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(4)]).map_err(internal)
     }
 
     fn store_word(&mut self, place: Place, addr: Word, x: Word) -> Result<(), EmitError> {
+        if place == Place::Device && self.heap.is_some() {
+            return self.heap_store_word(addr, x);
+        }
         let p = self.word_ptr(place, addr)?;
         self.b.store(p, x, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(4)]).map_err(internal)
     }
