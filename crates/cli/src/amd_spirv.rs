@@ -1,5 +1,6 @@
 //! Running a lifted AMD (wave-model) function for one workgroup through a translation path:
-//! `interp` on the reference interpreter, `spirv` as SPIR-V on Vulkan (lavapipe by default),
+//! `interp` (and `gfx1201`, whose function is a lifted translation) on the reference
+//! interpreter, `spirv` as SPIR-V on Vulkan (lavapipe by default),
 //! one invocation per lane and one Vulkan workgroup per wave. For SPIR-V, each global-memory
 //! region becomes a Vulkan buffer, and a buffer descriptor among the uniform inputs (four
 //! words from a multiple of four, base address in word 0 and the low 16 bits of word 1) that
@@ -13,7 +14,7 @@ use isabridge_targets::vulkan::Dispatch;
 /// returns the memory afterwards. Only global memory comes back from `spirv`.
 pub fn run(via: &str, f: &Function, cfg: &Config, ins: &[Input], mem: Memory) -> Result<Memory, String> {
     match via {
-        "interp" => interp::run(f, cfg, ins, mem).map(|r| r.memory).map_err(|e| format!("interpreter: {e}")),
+        "interp" | "gfx1201" => interp::run(f, cfg, ins, mem).map(|r| r.memory).map_err(|e| format!("interpreter: {e}")),
         "spirv" => run_spirv(f, cfg, ins, mem).map_err(|e| format!("spirv: {e}")),
         _ => Err(format!("--via {via}: `interp` and `spirv` run today")),
     }

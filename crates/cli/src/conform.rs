@@ -41,7 +41,8 @@ pub struct RdnaArgs {
     /// The vectors file (one JSON object per line).
     vectors: PathBuf,
     /// Translation path: `interp` runs the lifted IR on the reference interpreter, `spirv`
-    /// emits SPIR-V and runs it on Vulkan (lavapipe by default).
+    /// emits SPIR-V and runs it on Vulkan (lavapipe by default), `gfx1201` translates the code
+    /// to gfx1201 and runs that on the interpreter with late-arriving memory.
     #[arg(long, default_value = "interp")]
     via: String,
     /// One JSON line per test and wave instead of the table.
@@ -80,11 +81,11 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         Suite::Rdna(a) => a,
         Suite::PtxRows(p) => return crate::conform_ptx::run(p),
     };
-    if a.via != "interp" && a.via != "spirv" {
-        return Err(format!("--via {}: `interp` and `spirv` run today", a.via).into());
+    if !matches!(a.via.as_str(), "interp" | "spirv" | "gfx1201") {
+        return Err(format!("--via {}: `interp`, `spirv` and `gfx1201` run today", a.via).into());
     }
-    if a.late_memory && a.via != "interp" {
-        return Err(String::from("--late-memory runs with --via interp").into());
+    if a.late_memory && a.via == "spirv" {
+        return Err(String::from("--late-memory runs on the interpreter (--via interp; gfx1201 always has it)").into());
     }
     let text = std::fs::read_to_string(&a.vectors).map_err(|e| format!("{}: {e}", a.vectors.display()))?;
     let mut out = std::io::stdout().lock();
@@ -127,13 +128,18 @@ pub fn run(a: &Args) -> Result<(), Failure> {
     }
 }
 
-/// Lift RDNA2 vector code, with late-arriving memory results when `late` is set.
-fn lift_with(late: bool, bytes: &[u8], opts: &Options) -> Result<isabridge_ir::Function, isabridge_decoder::lift::LiftError> {
-    if late {
+/// Lift RDNA2 vector code, with late-arriving memory results when `late` is set; for `via`
+/// gfx1201, its gfx1201 translation (always with late-arriving memory).
+fn lift_with(via: &str, late: bool, bytes: &[u8], opts: &Options) -> Result<isabridge_ir::Function, String> {
+    if via == "gfx1201" {
+        return crate::amd_gfx12::lift_translated(bytes, opts);
+    }
+    let f = if late {
         isabridge_decoder::lift::amd::lift_late_memory(Isa::Gfx1013, bytes, 0, opts)
     } else {
         lift(Isa::Gfx1013, bytes, 0, opts)
-    }
+    };
+    f.map_err(|e| e.to_string())
 }
 
 fn words(v: &Json) -> Vec<u32> {
@@ -266,7 +272,7 @@ fn run_test(via: &str, late: bool, t: &Json, name: &str, wave: u32, code_key: &s
         vgpr_inputs: vec![SystemValue::LocalIdX],
         gfx10_3_dot: true,
     };
-    let f = match lift_with(late, &bytes, &opts) {
+    let f = match lift_with(via, late, &bytes, &opts) {
         Ok(f) => f,
         Err(e) => return fail(name, wave, table, lanes_total, e.to_string()),
     };
@@ -412,7 +418,7 @@ fn run_buffer_format(via: &str, late: bool, t: &Json, name: &str, wave: u32, cod
         return fail(name, wave, table, lanes_total, format!("no float_mode_{table} names the mode of this table"));
     };
     let opts = Options { wave64: wave == 64, mode, user_sgprs, vgpr_inputs: vec![SystemValue::LocalIdX], gfx10_3_dot: true };
-    let f = match lift_with(late, &bytes, &opts) {
+    let f = match lift_with(via, late, &bytes, &opts) {
         Ok(f) => f,
         Err(e) => return fail(name, wave, table, lanes_total, e.to_string()),
     };

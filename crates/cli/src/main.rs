@@ -12,6 +12,7 @@
 
 #[cfg(any(test, target_env = "musl"))]
 mod alloc;
+mod amd_gfx12;
 mod amd_spirv;
 #[cfg(any(test, target_env = "musl"))]
 mod c_alloc;

@@ -1,0 +1,20 @@
+//! `--via gfx1201` for raw gfx1013 code (the RDNA2 vectors): the code is translated to gfx1201
+//! machine code by the function chain (`gfx12::function::translate_function`: instructions,
+//! buffer descriptors converted before use, waits and ALU waits recomputed, layout), the
+//! gfx1201 bytes are decoded and lifted again with late-arriving memory
+//! (`lift_late_memory`), and the result runs on the interpreter like `--via interp`: a
+//! register the translation reads before the wait that covers it is a poison value and fails
+//! the test.
+
+use isabridge_decoder::lift::amd::{lift_late_memory, Options};
+use isabridge_decoder::Isa;
+use isabridge_ir::Function;
+use isabridge_targets::gfx12::function::{translate_function, FunctionOptions};
+
+/// The IR of gfx1013 `code` (at address 0) as translated to gfx1201 and lifted back with
+/// late-arriving memory; `opts` describes the entry state of both.
+pub fn lift_translated(code: &[u8], opts: &Options) -> Result<Function, String> {
+    let fo = FunctionOptions { wave64: opts.wave64, declared_sgprs: opts.user_sgprs as u16, ..FunctionOptions::default() };
+    let t = translate_function(code, 0, &fo).map_err(|e| format!("gfx1201 translation: {e}"))?;
+    lift_late_memory(Isa::Gfx1201, &t.code.code, 0, opts).map_err(|e| format!("gfx1201 lift: {e}"))
+}
