@@ -81,9 +81,9 @@ fn wrong_sources_and_unbuilt_targets_are_typed_errors() {
         r => panic!("{r:?}"),
     }
     // An instruction the lifter does not take names ISA, address and instruction.
-    let e = t.translate(&fixture("nvidia/bin/tensor.sm86.cubin"), &Source::object(Isa::Sm86, 32, Some("mma_ops")), Target::Spirv).unwrap_err();
+    let e = t.translate(&fixture("nvidia/bin/memory.sm50.cubin"), &Source::object(Isa::Sm50, 32, Some("mem_global")), Target::Spirv).unwrap_err();
     assert!(matches!(e, Error::Lift { .. }));
-    assert!(e.to_string().starts_with("mma_ops: sm86: 0x130: HMMA.16816.F16 R32, R4.reuse, R2.reuse, R4: "), "{e}");
+    assert!(e.to_string().starts_with("mem_global: sm50: 0x290: LEA.HI.X P0, R17, R2, RZ, R3: "), "{e}");
     // Raw code: garbage is an error, not a panic.
     let raw = Source::raw(Isa::Sm86, 32);
     assert_eq!(raw.container, Container::Raw);

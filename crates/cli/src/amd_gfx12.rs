@@ -14,7 +14,9 @@ use isabridge_targets::gfx12::function::{translate_function, FunctionOptions};
 /// The IR of gfx1013 `code` (at address 0) as translated to gfx1201 and lifted back with
 /// late-arriving memory; `opts` describes the entry state of both.
 pub fn lift_translated(code: &[u8], opts: &Options) -> Result<Function, String> {
-    let fo = FunctionOptions { wave64: opts.wave64, declared_sgprs: opts.user_sgprs as u16, ..FunctionOptions::default() };
+    // The MODE the vectors run with (bit 9 IEEE) decides how float min / max expand.
+    let ieee = Some(opts.mode >> 9 & 1 == 1);
+    let fo = FunctionOptions { wave64: opts.wave64, declared_sgprs: opts.user_sgprs as u16, ieee, ..FunctionOptions::default() };
     let t = translate_function(code, 0, &fo).map_err(|e| format!("gfx1201 translation: {e}"))?;
     lift_late_memory(Isa::Gfx1201, &t.code.code, 0, opts).map_err(|e| format!("gfx1201 lift: {e}"))
 }

@@ -494,6 +494,10 @@ impl Em<'_> {
             return self.heap_load_word(addr);
         }
         let p = self.word_ptr(place, addr)?;
+        if place == Place::Lds {
+            // A logical pointer: no alignment operand (naga's reader takes none there).
+            return self.b.load(self.t_u32, None, p, None, []).map_err(internal);
+        }
         self.b.load(self.t_u32, None, p, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(4)]).map_err(internal)
     }
 
@@ -502,6 +506,9 @@ impl Em<'_> {
             return self.heap_store_word(addr, x);
         }
         let p = self.word_ptr(place, addr)?;
+        if place == Place::Lds {
+            return self.b.store(p, x, None, []).map_err(internal);
+        }
         self.b.store(p, x, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(4)]).map_err(internal)
     }
 
