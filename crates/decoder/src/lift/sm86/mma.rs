@@ -189,17 +189,17 @@ fn dot(cx: &mut Cx, elems: Elems, a: Value, b: Value, acc: Value) -> Value {
 }
 
 /// Register `v` of lane `src` (a per-lane lane index, 0..31).
-fn shuffle(cx: &mut Cx, v: Value, src: Value) -> Value {
+pub(super) fn shuffle(cx: &mut Cx, v: Value, src: Value) -> Value {
     let c = cx.k32(0x1f);
     cx.b().lane(LaneOp::Shuffle(ShflMode::Idx, false), Type::I32, &[v, src, c])
 }
 
-fn and_k(cx: &mut Cx, v: Value, k: u32) -> Value {
+pub(super) fn and_k(cx: &mut Cx, v: Value, k: u32) -> Value {
     let k = cx.k32(k);
     cx.b().int(IntOp::And, Type::I32, &[v, k])
 }
 
-fn add_k(cx: &mut Cx, v: Value, k: u32) -> Value {
+pub(super) fn add_k(cx: &mut Cx, v: Value, k: u32) -> Value {
     if k == 0 {
         return v;
     }
@@ -207,7 +207,7 @@ fn add_k(cx: &mut Cx, v: Value, k: u32) -> Value {
     cx.b().int(IntOp::Add(Overflow::Wrap), Type::I32, &[v, k])
 }
 
-fn shl_k(cx: &mut Cx, v: Value, k: u32) -> Value {
+pub(super) fn shl_k(cx: &mut Cx, v: Value, k: u32) -> Value {
     let k = cx.k32(k);
     cx.b().int(IntOp::Shl(ShiftRule::Clamp), Type::I32, &[v, k])
 }

@@ -5,11 +5,11 @@
 //! element D[i][j] is one dot operation over row i of A, column j of B and C[i][j]. How that dot
 //! sums and rounds is what the hardware captures of fixtures/hw/mma showed (see [`rule`]).
 
+use super::mma::{add_k, and_k, shl_k, shuffle};
 use super::{At, Cx};
 use crate::lift::LiftError;
 use crate::operand::Operand;
-use isabridge_ir::ops::int::{IntOp, Overflow, ShiftRule};
-use isabridge_ir::ops::lane::{LaneOp, ShflMode};
+use isabridge_ir::ops::lane::LaneOp;
 use isabridge_ir::soft::FFmt;
 use isabridge_ir::types::Scalar;
 use isabridge_ir::{Type, Value};
@@ -216,30 +216,6 @@ fn element(cx: &mut Cx, input: Input, w: Value, i: u32) -> Value {
         }
         _ => cx.b().bitcast(Type::F32, w),
     }
-}
-
-/// Register `v` of lane `src` (a per-lane lane index, 0..31).
-fn shuffle(cx: &mut Cx, v: Value, src: Value) -> Value {
-    let c = cx.k32(0x1f);
-    cx.b().lane(LaneOp::Shuffle(ShflMode::Idx, false), Type::I32, &[v, src, c])
-}
-
-fn and_k(cx: &mut Cx, v: Value, k: u32) -> Value {
-    let k = cx.k32(k);
-    cx.b().int(IntOp::And, Type::I32, &[v, k])
-}
-
-fn add_k(cx: &mut Cx, v: Value, k: u32) -> Value {
-    if k == 0 {
-        return v;
-    }
-    let k = cx.k32(k);
-    cx.b().int(IntOp::Add(Overflow::Wrap), Type::I32, &[v, k])
-}
-
-fn shl_k(cx: &mut Cx, v: Value, k: u32) -> Value {
-    let k = cx.k32(k);
-    cx.b().int(IntOp::Shl(ShiftRule::Clamp), Type::I32, &[v, k])
 }
 
 mod rule {
