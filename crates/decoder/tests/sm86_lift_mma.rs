@@ -3,43 +3,16 @@
 //! fragment tables (9.7.14.5.x "Matrix Fragments for mma.mMnNkK", ldmatrix, movmatrix) and the
 //! results compared with D = A * B + C computed here.
 
+mod common;
+
 use isabridge_decoder::lift::sm86::{lift, Options, SystemValue};
 use isabridge_decoder::Isa;
 use isabridge_ir::interp::{run, Config, Input, Memory};
-use std::path::PathBuf;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
-}
 
 /// The bytes of the first sm_86 corpus instruction whose mnemonic is `mnem`, then EXIT.
 fn program(mnem: &str) -> Vec<u8> {
-    let mut files: Vec<_> = std::fs::read_dir(root().join("fixtures/nvidia/ref"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".sm86.jsonl"))
-        .collect();
-    files.sort();
-    let mut found = None;
-    let mut exit = None;
-    for p in files {
-        for line in std::fs::read_to_string(&p).unwrap().lines() {
-            let r: serde_json::Value = serde_json::from_str(line).unwrap();
-            let text = r["text"].as_str().unwrap();
-            if found.is_none() && text.split_whitespace().next() == Some(mnem) {
-                found = Some(hex(r["bytes"].as_str().unwrap()));
-            }
-            if exit.is_none() && text == "EXIT" {
-                exit = Some(hex(r["bytes"].as_str().unwrap()));
-            }
-        }
-    }
-    let mut code = found.unwrap_or_else(|| panic!("no {mnem} in the sm_86 corpus"));
-    code.extend(exit.unwrap());
+    let (mut code, exit) = common::first_with_exit("sm86", mnem);
+    code.extend(exit);
     code
 }
 

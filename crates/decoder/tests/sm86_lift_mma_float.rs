@@ -3,43 +3,16 @@
 //! `mma.sync.aligned` gave on an sm_90 GPU (an H100) for those A, B, C; fixtures/hw/mma/mma_capture.cu): every
 //! D element must equal the captured bits.
 
+mod common;
+
 use isabridge_decoder::lift::sm86::{lift, Options, SystemValue};
 use isabridge_decoder::Isa;
 use isabridge_ir::interp::{run, Config, Input, Memory};
 use std::io::Read;
-use std::path::PathBuf;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
-}
 
 /// The bytes of the first sm_86 corpus instruction whose mnemonic is `mnem`, and of EXIT.
 fn corpus_inst(mnem: &str) -> (Vec<u8>, Vec<u8>) {
-    let mut files: Vec<_> = std::fs::read_dir(root().join("fixtures/nvidia/ref"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".sm86.jsonl"))
-        .collect();
-    files.sort();
-    let mut found = None;
-    let mut exit = None;
-    for p in files {
-        for line in std::fs::read_to_string(&p).unwrap().lines() {
-            let r: serde_json::Value = serde_json::from_str(line).unwrap();
-            let text = r["text"].as_str().unwrap();
-            if found.is_none() && text.split_whitespace().next() == Some(mnem) {
-                found = Some(hex(r["bytes"].as_str().unwrap()));
-            }
-            if exit.is_none() && text == "EXIT" {
-                exit = Some(hex(r["bytes"].as_str().unwrap()));
-            }
-        }
-    }
-    (found.unwrap_or_else(|| panic!("no {mnem} in the sm_86 corpus")), exit.unwrap())
+    common::first_with_exit("sm86", mnem)
 }
 
 /// One captured kind (the `kind` ids of mma_capture.cu).
@@ -80,7 +53,7 @@ struct Capture {
 }
 
 fn read_captures() -> Vec<(u32, Capture)> {
-    let path = root().join("fixtures/hw/mma/rows.sm90.bin.gz");
+    let path = common::root().join("fixtures/hw/mma/rows.sm90.bin.gz");
     let mut data = Vec::new();
     flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()).read_to_end(&mut data).unwrap();
     let mut off = 0;

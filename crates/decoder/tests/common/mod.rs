@@ -29,6 +29,17 @@ pub fn ref_records(arch: &str) -> Vec<serde_json::Value> {
     out
 }
 
+/// The bytes of the first `arch` corpus instruction whose mnemonic is `mnem`, and of the first
+/// EXIT (to end a one-instruction program).
+pub fn first_with_exit(arch: &str, mnem: &str) -> (Vec<u8>, Vec<u8>) {
+    let recs = ref_records(arch);
+    let bytes = |want: &dyn Fn(&str) -> bool| {
+        recs.iter().find(|r| want(r["text"].as_str().unwrap())).map(|r| unhex(r["bytes"].as_str().unwrap()))
+    };
+    let found = bytes(&|t| t.split_whitespace().next() == Some(mnem)).unwrap_or_else(|| panic!("no {mnem} in the {arch} corpus"));
+    (found, bytes(&|t| t == "EXIT").expect("an EXIT in the corpus"))
+}
+
 /// nvdisasm's text with the listing-dependent padding taken out: the sm86 `?PM<n>` tag and a
 /// `???<n>` operand are padded to a column set by the longest text of the listing the word was
 /// disassembled in (measured on nvdisasm 12.8); alone, the word prints one space before them.
