@@ -8,6 +8,18 @@ fn root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// `isabridge conform ptx-rows ROWS --cubin CUBIN --via interp --json`: the exit status and one
+/// JSON value per op.
+fn conform_interp(rows: &str, cubin: &str) -> (std::process::ExitStatus, Vec<serde_json::Value>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_isabridge"))
+        .args(["conform", "ptx-rows", rows, "--cubin", cubin, "--via", "interp", "--json"])
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    (out.status, text.lines().map(|l| serde_json::from_str(l).expect("json line")).collect())
+}
+
 /// The sm_86 capture kernels that equal the H200 on all 1024 rows (approximate ops within their
 /// documented bound).
 const SM86_PASSING: &[&str] = &[
@@ -36,14 +48,7 @@ const SM86_PASSING: &[&str] = &[
 
 #[test]
 fn sm86_capture_kernels_pass_on_the_interpreter() {
-    let out = Command::new(env!("CARGO_BIN_EXE_isabridge"))
-        .args(["conform", "ptx-rows", "fixtures/hw/ptx_ops_sm90_seed1.txt.gz", "--cubin", "fixtures/hw/capture.sm86.cubin"])
-        .args(["--via", "interp", "--json"])
-        .current_dir(root())
-        .output()
-        .expect("runs");
-    let text = String::from_utf8(out.stdout).expect("utf-8");
-    let rows: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+    let (status, rows) = conform_interp("fixtures/hw/ptx_ops_sm90_seed1.txt.gz", "fixtures/hw/capture.sm86.cubin");
     assert_eq!(rows.len(), 147, "one line per captured op");
     let absent: Vec<&str> = rows.iter().filter(|r| r["absent"] == true).filter_map(|r| r["op"].as_str()).collect();
     let listed = std::fs::read_to_string(root().join("fixtures/hw/capture.sm86.absent")).expect("absent list");
@@ -62,7 +67,7 @@ fn sm86_capture_kernels_pass_on_the_interpreter() {
         assert!(r["approx"].is_boolean());
     }
     // Exit status 0 only when every present op passes (all 142 present sm_86 ops do).
-    assert_eq!(out.status.code(), Some(if passing.len() + absent.len() == 147 { 0 } else { 1 }));
+    assert_eq!(status.code(), Some(if passing.len() + absent.len() == 147 { 0 } else { 1 }));
 }
 
 /// The packed and scalar f16 atomics captured on an sm_90 GPU (fixtures/hw/ATOMIC.md): the
@@ -71,14 +76,7 @@ fn sm86_capture_kernels_pass_on_the_interpreter() {
 /// bf16x2 kernel needs sm_90 and is absent from the sm_86 cubin.
 #[test]
 fn sm86_f16_atomics_pass_on_the_interpreter() {
-    let out = Command::new(env!("CARGO_BIN_EXE_isabridge"))
-        .args(["conform", "ptx-rows", "fixtures/hw/atom_ops_sm90_seed1.txt.gz", "--cubin", "fixtures/hw/capture_atomic.sm86.cubin"])
-        .args(["--via", "interp", "--json"])
-        .current_dir(root())
-        .output()
-        .expect("runs");
-    let text = String::from_utf8(out.stdout).expect("utf-8");
-    let rows: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+    let (status, rows) = conform_interp("fixtures/hw/atom_ops_sm90_seed1.txt.gz", "fixtures/hw/capture_atomic.sm86.cubin");
     let absent: Vec<&str> = rows.iter().filter(|r| r["absent"] == true).filter_map(|r| r["op"].as_str()).collect();
     assert_eq!(absent, ["atom_add_noftz_bf16x2"]);
     let passing: Vec<&str> = rows
@@ -90,5 +88,5 @@ fn sm86_f16_atomics_pass_on_the_interpreter() {
         passing,
         ["atom_add_noftz_f16x2", "atom_add_noftz_f16x2_near", "red_add_noftz_f16x2", "atom_add_noftz_f16", "atom_add_noftz_f16_near"]
     );
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(status.code(), Some(0));
 }
