@@ -98,6 +98,14 @@ pub fn cbank0(isa: Isa, k: &KernelAbi, grid: [u32; 3], block: [u32; 3], params: 
     cbank
 }
 
+/// How `run` executes a cubin kernel.
+pub struct Via<'a> {
+    /// `interp` or `spirv`.
+    pub path: &'a str,
+    /// `--time N`: after the checked dispatch, time N more on the Vulkan device.
+    pub time: Option<u32>,
+}
+
 /// Run lifted kernel `f` over the launch's grid; returns the global memory afterwards.
 pub fn launch(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Vec<(u64, Vec<u8>)>, Failure> {
     if l.params.len() != k.params.len() {
@@ -219,7 +227,7 @@ const BUFFER_BASE: u64 = 0x1_0000_0000;
 
 /// `isabridge run` of a cubin kernel: arguments in declaration order, buffers written back to
 /// `DIR/argN.bin`.
-pub fn run_cli(bytes: &[u8], name: Option<&str>, grid: [u32; 3], block: [u32; 3], args: Vec<CliArg>, out: &std::path::Path, via: &str) -> Result<(), Failure> {
+pub fn run_cli(bytes: &[u8], name: Option<&str>, grid: [u32; 3], block: [u32; 3], args: Vec<CliArg>, out: &std::path::Path, via: &Via) -> Result<(), Failure> {
     let (isa, _) = isabridge_decoder::elf::parse(bytes).map_err(|e| e.to_string())?;
     let ks = kernels(bytes, name)?;
     let [k] = &ks[..] else {
@@ -256,7 +264,27 @@ pub fn run_cli(bytes: &[u8], name: Option<&str>, grid: [u32; 3], block: [u32; 3]
         }
     }
     let l = Launch { grid, block, params, global };
-    let mem = if via == "spirv" { crate::cubin_spirv::launch(isa, &f, k, l)? } else { launch(isa, &f, k, l)? };
+    let mem = match via.time {
+        Some(repeats) if via.path == "spirv" => {
+            let (mem, ns) = crate::cubin_spirv::launch_timed(isa, &f, k, l, repeats)?;
+            let mut sorted = ns.clone();
+            sorted.sort_by(f64::total_cmp);
+            let us = |v: f64| v / 1000.0;
+            println!(
+                "{}: GPU time per dispatch on {}: median {:.2} us, min {:.2} us, max {:.2} us ({} timed dispatches after the checked one)",
+                k.name,
+                crate::vk::device().map(|d| d.name().to_string()).unwrap_or_default(),
+                us(sorted[sorted.len() / 2]),
+                us(sorted[0]),
+                us(sorted[sorted.len() - 1]),
+                sorted.len()
+            );
+            mem
+        }
+        Some(_) => return Err("--time needs --via spirv".to_string().into()),
+        None if via.path == "spirv" => crate::cubin_spirv::launch(isa, &f, k, l)?,
+        None => launch(isa, &f, k, l)?,
+    };
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     for (i, addr) in bufs {
         let p = out.join(format!("arg{i}.bin"));

@@ -23,6 +23,16 @@ pub fn launch(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Vec<(u
 /// [`launch`] with the module emitted for memory model `memory` (heap: every region in one
 /// heap buffer, pointers relocated to heap addresses).
 pub fn launch_in(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, memory: MemoryModel) -> Result<Vec<(u64, Vec<u8>)>, Failure> {
+    launch_model(isa, f, k, l, memory, 0).map(|r| r.0)
+}
+
+/// [`launch`], then `repeats` more dispatches timed on the device: the memory after the first
+/// dispatch and each timed dispatch's nanoseconds.
+pub fn launch_timed(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, repeats: u32) -> Result<(Vec<(u64, Vec<u8>)>, Vec<f64>), Failure> {
+    launch_model(isa, f, k, l, MemoryModel::DeviceAddress, repeats)
+}
+
+fn launch_model(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, memory: MemoryModel, repeats: u32) -> Result<(Vec<(u64, Vec<u8>)>, Vec<f64>), Failure> {
     let mut f = f.clone();
     isabridge_ir::passes::run_pipeline(&mut f).map_err(|e| format!("{}: pipeline: {e}", k.name))?;
     let kernel = isabridge_targets::spirv::emit_with(&f, &EmitOptions { memory }).map_err(|e| format!("{}: SPIR-V: {e}", k.name))?;
@@ -70,12 +80,14 @@ pub fn launch_in(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, memory: Memor
             });
         }
     }
-    vk.run_with(&kernel, &Dispatch { invocations: total as u32, params: &words, constant: &banks }, &mem).map_err(|e| format!("{}: {e}", k.name))?;
+    let job = Dispatch { invocations: total as u32, params: &words, constant: &banks };
+    vk.run_with(&kernel, &job, &mem).map_err(|e| format!("{}: {e}", k.name))?;
     let mut out = Vec::new();
     for (i, (base, bytes)) in l.global.iter().enumerate() {
         let mut back = mem.read(i).unwrap_or_default();
         back.truncate(bytes.len());
         out.push((*base, back));
     }
-    Ok(out)
+    let times = if repeats > 0 { vk.time_with(&kernel, &job, &mem, repeats).map_err(|e| format!("{}: timing: {e}", k.name))? } else { Vec::new() };
+    Ok((out, times))
 }

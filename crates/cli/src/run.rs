@@ -64,6 +64,11 @@ pub struct Args {
     /// Directory for the results: argN.bin (buffer of argument N) and 0xADDR.bin (each --buffer).
     #[arg(long)]
     out: PathBuf,
+    /// With `--via spirv` (cubin kernels): after the dispatch whose results are written, run N
+    /// more dispatches on the device, each between two GPU timestamps, and print the median,
+    /// least and greatest time per dispatch. The buffers in --out are the first dispatch's.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    time: Option<u32>,
 }
 
 /// Where the dispatch packet lives.
@@ -143,7 +148,10 @@ pub fn run(a: &Args) -> Result<(), Failure> {
                 ArgValue::Value(v, n) => crate::cubin::CliArg::Value(v, n),
             })
             .collect();
-        return crate::cubin::run_cli(&bytes, a.kernel.as_deref(), grid, block, given, &a.out, &a.via);
+        return crate::cubin::run_cli(&bytes, a.kernel.as_deref(), grid, block, given, &a.out, &crate::cubin::Via { path: &a.via, time: a.time });
+    }
+    if a.time.is_some() {
+        return Err("--time times cubin kernels run --via spirv".to_string().into());
     }
     if a.via == "spirv" {
         return Err("--via spirv runs cubin kernels today (AMD wave-model functions are not emitted yet)".to_string().into());

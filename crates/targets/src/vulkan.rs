@@ -358,16 +358,25 @@ impl Vulkan {
     /// `k.outputs` words per invocation. Global memory is whatever buffers the parameters
     /// and constant banks point into.
     pub fn run(&self, k: &Kernel, job: &Dispatch) -> Result<Vec<u64>, VulkanError> {
-        self.run_in(k, job, None)
+        self.run_in(k, job, None, 0).map(|r| r.0)
     }
 
     /// [`Vulkan::run`] with guest memory from [`Vulkan::memory`]: a heap-model kernel gets
     /// `memory`'s heap buffer, and a fault it records is [`VulkanError::OutOfHeap`].
     pub fn run_with(&self, k: &Kernel, job: &Dispatch, memory: &GlobalMemory) -> Result<Vec<u64>, VulkanError> {
-        self.run_in(k, job, Some(memory))
+        self.run_in(k, job, Some(memory), 0).map(|r| r.0)
     }
 
-    fn run_in(&self, k: &Kernel, job: &Dispatch, memory: Option<&GlobalMemory>) -> Result<Vec<u64>, VulkanError> {
+    /// [`Vulkan::run_with`]'s dispatch recorded `repeats` times (at least once) in one command
+    /// buffer, each between two GPU timestamps, one after the other: each dispatch's time in
+    /// nanoseconds. Memory is left as the last dispatch leaves it (a kernel that updates its
+    /// buffers in place has run `repeats` times). A device without timestamps on its compute
+    /// queue is [`VulkanError::Missing`] `timestampValidBits`.
+    pub fn time_with(&self, k: &Kernel, job: &Dispatch, memory: &GlobalMemory, repeats: u32) -> Result<Vec<f64>, VulkanError> {
+        self.run_in(k, job, Some(memory), repeats.max(1)).map(|r| r.1)
+    }
+
+    fn run_in(&self, k: &Kernel, job: &Dispatch, memory: Option<&GlobalMemory>, repeats: u32) -> Result<(Vec<u64>, Vec<f64>), VulkanError> {
         let heap = match (k.memory, memory) {
             (MemoryModel::DeviceAddress, _) => None,
             (MemoryModel::Heap, Some(m)) if m.regions.is_some() => m.bufs.first().map(|b| &b.0),
@@ -394,7 +403,7 @@ impl Vulkan {
         let mem = self.global(&[&pbytes, &vec![0u8; outs * 8], &cbytes, &[0u8; 16]])?;
         // SAFETY: every handle below is made here and destroyed before returning; the wait
         // makes the outputs visible before they are read.
-        unsafe { self.dispatch(k, job.invocations, &mem, heap)? };
+        let times = unsafe { self.dispatch(k, job.invocations, &mem, heap, repeats)? };
         let trap = mem.read(3).unwrap_or_default();
         let word = |i: usize| trap.get(8 * i..8 * i + 8).map_or(0, |b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]));
         if word(0) != 0 {
@@ -404,10 +413,12 @@ impl Vulkan {
             return Err(VulkanError::OutOfHeap);
         }
         let bytes = mem.read(1).unwrap_or_default();
-        Ok(bytes.chunks_exact(8).take(outs).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect())
+        Ok((bytes.chunks_exact(8).take(outs).map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect(), times))
     }
 
-    unsafe fn dispatch(&self, k: &Kernel, invocations: u32, mem: &GlobalMemory, heap: Option<&Buf>) -> Result<(), VulkanError> {
+    /// Record and run the kernel's dispatch (`repeats` timed dispatches when not 0); returns
+    /// each timed dispatch's nanoseconds.
+    unsafe fn dispatch(&self, k: &Kernel, invocations: u32, mem: &GlobalMemory, heap: Option<&Buf>, repeats: u32) -> Result<Vec<f64>, VulkanError> {
         let d = &self.device;
         let mut slots: Vec<(u32, vk::Buffer)> = [PARAMS_BINDING, OUTPUTS_BINDING, CONSTANT_BINDING, TRAP_BINDING].into_iter().zip(mem.bufs.iter().map(|(b, _)| b.buffer)).collect();
         slots.extend(heap.map(|h| (HEAP_BINDING, h.buffer)));
@@ -444,7 +455,7 @@ impl Vulkan {
                     return Err(call("create pipeline layout")(e));
                 }
             };
-            let r = self.submit(k, invocations, &push, set, module, pl);
+            let r = self.submit(k, invocations, &push, set, module, pl, repeats);
             d.destroy_pipeline_layout(pl, None);
             d.destroy_shader_module(module, None);
             r
@@ -454,8 +465,13 @@ impl Vulkan {
         result
     }
 
-    unsafe fn submit(&self, k: &Kernel, invocations: u32, push: &[u8], set: vk::DescriptorSet, module: vk::ShaderModule, pl: vk::PipelineLayout) -> Result<(), VulkanError> {
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn submit(&self, k: &Kernel, invocations: u32, push: &[u8], set: vk::DescriptorSet, module: vk::ShaderModule, pl: vk::PipelineLayout, repeats: u32) -> Result<Vec<f64>, VulkanError> {
         let d = &self.device;
+        let props = self.instance.get_physical_device_properties(self.pdev);
+        if repeats > 0 && self.instance.get_physical_device_queue_family_properties(self.pdev).get(self.family as usize).is_none_or(|q| q.timestamp_valid_bits == 0) {
+            return Err(VulkanError::Missing { device: self.name.clone(), features: vec!["timestampValidBits"] });
+        }
         let name = CString::new(k.entry.clone()).map_err(|_| VulkanError::Interface("entry point name with a NUL".into()))?;
         let stage = vk::PipelineShaderStageCreateInfo::default().stage(vk::ShaderStageFlags::COMPUTE).module(module).name(&name);
         let pipe = d
@@ -468,6 +484,17 @@ impl Vulkan {
                 return Err(call("create command pool")(e));
             }
         };
+        let queries = match repeats {
+            0 => None,
+            n => match d.create_query_pool(&vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(2 * n), None) {
+                Ok(q) => Some(q),
+                Err(e) => {
+                    d.destroy_command_pool(cpool, None);
+                    d.destroy_pipeline(pipe, None);
+                    return Err(call("create query pool")(e));
+                }
+            },
+        };
         let r = (|| {
             let cb = d
                 .allocate_command_buffers(&vk::CommandBufferAllocateInfo::default().command_pool(cpool).level(vk::CommandBufferLevel::PRIMARY).command_buffer_count(1))
@@ -476,7 +503,21 @@ impl Vulkan {
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipe);
             d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, pl, 0, &[set], &[]);
             d.cmd_push_constants(cb, pl, vk::ShaderStageFlags::COMPUTE, 0, push);
-            d.cmd_dispatch(cb, invocations.div_ceil(k.workgroup_size.max(1)).max(1), 1, 1);
+            let groups = invocations.div_ceil(k.workgroup_size.max(1)).max(1);
+            if let Some(q) = queries {
+                d.cmd_reset_query_pool(cb, q, 0, 2 * repeats);
+                let serial = vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::SHADER_READ)
+                    .dst_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::SHADER_READ);
+                for i in 0..repeats {
+                    d.cmd_write_timestamp(cb, vk::PipelineStageFlags::TOP_OF_PIPE, q, 2 * i);
+                    d.cmd_dispatch(cb, groups, 1, 1);
+                    d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, q, 2 * i + 1);
+                    d.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::COMPUTE_SHADER, vk::DependencyFlags::empty(), &[serial], &[], &[]);
+                }
+            } else {
+                d.cmd_dispatch(cb, groups, 1, 1);
+            }
             let barrier = vk::MemoryBarrier::default().src_access_mask(vk::AccessFlags::SHADER_WRITE).dst_access_mask(vk::AccessFlags::HOST_READ);
             d.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::HOST, vk::DependencyFlags::empty(), &[barrier], &[], &[]);
             d.end_command_buffer(cb).map_err(call("end command buffer"))?;
@@ -487,8 +528,16 @@ impl Vulkan {
                 .and_then(|_| d.wait_for_fences(&[fence], true, 60_000_000_000))
                 .map_err(call("submit and wait"));
             d.destroy_fence(fence, None);
-            r
+            r?;
+            let Some(q) = queries else { return Ok(Vec::new()) };
+            let mut stamps = vec![0u64; 2 * repeats as usize];
+            d.get_query_pool_results(q, 0, &mut stamps, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT).map_err(call("read timestamps"))?;
+            let period = f64::from(props.limits.timestamp_period);
+            Ok(stamps.chunks_exact(2).map(|p| p[1].wrapping_sub(p[0]) as f64 * period).collect())
         })();
+        if let Some(q) = queries {
+            d.destroy_query_pool(q, None);
+        }
         d.destroy_command_pool(cpool, None);
         d.destroy_pipeline(pipe, None);
         r
