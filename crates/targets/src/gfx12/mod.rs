@@ -27,6 +27,7 @@ pub mod hsaco;
 pub mod layout;
 pub mod map;
 pub mod msgpack;
+mod quiet;
 pub mod object;
 pub mod selfcheck;
 mod smem;
@@ -121,6 +122,14 @@ pub fn translate_inst(inst: &Inst) -> Result<Vec<TranslatedInst>, TranslateError
 /// [`translate_inst`] with what expansions may use ([`ExpandCx`]: the gfx1013 MODE.IEEE bit
 /// and temporary registers the caller reserved above the program's).
 pub fn translate_inst_in(inst: &Inst, cx: &ExpandCx) -> Result<Vec<TranslatedInst>, TranslateError> {
+    let mut out = translate_one(inst, cx)?;
+    let quiet = quiet::after(inst, cx)?;
+    out.extend(quiet.into_iter().map(|i| TranslatedInst { inst: i, src_addr: inst.addr }));
+    Ok(out)
+}
+
+/// [`translate_inst_in`] without the NaN quieting of [`quiet`].
+fn translate_one(inst: &Inst, cx: &ExpandCx) -> Result<Vec<TranslatedInst>, TranslateError> {
     if inst.isa != Isa::Gfx1013 {
         return Err(unsupported(inst, "the gfx1201 translator reads gfx1013 code"));
     }
