@@ -273,3 +273,87 @@ fn mad_mac_madak_madmk_equal_gfx1013() {
         assert!(differs > 0, "`{text}`: the fused form equals gfx1013 on every lane");
     }
 }
+
+/// f16 values in the low half (signalling and quiet NaNs of both signs, zeros, denormals,
+/// infinities, numbers), each with a high half the f16 ops must leave alone.
+const F16: [u32; 12] = [
+    0xabcd_7c01, 0x0000_fd23, 0x1234_7e00, 0xffff_fe01, 0x8000_0000, 0x0001_8000, 0x7c01_0001, 0x0000_8001, 0x5555_3c00,
+    0x0000_bc00, 0xaaaa_7c00, 0x0000_fc00,
+];
+
+#[test]
+fn min_max_f16_equal_gfx1013() {
+    let rows = pairs(&F16);
+    for (text, control) in [
+        ("v_min_f16_e32 v20, v10, v11", "v_min_num_f16_e32 v20, v10, v11"),
+        ("v_max_f16_e32 v20, v10, v11", "v_max_num_f16_e32 v20, v10, v11"),
+        ("v_min_f16_e32 v11, v10, v11", "v_min_num_f16_e32 v11, v10, v11"),
+        ("v_max_f16_e64 v10, -v10, |v11|", "v_max_num_f16_e64 v10, -v10, |v11|"),
+        ("v_min_f16_e64 v20, v10, 1.0", "v_min_num_f16_e64 v20, v10, 1.0"),
+        ("v_max_f16_e32 v20, 0x7c01, v11", "v_max_num_f16_e32 v20, 0x7c01, v11"),
+    ] {
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let differs = check(&Case { text, srcs: &[10, 11], dst: &[dst], control, sgpr: None, arith: false }, &rows);
+        assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
+    }
+    let rows = triples(&F16[..8]);
+    for (text, control) in [
+        ("v_min3_f16 v20, v10, v11, v12", "v_min3_num_f16 v20, v10, v11, v12"),
+        ("v_max3_f16 v12, v10, -v11, v12", "v_max3_num_f16 v12, v10, -v11, v12"),
+        ("v_med3_f16 v20, v10, v11, v12", "v_med3_num_f16 v20, v10, v11, v12"),
+    ] {
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let differs = check(&Case { text, srcs: &[10, 11, 12], dst: &[dst], control, sgpr: None, arith: false }, &rows);
+        assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
+    }
+}
+
+#[test]
+fn min_max_output_modifier_equal_gfx1013() {
+    // gfx1013 ignores the output modifier with IEEE set and applies it (f32 denormals flushed)
+    // with IEEE clear; the rename applies it whenever the flush allows.
+    let rows = pairs(&F32);
+    for (text, control) in [
+        ("v_min_f32_e64 v20, v10, v11 mul:2", "v_min_num_f32_e64 v20, v10, v11 mul:2"),
+        ("v_max3_f32 v20, v10, v11, v12 div:2", "v_max3_num_f32 v20, v10, v11, v12 div:2"),
+        ("v_med3_f32 v20, v10, v11, v12 mul:4", "v_med3_num_f32 v20, v10, v11, v12 mul:4"),
+    ] {
+        let rows: Vec<Vec<u32>> = if text.contains("v12") { triples(&F32[..8]) } else { rows.clone() };
+        let srcs: &[u16] = if text.contains("v12") { &[10, 11, 12] } else { &[10, 11] };
+        let differs = check(&Case { text, srcs, dst: &[20], control, sgpr: None, arith: false }, &rows);
+        assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
+    }
+}
+
+#[test]
+fn ieee_nan_quieting_equal_gfx1013() {
+    // Under the converted descriptor's MODE (no IEEE bit) the re-encoded op keeps a
+    // signalling NaN that gfx1013 quiets with IEEE set; the quieting after it (quiet.rs)
+    // makes every lane equal, and with IEEE clear nothing is added.
+    let rows = pairs(&F32_ARITH);
+    for (text, srcs, control) in [
+        ("v_add_f32_e32 v20, v10, v11", &[10u16, 11][..], "v_add_f32_e32 v20, v10, v11"),
+        ("v_mul_f32_e64 v11, -v10, |v11|", &[10, 11], "v_mul_f32_e64 v11, -v10, |v11|"),
+        ("v_fma_f32 v20, v10, v11, v10", &[10, 11], "v_fma_f32 v20, v10, v11, v10"),
+        ("v_fract_f32_e32 v20, v10", &[10], "v_fract_f32_e32 v20, v10"),
+        ("v_trunc_f32_e32 v10, v10", &[10], "v_trunc_f32_e32 v10, v10"),
+    ] {
+        let rows: Vec<Vec<u32>> = rows.iter().map(|r| r[..srcs.len()].to_vec()).collect();
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let differs = check(&Case { text, srcs, dst: &[dst], control, sgpr: None, arith: false }, &rows);
+        assert!(differs > 0, "`{text}`: the plain re-encode equals gfx1013 on every lane");
+    }
+    // Without infinities: an invalid f16 operation gives +qNaN with IEEE set and -qNaN
+    // without, which the quieting does not change (quiet.rs, not covered).
+    let rows = pairs(&F16[..10]);
+    for (text, srcs, control) in [
+        ("v_pk_add_f16 v20, v10, v11", &[10u16, 11][..], "v_pk_add_f16 v20, v10, v11"),
+        ("v_pk_mul_f16 v20, v10, v11 op_sel:[1,0] neg_lo:[1,0]", &[10, 11], "v_pk_mul_f16 v20, v10, v11 op_sel:[1,0] neg_lo:[1,0]"),
+        ("v_fract_f16_e32 v20, v10", &[10], "v_fract_f16_e32 v20, v10"),
+        ("v_rndne_f16_e32 v20, v10", &[10], "v_rndne_f16_e32 v20, v10"),
+    ] {
+        let rows: Vec<Vec<u32>> = rows.iter().map(|r| r[..srcs.len()].to_vec()).collect();
+        let differs = check(&Case { text, srcs, dst: &[20], control, sgpr: None, arith: false }, &rows);
+        assert!(differs > 0, "`{text}`: the plain re-encode equals gfx1013 on every lane");
+    }
+}

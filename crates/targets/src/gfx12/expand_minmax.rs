@@ -27,13 +27,24 @@
 //! the three: `v_med3_num_f32` gives the median, and three class tests select the `v_min3`
 //! sequence's result where an operand is a NaN.
 //!
-//! Not expanded (typed errors): f16 and packed f16 forms, DPP forms, clamp and output
-//! modifiers, f64 constant operands.
+//! f16 (`v_min_f16`, `v_max_f16`, `v_min3_f16`, `v_max3_f16`, `v_med3_f16`) follows the
+//! same rules (vfloat.rs `min_max_kind` and `three` take the format as a parameter) with the
+//! f16 forms, classes and sign bit; an f16 op keeps its destination's high half, so a select
+//! into the destination goes through a temporary and `v_bfi_b32 d, 0xffff, t, d`.
+//!
+//! The output modifier: gfx1013 ignores it with MODE.IEEE set (vfloat.rs `omod`), so it is
+//! dropped; with IEEE clear the op that gives the result carries it (a NaN passes it
+//! unchanged).
+//!
+//! Not expanded (typed errors): packed f16 forms, f16 op_sel and f16 constants with abs /
+//! neg, DPP forms (a lane the DPP fetch disables keeps its destination, which a fetch into a
+//! temporary cannot tell apart), clamp (gfx1013's clamp of a NaN depends on MODE.DX10_CLAMP,
+//! which gfx1201 lacks), f64 constant operands.
 
 use super::expand::{dst_srcs, emit, int_const, plain, scalar, ExpandCx, Src};
 use super::map::{MapKind, MapRow};
 use super::{unsupported, TranslateError};
-use isabridge_decoder::operand::{Modifier, OperandKind, RegClass, RegRange};
+use isabridge_decoder::operand::{ConstType, Modifier, OperandKind, RegClass, RegRange};
 use isabridge_decoder::Inst;
 
 /// `v_cmp_class` mask of the signalling NaN class.
@@ -55,19 +66,38 @@ struct Seq<'a> {
     cx: &'a ExpandCx,
     /// 2 for f64.
     width: u16,
+    /// An f16 op: it writes the low half of its destination and keeps the high half.
+    f16: bool,
+    /// The instruction's destination.
+    dst: OperandKind,
+    /// The output modifier the op that gives the result carries (none with MODE.IEEE set).
+    omod: Vec<Modifier>,
     out: Vec<Inst>,
 }
 
 fn min_max(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Result<Vec<Inst>, TranslateError> {
-    if r.gfx12.ends_with("F16") {
-        return Err(unsupported(inst, "f16 minimum / maximum: gfx1201's *_num forms treat a signalling NaN otherwise, and no f16 expansion is written"));
+    let f16 = r.gfx12.ends_with("F16");
+    if f16 && r.gfx12.starts_with("V_PK_") {
+        return Err(unsupported(inst, "packed f16 minimum / maximum: gfx1201's *_num forms treat a signalling NaN otherwise, and no packed expansion is written"));
+    }
+    if f16 && inst.modifiers.iter().any(|m| matches!(m, Modifier::OpSel(x) if *x != 0)) {
+        return Err(unsupported(inst, "f16 minimum / maximum with op_sel: not expanded"));
     }
     if !matches!(r.gfx10_enc, "ENC_VOP2" | "ENC_VOP3") {
         return Err(unsupported(inst, "DPP minimum / maximum: gfx1201's *_num forms treat a signalling NaN otherwise, and no DPP expansion is written"));
     }
-    if inst.modifiers.iter().any(|m| matches!(m, Modifier::Clamp | Modifier::Omod(1..))) {
-        return Err(unsupported(inst, "minimum / maximum with clamp or an output modifier: not expanded"));
+    if inst.modifiers.iter().any(|m| matches!(m, Modifier::Clamp)) {
+        return Err(unsupported(inst, "minimum / maximum with clamp: gfx1013's clamp of a NaN depends on MODE.DX10_CLAMP, which gfx1201 lacks; not expanded"));
     }
+    // gfx1013 ignores the output modifier with MODE.IEEE set (vfloat.rs `omod`); with it clear
+    // the gfx1201 op that gives the result carries it (a NaN passes an output modifier
+    // unchanged, so the NaN selects need no change).
+    let omod: Vec<Modifier> = inst.modifiers.iter().filter(|m| matches!(m, Modifier::Omod(1..))).copied().collect();
+    let omod = match (omod.is_empty(), cx.ieee) {
+        (true, _) | (false, Some(true)) => Vec::new(),
+        (false, Some(false)) => omod,
+        (false, None) => return Err(unsupported(inst, "minimum / maximum with an output modifier: the gfx1013 MODE.IEEE bit is unknown (translate_inst_in)")),
+    };
     let width = if r.gfx12.ends_with("F64") { 2 } else { 1 };
     // f64 min / max follow the IEEE rule in either mode (vfloat.rs `min_max_kind`).
     let ieee = match (width, cx.ieee) {
@@ -76,22 +106,32 @@ fn min_max(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Result<Vec<Inst>, Translat
         (_, None) => return Err(unsupported(inst, "f32 minimum / maximum: the gfx1013 MODE.IEEE bit is unknown (translate_inst_in)")),
     };
     let (d, s) = dst_srcs(inst)?;
-    let src: Vec<Src> = s.iter().map(|o| (o.kind, o.mods)).collect();
-    let two = match (r.gfx12.starts_with("V_MIN"), width) {
-        (true, 1) => "V_MIN_NUM_F32",
-        (true, _) => "V_MIN_NUM_F64",
-        (false, 1) => "V_MAX_NUM_F32",
-        (false, _) => "V_MAX_NUM_F64",
+    // A 16-bit operand reads the literal's low half (alu.rs: gfx1201's canonical literal). An
+    // f16 float inline constant becomes the literal of its f16 bits: the selects read their
+    // operands as 32-bit words, where the same inline constant is the f32 value.
+    let lit = |k: OperandKind| match k {
+        OperandKind::Literal(x) if f16 => OperandKind::Literal(x & 0xffff),
+        OperandKind::InlineConst { bits, ty, .. } if f16 && ty != ConstType::Int => OperandKind::Literal(bits as u32 & 0xffff),
+        k => k,
     };
-    let mut q = Seq { inst, cx, width, out: Vec::new() };
+    let src: Vec<Src> = s.iter().map(|o| (lit(o.kind), o.mods)).collect();
+    let two = match (r.gfx12.starts_with("V_MIN"), width, f16) {
+        (true, _, true) => "V_MIN_NUM_F16",
+        (false, _, true) => "V_MAX_NUM_F16",
+        (true, 1, _) => "V_MIN_NUM_F32",
+        (true, _, _) => "V_MIN_NUM_F64",
+        (false, 1, _) => "V_MAX_NUM_F32",
+        (false, _, _) => "V_MAX_NUM_F64",
+    };
+    let mut q = Seq { inst, cx, width, f16, dst: d.kind, omod, out: Vec::new() };
     match (r.gfx12, src.len()) {
-        (_, 2) => q.exact2(two, ieee, src[0], src[1], d.kind)?,
-        ("V_MIN3_NUM_F32" | "V_MAX3_NUM_F32", 3) => {
+        (_, 2) => q.exact2(two, ieee, src[0], src[1], d.kind, true)?,
+        ("V_MIN3_NUM_F32" | "V_MAX3_NUM_F32" | "V_MIN3_NUM_F16" | "V_MAX3_NUM_F16", 3) => {
             let t = cx.vtemp(inst, 4, 1)?;
-            q.exact2(two, ieee, src[0], src[1], t)?;
-            q.exact2(two, ieee, plain(t), src[2], d.kind)?;
+            q.exact2(two, ieee, src[0], src[1], t, false)?;
+            q.exact2(two, ieee, plain(t), src[2], d.kind, true)?;
         }
-        ("V_MED3_NUM_F32", 3) => q.med3(ieee, &src, d.kind)?,
+        ("V_MED3_NUM_F32" | "V_MED3_NUM_F16", 3) => q.med3(ieee, &src, d.kind)?,
         _ => return Err(unsupported(inst, "minimum / maximum operands")),
     }
     Ok(q.out)
@@ -99,7 +139,11 @@ fn min_max(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Result<Vec<Inst>, Translat
 
 impl Seq<'_> {
     fn push(&mut self, name: &str, enc: &str, ops: &[Src]) -> Result<(), TranslateError> {
-        let i = emit(self.inst, name, enc, ops, &[])?;
+        self.push_with(name, enc, ops, &[])
+    }
+
+    fn push_with(&mut self, name: &str, enc: &str, ops: &[Src], modifiers: &[Modifier]) -> Result<(), TranslateError> {
+        let i = emit(self.inst, name, enc, ops, modifiers)?;
         self.out.push(i);
         Ok(())
     }
@@ -116,9 +160,15 @@ impl Seq<'_> {
         Ok((k, if hi { s.1 } else { Default::default() }))
     }
 
-    /// `dst = m ? b : a`, per 32-bit half.
+    /// `dst = m ? b : a`, per 32-bit half (an f16 destination's low half, through a temporary
+    /// merged in by `v_bfi_b32`, which keeps its high half).
     fn select(&mut self, dst: OperandKind, a: Src, b: Src) -> Result<(), TranslateError> {
         let m = plain(self.cx.mask(self.inst)?);
+        if self.f16 && dst == self.dst {
+            let t = self.cx.vtemp(self.inst, 7, 1)?;
+            self.push("V_CNDMASK_B32", "ENC_VOP3", &[plain(t), a, b, m])?;
+            return self.push("V_BFI_B32", "ENC_VOP3", &[plain(dst), plain(OperandKind::Literal(0xffff)), plain(t), plain(dst)]);
+        }
         for hi in 0..self.width {
             let OperandKind::Reg(r) = dst else { return Err(unsupported(self.inst, "destination")) };
             let d = OperandKind::Reg(RegRange { class: r.class, first: r.first + hi, count: 1 });
@@ -132,7 +182,11 @@ impl Seq<'_> {
     /// left out).
     fn class(&mut self, x: Src, classes: u16) -> Result<(), TranslateError> {
         let m = plain(self.cx.mask(self.inst)?);
-        let name = if self.width == 2 { "V_CMP_CLASS_F64" } else { "V_CMP_CLASS_F32" };
+        let name = match (self.width, self.f16) {
+            (2, _) => "V_CMP_CLASS_F64",
+            (_, true) => "V_CMP_CLASS_F16",
+            _ => "V_CMP_CLASS_F32",
+        };
         self.push(name, "ENC_VOP3", &[m, plain(x.0), plain(int_const(classes))])
     }
 
@@ -143,10 +197,11 @@ impl Seq<'_> {
         if !s.1.abs && !s.1.neg {
             return Ok(plain(s.0));
         }
+        let sign: u32 = if self.f16 { 0x8000 } else { 0x8000_0000 };
         let (op, k) = match (s.1.abs, s.1.neg) {
-            (true, true) => ("V_OR_B32", 0x8000_0000),
-            (true, false) => ("V_AND_B32", 0x7fff_ffff),
-            _ => ("V_XOR_B32", 0x8000_0000),
+            (true, true) => ("V_OR_B32", sign),
+            (true, false) => ("V_AND_B32", !sign),
+            _ => ("V_XOR_B32", sign),
         };
         let t = self.cx.vtemp(self.inst, slot, self.width)?;
         let OperandKind::Reg(tr) = t else { unreachable!("temporaries are registers") };
@@ -157,6 +212,11 @@ impl Seq<'_> {
         }
         let (hi, _) = self.half(plain(s.0), self.width == 2)?;
         let sign = match hi {
+            // An f16 constant with abs / neg: which bits an inline constant stands for in an f16
+            // operand is not modelled here.
+            OperandKind::Literal(_) | OperandKind::InlineConst { .. } if self.f16 => {
+                return Err(unsupported(self.inst, "f16 minimum / maximum of a constant with abs / neg: not expanded"))
+            }
             // A constant (f32 only: f64 constants are refused by `half`): its value with the
             // modifiers applied.
             OperandKind::Literal(x) => Some(x),
@@ -179,12 +239,14 @@ impl Seq<'_> {
     }
 
     /// gfx1013's two-operand min / max (`two` names the gfx1201 `_num` form) of `a` and `b`
-    /// into `dst`, under the IEEE rule or the IEEE-clear one.
-    fn exact2(&mut self, two: &str, ieee: bool, a: Src, b: Src, dst: OperandKind) -> Result<(), TranslateError> {
+    /// into `dst`, under the IEEE rule or the IEEE-clear one; `last`: it gives the result (and
+    /// carries the output modifier).
+    fn exact2(&mut self, two: &str, ieee: bool, a: Src, b: Src, dst: OperandKind, last: bool) -> Result<(), TranslateError> {
         let w = self.width;
+        let omod = if last { self.omod.clone() } else { Vec::new() };
         if !ieee {
             let t = self.cx.vtemp(self.inst, 0, w)?;
-            self.push(two, "ENC_VOP3", &[plain(t), a, b])?;
+            self.push_with(two, "ENC_VOP3", &[plain(t), a, b], &omod)?;
             let a = self.materialize(a, 3 * w)?;
             self.class(plain(t), CLASS_NAN)?;
             return self.select(dst, plain(t), a);
@@ -208,15 +270,20 @@ impl Seq<'_> {
         self.select(tb, b, a)?;
         self.class(plain(tb), CLASS_SNAN)?;
         self.select(ta, a, plain(tb))?;
-        self.push(two, "ENC_VOP2", &[plain(dst), plain(ta), plain(tb)])
+        // VOP3 for an output modifier, and for f16, whose VOP2 form reaches only v0-v127
+        // (gfx1201's 16-bit VOP2 register fields).
+        let enc = if omod.is_empty() && !self.f16 { "ENC_VOP2" } else { "ENC_VOP3" };
+        self.push_with(two, enc, &[plain(dst), plain(ta), plain(tb)], &omod)
     }
 
     /// gfx1013's `v_med3_f32`: the median, or with a NaN operand `v_min3` of the three.
     fn med3(&mut self, ieee: bool, s: &[Src], dst: OperandKind) -> Result<(), TranslateError> {
         let (t, min3, med) = (self.cx.vtemp(self.inst, 4, 1)?, self.cx.vtemp(self.inst, 5, 1)?, self.cx.vtemp(self.inst, 6, 1)?);
-        self.exact2("V_MIN_NUM_F32", ieee, s[0], s[1], t)?;
-        self.exact2("V_MIN_NUM_F32", ieee, plain(t), s[2], min3)?;
-        self.push("V_MED3_NUM_F32", "ENC_VOP3", &[plain(med), s[0], s[1], s[2]])?;
+        let (min, med3) = if self.f16 { ("V_MIN_NUM_F16", "V_MED3_NUM_F16") } else { ("V_MIN_NUM_F32", "V_MED3_NUM_F32") };
+        self.exact2(min, ieee, s[0], s[1], t, false)?;
+        self.exact2(min, ieee, plain(t), s[2], min3, true)?;
+        let omod = self.omod.clone();
+        self.push_with(med3, "ENC_VOP3", &[plain(med), s[0], s[1], s[2]], &omod)?;
         for (k, x) in s.iter().enumerate() {
             self.class(*x, CLASS_NAN)?;
             let to = if k == 2 { dst } else { med };

@@ -21,10 +21,11 @@
 //! quiets.
 //!
 //! Not covered (the translation of these stays as before): SDWA forms (a partial
-//! destination), f64 ops (their NaNs are quieted in either mode; the sign of an invalid
-//! operation's NaN differs, +qNaN with IEEE set, -qNaN without, which no operand-free fix
-//! after the op can tell from a propagated -qNaN), and f16 add, mul and fma (quieted in
-//! either mode).
+//! destination); the sign of an invalid operation's default NaN where the lifter gives +qNaN
+//! with IEEE set and -qNaN without (f64 arithmetic, the f16 and f32 transcendentals, the f16
+//! rounding / fract / ldexp / frexp_mant ops and the packed f16 ops: `sqrt(-1)`,
+//! `inf - inf`), which a fix after the op cannot tell from a propagated -qNaN operand; f16
+//! add, mul and fma need nothing (quieted in either mode).
 
 use super::expand::{emit, plain, ExpandCx};
 use super::{unsupported, TranslateError};
