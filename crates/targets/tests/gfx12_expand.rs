@@ -357,3 +357,22 @@ fn ieee_nan_quieting_equal_gfx1013() {
         assert!(differs > 0, "`{text}`: the plain re-encode equals gfx1013 on every lane");
     }
 }
+
+#[test]
+fn min_max_dpp_equal_gfx1013() {
+    // The destination starts at 0x12345678 in every lane: lanes the DPP controls leave out
+    // (row_shr's first lane of each row without bound_ctrl, rows off in row_mask) keep it.
+    let rows: Vec<Vec<u32>> = pairs(&F32).into_iter().map(|r| vec![r[0], r[1], 0x1234_5678]).collect();
+    for (text, control) in [
+        ("v_max_f32_dpp v20, v10, v11 row_shr:1 row_mask:0xf bank_mask:0xf", "v_max_num_f32_dpp v20, v10, v11 row_shr:1 row_mask:0xf bank_mask:0xf"),
+        ("v_min_f32_dpp v20, -v10, |v11| quad_perm:[1,0,3,2] row_mask:0x5 bank_mask:0xf", "v_min_num_f32_dpp v20, -v10, |v11| quad_perm:[1,0,3,2] row_mask:0x5 bank_mask:0xf"),
+        ("v_max_f32_dpp v20, v10, v11 row_shl:3 row_mask:0xf bank_mask:0xf bound_ctrl:0", "v_max_num_f32_dpp v20, v10, v11 row_shl:3 row_mask:0xf bank_mask:0xf bound_ctrl:1"),
+        ("v_min_f32_dpp v20, v10, v11 dpp8:[7,6,5,4,3,2,1,0]", "v_min_num_f32_dpp v20, v10, v11 dpp8:[7,6,5,4,3,2,1,0]"),
+        ("v_max_f16_dpp v20, v10, v11 row_mirror row_mask:0xf bank_mask:0xf", "v_max_num_f16_dpp v20, v10, v11 row_mirror row_mask:0xf bank_mask:0xf"),
+    ] {
+        let f16: Vec<Vec<u32>> = pairs(&F16).into_iter().map(|r| vec![r[0], r[1], 0x1234_5678]).collect();
+        let rows = if text.contains("f16") { &f16 } else { &rows };
+        let differs = check(&Case { text, srcs: &[10, 11, 20], dst: &[20], control, sgpr: None, arith: false }, rows);
+        assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
+    }
+}

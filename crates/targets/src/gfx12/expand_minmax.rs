@@ -36,9 +36,12 @@
 //! dropped; with IEEE clear the op that gives the result carries it (a NaN passes it
 //! unchanged).
 //!
+//! DPP forms (`v_min_f32_dpp`, ...): the first source is fetched into a temporary by
+//! `v_mov_b32_dpp` with the same controls, the sequence runs on it, and the result goes to
+//! the destination only in the lanes the DPP op writes (see `Seq::dpp2`).
+//!
 //! Not expanded (typed errors): packed f16 forms, f16 op_sel and f16 constants with abs /
-//! neg, DPP forms (a lane the DPP fetch disables keeps its destination, which a fetch into a
-//! temporary cannot tell apart), clamp (gfx1013's clamp of a NaN depends on MODE.DX10_CLAMP,
+//! neg, clamp (gfx1013's clamp of a NaN depends on MODE.DX10_CLAMP,
 //! which gfx1201 lacks), f64 constant operands.
 
 use super::expand::{dst_srcs, emit, int_const, plain, scalar, ExpandCx, Src};
@@ -83,8 +86,9 @@ fn min_max(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Result<Vec<Inst>, Translat
     if f16 && inst.modifiers.iter().any(|m| matches!(m, Modifier::OpSel(x) if *x != 0)) {
         return Err(unsupported(inst, "f16 minimum / maximum with op_sel: not expanded"));
     }
-    if !matches!(r.gfx10_enc, "ENC_VOP2" | "ENC_VOP3") {
-        return Err(unsupported(inst, "DPP minimum / maximum: gfx1201's *_num forms treat a signalling NaN otherwise, and no DPP expansion is written"));
+    let dpp = matches!(r.gfx10_enc, "ENC_VOP2_DPP16" | "ENC_VOP2_DPP8");
+    if !matches!(r.gfx10_enc, "ENC_VOP2" | "ENC_VOP3") && !dpp {
+        return Err(unsupported(inst, "minimum / maximum in this encoding: gfx1201's *_num forms treat a signalling NaN otherwise, and no expansion is written"));
     }
     if inst.modifiers.iter().any(|m| matches!(m, Modifier::Clamp)) {
         return Err(unsupported(inst, "minimum / maximum with clamp: gfx1013's clamp of a NaN depends on MODE.DX10_CLAMP, which gfx1201 lacks; not expanded"));
@@ -125,6 +129,7 @@ fn min_max(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Result<Vec<Inst>, Translat
     };
     let mut q = Seq { inst, cx, width, f16, dst: d.kind, omod, out: Vec::new() };
     match (r.gfx12, src.len()) {
+        (_, 2) if dpp => q.dpp2(two, ieee, src[0], src[1])?,
         (_, 2) => q.exact2(two, ieee, src[0], src[1], d.kind, true)?,
         ("V_MIN3_NUM_F32" | "V_MAX3_NUM_F32" | "V_MIN3_NUM_F16" | "V_MAX3_NUM_F16", 3) => {
             let t = cx.vtemp(inst, 4, 1)?;
@@ -274,6 +279,35 @@ impl Seq<'_> {
         // (gfx1201's 16-bit VOP2 register fields).
         let enc = if omod.is_empty() && !self.f16 { "ENC_VOP2" } else { "ENC_VOP3" };
         self.push_with(two, enc, &[plain(dst), plain(ta), plain(tb)], &omod)
+    }
+
+    /// gfx1013's DPP min / max: `a` (a VGPR) fetched across lanes as the DPP controls say,
+    /// and the destination written only in the lanes the DPP op writes. A lane whose fetch
+    /// is disabled (row / bank mask, an invalid or inactive source lane without bound_ctrl /
+    /// fetch-inactive) keeps its destination: the same controls move a 1 over a 2 in a
+    /// temporary, which stays 2 exactly in those lanes (bound_ctrl's 0 is a write).
+    fn dpp2(&mut self, two: &str, ieee: bool, a: Src, b: Src) -> Result<(), TranslateError> {
+        let dpp: Vec<Modifier> = self
+            .inst
+            .modifiers
+            .iter()
+            .filter(|m| {
+                matches!(m, Modifier::DppCtrl(_) | Modifier::RowMask(_) | Modifier::BankMask(_) | Modifier::BoundCtrl | Modifier::FetchInactive | Modifier::Dpp8(_))
+            })
+            .copied()
+            .collect();
+        let enc = if self.inst.encoding.contains("DPP8") { "ENC_VOP1_DPP8" } else { "ENC_VOP1_DPP16" };
+        let (flag, fetched, res, one) =
+            (self.cx.vtemp(self.inst, 4, 1)?, self.cx.vtemp(self.inst, 5, 1)?, self.cx.vtemp(self.inst, 6, 1)?, self.cx.vtemp(self.inst, 7, 1)?);
+        self.push("V_MOV_B32", "ENC_VOP1", &[plain(one), plain(int_const(1))])?;
+        self.push("V_MOV_B32", "ENC_VOP1", &[plain(flag), plain(int_const(2))])?;
+        self.push_with("V_MOV_B32", enc, &[plain(flag), plain(one)], &dpp)?;
+        self.push_with("V_MOV_B32", enc, &[plain(fetched), plain(a.0)], &dpp)?;
+        self.exact2(two, ieee, (fetched, a.1), b, res, true)?;
+        let m = plain(self.cx.mask(self.inst)?);
+        self.push("V_CMP_NE_U32", "ENC_VOP3", &[m, plain(int_const(2)), plain(flag)])?;
+        let dst = self.dst;
+        self.select(dst, plain(dst), plain(res))
     }
 
     /// gfx1013's `v_med3_f32`: the median, or with a NaN operand `v_min3` of the three.
