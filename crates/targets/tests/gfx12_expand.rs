@@ -84,9 +84,9 @@ struct Case<'a> {
     sgpr: Option<u16>,
     /// The gfx1201 run gets the gfx1013 MODE unchanged (IEEE and DX10_CLAMP kept). For
     /// sequences of gfx1201 float arithmetic (`v_mul_f32`, `v_add_f32`): with the converted
-    /// descriptor's MODE, which has neither bit, those ops keep a signalling NaN that gfx1013
-    /// quiets under IEEE and pass a NaN through a clamp that DX10_CLAMP turns into 0, as every
-    /// re-encoded gfx1013 float op does; that is the descriptor's MODE, not the expansion.
+    /// descriptor's MODE, which has neither bit, those ops pass a NaN through a clamp that
+    /// DX10_CLAMP turns into 0, as every re-encoded gfx1013 float op does; that is the
+    /// descriptor's MODE, not the expansion (their signalling NaNs are quieted: quiet.rs).
     /// The min / max sequences use no such op and run under the converted MODE.
     arith: bool,
 }
@@ -337,6 +337,11 @@ fn ieee_nan_quieting_equal_gfx1013() {
         ("v_fma_f32 v20, v10, v11, v10", &[10, 11], "v_fma_f32 v20, v10, v11, v10"),
         ("v_fract_f32_e32 v20, v10", &[10], "v_fract_f32_e32 v20, v10"),
         ("v_trunc_f32_e32 v10, v10", &[10], "v_trunc_f32_e32 v10, v10"),
+        (
+            "v_add_f32_dpp v20, v10, v11 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:0",
+            &[10, 11],
+            "v_add_f32_dpp v20, v10, v11 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1",
+        ),
     ] {
         let rows: Vec<Vec<u32>> = rows.iter().map(|r| r[..srcs.len()].to_vec()).collect();
         let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();

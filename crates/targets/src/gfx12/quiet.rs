@@ -21,7 +21,8 @@
 //! quiets.
 //!
 //! Not covered (the translation of these stays as before): SDWA forms (a partial
-//! destination); the sign of an invalid operation's default NaN where the lifter gives +qNaN
+//! destination) and DPP forms that may leave a lane's destination as it was (DPP8, DPP16
+//! with a row or bank off or without bound_ctrl: the old value must not be quieted); the sign of an invalid operation's default NaN where the lifter gives +qNaN
 //! with IEEE set and -qNaN without (f64 arithmetic, the f16 and f32 transcendentals, the f16
 //! rounding / fract / ldexp / frexp_mant ops and the packed f16 ops: `sqrt(-1)`,
 //! `inf - inf`), which a fix after the op cannot tell from a propagated -qNaN operand; f16
@@ -64,7 +65,7 @@ const PK_OPS: &[&str] = &["V_PK_ADD_F16", "V_PK_MUL_F16", "V_PK_FMA_F16", "V_PK_
 
 /// The layout of gfx1013 `inst`'s result that needs quieting, None when none does.
 fn layout(inst: &Inst) -> Option<Layout> {
-    if !inst.encoding.starts_with("ENC_VOP") || inst.encoding.contains("SDWA") {
+    if !inst.encoding.starts_with("ENC_VOP") || inst.encoding.contains("SDWA") || !dpp_writes_every_lane(inst) {
         return None;
     }
     if PK_OPS.contains(&inst.name) {
@@ -79,6 +80,18 @@ fn layout(inst: &Inst) -> Option<Layout> {
         }
         _ => None,
     }
+}
+
+/// Whether `inst` writes its destination in every active lane: not a DPP form that may leave a
+/// lane out (DPP8, or DPP16 with a row or bank disabled or without bound_ctrl, where an invalid
+/// or inactive source lane is not written), whose old value must not be quieted.
+fn dpp_writes_every_lane(inst: &Inst) -> bool {
+    if !inst.encoding.contains("DPP") {
+        return true;
+    }
+    !inst.encoding.contains("DPP8")
+        && inst.modifiers.contains(&Modifier::BoundCtrl)
+        && !inst.modifiers.iter().any(|m| matches!(m, Modifier::RowMask(x) | Modifier::BankMask(x) if *x != 0xf))
 }
 
 /// The gfx1201 instructions that quiet the NaN result of gfx1013 `inst` (already translated)
