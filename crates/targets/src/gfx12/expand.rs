@@ -114,5 +114,8 @@ pub(super) fn scalar(k: &OperandKind) -> bool {
 
 /// The expansion of `inst` (map row `r`), None when no expansion covers it.
 pub(super) fn expand(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Option<Result<Vec<Inst>, TranslateError>> {
-    super::expand_minmax::expand(inst, r, cx).or_else(|| super::expand_mad::expand(inst, r, cx))
+    super::expand_minmax::expand(inst, r, cx)
+        .or_else(|| super::expand_mad::expand(inst, r, cx))
+        .or_else(|| super::expand_sdwa::expand(inst, r, cx))
+        .or_else(|| super::expand_cmpk::expand(inst, r))
 }
