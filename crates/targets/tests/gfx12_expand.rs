@@ -373,3 +373,25 @@ fn sdwa_equal_gfx1013() {
         assert!(differs > 0, "`{text}`: the op without its selects equals gfx1013 on every lane");
     }
 }
+
+/// `s_cmpk_*` as `s_cmp_*` with the constant extended as the gfx1013 form does (sign for
+/// `_i32`, zero for `_u32`): SCC is read back with s_cselect_b32 and a move to a VGPR; each run
+/// sets s7 to the next of [`F32`] (zeros, signed and unsigned extremes). The control extends
+/// the constant the other way, except where both extensions give the same value.
+#[test]
+fn s_cmpk_equal_gfx1013() {
+    let rows = vec![vec![0u32, 0]; 16 * 64];
+    let tail = "\ns_cselect_b32 s8, 1, 0\nv_mov_b32_e32 v20, s8";
+    for (cmp, control, differs) in [
+        ("s_cmpk_lt_i32 s7, 0x8000", "s_cmp_lt_i32 s7, 0x8000", true),
+        ("s_cmpk_le_i32 s7, 0xfff0", "s_cmp_le_i32 s7, 0xfff0", true),
+        ("s_cmpk_gt_u32 s7, 0xfff0", "s_cmp_gt_u32 s7, -16", true),
+        ("s_cmpk_ge_u32 s7, 0x1", "s_cmp_ge_u32 s7, 1", false),
+        ("s_cmpk_lg_u32 s7, 0x3e6", "s_cmp_lg_u32 s7, 0x3e6", false),
+        ("s_cmpk_eq_i32 s7, 0", "s_cmp_eq_i32 s7, 0", false),
+    ] {
+        let (text, control) = (format!("{cmp}{tail}"), format!("{control}{tail}"));
+        let n = check(&Case { text: &text, srcs: &[10, 11], dst: &[20], control: &control, sgpr: Some(7), arith: false }, &rows);
+        assert_eq!(n > 0, differs, "`{cmp}`: the control differs on {n} lanes");
+    }
+}
