@@ -12,6 +12,7 @@ use isabridge_decoder::amd::{GFX10, GFX12};
 use isabridge_decoder::{Inst, IsaPlugin};
 use isabridge_targets::gfx12::map::{row, rows, MapKind};
 use isabridge_targets::gfx12::expand::ExpandCx;
+use isabridge_targets::gfx12::function::decode_rdna2;
 use isabridge_targets::gfx12::{translate_inst, translate_inst_in, TranslateError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -303,4 +304,28 @@ fn errors_name_isa_address_and_instruction() {
     let d = GFX10.decode(&[0x02, 0x07, 0x04, 0x1e], 0x44).unwrap();
     let e = translate_inst(&GFX10.operands(&d, 0x44)).unwrap_err().to_string();
     assert!(e.starts_with("gfx1013 0x44: V_MIN_F32:") && e.contains("IEEE"), "{e}");
+}
+
+/// The gfx10.3 f16 dot products of RDNA2 code (the Float16Dot vector of
+/// fixtures/rdna/vectors.jsonl, decoded with the dot extension) translate to gfx1201
+/// `v_dot2_f32_f16` forms (VOP3P and VOP3P DPP16) that llvm-mc-22 agrees with; conform rdna
+/// --via gfx1201 runs them.
+#[test]
+fn rdna2_dot_products_translate_and_llvm_mc_agrees() {
+    let vectors = std::fs::read_to_string(root().join("fixtures/rdna/vectors.jsonl")).unwrap();
+    let v: serde_json::Value = vectors.lines().map(|l| serde_json::from_str(l).unwrap()).find(|v: &serde_json::Value| v["name"] == "Float16Dot").unwrap();
+    let code: Vec<u8> = v["wave32_code"].as_array().unwrap().iter().flat_map(|w| (w.as_u64().unwrap() as u32).to_le_bytes()).collect();
+    let insts = decode_rdna2(&code, 0).unwrap();
+    let mut outs = Vec::new();
+    let mut names = Vec::new();
+    for i in insts.iter().filter(|i| i.name.starts_with("V_DOT")) {
+        let t = translate_inst_in(i, &corpus_cx(false, false)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.len(), 1, "{} at {:#x}", i.name, i.addr);
+        names.push(format!("{} {}", i.name, t[0].inst.encoding));
+        outs.push(emit(&t[0].inst, &t[0].inst, format!("{} at {:#x}", i.name, i.addr)));
+    }
+    eprintln!("{names:?}");
+    assert_eq!(outs.len(), 10);
+    let bad = llvm_mc_check(&outs);
+    assert!(bad.is_empty(), "{} disagreements with llvm-mc-22:\n{}", bad.len(), bad.join("\n"));
 }

@@ -13,8 +13,8 @@
 //!   `v_lshlrev_b32` to its offset, or `v_bfi_b32` into the register's old bits
 //!   (UNUSED_PRESERVE).
 //!
-//! `v_cmpx_*` (which writes EXEC) and ops whose VOP3 form is itself an expansion are typed
-//! errors.
+//! `v_cmpx_*` (which writes EXEC) and ops whose VOP3 form is itself an expansion or not a
+//! plain re-encode (float min / max, v_mac_f32, ...) are typed errors.
 
 use super::expand::{emit, int_const, plain, ExpandCx, Src};
 use super::map::{gfx12_opcode, gfx12_operands, row, MapKind, MapRow};
@@ -62,6 +62,11 @@ fn sdwa(inst: &Inst, cx: &ExpandCx) -> Result<Vec<Inst>, TranslateError> {
         return Err(unsupported(inst, "SDWA v_cmpx (writes EXEC): no expansion written"));
     }
     let r3 = vop3_row(inst)?;
+    // An op whose VOP3 form is itself an expansion (float min / max: gfx1201's *_num forms
+    // treat NaNs otherwise) is not the plain VOP3 op.
+    if super::expand::expand(inst, r3, cx).is_some() {
+        return Err(unsupported(inst, &format!("SDWA form of an op whose VOP3 form is expanded ({}): no SDWA expansion of it", r3.gfx12)));
+    }
     let is_vcc = |k: &OperandKind| matches!(k, OperandKind::Special { reg: SpecialReg::Vcc, .. });
     // Destinations: the explicit ones, then VCC where the form writes it implicitly; sources
     // likewise (the mask of v_cndmask_b32, the carry-in of the carry ops).

@@ -20,6 +20,7 @@ mod ds;
 mod export;
 pub mod expand;
 mod expand_cmpk;
+mod expand_dot;
 mod expand_mad;
 mod expand_minmax;
 mod expand_sdwa;
@@ -128,6 +129,9 @@ pub fn translate_inst_in(inst: &Inst, cx: &ExpandCx) -> Result<Vec<TranslatedIns
     }
     if let Some(out) = sopp_ids::translate(inst) {
         return built(inst, out?);
+    }
+    if let Some(seq) = expand_dot::expand(inst) {
+        return Ok(seq?.into_iter().map(|i| TranslatedInst { inst: i, src_addr: inst.addr }).collect());
     }
     let r = map::row(inst.name, inst.encoding).ok_or_else(|| unsupported(inst, "no row in the gfx1013 -> gfx1201 map"))?;
     if let Some(seq) = expand::expand(inst, r, cx) {
