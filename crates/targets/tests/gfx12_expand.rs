@@ -395,3 +395,24 @@ fn s_cmpk_equal_gfx1013() {
         assert_eq!(n > 0, differs, "`{cmp}`: the control differs on {n} lanes");
     }
 }
+
+/// DPP16 forms gfx1201 has only without DPP (`v_pk_fmac_f16`): quad_perm, a row shift whose
+/// first lanes have no source (not written without bound_ctrl, reading 0 with it), and row and
+/// bank masks that keep lanes from writing. The control is gfx1201's v_pk_fmac_f16 without DPP.
+#[test]
+fn dpp16_without_gfx1201_dpp_form_equal_gfx1013() {
+    // v10 changes from lane to lane, so that lanes of a row read different sources.
+    let rows: Vec<Vec<u32>> = pairs(&SUBDWORD).into_iter().map(|r| vec![r[1], r[0], r[1] ^ 0x0101_0101]).collect();
+    for text in [
+        "v_pk_fmac_f16_dpp v12, v10, v11 quad_perm:[3,2,0,1] row_mask:0xf bank_mask:0xf",
+        "v_pk_fmac_f16_dpp v12, v10, v11 row_shr:1 row_mask:0xf bank_mask:0xf",
+        "v_pk_fmac_f16_dpp v12, v10, v11 row_shr:3 row_mask:0xf bank_mask:0xf bound_ctrl:0",
+        "v_pk_fmac_f16_dpp v12, v10, v11 quad_perm:[1,0,3,2] row_mask:0x5 bank_mask:0xa",
+        "v_pk_fmac_f16_dpp v10, v10, v11 row_ror:5 row_mask:0xe bank_mask:0x7",
+    ] {
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let control = format!("v_pk_fmac_f16 v{dst}, v10, v11");
+        let differs = check(&Case { text, srcs: &[10, 11, 12], dst: &[dst], control: &control, sgpr: None, arith: true }, &rows);
+        assert!(differs > 0, "`{text}`: the op without DPP equals gfx1013 on every lane");
+    }
+}

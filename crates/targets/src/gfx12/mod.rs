@@ -21,6 +21,7 @@ mod export;
 pub mod expand;
 mod expand_cmpk;
 mod expand_dot;
+mod expand_dpp;
 mod expand_mad;
 mod expand_minmax;
 mod expand_sdwa;
