@@ -13,6 +13,7 @@
 //! - [`hsaco`]: the code object around the result ([`Translated`]).
 
 mod alu;
+mod bvh;
 pub mod descriptor;
 pub mod descriptor_convert;
 pub mod function;
