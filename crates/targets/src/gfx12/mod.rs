@@ -26,6 +26,7 @@ mod expand_dpp;
 mod expand_mad;
 mod expand_minmax;
 mod expand_sdwa;
+mod expand_soffset;
 mod flat;
 pub mod hazards;
 pub mod hsaco;
