@@ -9,7 +9,7 @@
 use isabridge_decoder::lift::amd::{lift_late_memory, Options};
 use isabridge_decoder::Isa;
 use isabridge_ir::Function;
-use isabridge_targets::gfx12::function::{translate_function, FunctionOptions};
+use isabridge_targets::gfx12::function::{decode_rdna2, translate_function, translate_insts, FunctionOptions};
 
 /// The IR of gfx1013 `code` (at address 0) as translated to gfx1201 and lifted back with
 /// late-arriving memory; `opts` describes the entry state of both.
@@ -17,6 +17,13 @@ pub fn lift_translated(code: &[u8], opts: &Options) -> Result<Function, String> 
     // The MODE the vectors run with (bit 9 IEEE) decides how float min / max expand.
     let ieee = Some(opts.mode >> 9 & 1 == 1);
     let fo = FunctionOptions { wave64: opts.wave64, declared_sgprs: opts.user_sgprs as u16, ieee, ..FunctionOptions::default() };
-    let t = translate_function(code, 0, &fo).map_err(|e| format!("gfx1201 translation: {e}"))?;
+    let t = if opts.gfx10_3_dot {
+        // RDNA2 code: the gfx10.3 dot products decode and translate too.
+        let insts = decode_rdna2(code, 0).map_err(|e| format!("gfx1201 translation: {e}"))?;
+        translate_insts(&insts, Vec::new(), &fo)
+    } else {
+        translate_function(code, 0, &fo)
+    };
+    let t = t.map_err(|e| format!("gfx1201 translation: {e}"))?;
     lift_late_memory(Isa::Gfx1201, &t.code.code, 0, opts).map_err(|e| format!("gfx1201 lift: {e}"))
 }

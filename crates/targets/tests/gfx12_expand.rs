@@ -28,7 +28,7 @@ const TEMP_SGPR: u16 = 100;
 const MODES: [u32; 2] = [0xc0 | 1 << 8, 0xf0 | 1 << 8];
 const IEEE: u32 = 1 << 9;
 
-/// llvm-mc-22's encoding of one instruction.
+/// llvm-mc-22's encoding of `text` (one instruction a line).
 fn asm(mcpu: &str, text: &str) -> Vec<u8> {
     let o = Command::new("sh")
         .arg("-c")
@@ -36,8 +36,15 @@ fn asm(mcpu: &str, text: &str) -> Vec<u8> {
         .output()
         .expect("llvm-mc-22 runs");
     let s = String::from_utf8_lossy(&o.stdout);
-    let enc = s.split("encoding: [").nth(1).unwrap_or_else(|| panic!("llvm-mc-22 {mcpu} rejects `{text}`: {}", String::from_utf8_lossy(&o.stderr)));
-    enc.split(']').next().unwrap().split(',').map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).unwrap()).collect()
+    let encs: Vec<&str> = s.split("encoding: [").skip(1).collect();
+    assert!(
+        encs.len() == text.lines().count() && o.stderr.is_empty(),
+        "llvm-mc-22 {mcpu} rejects `{text}`: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    encs.iter()
+        .flat_map(|enc| enc.split(']').next().unwrap().split(',').map(|x| u8::from_str_radix(x.trim().trim_start_matches("0x"), 16).unwrap()))
+        .collect()
 }
 
 /// `v_writelane_b32 v<reg>, <value>, <lane>` (gfx1013 VOP3 0x361 with a literal).
@@ -379,5 +386,139 @@ fn min_max_dpp_equal_gfx1013() {
         let rows = if text.contains("f16") { &f16 } else { &rows };
         let differs = check(&Case { text, srcs: &[10, 11, 20], dst: &[20], control, sgpr: None, arith: false }, rows);
         assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
+
+/// Packed f16 pairs and integers whose bytes and words differ: NaNs, infinities, zeros,
+/// denormals and normal numbers in each half, bytes with the sign bit set and clear.
+const SUBDWORD: [u32; 12] = [
+    0x3c00_bc00, 0x7e00_0001, 0x8000_7c00, 0x1234_5678, 0xffff_0080, 0x0000_ffff, 0x4248_c248, 0xfc01_7bff, 0x0400_83ff,
+    0x80ff_7f01, 0xc000_3555, 0x00fe_ff00,
+];
+
+/// SDWA forms: the corpus's (selects of sources, dst_sel DWORD with UNUSED_PAD, compares to an
+/// SGPR and to VCC, sext) and every destination select and unused mode. A compare's mask is
+/// read back with v_cndmask_b32 (the gfx1201 control does the same).
+#[test]
+fn sdwa_equal_gfx1013() {
+    let rows = pairs(&SUBDWORD);
+    for (text, control, arith) in [
+        (
+            "v_add_f16_sdwa v20, v10, v11 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:DWORD",
+            "v_add_f16_e64 v20, v10, v11",
+            true,
+        ),
+        (
+            "v_add_f16_sdwa v11, v10, v11 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_1",
+            "v_add_f16_e64 v11, v10, v11",
+            true,
+        ),
+        (
+            "v_cmp_ge_f16_sdwa s4, v10, v11 src0_sel:WORD_1 src1_sel:WORD_1\nv_cndmask_b32_e64 v20, 0, 1, s4",
+            "v_cmp_ge_f16_e64 s4, v10, v11\nv_cndmask_b32_e64 v20, 0, 1, s4",
+            false,
+        ),
+        (
+            "v_cmp_ge_f16_sdwa vcc_lo, v10, v11 src0_sel:WORD_1 src1_sel:WORD_1\nv_cndmask_b32_e64 v20, 0, 1, vcc_lo",
+            "v_cmp_ge_f16_e64 vcc_lo, v10, v11\nv_cndmask_b32_e64 v20, 0, 1, vcc_lo",
+            false,
+        ),
+        (
+            "v_cmp_ne_u16_sdwa s4, v10, v11 src0_sel:DWORD src1_sel:BYTE_0\nv_cndmask_b32_e64 v20, 0, 1, s4",
+            "v_cmp_ne_u16_e64 s4, v10, v11\nv_cndmask_b32_e64 v20, 0, 1, s4",
+            false,
+        ),
+        (
+            "v_cmp_gt_u32_e64 vcc_lo, v10, v11\nv_cndmask_b32_sdwa v20, v10, v11, vcc_lo dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:WORD_1",
+            "v_cmp_gt_u32_e64 vcc_lo, v10, v11\nv_cndmask_b32_e64 v20, v10, v11, vcc_lo",
+            false,
+        ),
+        (
+            "v_cvt_f32_f16_sdwa v20, v10 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1",
+            "v_cvt_f32_f16_e64 v20, v10",
+            true,
+        ),
+        ("v_cvt_f32_u32_sdwa v10, v10 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_0", "v_cvt_f32_u32_e64 v10, v10", true),
+        (
+            "v_lshlrev_b32_sdwa v20, v10, v11 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:BYTE_0",
+            "v_lshlrev_b32_e64 v20, v10, v11",
+            false,
+        ),
+        (
+            "v_mul_i32_i24_sdwa v11, sext(v10), v11 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_0 src1_sel:DWORD",
+            "v_mul_i32_i24_e64 v11, v10, v11",
+            false,
+        ),
+        (
+            "v_mul_u32_u24_sdwa v20, v10, v11 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_0 src1_sel:DWORD",
+            "v_mul_u32_u24_e64 v20, v10, v11",
+            false,
+        ),
+        (
+            "v_xor_b32_sdwa v20, v10, v11 dst_sel:BYTE_1 dst_unused:UNUSED_PAD src0_sel:BYTE_3 src1_sel:BYTE_0",
+            "v_xor_b32_e64 v20, v10, v11",
+            false,
+        ),
+        (
+            "v_mul_i32_i24_sdwa v20, sext(v10), sext(v11) dst_sel:WORD_1 dst_unused:UNUSED_SEXT src0_sel:BYTE_2 src1_sel:WORD_1",
+            "v_mul_i32_i24_e64 v20, v10, v11",
+            false,
+        ),
+        (
+            "v_mul_f32_sdwa v11, -v10, |v11| clamp dst_sel:BYTE_2 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:BYTE_0",
+            "v_mul_f32_e64 v11, -v10, |v11| clamp",
+            true,
+        ),
+        (
+            "v_cvt_f16_f32_sdwa v11, -v10 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:DWORD",
+            "v_cvt_f16_f32_e64 v11, -v10",
+            true,
+        ),
+        ("v_cvt_f16_f32_sdwa v11, v10 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD", "v_cvt_f16_f32_e64 v11, v10", true),
+    ] {
+        let dst: u16 = text.lines().last().unwrap().split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let differs = check(&Case { text, srcs: &[10, 11], dst: &[dst], control, sgpr: None, arith }, &rows);
+        assert!(differs > 0, "`{text}`: the op without its selects equals gfx1013 on every lane");
+    }
+}
+
+/// `s_cmpk_*` as `s_cmp_*` with the constant extended as the gfx1013 form does (sign for
+/// `_i32`, zero for `_u32`): SCC is read back with s_cselect_b32 and a move to a VGPR; each run
+/// sets s7 to the next of [`F32`] (zeros, signed and unsigned extremes). The control extends
+/// the constant the other way, except where both extensions give the same value.
+#[test]
+fn s_cmpk_equal_gfx1013() {
+    let rows = vec![vec![0u32, 0]; 16 * 64];
+    let tail = "\ns_cselect_b32 s8, 1, 0\nv_mov_b32_e32 v20, s8";
+    for (cmp, control, differs) in [
+        ("s_cmpk_lt_i32 s7, 0x8000", "s_cmp_lt_i32 s7, 0x8000", true),
+        ("s_cmpk_le_i32 s7, 0xfff0", "s_cmp_le_i32 s7, 0xfff0", true),
+        ("s_cmpk_gt_u32 s7, 0xfff0", "s_cmp_gt_u32 s7, -16", true),
+        ("s_cmpk_ge_u32 s7, 0x1", "s_cmp_ge_u32 s7, 1", false),
+        ("s_cmpk_lg_u32 s7, 0x3e6", "s_cmp_lg_u32 s7, 0x3e6", false),
+        ("s_cmpk_eq_i32 s7, 0", "s_cmp_eq_i32 s7, 0", false),
+    ] {
+        let (text, control) = (format!("{cmp}{tail}"), format!("{control}{tail}"));
+        let n = check(&Case { text: &text, srcs: &[10, 11], dst: &[20], control: &control, sgpr: Some(7), arith: false }, &rows);
+        assert_eq!(n > 0, differs, "`{cmp}`: the control differs on {n} lanes");
+    }
+}
+
+/// DPP16 forms gfx1201 has only without DPP (`v_pk_fmac_f16`): quad_perm, a row shift whose
+/// first lanes have no source (not written without bound_ctrl, reading 0 with it), and row and
+/// bank masks that keep lanes from writing. The control is gfx1201's v_pk_fmac_f16 without DPP.
+#[test]
+fn dpp16_without_gfx1201_dpp_form_equal_gfx1013() {
+    // v10 changes from lane to lane, so that lanes of a row read different sources.
+    let rows: Vec<Vec<u32>> = pairs(&SUBDWORD).into_iter().map(|r| vec![r[1], r[0], r[1] ^ 0x0101_0101]).collect();
+    for text in [
+        "v_pk_fmac_f16_dpp v12, v10, v11 quad_perm:[3,2,0,1] row_mask:0xf bank_mask:0xf",
+        "v_pk_fmac_f16_dpp v12, v10, v11 row_shr:1 row_mask:0xf bank_mask:0xf",
+        "v_pk_fmac_f16_dpp v12, v10, v11 row_shr:3 row_mask:0xf bank_mask:0xf bound_ctrl:0",
+        "v_pk_fmac_f16_dpp v12, v10, v11 quad_perm:[1,0,3,2] row_mask:0x5 bank_mask:0xa",
+        "v_pk_fmac_f16_dpp v10, v10, v11 row_ror:5 row_mask:0xe bank_mask:0x7",
+    ] {
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let control = format!("v_pk_fmac_f16 v{dst}, v10, v11");
+        let differs = check(&Case { text, srcs: &[10, 11, 12], dst: &[dst], control: &control, sgpr: None, arith: true }, &rows);
+        assert!(differs > 0, "`{text}`: the op without DPP equals gfx1013 on every lane");
     }
 }

@@ -210,15 +210,20 @@ fn sopc(addr: u64, name: &str, a: OperandKind, b: OperandKind) -> Inst {
 /// or also read as data, is never converted twice. The conversion runs on every path to the use
 /// because it sits right before it. One set of eight SGPRs serves every use (each use reads its
 /// copy as it issues, and the next conversion is later in program order). Image descriptors
-/// (T#, S#) are not converted yet, so a function with an image instruction is refused (a
-/// typed error naming it) rather than run on a gfx1013 T#.
+/// (T#, S#) and BVH descriptors are not converted yet, so a function with an image or BVH
+/// instruction is refused (a typed error naming it) rather than run on a gfx1013 descriptor.
 pub fn convert_resources(insts: Vec<TranslatedInst>, temps: &mut Temps) -> Result<Vec<TranslatedInst>, FunctionError> {
     if let Some(t) = insts.iter().find(|t| matches!(t.inst.encoding, "ENC_VIMAGE" | "ENC_VSAMPLE")) {
         return Err(FunctionError::Translate(TranslateError::Unsupported {
             isa: Isa::Gfx1013,
             addr: t.src_addr,
             name: t.inst.name,
-            reason: "image descriptor (T#) conversion not written yet".to_string(),
+            reason: if t.inst.name.starts_with("IMAGE_BVH") {
+                // ../shared/facts/amd has no BVH descriptor fields for either generation.
+                "BVH descriptor conversion: no fact gives gfx1201's BVH descriptor layout".to_string()
+            } else {
+                "image descriptor (T#) conversion not written yet".to_string()
+            },
         }));
     }
     let uses = |t: &TranslatedInst| t.inst.encoding == "ENC_VBUFFER" || t.inst.name.starts_with("S_BUFFER_LOAD");

@@ -51,6 +51,12 @@ impl ExpandCx {
         Ok(OperandKind::Reg(RegRange { class: RegClass::Vgpr, first: first + k, count }))
     }
 
+    /// The first temporary SGPR, alone (a 32-bit scalar value).
+    pub(super) fn stemp(&self, inst: &Inst) -> Result<OperandKind, TranslateError> {
+        let first = self.sgprs.ok_or_else(|| unsupported(inst, "the expansion needs temporary SGPRs (translate_inst_in)"))?;
+        Ok(OperandKind::Reg(RegRange { class: RegClass::Sgpr, first, count: 1 }))
+    }
+
     /// The temporary lane mask (an SGPR, a pair in wave64).
     pub(super) fn mask(&self, inst: &Inst) -> Result<OperandKind, TranslateError> {
         let first = self.sgprs.ok_or_else(|| unsupported(inst, "the expansion needs temporary SGPRs (translate_inst_in)"))?;
@@ -88,8 +94,14 @@ pub(super) fn emit(inst: &Inst, name: &str, enc: &str, ops: &[Src], modifiers: &
         .map(|(f, (kind, mods))| Operand { access: Access::Read, kind: *kind, size: 32, implicit: false, field: f, mods: *mods })
         .collect();
     let out = Inst { isa: isabridge_decoder::Isa::Gfx1201, opcode, name, encoding, operands, modifiers: modifiers.to_vec(), ..inst.clone() };
+    decoded(inst, &out)
+}
+
+/// gfx1201 instruction `out` (made for `inst`) built and decoded back, so that it carries the
+/// operand model's implicit operands as a decoded instruction does.
+pub(super) fn decoded(inst: &Inst, out: &Inst) -> Result<Inst, TranslateError> {
     let build_err = |err| TranslateError::Build { isa: inst.isa, addr: inst.addr, name: inst.name, err };
-    let bytes = GFX12.build(&out).map_err(build_err)?;
+    let bytes = GFX12.build(out).map_err(build_err)?;
     let d = GFX12
         .decode(&bytes, inst.addr)
         .map_err(|_| unsupported(inst, "an expansion built gfx1201 bytes the decoder rejects"))?;
@@ -114,5 +126,10 @@ pub(super) fn scalar(k: &OperandKind) -> bool {
 
 /// The expansion of `inst` (map row `r`), None when no expansion covers it.
 pub(super) fn expand(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Option<Result<Vec<Inst>, TranslateError>> {
-    super::expand_minmax::expand(inst, r, cx).or_else(|| super::expand_mad::expand(inst, r, cx))
+    super::expand_minmax::expand(inst, r, cx)
+        .or_else(|| super::expand_mad::expand(inst, r, cx))
+        .or_else(|| super::expand_sdwa::expand(inst, r, cx))
+        .or_else(|| super::expand_cmpk::expand(inst, r))
+        .or_else(|| super::expand_dpp::expand(inst, r, cx))
+        .or_else(|| super::expand_soffset::expand(inst, r, cx))
 }

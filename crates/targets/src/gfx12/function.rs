@@ -21,7 +21,7 @@ use super::layout::{place, replace_getpc, LayoutError, Temps};
 use super::waits::{insert_waits, WaitError};
 use super::expand::ExpandCx;
 use super::{translate_inst_in, TranslateError, Translated, TranslatedInst};
-use isabridge_decoder::{DecodeError, Inst, Isa};
+use isabridge_decoder::{DecodeError, Inst, Isa, IsaPlugin};
 
 /// Settings of one function's translation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -74,7 +74,16 @@ pub enum FunctionError {
 
 /// The gfx1013 instructions of `code` at `addr`, front to back.
 pub fn decode_gfx1013(code: &[u8], addr: u64) -> Result<Vec<Inst>, DecodeError> {
-    let p = Isa::Gfx1013.plugin();
+    decode_with(Isa::Gfx1013.plugin(), code, addr)
+}
+
+/// [`decode_gfx1013`] for RDNA2 code: the gfx10.3 dot products decode too
+/// (`isabridge_decoder::amd::dot_ext`; the f16 ones translate, `expand_dot.rs`).
+pub fn decode_rdna2(code: &[u8], addr: u64) -> Result<Vec<Inst>, DecodeError> {
+    decode_with(&isabridge_decoder::amd::dot_ext::GFX10_DOT, code, addr)
+}
+
+fn decode_with(p: &dyn IsaPlugin, code: &[u8], addr: u64) -> Result<Vec<Inst>, DecodeError> {
     let mut out = Vec::with_capacity(code.len() / 5);
     let mut off = 0usize;
     while off < code.len() {

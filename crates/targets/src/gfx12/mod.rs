@@ -13,14 +13,20 @@
 //! - [`hsaco`]: the code object around the result ([`Translated`]).
 
 mod alu;
+mod bvh;
 pub mod descriptor;
 pub mod descriptor_convert;
 pub mod function;
 mod ds;
 mod export;
 pub mod expand;
+mod expand_cmpk;
+mod expand_dot;
+mod expand_dpp;
 mod expand_mad;
 mod expand_minmax;
+mod expand_sdwa;
+mod expand_soffset;
 mod flat;
 pub mod hazards;
 pub mod hsaco;
@@ -135,6 +141,9 @@ fn translate_one(inst: &Inst, cx: &ExpandCx) -> Result<Vec<TranslatedInst>, Tran
     }
     if let Some(out) = sopp_ids::translate(inst) {
         return built(inst, out?);
+    }
+    if let Some(seq) = expand_dot::expand(inst) {
+        return Ok(seq?.into_iter().map(|i| TranslatedInst { inst: i, src_addr: inst.addr }).collect());
     }
     let r = map::row(inst.name, inst.encoding).ok_or_else(|| unsupported(inst, "no row in the gfx1013 -> gfx1201 map"))?;
     if let Some(seq) = expand::expand(inst, r, cx) {

@@ -8,7 +8,8 @@
 //! - SLC is a streaming hint only and is left out.
 //!
 //! SOFFSET: gfx1201's field is 7 bits, so of gfx1013's inline constants only 0 has a form
-//! (`null`, which reads 0); other constants and literals are refused. `tbuffer_*` formats are
+//! (`null`, which reads 0); other constants and literals are refused here and go through a
+//! temporary SGPR where the caller reserved one (`expand_soffset.rs`). `tbuffer_*` formats are
 //! renumbered through [`super::descriptor_convert::buffer_format_gfx12`]; the untyped ops get
 //! FORMAT 1, the value LLVM 22's assembler gives them (the field is not read for them). LDS
 //! loads, SWZ and the cache invalidations (`buffer_gl*_inv`, see [`super::sopp_ids`]) are

@@ -4,9 +4,9 @@
 //! DMASK, DIM, D16, A16 and TFE carry over. UNORM is dropped (VIMAGE has no such field; loads
 //! and stores address texels by integer coordinates). Cache bits as in [`super::flat`]: an
 //! atomic with GLC returns the old value (TH_ATOMIC_RETURN), GLC / DLC and atomics get
-//! SCOPE_DEV, SLC is dropped. Refused: more than five address VGPRs, R128, LWE, BVH and MSAA
-//! forms, and the sampling forms (VSAMPLE), whose fields are not mapped yet. The T# the
-//! instruction reads is gfx1013's; converting image descriptors is not written yet, so the
+//! SCOPE_DEV, SLC is dropped. BVH forms are [`super::bvh`]'s. Refused: more than five address
+//! VGPRs, R128, LWE, MSAA forms, and the sampling forms (VSAMPLE), whose fields are not mapped
+//! yet. The T# the instruction reads is gfx1013's; converting image descriptors is not written yet, so the
 //! function-level chain refuses functions with image instructions
 //! ([`super::descriptor_convert::convert_resources`]).
 
@@ -20,8 +20,11 @@ const VADDR: [&str; 5] = ["VADDR0", "VADDR1", "VADDR2", "VADDR3", "VADDR4"];
 
 /// The gfx1201 form of MIMG instruction `inst` under map row `r`.
 pub(super) fn translate(inst: &Inst, r: &MapRow) -> Result<Inst, TranslateError> {
-    if inst.name.contains("BVH") || inst.name.contains("MSAA") {
-        return Err(unsupported(inst, "BVH and MSAA image forms: field mapping not written yet"));
+    if inst.name.contains("BVH") {
+        return super::bvh::translate(inst, r);
+    }
+    if inst.name.contains("MSAA") {
+        return Err(unsupported(inst, "MSAA image forms: field mapping not written yet"));
     }
     let atomic = inst.name.contains("_ATOMIC");
     let (opcode, name) = gfx12_opcode(r.gfx12).ok_or_else(|| unsupported(inst, "the map names a gfx1201 instruction the tables lack"))?;
