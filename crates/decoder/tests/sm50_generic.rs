@@ -93,7 +93,7 @@ fn ld_and_st_with_a_predicate_split_lanes_between_global_and_shared_memory() {
     let shared: Vec<u8> = (0..64u32).flat_map(|i| (0x2000 + i).to_le_bytes()).collect();
     let mem = Memory { global: vec![(GLOBAL, global)], constant: Vec::new(), shared };
     // Even lanes: Plg true and a global address; odd lanes: Plg false and a shared window one.
-    let addr = |l: u64, k: u64| if l % 2 == 0 { GLOBAL + 4 * (l + k) } else { SHARED_WINDOW as u64 + 4 * (l + k) };
+    let addr = |l: u64, k: u64| if l.is_multiple_of(2) { GLOBAL + 4 * (l + k) } else { SHARED_WINDOW as u64 + 4 * (l + k) };
     let col = |f: &dyn Fn(u64) -> u64| (0..32).map(f).collect::<Vec<u64>>();
     let ins = [
         (16, col(&|l| addr(l, 0) & 0xffff_ffff)),
@@ -101,7 +101,7 @@ fn ld_and_st_with_a_predicate_split_lanes_between_global_and_shared_memory() {
         (18, col(&|l| addr(l, 32) & 0xffff_ffff)),
         (19, col(&|l| addr(l, 32) >> 32)),
         (5, col(&|l| 0xabc00 + l)),
-        (P0, col(&|l| (l % 2 == 0) as u64)),
+        (P0, col(&|l| l.is_multiple_of(2) as u64)),
     ];
     let o = run_lanes(&code, &ins, &[21], mem);
     for (l, v) in o.outputs.iter().enumerate() {
@@ -112,7 +112,7 @@ fn ld_and_st_with_a_predicate_split_lanes_between_global_and_shared_memory() {
     for i in 0..64 {
         let stored = i >= 32;
         let l = (i as u32).wrapping_sub(32);
-        let g_want = if stored && l % 2 == 0 { 0xabc00 + l } else { 0x1000 + i as u32 };
+        let g_want = if stored && l.is_multiple_of(2) { 0xabc00 + l } else { 0x1000 + i as u32 };
         let s_want = if stored && l % 2 == 1 { 0xabc00 + l } else { 0x2000 + i as u32 };
         assert_eq!(word(g, i), g_want, "global word {i}");
         assert_eq!(word(&o.memory.shared, i), s_want, "shared word {i}");
