@@ -81,9 +81,9 @@ fn wrong_sources_and_unbuilt_targets_are_typed_errors() {
         r => panic!("{r:?}"),
     }
     // An instruction the lifter does not take names ISA, address and instruction.
-    let e = t.translate(&fixture("nvidia/bin/memory.sm50.cubin"), &Source::object(Isa::Sm50, 32, Some("mem_global")), Target::Spirv).unwrap_err();
+    let e = t.translate(&fixture("nvidia/bin/fp32.sm50.cubin"), &Source::object(Isa::Sm50, 32, Some("fp32_arith")), Target::Spirv).unwrap_err();
     assert!(matches!(e, Error::Lift { .. }));
-    assert!(e.to_string().starts_with("mem_global: sm50: 0x290: LEA.HI.X P0, R17, R2, RZ, R3: "), "{e}");
+    assert!(e.to_string().starts_with("fp32_arith: sm50: 0x1670: SSY 0x1718: "), "{e}");
     // Raw code: garbage is an error, not a panic.
     let raw = Source::raw(Isa::Sm86, 32);
     assert_eq!(raw.container, Container::Raw);

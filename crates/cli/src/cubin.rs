@@ -15,17 +15,19 @@ use isabridge_ir::Function;
 
 /// Where the driver puts the launch values in constant bank 0, per ISA (as ptxas reads them:
 /// sm_86 code reads ntid.x at c[0x0][0x0] and the stack top at c[0x0][0x28]; sm_50 code at
-/// c[0x0][0x8] and c[0x0][0x20]).
+/// c[0x0][0x8] and c[0x0][0x20], and the base of the generic shared window at c[0x0][0x0]).
 struct DriverLayout {
     ntid: u32,
     nctaid: u32,
     stack: u32,
+    /// Where the shared window's base goes, with the base (the sm_50 lifter's model of it).
+    shared_window: Option<(u32, u32)>,
 }
 
 fn layout(isa: Isa) -> DriverLayout {
     match isa {
-        Isa::Sm50 => DriverLayout { ntid: 0x8, nctaid: 0x14, stack: 0x20 },
-        _ => DriverLayout { ntid: 0x0, nctaid: 0xc, stack: 0x28 },
+        Isa::Sm50 => DriverLayout { ntid: 0x8, nctaid: 0x14, stack: 0x20, shared_window: Some((0x0, sm50::SHARED_WINDOW)) },
+        _ => DriverLayout { ntid: 0x0, nctaid: 0xc, stack: 0x28, shared_window: None },
     }
 }
 
@@ -74,8 +76,8 @@ pub struct Launch {
     pub global: Vec<(u64, Vec<u8>)>,
 }
 
-/// Constant bank 0 as the driver fills it for a launch: block and grid sizes, the stack top
-/// and the parameters.
+/// Constant bank 0 as the driver fills it for a launch: block and grid sizes, the stack top,
+/// the shared window (sm_50) and the parameters.
 pub fn cbank0(isa: Isa, k: &KernelAbi, grid: [u32; 3], block: [u32; 3], params: &[u64]) -> Vec<u8> {
     let lay = layout(isa);
     let end = k.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
@@ -92,6 +94,9 @@ pub fn cbank0(isa: Isa, k: &KernelAbi, grid: [u32; 3], block: [u32; 3], params: 
         put(&mut cbank, lay.nctaid + 4 * d as u32, 4, grid[d] as u64);
     }
     put(&mut cbank, lay.stack, 4, stack_bytes(k) as u64);
+    if let Some((at, base)) = lay.shared_window {
+        put(&mut cbank, at, 4, base as u64);
+    }
     for (p, v) in k.params.iter().zip(params) {
         put(&mut cbank, p.offset, p.size, *v);
     }

@@ -2,7 +2,7 @@
 //! ISCADD / ISCADD32I, IADD3 (`.RS` / `.LS`, `.X`), SHL, SHR, BFE, BFI (the field as
 //! `position | length << 8`), SHF, LOP / LOP32I (`~` operands, `.NZ` / `.Z` predicate results),
 //! LOP3.LUT, ICMP, ISET and ISETP (`.X`: 64-bit compares through the condition code, cc.rs;
-//! the rest is sm_86's ISETP), PSETP, MOV32I.
+//! the rest is sm_86's ISETP), PSETP, PSET, MOV32I.
 //!
 //! Carries: a source negated with `-` adds as `~x + 1` in 33 bits (so `-0` carries out, as a
 //! subtraction without borrow does); the carry out is bit 32 of the sum and goes to the
@@ -32,12 +32,14 @@ pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
         "ISETP" => isetp(cx, at),
         "ISET" => iset(cx, at),
         "PSETP" => psetp(cx, at),
+        "PSET" => pset(cx, at),
         "MOV32I" => mov32i(cx, at),
         _ => return None,
     })
 }
 
-fn is_pred(o: &Operand) -> bool {
+/// Whether `o` is a predicate register or PT.
+pub(super) fn is_pred(o: &Operand) -> bool {
     matches!(o.kind, OperandKind::Reg(r) if r.class == RegClass::P) || matches!(o.kind, OperandKind::Special { reg: SpecialReg::Pt, .. })
 }
 
@@ -476,10 +478,8 @@ fn isetp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     sm86::float32::setp_defs(cx, at, r, c)
 }
 
-/// PSETP.bop1.bop2 Pd, Pq, a, b, c: r = a bop1 b; Pd = r bop2 c, Pq = !r bop2 c.
-fn psetp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
-    let ops: Vec<&Operand> = at.inst.explicit().collect();
-    let [pd, pq, a, b, c] = ops[..] else { return Err(cx.unsupported(at, "operand shape")) };
+/// The two boolean operations (`.AND`, `.OR`, `.XOR`) of PSETP / PSET, in order.
+fn bool_ops(cx: &Cx, at: &At) -> Result<[IntOp; 2], LiftError> {
     let bops: Vec<IntOp> = at
         .sfx
         .iter()
@@ -490,7 +490,15 @@ fn psetp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
             _ => None,
         })
         .collect();
-    let [b1, b2] = bops[..] else { return Err(cx.unsupported(at, "PSETP operations")) };
+    let [b1, b2] = bops[..] else { return Err(cx.unsupported(at, "boolean operations")) };
+    Ok([b1, b2])
+}
+
+/// PSETP.bop1.bop2 Pd, Pq, a, b, c: r = a bop1 b; Pd = r bop2 c, Pq = !r bop2 c.
+fn psetp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    let ops: Vec<&Operand> = at.inst.explicit().collect();
+    let [pd, pq, a, b, c] = ops[..] else { return Err(cx.unsupported(at, "operand shape")) };
+    let [b1, b2] = bool_ops(cx, at)?;
     let a = cx.pred(at, a)?;
     let b = cx.pred(at, b)?;
     let c = cx.pred(at, c)?;
@@ -500,6 +508,27 @@ fn psetp(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     let q = cx.b().int(b2, Type::B1, &[nr, c]);
     cx.def_pred(at, pd, p)?;
     cx.def_pred(at, pq, q)
+}
+
+/// PSET[.BF].bop1.bop2 d, a, b, c: d = (a bop1 b) bop2 c as a boolean word, 0xffffffff (the
+/// f32 1.0 with `.BF`) when true, else 0 (NVIDIA's SASS reference for SPA 5.0, opPSET, in the
+/// Switch SDK copy `generic.rs` cites). A `.CC` destination is a typed error.
+fn pset(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
+    if writes_cc(at) {
+        return Err(cx.unsupported(at, "PSET with a .CC destination"));
+    }
+    let ops: Vec<&Operand> = at.inst.explicit().collect();
+    let [d, a, b, c] = ops[..] else { return Err(cx.unsupported(at, "operand shape")) };
+    let [b1, b2] = bool_ops(cx, at)?;
+    let a = cx.pred(at, a)?;
+    let b = cx.pred(at, b)?;
+    let c = cx.pred(at, c)?;
+    let r = cx.b().int(b1, Type::B1, &[a, b]);
+    let r = cx.b().int(b2, Type::B1, &[r, c]);
+    let t = cx.k32(if at.has("BF") { 0x3f80_0000 } else { 0xffff_ffff });
+    let f = cx.k32(0);
+    let v = cx.b().select(Type::I32, r, t, f);
+    cx.def32(at, d, v)
 }
 
 /// MOV32I d, imm [, lane mask].

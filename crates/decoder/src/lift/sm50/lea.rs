@@ -3,12 +3,14 @@
 //!   that add to the condition code with `.CC`.
 //! - `LEA.HI[.X] d[.CC], a, b, c, n`: b + the high word of the 64-bit c:a shifted left by n
 //!   (+ the carry with `.X`).
+//! - `LEA.HI[.X] Plg, d, a, b, c, n`: d as above, and Plg true when the address it forms is
+//!   outside the shared window (`generic.rs` has the facts and the model).
 //!
 //! ptxas 12.9 computes `&p[i]` as `LEA lo.CC, i, p_lo, 2` / `LEA.HI.X hi, i, p_hi, RZ, 2` and
 //! PTX `shl.b64 + add.s64` as `LEA lo.CC, y_lo, x_lo, n` / `LEA.HI.X hi, y_lo, x_hi, y_hi, n`
 //! (kernel k_lea64 of fixtures/nvidia/lift/cc.sm50.ptx, checked by sm50_cc.rs). A negated
-//! source and the forms with a predicate destination (`LEA.HI.X P0, R17, R2, RZ, R3`) are
-//! typed errors: no kernel here shows them.
+//! source and the 32-bit form with a predicate destination are typed errors: no kernel here
+//! shows them.
 
 use super::{reads_cc, writes_cc};
 use crate::lift::sm86::{At, Cx};
@@ -24,9 +26,13 @@ pub(crate) fn lift(cx: &mut Cx, at: &At, name: &str) -> Option<Result<(), LiftEr
 }
 
 fn lea(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
-    let ops: Vec<&Operand> = at.inst.explicit().filter(|o| !super::is_cc(o)).collect();
-    if ops.first().is_some_and(|o| matches!(o.kind, OperandKind::Reg(r) if r.class == RegClass::P)) {
-        return Err(cx.unsupported(at, "LEA with a predicate result"));
+    let mut ops: Vec<&Operand> = at.inst.explicit().filter(|o| !super::is_cc(o)).collect();
+    let plg = match ops.first() {
+        Some(o) if matches!(o.kind, OperandKind::Reg(r) if r.class == RegClass::P) || super::generic::is_pt(o) => Some(ops.remove(0)),
+        _ => None,
+    };
+    if plg.is_some() && !at.has("HI") {
+        return Err(cx.unsupported(at, "LEA (32-bit) with a predicate result"));
     }
     let Some((d, srcs)) = ops.split_first() else { return Err(cx.unsupported(at, "operand shape")) };
     if srcs.iter().any(|o| o.mods.neg || o.mods.not || o.mods.abs) {
@@ -63,6 +69,13 @@ fn lea(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
         s = cx.b().int(IntOp::Add(Overflow::Wrap), Type::I64, &[s, c]);
     }
     let (lo, _) = cx.split64(s);
+    if let Some(p) = plg {
+        // The effective address d : (a << n) (generic.rs); Plg is true outside the window.
+        let a_lo = cx.b().int(IntOp::Shl(ShiftRule::Clamp), Type::I32, &[a, k]);
+        let inside = super::generic::in_shared_window(cx, a_lo, lo);
+        let outside = cx.not1(inside);
+        cx.def_pred(at, p, outside)?;
+    }
     cx.def32(at, d, lo)?;
     if writes_cc(at) {
         super::cc::write_add_flags(cx, s, x);

@@ -15,7 +15,8 @@
 //!   implicit operand; `cc.rs` has the model). Other flags and other readers are typed errors.
 //! - Families, one file each: XMAD (`xmad.rs`), the Maxwell integer ALU (`int.rs`: IADD,
 //!   IADD32I, ISCADD, IADD3, SHL, SHR, BFE, BFI, LOP, LOP32I, LOP3, ICMP, ISETP with `.X`, PSETP,
-//!   MOV32I), floats (`float.rs`: FSET, RRO, FADD32I / FMUL32I, DMNMX), conversions sm_86
+//!   PSET, MOV32I), generic addresses and the shared window (`generic.rs`: LEA's predicate
+//!   result, LD / ST with a predicate), floats (`float.rs`: FSET, RRO, FADD32I / FMUL32I, DMNMX), conversions sm_86
 //!   spells differently (`conv.rs`: I2F, F2F to an integral value), control
 //!   (`control.rs`). Instructions whose operands and meaning are the same as on sm_86 (FADD,
 //!   FFMA, FSETP, MUFU, conversions, f64 arithmetic, memory, SHFL, VOTE, ...) go to the sm_86
@@ -27,6 +28,7 @@ mod cc_ops;
 mod control;
 mod conv;
 mod float;
+mod generic;
 mod imad;
 mod int;
 mod lea;
@@ -44,6 +46,7 @@ use isabridge_ir::ir::{Block, Function};
 use std::collections::HashMap;
 
 pub use super::sm86::{Options, SystemValue};
+pub use generic::SHARED_WINDOW;
 
 /// Register key of the condition code's carry flag (an i32, 0 or 1): `.CC` writes it, `.X`
 /// reads it.
@@ -360,7 +363,7 @@ fn lift_named(cx: &mut Cx, at: &At, lay: &Layout) -> Result<(), LiftError> {
 
 /// Memory instructions through the sm_86 family; `.E` makes a global or generic address a
 /// register pair (`LDG.E R0, [R2]` reads the address from R2:R3); compare-and-swap data as
-/// `cas.rs` reads it.
+/// `cas.rs` reads it; `LD` / `ST` with a predicate (Plg) as `generic.rs` models them.
 fn mem(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
     let wide = at.has("E");
     let mut inst: Inst = at.inst.clone();
@@ -373,6 +376,15 @@ fn mem(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
             }
         }
     }
+    // LD / ST [addr], Plg: PT (or none) is a plain generic access, another predicate splits
+    // the lanes between global and shared memory (generic.rs).
+    let mut plg = None;
+    if matches!(name, "LD" | "ST") {
+        if let Some(i) = generic::plg_operand(&inst) {
+            let o = inst.operands.remove(i);
+            plg = (!generic::is_pt(&o)).then_some(o);
+        }
+    }
     let cas = matches!(name, "ATOM" | "ATOMS") && at.has("CAS");
     let wide_cas = if cas { Some(cas::data_operands(cx, at, &mut inst)?) } else { None };
     let d: &Decoded = at.d;
@@ -382,6 +394,9 @@ fn mem(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
         if w {
             at2.sfx.push("64");
         }
+    }
+    if let Some(p) = plg {
+        return generic::access(cx, &at2, name, &p);
     }
     sm86::mem::lift(cx, &at2, name).unwrap_or_else(|| Err(cx.unsupported(at, "no lifter for this instruction yet")))
 }

@@ -71,7 +71,7 @@ pub(crate) fn address(cx: &mut Cx, at: &At, op: &Operand, space: Space) -> Resul
 }
 
 /// `addr + k` in the address's type.
-fn step(cx: &mut Cx, addr: Value, k: u64) -> Value {
+pub(crate) fn step(cx: &mut Cx, addr: Value, k: u64) -> Value {
     if k == 0 {
         return addr;
     }
@@ -90,12 +90,15 @@ pub(crate) fn mem_op(cx: &mut Cx, m: MemOp, args: &[Value], ty: Option<Type>) ->
 }
 
 /// The access size: (bytes of the sub-word access, signed) or the number of 32-bit words.
-enum Size {
+pub(crate) enum Size {
+    /// A sub-word access of this type, sign-extended into the register when true.
     Sub(Type, bool),
+    /// This many consecutive 32-bit words.
     Words(u16),
 }
 
-fn size_of(at: &At) -> Size {
+/// The access size of a load or store from its `.U8` ... `.128` suffix.
+pub(crate) fn size_of(at: &At) -> Size {
     match at.one_of(&["U8", "S8", "U16", "S16", "64", "128"]) {
         Some("U8") => Size::Sub(Type::I8, false),
         Some("S8") => Size::Sub(Type::I8, true),
@@ -107,7 +110,8 @@ fn size_of(at: &At) -> Size {
     }
 }
 
-fn mem_operand<'a>(cx: &Cx, at: &At<'a>) -> Result<&'a Operand, LiftError> {
+/// The memory operand (`[R2+0x10]`) of `at`.
+pub(crate) fn mem_operand<'a>(cx: &Cx, at: &At<'a>) -> Result<&'a Operand, LiftError> {
     at.inst.explicit().find(|o| matches!(o.kind, OperandKind::Mem { .. })).ok_or_else(|| cx.unsupported(at, "no memory operand"))
 }
 
