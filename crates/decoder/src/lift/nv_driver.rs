@@ -26,7 +26,7 @@ pub(crate) fn check_isa(isa: Isa, want: Isa, addr: u64) -> Result<(), LiftError>
 /// Decode every instruction of `code` (the first at `base`) with its operand model.
 pub(crate) fn decode_all(isa: Isa, code: &[u8], base: u64) -> Result<Vec<(Inst, Decoded)>, LiftError> {
     let plugin = isa.plugin();
-    let mut insts = Vec::new();
+    let mut insts = Vec::with_capacity(code.len() / plugin.unit().max(1));
     let mut off = 0usize;
     // The operand model of each form's template, worked out once per form for the whole code
     // (the plugins' `operands`, which work it out for every instruction).
@@ -59,9 +59,15 @@ pub(crate) fn decode_one(isa: Isa, bytes: &[u8], addr: u64) -> Result<(Inst, Dec
     Ok((plugin.operands(&d, addr), d))
 }
 
-/// An empty lanes-model function of the options' warp size.
-pub(crate) fn lanes_function(name: &str, opts: &Options) -> Function {
+/// IR instructions a guest instruction lifts to, about (8-15 in the lifter snapshots): what
+/// [`lanes_function`] reserves room for, so that the instruction arena is not copied as it grows.
+const IR_PER_GUEST: usize = 12;
+
+/// An empty lanes-model function of the options' warp size, with room for the IR of `guest`
+/// instructions.
+pub(crate) fn lanes_function(name: &str, opts: &Options, guest: usize) -> Function {
     let mut f = Function::new(name);
+    f.insts.reserve(guest.saturating_mul(IR_PER_GUEST));
     f.model = ExecModel::Lanes;
     f.wave_size = opts.wave_size;
     f

@@ -569,20 +569,34 @@ fn width_of(name: &str, suffixes: &str, seg: usize, data: bool) -> u16 {
 pub struct LayoutCache {
     /// Index into `layouts` by form number (`u32::MAX`: not made yet).
     slot: Vec<u32>,
-    layouts: Vec<Layout>,
+    /// Each form's layout and the bits of it that matter (`NvPlugin::keep`, the same for every
+    /// word of the form).
+    layouts: Vec<(Layout, u128)>,
 }
 
 impl LayoutCache {
-    /// The layout of form number `enc` of `t` (made on first use).
-    pub fn get(&mut self, t: &NvTables, enc: usize, form: &NvForm) -> &Layout {
+    /// The layout of form `form` (number `d.enc` of `p`'s tables) and the form's bits that
+    /// matter, for the sm50 instruction plugin where `p` is sm50 (made on first use).
+    pub fn get(&mut self, p: &NvPlugin, d: &Decoded, form: &NvForm) -> (&Layout, u128) {
+        let enc = d.enc as usize;
         if enc >= self.slot.len() {
             self.slot.resize(enc + 1, u32::MAX);
         }
         if self.slot[enc] == u32::MAX {
             self.slot[enc] = self.layouts.len() as u32;
-            self.layouts.push(layout(t, form));
+            self.layouts.push((layout(p.t, form), keep_plugin(p).keep(d)));
         }
-        &self.layouts[self.slot[enc] as usize]
+        let (l, keep) = &self.layouts[self.slot[enc] as usize];
+        (l, *keep)
+    }
+}
+
+/// The plugin whose don't-care bits the model keeps: sm50's instruction plugin for sm50.
+fn keep_plugin(p: &NvPlugin) -> &NvPlugin {
+    if p.isa == Isa::Sm50 {
+        &crate::sm50::SM50_INSN
+    } else {
+        p
     }
 }
 
@@ -620,7 +634,7 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
     let w = p.word(d);
     let t = p.t;
     let name = inst.name;
-    let l = cache.get(t, d.enc as usize, form);
+    let (l, form_keep) = cache.get(p, d, form);
     // Guard.
     if form.pred >= 0 {
         let pv = form.fields[form.pred as usize].get(w);
@@ -644,7 +658,8 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
         inst.modifiers.insert(k, m);
     }
     let mut fimm_k = 0usize;
-    let rel = relative_target(p.isa, name, mnem_has(t, form, l, w, "REL"));
+    // (only sm86 `CALL` / `RET` read `.REL`: the template walk is skipped for the others)
+    let rel = relative_target(p.isa, name, p.isa == Isa::Sm86 && matches!(name, "CALL" | "RET") && mnem_has(t, form, l, w, "REL"));
     let rawoff = raw_offset(p.isa, name);
     // Bits the model holds: structural bits, fields (those whose value the model reads from
     // fixed positions instead, `replaced`, only through those positions) and scheduling bits.
@@ -895,7 +910,7 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
         }
     }
     // Bits the family rules read that no field holds.
-    let keep = if p.isa == Isa::Sm50 { !crate::sm50::SM50_INSN.dont_care(d) } else { !p.dont_care(d) };
+    let keep = !keep_plugin(p).dont_care_from(d, form_keep);
     let extra = w & keep & !covered;
     // Structural bits that differ from the form's identifier (sm86 `?PM` tags, sm50 words the
     // decoder gave their family's first form).
@@ -916,7 +931,7 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
         inst.modifiers.push(Modifier::Named("CTRL_WORD", c));
     }
     // (from the canonical word: bits encode drops are never read)
-    derived(p, form, &mut inst, w & keep);
+    derived(p, form, l, &mut inst, w & keep);
     retype(&mut inst);
     set_reuse(p, form, l, &mut inst, w);
     implicit(p, &mut inst, &suffixes);
@@ -1099,7 +1114,7 @@ pub fn flow(p: &NvPlugin, d: &Decoded) -> Flow {
 /// nvdisasm 12.8; see the family rules of `crate::sm50` / `crate::sm86`), as named modifiers
 /// of their own: build takes the bits from `BITS_LO` / `BITS_HI`, and these names say what
 /// they mean.
-fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
+fn derived(p: &NvPlugin, form: &NvForm, l: &Layout, inst: &mut Inst, w: u128) {
     let b = |o: u32, n: u32| ((w >> o) as u64) & ((1u64 << n) - 1);
     let mut add = |n: &'static str, v: u64| inst.modifiers.push(Modifier::Named(n, v));
     let name = inst.name;
@@ -1258,7 +1273,7 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
             }
             // IMAD.WIDE's carry-out predicate (bits 81-83): an operand nvdisasm prints after the
             // destination unless it is PT.
-            let wide = name == "IMAD" && mnem_has(p.t, form, &layout(p.t, form), w, "WIDE");
+            let wide = name == "IMAD" && mnem_has(p.t, form, l, w, "WIDE");
             if wide && b(81, 3) != 7 && !form.fields.iter().any(|f| f.mask() & (7u128 << 81) != 0) {
                 inst.operands.push(Operand {
                     access: Access::Write,

@@ -166,7 +166,7 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
     if ret_sites.len() > 255 {
         return Err(LiftError::Unsupported { isa, addr: base, text: String::new(), why: "more than 255 calls in one function".into() });
     }
-    let mut f = nv_driver::lanes_function("main", opts);
+    let mut f = nv_driver::lanes_function("main", opts, insts.len());
     let entry = f.add_block();
     let mut cx = Cx::new(&mut f, entry, isa);
     let blocks = nv_driver::layout(&mut cx, opts, &leaders, base, |cx| {
@@ -215,7 +215,7 @@ fn push_kind(name: &str) -> Option<RegionKind> {
 pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usize, LiftError> {
     nv_driver::check_isa(isa, Isa::Sm50, addr)?;
     let (inst, d) = nv_driver::decode_one(isa, bytes, addr)?;
-    let mut f = nv_driver::lanes_function("one", opts);
+    let mut f = nv_driver::lanes_function("one", opts, 1);
     let block = f.add_block();
     let exit = f.add_block();
     let mut lay =

@@ -205,7 +205,7 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
         .filter(|a| *a < end)
         .collect();
     let calls: Vec<u64> = opts.call_targets.iter().map(|t| base + t).collect();
-    let mut f = nv_driver::lanes_function("main", opts);
+    let mut f = nv_driver::lanes_function("main", opts, insts.len());
     let entry = f.add_block();
     let mut cx = Cx::new(&mut f, entry, isa);
     let blocks = nv_driver::layout(&mut cx, opts, &leaders, base, |_| {});
@@ -261,7 +261,7 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
 pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usize, LiftError> {
     nv_driver::check_isa(isa, Isa::Sm86, addr)?;
     let (inst, d) = nv_driver::decode_one(isa, bytes, addr)?;
-    let mut f = nv_driver::lanes_function("one", opts);
+    let mut f = nv_driver::lanes_function("one", opts, 1);
     let block = f.add_block();
     let exit = f.add_block();
     let mut cx = Cx::new(&mut f, block, isa);
