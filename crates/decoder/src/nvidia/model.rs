@@ -569,25 +569,38 @@ fn width_of(name: &str, suffixes: &str, seg: usize, data: bool) -> u16 {
 pub struct LayoutCache {
     /// Index into `layouts` by form number (`u32::MAX`: not made yet).
     slot: Vec<u32>,
-    /// Each form's layout and the bits of it that matter (`NvPlugin::keep`, the same for every
-    /// word of the form).
-    layouts: Vec<(Layout, u128)>,
+    layouts: Vec<FormModel>,
+}
+
+/// What the model reads of one form, the same for every word of it.
+#[derive(Debug)]
+pub struct FormModel {
+    /// The template's layout.
+    pub layout: Layout,
+    /// The form's bits that matter (`NvPlugin::keep`; of the sm50 instruction plugin where the
+    /// plugin is sm50).
+    pub keep: u128,
+    /// Every field's bits.
+    pub fields_mask: u128,
+    /// The mnemonic's text where it spells no field (then it is the same for every word).
+    pub mnem: Option<String>,
 }
 
 impl LayoutCache {
-    /// The layout of form `form` (number `d.enc` of `p`'s tables) and the form's bits that
-    /// matter, for the sm50 instruction plugin where `p` is sm50 (made on first use).
-    pub fn get(&mut self, p: &NvPlugin, d: &Decoded, form: &NvForm) -> (&Layout, u128) {
+    /// What the model reads of form `form` (number `d.enc` of `p`'s tables), made on first use.
+    pub fn get(&mut self, p: &NvPlugin, d: &Decoded, form: &NvForm) -> &FormModel {
         let enc = d.enc as usize;
         if enc >= self.slot.len() {
             self.slot.resize(enc + 1, u32::MAX);
         }
         if self.slot[enc] == u32::MAX {
             self.slot[enc] = self.layouts.len() as u32;
-            self.layouts.push((layout(p.t, form), keep_plugin(p).keep(d)));
+            let l = layout(p.t, form);
+            let mnem = l.mnem.is_empty().then(|| mnem_text(p.t, form, &l, 0));
+            let fields_mask = form.fields.iter().fold(0u128, |m, f| m | f.mask());
+            self.layouts.push(FormModel { layout: l, keep: keep_plugin(p).keep(d), fields_mask, mnem });
         }
-        let (l, keep) = &self.layouts[self.slot[enc] as usize];
-        (l, *keep)
+        &self.layouts[self.slot[enc] as usize]
     }
 }
 
@@ -634,7 +647,8 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
     let w = p.word(d);
     let t = p.t;
     let name = inst.name;
-    let (l, form_keep) = cache.get(p, d, form);
+    let fm = cache.get(p, d, form);
+    let l = &fm.layout;
     // Guard.
     if form.pred >= 0 {
         let pv = form.fields[form.pred as usize].get(w);
@@ -651,9 +665,16 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
     }
     // The mnemonic as spelled (fields and the template's own suffixes) gives the typed
     // modifiers, the register widths and Maxwell's `.X`.
-    let suffixes = mnem_text(t, form, l, w);
+    let spelled;
+    let suffixes: &str = match &fm.mnem {
+        Some(m) => m,
+        None => {
+            spelled = mnem_text(t, form, l, w);
+            &spelled
+        }
+    };
     let mut ty = Vec::new();
-    typed(&suffixes, &mut ty);
+    typed(suffixes, &mut ty);
     for (k, m) in ty.into_iter().enumerate() {
         inst.modifiers.insert(k, m);
     }
@@ -682,7 +703,7 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
             _ => Access::Read,
         };
         let data = !matches!(seg.shape, Shape::Plain) || l.segs.iter().any(|s| s.shape == Shape::Mem);
-        let count = width_of(name, &suffixes, k, data && seg.shape == Shape::Plain);
+        let count = width_of(name, suffixes, k, data && seg.shape == Shape::Plain);
         let mut mods = SrcMods::default();
         for &(i, r) in &seg.fields {
             let v = form.fields[i as usize].get(w) != 0;
@@ -904,13 +925,17 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
         let f = &form.fields[i as usize];
         inst.modifiers.push(Modifier::Named(f.name(), f.get(w)));
     }
-    for (k, f) in form.fields.iter().enumerate() {
-        if !replaced.contains(&(k as u8)) {
-            covered |= f.mask();
+    if replaced.is_empty() {
+        covered |= fm.fields_mask;
+    } else {
+        for (k, f) in form.fields.iter().enumerate() {
+            if !replaced.contains(&(k as u8)) {
+                covered |= f.mask();
+            }
         }
     }
     // Bits the family rules read that no field holds.
-    let keep = !keep_plugin(p).dont_care_from(d, form_keep);
+    let keep = !keep_plugin(p).dont_care_from(d, fm.keep);
     let extra = w & keep & !covered;
     // Structural bits that differ from the form's identifier (sm86 `?PM` tags, sm50 words the
     // decoder gave their family's first form).
@@ -934,7 +959,7 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
     derived(p, form, l, &mut inst, w & keep);
     retype(&mut inst);
     set_reuse(p, form, l, &mut inst, w);
-    implicit(p, &mut inst, &suffixes);
+    implicit(p, &mut inst, suffixes);
     inst
 }
 
