@@ -6,6 +6,7 @@
 
 use super::sm86::{target, unsupported_at, At, Cx, Options};
 use super::LiftError;
+use crate::nvidia::model::LayoutCache;
 use crate::operand::{Flow, Inst};
 use crate::{Decoded, Isa};
 use isabridge_ir::ir::{Block, ExecModel, Function};
@@ -23,8 +24,9 @@ pub(crate) fn check_isa(isa: Isa, want: Isa, addr: u64) -> Result<(), LiftError>
     Err(LiftError::Unsupported { isa, addr, text: String::new(), why: format!("only {want} code lifts here") })
 }
 
-/// Decode every instruction of `code` (the first at `base`) with its operand model.
-pub(crate) fn decode_all(isa: Isa, code: &[u8], base: u64) -> Result<Vec<(Inst, Decoded)>, LiftError> {
+/// Decode every instruction of `code` (the first at `base`) with its operand model, the forms'
+/// layouts kept in `layouts`.
+pub(crate) fn decode_all(isa: Isa, code: &[u8], base: u64, layouts: &mut LayoutCache) -> Result<Vec<(Inst, Decoded)>, LiftError> {
     let plugin = isa.plugin();
     let mut insts = Vec::with_capacity(code.len() / plugin.unit().max(1));
     let mut off = 0usize;
@@ -35,7 +37,6 @@ pub(crate) fn decode_all(isa: Isa, code: &[u8], base: u64) -> Result<Vec<(Inst, 
         Isa::Sm50 => Some(&crate::sm50::SM50_INSN),
         _ => None,
     };
-    let mut layouts = crate::nvidia::model::LayoutCache::default();
     if code.is_empty() {
         return Err(LiftError::Decode { isa, addr: base, why: "no code (an empty input)".into() });
     }
@@ -43,7 +44,7 @@ pub(crate) fn decode_all(isa: Isa, code: &[u8], base: u64) -> Result<Vec<(Inst, 
         let addr = base + off as u64;
         let d = plugin.decode(&code[off..], addr).map_err(|e| LiftError::Decode { isa, addr, why: e.to_string() })?;
         let inst = match model {
-            Some(p) => crate::nvidia::model::operands_with(p, &d, addr, &mut layouts),
+            Some(p) => crate::nvidia::model::operands_with(p, &d, addr, layouts),
             None => plugin.operands(&d, addr),
         };
         insts.push((inst, d));

@@ -564,9 +564,12 @@ fn width_of(name: &str, suffixes: &str, seg: usize, data: bool) -> u16 {
 
 /// The layouts of the forms of one ISA's tables seen so far, by form index: what
 /// [`operands_with`] reads instead of walking a form's template for every instruction. The
-/// caller owns it (a lifter keeps one for the code it lifts) and uses it with one plugin only.
+/// caller owns it (a lifter keeps one for the code it lifts, or its caller one for many
+/// functions: `lift::sm86::lift_with`); it starts over when used with another ISA.
 #[derive(Debug, Default)]
 pub struct LayoutCache {
+    /// The ISA whose forms it holds (a cache used with another starts over).
+    isa: Option<Isa>,
     /// Index into `layouts` by form number (`u32::MAX`: not made yet).
     slot: Vec<u32>,
     layouts: Vec<FormModel>,
@@ -590,6 +593,9 @@ impl LayoutCache {
     /// What the model reads of form `form` (number `d.enc` of `p`'s tables), made on first use.
     pub fn get(&mut self, p: &NvPlugin, d: &Decoded, form: &NvForm) -> &FormModel {
         let enc = d.enc as usize;
+        if self.isa != Some(p.isa) {
+            *self = LayoutCache { isa: Some(p.isa), ..Default::default() };
+        }
         if enc >= self.slot.len() {
             self.slot.resize(enc + 1, u32::MAX);
         }
