@@ -5,6 +5,9 @@
 //! - `corpus`: every kernel of fixtures/hw/capture.sm86.cubin and every function of the sm_86
 //!   corpus (fixtures/nvidia/ref) that lifts whole, lifted and run through
 //!   `isabridge::ir::passes::run_pipeline`, one after another on one thread.
+//! - `corpus_shared_forms`: the same, through `lift_with` with one form-layout cache for the
+//!   whole corpus (what a caller lifting every function of a cubin can keep), so that each
+//!   form's template is read once rather than once per function.
 //! - `size/N`: one synthetic function of N instructions (the first 8 straight-line
 //!   instructions of the capture kernels, repeated, then EXIT), for the growth with size.
 //!
@@ -15,7 +18,8 @@
 mod cpu;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
-use isabridge::decoder::lift::sm86::{lift, lift_one, Options};
+use isabridge::decoder::lift::sm86::{lift, lift_one, lift_with, Options};
+use isabridge::decoder::nvidia::model::LayoutCache;
 use isabridge::decoder::operand::Flow;
 use isabridge::decoder::Isa;
 use isabridge::ir::passes::run_pipeline;
@@ -78,6 +82,13 @@ fn lift_and_optimise(addr: u64, code: &[u8]) -> usize {
     f.insts.len()
 }
 
+/// [`lift_and_optimise`] with the caller's form-layout cache.
+fn lift_and_optimise_with(addr: u64, code: &[u8], forms: &mut LayoutCache) -> usize {
+    let mut f = lift_with(Isa::Sm86, code, addr, &Options::default(), forms).expect("lifts");
+    run_pipeline(&mut f).expect("valid");
+    f.insts.len()
+}
+
 /// EXIT.
 const EXIT: [u8; 16] = [0x4d, 0x79, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x03, 0, 0xea, 0x0f, 0];
 
@@ -98,6 +109,10 @@ fn bench(c: &mut Criterion) {
     g.bench_function(format!("corpus ({} functions)", funcs.len()), |b| {
         b.iter(|| funcs.iter().map(|(a, code, _)| lift_and_optimise(*a, black_box(code))).sum::<usize>())
     });
+    let mut forms = LayoutCache::default();
+    g.bench_function(format!("corpus_shared_forms ({} functions)", funcs.len()), |b| {
+        b.iter(|| funcs.iter().map(|(a, code, _)| lift_and_optimise_with(*a, black_box(code), &mut forms)).sum::<usize>())
+    });
     for n in [1_000usize, 10_000, 100_000] {
         let code = synthetic(&block, n);
         g.throughput(Throughput::Elements(code.len() as u64 / 16));
@@ -112,6 +127,10 @@ fn cpu_rates(secs: f64) {
     let count: u64 = funcs.iter().map(|f| f.2).sum();
     cpu::report(&format!("lift_sm86/corpus ({} functions)", funcs.len()), count, secs, || {
         funcs.iter().map(|(a, code, _)| lift_and_optimise(*a, black_box(code))).sum::<usize>()
+    });
+    let mut forms = LayoutCache::default();
+    cpu::report(&format!("lift_sm86/corpus_shared_forms ({} functions)", funcs.len()), count, secs, || {
+        funcs.iter().map(|(a, code, _)| lift_and_optimise_with(*a, black_box(code), &mut forms)).sum::<usize>()
     });
     for n in [1_000usize, 10_000, 100_000] {
         let code = synthetic(&block, n);

@@ -6,6 +6,7 @@
 
 use super::sm86::{target, unsupported_at, At, Cx, Options};
 use super::LiftError;
+use crate::nvidia::model::LayoutCache;
 use crate::operand::{Flow, Inst};
 use crate::{Decoded, Isa};
 use isabridge_ir::ir::{Block, ExecModel, Function};
@@ -23,10 +24,11 @@ pub(crate) fn check_isa(isa: Isa, want: Isa, addr: u64) -> Result<(), LiftError>
     Err(LiftError::Unsupported { isa, addr, text: String::new(), why: format!("only {want} code lifts here") })
 }
 
-/// Decode every instruction of `code` (the first at `base`) with its operand model.
-pub(crate) fn decode_all(isa: Isa, code: &[u8], base: u64) -> Result<Vec<(Inst, Decoded)>, LiftError> {
+/// Decode every instruction of `code` (the first at `base`) with its operand model, the forms'
+/// layouts kept in `layouts`.
+pub(crate) fn decode_all(isa: Isa, code: &[u8], base: u64, layouts: &mut LayoutCache) -> Result<Vec<(Inst, Decoded)>, LiftError> {
     let plugin = isa.plugin();
-    let mut insts = Vec::new();
+    let mut insts = Vec::with_capacity(code.len() / plugin.unit().max(1));
     let mut off = 0usize;
     // The operand model of each form's template, worked out once per form for the whole code
     // (the plugins' `operands`, which work it out for every instruction).
@@ -35,7 +37,6 @@ pub(crate) fn decode_all(isa: Isa, code: &[u8], base: u64) -> Result<Vec<(Inst, 
         Isa::Sm50 => Some(&crate::sm50::SM50_INSN),
         _ => None,
     };
-    let mut layouts = crate::nvidia::model::LayoutCache::default();
     if code.is_empty() {
         return Err(LiftError::Decode { isa, addr: base, why: "no code (an empty input)".into() });
     }
@@ -43,7 +44,7 @@ pub(crate) fn decode_all(isa: Isa, code: &[u8], base: u64) -> Result<Vec<(Inst, 
         let addr = base + off as u64;
         let d = plugin.decode(&code[off..], addr).map_err(|e| LiftError::Decode { isa, addr, why: e.to_string() })?;
         let inst = match model {
-            Some(p) => crate::nvidia::model::operands_with(p, &d, addr, &mut layouts),
+            Some(p) => crate::nvidia::model::operands_with(p, &d, addr, layouts),
             None => plugin.operands(&d, addr),
         };
         insts.push((inst, d));
@@ -59,9 +60,15 @@ pub(crate) fn decode_one(isa: Isa, bytes: &[u8], addr: u64) -> Result<(Inst, Dec
     Ok((plugin.operands(&d, addr), d))
 }
 
-/// An empty lanes-model function of the options' warp size.
-pub(crate) fn lanes_function(name: &str, opts: &Options) -> Function {
+/// IR instructions a guest instruction lifts to, about (8-15 in the lifter snapshots): what
+/// [`lanes_function`] reserves room for, so that the instruction arena is not copied as it grows.
+const IR_PER_GUEST: usize = 12;
+
+/// An empty lanes-model function of the options' warp size, with room for the IR of `guest`
+/// instructions.
+pub(crate) fn lanes_function(name: &str, opts: &Options, guest: usize) -> Function {
     let mut f = Function::new(name);
+    f.insts.reserve(guest.saturating_mul(IR_PER_GUEST));
     f.model = ExecModel::Lanes;
     f.wave_size = opts.wave_size;
     f

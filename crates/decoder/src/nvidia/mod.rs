@@ -1662,8 +1662,13 @@ impl NvPlugin {
     /// otherwise fall into (those bits are don't-care for this form only while they keep the
     /// word out of the other one).
     fn keep_final(&self, d: &Decoded) -> u128 {
+        self.keep_final_from(d, self.keep(d))
+    }
+
+    /// [`Self::keep_final`] from `keep`, the form's [`Self::keep`] (the same for every word of
+    /// the form, so a caller may keep it per form).
+    fn keep_final_from(&self, d: &Decoded, mut keep: u128) -> u128 {
         let w = self.word(d);
-        let mut keep = self.keep(d);
         for _ in 0..8 {
             match self.classify(w & keep) {
                 Some((f, _)) if f == d.enc => return keep,
@@ -1705,8 +1710,13 @@ impl NvPlugin {
 
     /// Bits the spec marks as don't-care for this form (encode writes them as zero).
     pub fn dont_care(&self, d: &Decoded) -> u128 {
+        self.dont_care_from(d, self.keep(d))
+    }
+
+    /// [`Self::dont_care`] from the form's [`Self::keep`], worked out before.
+    pub(crate) fn dont_care_from(&self, d: &Decoded, keep: u128) -> u128 {
         let all = if self.size == 8 { u64::MAX as u128 } else { u128::MAX };
-        all & !self.keep_final(d)
+        all & !self.keep_final_from(d, keep)
     }
 }
 

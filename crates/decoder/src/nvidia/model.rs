@@ -564,25 +564,58 @@ fn width_of(name: &str, suffixes: &str, seg: usize, data: bool) -> u16 {
 
 /// The layouts of the forms of one ISA's tables seen so far, by form index: what
 /// [`operands_with`] reads instead of walking a form's template for every instruction. The
-/// caller owns it (a lifter keeps one for the code it lifts) and uses it with one plugin only.
+/// caller owns it (a lifter keeps one for the code it lifts, or its caller one for many
+/// functions: `lift::sm86::lift_with`); it starts over when used with another ISA.
 #[derive(Debug, Default)]
 pub struct LayoutCache {
+    /// The ISA whose forms it holds (a cache used with another starts over).
+    isa: Option<Isa>,
     /// Index into `layouts` by form number (`u32::MAX`: not made yet).
     slot: Vec<u32>,
-    layouts: Vec<Layout>,
+    layouts: Vec<FormModel>,
+}
+
+/// What the model reads of one form, the same for every word of it.
+#[derive(Debug)]
+pub struct FormModel {
+    /// The template's layout.
+    pub layout: Layout,
+    /// The form's bits that matter (`NvPlugin::keep`; of the sm50 instruction plugin where the
+    /// plugin is sm50).
+    pub keep: u128,
+    /// Every field's bits.
+    pub fields_mask: u128,
+    /// The mnemonic's text where it spells no field (then it is the same for every word).
+    pub mnem: Option<String>,
 }
 
 impl LayoutCache {
-    /// The layout of form number `enc` of `t` (made on first use).
-    pub fn get(&mut self, t: &NvTables, enc: usize, form: &NvForm) -> &Layout {
+    /// What the model reads of form `form` (number `d.enc` of `p`'s tables), made on first use.
+    pub fn get(&mut self, p: &NvPlugin, d: &Decoded, form: &NvForm) -> &FormModel {
+        let enc = d.enc as usize;
+        if self.isa != Some(p.isa) {
+            *self = LayoutCache { isa: Some(p.isa), ..Default::default() };
+        }
         if enc >= self.slot.len() {
             self.slot.resize(enc + 1, u32::MAX);
         }
         if self.slot[enc] == u32::MAX {
             self.slot[enc] = self.layouts.len() as u32;
-            self.layouts.push(layout(t, form));
+            let l = layout(p.t, form);
+            let mnem = l.mnem.is_empty().then(|| mnem_text(p.t, form, &l, 0));
+            let fields_mask = form.fields.iter().fold(0u128, |m, f| m | f.mask());
+            self.layouts.push(FormModel { layout: l, keep: keep_plugin(p).keep(d), fields_mask, mnem });
         }
         &self.layouts[self.slot[enc] as usize]
+    }
+}
+
+/// The plugin whose don't-care bits the model keeps: sm50's instruction plugin for sm50.
+fn keep_plugin(p: &NvPlugin) -> &NvPlugin {
+    if p.isa == Isa::Sm50 {
+        &crate::sm50::SM50_INSN
+    } else {
+        p
     }
 }
 
@@ -620,7 +653,8 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
     let w = p.word(d);
     let t = p.t;
     let name = inst.name;
-    let l = cache.get(t, d.enc as usize, form);
+    let fm = cache.get(p, d, form);
+    let l = &fm.layout;
     // Guard.
     if form.pred >= 0 {
         let pv = form.fields[form.pred as usize].get(w);
@@ -637,14 +671,22 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
     }
     // The mnemonic as spelled (fields and the template's own suffixes) gives the typed
     // modifiers, the register widths and Maxwell's `.X`.
-    let suffixes = mnem_text(t, form, l, w);
+    let spelled;
+    let suffixes: &str = match &fm.mnem {
+        Some(m) => m,
+        None => {
+            spelled = mnem_text(t, form, l, w);
+            &spelled
+        }
+    };
     let mut ty = Vec::new();
-    typed(&suffixes, &mut ty);
+    typed(suffixes, &mut ty);
     for (k, m) in ty.into_iter().enumerate() {
         inst.modifiers.insert(k, m);
     }
     let mut fimm_k = 0usize;
-    let rel = relative_target(p.isa, name, mnem_has(t, form, l, w, "REL"));
+    // (only sm86 `CALL` / `RET` read `.REL`: the template walk is skipped for the others)
+    let rel = relative_target(p.isa, name, p.isa == Isa::Sm86 && matches!(name, "CALL" | "RET") && mnem_has(t, form, l, w, "REL"));
     let rawoff = raw_offset(p.isa, name);
     // Bits the model holds: structural bits, fields (those whose value the model reads from
     // fixed positions instead, `replaced`, only through those positions) and scheduling bits.
@@ -667,7 +709,7 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
             _ => Access::Read,
         };
         let data = !matches!(seg.shape, Shape::Plain) || l.segs.iter().any(|s| s.shape == Shape::Mem);
-        let count = width_of(name, &suffixes, k, data && seg.shape == Shape::Plain);
+        let count = width_of(name, suffixes, k, data && seg.shape == Shape::Plain);
         let mut mods = SrcMods::default();
         for &(i, r) in &seg.fields {
             let v = form.fields[i as usize].get(w) != 0;
@@ -889,13 +931,17 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
         let f = &form.fields[i as usize];
         inst.modifiers.push(Modifier::Named(f.name(), f.get(w)));
     }
-    for (k, f) in form.fields.iter().enumerate() {
-        if !replaced.contains(&(k as u8)) {
-            covered |= f.mask();
+    if replaced.is_empty() {
+        covered |= fm.fields_mask;
+    } else {
+        for (k, f) in form.fields.iter().enumerate() {
+            if !replaced.contains(&(k as u8)) {
+                covered |= f.mask();
+            }
         }
     }
     // Bits the family rules read that no field holds.
-    let keep = if p.isa == Isa::Sm50 { !crate::sm50::SM50_INSN.dont_care(d) } else { !p.dont_care(d) };
+    let keep = !keep_plugin(p).dont_care_from(d, fm.keep);
     let extra = w & keep & !covered;
     // Structural bits that differ from the form's identifier (sm86 `?PM` tags, sm50 words the
     // decoder gave their family's first form).
@@ -916,10 +962,10 @@ pub fn operands_with(p: &NvPlugin, d: &Decoded, addr: u64, cache: &mut LayoutCac
         inst.modifiers.push(Modifier::Named("CTRL_WORD", c));
     }
     // (from the canonical word: bits encode drops are never read)
-    derived(p, form, &mut inst, w & keep);
+    derived(p, form, l, &mut inst, w & keep);
     retype(&mut inst);
     set_reuse(p, form, l, &mut inst, w);
-    implicit(p, &mut inst, &suffixes);
+    implicit(p, &mut inst, suffixes);
     inst
 }
 
@@ -1099,7 +1145,7 @@ pub fn flow(p: &NvPlugin, d: &Decoded) -> Flow {
 /// nvdisasm 12.8; see the family rules of `crate::sm50` / `crate::sm86`), as named modifiers
 /// of their own: build takes the bits from `BITS_LO` / `BITS_HI`, and these names say what
 /// they mean.
-fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
+fn derived(p: &NvPlugin, form: &NvForm, l: &Layout, inst: &mut Inst, w: u128) {
     let b = |o: u32, n: u32| ((w >> o) as u64) & ((1u64 << n) - 1);
     let mut add = |n: &'static str, v: u64| inst.modifiers.push(Modifier::Named(n, v));
     let name = inst.name;
@@ -1258,7 +1304,7 @@ fn derived(p: &NvPlugin, form: &NvForm, inst: &mut Inst, w: u128) {
             }
             // IMAD.WIDE's carry-out predicate (bits 81-83): an operand nvdisasm prints after the
             // destination unless it is PT.
-            let wide = name == "IMAD" && mnem_has(p.t, form, &layout(p.t, form), w, "WIDE");
+            let wide = name == "IMAD" && mnem_has(p.t, form, l, w, "WIDE");
             if wide && b(81, 3) != 7 && !form.fields.iter().any(|f| f.mask() & (7u128 << 81) != 0) {
                 inst.operands.push(Operand {
                     access: Access::Write,

@@ -40,6 +40,7 @@ use super::sm86::{self, At, Cx};
 use super::sm86::{target, unsupported_at};
 use super::{nv_driver, LiftError};
 use crate::operand::{Flow, Inst, Operand, OperandKind, SpecialReg};
+use crate::nvidia::model::LayoutCache;
 use crate::spec::NvPiece;
 use crate::{Decoded, Isa};
 use isabridge_ir::ir::{Block, Function};
@@ -139,8 +140,14 @@ impl Layout {
 /// Lift a program given as code bytes (entry at the first byte; `base` a bundle start) into
 /// one IR function.
 pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function, LiftError> {
+    lift_with(isa, code, base, opts, &mut LayoutCache::default())
+}
+
+/// [`lift`], with the operand model's form layouts kept in `forms` from one call to the next: a
+/// caller lifting many functions keeps one cache, and each form's template is read once.
+pub fn lift_with(isa: Isa, code: &[u8], base: u64, opts: &Options, forms: &mut LayoutCache) -> Result<Function, LiftError> {
     nv_driver::check_isa(isa, Isa::Sm50, base)?;
-    let insts = nv_driver::decode_all(isa, code, base)?;
+    let insts = nv_driver::decode_all(isa, code, base, forms)?;
     let end = base + code.len() as u64;
     let branch_targets: Vec<(u64, Vec<u64>)> =
         opts.branch_targets.iter().map(|(a, t)| (base + a, t.iter().map(|t| base + t).collect())).collect();
@@ -169,7 +176,7 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
     if ret_sites.len() > 255 {
         return Err(LiftError::Unsupported { isa, addr: base, text: String::new(), why: "more than 255 calls in one function".into() });
     }
-    let mut f = nv_driver::lanes_function("main", opts);
+    let mut f = nv_driver::lanes_function("main", opts, insts.len());
     let entry = f.add_block();
     let mut cx = Cx::new(&mut f, entry, isa);
     let blocks = nv_driver::layout(&mut cx, opts, &leaders, base, |cx| {
@@ -218,7 +225,7 @@ fn push_kind(name: &str) -> Option<RegionKind> {
 pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usize, LiftError> {
     nv_driver::check_isa(isa, Isa::Sm50, addr)?;
     let (inst, d) = nv_driver::decode_one(isa, bytes, addr)?;
-    let mut f = nv_driver::lanes_function("one", opts);
+    let mut f = nv_driver::lanes_function("one", opts, 1);
     let block = f.add_block();
     let exit = f.add_block();
     let mut lay =

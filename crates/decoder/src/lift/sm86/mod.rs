@@ -36,6 +36,7 @@ mod system;
 
 use super::{nv_driver, LiftError};
 use crate::operand::{Flow, Inst, Modifier, Operand, OperandKind, RegClass, SpecialReg};
+use crate::nvidia::model::LayoutCache;
 use crate::spec::NvPiece;
 use crate::{Decoded, Isa};
 use isabridge_ir::ir::{Block, Function, Reg};
@@ -191,8 +192,14 @@ pub const BAR_RESULT: u16 = 560;
 
 /// Lift a program given as code bytes (entry at the first byte) into one IR function.
 pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function, LiftError> {
+    lift_with(isa, code, base, opts, &mut LayoutCache::default())
+}
+
+/// [`lift`], with the operand model's form layouts kept in `forms` from one call to the next: a
+/// caller lifting many functions keeps one cache, and each form's template is read once.
+pub fn lift_with(isa: Isa, code: &[u8], base: u64, opts: &Options, forms: &mut LayoutCache) -> Result<Function, LiftError> {
     nv_driver::check_isa(isa, Isa::Sm86, base)?;
-    let insts = nv_driver::decode_all(isa, code, base)?;
+    let insts = nv_driver::decode_all(isa, code, base, forms)?;
     let end = base + code.len() as u64;
     let mut extra: Vec<u64> = opts.branch_targets.iter().flat_map(|(_, t)| t.iter().map(|t| base + t)).collect();
     extra.extend(opts.call_targets.iter().map(|t| base + t));
@@ -205,7 +212,7 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
         .filter(|a| *a < end)
         .collect();
     let calls: Vec<u64> = opts.call_targets.iter().map(|t| base + t).collect();
-    let mut f = nv_driver::lanes_function("main", opts);
+    let mut f = nv_driver::lanes_function("main", opts, insts.len());
     let entry = f.add_block();
     let mut cx = Cx::new(&mut f, entry, isa);
     let blocks = nv_driver::layout(&mut cx, opts, &leaders, base, |_| {});
@@ -261,7 +268,7 @@ pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function
 pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usize, LiftError> {
     nv_driver::check_isa(isa, Isa::Sm86, addr)?;
     let (inst, d) = nv_driver::decode_one(isa, bytes, addr)?;
-    let mut f = nv_driver::lanes_function("one", opts);
+    let mut f = nv_driver::lanes_function("one", opts, 1);
     let block = f.add_block();
     let exit = f.add_block();
     let mut cx = Cx::new(&mut f, block, isa);
