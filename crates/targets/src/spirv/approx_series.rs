@@ -226,8 +226,13 @@ impl Em<'_> {
         if f == FFmt::F64 && !matches!(func, ApproxFn::Rcp | ApproxFn::Rsq) {
             return Err(unsupported(self.cur_ir, u32::MAX, text, "f64 approximations other than reciprocal (square root)"));
         }
+        if f == FFmt::F64 && !ftz && func == ApproxFn::Rcp {
+            let e = self.elem_in(f, x, false)?;
+            let r = self.rcp_f64_exact(e)?;
+            return self.elem_out(f, r);
+        }
         if f == FFmt::F64 && !ftz {
-            return Err(unsupported(self.cur_ir, u32::MAX, text, "f64 approximations keeping subnormals (the device may flush them)"));
+            return Err(unsupported(self.cur_ir, u32::MAX, text, "f64 approximations other than the reciprocal keeping subnormals (the device may flush them)"));
         }
         if !matches!(f, FFmt::F16 | FFmt::F32 | FFmt::F64) {
             return Err(unsupported(self.cur_ir, u32::MAX, text, "approximations in this format"));

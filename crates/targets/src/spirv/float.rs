@@ -254,7 +254,7 @@ impl Em<'_> {
     }
 
     /// TwoSum: the rounded f64 sum and its exact error (valid while the sum is finite).
-    fn two_sum(&mut self, a: Word, b: Word) -> Result<(Word, Word), EmitError> {
+    pub(super) fn two_sum(&mut self, a: Word, b: Word) -> Result<(Word, Word), EmitError> {
         let s = self.fop(b'+', a, b)?;
         let bb = self.fop(b'-', s, a)?;
         let ab = self.fop(b'-', s, bb)?;
@@ -745,6 +745,9 @@ impl Em<'_> {
 
     /// A float arithmetic op of result type `t`.
     pub(super) fn float(&mut self, op: &FloatOp, v: Value, t: Type, at: &[Type], a: &[Word]) -> Result<Word, EmitError> {
+        if op.kind == FloatKind::Dot2 {
+            return self.dot2(op, v, t, at, a);
+        }
         let text = Op::Float(*op).mnemonic();
         let Some((f, n)) = float_of(t) else {
             return Err(unsupported(self.cur_ir, v.0, text, "float operations with a non-float result"));
