@@ -33,8 +33,17 @@ impl Em<'_> {
             return Err(unsupported(self.cur_ir, v.0, text, "fdot2 with FMZ, ReLU, an output modifier or other operand types"));
         }
         let mode: FloatMode = op.mode;
-        let pa = self.value_to_word(a[0], at[0])?;
-        let pb = self.value_to_word(a[1], at[1])?;
+        // The packed pairs' bits; a constant pair from its IR bits (lavapipe read the bitcast
+        // of an f16x2 constant composite as 0).
+        let args = self.f.insts[v].args.clone();
+        let mut pair = [0; 2];
+        for (i, p) in pair.iter_mut().enumerate() {
+            *p = match self.f.insts[args[i]].op {
+                Op::Const(bits) => self.u64c(bits & 0xffff_ffff)?,
+                _ => self.value_to_word(a[i], at[i])?,
+            };
+        }
+        let [pa, pb] = pair;
         let c = self.elem_in(fmt, a[2], mode.ftz_in)?;
         let lo = |em: &mut Self, x: Word| em.and(x, 0xffff);
         let hi = |em: &mut Self, x: Word| -> Result<Word, EmitError> {
@@ -58,12 +67,68 @@ impl Em<'_> {
             nans.push(self.sel(isn, w, z)?);
         }
         nans.push(c);
-        let mut d = Vec::with_capacity(4);
+        // Classes in integer arithmetic (a driver without f64 float controls may fold x × 0
+        // to 0 when x is a constant, so no infinity or NaN enters the f64 arithmetic).
+        let (mut fin, mut zero, mut infs) = (Vec::new(), Vec::new(), Vec::new());
         for &x in &h {
+            let m = self.and(x, 0x7fff)?;
+            zero.push(self.eq(m, 0)?);
+            infs.push(self.eq(m, 0x7c00)?);
+            let top = self.u64c(0x7c00)?;
+            let tb = self.bool_ty()?;
+            fin.push(self.b.u_less_than(tb, None, m, top).map_err(internal)?);
+        }
+        let mc = self.and(c, fmt.all_mask() >> 1)?;
+        let c_inf = self.eq(mc, fmt.inf())?;
+        let c_nan = self.is_nan_bits(fmt, c)?;
+        let mut any_nan = c_nan;
+        for &x in &h {
+            let n = self.is_nan_bits(FFmt::F16, x)?;
+            any_nan = self.lor(any_nan, n)?;
+        }
+        // Infinite terms and their signs; an invalid product or opposite infinities.
+        let fls = self.bconst(false)?;
+        let (mut invalid, mut pos_inf, mut neg_inf) = (fls, fls, fls);
+        for (i, j) in [(0, 2), (1, 3)] {
+            let x0 = self.land(infs[i], zero[j])?;
+            let x1 = self.land(zero[i], infs[j])?;
+            let bad = self.lor(x0, x1)?;
+            invalid = self.lor(invalid, bad)?;
+            let inf = self.lor(infs[i], infs[j])?;
+            let sx = self.b.bitwise_xor(self.t_u64, None, h[i], h[j]).map_err(internal)?;
+            let sx = self.and(sx, 0x8000)?;
+            let neg = self.eq(sx, 0x8000)?;
+            let pos = self.lnot(neg)?;
+            let ni = self.land(inf, neg)?;
+            let pi = self.land(inf, pos)?;
+            neg_inf = self.lor(neg_inf, ni)?;
+            pos_inf = self.lor(pos_inf, pi)?;
+        }
+        let sc = self.and(c, fmt.sign_mask())?;
+        let c_neg = self.eq(sc, fmt.sign_mask())?;
+        let c_pos = self.lnot(c_neg)?;
+        let cni = self.land(c_inf, c_neg)?;
+        let cpi = self.land(c_inf, c_pos)?;
+        neg_inf = self.lor(neg_inf, cni)?;
+        pos_inf = self.lor(pos_inf, cpi)?;
+        let both = self.land(neg_inf, pos_inf)?;
+        invalid = self.lor(invalid, both)?;
+        let nan = self.lor(any_nan, invalid)?;
+        let inf = self.lor(neg_inf, pos_inf)?;
+        // The finite sum: operands that are not finite count as 0 here.
+        let mut d = Vec::with_capacity(4);
+        for (k, &x) in h.iter().enumerate() {
+            let z = self.u64c(0)?;
+            let x = self.sel(fin[k], x, z)?;
             let w = self.widen(FFmt::F16, x)?;
             d.push(self.as_double(w)?);
         }
-        let cw = self.widen(fmt, c)?;
+        let c_fin = {
+            let special = self.lor(c_inf, c_nan)?;
+            let z = self.u64c(0)?;
+            self.sel(special, z, c)?
+        };
+        let cw = self.widen(fmt, c_fin)?;
         let cd = self.as_double(cw)?;
         let p0 = self.fop(b'*', d[0], d[2])?;
         let p1 = self.fop(b'*', d[1], d[3])?;
@@ -72,16 +137,8 @@ impl Em<'_> {
         let (t1, et) = self.two_sum(e1, e2)?;
         let (u, eu) = self.two_sum(s2, t1)?;
         let err = self.fop(b'+', eu, et)?;
-        // Infinite or invalid terms: the plain sum is the infinity or the NaN.
         let tb = self.bool_ty()?;
-        let t64 = self.f64_ty();
-        let inf = self.b.is_inf(tb, None, s2).map_err(internal)?;
-        let nan = self.b.is_nan(tb, None, s2).map_err(internal)?;
-        let special = self.lor(inf, nan)?;
-        let r = self.b.select(t64, None, special, s2, u).map_err(internal)?;
-        let z = self.b.constant_bit64(t64, 0);
-        let err = self.b.select(t64, None, special, z, err).map_err(internal)?;
-        let r = self.double_bits(r)?;
+        let r = self.double_bits(u)?;
         // An exact zero: -0 when every term is a zero of that sign (or some are and the
         // rounding is toward -inf), or when nonzero terms cancel under RM.
         let mut zero_terms = Vec::new();
@@ -95,11 +152,8 @@ impl Em<'_> {
             let s = self.and(s, 1)?;
             neg_terms.push(self.eq(s, 1)?);
         }
-        let mc = self.and(c, fmt.all_mask() >> 1)?;
         zero_terms.push(self.eq(mc, 0)?);
-        let sc = self.shr(c, fmt.width() as u64 - 1)?;
-        let sc = self.and(sc, 1)?;
-        neg_terms.push(self.eq(sc, 1)?);
+        neg_terms.push(c_neg);
         let all_zero = self.land(zero_terms[0], zero_terms[1])?;
         let all_zero = self.land(all_zero, zero_terms[2])?;
         let all_neg = self.land(neg_terms[0], neg_terms[1])?;
@@ -111,6 +165,14 @@ impl Em<'_> {
         let zeros_neg = self.lor(all_neg, some)?;
         let zs = self.b.select(tb, None, all_zero, zeros_neg, rm).map_err(internal)?;
         let out = self.result(fmt, &mode, r, Err64::Term(err), &nans, Some(zs))?;
+        let nanv = self.nan_bits(fmt, mode.nan, &nans)?;
+        let infv = self.u64c(fmt.inf())?;
+        let ninfv = self.u64c(fmt.inf() | fmt.sign_mask())?;
+        let infv = self.sel(neg_inf, ninfv, infv)?;
+        let special = self.sel(nan, nanv, infv)?;
+        let special = self.finish(fmt, &mode, special, None)?;
+        let any = self.lor(nan, inf)?;
+        let out = self.sel(any, special, out)?;
         self.elem_out(fmt, out)
     }
 }

@@ -540,7 +540,7 @@ impl Em<'_> {
             return Err(unsupported(self.cur_ir, u32::MAX, text, "FMZ on other than mul and fma"));
         }
         let f64_arith = matches!(op.kind, FloatKind::Add | FloatKind::Sub | FloatKind::Mul | FloatKind::Fma);
-        let f64_ok = matches!(op.kind, FloatKind::Abs | FloatKind::Neg | FloatKind::Min(_) | FloatKind::Max(_) | FloatKind::Ldexp | FloatKind::FrexpMant | FloatKind::RoundInt);
+        let f64_ok = matches!(op.kind, FloatKind::Abs | FloatKind::Neg | FloatKind::Canon | FloatKind::Min(_) | FloatKind::Max(_) | FloatKind::Ldexp | FloatKind::FrexpMant | FloatKind::RoundInt);
         if f == FFmt::F64 && !f64_arith && !f64_ok {
             return Err(unsupported(self.cur_ir, u32::MAX, text, "f64 arithmetic (needs f64 subnormals the device may flush)"));
         }
