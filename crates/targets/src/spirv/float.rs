@@ -745,8 +745,10 @@ impl Em<'_> {
 
     /// A float arithmetic op of result type `t`.
     pub(super) fn float(&mut self, op: &FloatOp, v: Value, t: Type, at: &[Type], a: &[Word]) -> Result<Word, EmitError> {
-        if op.kind == FloatKind::Dot2 {
-            return self.dot2(op, v, t, at, a);
+        match op.kind {
+            FloatKind::Dot2 => return self.dot2(op, v, t, at, a),
+            FloatKind::TwoOverPiSlice => return self.two_over_pi(op, v, t, at, a),
+            _ => {}
         }
         let text = Op::Float(*op).mnemonic();
         let Some((f, n)) = float_of(t) else {
