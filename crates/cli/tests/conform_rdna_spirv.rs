@@ -11,14 +11,7 @@ fn root() -> std::path::PathBuf {
 }
 
 /// Tests and waves the SPIR-V path does not pass yet, with the first missing piece.
-const NOT_YET: &[(&str, u32, &str)] = &[
-    ("F64Transcendental", 32, "`approx.rcp`: f64 approximations keeping subnormals (the device may flush them)"),
-    ("Float16Dot", 32, "`fdot2.rn.ftz.tinyafter.propnanneg`: float operations with operands of other types"),
-    ("BufferFormat", 32, "`buf.loadfmt.x.fmtdesc.4.offen`: formatted buffer access"),
-    ("FormattedStore", 32, "`buf.storefmt.1.fmt8_unorm.4.offen`: formatted buffer access"),
-    ("FormatD16", 32, "`buf.loadfmt.x.fmt8_unorm.d16.2.offen`: formatted buffer access"),
-    ("Bvh64IntersectRay", 32, "`ray.node.0`: outside the first compute subset"),
-];
+const NOT_YET: &[(&str, u32, &str)] = &[("Bvh64IntersectRay", 32, "`ray.node.0`: outside the first compute subset")];
 
 #[test]
 fn rdna_vectors_through_spirv() {

@@ -612,3 +612,35 @@ bb0:
     }
 }
 
+
+/// The f64 reciprocal, square root and reciprocal square root keeping subnormals, and
+/// ftwooverpi, on random bit patterns with zeros, infinities, NaNs and subnormals equal the
+/// interpreter (`soft::approx::eval`, `soft::trig::two_over_pi_slice`) on every lane.
+#[test]
+fn f64_roots_and_two_over_pi_equal_the_interpreter() {
+    let vk = open();
+    let f = parse(
+        "func @roots {
+bb0:
+  %0: f64 = param 0
+  %1: i32 = param 1
+  %2: f64 = approx.rcp %0
+  %3: f64 = approx.rsq %0
+  %4: f64 = approx.sqrt %0
+  %5: f64 = ftwooverpi.rn.propnanneg %0, %1
+  ret %2, %3, %4, %5
+}",
+    )
+    .unwrap();
+    let k = emit(&f).unwrap_or_else(|e| panic!("{e}"));
+    let n = k.workgroup_size as usize * 4;
+    let mut seed = 0xa54f_f53a_5f1d_36f1u64;
+    for round in 0..16 {
+        let mut rows: Vec<Vec<u64>> = vec![Vec::new(); 2];
+        for _ in 0..n {
+            rows[0].push(special_bits(&mut seed, 64, 11));
+            rows[1].push(rng(&mut seed) & 0xffff_ffff);
+        }
+        outputs_equal(&vk, &f, &k, &rows, || format!("round {round}"));
+    }
+}

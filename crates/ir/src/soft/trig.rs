@@ -5,7 +5,7 @@ use super::{finish, round_pack, FFmt, FloatMode, Overflow};
 
 /// floor(2/π × 2^1201): the first 1201 fraction bits of 2/π, least significant 64-bit limb
 /// first (2/π = 0.101000101111100110000011011011100100111001000100000101010010100...b).
-const TWO_OVER_PI_1201: [u64; 19] = [
+pub const TWO_OVER_PI_1201: [u64; 19] = [
     0xba10ac06608df8f6,
     0x25d4d7f6bf623f1a,
     0xe2f67a0e73ef14a5,

@@ -223,12 +223,21 @@ impl Em<'_> {
     /// root): `eval`'s special cases, then the f64 result rounded to nearest and flushed.
     pub(super) fn approx_series(&mut self, func: ApproxFn, ftz: bool, f: FFmt, x: Word) -> Result<Word, EmitError> {
         let text = format!("approx.{}", func.name());
+        if f == FFmt::F64 && (!ftz || func == ApproxFn::Sqrt) && matches!(func, ApproxFn::Rcp | ApproxFn::Rsq | ApproxFn::Sqrt) {
+            // Keeping subnormals (the device may flush them), and every f64 square root (a
+            // result is never subnormal): in integer arithmetic.
+            let e = self.elem_in(f, x, ftz)?;
+            let r = match func {
+                ApproxFn::Rcp => self.rcp_f64_exact(e)?,
+                ApproxFn::Rsq => self.rsq_f64_exact(e)?,
+                _ => self.sqrt_f64_model(e)?,
+            };
+            return self.elem_out(f, r);
+        }
         if f == FFmt::F64 && !matches!(func, ApproxFn::Rcp | ApproxFn::Rsq) {
             return Err(unsupported(self.cur_ir, u32::MAX, text, "f64 approximations other than reciprocal (square root)"));
         }
-        if f == FFmt::F64 && !ftz {
-            return Err(unsupported(self.cur_ir, u32::MAX, text, "f64 approximations keeping subnormals (the device may flush them)"));
-        }
+
         if !matches!(f, FFmt::F16 | FFmt::F32 | FFmt::F64) {
             return Err(unsupported(self.cur_ir, u32::MAX, text, "approximations in this format"));
         }

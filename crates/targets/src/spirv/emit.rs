@@ -275,6 +275,17 @@ impl Em<'_> {
             }
             .map_err(internal);
         }
+        if t == Type::I16 && matches!(op, IntOp::And | IntOp::Or | IntOp::Xor | IntOp::Not) {
+            let ty = self.ty(t)?;
+            let b = &mut self.b;
+            return match op {
+                IntOp::And => b.bitwise_and(ty, None, a[0], a[1]),
+                IntOp::Or => b.bitwise_or(ty, None, a[0], a[1]),
+                IntOp::Xor => b.bitwise_xor(ty, None, a[0], a[1]),
+                _ => b.not(ty, None, a[0]),
+            }
+            .map_err(internal);
+        }
         let bits = match t {
             Type::I32 => 32u64,
             Type::I64 => 64,

@@ -254,7 +254,7 @@ impl Em<'_> {
     }
 
     /// TwoSum: the rounded f64 sum and its exact error (valid while the sum is finite).
-    fn two_sum(&mut self, a: Word, b: Word) -> Result<(Word, Word), EmitError> {
+    pub(super) fn two_sum(&mut self, a: Word, b: Word) -> Result<(Word, Word), EmitError> {
         let s = self.fop(b'+', a, b)?;
         let bb = self.fop(b'-', s, a)?;
         let ab = self.fop(b'-', s, bb)?;
@@ -540,7 +540,7 @@ impl Em<'_> {
             return Err(unsupported(self.cur_ir, u32::MAX, text, "FMZ on other than mul and fma"));
         }
         let f64_arith = matches!(op.kind, FloatKind::Add | FloatKind::Sub | FloatKind::Mul | FloatKind::Fma);
-        let f64_ok = matches!(op.kind, FloatKind::Abs | FloatKind::Neg | FloatKind::Min(_) | FloatKind::Max(_) | FloatKind::Ldexp | FloatKind::FrexpMant | FloatKind::RoundInt);
+        let f64_ok = matches!(op.kind, FloatKind::Abs | FloatKind::Neg | FloatKind::Canon | FloatKind::Min(_) | FloatKind::Max(_) | FloatKind::Ldexp | FloatKind::FrexpMant | FloatKind::RoundInt);
         if f == FFmt::F64 && !f64_arith && !f64_ok {
             return Err(unsupported(self.cur_ir, u32::MAX, text, "f64 arithmetic (needs f64 subnormals the device may flush)"));
         }
@@ -745,6 +745,11 @@ impl Em<'_> {
 
     /// A float arithmetic op of result type `t`.
     pub(super) fn float(&mut self, op: &FloatOp, v: Value, t: Type, at: &[Type], a: &[Word]) -> Result<Word, EmitError> {
+        match op.kind {
+            FloatKind::Dot2 => return self.dot2(op, v, t, at, a),
+            FloatKind::TwoOverPiSlice => return self.two_over_pi(op, v, t, at, a),
+            _ => {}
+        }
         let text = Op::Float(*op).mnemonic();
         let Some((f, n)) = float_of(t) else {
             return Err(unsupported(self.cur_ir, v.0, text, "float operations with a non-float result"));

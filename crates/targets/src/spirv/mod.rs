@@ -4,10 +4,14 @@
 
 mod emit;
 
+mod amd_dot;
 mod amd_float;
+mod amd_format;
 mod amd_memory;
+mod amd_trig;
 mod approx_series;
 mod f64;
+mod f64_roots;
 mod float;
 mod heap;
 mod int_ops;
@@ -16,6 +20,7 @@ mod warp;
 mod wave;
 
 pub use emit::{emit, EmitError, Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING};
+pub use amd_format::FORMAT_TRAP;
 pub use trap::TRAP_BINDING;
 pub use emit::{emit_with, EmitOptions};
 pub use heap::{MemoryModel, HEAP_BASE_OFFSET, HEAP_BINDING, HEAP_FAULT_WORD, HEAP_HEADER_WORDS};

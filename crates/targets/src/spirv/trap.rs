@@ -6,6 +6,7 @@
 
 use super::emit::{internal, unsupported, Em, EmitError, Scope};
 use isabridge_ir::ir::{Block, Function, Value};
+use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
 use isabridge_ir::ops::control::SyncOp;
 use isabridge_ir::types::Type;
 use isabridge_ir::Op;
@@ -15,9 +16,16 @@ use rspirv::spirv;
 /// ([`super::Kernel::traps`]).
 pub const TRAP_BINDING: u32 = 3;
 
-/// Whether `f` has a trap.
+/// Whether `f` has a trap (or a formatted buffer access whose format the descriptor names,
+/// which traps on a code that names none: `super::amd_format`).
 pub(super) fn traps(f: &Function) -> bool {
-    f.layout.iter().flat_map(|&b| f.blocks[b].insts.iter()).any(|&v| matches!(f.insts[v].op, Op::Sync(SyncOp::Trap(_))))
+    f.layout.iter().flat_map(|&b| f.blocks[b].insts.iter()).any(|&v| {
+        matches!(
+            f.insts[v].op,
+            Op::Sync(SyncOp::Trap(_))
+                | Op::Buffer(BufferOp { kind: BufferKind::LoadFormat { format: None, .. } | BufferKind::StoreFormat { format: None, .. }, .. })
+        )
+    })
 }
 
 impl Em<'_> {

@@ -15,8 +15,9 @@
 //! descriptor's range check is evaluated per lane, and an inactive or out-of-range lane reads 0
 //! and writes nothing. Accesses of 4 and 8 bytes are 4-byte aligned; 1- and 2-byte stores
 //! change their bytes of the containing word with two atomics. Global and LDS loads, stores and
-//! atomics under the lane mask: [`super::amd_memory`]. Not emitted yet (typed errors):
-//! formatted buffer access, float atomics, scratch, NVIDIA shuffles.
+//! atomics under the lane mask: [`super::amd_memory`]; formatted buffer access:
+//! [`super::amd_format`]. Not emitted yet (typed errors): float atomics, scratch, NVIDIA
+//! shuffles.
 
 use super::amd_memory::{LdsVar, Place};
 use super::emit::{internal, unsupported, Em, EmitError, Scope};
@@ -478,7 +479,7 @@ impl Em<'_> {
 
     /// A pointer to the u32 at `addr` (u64, 4-byte aligned) of `place`: PhysicalStorageBuffer
     /// for device memory, the LDS array for workgroup memory.
-    fn word_ptr(&mut self, place: Place, addr: Word) -> Result<Word, EmitError> {
+    pub(super) fn word_ptr(&mut self, place: Place, addr: Word) -> Result<Word, EmitError> {
         if place == Place::Lds {
             return self.lds_word_ptr(addr);
         }
@@ -489,7 +490,8 @@ impl Em<'_> {
         self.b.convert_u_to_ptr(pt, None, addr).map_err(internal)
     }
 
-    fn load_word(&mut self, place: Place, addr: Word) -> Result<Word, EmitError> {
+    /// Load the u32 at `addr` (u64, 4-byte aligned) of `place`.
+    pub(super) fn load_word(&mut self, place: Place, addr: Word) -> Result<Word, EmitError> {
         if place == Place::Device && self.heap.is_some() {
             return self.heap_load_word(addr);
         }
@@ -639,9 +641,6 @@ impl Em<'_> {
 
     fn buffer_op(&mut self, v: Value, bo: BufferOp, args: &[Value], ty: Option<Type>) -> Result<Option<Word>, EmitError> {
         let text = Op::Buffer(bo).mnemonic();
-        if !matches!(bo.kind, BufferKind::Load | BufferKind::Store | BufferKind::Atomic(_)) {
-            return Err(unsupported(self.cur_ir, v.0, text, "formatted buffer access"));
-        }
         if let BufferKind::Atomic(AtomicKind::FAdd | AtomicKind::FAddFtz | AtomicKind::FMin | AtomicKind::FMax | AtomicKind::FAddPair16 { .. }) = bo.kind {
             return Err(unsupported(self.cur_ir, v.0, text, "float atomics"));
         }
@@ -653,6 +652,13 @@ impl Em<'_> {
             a.push(self.low_u32(x, w)?);
         }
         let (addr, go) = self.buffer_address(bo, &a, mask)?;
+        if let BufferKind::LoadFormat { .. } | BufferKind::StoreFormat { .. } = bo.kind {
+            let word = self.buffer_format(bo, args, &a, addr, go)?;
+            return match (word, ty) {
+                (Some(w), Some(t)) => Ok(Some(self.value_of_word(w, t)?)),
+                _ => Ok(None),
+            };
+        }
         let zero = self.wc64(0)?;
         let word = match bo.kind {
             BufferKind::Load => self.guarded(go, Some((self.t_u64, zero)), |em| em.load_bytes(Place::Device, addr, bo.bytes).map(Some))?,
