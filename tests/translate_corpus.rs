@@ -149,7 +149,7 @@ fn every_corpus_kernel_translates_or_gives_a_typed_error() {
     let other: Vec<&String> = naga_refused.iter().filter(|e| !e.ends_with("naga read: UnsupportedCapability(PhysicalStorageBufferAddresses)")).collect();
     assert!(other.is_empty(), "naga refused:\n{other:?}");
     let emitted = |isa: &str| tally.get(isa).map_or(0, |n| n.emitted);
-    let floors = [("gfx1013 wave32", 260), ("gfx1013 wave64", 259), ("gfx1201", 260), ("sm50", 17), ("sm86", 17)];
+    let floors = [("gfx1013 wave32", 260), ("gfx1013 wave64", 259), ("gfx1201", 260), ("sm50", 18), ("sm86", 18)];
     for (isa, floor) in floors {
         assert!(emitted(isa) >= floor, "{isa}: {} kernels emit, pinned {floor}", emitted(isa));
     }
@@ -326,44 +326,61 @@ fn run_amd_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &i
 }
 
 /// Corpus kernels that emit SPIR-V but are not run on lavapipe, with why.
-const RUN_SKIPPED: [(&str, &str); 2] = [("cl_math.gfx1013-w64.o:long_div", HANGS), ("warp.sm86.cubin:warp_ops", HANGS)];
+const RUN_SKIPPED: [(&str, &str); 3] = [
+    ("cl_math.gfx1013-w64.o:long_div", HANGS),
+    ("cl_math.gfx1013-w64.o:long_rem", HANGS),
+    ("warp.sm86.cubin:warp_ops", HANGS),
+];
 
-/// Why a kernel is not run: lavapipe does not finish it (the runner's 60-second wait times out,
-/// and the device keeps running it).
+/// Why a kernel is not run: lavapipe does not finish it (the runner's 60-second wait times
+/// out while the device keeps running it, and the process then crashes); the interpreter
+/// finishes it well within its step budget, so the module runs differently.
 const HANGS: &str = "lavapipe does not finish it within the runner's 60 s wait";
 
-/// Corpus kernels that emit SPIR-V but do not run equal on lavapipe, each with the start of
-/// its reason (the test's own message).
-const RUN_PINNED: [(&str, &str); 0] = [];
+/// Two waves of 32 in one workgroup: the module runs each wave as its own Vulkan workgroup,
+/// so LDS and barriers are not shared between the waves (and Workgroup memory starts
+/// undefined where the interpreter's LDS starts zeroed).
+const TWO_WAVES: &str = "region 0 (of 4) differs";
 
-/// Every corpus kernel that emits SPIR-V runs on Vulkan (lavapipe) and on the interpreter and
-/// writes the same bytes into every buffer: NVIDIA kernels two blocks of 64 threads on random
-/// buffers and small by-value parameters, AMD kernels one workgroup of the selfcheck
-/// harness's dispatch ([`run_amd_kernel`]); a kernel that does not is pinned in [`RUN_PINNED`]
-/// with its reason. The counts per ISA are pinned as floors.
-#[test]
-fn corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
+/// Corpus kernels that emit SPIR-V but do not run equal on lavapipe, each with the start of
+/// its reason (the test's own message). `cvt_ops` on sm_50: the `cvt.sat.s8.s32` result (out
+/// word 80 of thread 0) is -128 on the interpreter, not on lavapipe. `mem_const`: the kernel
+/// reads constant bank 3 (its `__constant__` data), which the launch does not provide.
+const RUN_PINNED: [(&str, &str); 7] = [
+    ("cl_lanes.gfx1013-w32.o:lds_transpose", TWO_WAVES),
+    ("cl_lanes.gfx1013-w32.o:lds_reduce", TWO_WAVES),
+    ("cl_lanes.gfx1201-w32.o:lds_transpose", TWO_WAVES),
+    ("cl_lanes.gfx1201-w32.o:lds_reduce", TWO_WAVES),
+    ("cvt.sm50.cubin:cvt_ops", "buffer 0 (of 5) differs at byte 0x280 "),
+    ("memory.sm50.cubin:mem_const", "interpreter: mem_const block (0,0,0): out-of-bounds Constant(3) access"),
+    ("memory.sm86.cubin:mem_const", "interpreter: mem_const block (0,0,0): out-of-bounds Constant(3) access"),
+];
+
+/// Runs every corpus kernel of the ISAs `pick` accepts that emits SPIR-V on Vulkan (lavapipe)
+/// and on the interpreter; fails on a kernel that does not run equal and is not pinned in
+/// [`RUN_PINNED`], or when fewer than the floor of an ISA run equal. Prints each kernel left
+/// out with its reason and "N of M kernels ran equal" per ISA (M: the kernels that emit).
+fn corpus_run(pick: impl Fn(Isa) -> bool, floors: &[(&str, usize)]) {
     let vk = Vulkan::open(None).unwrap_or_else(|e| panic!("Vulkan (mesa-vulkan-drivers, tools/install_oracles.sh): {e}"));
     let t = Translator::default();
     let mut ran: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     let mut unpinned = Vec::new();
     let mut seed = 29;
     // A substring of `FILE:KERNEL` limits the run to the kernels that contain it (to look
-    // into one; the pins are checked only over the whole corpus).
+    // into one; the floors then do not apply).
     let only = std::env::var("ISABRIDGE_CORPUS_RUN_ONLY").ok();
     for_each_corpus_kernel(&t, |c, k, translated| {
         let Ok(a) = translated else { return };
         let name = format!("{}:{k}", c.file);
-        if only.as_ref().is_some_and(|o| !name.contains(o.as_str())) {
-            return;
-        }
-        if let Some((_, why)) = RUN_SKIPPED.iter().find(|(n, _)| *n == name) {
-            println!("left out: {name}: not run: {why}");
-            ran.entry(c.key.clone()).or_default().1 += 1;
+        if !pick(c.isa) || only.as_ref().is_some_and(|o| !name.contains(o.as_str())) {
             return;
         }
         let entry = ran.entry(c.key.clone()).or_default();
         entry.1 += 1;
+        if let Some((_, why)) = RUN_SKIPPED.iter().find(|(n, _)| *n == name) {
+            println!("left out: {name}: not run: {why}");
+            return;
+        }
         let run = if matches!(c.isa, Isa::Sm50 | Isa::Sm86) { run_cuda_kernel(&vk, &t, c, k, &a, &mut seed) } else { run_amd_kernel(&vk, &t, c, k, &a) };
         match run {
             Ok(()) => entry.0 += 1,
@@ -379,4 +396,30 @@ fn corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
         println!("{isa}: {equal} of {emitted} kernels ran equal on {}", vk.name());
     }
     assert!(unpinned.is_empty(), "not equal and not pinned:\n{}", unpinned.join("\n"));
+    if only.is_none() {
+        for (isa, floor) in floors {
+            let equal = ran.get(*isa).map_or(0, |r| r.0);
+            assert!(equal >= *floor, "{isa}: {equal} kernels ran equal, pinned {floor}");
+        }
+    }
+}
+
+/// Every sm_50 and sm_86 corpus kernel that emits SPIR-V runs on lavapipe and on the
+/// interpreter, two blocks of 32 threads on random buffers and small by-value parameters, and
+/// writes the same bytes into every buffer (or traps with the same code in both), but for
+/// those pinned with their reasons. Floors: the counts that ran equal.
+#[test]
+fn nvidia_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
+    corpus_run(|isa| matches!(isa, Isa::Sm50 | Isa::Sm86), &[("sm50", 16), ("sm86", 16)]);
+}
+
+/// Every AMD corpus kernel that emits SPIR-V runs one workgroup of the selfcheck harness's
+/// dispatch ([`run_amd_kernel`]) on lavapipe and on the interpreter and writes the same bytes
+/// into every region, but for those pinned or skipped with their reasons. Ignored by default:
+/// over the 3 x 384 kernels it takes far longer than the other tests (cl_math alone is 252
+/// kernels per build), and not every hang is listed yet (see the report of issue 29).
+#[test]
+#[ignore = "slow (lavapipe compiles each of ~780 modules); run with --ignored"]
+fn amd_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
+    corpus_run(|isa| !matches!(isa, Isa::Sm50 | Isa::Sm86), &[]);
 }
