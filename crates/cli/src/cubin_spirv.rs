@@ -12,6 +12,10 @@ use isabridge_decoder::Isa;
 use isabridge_ir::Function;
 use isabridge_targets::spirv::{EmitOptions, MemoryModel};
 
+/// The global memory after a launch (at its guest addresses) and each timed dispatch's
+/// nanoseconds.
+pub type Timed = (Vec<(u64, Vec<u8>)>, Vec<f64>);
+
 /// Run lifted kernel `f` over the launch's grid on the Vulkan device (lavapipe by default);
 /// returns the global memory afterwards, at the launch's guest addresses.
 pub fn launch(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Vec<(u64, Vec<u8>)>, Failure> {
@@ -26,11 +30,11 @@ pub fn launch_in(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, memory: Memor
 
 /// [`launch`], then `repeats` more dispatches timed on the device: the memory after the first
 /// dispatch and each timed dispatch's nanoseconds.
-pub fn launch_timed(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, repeats: u32) -> Result<(Vec<(u64, Vec<u8>)>, Vec<f64>), Failure> {
+pub fn launch_timed(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, repeats: u32) -> Result<Timed, Failure> {
     launch_model(isa, f, k, l, MemoryModel::DeviceAddress, repeats)
 }
 
-fn launch_model(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, memory: MemoryModel, repeats: u32) -> Result<(Vec<(u64, Vec<u8>)>, Vec<f64>), Failure> {
+fn launch_model(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, memory: MemoryModel, repeats: u32) -> Result<Timed, Failure> {
     let mut f = f.clone();
     isabridge_ir::passes::run_pipeline(&mut f).map_err(|e| format!("{}: pipeline: {e}", k.name))?;
     let kernel = isabridge_targets::spirv::emit_with(&f, &EmitOptions { memory }).map_err(|e| format!("{}: SPIR-V: {e}", k.name))?;
