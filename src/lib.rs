@@ -119,6 +119,7 @@
 //! emitter, Vulkan runner).
 
 mod artifact;
+pub mod cuda_launch;
 mod translate;
 mod translate_gfx12;
 

@@ -241,6 +241,12 @@ impl Translator {
         })
     }
 
+    /// The IR function one kernel of `code` lifts to, as [`Translator::translate`] lifts it
+    /// (before the IR pipeline): what the reference interpreter runs.
+    pub fn lift(&self, code: &[u8], source: &Source) -> Result<Function, Error> {
+        Ok(if is_nvidia(source.isa) { lift_nvidia(code, source)? } else { lift_amd(code, source)? }.f)
+    }
+
     /// Translate one kernel of `code` to `target`.
     pub fn translate(&self, code: &[u8], source: &Source, target: Target) -> Result<Artifact, Error> {
         if source.stage != Stage::Compute {

@@ -6,6 +6,7 @@
 //! counts of kernels that emit per ISA are pinned as floors: the backend grows, so more may
 //! emit, never fewer.
 
+use isabridge::targets::vulkan::Vulkan;
 use isabridge::{Error, Isa, MemoryModel, Options, Resource, Source, Target, Translator};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -73,6 +74,36 @@ fn source_of(path: &Path) -> (Isa, u32) {
     (Isa::from_name(&isa).unwrap_or_else(|| panic!("{isa}")), wave)
 }
 
+/// One file of the corpora: its name, bytes, ISA, wave size, and the key its kernels are
+/// tallied under (`gfx1013 wave64`, `sm86`, ...).
+struct CorpusFile {
+    file: String,
+    code: Vec<u8>,
+    isa: Isa,
+    wave: u32,
+    key: String,
+}
+
+/// The corpus walk: every compute kernel of fixtures/amd/bin and fixtures/nvidia/bin, in file
+/// order, with its SPIR-V translation (device-address memory model) or the typed error why it
+/// does not emit; any other error is a failure.
+fn for_each_corpus_kernel(t: &Translator, mut each: impl FnMut(&CorpusFile, &str, Result<isabridge::Artifact, Error>)) {
+    for path in files("fixtures/amd/bin", ".o").into_iter().chain(files("fixtures/nvidia/bin", ".cubin")) {
+        let code = std::fs::read(&path).unwrap();
+        let (isa, wave) = source_of(&path);
+        let key = if matches!(isa, Isa::Gfx1013) { format!("{isa} wave{wave}") } else { isa.to_string() };
+        let file = path.file_name().unwrap().to_string_lossy().to_string();
+        let c = CorpusFile { file, code, isa, wave, key };
+        let kernels = t.kernels(&c.code, &Source::object(isa, wave, None)).unwrap_or_else(|e| panic!("{}: {e}", c.file));
+        for k in kernels {
+            match t.translate(&c.code, &Source::object(isa, wave, Some(&k)), Target::Spirv) {
+                r @ (Ok(_) | Err(Error::Lift { .. } | Error::Emit { .. } | Error::Unsupported { .. })) => each(&c, &k, r),
+                Err(e) => panic!("{}:{k}: {e}", c.file),
+            }
+        }
+    }
+}
+
 #[derive(Default)]
 struct Tally {
     kernels: usize,
@@ -86,33 +117,25 @@ fn every_corpus_kernel_translates_or_gives_a_typed_error() {
     let mut tally: std::collections::BTreeMap<String, Tally> = Default::default();
     let mut invalid = Vec::new();
     let mut naga_refused = Vec::new();
-    for path in files("fixtures/amd/bin", ".o").into_iter().chain(files("fixtures/nvidia/bin", ".cubin")) {
-        let code = std::fs::read(&path).unwrap();
-        let (isa, wave) = source_of(&path);
-        let key = if matches!(isa, Isa::Gfx1013) { format!("{isa} wave{wave}") } else { isa.to_string() };
-        let file = path.file_name().unwrap().to_string_lossy().to_string();
-        let kernels = t.kernels(&code, &Source::object(isa, wave, None)).unwrap_or_else(|e| panic!("{file}: {e}"));
-        for k in kernels {
-            let name = format!("{file}:{k}");
-            let entry = tally.entry(key.clone()).or_default();
-            entry.kernels += 1;
-            match t.translate(&code, &Source::object(isa, wave, Some(&k)), Target::Spirv) {
-                Ok(a) => {
-                    entry.emitted += 1;
-                    assert_eq!(a.entry_points[0].kernel, k);
-                    if let Err(e) = spirv_val(&name, &a.bytes) {
-                        invalid.push(format!("{name}: {e}"));
-                    }
-                    match naga_check(&a.bytes) {
-                        Ok(()) => entry.naga_ok += 1,
-                        Err(e) => naga_refused.push(format!("{name}: {e}")),
-                    }
+    for_each_corpus_kernel(&t, |c, k, translated| {
+        let name = format!("{}:{k}", c.file);
+        let entry = tally.entry(c.key.clone()).or_default();
+        entry.kernels += 1;
+        match translated {
+            Ok(a) => {
+                entry.emitted += 1;
+                assert_eq!(a.entry_points[0].kernel, k);
+                if let Err(e) = spirv_val(&name, &a.bytes) {
+                    invalid.push(format!("{name}: {e}"));
                 }
-                Err(e @ (Error::Lift { .. } | Error::Emit { .. } | Error::Unsupported { .. })) => println!("not emitted: {name}: {e}"),
-                Err(e) => panic!("{name}: {e}"),
+                match naga_check(&a.bytes) {
+                    Ok(()) => entry.naga_ok += 1,
+                    Err(e) => naga_refused.push(format!("{name}: {e}")),
+                }
             }
+            Err(e) => println!("not emitted: {name}: {e}"),
         }
-    }
+    });
     for (isa, n) in &tally {
         println!("{isa}: {} of {} kernels emit SPIR-V, {} pass naga", n.emitted, n.kernels, n.naga_ok);
     }
@@ -126,7 +149,7 @@ fn every_corpus_kernel_translates_or_gives_a_typed_error() {
     let other: Vec<&String> = naga_refused.iter().filter(|e| !e.ends_with("naga read: UnsupportedCapability(PhysicalStorageBufferAddresses)")).collect();
     assert!(other.is_empty(), "naga refused:\n{other:?}");
     let emitted = |isa: &str| tally.get(isa).map_or(0, |n| n.emitted);
-    let floors = [("gfx1013 wave32", 260), ("gfx1013 wave64", 259), ("gfx1201", 260), ("sm50", 17), ("sm86", 17)];
+    let floors = [("gfx1013 wave32", 260), ("gfx1013 wave64", 259), ("gfx1201", 260), ("sm50", 18), ("sm86", 18)];
     for (isa, floor) in floors {
         assert!(emitted(isa) >= floor, "{isa}: {} kernels emit, pinned {floor}", emitted(isa));
     }
@@ -195,4 +218,208 @@ fn heap_model_modules_pass_naga() {
 const NAGA_PINNED: [&str; 3] = ["source: WidthError(Invalid(Uint, 2)) }", "naga read: InvalidTypeWidth(2)", "naga read: UnsupportedInstruction(Function, UMulExtended)"];
 
 /// Heap-model modules that pass naga, per corpus (floors).
-const HEAP_NAGA_FLOORS: [(&str, usize); 4] = [("sm86", 14), ("sm86 capture", 121), ("sm50", 0), ("sm50 capture", 0)];
+const HEAP_NAGA_FLOORS: [(&str, usize); 4] = [("sm86", 15), ("sm86 capture", 121), ("sm50", 0), ("sm50 capture", 0)];
+
+/// A deterministic random stream (splitmix64).
+fn rng(seed: &mut u64) -> u64 {
+    *seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *seed;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Bytes of each random buffer a corpus kernel gets for a pointer parameter.
+const RUN_BUFFER_BYTES: usize = 1 << 20;
+
+/// Why a corpus kernel that emits does not run equal on Vulkan: the first difference or the
+/// failing side's error.
+fn run_cuda_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &isabridge::Artifact, seed: &mut u64) -> Result<(), String> {
+    use isabridge::cuda_launch::{run_interp, run_vulkan_in, Launch};
+    let source = Source::object(c.isa, c.wave, Some(name));
+    let f = t.lift(&c.code, &source).map_err(|e| format!("lift: {e}"))?;
+    let kernel = a.spirv_kernel().ok_or("no SPIR-V kernel in the artifact")?;
+    let all = isabridge::decoder::elf::nvinfo::cuda_kernels(&c.code).map_err(|e| e.to_string())?;
+    let k = isabridge::decoder::elf::nvinfo::find_kernel(&all, name).ok_or("no .nv.info entry")?;
+    // Every 8-byte parameter gets a buffer of random bytes (pointer or not: both runs see
+    // the same value), every other one a small random integer.
+    let buffers: Vec<Vec<u8>> = k.params.iter().filter(|p| p.size == 8).map(|_| (0..RUN_BUFFER_BYTES).map(|_| rng(seed) as u8).collect()).collect();
+    let contents: Vec<&[u8]> = buffers.iter().map(Vec::as_slice).collect();
+    let mem = vk.memory(kernel.memory, &contents).map_err(|e| format!("vulkan memory: {e}"))?;
+    // The regions sit at their Vulkan addresses in both runs.
+    let global: Vec<(u64, Vec<u8>)> = buffers.iter().enumerate().map(|(i, b)| (mem.address(i).unwrap(), b.clone())).collect();
+    let mut next = global.iter().map(|g| g.0);
+    let params = k.params.iter().map(|p| if p.size == 8 { next.next().unwrap() } else { 1 + rng(seed) % 100 }).collect();
+    let l = Launch { grid: [2, 1, 1], block: [32, 1, 1], params, global };
+    let want = match run_interp(c.isa, &f, k, l.clone()) {
+        Ok(w) => w,
+        // A trap ends both runs: the device must report the same trap code.
+        Err(e) => {
+            let Some((_, code)) = e.rsplit_once(": trap ") else { return Err(format!("interpreter: {e}")) };
+            return match run_vulkan_in(vk, &mem, c.isa, &kernel, k, &l) {
+                Err(v) if v.contains(&format!("trap {code} in invocation")) => Ok(()),
+                Err(v) => Err(format!("the interpreter traps ({code}), vulkan: {v}")),
+                Ok(_) => Err(format!("the interpreter traps ({code}), vulkan runs to the end")),
+            };
+        }
+    };
+    let got = run_vulkan_in(vk, &mem, c.isa, &kernel, k, &l).map_err(|e| format!("vulkan: {e}"))?;
+    for (i, ((addr, w), (_, g))) in want.iter().zip(&got).enumerate() {
+        if let Some(at) = w.iter().zip(g).position(|(x, y)| x != y) {
+            return Err(format!("buffer {i} (of {}) differs at byte {at:#x} of {addr:#x}: interpreter {:#04x}, vulkan {:#04x}", want.len(), w[at], g[at]));
+        }
+    }
+    Ok(())
+}
+
+/// Why an AMD corpus kernel that emits does not run equal on Vulkan. One workgroup of the
+/// dispatch the gfx1201 selfcheck harness lays out (`selfcheck::image_at`: every pointer
+/// argument a region of address-derived bytes, by-value arguments 1 to 64 or small floats,
+/// hidden arguments as the HIP runtime fills them), placed at the regions' Vulkan addresses so
+/// that the kernel argument segment holds the same pointers in both runs.
+fn run_amd_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &isabridge::Artifact) -> Result<(), String> {
+    use isabridge::ir::interp::{self, Input, Memory};
+    use isabridge::targets::gfx12::selfcheck::{image_at, image_regions, workgroup_inputs, Options};
+    use isabridge::targets::vulkan::Dispatch;
+    let f = t.lift(&c.code, &Source::object(c.isa, c.wave, Some(name))).map_err(|e| format!("lift: {e}"))?;
+    let kernel = a.spirv_kernel().ok_or("no SPIR-V kernel in the artifact")?;
+    let all = isabridge::analysis::amdkernel::kernels(&c.code).map_err(|e| e.to_string())?;
+    let k = all.iter().find(|k| k.name == name).ok_or("no kernel descriptor")?;
+    let meta = isabridge::targets::gfx12::hsaco::kernel_metadata(&c.code);
+    let regions = image_regions(k);
+    let zeros: Vec<Vec<u8>> = regions.iter().map(|&n| vec![0; n]).collect();
+    let contents: Vec<&[u8]> = zeros.iter().map(Vec::as_slice).collect();
+    let mem = vk.memory(kernel.memory, &contents).map_err(|e| format!("vulkan memory: {e}"))?;
+    let addrs: Vec<u64> = (0..regions.len()).map(|i| mem.address(i).unwrap()).collect();
+    let image = image_at(k, meta.iter().find(|m| m.0 == name).map(|m| &m.1), &Options::default(), &addrs).map_err(|e| format!("dispatch: {e}"))?;
+    for (i, (_, bytes)) in image.global.iter().enumerate() {
+        mem.write(i, 0, bytes).ok_or("a region does not fit its buffer")?;
+    }
+    let (mut cfg, inputs) = workgroup_inputs(c.isa, k, &image, [0, 0, 0]);
+    cfg.max_steps = 1 << 22;
+    if kernel.workgroup_size != cfg.wave_size {
+        return Err(format!("a Vulkan workgroup of {} invocations for waves of {}", kernel.workgroup_size, cfg.wave_size));
+    }
+    let start = Memory { global: image.global.clone(), constant: Vec::new(), shared: vec![0; k.group_segment_size as usize] };
+    let want = interp::run(&f, &cfg, &inputs, start).map_err(|e| format!("interpreter: {e}"))?.memory.global;
+    let total = (cfg.wave_size * cfg.waves) as usize;
+    let inputs = &inputs;
+    let words: Vec<u64> = (0..total)
+        .flat_map(|g| {
+            (0..kernel.params as usize).map(move |p| match inputs.get(p) {
+                Some(Input::Uniform(v)) => *v,
+                Some(Input::PerLane(vs)) => vs[g],
+                _ => 0,
+            })
+        })
+        .collect();
+    vk.run_with(&kernel, &Dispatch { invocations: total as u32, params: &words, constant: &[] }, &mem).map_err(|e| format!("vulkan: {e}"))?;
+    for (i, (addr, bytes)) in image.global.iter().enumerate() {
+        let w = &want.iter().find(|g| g.0 == *addr).ok_or("the interpreter lost a region")?.1;
+        let mut g = mem.read(i).unwrap_or_default();
+        g.truncate(bytes.len());
+        if let Some(at) = w.iter().zip(&g).position(|(x, y)| x != y) {
+            return Err(format!("region {i} (of {}) differs at byte {at:#x}: interpreter {:#04x}, vulkan {:#04x}", image.global.len(), w[at], g[at]));
+        }
+    }
+    Ok(())
+}
+
+/// Corpus kernels that emit SPIR-V but are not run on lavapipe, with why.
+const RUN_SKIPPED: [(&str, &str); 3] = [
+    ("cl_math.gfx1013-w64.o:long_div", HANGS),
+    ("cl_math.gfx1013-w64.o:long_rem", HANGS),
+    ("warp.sm86.cubin:warp_ops", HANGS),
+];
+
+/// Why a kernel is not run: lavapipe does not finish it (the runner's 60-second wait times
+/// out while the device keeps running it, and the process then crashes); the interpreter
+/// finishes it well within its step budget, so the module runs differently.
+const HANGS: &str = "lavapipe does not finish it within the runner's 60 s wait";
+
+/// Two waves of 32 in one workgroup: the module runs each wave as its own Vulkan workgroup,
+/// so LDS and barriers are not shared between the waves (and Workgroup memory starts
+/// undefined where the interpreter's LDS starts zeroed).
+const TWO_WAVES: &str = "region 0 (of 4) differs";
+
+/// Corpus kernels that emit SPIR-V but do not run equal on lavapipe, each with the start of
+/// its reason (the test's own message). `cvt_ops` on sm_50: the `cvt.sat.s8.s32` result (out
+/// word 80 of thread 0) is -128 on the interpreter, not on lavapipe. `mem_const`: the kernel
+/// reads constant bank 3 (its `__constant__` data), which the launch does not provide.
+const RUN_PINNED: [(&str, &str); 7] = [
+    ("cl_lanes.gfx1013-w32.o:lds_transpose", TWO_WAVES),
+    ("cl_lanes.gfx1013-w32.o:lds_reduce", TWO_WAVES),
+    ("cl_lanes.gfx1201-w32.o:lds_transpose", TWO_WAVES),
+    ("cl_lanes.gfx1201-w32.o:lds_reduce", TWO_WAVES),
+    ("cvt.sm50.cubin:cvt_ops", "buffer 0 (of 5) differs at byte 0x280 "),
+    ("memory.sm50.cubin:mem_const", "interpreter: mem_const block (0,0,0): out-of-bounds Constant(3) access"),
+    ("memory.sm86.cubin:mem_const", "interpreter: mem_const block (0,0,0): out-of-bounds Constant(3) access"),
+];
+
+/// Runs every corpus kernel of the ISAs `pick` accepts that emits SPIR-V on Vulkan (lavapipe)
+/// and on the interpreter; fails on a kernel that does not run equal and is not pinned in
+/// [`RUN_PINNED`], or when fewer than the floor of an ISA run equal. Prints each kernel left
+/// out with its reason and "N of M kernels ran equal" per ISA (M: the kernels that emit).
+fn corpus_run(pick: impl Fn(Isa) -> bool, floors: &[(&str, usize)]) {
+    let vk = Vulkan::open(None).unwrap_or_else(|e| panic!("Vulkan (mesa-vulkan-drivers, tools/install_oracles.sh): {e}"));
+    let t = Translator::default();
+    let mut ran: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    let mut unpinned = Vec::new();
+    let mut seed = 29;
+    // A substring of `FILE:KERNEL` limits the run to the kernels that contain it (to look
+    // into one; the floors then do not apply).
+    let only = std::env::var("ISABRIDGE_CORPUS_RUN_ONLY").ok();
+    for_each_corpus_kernel(&t, |c, k, translated| {
+        let Ok(a) = translated else { return };
+        let name = format!("{}:{k}", c.file);
+        if !pick(c.isa) || only.as_ref().is_some_and(|o| !name.contains(o.as_str())) {
+            return;
+        }
+        let entry = ran.entry(c.key.clone()).or_default();
+        entry.1 += 1;
+        if let Some((_, why)) = RUN_SKIPPED.iter().find(|(n, _)| *n == name) {
+            println!("left out: {name}: not run: {why}");
+            return;
+        }
+        let run = if matches!(c.isa, Isa::Sm50 | Isa::Sm86) { run_cuda_kernel(&vk, &t, c, k, &a, &mut seed) } else { run_amd_kernel(&vk, &t, c, k, &a) };
+        match run {
+            Ok(()) => entry.0 += 1,
+            Err(why) => {
+                println!("left out: {name}: {why}");
+                if !RUN_PINNED.iter().any(|(n, r)| *n == name && why.starts_with(r)) {
+                    unpinned.push(format!("{name}: {why}"));
+                }
+            }
+        }
+    });
+    for (isa, (equal, emitted)) in &ran {
+        println!("{isa}: {equal} of {emitted} kernels ran equal on {}", vk.name());
+    }
+    assert!(unpinned.is_empty(), "not equal and not pinned:\n{}", unpinned.join("\n"));
+    if only.is_none() {
+        for (isa, floor) in floors {
+            let equal = ran.get(*isa).map_or(0, |r| r.0);
+            assert!(equal >= *floor, "{isa}: {equal} kernels ran equal, pinned {floor}");
+        }
+    }
+}
+
+/// Every sm_50 and sm_86 corpus kernel that emits SPIR-V runs on lavapipe and on the
+/// interpreter, two blocks of 32 threads on random buffers and small by-value parameters, and
+/// writes the same bytes into every buffer (or traps with the same code in both), but for
+/// those pinned with their reasons. Floors: the counts that ran equal.
+#[test]
+fn nvidia_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
+    corpus_run(|isa| matches!(isa, Isa::Sm50 | Isa::Sm86), &[("sm50", 16), ("sm86", 16)]);
+}
+
+/// Every AMD corpus kernel that emits SPIR-V runs one workgroup of the selfcheck harness's
+/// dispatch ([`run_amd_kernel`]) on lavapipe and on the interpreter and writes the same bytes
+/// into every region, but for those pinned or skipped with their reasons. Ignored by default:
+/// over the 3 x 384 kernels it takes far longer than the other tests (cl_math alone is 252
+/// kernels per build), and not every hang is listed yet (see the report of issue 29).
+#[test]
+#[ignore = "slow (lavapipe compiles each of ~780 modules); run with --ignored"]
+fn amd_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
+    corpus_run(|isa| !matches!(isa, Isa::Sm50 | Isa::Sm86), &[]);
+}

@@ -386,6 +386,8 @@ fn min_max_dpp_equal_gfx1013() {
         let rows = if text.contains("f16") { &f16 } else { &rows };
         let differs = check(&Case { text, srcs: &[10, 11, 20], dst: &[20], control, sgpr: None, arith: false }, rows);
         assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
+    }
+}
 
 /// Packed f16 pairs and integers whose bytes and words differ: NaNs, infinities, zeros,
 /// denormals and normal numbers in each half, bytes with the sign bit set and clear.

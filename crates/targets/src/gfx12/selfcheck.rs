@@ -261,70 +261,125 @@ struct Dispatch {
 
 impl Dispatch {
     fn new(k: &Kernel, meta: Option<&super::msgpack::Msg>, opts: &Options) -> Result<Dispatch, String> {
-        use super::msgpack::Msg;
-        let int = |key: &str| match meta.and_then(|m| m.get(key)) {
-            Some(Msg::Int(i)) => Some(*i as u64),
-            _ => None,
-        };
-        let reqd = match meta.and_then(|m| m.get(".reqd_workgroup_size")) {
-            Some(Msg::Array(xs)) => Some(xs.iter().map(|x| if let Msg::Int(i) = x { *i as u64 } else { 1 }).product::<u64>()),
-            _ => None,
-        };
-        let block = reqd.unwrap_or_else(|| (DEFAULT_BLOCK as u64).min(int(".max_flat_workgroup_size").unwrap_or(1024))).clamp(1, 1024) as u32;
-        if opts.groups == 0 {
-            return Err("--groups must be 1 or more".into());
-        }
-        let mut global = Vec::new();
-        let size = k.kernarg_size.max(k.args.iter().map(|x| x.offset + x.size).max().unwrap_or(0)) as usize;
-        let mut kernarg = vec![0u8; size];
-        let mut next = REGION_BASE;
-        let explicit = k.args.iter().filter(|x| !matches!(x.kind, ArgKind::Hidden(_)));
-        for (i, x) in explicit.enumerate() {
-            let v = match &x.kind {
-                ArgKind::GlobalBuffer => {
-                    let at = next;
-                    next += REGION_STRIDE;
-                    global.push((at, (0..REGION_BYTES as u64).map(|o| image_byte(at + o)).collect::<Vec<u8>>()));
-                    at
-                }
-                ArgKind::ByValue => by_value(i, x.size, &x.type_name),
-                ArgKind::Other(o) => return Err(format!("argument {i} is of kind {o}, which the harness does not provide")),
-                ArgKind::Hidden(_) => 0,
-            };
-            put(&mut kernarg, x.offset as usize, x.size as usize, v);
-        }
-        let grid = [opts.groups, 1, 1];
-        let blk = [block, 1, 1];
-        for x in &k.args {
-            let ArgKind::Hidden(h) = &x.kind else { continue };
-            let d = |s: &str| -> usize { (s.as_bytes()[s.len() - 1].wrapping_sub(b'x') as usize).min(2) };
-            let v = match h.as_str() {
-                s if s.starts_with("block_count_") => grid[d(s)] as u64,
-                s if s.starts_with("group_size_") => blk[d(s)] as u64,
-                "grid_dims" => 1,
-                _ => 0,
-            };
-            put(&mut kernarg, x.offset as usize, x.size as usize, v);
-        }
-        let scratch = private_segment_size(k);
-        let mut packet = vec![0u8; 64];
-        put(&mut packet, 2, 2, 1);
-        put(&mut packet, 4, 2, block as u64);
-        put(&mut packet, 6, 2, 1);
-        put(&mut packet, 8, 2, 1);
-        put(&mut packet, 12, 4, block as u64 * opts.groups as u64);
-        put(&mut packet, 16, 4, 1);
-        put(&mut packet, 20, 4, 1);
-        put(&mut packet, 24, 4, scratch as u64);
-        put(&mut packet, 28, 4, k.group_segment_size as u64);
-        put(&mut packet, 40, 8, KERNARG_ADDR);
-        global.push((DISPATCH_ADDR, packet));
-        if !kernarg.is_empty() {
-            global.push((KERNARG_ADDR, kernarg));
-        }
+        let regions = image_regions(k);
+        let args = regions.len() - 1 - usize::from(kernarg_bytes(k) > 0);
+        let mut addrs: Vec<u64> = (0..args as u64).map(|i| REGION_BASE + i * REGION_STRIDE).collect();
+        addrs.push(DISPATCH_ADDR);
+        addrs.push(KERNARG_ADDR);
+        let image = image_at(k, meta, opts, &addrs)?;
+        let mut global = image.global;
         global.sort_by_key(|g| g.0);
-        Ok(Dispatch { global, block, scratch })
+        Ok(Dispatch { global, block: image.block, scratch: image.scratch })
     }
+}
+
+/// A kernel's dispatch as this harness lays it out (see the module docs), at addresses the
+/// caller chose: the regions in [`image_regions`] order, the workgroup size and the scratch
+/// bytes per work-item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    /// Global memory: (address, bytes) per region, in [`image_regions`] order.
+    pub global: Vec<(u64, Vec<u8>)>,
+    /// Work-items per workgroup.
+    pub block: u32,
+    /// Scratch bytes per work-item.
+    pub scratch: usize,
+    /// The dispatch packet's address.
+    pub dispatch: u64,
+    /// The kernel argument segment's address.
+    pub kernarg: u64,
+}
+
+fn kernarg_bytes(k: &Kernel) -> usize {
+    k.kernarg_size.max(k.args.iter().map(|x| x.offset + x.size).max().unwrap_or(0)) as usize
+}
+
+/// The byte sizes of the regions an [`Image`] of kernel `k` holds, in order: one of
+/// [`REGION_BYTES`] per pointer argument, the 64-byte dispatch packet, then the kernel
+/// argument segment when it is not empty.
+pub fn image_regions(k: &Kernel) -> Vec<usize> {
+    let buffers = k.args.iter().filter(|x| matches!(x.kind, ArgKind::GlobalBuffer)).count();
+    let mut v = vec![REGION_BYTES; buffers];
+    v.push(64);
+    if kernarg_bytes(k) > 0 {
+        v.push(kernarg_bytes(k));
+    }
+    v
+}
+
+/// The dispatch image of kernel `k` (its metadata map `meta`) with region `i` of
+/// [`image_regions`] at `addrs[i]` (one more address, when given, is the kernarg pointer of a
+/// kernel without arguments): pointer arguments point at their regions, each region
+/// filled with [`image_byte`] of its addresses; by-value and hidden arguments as the module
+/// docs say. `opts.groups` workgroups along X.
+pub fn image_at(k: &Kernel, meta: Option<&super::msgpack::Msg>, opts: &Options, addrs: &[u64]) -> Result<Image, String> {
+    use super::msgpack::Msg;
+    let int = |key: &str| match meta.and_then(|m| m.get(key)) {
+        Some(Msg::Int(i)) => Some(*i as u64),
+        _ => None,
+    };
+    let reqd = match meta.and_then(|m| m.get(".reqd_workgroup_size")) {
+        Some(Msg::Array(xs)) => Some(xs.iter().map(|x| if let Msg::Int(i) = x { *i as u64 } else { 1 }).product::<u64>()),
+        _ => None,
+    };
+    let block = reqd.unwrap_or_else(|| (DEFAULT_BLOCK as u64).min(int(".max_flat_workgroup_size").unwrap_or(1024))).clamp(1, 1024) as u32;
+    if opts.groups == 0 {
+        return Err("--groups must be 1 or more".into());
+    }
+    let regions = image_regions(k);
+    if addrs.len() < regions.len() {
+        return Err(format!("{} regions, {} addresses", regions.len(), addrs.len()));
+    }
+    // Without kernel arguments, the packet's kernarg address is the next one given (or 0).
+    let n = regions.len();
+    let (dispatch, kernarg_addr) = if kernarg_bytes(k) > 0 { (addrs[n - 2], addrs[n - 1]) } else { (addrs[n - 1], addrs.get(n).copied().unwrap_or(0)) };
+    let mut global = Vec::new();
+    let mut kernarg = vec![0u8; kernarg_bytes(k)];
+    let mut next = addrs.iter();
+    let explicit = k.args.iter().filter(|x| !matches!(x.kind, ArgKind::Hidden(_)));
+    for (i, x) in explicit.enumerate() {
+        let v = match &x.kind {
+            ArgKind::GlobalBuffer => {
+                let at = *next.next().ok_or("too few addresses")?;
+                global.push((at, (0..REGION_BYTES as u64).map(|o| image_byte(at + o)).collect::<Vec<u8>>()));
+                at
+            }
+            ArgKind::ByValue => by_value(i, x.size, &x.type_name),
+            ArgKind::Other(o) => return Err(format!("argument {i} is of kind {o}, which the harness does not provide")),
+            ArgKind::Hidden(_) => 0,
+        };
+        put(&mut kernarg, x.offset as usize, x.size as usize, v);
+    }
+    let grid = [opts.groups, 1, 1];
+    let blk = [block, 1, 1];
+    for x in &k.args {
+        let ArgKind::Hidden(h) = &x.kind else { continue };
+        let d = |s: &str| -> usize { (s.as_bytes()[s.len() - 1].wrapping_sub(b'x') as usize).min(2) };
+        let v = match h.as_str() {
+            s if s.starts_with("block_count_") => grid[d(s)] as u64,
+            s if s.starts_with("group_size_") => blk[d(s)] as u64,
+            "grid_dims" => 1,
+            _ => 0,
+        };
+        put(&mut kernarg, x.offset as usize, x.size as usize, v);
+    }
+    let scratch = private_segment_size(k);
+    let mut packet = vec![0u8; 64];
+    put(&mut packet, 2, 2, 1);
+    put(&mut packet, 4, 2, block as u64);
+    put(&mut packet, 6, 2, 1);
+    put(&mut packet, 8, 2, 1);
+    put(&mut packet, 12, 4, block as u64 * opts.groups as u64);
+    put(&mut packet, 16, 4, 1);
+    put(&mut packet, 20, 4, 1);
+    put(&mut packet, 24, 4, scratch as u64);
+    put(&mut packet, 28, 4, k.group_segment_size as u64);
+    put(&mut packet, 40, 8, kernarg_addr);
+    global.push((dispatch, packet));
+    if !kernarg.is_empty() {
+        global.push((kernarg_addr, kernarg));
+    }
+    Ok(Image { global, block, scratch, dispatch, kernarg: kernarg_addr })
 }
 
 /// Per-work-item scratch as the HIP runtime sizes it: the fixed size, or for a dynamic stack
@@ -358,7 +413,7 @@ fn entry_of(isa: Isa, k: &Kernel) -> (KernelEntry, Vec<SgprInput>) {
 }
 
 fn run_kernel(p: &Program, k: &Kernel, d: &Dispatch, opts: &Options) -> Result<Outcome, RunError> {
-    let (entry, layout) = entry_of(p.isa, k);
+    let (entry, _) = entry_of(p.isa, k);
     let (sec, start) = p
         .sections
         .iter()
@@ -366,51 +421,64 @@ fn run_kernel(p: &Program, k: &Kernel, d: &Dispatch, opts: &Options) -> Result<O
         .ok_or_else(|| RunError::Lift(format!("no function {}", k.name)))?;
     let r = isabridge_analysis::resolve::amd_transfers(p.isa, sec);
     let m = lift_kernel_module(p.isa, &sec.data, sec.address, start, &k.name, &entry, &r).map_err(|e| RunError::Lift(e.to_string()))?;
-    let ws: u32 = if entry.wave64 { 64 } else { 32 };
-    let waves = d.block.div_ceil(ws);
-    let cfg = Config { wave_size: ws, waves, scratch_bytes: d.scratch.next_multiple_of(16), max_steps: opts.max_steps, ..Config::default() };
-    let (s0, exec_p, v0) = kernel_params(&entry);
-    let lanes = (waves * ws) as usize;
-    let mut exec_lo = vec![0u64; lanes];
-    let mut exec_hi = vec![0u64; lanes];
-    for w in 0..waves as usize {
-        let live = (d.block as usize).saturating_sub(w * ws as usize).min(ws as usize);
-        let m: u64 = if live == 64 { u64::MAX } else { (1u64 << live) - 1 };
-        for l in 0..ws as usize {
-            exec_lo[w * ws as usize + l] = m & 0xffff_ffff;
-            exec_hi[w * ws as usize + l] = m >> 32;
-        }
-    }
-    let ids: Vec<u64> = (0..lanes as u64).map(|t| t % d.block as u64).collect();
     let mut mem = Memory { global: d.global.clone(), constant: Vec::new(), shared: Vec::new() };
     let mut last = None;
     for gx in 0..opts.groups {
-        let g = [gx, 0, 0];
-        let mut inputs = vec![Input::Uniform(0); (v0 + 3) as usize];
-        if entry.ttmp_workgroup_ids.iter().any(|e| *e) {
-            let wg = ttmp_workgroup_id_params(&entry);
-            inputs.resize(wg as usize + 3, Input::Uniform(0));
-            for dim in 0..3 {
-                inputs[(wg + dim) as usize] = Input::Uniform(g[dim as usize] as u64);
-            }
-        }
-        for (i, s) in layout.iter().enumerate() {
-            let v: u64 = match *s {
-                SgprInput::DispatchPtr(n) => DISPATCH_ADDR >> (32 * n as u64),
-                SgprInput::KernargSegmentPtr(n) => KERNARG_ADDR >> (32 * n as u64),
-                SgprInput::PrivateSegmentSize => d.scratch as u64,
-                SgprInput::WorkgroupId(dim) => g[dim as usize] as u64,
-                _ => 0,
-            };
-            inputs[(s0 as usize) + i] = Input::Uniform(v & 0xffff_ffff);
-        }
-        inputs[exec_p as usize] = Input::PerLane(exec_lo.clone());
-        inputs[exec_p as usize + 1] = Input::PerLane(exec_hi.clone());
-        inputs[v0 as usize] = Input::PerLane(ids.clone());
+        let image = Image { global: Vec::new(), block: d.block, scratch: d.scratch, dispatch: DISPATCH_ADDR, kernarg: KERNARG_ADDR };
+        let (mut cfg, inputs) = workgroup_inputs(p.isa, k, &image, [gx, 0, 0]);
+        cfg.max_steps = opts.max_steps;
         mem.shared = vec![0; entry.shared_bytes as usize];
         let o = interp::run_module(&m, &cfg, &inputs, mem).map_err(RunError::Interp)?;
         mem = o.memory.clone();
         last = Some(o);
     }
     last.ok_or_else(|| RunError::Lift("no workgroup ran".into()))
+}
+
+/// The interpreter's configuration and the lifted kernel's inputs (`kernel_params` order) for
+/// workgroup `group` of a dispatch of kernel `k` on `isa` laid out as `image` says: initial
+/// SGPRs as the descriptor enables them (dispatch and kernarg pointers, private segment size,
+/// workgroup ids; on gfx1201 the ids in TTMP9 / TTMP7), EXEC of each wave's live lanes, and
+/// the work-item id along X in v0.
+pub fn workgroup_inputs(isa: Isa, k: &Kernel, image: &Image, group: [u32; 3]) -> (Config, Vec<Input>) {
+    let (entry, layout) = entry_of(isa, k);
+    let ws: u32 = if entry.wave64 { 64 } else { 32 };
+    let waves = image.block.div_ceil(ws);
+    let cfg = Config { wave_size: ws, waves, scratch_bytes: image.scratch.next_multiple_of(16), ..Config::default() };
+    let (s0, exec_p, v0) = kernel_params(&entry);
+    let lanes = (waves * ws) as usize;
+    let mut exec_lo = vec![0u64; lanes];
+    let mut exec_hi = vec![0u64; lanes];
+    for w in 0..waves as usize {
+        let live = (image.block as usize).saturating_sub(w * ws as usize).min(ws as usize);
+        let m: u64 = if live == 64 { u64::MAX } else { (1u64 << live) - 1 };
+        for l in 0..ws as usize {
+            exec_lo[w * ws as usize + l] = m & 0xffff_ffff;
+            exec_hi[w * ws as usize + l] = m >> 32;
+        }
+    }
+    let ids: Vec<u64> = (0..lanes as u64).map(|t| t % image.block as u64).collect();
+    let g = group;
+    let mut inputs = vec![Input::Uniform(0); (v0 + 3) as usize];
+    if entry.ttmp_workgroup_ids.iter().any(|e| *e) {
+        let wg = ttmp_workgroup_id_params(&entry);
+        inputs.resize(wg as usize + 3, Input::Uniform(0));
+        for dim in 0..3 {
+            inputs[(wg + dim) as usize] = Input::Uniform(g[dim as usize] as u64);
+        }
+    }
+    for (i, s) in layout.iter().enumerate() {
+        let v: u64 = match *s {
+            SgprInput::DispatchPtr(n) => image.dispatch >> (32 * n as u64),
+            SgprInput::KernargSegmentPtr(n) => image.kernarg >> (32 * n as u64),
+            SgprInput::PrivateSegmentSize => image.scratch as u64,
+            SgprInput::WorkgroupId(dim) => g[dim as usize] as u64,
+            _ => 0,
+        };
+        inputs[(s0 as usize) + i] = Input::Uniform(v & 0xffff_ffff);
+    }
+    inputs[exec_p as usize] = Input::PerLane(exec_lo);
+    inputs[exec_p as usize + 1] = Input::PerLane(exec_hi);
+    inputs[v0 as usize] = Input::PerLane(ids);
+    (cfg, inputs)
 }

@@ -548,6 +548,9 @@ impl Em<'_> {
         if let Op::Sync(SyncOp::Trap(code)) = op {
             return self.trap(v, code);
         }
+        if let Op::Sync(SyncOp::Fence(_)) = op {
+            return self.fence();
+        }
         let Some(t) = ty else { return Err(unsupported(self.cur_ir, v.0, text, "operations without a result other than global stores")) };
         let mut a = Vec::with_capacity(args.len());
         for &x in &args {

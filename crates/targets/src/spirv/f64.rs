@@ -50,7 +50,7 @@ impl Em<'_> {
     }
 
     /// The index of the top set bit of `x` (u64; 0 when `x` is 0).
-    fn msb64(&mut self, x: Word) -> Result<Word, EmitError> {
+    pub(super) fn msb64(&mut self, x: Word) -> Result<Word, EmitError> {
         let set = self.glsl_import();
         let hi = self.shr(x, 32)?;
         let hi32 = self.b.u_convert(self.t_u32, None, hi).map_err(internal)?;

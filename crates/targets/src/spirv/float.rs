@@ -975,17 +975,22 @@ impl Em<'_> {
             }
             ConvOp::IToF { mode, signed } => {
                 let Some((tf, 1)) = float_of(to) else { return Err(unsupported(self.cur_ir, v.0, text, "vector conversions")) };
-                if from != Type::I32 && from != Type::I16 {
-                    return Err(unsupported(self.cur_ir, v.0, text, "integer to float from other than 16 and 32 bits"));
+                if from != Type::I32 && from != Type::I16 && from != Type::I64 {
+                    return Err(unsupported(self.cur_ir, v.0, text, "integer to float from other than 16, 32 and 64 bits"));
                 }
                 if !matches!(tf, FFmt::F16 | FFmt::BF16 | FFmt::F32 | FFmt::F64) {
                     return Err(unsupported(self.cur_ir, v.0, text, "integer to 8-bit floats"));
                 }
-                let t64 = self.f64_ty();
-                let df = if signed { self.b.convert_s_to_f(t64, None, x) } else { self.b.convert_u_to_f(t64, None, x) }.map_err(internal)?;
-                let d = self.double_bits(df)?;
+                let d = if from == Type::I64 {
+                    // Rounded (to f64) or rounded to odd (narrower targets): `int64_float`.
+                    self.int64_to_f64_bits(x, signed, mode.round, tf != FFmt::F64)?
+                } else {
+                    let t64 = self.f64_ty();
+                    let df = if signed { self.b.convert_s_to_f(t64, None, x) } else { self.b.convert_u_to_f(t64, None, x) }.map_err(internal)?;
+                    self.double_bits(df)?
+                };
                 if tf == FFmt::F64 {
-                    // A 16- or 32-bit integer is exact in f64.
+                    // A 16- or 32-bit integer is exact in f64; a 64-bit one is rounded above.
                     return self.elem_out(tf, d);
                 }
                 let mag = self.and(d, (1 << 63) - 1)?;
