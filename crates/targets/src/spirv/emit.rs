@@ -118,7 +118,8 @@ pub(super) fn internal(e: impl std::fmt::Display) -> EmitError {
 pub(super) enum Scope {
     /// Everywhere (constants, parameters loaded in the entry block).
     Global,
-    /// In this SPIR-V block.
+    /// In this region: a SPIR-V block and the blocks it continues as after a selection that
+    /// `guarded` or a trap splits it with (its values dominate them); see [`Em::region`].
     Block(Word),
 }
 
@@ -131,6 +132,10 @@ pub(super) struct Em<'f> {
     pub(super) vars: HashMap<Value, Word>,
     pub(super) svars: Vec<Word>,
     pub(super) cur: Word,
+    /// The region values defined now belong to: the label of the block that began it. A
+    /// selection in the middle of a block (`guarded`, a trap) continues the region in its
+    /// merge block, so its values stay usable there without rescoping every id.
+    pub(super) region: Word,
     pub(super) cur_ir: u32,
     pub(super) gid: Word,
     pub(super) out_var: Word,
@@ -219,7 +224,7 @@ impl Em<'_> {
     pub(super) fn get(&mut self, v: Value) -> Result<Word, EmitError> {
         match self.ids.get(&v) {
             Some(&(w, Scope::Global)) => return Ok(w),
-            Some(&(w, Scope::Block(b))) if b == self.cur => return Ok(w),
+            Some(&(w, Scope::Block(b))) if b == self.region => return Ok(w),
             _ => {}
         }
         let Some(&var) = self.vars.get(&v) else {
@@ -230,7 +235,7 @@ impl Em<'_> {
     }
 
     pub(super) fn define(&mut self, v: Value, w: Word) -> Result<(), EmitError> {
-        self.ids.insert(v, (w, Scope::Block(self.cur)));
+        self.ids.insert(v, (w, Scope::Block(self.region)));
         if let Some(&var) = self.vars.get(&v) {
             self.b.store(var, w, None, []).map_err(internal)?;
         }
@@ -611,7 +616,7 @@ impl Em<'_> {
         for &v in &self.f.blocks[blk].insts.clone() {
             if matches!(self.f.insts[v].op, Op::Phi(_)) {
                 let w = self.get(v)?;
-                self.ids.insert(v, (w, Scope::Block(self.cur)));
+                self.ids.insert(v, (w, Scope::Block(self.region)));
             } else {
                 self.inst(v)?;
             }
@@ -797,6 +802,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         vars: HashMap::new(),
         svars: Vec::new(),
         cur: 0,
+        region: 0,
         cur_ir: 0,
         gid: 0,
         out_var,
@@ -822,6 +828,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
     em.b.begin_function(t_void, Some(main), spirv::FunctionControl::NONE, t_fn).map_err(internal)?;
     // A preamble block: the variables, the invocation index and the parameters.
     em.cur = em.b.begin_block(None).map_err(internal)?;
+    em.region = em.cur;
     for (&v, &t) in need_var.iter().zip(&var_types) {
         let pt = em.b.type_pointer(None, spirv::StorageClass::Function, t);
         let var = em.b.variable(pt, None, spirv::StorageClass::Function, None);
@@ -849,6 +856,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
     em.b.begin_block(Some(quit)).map_err(internal)?;
     em.b.ret().map_err(internal)?;
     em.cur = em.b.begin_block(Some(body)).map_err(internal)?;
+    em.region = em.cur;
     if heap {
         em.heap_entry(pc_var)?;
     }
@@ -878,6 +886,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
     em.b.branch(labels[0]).map_err(internal)?;
     for (i, blk) in g.blocks.iter().enumerate() {
         em.cur = em.b.begin_block(Some(labels[i])).map_err(internal)?;
+        em.region = em.cur;
         for a in &blk.actions {
             match *a {
                 Action::Code(n) => em.code(n)?,

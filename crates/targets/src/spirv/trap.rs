@@ -4,7 +4,7 @@
 //! as the IR defines a trap: it ends the run with an error the host sees. When several
 //! invocations trap, the words hold one of them (the last store each word saw).
 
-use super::emit::{internal, unsupported, Em, EmitError, Scope};
+use super::emit::{internal, unsupported, Em, EmitError};
 use isabridge_ir::ir::{Block, Function, Value};
 use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
 use isabridge_ir::ops::control::SyncOp;
@@ -51,15 +51,9 @@ impl Em<'_> {
         let p1 = self.b.access_chain(pw, None, var, [zero, one]).map_err(internal)?;
         self.b.store(p1, self.gid, None, []).map_err(internal)?;
         self.b.ret().map_err(internal)?;
-        // The merge block is dominated by the old one: its values stay valid there.
-        let old = self.cur;
+        // The merge block is dominated by the old one: it continues the old one's region, so
+        // its values stay valid there.
         self.cur = self.b.begin_block(Some(cont)).map_err(internal)?;
-        let new = Scope::Block(self.cur);
-        for (_, s) in self.ids.values_mut() {
-            if *s == Scope::Block(old) {
-                *s = new;
-            }
-        }
         Ok(())
     }
 }

@@ -20,7 +20,7 @@
 //! shuffles.
 
 use super::amd_memory::{LdsVar, Place};
-use super::emit::{internal, unsupported, Em, EmitError, Scope};
+use super::emit::{internal, unsupported, Em, EmitError};
 use isabridge_ir::ir::{ExecModel, Function, Value};
 use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
 use isabridge_ir::ops::control::SyncOp;
@@ -160,19 +160,17 @@ impl Em<'_> {
         body: impl FnOnce(&mut Self) -> Result<Option<Word>, EmitError>,
     ) -> Result<Option<Word>, EmitError> {
         let (then_l, merge_l) = (self.b.id(), self.b.id());
-        let from = self.cur;
+        let (from, region) = (self.cur, self.region);
         self.b.selection_merge(merge_l, spirv::SelectionControl::NONE).map_err(internal)?;
         self.b.branch_conditional(cond, then_l, merge_l, []).map_err(internal)?;
         self.cur = self.b.begin_block(Some(then_l)).map_err(internal)?;
+        // The body's values are its own; the merge block continues `from`'s region.
+        self.region = self.cur;
         let r = body(self)?;
         let then_end = self.cur;
         self.b.branch(merge_l).map_err(internal)?;
         self.cur = self.b.begin_block(Some(merge_l)).map_err(internal)?;
-        for (_, s) in self.ids.values_mut() {
-            if *s == Scope::Block(from) {
-                *s = Scope::Block(merge_l);
-            }
-        }
+        self.region = region;
         match (merge_ty, r) {
             (Some((ty, zero)), Some(x)) => Ok(Some(self.b.phi(ty, None, [(x, then_end), (zero, from)]).map_err(internal)?)),
             _ => Ok(None),
