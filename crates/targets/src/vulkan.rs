@@ -468,7 +468,6 @@ impl Vulkan {
     #[allow(clippy::too_many_arguments)]
     unsafe fn submit(&self, k: &Kernel, invocations: u32, push: &[u8], set: vk::DescriptorSet, module: vk::ShaderModule, pl: vk::PipelineLayout, repeats: u32) -> Result<Vec<f64>, VulkanError> {
         let d = &self.device;
-        let props = self.instance.get_physical_device_properties(self.pdev);
         if repeats > 0 && self.instance.get_physical_device_queue_family_properties(self.pdev).get(self.family as usize).is_none_or(|q| q.timestamp_valid_bits == 0) {
             return Err(VulkanError::Missing { device: self.name.clone(), features: vec!["timestampValidBits"] });
         }
@@ -532,7 +531,7 @@ impl Vulkan {
             let Some(q) = queries else { return Ok(Vec::new()) };
             let mut stamps = vec![0u64; 2 * repeats as usize];
             d.get_query_pool_results(q, 0, &mut stamps, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT).map_err(call("read timestamps"))?;
-            let period = f64::from(props.limits.timestamp_period);
+            let period = f64::from(self.instance.get_physical_device_properties(self.pdev).limits.timestamp_period);
             Ok(stamps.chunks_exact(2).map(|p| p[1].wrapping_sub(p[0]) as f64 * period).collect())
         })();
         if let Some(q) = queries {

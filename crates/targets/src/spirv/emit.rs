@@ -309,17 +309,15 @@ impl Em<'_> {
             let z = self.konst(t, 0)?;
             return self.b.i_sub(ty, None, z, a[0]).map_err(internal);
         }
-        // Signed 64-bit min / max as unsigned order of the values with the sign bit flipped:
-        // the same result, and lavapipe (LLVM 15) gets signed 64-bit compares wrong (the ldexp
-        // clamp, and `cvt.sat.s8.s32`'s clamp in sm_50 cvt_ops).
-        let a = if bits == 64 && matches!(op, IntOp::Min(true) | IntOp::Max(true)) {
+        // Signed 64-bit min / max decide by unsigned order on the operands with their sign
+        // bits flipped: the same order, and lavapipe (LLVM 15) gets signed 64-bit compares
+        // wrong (the ldexp clamp, and `cvt.sat.s8.s32`'s clamp in sm_50 cvt_ops).
+        let flipped = if bits == 64 && matches!(op, IntOp::Min(true) | IntOp::Max(true)) {
             let sign = self.konst(t, 1 << 63)?;
             let x = self.b.bitwise_xor(ty, None, a[0], sign).map_err(internal)?;
-            let y = self.b.bitwise_xor(ty, None, a[1], sign).map_err(internal)?;
-            let flipped = [x, y];
-            return self.int_unsigned_order(op, ty, tb, a, flipped);
+            Some([x, self.b.bitwise_xor(ty, None, a[1], sign).map_err(internal)?])
         } else {
-            a
+            None
         };
         let b = &mut self.b;
         let r = match op {
@@ -332,7 +330,12 @@ impl Em<'_> {
             IntOp::Not => b.not(ty, None, a[0]),
             IntOp::Neg => b.s_negate(ty, None, a[0]),
             IntOp::Min(s) | IntOp::Max(s) => {
-                let lt = if s { b.s_less_than(tb, None, a[0], a[1]) } else { b.u_less_than(tb, None, a[0], a[1]) }.map_err(internal)?;
+                let lt = match flipped {
+                    Some([x, y]) => b.u_less_than(tb, None, x, y),
+                    None if s => b.s_less_than(tb, None, a[0], a[1]),
+                    None => b.u_less_than(tb, None, a[0], a[1]),
+                }
+                .map_err(internal)?;
                 let (x, y) = if matches!(op, IntOp::Min(_)) { (a[0], a[1]) } else { (a[1], a[0]) };
                 b.select(ty, None, lt, x, y)
             }
@@ -396,22 +399,6 @@ impl Em<'_> {
                 return r.map_err(internal);
             }
             _ => return Err(unsupported(self.cur_ir, v.0, text, "this integer operation")),
-        };
-        r.map_err(internal)
-    }
-
-    /// A signed 64-bit min or max decided on `flipped` (the operands with their sign bits
-    /// flipped) in unsigned order, picking from the original operands `a`.
-    fn int_unsigned_order(&mut self, op: IntOp, ty: Word, tb: Word, a: &[Word], flipped: [Word; 2]) -> Result<Word, EmitError> {
-        let [x, y] = flipped;
-        let b = &mut self.b;
-        let r = match op {
-            IntOp::Min(_) | IntOp::Max(_) => {
-                let lt = b.u_less_than(tb, None, x, y).map_err(internal)?;
-                let (p, q) = if matches!(op, IntOp::Min(_)) { (a[0], a[1]) } else { (a[1], a[0]) };
-                b.select(ty, None, lt, p, q)
-            }
-            _ => return Err(internal("signed order on another operation")),
         };
         r.map_err(internal)
     }
