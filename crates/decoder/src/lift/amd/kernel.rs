@@ -116,6 +116,23 @@ pub fn lift_kernel_module(
     lift_with(&mut Walker::new(code, base, r), isa, entry, name, k)
 }
 
+/// [`lift_kernel_module`] with every memory result arriving late, as
+/// [`super::lift_late_memory`] lifts straight-line code: the interpreter then holds each
+/// result back until a wait retires it, and a register read before its covering wait is poison.
+pub fn lift_kernel_module_late_memory(
+    isa: Isa,
+    code: &[u8],
+    base: u64,
+    entry: u64,
+    name: &str,
+    k: &KernelEntry,
+    r: &Resolved,
+) -> Result<Module, LiftError> {
+    let mut w = Walker::new(code, base, r);
+    w.late = true;
+    lift_with(&mut w, isa, entry, name, k)
+}
+
 fn lift_with(w: &mut Walker, isa: Isa, entry: u64, name: &str, k: &KernelEntry) -> Result<Module, LiftError> {
     if !matches!(isa, Isa::Gfx1013 | Isa::Gfx1201) {
         return Err(LiftError::Unsupported { isa, addr: entry, text: String::new(), why: "only AMD code lifts here".into() });
@@ -259,6 +276,8 @@ struct Walker<'a> {
     first_split: Option<u64>,
     /// Lifting a called function, where the end of the program cannot be a return.
     in_callee: bool,
+    /// Memory results arrive late (`pending::mark` after each instruction).
+    late: bool,
 }
 
 /// How control leaves one instruction, as the walker follows it.
@@ -285,6 +304,7 @@ impl<'a> Walker<'a> {
             pending: VecDeque::new(),
             first_split: None,
             in_callee: false,
+            late: false,
         }
     }
 
@@ -401,7 +421,11 @@ impl<'a> Walker<'a> {
             let mut at = At { inst: &inst, d: &d };
             match step {
                 Step::Next => {
+                    let first = cx.f.insts.len();
                     cx.lift_inst(&mut at)?;
+                    if self.late {
+                        super::pending::mark(cx, &at, first);
+                    }
                     if !seen.contains(&next) {
                         return Err(unsupported_at(isa, &inst, &d, "code runs past the end"));
                     }
@@ -410,7 +434,11 @@ impl<'a> Walker<'a> {
                     if self.in_callee {
                         return Err(unsupported_at(isa, &inst, &d, "the program ends in a function lifted as a call"));
                     }
+                    let first = cx.f.insts.len();
                     cx.lift_inst(&mut at)?;
+                    if self.late {
+                        super::pending::mark(cx, &at, first);
+                    }
                     cx.b().ret(&[]);
                     open = false;
                 }

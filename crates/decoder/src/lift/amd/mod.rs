@@ -57,7 +57,7 @@ use isabridge_ir::{Builder, Type, Value};
 use std::collections::BTreeSet;
 
 pub use single::lift_one;
-pub use kernel::{kernel_params, lift_kernel, lift_kernel_module, ttmp_workgroup_id_params, KernelEntry, Resolved, MAX_CALL_DEPTH};
+pub use kernel::{kernel_params, lift_kernel, lift_kernel_module, lift_kernel_module_late_memory, ttmp_workgroup_id_params, KernelEntry, Resolved, MAX_CALL_DEPTH};
 
 /// How a program starts: what the dispatcher loads before the first instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -46,16 +46,36 @@ fn kind(at: &At, op: &Op) -> Option<WaitKinds> {
 
 /// Put a pending op after every memory result that the IR lifted from `at` (values `first..`)
 /// uses: the memory op moves to a new value just before, and the pending op takes its place,
-/// so every use reads the pending result.
+/// so every use reads the pending result. A memory result that only feeds another one of the
+/// same instruction (the LDS atomic of `ds_append` whose old value `readfirstlane` broadcasts,
+/// the lane exchanges inside one `ds_permute`) is internal to the instruction and stays
+/// unmarked: the machine returns only the last one to registers.
 pub(super) fn mark(cx: &mut Cx, at: &At, first: usize) {
     let end = cx.f.insts.len();
+    let is_result = |cx: &Cx, i: usize| {
+        let v = Value(i as u32);
+        kind(at, &cx.f.insts[v].op).is_some()
+            && cx.f.insts[v].ty.is_some()
+            && (i + 1..end).any(|u| cx.f.insts[Value(u as u32)].args.contains(&v))
+    };
+    // Values of the instruction that flow into a later memory result of it.
+    let mut feeds = vec![false; end - first];
+    for i in (first..end).rev() {
+        if feeds[i - first] || is_result(cx, i) {
+            for a in &cx.f.insts[Value(i as u32)].args {
+                if let Some(f) = (a.0 as usize).checked_sub(first).and_then(|j| feeds.get_mut(j)) {
+                    *f = true;
+                }
+            }
+        }
+    }
     let mut join = false;
     for i in first..end {
         let v = Value(i as u32);
-        let Some(k) = kind(at, &cx.f.insts[v].op) else { continue };
-        if cx.f.insts[v].ty.is_none() || !(i + 1..end).any(|u| cx.f.insts[Value(u as u32)].args.contains(&v)) {
+        if feeds[i - first] || !is_result(cx, i) {
             continue;
         }
+        let Some(k) = kind(at, &cx.f.insts[v].op) else { continue };
         let Some((b, pos)) = cx.f.layout.iter().rev().find_map(|b| cx.f.blocks[*b].insts.iter().rposition(|x| *x == v).map(|p| (*b, p))) else {
             continue;
         };
