@@ -129,6 +129,13 @@ pub fn lift_target(isa: Isa, t: &Target, e: &KernelEntry, r: &Resolved) -> Resul
     lift_kernel_module(isa, &t.section.data, t.section.address, t.entry, &t.name, e, r).map_err(|e| Failure::Message(e.to_string()))
 }
 
+/// [`lift_target`] with late-arriving memory (`run --via gfx1201`): a register read before the
+/// wait that covers it is poison.
+pub fn lift_target_late_memory(isa: Isa, t: &Target, e: &KernelEntry, r: &Resolved) -> Result<Module, Failure> {
+    isabridge_decoder::lift::amd::lift_kernel_module_late_memory(isa, &t.section.data, t.section.address, t.entry, &t.name, e, r)
+        .map_err(|e| Failure::Message(e.to_string()))
+}
+
 /// Run the command.
 pub fn run(a: &Args) -> Result<(), Failure> {
     let bytes = std::fs::read(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;

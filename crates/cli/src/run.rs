@@ -1,6 +1,7 @@
 //! `isabridge run FILE --via interp ...`: run one kernel of a gfx1013 or gfx1201 code object
 //! (or a raw dump) over a grid of workgroups on the IR interpreter, with buffers from files, and
-//! write the buffers back.
+//! write the buffers back. `--via gfx1201` first translates a gfx1013 code object to gfx1201 and
+//! runs the translation, lifted with late-arriving memory.
 //!
 //! The dispatch is laid out as the HSA runtime lays it out: the kernel argument segment (the
 //! explicit arguments at the offsets the metadata gives, the hidden ones filled: block counts,
@@ -32,7 +33,10 @@ pub struct Args {
     /// A gfx1013 or gfx1201 code object (ELF), an sm_50 or sm_86 cubin, or a raw dump with --isa.
     file: PathBuf,
     /// Translation path: `interp` runs the lifted IR on the reference interpreter; `spirv` (cubin
-    /// kernels) emits SPIR-V and runs it on Vulkan (Mesa lavapipe when present).
+    /// kernels) emits SPIR-V and runs it on Vulkan (Mesa lavapipe when present); `gfx1201`
+    /// (gfx1013 code objects) translates the kernel to gfx1201 machine code, decodes and lifts
+    /// that with late-arriving memory (a read before its recomputed wait is poison) and runs it
+    /// on the interpreter.
     #[arg(long, default_value = "interp")]
     via: String,
     /// ISA of a raw dump (gfx1013 or gfx1201).
@@ -133,8 +137,8 @@ fn put(mem: &mut [u8], at: usize, size: usize, v: u64) {
 
 /// Run the command.
 pub fn run(a: &Args) -> Result<(), Failure> {
-    if a.via != "interp" && a.via != "spirv" {
-        return Err(format!("--via {}: `interp` or `spirv`", a.via).into());
+    if !["interp", "spirv", "gfx1201"].contains(&a.via.as_str()) {
+        return Err(format!("--via {}: `interp`, `spirv` or `gfx1201`", a.via).into());
     }
     let grid = dims(&a.grid, "grid")?;
     let block = dims(&a.block, "block")?;
@@ -156,6 +160,8 @@ pub fn run(a: &Args) -> Result<(), Failure> {
     if a.via == "spirv" {
         return Err("--via spirv runs cubin kernels today (AMD wave-model functions are not emitted yet)".to_string().into());
     }
+    let late = a.via == "gfx1201";
+    let bytes = if late { translated_object(&bytes, a.kernel.as_deref())? } else { bytes };
     let is_elf = elf::is_elf(&bytes);
     if !is_elf && a.isa.is_none() {
         return Err("a raw dump needs --isa".to_string().into());
@@ -212,7 +218,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         }
     };
     let r = lift_cmd::resolve(p.isa, t.section);
-    let m = lift_cmd::lift_target(p.isa, t, &entry, &r)?;
+    let m = if late { lift_cmd::lift_target_late_memory(p.isa, t, &entry, &r)? } else { lift_cmd::lift_target(p.isa, t, &entry, &r)? };
 
     // Global memory: buffers of the arguments, then --buffer placements.
     let mut global: Vec<(u64, Vec<u8>)> = Vec::new();
@@ -373,6 +379,20 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         lane_ops
     );
     Ok(())
+}
+
+/// `--via gfx1201`: the gfx1201 code object of the gfx1013 code object `bytes` (the named
+/// kernel, or every kernel); a kernel the translator refuses is an error naming it.
+fn translated_object(bytes: &[u8], kernel: Option<&str>) -> Result<Vec<u8>, Failure> {
+    if !elf::is_elf(bytes) {
+        return Err("--via gfx1201 runs gfx1013 code objects (raw gfx1013 code: `conform rdna --via gfx1201`)".to_string().into());
+    }
+    let t = isabridge_targets::gfx12::object::translate_kernels(bytes, kernel).map_err(|e| format!("gfx1201 translation: {e}"))?;
+    match (kernel, t.refused.first()) {
+        (Some(_), Some((_, e))) => Err(format!("not translated to gfx1201: {e}").into()),
+        (None, Some((_, e))) if t.kernels.is_empty() => Err(format!("not translated to gfx1201: {e}").into()),
+        _ => Ok(t.bytes),
+    }
 }
 
 /// The per-work-item scratch bytes a dispatch of `k` gets, as the HIP runtime sizes it: the

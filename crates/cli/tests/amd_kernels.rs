@@ -1,5 +1,6 @@
 //! Kernel-level truth: compute kernels of fixtures/amd (gfx1013 wave32 and wave64, gfx1201
-//! wave32) run by `isabridge run --via interp` (lifted, arguments laid out from the code
+//! wave32) run by `isabridge run --via interp` (and the gfx1013 ones again `--via gfx1201`:
+//! translated, then lifted with late-arriving memory) (lifted, arguments laid out from the code
 //! object's metadata, a grid of workgroups) write exactly what a Rust model of each kernel's
 //! source computes, on random inputs from fixed seeds.
 //!
@@ -110,11 +111,13 @@ enum Arg {
 /// Run `kernel` of `fixtures/amd/bin/<obj>.o`; the bytes of every buffer argument afterwards
 /// (None for value arguments).
 fn run(obj: &str, kernel: &str, grid: &str, block: &str, args: &[Arg]) -> Result<Vec<Option<Vec<u8>>>, String> {
-    let dir = std::env::temp_dir().join(format!("isabridge-amd-kernels-{}-{obj}-{kernel}", std::process::id()));
+    // `OBJECT@gfx1201`: the gfx1013 object run `--via gfx1201` (translated, late memory).
+    let (obj, via) = obj.split_once('@').unwrap_or((obj, "interp"));
+    let dir = std::env::temp_dir().join(format!("isabridge-amd-kernels-{}-{obj}-{via}-{kernel}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_isabridge"));
-    cmd.arg("run").arg(root().join(format!("fixtures/amd/bin/{obj}.o"))).args(["--via", "interp", "--kernel", kernel]);
+    cmd.arg("run").arg(root().join(format!("fixtures/amd/bin/{obj}.o"))).args(["--via", via, "--kernel", kernel]);
     cmd.args(["--grid", grid, "--block", block]);
     for (i, a) in args.iter().enumerate() {
         let s = match a {
@@ -441,7 +444,8 @@ fn cases() -> Vec<Case> {
 }
 
 /// Every case: the gfx1013 ones, then each wave32 one again on the same source's gfx1201 build
-/// (workgroup ids in TTMP9 / TTMP7, gfx12 encodings), against the same model.
+/// (workgroup ids in TTMP9 / TTMP7, gfx12 encodings), then every gfx1013 one again run
+/// `--via gfx1201` (our translation, with late-arriving memory), all against the same model.
 fn all_cases() -> Vec<Case> {
     let mut v = cases();
     let gfx12: Vec<Case> = v
@@ -449,8 +453,23 @@ fn all_cases() -> Vec<Case> {
         .filter(|c| c.0.ends_with(".gfx1013-w32"))
         .map(|c| (gfx1201_object(c.0), c.1, c.2))
         .collect();
+    let translated: Vec<Case> = v.iter().map(|c| (via_gfx1201(c.0), c.1, c.2)).collect();
     v.extend(gfx12);
+    v.extend(translated);
     v
+}
+
+/// A gfx1013 object named for a run `--via gfx1201`.
+fn via_gfx1201(obj: &str) -> &'static str {
+    match obj {
+        "cl_math.gfx1013-w32" => "cl_math.gfx1013-w32@gfx1201",
+        "cl_math.gfx1013-w64" => "cl_math.gfx1013-w64@gfx1201",
+        "cl_lanes.gfx1013-w32" => "cl_lanes.gfx1013-w32@gfx1201",
+        "cl_lanes.gfx1013-w64" => "cl_lanes.gfx1013-w64@gfx1201",
+        "hip_control.gfx1013-w32" => "hip_control.gfx1013-w32@gfx1201",
+        "hip_control.gfx1013-w64" => "hip_control.gfx1013-w64@gfx1201",
+        _ => unreachable!("no gfx1013 object {obj}"),
+    }
 }
 
 /// The gfx1201 build of a gfx1013 wave32 object.
@@ -553,6 +572,49 @@ const PASSING: &[&str] = &[
     "hip_control.gfx1201-w32/particles",
     "hip_control.gfx1201-w32/indirect_calls",
     "hip_control.gfx1201-w32/switches",
+    "cl_lanes.gfx1013-w32@gfx1201/lds_reduce",
+    "cl_lanes.gfx1013-w64@gfx1201/lds_reduce",
+    "cl_math.gfx1013-w32@gfx1201/int_add",
+    "cl_math.gfx1013-w32@gfx1201/int_sub",
+    "cl_math.gfx1013-w32@gfx1201/int_mul",
+    "cl_math.gfx1013-w32@gfx1201/int_and",
+    "cl_math.gfx1013-w32@gfx1201/int_or",
+    "cl_math.gfx1013-w32@gfx1201/int_xor",
+    "cl_math.gfx1013-w32@gfx1201/int_shl",
+    "cl_math.gfx1013-w32@gfx1201/int_shr",
+    "cl_math.gfx1013-w32@gfx1201/uint_shr",
+    "cl_math.gfx1013-w32@gfx1201/int_min",
+    "cl_math.gfx1013-w32@gfx1201/int_max",
+    "cl_math.gfx1013-w32@gfx1201/uint_min",
+    "cl_math.gfx1013-w32@gfx1201/uint_max",
+    "cl_math.gfx1013-w32@gfx1201/int_not",
+    "cl_math.gfx1013-w32@gfx1201/int_neg",
+    "cl_math.gfx1013-w32@gfx1201/int_mulc",
+    "cl_math.gfx1013-w32@gfx1201/int_cmpsel",
+    "cl_math.gfx1013-w32@gfx1201/long_add",
+    "cl_math.gfx1013-w32@gfx1201/long_sub",
+    "cl_math.gfx1013-w32@gfx1201/long_mul",
+    "cl_math.gfx1013-w32@gfx1201/long_xor",
+    "cl_math.gfx1013-w32@gfx1201/ulong_min",
+    "cl_math.gfx1013-w32@gfx1201/float_add",
+    "cl_math.gfx1013-w32@gfx1201/float_sub",
+    "cl_math.gfx1013-w32@gfx1201/float_mul",
+    "cl_math.gfx1013-w32@gfx1201/float_fma",
+    "cl_math.gfx1013-w32@gfx1201/float_min",
+    "cl_math.gfx1013-w32@gfx1201/float_max",
+    "cl_math.gfx1013-w32@gfx1201/float_sel",
+    "cl_math.gfx1013-w32@gfx1201/float_neg",
+    "cl_math.gfx1013-w32@gfx1201/float_fabs",
+    "cl_math.gfx1013-w32@gfx1201/double_add",
+    "cl_math.gfx1013-w32@gfx1201/double_mul",
+    "cl_math.gfx1013-w32@gfx1201/double_fma",
+    "cl_math.gfx1013-w64@gfx1201/int_add",
+    "cl_math.gfx1013-w64@gfx1201/int_cmpsel",
+    "cl_math.gfx1013-w64@gfx1201/long_mul",
+    "cl_math.gfx1013-w64@gfx1201/float_fma",
+    "cl_math.gfx1013-w64@gfx1201/double_add",
+    "cl_math.gfx1013-w32@gfx1201/scalar_ops",
+    "cl_math.gfx1013-w64@gfx1201/scalar_ops",
 ];
 
 #[test]
