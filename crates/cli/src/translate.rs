@@ -3,7 +3,7 @@
 //! and write each module with a JSON sidecar giving its binding layout.
 
 use crate::Failure;
-use isabridge::{Artifact, Container, Isa, Resource, Source, Target, Translator};
+use isabridge::{Artifact, Isa, Resource, Source, Target, Translator};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
