@@ -7,9 +7,9 @@
 
 use crate::artifact::{Artifact, Binding, EntryPoint, Format, Resource};
 use isabridge_analysis::amdkernel;
+use isabridge_analysis::load::Program;
 use isabridge_decoder::elf::nvinfo::{self, KernelAbi};
 use isabridge_decoder::elf::{self, ElfError};
-use isabridge_analysis::load::Program;
 use isabridge_decoder::lift::amd::{self, KernelEntry, Resolved};
 use isabridge_decoder::lift::sm86::{self, SystemValue};
 use isabridge_decoder::lift::{sm50, LiftError};
