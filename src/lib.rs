@@ -133,7 +133,7 @@ pub use isabridge_targets as targets;
 
 pub use artifact::{Artifact, Binding, EntryPoint, Format, Resource};
 pub use isabridge_targets::spirv::MemoryModel;
-pub use translate::{Container, Error, LoadedObject, Options, Source, Stage, Target, Translator};
+pub use translate::{Container, Error, KernelTranslation, LoadedObject, Options, Source, Stage, Target, Translator};
 
 pub use isabridge_analysis::cfg::{self, machine, recover, sweep, Block, CallTarget, Cfg, CfgError, EdgeKind, Machine};
 pub use isabridge_analysis::load::{load, Function, LoadError, Program, Section};

@@ -236,11 +236,21 @@ enum Kernels {
     Nvidia(Vec<KernelAbi>),
     Amd {
         all: Vec<amdkernel::Kernel>,
-        /// The loaded program (or why it did not load) and each code section's resolved
-        /// transfers, both read on first use.
-        program: OnceLock<Result<(Program, Vec<OnceLock<Resolved>>), String>>,
+        /// The loaded program, or why it did not load; read on first use.
+        program: OnceLock<Result<AmdProgram, String>>,
     },
 }
+
+/// An AMD object's program and each code section's resolved transfers (made on first use).
+#[derive(Debug)]
+struct AmdProgram {
+    program: Program,
+    resolved: Vec<OnceLock<Resolved>>,
+}
+
+/// One kernel of [`Translator::translate_all`]: its name and its artifact or why it did not
+/// translate.
+pub type KernelTranslation = (String, Result<Artifact, Error>);
 
 impl LoadedObject<'_> {
     /// The object's ISA.
@@ -264,12 +274,12 @@ impl LoadedObject<'_> {
             return Err(Error::Unsupported { what: format!("{} program", self.isa), why: "only AMD objects load a program" });
         };
         let loaded = program.get_or_init(|| {
-            let p = isabridge_analysis::load(self.code, None).map_err(|e| e.to_string())?;
-            let slots = p.sections.iter().map(|_| OnceLock::new()).collect();
-            Ok((p, slots))
+            let program = isabridge_analysis::load(self.code, None).map_err(|e| e.to_string())?;
+            let resolved = program.sections.iter().map(|_| OnceLock::new()).collect();
+            Ok(AmdProgram { program, resolved })
         });
         match loaded {
-            Ok((p, r)) => Ok((p, r)),
+            Ok(p) => Ok((&p.program, &p.resolved)),
             Err(why) => Err(Error::Metadata { isa: self.isa, why: why.clone() }),
         }
     }
@@ -363,7 +373,7 @@ impl Translator {
     /// Translate every kernel of the code object or cubin `code` of `isa` to `target`, each at
     /// the wave size its descriptor gives, from one read of the object: each kernel's name
     /// and its artifact or error, in the order [`Translator::kernels`] lists them.
-    pub fn translate_all(&self, code: &[u8], isa: Isa, target: Target) -> Result<Vec<(String, Result<Artifact, Error>)>, Error> {
+    pub fn translate_all(&self, code: &[u8], isa: Isa, target: Target) -> Result<Vec<KernelTranslation>, Error> {
         let object = self.open(code, isa)?;
         Ok(object
             .kernels()
