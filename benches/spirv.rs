@@ -5,10 +5,13 @@
 //! (`common/cpu.rs`). Figures and commands go to BENCHMARKS.md.
 //!
 //! - `corpus`: every kernel of fixtures/nvidia/bin (sm_50, sm_86) and fixtures/amd/bin
-//!   (gfx1013 wave32 and wave64, gfx1201) that the SPIR-V backend translates, each through
-//!   `Translator::translate(.., Target::Spirv)` as the CLI runs it; a kernel's guest
-//!   instructions are those its symbol spans (functions it calls are not counted, so the
-//!   figure is a little low where calls are inlined).
+//!   (gfx1013 wave32 and wave64, gfx1201) that the SPIR-V backend translates, as the CLI runs
+//!   them: each object read once (`Translator::open`), each kernel translated from it
+//!   (`Translator::translate_in(.., Target::Spirv)`); a kernel's guest instructions are those
+//!   its symbol spans (functions it calls are not counted, so the figure is a little low where
+//!   calls are inlined).
+//! - `corpus per kernel`: the same kernels, each through `Translator::translate`, which reads
+//!   its object again for every kernel.
 //! - `size/N`: one raw gfx1013 wave32 function of about N instructions (a 10-instruction block
 //!   of VALU ops, a compare, a select and a global store, repeated, then `s_endpgm`).
 
@@ -20,12 +23,17 @@ use isabridge::{Isa, Source, Target, Translator};
 use std::hint::black_box;
 use std::time::Duration;
 
-/// A kernel that translates: its object's bytes (shared), source, and guest instruction count.
-type Kernel = (std::rc::Rc<Vec<u8>>, Source, u64);
+/// A code object or cubin: its bytes, ISA, and the kernels of it that translate, each with its
+/// guest instruction count.
+struct Object {
+    code: Vec<u8>,
+    isa: Isa,
+    kernels: Vec<(Source, u64)>,
+}
 
 /// Guest instructions in kernel `name`'s symbol range.
-fn instructions(code: &[u8], isa: Isa, name: &str) -> u64 {
-    let Ok(p) = isabridge::load(code, None) else { return 0 };
+fn instructions(p: &isabridge::Program, name: &str) -> u64 {
+    let isa = p.isa;
     let plugin = isa.plugin();
     let unit = if matches!(isa, Isa::Gfx1013 | Isa::Gfx1201) { 4 } else { 8 };
     let mut n = 0;
@@ -47,7 +55,7 @@ fn instructions(code: &[u8], isa: Isa, name: &str) -> u64 {
     n
 }
 
-fn corpus() -> Vec<Kernel> {
+fn corpus() -> Vec<Object> {
     let root = env!("CARGO_MANIFEST_DIR");
     let t = Translator::default();
     let mut out = Vec::new();
@@ -62,13 +70,15 @@ fn corpus() -> Vec<Kernel> {
             let (isa, wave) = tag.split_once("-w").map_or((tag, 32), |(i, w)| (i, w.parse().unwrap_or(32)));
             let Some(isa) = Isa::from_name(isa) else { continue };
             let Ok(code) = std::fs::read(&p) else { continue };
-            let code = std::rc::Rc::new(code);
-            for k in t.kernels(&code, &Source::object(isa, wave, None)).unwrap_or_default() {
-                let src = Source::object(isa, wave, Some(&k));
-                if t.translate(&code, &src, Target::Spirv).is_ok() {
-                    out.push((code.clone(), src, instructions(&code, isa, &k)));
+            let (Ok(object), Ok(program)) = (t.open(&code, isa), isabridge::load(&code, None)) else { continue };
+            let mut kernels = Vec::new();
+            for (k, _) in object.kernels() {
+                let src = Source::object(isa, wave, Some(k));
+                if t.translate_in(&object, &src, Target::Spirv).is_ok() {
+                    kernels.push((src, instructions(&program, k)));
                 }
             }
+            out.push(Object { code: code.clone(), isa, kernels });
         }
     }
     out
@@ -89,8 +99,24 @@ fn synthetic(n: usize) -> (Vec<u8>, u64) {
     (code, reps as u64 * 9 + 1)
 }
 
-fn translate_all(t: &Translator, ks: &[Kernel]) -> usize {
-    ks.iter().map(|(code, src, _)| t.translate(black_box(code), src, Target::Spirv).map_or(0, |a| a.bytes.len())).sum()
+/// Every kernel, each object read once (as `isabridge translate` runs them): SPIR-V bytes.
+fn translate_objects(t: &Translator, os: &[Object]) -> usize {
+    let mut n = 0;
+    for o in os {
+        let Ok(object) = t.open(black_box(&o.code), o.isa) else { continue };
+        n += o.kernels.iter().map(|(src, _)| t.translate_in(&object, src, Target::Spirv).map_or(0, |a| a.bytes.len())).sum::<usize>();
+    }
+    n
+}
+
+/// Every kernel through `Translator::translate`, its object read again each time.
+fn translate_each(t: &Translator, os: &[Object]) -> usize {
+    os.iter().flat_map(|o| o.kernels.iter().map(|(src, _)| t.translate(black_box(&o.code), src, Target::Spirv).map_or(0, |a| a.bytes.len()))).sum()
+}
+
+/// Kernels and guest instructions of the corpus.
+fn counts(os: &[Object]) -> (usize, u64) {
+    (os.iter().map(|o| o.kernels.len()).sum(), os.iter().flat_map(|o| &o.kernels).map(|k| k.1).sum())
 }
 
 fn translate_raw(t: &Translator, code: &[u8]) -> usize {
@@ -98,13 +124,14 @@ fn translate_raw(t: &Translator, code: &[u8]) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let ks = corpus();
+    let os = corpus();
     let t = Translator::default();
-    let count: u64 = ks.iter().map(|k| k.2).sum();
+    let (kernels, count) = counts(&os);
     let mut g = c.benchmark_group("spirv");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
     g.throughput(Throughput::Elements(count));
-    g.bench_function(format!("corpus ({} kernels)", ks.len()), |b| b.iter(|| translate_all(&t, &ks)));
+    g.bench_function(format!("corpus ({kernels} kernels)"), |b| b.iter(|| translate_objects(&t, &os)));
+    g.bench_function(format!("corpus per kernel ({kernels} kernels)"), |b| b.iter(|| translate_each(&t, &os)));
     for n in [1_000usize, 10_000, 100_000] {
         let (code, insts) = synthetic(n);
         g.throughput(Throughput::Elements(insts));
@@ -115,10 +142,11 @@ fn bench(c: &mut Criterion) {
 
 /// The same workloads, timed in CPU seconds.
 fn cpu_rates(secs: f64) {
-    let ks = corpus();
+    let os = corpus();
     let t = Translator::default();
-    let count: u64 = ks.iter().map(|k| k.2).sum();
-    cpu::report(&format!("spirv/corpus ({} kernels)", ks.len()), count, secs, || translate_all(&t, &ks));
+    let (kernels, count) = counts(&os);
+    cpu::report(&format!("spirv/corpus ({kernels} kernels)"), count, secs, || translate_objects(&t, &os));
+    cpu::report(&format!("spirv/corpus per kernel ({kernels} kernels)"), count, secs, || translate_each(&t, &os));
     for n in [1_000usize, 10_000, 100_000] {
         let (code, insts) = synthetic(n);
         cpu::report(&format!("spirv/size/{n}"), insts, secs, || translate_raw(&t, &code));

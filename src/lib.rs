@@ -70,7 +70,10 @@
 //!    subset (`isabridge-targets`); AMD kernels (their wave model), and operations outside the
 //!    subset, are an [`Error`] naming the ISA, kernel and what is missing. [`Target::Gfx1201`]
 //!    is declared and returns [`Error::Unsupported`] until the gfx12 backend lands. A
-//!    translator holds no state besides its [`Options`] and is `Send + Sync`.
+//!    translator holds no state besides its [`Options`] and is `Send + Sync`. To translate
+//!    several kernels of one code object, read it once with [`Translator::open`] (a
+//!    [`LoadedObject`]) and translate each with [`Translator::translate_in`], or all of them
+//!    with [`Translator::translate_all`]: the artifacts are the same as `translate` gives.
 //!
 //! ```
 //! use isabridge::{Format, Isa, Options, Resource, Source, Target, Translator};
@@ -130,7 +133,7 @@ pub use isabridge_targets as targets;
 
 pub use artifact::{Artifact, Binding, EntryPoint, Format, Resource};
 pub use isabridge_targets::spirv::MemoryModel;
-pub use translate::{Container, Error, Options, Source, Stage, Target, Translator};
+pub use translate::{Container, Error, KernelTranslation, LoadedObject, Options, Source, Stage, Target, Translator};
 
 pub use isabridge_analysis::cfg::{self, machine, recover, sweep, Block, CallTarget, Cfg, CfgError, EdgeKind, Machine};
 pub use isabridge_analysis::load::{load, Function, LoadError, Program, Section};

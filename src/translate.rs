@@ -7,15 +7,17 @@
 
 use crate::artifact::{Artifact, Binding, EntryPoint, Format, Resource};
 use isabridge_analysis::amdkernel;
+use isabridge_analysis::load::Program;
 use isabridge_decoder::elf::nvinfo::{self, KernelAbi};
 use isabridge_decoder::elf::{self, ElfError};
-use isabridge_decoder::lift::amd::{self, KernelEntry};
+use isabridge_decoder::lift::amd::{self, KernelEntry, Resolved};
 use isabridge_decoder::lift::sm86::{self, SystemValue};
 use isabridge_decoder::lift::{sm50, LiftError};
 use isabridge_decoder::Isa;
 use isabridge_ir::validate::ValidateError;
 use isabridge_ir::Function;
 use isabridge_targets::spirv::{self, EmitError, MemoryModel};
+use std::sync::OnceLock;
 
 /// The pipeline stage guest code runs as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -217,6 +219,72 @@ struct Lifted {
     constant_banks: Vec<(u8, Vec<u8>)>,
 }
 
+/// A code object or cubin read once by [`Translator::open`] for translating its kernels
+/// ([`Translator::translate_in`]): its ISA and kernel metadata, and for AMD code, read on the
+/// first kernel translated, its functions and the calls, returns and jump tables the machine
+/// control flow of each code section resolves. Sharing it between threads is safe.
+#[derive(Debug)]
+pub struct LoadedObject<'a> {
+    code: &'a [u8],
+    isa: Isa,
+    kernels: Kernels,
+}
+
+/// A loaded object's kernel metadata, and what the AMD lifter needs from the whole object.
+#[derive(Debug)]
+enum Kernels {
+    Nvidia(Vec<KernelAbi>),
+    Amd {
+        all: Vec<amdkernel::Kernel>,
+        /// The loaded program, or why it did not load; read on first use.
+        program: OnceLock<Result<AmdProgram, String>>,
+    },
+}
+
+/// An AMD object's program and each code section's resolved transfers (made on first use).
+#[derive(Debug)]
+struct AmdProgram {
+    program: Program,
+    resolved: Vec<OnceLock<Resolved>>,
+}
+
+/// One kernel of [`Translator::translate_all`]: its name and its artifact or why it did not
+/// translate.
+pub type KernelTranslation = (String, Result<Artifact, Error>);
+
+impl LoadedObject<'_> {
+    /// The object's ISA.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// Its kernels in the order the object lists them, each with its wave size (the AMD kernel
+    /// descriptor's; 32 for NVIDIA kernels).
+    pub fn kernels(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
+        let (nvidia, amd) = match &self.kernels {
+            Kernels::Nvidia(all) => (&all[..], &[][..]),
+            Kernels::Amd { all, .. } => (&[][..], &all[..]),
+        };
+        nvidia.iter().map(|k| (k.name.as_str(), 32)).chain(amd.iter().map(|k| (k.name.as_str(), if k.wave64() { 64 } else { 32 })))
+    }
+
+    /// The AMD program and its sections' resolved-transfer slots, loaded on first use.
+    fn amd_program(&self) -> Result<(&Program, &[OnceLock<Resolved>]), Error> {
+        let Kernels::Amd { program, .. } = &self.kernels else {
+            return Err(Error::Unsupported { what: format!("{} program", self.isa), why: "only AMD objects load a program" });
+        };
+        let loaded = program.get_or_init(|| {
+            let program = isabridge_analysis::load(self.code, None).map_err(|e| e.to_string())?;
+            let resolved = program.sections.iter().map(|_| OnceLock::new()).collect();
+            Ok(AmdProgram { program, resolved })
+        });
+        match loaded {
+            Ok(p) => Ok((&p.program, &p.resolved)),
+            Err(why) => Err(Error::Metadata { isa: self.isa, why: why.clone() }),
+        }
+    }
+}
+
 impl Translator {
     /// A translator with these settings.
     pub fn new(options: Options) -> Translator {
@@ -233,18 +301,20 @@ impl Translator {
         if source.container == Container::Raw {
             return Ok(Vec::new());
         }
-        check_object_isa(code, source.isa)?;
-        Ok(if is_nvidia(source.isa) {
-            cuda_kernels(code, source.isa)?.into_iter().map(|k| k.name).collect()
-        } else {
-            amd_kernels(code, source.isa)?.into_iter().map(|k| k.name).collect()
-        })
+        Ok(self.open(code, source.isa)?.kernels().map(|(name, _)| name.to_string()).collect())
     }
 
     /// The IR function one kernel of `code` lifts to, as [`Translator::translate`] lifts it
     /// (before the IR pipeline): what the reference interpreter runs.
     pub fn lift(&self, code: &[u8], source: &Source) -> Result<Function, Error> {
-        Ok(if is_nvidia(source.isa) { lift_nvidia(code, source)? } else { lift_amd(code, source)? }.f)
+        Ok(match source.container {
+            Container::Raw => lift_raw(code, source)?,
+            Container::Object { .. } => {
+                check_source_wave(source)?;
+                lift_object(&self.open(code, source.isa)?, source)?
+            }
+        }
+        .f)
     }
 
     /// Translate one kernel of `code` to `target`.
@@ -256,9 +326,68 @@ impl Translator {
             Target::Spirv => {}
             Target::Gfx1201 => return crate::translate_gfx12::translate(code, source),
         }
-        let mut l = if is_nvidia(source.isa) { lift_nvidia(code, source)? } else { lift_amd(code, source)? };
-        isabridge_ir::passes::run_pipeline(&mut l.f).map_err(|e| Error::Pipeline { isa: source.isa, kernel: l.name.clone(), source: e })?;
-        let k = spirv::emit_with(&l.f, &spirv::EmitOptions { memory: self.options.memory }).map_err(|e| Error::Emit { isa: source.isa, kernel: l.name.clone(), source: e })?;
+        let l = match source.container {
+            Container::Raw => lift_raw(code, source)?,
+            Container::Object { .. } => {
+                check_source_wave(source)?;
+                lift_object(&self.open(code, source.isa)?, source)?
+            }
+        };
+        self.finish(source.isa, l)
+    }
+
+    /// Read a code object or cubin of `isa` once (its header, kernel metadata, and for AMD
+    /// code its functions and the calls and returns their control flow resolves) for
+    /// translating any number of its kernels with [`Translator::translate_in`].
+    pub fn open<'a>(&self, code: &'a [u8], isa: Isa) -> Result<LoadedObject<'a>, Error> {
+        check_object_isa(code, isa)?;
+        let kernels = if is_nvidia(isa) {
+            Kernels::Nvidia(cuda_kernels(code, isa)?)
+        } else {
+            Kernels::Amd { all: amd_kernels(code, isa)?, program: OnceLock::new() }
+        };
+        Ok(LoadedObject { code, isa, kernels })
+    }
+
+    /// Translate the kernel `source` names from an object read by [`Translator::open`]: the
+    /// same artifact and errors as [`Translator::translate`] on the object's bytes, without
+    /// reading the object again. `source` must name a code object of the object's ISA.
+    pub fn translate_in(&self, object: &LoadedObject<'_>, source: &Source, target: Target) -> Result<Artifact, Error> {
+        if source.container == Container::Raw {
+            return Err(Error::Unsupported { what: "raw code".into(), why: "a loaded object translates its kernels; raw code goes to Translator::translate" });
+        }
+        if source.stage != Stage::Compute {
+            return Err(Error::Unsupported { what: format!("{:?} stage", source.stage), why: "only compute kernels translate" });
+        }
+        match target {
+            Target::Spirv => {}
+            Target::Gfx1201 => return crate::translate_gfx12::translate(object.code, source),
+        }
+        check_source_wave(source)?;
+        if source.isa != object.isa {
+            return Err(Error::IsaMismatch { expected: source.isa, found: object.isa });
+        }
+        self.finish(source.isa, lift_object(object, source)?)
+    }
+
+    /// Translate every kernel of the code object or cubin `code` of `isa` to `target`, each at
+    /// the wave size its descriptor gives, from one read of the object: each kernel's name
+    /// and its artifact or error, in the order [`Translator::kernels`] lists them.
+    pub fn translate_all(&self, code: &[u8], isa: Isa, target: Target) -> Result<Vec<KernelTranslation>, Error> {
+        let object = self.open(code, isa)?;
+        Ok(object
+            .kernels()
+            .map(|(name, wave)| {
+                let source = Source::object(isa, wave, Some(name));
+                (name.to_string(), self.translate_in(&object, &source, target))
+            })
+            .collect())
+    }
+
+    /// Run the IR pipeline on a lifted kernel and emit it as a SPIR-V artifact.
+    fn finish(&self, isa: Isa, mut l: Lifted) -> Result<Artifact, Error> {
+        isabridge_ir::passes::run_pipeline(&mut l.f).map_err(|e| Error::Pipeline { isa, kernel: l.name.clone(), source: e })?;
+        let k = spirv::emit_with(&l.f, &spirv::EmitOptions { memory: self.options.memory }).map_err(|e| Error::Emit { isa, kernel: l.name.clone(), source: e })?;
         let mut inputs = l.inputs;
         inputs.resize_with(k.params as usize, String::new);
         for (n, name) in inputs.iter_mut().enumerate() {
@@ -354,71 +483,84 @@ fn system_value_name(v: SystemValue) -> String {
     }
 }
 
-fn lift_nvidia(code: &[u8], source: &Source) -> Result<Lifted, Error> {
+/// The source's wave size must be one the ISA has: 32 for NVIDIA code, 32 or 64 for AMD code.
+fn check_source_wave(source: &Source) -> Result<(), Error> {
+    if is_nvidia(source.isa) {
+        return check_wave(source, "code", 32);
+    }
+    if !matches!(source.wave, 32 | 64) {
+        return Err(Error::Unsupported { what: format!("{} wave{}", source.isa, source.wave), why: "AMD waves are 32 or 64 lanes" });
+    }
+    Ok(())
+}
+
+/// Lift raw machine code (at address 0) as kernel `code`.
+fn lift_raw(code: &[u8], source: &Source) -> Result<Lifted, Error> {
+    check_source_wave(source)?;
     let isa = source.isa;
-    check_wave(source, "code", 32)?;
-    let lift = |code: &[u8], opts: &sm86::Options| match isa {
-        Isa::Sm50 => sm50::lift(isa, code, 0, opts),
-        _ => sm86::lift(isa, code, 0, opts),
-    };
-    let inputs = SystemValue::ALL.iter().map(|&v| system_value_name(v)).collect();
-    match &source.container {
-        Container::Raw => {
-            let f = lift(code, &sm86::Options::default()).map_err(|e| Error::Lift { kernel: "code".into(), source: e })?;
-            Ok(Lifted { name: "code".into(), f, inputs, kernel_args: Vec::new(), constant_banks: Vec::new() })
-        }
-        Container::Object { kernel } => {
-            check_object_isa(code, isa)?;
-            let all = cuda_kernels(code, isa)?;
-            let k = pick(isa, &all, kernel.as_deref(), |k| &k.name, |k, w| nvinfo::find_kernel(std::slice::from_ref(k), w).is_some())?;
-            let (_, sections) = elf::parse(code)?;
-            let text = format!(".text.{}", k.name);
-            let body = sections.iter().find(|s| s.name == text).map(|s| s.data).ok_or_else(|| Error::Metadata { isa, why: format!("{}: no code section {text}", k.name) })?;
-            let opts = sm86::Options { branch_targets: k.branch_targets.clone(), ..sm86::Options::default() };
-            let f = lift(body, &opts).map_err(|e| Error::Lift { kernel: k.name.clone(), source: e })?;
-            Ok(Lifted {
-                name: k.name.clone(),
-                f,
-                inputs,
-                kernel_args: k.params.iter().map(|p| (p.offset, p.size)).collect(),
-                constant_banks: k.constant_banks.clone(),
-            })
+    let lifted = |f, inputs| Lifted { name: "code".into(), f, inputs, kernel_args: Vec::new(), constant_banks: Vec::new() };
+    let lift_error = |e| Error::Lift { kernel: "code".into(), source: e };
+    match isa {
+        Isa::Sm50 => Ok(lifted(sm50::lift(isa, code, 0, &sm86::Options::default()).map_err(lift_error)?, nvidia_inputs())),
+        Isa::Sm86 => Ok(lifted(sm86::lift(isa, code, 0, &sm86::Options::default()).map_err(lift_error)?, nvidia_inputs())),
+        _ => {
+            let opts = amd::Options { wave64: source.wave == 64, ..amd::Options::default() };
+            Ok(lifted(amd::lift(isa, code, 0, &opts).map_err(lift_error)?, Vec::new()))
         }
     }
 }
 
-fn lift_amd(code: &[u8], source: &Source) -> Result<Lifted, Error> {
-    let isa = source.isa;
-    if !matches!(source.wave, 32 | 64) {
-        return Err(Error::Unsupported { what: format!("{isa} wave{}", source.wave), why: "AMD waves are 32 or 64 lanes" });
-    }
-    let lifted = |name: &str, f: Function| Lifted { name: name.to_string(), f, inputs: Vec::new(), kernel_args: Vec::new(), constant_banks: Vec::new() };
-    match &source.container {
-        Container::Raw => {
-            let opts = amd::Options { wave64: source.wave == 64, ..amd::Options::default() };
-            let f = amd::lift(isa, code, 0, &opts).map_err(|e| Error::Lift { kernel: "code".into(), source: e })?;
-            Ok(lifted("code", f))
+/// The invocation inputs of an NVIDIA lifted function: its parameters' special registers.
+fn nvidia_inputs() -> Vec<String> {
+    SystemValue::ALL.iter().map(|&v| system_value_name(v)).collect()
+}
+
+/// Lift the kernel `source` names (its wave size already checked against the ISA's).
+fn lift_object(object: &LoadedObject<'_>, source: &Source) -> Result<Lifted, Error> {
+    let isa = object.isa;
+    let want = match &source.container {
+        Container::Object { kernel } => kernel.as_deref(),
+        Container::Raw => None,
+    };
+    match &object.kernels {
+        Kernels::Nvidia(all) => {
+            let k = pick(isa, all, want, |k| &k.name, |k, w| nvinfo::find_kernel(std::slice::from_ref(k), w).is_some())?;
+            let (_, sections) = elf::parse(object.code)?;
+            let text = format!(".text.{}", k.name);
+            let body = sections.iter().find(|s| s.name == text).map(|s| s.data).ok_or_else(|| Error::Metadata { isa, why: format!("{}: no code section {text}", k.name) })?;
+            let opts = sm86::Options { branch_targets: k.branch_targets.clone(), ..sm86::Options::default() };
+            let f = match isa {
+                Isa::Sm50 => sm50::lift(isa, body, 0, &opts),
+                _ => sm86::lift(isa, body, 0, &opts),
+            }
+            .map_err(|e| Error::Lift { kernel: k.name.clone(), source: e })?;
+            Ok(Lifted {
+                name: k.name.clone(),
+                f,
+                inputs: nvidia_inputs(),
+                kernel_args: k.params.iter().map(|p| (p.offset, p.size)).collect(),
+                constant_banks: k.constant_banks.clone(),
+            })
         }
-        Container::Object { kernel } => {
-            check_object_isa(code, isa)?;
-            let all = amd_kernels(code, isa)?;
-            let k = pick(isa, &all, kernel.as_deref(), |k| &k.name, |k, w| k.name == w)?;
+        Kernels::Amd { all, .. } => {
+            let k = pick(isa, all, want, |k| &k.name, |k, w| k.name == w)?;
             check_wave(source, &k.name, if k.wave64() { 64 } else { 32 })?;
-            let program = isabridge_analysis::load(code, None).map_err(|e| Error::Metadata { isa, why: e.to_string() })?;
+            let (program, resolved) = object.amd_program()?;
             let (section, entry) = program
                 .sections
                 .iter()
-                .find_map(|s| s.functions.iter().find(|f| f.name == k.name).map(|f| (s, f.start)))
+                .enumerate()
+                .find_map(|(i, s)| s.functions.iter().find(|f| f.name == k.name).map(|f| (i, f.start)))
                 .ok_or_else(|| Error::Metadata { isa, why: format!("{}: no function symbol", k.name) })?;
+            let s = &program.sections[section];
+            let r = resolved[section].get_or_init(|| isabridge_analysis::resolve::amd_transfers(isa, s));
             let e = amd_kernel_entry(isa, k);
-            let r = isabridge_analysis::resolve::amd_transfers(isa, section);
-            let mut m = amd::lift_kernel_module(isa, &section.data, section.address, entry, &k.name, &e, &r)
-                .map_err(|e| Error::Lift { kernel: k.name.clone(), source: e })?;
+            let mut m = amd::lift_kernel_module(isa, &s.data, s.address, entry, &k.name, &e, r).map_err(|e| Error::Lift { kernel: k.name.clone(), source: e })?;
             if m.functions.len() != 1 {
                 return Err(Error::Unsupported { what: format!("{isa} {}: recursive calls", k.name), why: "modules of several functions are not emitted" });
             }
             let f = m.functions.remove(0);
-            Ok(lifted(&k.name, f))
+            Ok(Lifted { name: k.name.clone(), f, inputs: Vec::new(), kernel_args: Vec::new(), constant_banks: Vec::new() })
         }
     }
 }

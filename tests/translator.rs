@@ -14,7 +14,47 @@ const _: () = {
     send_sync::<Artifact>();
     send_sync::<Error>();
     send_sync::<Source>();
+    send_sync::<isabridge::LoadedObject<'static>>();
 };
+
+/// Every kernel of an object from one read (`translate_all`, `open` + `translate_in`) gives
+/// what `translate` gives for it alone: the same artifact, or the same error.
+#[test]
+fn one_read_of_an_object_translates_as_translate_does() {
+    let t = Translator::default();
+    for (file, isa, wave, at_least) in [("amd/bin/hip_control.gfx1013-w64.o", Isa::Gfx1013, 64, 1), ("amd/bin/cl_lanes.gfx1201-w32.o", Isa::Gfx1201, 32, 1), ("nvidia/bin/fp32.sm86.cubin", Isa::Sm86, 32, 2)] {
+        let code = fixture(file);
+        let all = t.translate_all(&code, isa, Target::Spirv).unwrap();
+        let object = t.open(&code, isa).unwrap();
+        assert_eq!(all.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(), t.kernels(&code, &Source::object(isa, wave, None)).unwrap());
+        let mut emitted = 0;
+        for (k, got) in &all {
+            let src = Source::object(isa, wave, Some(k));
+            assert_eq!(object.kernels().find(|(n, _)| n == k).map(|(_, w)| w), Some(wave), "{file} {k}");
+            let alone = t.translate(&code, &src, Target::Spirv);
+            let from_object = t.translate_in(&object, &src, Target::Spirv);
+            match (got, alone, from_object) {
+                (Ok(a), Ok(b), Ok(c)) => {
+                    assert_eq!(a, &b, "{file} {k}");
+                    assert_eq!(a, &c, "{file} {k}");
+                    emitted += 1;
+                }
+                (Err(a), Err(b), Err(c)) => {
+                    assert_eq!(a.to_string(), b.to_string(), "{file} {k}");
+                    assert_eq!(a.to_string(), c.to_string(), "{file} {k}");
+                }
+                (a, b, c) => panic!("{file} {k}: translate_all {:?}, translate {:?}, translate_in {:?}", a.is_ok(), b.is_ok(), c.is_ok()),
+            }
+        }
+        assert!(emitted >= at_least, "{file}: {emitted} kernels emitted");
+    }
+    // A loaded object refuses raw sources and sources of another ISA.
+    let code = fixture("nvidia/bin/fp32.sm86.cubin");
+    let object = t.open(&code, Isa::Sm86).unwrap();
+    assert!(matches!(t.translate_in(&object, &Source::raw(Isa::Sm86, 32), Target::Spirv), Err(Error::Unsupported { .. })));
+    assert!(matches!(t.translate_in(&object, &Source::object(Isa::Sm50, 32, Some("fp32_arith")), Target::Spirv), Err(Error::IsaMismatch { expected: Isa::Sm50, found: Isa::Sm86 })));
+    assert!(matches!(t.open(&code, Isa::Sm50), Err(Error::IsaMismatch { expected: Isa::Sm50, found: Isa::Sm86 })));
+}
 
 #[test]
 fn one_translator_serves_several_threads() {

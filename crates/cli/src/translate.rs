@@ -3,7 +3,7 @@
 //! and write each module with a JSON sidecar giving its binding layout.
 
 use crate::Failure;
-use isabridge::{Artifact, Container, Isa, Resource, Source, Target, Translator};
+use isabridge::{Artifact, Isa, Resource, Source, Target, Translator};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -64,29 +64,38 @@ pub fn run(a: &Args) -> Result<(), Failure> {
     if target == Target::Gfx1201 {
         return run_gfx1201(a, &bytes, isa, raw);
     }
-    let sources: Vec<(String, Source)> = if raw {
-        let name = a.kernel.clone().unwrap_or_else(|| a.file.file_stem().map_or("code".into(), |s| s.to_string_lossy().into_owned()));
-        vec![(name, Source::raw(isa, a.wave.unwrap_or(32)))]
-    } else {
-        let names = match &a.kernel {
-            Some(k) => vec![k.clone()],
-            None => t.kernels(&bytes, &Source::object(isa, 32, None)).map_err(|e| format!("{}: {e}", a.file.display()))?,
-        };
-        if names.is_empty() {
-            return Err(format!("{}: no compute kernels", a.file.display()).into());
+    // A code object is read once for all its kernels.
+    let object = if raw { None } else { Some(t.open(&bytes, isa).map_err(|e| format!("{}: {e}", a.file.display()))?) };
+    let sources: Vec<(String, Source)> = match &object {
+        None => {
+            let name = a.kernel.clone().unwrap_or_else(|| a.file.file_stem().map_or("code".into(), |s| s.to_string_lossy().into_owned()));
+            vec![(name, Source::raw(isa, a.wave.unwrap_or(32)))]
         }
-        names.into_iter().map(|k| (k.clone(), Source::object(isa, 32, Some(&k)))).collect()
+        Some(o) => {
+            let names = match &a.kernel {
+                Some(k) => vec![k.clone()],
+                None => o.kernels().map(|(k, _)| k.to_string()).collect(),
+            };
+            if names.is_empty() {
+                return Err(format!("{}: no compute kernels", a.file.display()).into());
+            }
+            names.into_iter().map(|k| (k.clone(), Source::object(isa, 32, Some(&k)))).collect()
+        }
     };
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
     let (mut written, mut failed) = (0usize, 0usize);
     let many = sources.len() > 1;
     for (i, (name, mut source)) in sources.into_iter().enumerate() {
-        if let (Container::Object { .. }, None) = (&source.container, a.wave) {
-            source.wave = kernel_wave(&bytes, isa, &name).unwrap_or(32);
+        if let (Some(o), None) = (&object, a.wave) {
+            source.wave = o.kernels().find(|(k, _)| *k == name).map_or(32, |(_, w)| w);
         } else if let Some(w) = a.wave {
             source.wave = w;
         }
-        match t.translate(&bytes, &source, target) {
+        let translated = match &object {
+            Some(o) => t.translate_in(o, &source, target),
+            None => t.translate(&bytes, &source, target),
+        };
+        match translated {
             Ok(art) => {
                 let base = a.out.join(file_stem(&name));
                 write(&base.with_extension("spv"), &art.bytes)?;
