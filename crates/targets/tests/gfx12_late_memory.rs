@@ -7,9 +7,9 @@
 //! text beside each word list); their own waits are stripped before `insert_waits` runs.
 //! Counters shown: dscnt (LDS), loadcnt (global), kmcnt (scalar memory), storecnt (a global
 //! store another wave reads after a barrier: the late model keeps a store invisible to the
-//! other waves until a wait retires it). Not shown here: expcnt (exports do not run in a
-//! compute dispatch), samplecnt and bvhcnt (their image and BVH descriptors are not set up by
-//! this harness yet).
+//! other waves until a wait retires it), expcnt (an LDS direct load, which gfx12 counts on
+//! expcnt with the exports). Not shown here: samplecnt and bvhcnt (their image and BVH
+//! descriptors are not set up by this harness yet).
 
 use isabridge_decoder::lift::amd::{lift, lift_late_memory, Options, SystemValue};
 use isabridge_decoder::Isa;
@@ -180,4 +180,22 @@ fn storecnt_wait_guards_a_store_another_wave_reads() {
     let ids: Vec<u32> = (0..2 * LANES as u32).collect();
     let want: Vec<u32> = ids.iter().copied().chain(ids.iter().map(|i| i ^ 32)).collect();
     check_waves(&code, "storecnt", 2, &[0; LANES], &[], &want);
+}
+
+#[test]
+fn expcnt_wait_guards_an_lds_direct_load() {
+    let code = words(&[
+        [0xff, 0x00, 0xfd, 0xbe], // s_mov_b32 m0, 0x20004 (LDS byte 4, a whole dword)
+        [0x04, 0x00, 0x02, 0x00],
+        [0x01, 0x00, 0x10, 0xce], // ds_direct_load v1 wait_va_vdst:0 wait_vm_vsrc:0
+        [0x00, 0x00, 0xc4, 0xbf], // s_wait_expcnt 0x0
+        [0x81, 0x02, 0x02, 0x4a], // v_add_nc_u32_e32 v1, 1, v1
+        [0x82, 0x00, 0x04, 0x30], // v_lshlrev_b32_e32 v2, 2, v0
+        [0x02, 0x80, 0x06, 0xee], // global_store_b32 v2, v1, s[2:3]
+        [0x00, 0x00, 0x80, 0x00],
+        [0x02, 0x00, 0x00, 0x00],
+        [0x00, 0x00, 0xb0, 0xbf], // s_endpgm
+    ]);
+    let shared = [0x1111, 0x2222_0007, 0x3333];
+    check(&code, "expcnt", &[0; LANES], &shared, &[0x2222_0008; LANES]);
 }
