@@ -8,8 +8,9 @@
 //! Counters shown: dscnt (LDS), loadcnt (global), kmcnt (scalar memory), storecnt (a global
 //! store another wave reads after a barrier: the late model keeps a store invisible to the
 //! other waves until a wait retires it), expcnt (an LDS direct load, which gfx12 counts on
-//! expcnt with the exports). Not shown here: samplecnt and bvhcnt (their image and BVH
-//! descriptors are not set up by this harness yet).
+//! expcnt with the exports), samplecnt (an image sample of a linear 2D image). Not shown
+//! here: bvhcnt (the translator does not convert BVH descriptors yet, so no translated code
+//! has a recomputed bvhcnt wait to delete).
 
 use isabridge_decoder::lift::amd::{lift, lift_late_memory, Options, SystemValue};
 use isabridge_decoder::Isa;
@@ -198,4 +199,45 @@ fn expcnt_wait_guards_an_lds_direct_load() {
     ]);
     let shared = [0x1111, 0x2222_0007, 0x3333];
     check(&code, "expcnt", &[0; LANES], &shared, &[0x2222_0008; LANES]);
+}
+
+#[test]
+fn samplecnt_wait_guards_a_sample() {
+    // T# (gfx1201 layout): a linear 2D image of 32 x 1 IMG_FMT_32_FLOAT texels at IN_BASE,
+    // channel selects x y z w, type 2D. S#: clamp to the last texel, unnormalised
+    // coordinates, point filters. Each lane samples texel (id, 0) at (id + 0.5, 0.5).
+    let code = words(&[
+        [0xff, 0x00, 0x88, 0xbe], // s_mov_b32 s8, 0x1000000
+        [0x00, 0x00, 0x00, 0x01],
+        [0xff, 0x00, 0x89, 0xbe], // s_mov_b32 s9, 0xc02c0000
+        [0x00, 0x00, 0x2c, 0xc0],
+        [0x87, 0x00, 0x8a, 0xbe], // s_mov_b32 s10, 7
+        [0xff, 0x00, 0x8b, 0xbe], // s_mov_b32 s11, 0x90000fac
+        [0xac, 0x0f, 0x00, 0x90],
+        [0x80, 0x00, 0x8c, 0xbe], // s_mov_b32 s12, 0
+        [0x80, 0x00, 0x8d, 0xbe], // s_mov_b32 s13, 0
+        [0x80, 0x00, 0x8e, 0xbe], // s_mov_b32 s14, 0
+        [0x80, 0x00, 0x8f, 0xbe], // s_mov_b32 s15, 0
+        [0xff, 0x00, 0x90, 0xbe], // s_mov_b32 s16, 0x8092
+        [0x92, 0x80, 0x00, 0x00],
+        [0x80, 0x00, 0x91, 0xbe], // s_mov_b32 s17, 0
+        [0x80, 0x00, 0x92, 0xbe], // s_mov_b32 s18, 0
+        [0x80, 0x00, 0x93, 0xbe], // s_mov_b32 s19, 0
+        [0x00, 0x0d, 0x02, 0x7e], // v_cvt_f32_u32_e32 v1, v0
+        [0xf0, 0x02, 0x02, 0x06], // v_add_f32_e32 v1, 0.5, v1
+        [0xf0, 0x02, 0x04, 0x7e], // v_mov_b32_e32 v2, 0.5
+        [0x01, 0xc0, 0x46, 0xe4], // image_sample v3, [v1, v2], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
+        [0x03, 0x10, 0x00, 0x08],
+        [0x01, 0x02, 0x00, 0x00],
+        [0x00, 0x00, 0xc2, 0xbf], // s_wait_samplecnt 0x0
+        [0x81, 0x06, 0x06, 0x4a], // v_add_nc_u32_e32 v3, 1, v3
+        [0x82, 0x00, 0x08, 0x30], // v_lshlrev_b32_e32 v4, 2, v0
+        [0x02, 0x80, 0x06, 0xee], // global_store_b32 v4, v3, s[2:3]
+        [0x00, 0x00, 0x80, 0x01],
+        [0x04, 0x00, 0x00, 0x00],
+        [0x00, 0x00, 0xb0, 0xbf], // s_endpgm
+    ]);
+    let input: Vec<u32> = (0..LANES as u32).map(|i| (1.5f32 + i as f32).to_bits()).collect();
+    let want: Vec<u32> = input.iter().map(|x| x + 1).collect();
+    check(&code, "samplecnt", &input, &[], &want);
 }
