@@ -11,7 +11,9 @@
 use isabridge_decoder::amd::GFX12;
 use isabridge_decoder::operand::{OperandKind, RegClass, RegRange};
 use isabridge_decoder::{Inst, IsaPlugin};
-use isabridge_targets::gfx12::descriptor_convert::{buffer_format_gfx12, buffer_rsrc_gfx12, buffer_rsrc_ops, sampler_gfx12, DescriptorError, RsrcTemps};
+use isabridge_targets::gfx12::descriptor_convert::{
+    buffer_format_gfx12, buffer_rsrc_gfx12, buffer_rsrc_ops, image_rsrc_gfx12, sample_rsrc_ops, sampler_gfx12, DescriptorError, ImageTemps, RsrcTemps,
+};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -179,6 +181,7 @@ impl Scalar {
             "S_AND_B32" => (Some(ops[0]), src(1) & src(2), Some(src(1) & src(2) != 0)),
             "S_OR_B32" => (Some(ops[0]), src(1) | src(2), Some(src(1) | src(2) != 0)),
             "S_LSHL_B32" => (Some(ops[0]), src(1) << (src(2) & 31), Some(src(1) << (src(2) & 31) != 0)),
+            "S_LSHR_B32" => (Some(ops[0]), src(1) >> (src(2) & 31), Some(src(1) >> (src(2) & 31) != 0)),
             "S_SUB_CO_U32" => (Some(ops[0]), src(1).wrapping_sub(src(2)), Some(src(2) > src(1))),
             "S_BFE_U32" => {
                 let (off, width) = (src(2) & 31, (src(2) >> 16) & 0x7f);
@@ -205,32 +208,7 @@ fn buffer_rsrc_ops_convert_in_sgprs() {
     let src = RegRange { class: RegClass::Sgpr, first: 8, count: 4 };
     let temps = RsrcTemps { rsrc: RegRange { class: RegClass::Sgpr, first: 92, count: 4 }, scratch: 96 };
     let ops = buffer_rsrc_ops(src, temps, 0);
-    // Builds, and llvm-mc-22 assembles our text to our bytes.
-    let mut text = String::new();
-    let mut bytes = Vec::new();
-    for i in &ops {
-        let b = GFX12.build(i).unwrap_or_else(|e| panic!("{}: {e}", i.name));
-        let d = GFX12.decode(&b, 0).unwrap();
-        GFX12.print(&d, 0, &mut text);
-        text.push('\n');
-        bytes.push(b);
-    }
-    let mut c = Command::new("llvm-mc-22")
-        .args(["-triple=amdgcn", "-mcpu=gfx1201", "-show-encoding"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("llvm-mc-22 runs");
-    c.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
-    let o = c.wait_with_output().unwrap();
-    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
-    let enc: Vec<Vec<u8>> = String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .filter_map(|l| l.split_once("; encoding: ["))
-        .map(|(_, b)| b.trim_end_matches(']').split(',').map(|x| u8::from_str_radix(x.trim_start_matches("0x"), 16).unwrap()).collect())
-        .collect();
-    assert_eq!(enc, bytes, "{text}");
+    assert_llvm_mc_agrees(&ops);
     // Stepping them gives the word-level conversion, for every gfx1013 format.
     let mut rng = Rng(3);
     for f in 0..128u32 {
@@ -253,6 +231,35 @@ fn buffer_rsrc_ops_convert_in_sgprs() {
             assert_eq!(&st.s[8..12], &w, "source kept");
         }
     }
+}
+
+/// Every instruction of `ops` builds, and llvm-mc-22 assembles our printed text to our bytes.
+fn assert_llvm_mc_agrees(ops: &[Inst]) {
+    let mut text = String::new();
+    let mut bytes = Vec::new();
+    for i in ops {
+        let b = GFX12.build(i).unwrap_or_else(|e| panic!("{}: {e}", i.name));
+        let d = GFX12.decode(&b, 0).unwrap();
+        GFX12.print(&d, 0, &mut text);
+        text.push('\n');
+        bytes.push(b);
+    }
+    let mut c = Command::new("llvm-mc-22")
+        .args(["-triple=amdgcn", "-mcpu=gfx1201", "-show-encoding"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("llvm-mc-22 runs");
+    c.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let o = c.wait_with_output().unwrap();
+    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    let enc: Vec<Vec<u8>> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| l.split_once("; encoding: ["))
+        .map(|(_, b)| b.trim_end_matches(']').split(',').map(|x| u8::from_str_radix(x.trim_start_matches("0x"), 16).unwrap()).collect())
+        .collect();
+    assert_eq!(enc, bytes, "{text}");
 }
 
 /// In a translated function, the conversion sits right before each buffer instruction, which
@@ -291,17 +298,135 @@ fn translated_buffer_access_reads_a_converted_copy() {
     }
 }
 
-/// A function with an image instruction is refused until image descriptors are converted: a
-/// typed error naming the instruction.
+/// In a translated function, an image instruction reads converted copies of its T#, placed
+/// right before it; a BVH instruction is still refused (a typed error naming it).
 #[test]
-fn image_use_is_refused_until_t_sharps_convert() {
+fn translated_image_access_reads_a_converted_copy() {
     use isabridge_targets::gfx12::function::{translate_function, FunctionError, FunctionOptions};
     use isabridge_targets::gfx12::TranslateError;
     // gfx1013: image_load v5, v0, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_1D unorm; s_endpgm.
     let code: Vec<u8> = [0xf000_1100u32, 0x0002_0500, 0xbf81_0000].iter().flat_map(|w| w.to_le_bytes()).collect();
     let opts = FunctionOptions { guest_base: 0, place_at: 0x100, declared_vgprs: 8, declared_sgprs: 16, wave64: false, ieee: None };
+    let f = translate_function(&code, 0, &opts).unwrap();
+    let temps = ImageTemps { rsrc: RegRange { class: RegClass::Sgpr, first: 16, count: 8 }, samp: RegRange { class: RegClass::Sgpr, first: 24, count: 4 }, scratch: 28 };
+    let seq: Vec<&str> = sample_rsrc_ops(RegRange { class: RegClass::Sgpr, first: 8, count: 8 }, None, temps, 0).iter().map(|i| i.name).collect();
+    let names: Vec<&str> = f.code.insts.iter().map(|t| t.inst.name).filter(|n| !n.starts_with("S_WAIT")).collect();
+    let load = names.iter().position(|&n| n == "IMAGE_LOAD").unwrap();
+    assert_eq!(&names[..load], &seq[..]);
+    let t = f.code.insts.iter().find(|t| t.inst.name == "IMAGE_LOAD").unwrap();
+    assert_eq!(t.inst.operands.iter().find(|o| o.field == "RSRC").unwrap().kind, OperandKind::Reg(temps.rsrc));
+    // gfx1013: image_bvh_intersect_ray v[0:3], v[4:14], s[8:11]; s_endpgm.
+    let code: Vec<u8> = [0xf198_9f01u32, 0x0002_0004, 0xbf81_0000].iter().flat_map(|w| w.to_le_bytes()).collect();
+    let opts = FunctionOptions { declared_vgprs: 16, ..opts };
     match translate_function(&code, 0, &opts) {
-        Err(FunctionError::Translate(TranslateError::Unsupported { addr: 0, name: "IMAGE_LOAD", reason, .. })) => assert!(reason.contains("T#"), "{reason}"),
+        Err(FunctionError::Translate(TranslateError::Unsupported { addr: 0, name: "IMAGE_BVH_INTERSECT_RAY", reason, .. })) => {
+            assert!(reason.contains("BVH descriptor"), "{reason}")
+        }
         other => panic!("{other:?}"),
+    }
+}
+
+/// The gfx1013 T# fields keep their values in the gfx1201 T#, found by name in the fact
+/// tables; the fields the conversion drops (warnings, compression, metadata) read 0.
+#[test]
+fn image_rsrc_fields_keep_their_values() {
+    let (f10, f12) = (fields("gfx10", "SQ_IMG_RSRC_WORD"), fields("gfx12", "SQ_IMG_RSRC_WORD"));
+    let by_name10: BTreeMap<&str, (Key, (u32, u32))> = f10.iter().map(|(k, &p)| (k.1.as_str(), (k.clone(), p))).collect();
+    let formats: Vec<u32> = (0..128).filter(|&f| buffer_format_gfx12(f as u8).is_some()).collect();
+    let g10 = enum_names("IMG_FORMAT", "gfx10", "IMG_FORMAT_");
+    let g12 = enum_names("IMG_FMT", "gfx12", "IMG_FMT_");
+    let dropped = ["MIN_LOD_WARN", "ITERATE_256", "MAX_UNCOMPRESSED_BLOCK_SIZE", "MAX_COMPRESSED_BLOCK_SIZE", "WRITE_COMPRESS_ENABLE"];
+    let mut rng = Rng(4);
+    for _ in 0..4096 {
+        let mut w = [0u32; 8];
+        for (k, &(off, width)) in &f10 {
+            let v = match k.1.as_str() {
+                "FORMAT" => formats[rng.next() as usize % formats.len()],
+                "SW_MODE" | "COMPRESSION_EN" | "MIN_LOD" => 0,
+                _ => rng.next(),
+            };
+            set8(&mut w, k.0, (off, width), v);
+        }
+        let out = image_rsrc_gfx12(w).unwrap();
+        for (k, &p12) in &f12 {
+            let got = get8(&out, k.0, p12);
+            let name = k.1.as_str();
+            let want = match (name, by_name10.get(name)) {
+                ("FORMAT", Some((k10, p10))) => {
+                    assert_eq!(g12[&got], g10[&get8(&w, k10.0, *p10)], "{w:08x?}");
+                    continue;
+                }
+                (n, _) if dropped.contains(&n) => 0,
+                (_, Some((k10, p10))) => get8(&w, k10.0, *p10),
+                (_, None) => 0,
+            };
+            assert_eq!(got, want, "{name}: {w:08x?}");
+        }
+    }
+    // What has no gfx1201 equal is refused.
+    assert_eq!(image_rsrc_gfx12([0, 22 << 20, 0, 1 << 20, 0, 0, 0, 0]), Err(DescriptorError::Tiled(1)));
+    assert_eq!(image_rsrc_gfx12([0, 22 << 20, 0, 0, 0, 0, 1 << 21, 0]), Err(DescriptorError::ImageField("COMPRESSION_EN")));
+    assert_eq!(image_rsrc_gfx12([0, 22 << 20 | 1 << 8, 0, 0, 0, 0, 0, 0]), Err(DescriptorError::ImageField("MIN_LOD")));
+    assert_eq!(image_rsrc_gfx12([0, 30 << 20, 0, 0, 0, 0, 0, 0]), Err(DescriptorError::Format(30)));
+}
+
+fn get8(w: &[u32; 8], word: u32, (off, width): (u32, u32)) -> u32 {
+    (w[word as usize] >> off) & ((1u64 << width) - 1) as u32
+}
+
+fn set8(w: &mut [u32; 8], word: u32, (off, width): (u32, u32), v: u32) {
+    let m = (((1u64 << width) - 1) as u32) << off;
+    w[word as usize] = (w[word as usize] & !m) | ((v << off) & m);
+}
+
+/// The scalar conversion before a sample gives [`image_rsrc_gfx12`] and [`sampler_gfx12`]
+/// (or a T# of format 0 where they refuse), keeps SCC and the source registers, and
+/// llvm-mc-22 assembles its text to its bytes.
+#[test]
+fn sample_rsrc_ops_convert_in_sgprs() {
+    let (rsrc, samp) = (RegRange { class: RegClass::Sgpr, first: 8, count: 8 }, RegRange { class: RegClass::Sgpr, first: 16, count: 4 });
+    let temps = ImageTemps {
+        rsrc: RegRange { class: RegClass::Sgpr, first: 80, count: 8 },
+        samp: RegRange { class: RegClass::Sgpr, first: 88, count: 4 },
+        scratch: 92,
+    };
+    let ops = sample_rsrc_ops(rsrc, Some(samp), temps, 0);
+    assert_llvm_mc_agrees(&ops);
+    let mut rng = Rng(5);
+    for case in 0..2048u32 {
+        let mut t: [u32; 8] = std::array::from_fn(|_| rng.next());
+        let mut s: [u32; 4] = std::array::from_fn(|_| rng.next());
+        // Mostly convertible descriptors, each refusal now and then.
+        t[1] = (t[1] & !(0x1ff << 20) & !(0xfff << 8)) | (case % 128) << 20 | u32::from(case % 7 == 0) << 8;
+        t[3] &= if case % 5 == 0 { u32::MAX } else { !(0x1f << 20) };
+        t[6] &= if case % 11 == 0 { u32::MAX } else { !(1 << 21) };
+        s[2] &= if case % 3 == 0 { u32::MAX } else { 0x2fff_ffff };
+        let scc = case % 2 == 0;
+        let mut st = Scalar { s: [0; 128], scc };
+        st.s[8..16].copy_from_slice(&t);
+        st.s[16..20].copy_from_slice(&s);
+        for i in &ops {
+            st.step(i);
+        }
+        let sampler_ok = sampler_gfx12(s).is_ok();
+        let want_s = sampler_gfx12([s[0], s[1], s[2] & 0x2fff_ffff, s[3]]).unwrap();
+        let mut want_t = match image_rsrc_gfx12(t) {
+            Ok(x) => x,
+            Err(_) => {
+                let clean = [t[0], t[1] & !(0x1ff << 20) & !(0xfff << 8), t[2], t[3] & !(0x1f << 20), t[4], t[5], t[6] & !(1 << 21), t[7]];
+                let mut x = image_rsrc_gfx12(clean).unwrap();
+                // SW_MODE stays where it was (the format is what refuses the surface).
+                x[3] |= t[3] & (0x1f << 20);
+                x
+            }
+        };
+        if !sampler_ok {
+            want_t[1] &= !(0xff << 17);
+        }
+        assert_eq!(&st.s[80..88], &want_t, "T# case {case}: {t:08x?} {s:08x?}");
+        assert_eq!(&st.s[88..92], &want_s, "S# case {case}: {s:08x?}");
+        assert_eq!(st.scc, scc, "SCC restored");
+        assert_eq!(&st.s[8..16], &t, "T# source kept");
+        assert_eq!(&st.s[16..20], &s, "S# source kept");
     }
 }

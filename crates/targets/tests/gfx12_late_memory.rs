@@ -5,11 +5,12 @@
 //!
 //! The programs are gfx1201 code assembled by llvm-mc-22 (`-mcpu=gfx1201 -show-encoding`, the
 //! text beside each word list); their own waits are stripped before `insert_waits` runs.
-//! Counters shown: dscnt (LDS), loadcnt (global), kmcnt (scalar memory). Not shown here:
-//! storecnt (the interpreter writes memory at issue, and a wave's own accesses to one address
-//! stay in order, so a missing store wait changes no value a single workgroup reads back),
-//! expcnt (exports do not run in a compute dispatch), samplecnt and bvhcnt (their image and
-//! BVH descriptors are not set up by this harness yet).
+//! Counters shown: dscnt (LDS), loadcnt (global), kmcnt (scalar memory), storecnt (a global
+//! store another wave reads after a barrier: the late model keeps a store invisible to the
+//! other waves until a wait retires it), expcnt (an LDS direct load, which gfx12 counts on
+//! expcnt with the exports), samplecnt (an image sample of a linear 2D image). Not shown
+//! here: bvhcnt (the translator does not convert BVH descriptors yet, so no translated code
+//! has a recomputed bvhcnt wait to delete).
 
 use isabridge_decoder::lift::amd::{lift, lift_late_memory, Options, SystemValue};
 use isabridge_decoder::Isa;
@@ -44,34 +45,41 @@ fn recomputed(code: &[u8]) -> (Vec<TranslatedInst>, Vec<usize>) {
     (ours, waits)
 }
 
-/// Run placed gfx1201 code for one wave of 32 with s[0:1] = IN_BASE, s[2:3] = OUT_BASE,
-/// v0 = lane id; `late` lifts it with late-arriving memory. Returns the output buffer.
-fn run(insts: &[TranslatedInst], late: bool, input: &[u32], shared: &[u32]) -> Result<Vec<u32>, InterpError> {
+/// Run placed gfx1201 code for `waves` waves of 32 with s[0:1] = IN_BASE, s[2:3] = OUT_BASE
+/// (an output buffer of `out_words` zero words), v0 = work-item id; `late` lifts it with
+/// late-arriving memory. Returns the output buffer.
+fn run(insts: &[TranslatedInst], late: bool, waves: usize, out_words: usize, input: &[u32], shared: &[u32]) -> Result<Vec<u32>, InterpError> {
     let code = place(insts, 0).expect("places").code;
     let opts = Options { wave64: false, user_sgprs: 4, vgpr_inputs: vec![SystemValue::LocalIdX], ..Options::default() };
     let f = if late { lift_late_memory(Isa::Gfx1201, &code, 0, &opts) } else { lift(Isa::Gfx1201, &code, 0, &opts) }.expect("lifts");
     let bytes = |w: &[u32]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let mem = Memory {
-        global: vec![(IN_BASE, bytes(input)), (OUT_BASE, vec![0; LANES * 4])],
+        global: vec![(IN_BASE, bytes(input)), (OUT_BASE, vec![0; out_words * 4])],
         shared: bytes(shared),
         ..Memory::default()
     };
     let ins: Vec<Input> = [IN_BASE as u32, (IN_BASE >> 32) as u32, OUT_BASE as u32, (OUT_BASE >> 32) as u32]
         .into_iter()
         .map(|w| Input::Uniform(w as u64))
-        .chain([Input::PerLane((0..LANES as u64).collect())])
+        .chain([Input::PerLane((0..(waves * LANES) as u64).collect())])
         .collect();
-    let r = interp::run(&f, &Config { wave_size: 32, waves: 1, ..Config::default() }, &ins, mem)?;
+    let r = interp::run(&f, &Config { wave_size: 32, waves: waves as u32, ..Config::default() }, &ins, mem)?;
     Ok(r.memory.global[1].1.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
 
-/// Checks one counter's program: the recomputed waits give `want` with late memory (and the
-/// same as the run without it); deleting the recomputed wait of `counter` makes the read
-/// poison.
+/// Checks one counter's program run by one wave: the recomputed waits give `want` with late
+/// memory (and the same as the run without it); deleting the recomputed wait of `counter`
+/// makes the read poison.
 fn check(code: &[u8], counter: &str, input: &[u32], shared: &[u32], want: &[u32]) {
+    check_waves(code, counter, 1, input, shared, want)
+}
+
+/// [`check`] for a workgroup of `waves` waves; `want` is the whole output buffer.
+fn check_waves(code: &[u8], counter: &str, waves: usize, input: &[u32], shared: &[u32], want: &[u32]) {
+    let run = |insts: &[TranslatedInst], late: bool| run(insts, late, waves, want.len(), input, shared);
     let (ours, waits) = recomputed(code);
-    assert_eq!(run(&ours, false, input, shared).unwrap(), want, "{counter}: without late memory");
-    assert_eq!(run(&ours, true, input, shared).unwrap(), want, "{counter}: recomputed waits with late memory");
+    assert_eq!(run(&ours, false).unwrap(), want, "{counter}: without late memory");
+    assert_eq!(run(&ours, true).unwrap(), want, "{counter}: recomputed waits with late memory");
     let text: Vec<String> = waits.iter().map(|i| ours[*i].inst.name.to_ascii_lowercase()).collect();
     let k = *waits
         .iter()
@@ -79,12 +87,12 @@ fn check(code: &[u8], counter: &str, input: &[u32], shared: &[u32], want: &[u32]
         .unwrap_or_else(|| panic!("{counter}: no recomputed wait on it among {text:?}"));
     let mut deleted = ours.clone();
     deleted.remove(k);
-    match run(&deleted, true, input, shared) {
+    match run(&deleted, true) {
         Err(InterpError::Poison { .. }) => {}
         other => panic!("{counter}: with its wait deleted the run gave {other:?}, not a poison read"),
     }
     // Without late memory the deletion is invisible: the model is what shows it.
-    assert_eq!(run(&deleted, false, input, shared).unwrap(), want, "{counter}: deleted wait without late memory");
+    assert_eq!(run(&deleted, false).unwrap(), want, "{counter}: deleted wait without late memory");
 }
 
 fn words(bytes: &[[u8; 4]]) -> Vec<u8> {
@@ -145,4 +153,91 @@ fn kmcnt_wait_guards_a_scalar_read() {
     let input: Vec<u32> = (0..LANES as u32).map(|i| 0x9000 + i).collect();
     let want = vec![0x9001; LANES];
     check(&code, "kmcnt", &input, &[], &want);
+}
+
+#[test]
+fn storecnt_wait_guards_a_store_another_wave_reads() {
+    // Two waves: each stores its work-item id to OUT[id], then (after the barrier) reads the
+    // other wave's OUT[id ^ 32] and stores it to OUT[64 + id].
+    let code = words(&[
+        [0x82, 0x00, 0x02, 0x30], // v_lshlrev_b32_e32 v1, 2, v0
+        [0x02, 0x80, 0x06, 0xee], // global_store_b32 v1, v0, s[2:3]
+        [0x00, 0x00, 0x00, 0x00],
+        [0x01, 0x00, 0x00, 0x00],
+        [0x00, 0x00, 0xc1, 0xbf], // s_wait_storecnt 0x0
+        [0xc1, 0x4e, 0x80, 0xbe], // s_barrier_signal -1
+        [0xff, 0xff, 0x94, 0xbf], // s_barrier_wait -1
+        [0xff, 0x02, 0x06, 0x3a], // v_xor_b32_e32 v3, 0x80, v1
+        [0x80, 0x00, 0x00, 0x00],
+        [0x02, 0x00, 0x05, 0xee], // global_load_b32 v4, v3, s[2:3]
+        [0x04, 0x00, 0x00, 0x00],
+        [0x03, 0x00, 0x00, 0x00],
+        [0x00, 0x00, 0xc0, 0xbf], // s_wait_loadcnt 0x0
+        [0x02, 0x80, 0x06, 0xee], // global_store_b32 v1, v4, s[2:3] offset:256
+        [0x00, 0x00, 0x00, 0x02],
+        [0x01, 0x00, 0x01, 0x00],
+        [0x00, 0x00, 0xb0, 0xbf], // s_endpgm
+    ]);
+    let ids: Vec<u32> = (0..2 * LANES as u32).collect();
+    let want: Vec<u32> = ids.iter().copied().chain(ids.iter().map(|i| i ^ 32)).collect();
+    check_waves(&code, "storecnt", 2, &[0; LANES], &[], &want);
+}
+
+#[test]
+fn expcnt_wait_guards_an_lds_direct_load() {
+    let code = words(&[
+        [0xff, 0x00, 0xfd, 0xbe], // s_mov_b32 m0, 0x20004 (LDS byte 4, a whole dword)
+        [0x04, 0x00, 0x02, 0x00],
+        [0x01, 0x00, 0x10, 0xce], // ds_direct_load v1 wait_va_vdst:0 wait_vm_vsrc:0
+        [0x00, 0x00, 0xc4, 0xbf], // s_wait_expcnt 0x0
+        [0x81, 0x02, 0x02, 0x4a], // v_add_nc_u32_e32 v1, 1, v1
+        [0x82, 0x00, 0x04, 0x30], // v_lshlrev_b32_e32 v2, 2, v0
+        [0x02, 0x80, 0x06, 0xee], // global_store_b32 v2, v1, s[2:3]
+        [0x00, 0x00, 0x80, 0x00],
+        [0x02, 0x00, 0x00, 0x00],
+        [0x00, 0x00, 0xb0, 0xbf], // s_endpgm
+    ]);
+    let shared = [0x1111, 0x2222_0007, 0x3333];
+    check(&code, "expcnt", &[0; LANES], &shared, &[0x2222_0008; LANES]);
+}
+
+#[test]
+fn samplecnt_wait_guards_a_sample() {
+    // T# (gfx1201 layout): a linear 2D image of 32 x 1 IMG_FMT_32_FLOAT texels at IN_BASE,
+    // channel selects x y z w, type 2D. S#: clamp to the last texel, unnormalised
+    // coordinates, point filters. Each lane samples texel (id, 0) at (id + 0.5, 0.5).
+    let code = words(&[
+        [0xff, 0x00, 0x88, 0xbe], // s_mov_b32 s8, 0x1000000
+        [0x00, 0x00, 0x00, 0x01],
+        [0xff, 0x00, 0x89, 0xbe], // s_mov_b32 s9, 0xc02c0000
+        [0x00, 0x00, 0x2c, 0xc0],
+        [0x87, 0x00, 0x8a, 0xbe], // s_mov_b32 s10, 7
+        [0xff, 0x00, 0x8b, 0xbe], // s_mov_b32 s11, 0x90000fac
+        [0xac, 0x0f, 0x00, 0x90],
+        [0x80, 0x00, 0x8c, 0xbe], // s_mov_b32 s12, 0
+        [0x80, 0x00, 0x8d, 0xbe], // s_mov_b32 s13, 0
+        [0x80, 0x00, 0x8e, 0xbe], // s_mov_b32 s14, 0
+        [0x80, 0x00, 0x8f, 0xbe], // s_mov_b32 s15, 0
+        [0xff, 0x00, 0x90, 0xbe], // s_mov_b32 s16, 0x8092
+        [0x92, 0x80, 0x00, 0x00],
+        [0x80, 0x00, 0x91, 0xbe], // s_mov_b32 s17, 0
+        [0x80, 0x00, 0x92, 0xbe], // s_mov_b32 s18, 0
+        [0x80, 0x00, 0x93, 0xbe], // s_mov_b32 s19, 0
+        [0x00, 0x0d, 0x02, 0x7e], // v_cvt_f32_u32_e32 v1, v0
+        [0xf0, 0x02, 0x02, 0x06], // v_add_f32_e32 v1, 0.5, v1
+        [0xf0, 0x02, 0x04, 0x7e], // v_mov_b32_e32 v2, 0.5
+        [0x01, 0xc0, 0x46, 0xe4], // image_sample v3, [v1, v2], s[8:15], s[16:19] dmask:0x1 dim:SQ_RSRC_IMG_2D
+        [0x03, 0x10, 0x00, 0x08],
+        [0x01, 0x02, 0x00, 0x00],
+        [0x00, 0x00, 0xc2, 0xbf], // s_wait_samplecnt 0x0
+        [0x81, 0x06, 0x06, 0x4a], // v_add_nc_u32_e32 v3, 1, v3
+        [0x82, 0x00, 0x08, 0x30], // v_lshlrev_b32_e32 v4, 2, v0
+        [0x02, 0x80, 0x06, 0xee], // global_store_b32 v4, v3, s[2:3]
+        [0x00, 0x00, 0x80, 0x01],
+        [0x04, 0x00, 0x00, 0x00],
+        [0x00, 0x00, 0xb0, 0xbf], // s_endpgm
+    ]);
+    let input: Vec<u32> = (0..LANES as u32).map(|i| (1.5f32 + i as f32).to_bits()).collect();
+    let want: Vec<u32> = input.iter().map(|x| x + 1).collect();
+    check(&code, "samplecnt", &input, &[], &want);
 }

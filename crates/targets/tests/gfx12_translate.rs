@@ -165,9 +165,17 @@ fn llvm_mc_check(outs: &[Out]) -> Vec<String> {
     bad_out
 }
 
-/// An image instruction with a range of address VGPRs, which gfx1201 names one per field.
+/// An image instruction whose address VGPRs gfx1201 groups differently: a range, which
+/// gfx1201 names one per field, or more than four dwords, the rest of which a sample names as
+/// one range in its last field.
 fn image_range(i: &Inst) -> bool {
-    i.encoding == "ENC_MIMG" && i.operands.iter().any(|o| o.field == "VADDR" && matches!(o.kind, isabridge_decoder::operand::OperandKind::Reg(r) if r.count > 1))
+    let addr = |o: &&isabridge_decoder::operand::Operand| o.field == "VADDR" || o.field.starts_with("NSA");
+    let count = |o: &isabridge_decoder::operand::Operand| match o.kind {
+        isabridge_decoder::operand::OperandKind::Reg(r) => r.count as usize,
+        _ => 0,
+    };
+    i.encoding == "ENC_MIMG"
+        && (i.operands.iter().any(|o| o.field == "VADDR" && count(o) > 1) || i.operands.iter().filter(addr).map(count).sum::<usize>() > 4)
 }
 
 fn short(e: &TranslateError) -> String {

@@ -32,9 +32,17 @@
 //! events of one kind retire in issue order (the oldest first), except scalar loads and
 //! messages, which may return in any order; a counter holding events of several kinds may
 //! return them in any order too. When the order is unknown, only a wait for 0 retires
-//! anything. Stores are not modelled as late: the interpreter writes memory at issue (a wave's
-//! accesses to one address stay in order on the machines; visibility to other waves before a
-//! wait is not modelled).
+//! anything.
+//!
+//! Stores: the interpreter writes memory at issue, and a wave's own accesses to one address
+//! stay in order on the machines, so the wave reads back what it stored. Another wave may not:
+//! a plain (non-atomic) vector store to global memory starts a `store` event of its wave,
+//! and until a wait retires it the bytes it wrote are not yet visible to the other waves of
+//! the workgroup. A global load (plain or buffer) of another wave that reads such a byte gets
+//! a poison result. This is what gfx12's storecnt guards in WGP mode: LLVM's memory
+//! legalizer waits for storecnt 0 before a workgroup release there (release fences "are
+//! strong enough in that mode", LLVM PR 160501), because a store is not visible to the other
+//! waves until it completes. Atomics, image stores and scratch are not tracked.
 
 use super::{CInst, InterpError, Machine};
 use crate::ops::control::{Pending, SyncOp, Wait, WaitKinds};
@@ -59,6 +67,14 @@ pub(super) struct Late {
     outstanding: Vec<Vec<u32>>,
     /// Per wave: the event its last pending op started.
     last: Vec<u32>,
+    /// Per global byte address: the store event that last wrote it and that event's wave.
+    stored: std::collections::HashMap<u64, (u32, usize)>,
+    /// Per wave: the store event the instruction running now started (0 before its first
+    /// lane stores).
+    store_now: Vec<u32>,
+    /// Lanes (of the wave running now) whose load of the instruction running now read bytes
+    /// another wave's outstanding store wrote.
+    unseen: u64,
 }
 
 fn class(t: u64) -> u64 {
@@ -80,6 +96,9 @@ impl Late {
                 events: vec![(WaitKinds(0), true)],
                 outstanding: vec![Vec::new(); waves],
                 last: vec![0; waves],
+                stored: std::collections::HashMap::new(),
+                store_now: vec![0; waves],
+                unseen: 0,
             })
         })
     }
@@ -233,10 +252,39 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// A global store of lane `l` of wave `w` wrote `size` bytes at `addr`: they belong to
+    /// the store event of the instruction running now (started by its first storing lane).
+    pub(super) fn late_store(&mut self, w: usize, addr: u64, size: u32) {
+        let Some(late) = self.late.as_deref_mut() else { return };
+        if late.store_now[w] == 0 {
+            late.events.push((WaitKinds::STORE, false));
+            let e = late.events.len() as u32 - 1;
+            late.outstanding[w].push(e);
+            late.store_now[w] = e;
+        }
+        let e = late.store_now[w];
+        for a in addr..addr.saturating_add(size as u64) {
+            late.stored.insert(a, (e, w));
+        }
+    }
+
+    /// A global load of lane `l` of wave `w` read `size` bytes at `addr`: the lane's result is
+    /// poison when another wave's outstanding store wrote one of them.
+    pub(super) fn late_load(&mut self, w: usize, l: usize, addr: u64, size: u32) {
+        let Some(late) = self.late.as_deref_mut() else { return };
+        let unseen = (addr..addr.saturating_add(size as u64))
+            .any(|a| late.stored.get(&a).is_some_and(|&(e, sw)| sw != w && late.outstanding(e)));
+        if unseen {
+            late.unseen |= 1 << l;
+        }
+    }
+
     /// Update the tags after `ci` ran for the lanes `full` of wave `w`.
     pub(super) fn late_after(&mut self, w: usize, full: u64, ci: &CInst) -> Result<(), InterpError> {
         let Some(mut late) = self.late.take() else { return Ok(()) };
         let r = self.late_step(&mut late, w, full, ci);
+        late.store_now[w] = 0;
+        late.unseen = 0;
         self.late = Some(late);
         r
     }
@@ -317,7 +365,7 @@ impl Machine<'_> {
                 }
                 if !ci.op.is_void() {
                     for t in lanes(full) {
-                        late.tags[ci.v * th + t] = 0;
+                        late.tags[ci.v * th + t] = if late.unseen >> (t - base) & 1 != 0 { POISON } else { 0 };
                     }
                 }
             }

@@ -408,6 +408,13 @@ impl Machine<'_> {
                         _ => self.f.ty(Value(ci.args[1] as u32)).unwrap_or(Type::I32),
                     };
                     let space = mop.space();
+                    if self.late.is_some() && space == Space::Global {
+                        match mop {
+                            MemOp::Load(_) => self.late_load(w, l, a, size),
+                            MemOp::Store(_) => self.late_store(w, a, size),
+                            MemOp::Atomic(..) => {}
+                        }
+                    }
                     let buf = self.buffer(space, t, a, size)?;
                     let old = read_le(buf, size);
                     match mop {
@@ -633,6 +640,11 @@ impl Machine<'_> {
                 self.buffer_format(ci, t, l, addr, &desc, bo)?;
                 continue;
             }
+            match bo.kind {
+                BufferKind::Load => self.late_load(w, l, addr, size),
+                BufferKind::Store => self.late_store(w, addr, size),
+                _ => {}
+            }
             let buf = self.buffer(Space::Global, t, addr, size)?;
             let old = read_le(buf, size);
             match bo.kind {
@@ -666,6 +678,11 @@ impl Machine<'_> {
             None => return Err(InterpError::Unsupported("buffer descriptor format code names no element format")),
         };
         let size = fmt.bytes();
+        let w = t / self.ws;
+        match bo.kind {
+            BufferKind::LoadFormat { .. } => self.late_load(w, l, addr, size),
+            _ => self.late_store(w, addr, size),
+        }
         match bo.kind {
             BufferKind::LoadFormat { comp, .. } => {
                 let bytes = self.buffer(Space::Global, t, addr, size)?.to_vec();

@@ -1,7 +1,8 @@
 //! Descriptor conversion gfx1013 -> gfx1201 (the compute part): the buffer format enum,
-//! the buffer resource (V#) and the sampler (S#), as words ([`buffer_rsrc_gfx12`],
-//! [`sampler_gfx12`]) and as gfx1201 scalar instructions that convert a V# held in SGPRs just
-//! before an instruction reads it ([`buffer_rsrc_ops`], placed by [`convert_resources`]). Bit positions and widths are those of
+//! the buffer resource (V#), the image resource of untiled surfaces (T#) and the sampler (S#),
+//! as words ([`buffer_rsrc_gfx12`], [`image_rsrc_gfx12`], [`sampler_gfx12`]) and as gfx1201
+//! scalar instructions that convert descriptors held in SGPRs just before an instruction reads
+//! them ([`buffer_rsrc_ops`], [`sample_rsrc_ops`], placed by [`convert_resources`]). Bit positions and widths are those of
 //! the AMD fact tables (`shared/facts/amd/descriptor_fields_gfx10_gfx11_gfx12.csv`), format
 //! numbers those of `descriptor_enums.csv` (gfx10 `IMG_FORMAT`, which is also the buffer
 //! format, to gfx12 `BUF_FMT`, matched by name).
@@ -33,6 +34,12 @@ pub enum DescriptorError {
     /// A sampler field gfx1201 lacks is set.
     #[error("sampler field {0} is set; gfx1201 has no such field")]
     SamplerField(&'static str),
+    /// The image is tiled (T# SW_MODE, the value given): gfx1201's swizzle modes are not mapped.
+    #[error("tiled image (SW_MODE {0}): gfx1201's swizzle modes are not mapped")]
+    Tiled(u8),
+    /// A T# field set that the conversion does not carry.
+    #[error("image field {0} is set; its gfx1201 form is not known")]
+    ImageField(&'static str),
 }
 
 /// gfx1013 buffer format -> gfx1201 buffer format, for every name both tables have.
@@ -133,22 +140,8 @@ pub fn buffer_rsrc_ops(src: RegRange, temps: RsrcTemps, addr: u64) -> Vec<Inst> 
         sop1(addr, "S_MOV_B32", s(t + 2), sgpr(src.first + 2)),
         // f = gfx1013 format (7 bits at 12); g = its gfx1201 number.
         sop2(addr, "S_BFE_U32", s(f), sgpr(src.first + 3), lit((7 << 16) | 12)),
-        sop1(addr, "S_MOV_B32", s(g), sgpr(f)),
     ];
-    // The table's runs: formats 0-29 keep their number, 36 -> 30, 43-45 -> 31-33, 48-77 -> 34-63;
-    // the others have none (-> 0).
-    let cmp = |v: &mut Vec<Inst>, op: &'static str, k: u32| v.push(sopc(addr, op, sgpr(f), int_or_lit(k)));
-    cmp(&mut v, "S_CMP_GT_U32", 29);
-    v.push(sop2(addr, "S_CSELECT_B32", s(g), int(0), sgpr(g)));
-    cmp(&mut v, "S_CMP_EQ_U32", 36);
-    v.push(sop2(addr, "S_CSELECT_B32", s(g), int_or_lit(30), sgpr(g)));
-    for (from, to, delta) in [(43u32, 45u32, 12u32), (48, 77, 14)] {
-        v.push(sop2(addr, "S_SUB_CO_U32", s(d), sgpr(f), int_or_lit(delta)));
-        cmp(&mut v, "S_CMP_GE_U32", from);
-        v.push(sop2(addr, "S_CSELECT_B32", s(g), sgpr(d), sgpr(g)));
-        cmp(&mut v, "S_CMP_GT_U32", to);
-        v.push(sop2(addr, "S_CSELECT_B32", s(g), int(0), sgpr(g)));
-    }
+    format_ops(&mut v, addr, f, g, d);
     v.extend([
         sop2(addr, "S_LSHL_B32", s(g), sgpr(g), int_or_lit(12)),
         sop2(addr, "S_AND_B32", s(t + 3), sgpr(src.first + 3), lit(W3_KEEP)),
@@ -156,6 +149,146 @@ pub fn buffer_rsrc_ops(src: RegRange, temps: RsrcTemps, addr: u64) -> Vec<Inst> 
         // SCC = scc_saved
         sopc(addr, "S_CMP_LG_U32", sgpr(scc), int(0)),
     ]);
+    v
+}
+
+/// gfx1013 image resource (T#) `w` as gfx1201 reads the same untiled, uncompressed image.
+/// Word 0 (base address) keeps its place. Word 1: BASE_ADDRESS_HI and WIDTH_LO stay, FORMAT
+/// (9 bits at 20) is renumbered into gfx1201's 8 bits at 17 (the names of `descriptor_enums.csv`
+/// that both have below 78, the same runs as the buffer formats), BASE_LEVEL moves in from word
+/// 3 bits 12-15 to bits 25-29 and MAX_MIP from word 5 bits 4-7 to bits 12-16. Word 2: WIDTH_HI
+/// and HEIGHT stay (gfx1201's fields are wider). Word 3: channel selects, SW_MODE, BC_SWIZZLE
+/// and TYPE stay, LAST_LEVEL moves from bits 16-19 to 15-19. Word 4: DEPTH and BASE_ARRAY stay.
+/// Word 5: PERF_MOD and CORNER_SAMPLES stay; gfx1013's ARRAY_PITCH and MIN_LOD_WARN (a
+/// warning, no effect on values) are dropped. Words 6 and 7 (metadata and compression) are 0.
+/// Refused: a tiled surface (SW_MODE not 0: gfx1201's swizzle modes are not mapped), a
+/// compressed one (COMPRESSION_EN), a resource MIN_LOD other than 0 (gfx1201 splits it over
+/// words 5 and 6 in 13 bits whose scale no fact gives), and formats without a gfx1201 number
+/// in that range.
+pub fn image_rsrc_gfx12(w: [u32; 8]) -> Result<[u32; 8], DescriptorError> {
+    if bits(w[3], 20, 5) != 0 {
+        return Err(DescriptorError::Tiled(bits(w[3], 20, 5) as u8));
+    }
+    if bits(w[6], 21, 1) != 0 {
+        return Err(DescriptorError::ImageField("COMPRESSION_EN"));
+    }
+    if bits(w[1], 8, 12) != 0 {
+        return Err(DescriptorError::ImageField("MIN_LOD"));
+    }
+    let f10 = bits(w[1], 20, 9);
+    let f12 = u8::try_from(f10).ok().and_then(buffer_format_gfx12).ok_or(DescriptorError::Format(f10.min(255) as u8))?;
+    let w1 = (w[1] & 0xc000_00ff) | u32::from(f12) << 17 | bits(w[3], 12, 4) << 25 | bits(w[5], 4, 4) << 12;
+    let w2 = w[2] & 0x0fff_cfff;
+    let w3 = (w[3] & 0xfff0_0fff) | bits(w[3], 16, 4) << 15;
+    let w4 = w[4] & 0x1fff_1fff;
+    let w5 = w[5] & 0x00f0_0000;
+    Ok([w[0], w1, w2, w3, w4, w5, 0, 0])
+}
+
+/// Registers [`sample_rsrc_ops`] works in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageTemps {
+    /// Eight SGPRs (first one a multiple of 4) that receive the converted T#.
+    pub rsrc: RegRange,
+    /// Four SGPRs (first one a multiple of 4) that receive the converted S#.
+    pub samp: RegRange,
+    /// First of four SGPRs for intermediate values and the saved SCC.
+    pub scratch: u16,
+}
+
+/// The format chain of [`buffer_rsrc_ops`]: `g` = the gfx1201 number of gfx1013 format `f`
+/// (0 where there is none), with `d` as scratch.
+fn format_ops(v: &mut Vec<Inst>, addr: u64, f: u16, g: u16, d: u16) {
+    v.push(sop1(addr, "S_MOV_B32", sgpr(g), sgpr(f)));
+    // The table's runs: formats 0-29 keep their number, 36 -> 30, 43-45 -> 31-33, 48-77 -> 34-63;
+    // the others have none (-> 0).
+    let cmp = |v: &mut Vec<Inst>, op: &'static str, k: u32| v.push(sopc(addr, op, sgpr(f), int_or_lit(k)));
+    cmp(v, "S_CMP_GT_U32", 29);
+    v.push(sop2(addr, "S_CSELECT_B32", sgpr(g), int(0), sgpr(g)));
+    cmp(v, "S_CMP_EQ_U32", 36);
+    v.push(sop2(addr, "S_CSELECT_B32", sgpr(g), int_or_lit(30), sgpr(g)));
+    for (from, to, delta) in [(43u32, 45u32, 12u32), (48, 77, 14)] {
+        v.push(sop2(addr, "S_SUB_CO_U32", sgpr(d), sgpr(f), int_or_lit(delta)));
+        cmp(v, "S_CMP_GE_U32", from);
+        v.push(sop2(addr, "S_CSELECT_B32", sgpr(g), sgpr(d), sgpr(g)));
+        cmp(v, "S_CMP_GT_U32", to);
+        v.push(sop2(addr, "S_CSELECT_B32", sgpr(g), int(0), sgpr(g)));
+    }
+}
+
+/// gfx1201 scalar instructions, placed just before an image instruction, that write the
+/// gfx1201 T# [`image_rsrc_gfx12`] gives for the gfx1013 T# in `rsrc` (eight SGPRs) into
+/// `temps.rsrc` and, when `samp` is given, the gfx1201 S# [`sampler_gfx12`] gives for the S#
+/// there into `temps.samp` (the instruction then reads the copies; the program's registers
+/// keep the gfx1013 words). SCC is saved and restored. At run time nothing can be refused, so
+/// what those functions refuse makes the T# FORMAT 0 (IMG_FMT_INVALID), which the image
+/// operation reads as no format rather than as another surface: a format without a gfx1201
+/// number, a tiled or compressed surface, a resource MIN_LOD, and a sampler with
+/// DERIV_ADJUST_EN, BLEND_ZERO_PRT or MIP_POINT_PRECLAMP set.
+pub fn sample_rsrc_ops(rsrc: RegRange, samp: Option<RegRange>, temps: ImageTemps, addr: u64) -> Vec<Inst> {
+    let s = sgpr;
+    let w = |k: u16| sgpr(rsrc.first + k);
+    let (f, g, d, scc) = (temps.scratch, temps.scratch + 1, temps.scratch + 2, temps.scratch + 3);
+    let t = |k: u16| sgpr(temps.rsrc.first + k);
+    let tr = |k: u16| temps.rsrc.first + k;
+    let mut v = vec![sop2(addr, "S_CSELECT_B32", s(scc), int(1), int(0)), sop1(addr, "S_MOV_B32", t(0), w(0))];
+    // g = the gfx1201 format, 0 when anything is refused.
+    v.push(sop2(addr, "S_BFE_U32", s(f), w(1), lit((9 << 16) | 20)));
+    format_ops(&mut v, addr, f, g, d);
+    for (word, field) in [(3u16, (5u32 << 16) | 20), (6, (1 << 16) | 21), (1, (12 << 16) | 8)] {
+        v.push(sop2(addr, "S_BFE_U32", s(d), w(word), lit(field)));
+        v.push(sopc(addr, "S_CMP_LG_U32", s(d), int(0)));
+        v.push(sop2(addr, "S_CSELECT_B32", s(g), int(0), s(g)));
+    }
+    // Word 1.
+    v.push(sop2(addr, "S_AND_B32", t(1), w(1), lit(0xc000_00ff)));
+    v.push(sop2(addr, "S_LSHL_B32", s(d), s(g), int(17)));
+    v.push(sop2(addr, "S_OR_B32", t(1), t(1), s(d)));
+    for (word, field, to) in [(3u16, (4u32 << 16) | 12, 25u32), (5, (4 << 16) | 4, 12)] {
+        v.push(sop2(addr, "S_BFE_U32", s(d), w(word), lit(field)));
+        v.push(sop2(addr, "S_LSHL_B32", s(d), s(d), int(to)));
+        v.push(sop2(addr, "S_OR_B32", t(1), t(1), s(d)));
+    }
+    // Words 2 to 7.
+    v.push(sop2(addr, "S_AND_B32", t(2), w(2), lit(0x0fff_cfff)));
+    v.push(sop2(addr, "S_AND_B32", t(3), w(3), lit(0xfff0_0fff)));
+    v.push(sop2(addr, "S_BFE_U32", s(d), w(3), lit((4 << 16) | 16)));
+    v.push(sop2(addr, "S_LSHL_B32", s(d), s(d), int(15)));
+    v.push(sop2(addr, "S_OR_B32", t(3), t(3), s(d)));
+    v.push(sop2(addr, "S_AND_B32", t(4), w(4), lit(0x1fff_1fff)));
+    v.push(sop2(addr, "S_AND_B32", t(5), w(5), lit(0x00f0_0000)));
+    v.push(sop1(addr, "S_MOV_B32", t(6), int(0)));
+    v.push(sop1(addr, "S_MOV_B32", t(7), int(0)));
+    if let Some(sr) = samp {
+        let sw = |k: u16| sgpr(sr.first + k);
+        let o = |k: u16| sgpr(temps.samp.first + k);
+        v.push(sop1(addr, "S_MOV_B32", o(0), sw(0)));
+        // f = PERF_MIP.
+        v.push(sop2(addr, "S_BFE_U32", s(f), sw(1), lit((4 << 16) | 24)));
+        // Word 1: MIN_LOD (0), MAX_LOD (12 -> 13), PERF_Z (28).
+        v.push(sop2(addr, "S_BFE_U32", o(1), sw(1), lit(12 << 16)));
+        v.push(sop2(addr, "S_BFE_U32", s(d), sw(1), lit((12 << 16) | 12)));
+        v.push(sop2(addr, "S_LSHL_B32", s(d), s(d), int(13)));
+        v.push(sop2(addr, "S_OR_B32", o(1), o(1), s(d)));
+        v.push(sop2(addr, "S_AND_B32", s(d), sw(1), lit(0xf000_0000)));
+        v.push(sop2(addr, "S_OR_B32", o(1), o(1), s(d)));
+        // Word 2: LOD_BIAS .. MIP_FILTER and ANISO_OVERRIDE, PERF_MIP[1:0] at 30.
+        v.push(sop2(addr, "S_AND_B32", o(2), sw(2), lit(0x2fff_ffff)));
+        v.push(sop2(addr, "S_LSHL_B32", s(d), s(f), int(30)));
+        v.push(sop2(addr, "S_OR_B32", o(2), o(2), s(d)));
+        // Word 3: PERF_MIP[3:2] at 0, BORDER_COLOR_PTR 0 -> 18, BORDER_COLOR_TYPE at 30.
+        v.push(sop2(addr, "S_LSHR_B32", o(3), s(f), int(2)));
+        v.push(sop2(addr, "S_BFE_U32", s(d), sw(3), lit(12 << 16)));
+        v.push(sop2(addr, "S_LSHL_B32", s(d), s(d), int(18)));
+        v.push(sop2(addr, "S_OR_B32", o(3), o(3), s(d)));
+        v.push(sop2(addr, "S_AND_B32", s(d), sw(3), lit(0xc000_0000)));
+        v.push(sop2(addr, "S_OR_B32", o(3), o(3), s(d)));
+        // A sampler field gfx1201 lacks: the T# loses its format.
+        v.push(sop2(addr, "S_AND_B32", s(f), t(1), lit(!(0xff << 17))));
+        v.push(sop2(addr, "S_AND_B32", s(d), sw(2), lit(0xd000_0000)));
+        v.push(sop2(addr, "S_CSELECT_B32", sgpr(tr(1)), s(f), t(1)));
+    }
+    v.push(sopc(addr, "S_CMP_LG_U32", s(scc), int(0)));
     v
 }
 
@@ -203,52 +336,89 @@ fn sopc(addr: u64, name: &str, a: OperandKind, b: OperandKind) -> Inst {
     make(addr, name, "ENC_SOPC", vec![operand(Access::Read, "SSRC0", a), operand(Access::Read, "SSRC1", b)])
 }
 
-/// Converts the buffer descriptors of translated code just before each use: every VBUFFER
+/// Converts the descriptors of translated code just before each use: every VBUFFER
 /// instruction's RSRC and every `s_buffer_load_*`'s SBASE (a gfx1013 V# in four SGPRs) is
 /// copied through [`buffer_rsrc_ops`] into temporaries from `temps`, which the instruction then
-/// reads; the program's own registers keep the gfx1013 V#, so a descriptor used several times,
-/// or also read as data, is never converted twice. The conversion runs on every path to the use
-/// because it sits right before it. One set of eight SGPRs serves every use (each use reads its
-/// copy as it issues, and the next conversion is later in program order). Image descriptors
-/// (T#, S#) and BVH descriptors are not converted yet, so a function with an image or BVH
-/// instruction is refused (a typed error naming it) rather than run on a gfx1013 descriptor.
+/// reads; every VIMAGE and VSAMPLE instruction's RSRC (a gfx1013 T# in eight SGPRs) and SAMP
+/// (an S# in four) likewise through [`sample_rsrc_ops`]. The program's own registers keep the
+/// gfx1013 words, so a descriptor used several times, or also read as data, is never
+/// converted twice. The conversion runs on every path to the use because it sits right before
+/// it. One set of temporaries per descriptor kind serves every use (each use reads its copy as
+/// it issues, and the next conversion is later in program order). BVH node descriptors are not
+/// converted (no fact gives gfx1201's layout), so a function with a BVH instruction is refused
+/// (a typed error naming it) rather than run on a gfx1013 descriptor.
 pub fn convert_resources(insts: Vec<TranslatedInst>, temps: &mut Temps) -> Result<Vec<TranslatedInst>, FunctionError> {
-    if let Some(t) = insts.iter().find(|t| matches!(t.inst.encoding, "ENC_VIMAGE" | "ENC_VSAMPLE")) {
+    if let Some(t) = insts.iter().find(|t| t.inst.name.starts_with("IMAGE_BVH")) {
         return Err(FunctionError::Translate(TranslateError::Unsupported {
             isa: Isa::Gfx1013,
             addr: t.src_addr,
             name: t.inst.name,
-            reason: if t.inst.name.starts_with("IMAGE_BVH") {
-                // ../shared/facts/amd has no BVH descriptor fields for either generation.
-                "BVH descriptor conversion: no fact gives gfx1201's BVH descriptor layout".to_string()
-            } else {
-                "image descriptor (T#) conversion not written yet".to_string()
-            },
+            // ../shared/facts/amd has no BVH descriptor fields for either generation.
+            reason: "BVH descriptor conversion: no fact gives gfx1201's BVH descriptor layout".to_string(),
         }));
     }
-    let uses = |t: &TranslatedInst| t.inst.encoding == "ENC_VBUFFER" || t.inst.name.starts_with("S_BUFFER_LOAD");
-    if !insts.iter().any(uses) {
+    let buffer = |t: &TranslatedInst| t.inst.encoding == "ENC_VBUFFER" || t.inst.name.starts_with("S_BUFFER_LOAD");
+    let image = |t: &TranslatedInst| matches!(t.inst.encoding, "ENC_VIMAGE" | "ENC_VSAMPLE");
+    if !insts.iter().any(|t| buffer(t) || image(t)) {
         return Ok(insts);
     }
+    let mut aligned = |n: u16| -> Result<RegRange, FunctionError> {
+        while !temps.sgprs.is_multiple_of(4) {
+            temps.sgprs(1)?;
+        }
+        Ok(temps.sgprs(n)?)
+    };
     // Four aligned SGPRs for the V#, then four for intermediate values.
-    while !temps.sgprs.is_multiple_of(4) {
-        temps.sgprs(1)?;
-    }
-    let rsrc = temps.sgprs(4)?;
-    let scratch = temps.sgprs(4)?.first;
-    let t = RsrcTemps { rsrc, scratch };
+    let bt = if insts.iter().any(buffer) { Some(RsrcTemps { rsrc: aligned(4)?, scratch: aligned(4)?.first }) } else { None };
+    let it = if insts.iter().any(image) { Some(ImageTemps { rsrc: aligned(8)?, samp: aligned(4)?, scratch: aligned(4)?.first }) } else { None };
     let mut out = Vec::with_capacity(insts.len() + 24);
+    let sgprs = |ti: &TranslatedInst, field: &str, n: u16| {
+        ti.inst.operands.iter().find(|o| o.field == field && !o.implicit).and_then(|o| match o.kind {
+            OperandKind::Reg(r @ RegRange { class: RegClass::Sgpr, count, .. }) if count == n => Some(r),
+            _ => None,
+        })
+    };
     for mut ti in insts {
-        if uses(&ti) {
-            let field = if ti.inst.encoding == "ENC_VBUFFER" { "RSRC" } else { "SBASE" };
-            if let Some(o) = ti.inst.operands.iter_mut().find(|o| o.field == field && !o.implicit) {
-                if let OperandKind::Reg(src @ RegRange { class: RegClass::Sgpr, count: 4, .. }) = o.kind {
-                    out.extend(buffer_rsrc_ops(src, t, ti.inst.addr).into_iter().map(|inst| TranslatedInst { inst, src_addr: ti.src_addr }));
-                    o.kind = OperandKind::Reg(rsrc);
+        let before: Vec<Inst> = match (bt, it) {
+            (Some(t), _) if buffer(&ti) => {
+                let field = if ti.inst.encoding == "ENC_VBUFFER" { "RSRC" } else { "SBASE" };
+                match sgprs(&ti, field, 4) {
+                    Some(src) => {
+                        set_reg(&mut ti.inst, field, t.rsrc);
+                        buffer_rsrc_ops(src, t, ti.inst.addr)
+                    }
+                    None => Vec::new(),
                 }
             }
-        }
+            (_, Some(t)) if image(&ti) => {
+                let rsrc = sgprs(&ti, "RSRC", 8).ok_or_else(|| image_error(&ti, "a T# that is not eight SGPRs (R128)"))?;
+                let samp = if ti.inst.encoding == "ENC_VSAMPLE" {
+                    Some(sgprs(&ti, "SAMP", 4).ok_or_else(|| image_error(&ti, "an S# that is not four SGPRs"))?)
+                } else {
+                    None
+                };
+                set_reg(&mut ti.inst, "RSRC", t.rsrc);
+                if samp.is_some() {
+                    set_reg(&mut ti.inst, "SAMP", t.samp);
+                }
+                sample_rsrc_ops(rsrc, samp, t, ti.inst.addr)
+            }
+            _ => Vec::new(),
+        };
+        out.extend(before.into_iter().map(|inst| TranslatedInst { inst, src_addr: ti.src_addr }));
         out.push(ti);
     }
     Ok(out)
+}
+
+/// Points the explicit operand `field` of `inst` at `r`.
+fn set_reg(inst: &mut Inst, field: &str, r: RegRange) {
+    if let Some(o) = inst.operands.iter_mut().find(|o| o.field == field && !o.implicit) {
+        o.kind = OperandKind::Reg(r);
+    }
+}
+
+/// The typed error for an image instruction whose descriptor operand cannot be converted.
+fn image_error(ti: &TranslatedInst, why: &str) -> FunctionError {
+    FunctionError::Translate(TranslateError::Unsupported { isa: Isa::Gfx1013, addr: ti.src_addr, name: ti.inst.name, reason: format!("image descriptor conversion: {why}") })
 }

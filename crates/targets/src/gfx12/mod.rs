@@ -40,6 +40,7 @@ mod smem;
 mod sopp_ids;
 mod vbuffer;
 mod vimage;
+mod vsample;
 pub mod waitcheck;
 pub mod waits;
 
@@ -160,6 +161,7 @@ fn translate_one(inst: &Inst, cx: &ExpandCx) -> Result<Vec<TranslatedInst>, Tran
         MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_VBUFFER" => vbuffer::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_VEXPORT" => export::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_VIMAGE" => vimage::translate(inst, r)?,
+        MapKind::Reencode | MapKind::Rename if r.gfx12_enc == "ENC_VSAMPLE" => vsample::translate(inst, r)?,
         MapKind::Reencode | MapKind::Rename => {
             return Err(unsupported(inst, &format!("{} field mapping not written yet", r.gfx12_enc.trim_start_matches("ENC_"))))
         }

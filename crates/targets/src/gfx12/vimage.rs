@@ -4,11 +4,10 @@
 //! DMASK, DIM, D16, A16 and TFE carry over. UNORM is dropped (VIMAGE has no such field; loads
 //! and stores address texels by integer coordinates). Cache bits as in [`super::flat`]: an
 //! atomic with GLC returns the old value (TH_ATOMIC_RETURN), GLC / DLC and atomics get
-//! SCOPE_DEV, SLC is dropped. BVH forms are [`super::bvh`]'s. Refused: more than five address
-//! VGPRs, R128, LWE, MSAA forms, and the sampling forms (VSAMPLE), whose fields are not mapped
-//! yet. The T# the instruction reads is gfx1013's; converting image descriptors is not written yet, so the
-//! function-level chain refuses functions with image instructions
-//! ([`super::descriptor_convert::convert_resources`]).
+//! SCOPE_DEV, SLC is dropped. BVH forms are [`super::bvh`]'s, the sampling forms (VSAMPLE)
+//! [`super::vsample`]'s. Refused: more than five address VGPRs, R128, LWE, MSAA forms. The T#
+//! the instruction reads is gfx1013's: the function-level chain converts it just before the
+//! instruction ([`super::descriptor_convert::convert_resources`]).
 
 use super::map::{gfx12_encoding, gfx12_opcode, MapRow};
 use super::{unsupported, TranslateError};

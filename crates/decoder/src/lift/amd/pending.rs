@@ -7,8 +7,10 @@
 //! `scalar`; LDS, including the DS-encoded cross-lane ops (`ds_bpermute`, `ds_swizzle`, which
 //! the LDS unit returns) and the LDS path of a FLAT access, `shared`; image sample, gather and
 //! LOD queries `sample`; BVH intersections `bvh`; every other vector memory result (buffer,
-//! global, scratch, flat, image loads, atomics that return) `load`. One machine instruction is
-//! one event: its first result starts it and the others join it.
+//! global, scratch, flat, image loads, atomics that return) `load`; gfx12's LDS parameter and
+//! direct loads (VDSDIR: `ds_param_load`, `ds_direct_load`), which gfx12 counts on expcnt
+//! (waits.rs), `attribute`. One machine instruction is one event: its first result starts it
+//! and the others join it.
 
 use super::{At, Cx};
 use isabridge_ir::ops::control::{Pending, WaitKinds};
@@ -24,6 +26,7 @@ fn kind(at: &At, op: &Op) -> Option<WaitKinds> {
     let ds = matches!(enc, "ENC_DS" | "ENC_VDS");
     Some(match op {
         _ if smem && matches!(op, Op::Mem(_) | Op::Buffer(_)) => WaitKinds::SCALAR,
+        Op::Mem(_) | Op::Param(_) if enc == "ENC_VDSDIR" => WaitKinds::ATTRIBUTE,
         Op::Mem(MemOp::Store(_)) => return None,
         Op::Mem(m) => match m.space() {
             Space::Shared => WaitKinds::SHARED,
