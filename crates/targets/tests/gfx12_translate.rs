@@ -30,7 +30,7 @@ fn unhex(s: &str) -> Vec<u8> {
 /// The expansion context of the corpus checks: temporaries above every register the corpus
 /// names, and the MODE.IEEE bit of its kernels (clang's compute kernels set it) or clear.
 fn corpus_cx(wave64: bool, ieee: bool) -> ExpandCx {
-    ExpandCx { wave64, ieee: Some(ieee), vgprs: Some(240), sgprs: Some(100) }
+    ExpandCx { wave64, ieee: Some(ieee), dx10_clamp: Some(true), vgprs: Some(240), sgprs: Some(100) }
 }
 
 /// (address, bytes, wave64) of every instruction of the gfx1013 corpus listings, then (with
