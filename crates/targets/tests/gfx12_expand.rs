@@ -90,11 +90,11 @@ struct Case<'a> {
     /// An SGPR the instruction reads: each run sets it to the next of [`F32`].
     sgpr: Option<u16>,
     /// The gfx1201 run gets the gfx1013 MODE unchanged (IEEE and DX10_CLAMP kept). For
-    /// sequences of gfx1201 float arithmetic (`v_mul_f32`, `v_add_f32`): with the converted
-    /// descriptor's MODE, which has neither bit, those ops pass a NaN through a clamp that
-    /// DX10_CLAMP turns into 0, as every re-encoded gfx1013 float op does; that is the
-    /// descriptor's MODE, not the expansion (their signalling NaNs are quieted: quiet.rs).
-    /// The min / max sequences use no such op and run under the converted MODE.
+    /// sequences with gfx1201 float arithmetic inside an expansion (SDWA forms, `v_mad_f32` as
+    /// `v_mul_f32` + `v_add_f32`), whose signalling NaNs no quieting after the instruction
+    /// reaches (quiet.rs covers whole instructions); a clamp is done by integer ops
+    /// (expand_outmods.rs) either way. The min / max and clamp sequences run under the
+    /// converted MODE.
     arith: bool,
 }
 
@@ -598,4 +598,26 @@ fn packed_min_max_f16_equal_gfx1013() {
         let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
         check(&Case { text, srcs: &[10, 11], dst: &[dst], control: "", sgpr: None, arith: false }, &rows);
     }
+}
+
+/// SDWA float min / max (F16MinMaxNan_DenormSdwaHigh's forms): the min / max sequence on the
+/// selected halves, then the destination select. The f16 values sit in the selected half of
+/// each source, the destination starts at 0x12345678 (UNUSED_PRESERVE keeps its other half).
+#[test]
+fn sdwa_min_max_equal_gfx1013() {
+    let rows: Vec<Vec<u32>> = pairs(&F16).into_iter().map(|r| vec![r[0] << 16 | 0x1234, r[1] << 16 | r[1] >> 16, 0x1234_5678]).collect();
+    for (text, control) in [
+        ("v_min_f16_sdwa v20, v10, v11 dst_sel:WORD_0 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_1", "v_min_num_f16_e64 v20, v10, v11"),
+        ("v_max_f16_sdwa v20, |v10|, -v11 dst_sel:WORD_0 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_1", "v_max_num_f16_e64 v20, |v10|, -v11"),
+        ("v_min_f16_sdwa v20, -v10, |v11| dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:WORD_0", "v_min_num_f16_e64 v20, -v10, |v11|"),
+        ("v_max_f16_sdwa v11, v10, v11 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:WORD_1", "v_max_num_f16_e64 v11, v10, v11"),
+    ] {
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let differs = check(&Case { text, srcs: &[10, 11, 20], dst: &[dst], control, sgpr: None, arith: false }, &rows);
+        assert!(differs > 0, "`{text}`: the op without its selects equals gfx1013 on every lane");
+    }
+    let rows: Vec<Vec<u32>> = pairs(&F32).into_iter().map(|r| vec![r[0], r[1], 0x1234_5678]).collect();
+    let text = "v_max_f32_sdwa v20, v10, -v11 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD";
+    let differs = check(&Case { text, srcs: &[10, 11, 20], dst: &[20], control: "v_max_num_f32_e64 v20, v10, -v11", sgpr: None, arith: false }, &rows);
+    assert!(differs > 0, "`{text}`: the op without its selects equals gfx1013 on every lane");
 }

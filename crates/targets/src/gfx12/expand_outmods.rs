@@ -63,7 +63,7 @@ fn layout(inst: &Inst) -> Result<Option<Layout>, TranslateError> {
     // The first type part names the result (V_CVT_F16_F32, V_FREXP_EXP_I32_F32, V_ADD_F32).
     let ty = base.split('_').find(|p| p.len() > 1 && matches!(p.as_bytes()[0], b'F' | b'I' | b'U' | b'B') && p[1..].parse::<u16>().is_ok());
     let float = matches!(ty, Some("F16" | "F32" | "F64"));
-    if float && (base.contains("PK") || base.contains("MIX") || base.starts_with("DOT")) {
+    if float && (base.contains("PK") || (base.contains("MIX") && base != "FMA_MIX_F32") || base.starts_with("DOT")) {
         return Err(unsupported(inst, "clamp of a packed, mixed-precision or dot-product float result: not expanded"));
     }
     Ok(match ty {
