@@ -589,7 +589,7 @@ fn float_clamp_equal_gfx1013() {
 fn packed_min_max_f16_equal_gfx1013() {
     // gfx1201's v_pk_max_num_f16 / v_pk_min_num_f16 do not lift, so there is no control; the
     // rows are those of the scalar f16 test (whose control differs), one pair per half.
-    let rows: Vec<Vec<u32>> = pairs(&F16).into_iter().map(|r| vec![r[0], r[1] >> 16 | r[1] << 16]).collect();
+    let rows: Vec<Vec<u32>> = pairs(&F16).into_iter().map(|r| vec![r[0], r[1].rotate_left(16)]).collect();
     for text in [
         "v_pk_max_f16 v20, v10, v11",
         "v_pk_min_f16 v20, v10, v11 op_sel:[0,1] op_sel_hi:[1,0] neg_lo:[1,0] neg_hi:[0,1]",
@@ -605,7 +605,7 @@ fn packed_min_max_f16_equal_gfx1013() {
 /// each source, the destination starts at 0x12345678 (UNUSED_PRESERVE keeps its other half).
 #[test]
 fn sdwa_min_max_equal_gfx1013() {
-    let rows: Vec<Vec<u32>> = pairs(&F16).into_iter().map(|r| vec![r[0] << 16 | 0x1234, r[1] << 16 | r[1] >> 16, 0x1234_5678]).collect();
+    let rows: Vec<Vec<u32>> = pairs(&F16).into_iter().map(|r| vec![r[0] << 16 | 0x1234, r[1].rotate_left(16), 0x1234_5678]).collect();
     for (text, control) in [
         ("v_min_f16_sdwa v20, v10, v11 dst_sel:WORD_0 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_1", "v_min_num_f16_e64 v20, v10, v11"),
         ("v_max_f16_sdwa v20, |v10|, -v11 dst_sel:WORD_0 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_1", "v_max_num_f16_e64 v20, |v10|, -v11"),
