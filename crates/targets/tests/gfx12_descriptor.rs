@@ -270,7 +270,7 @@ fn translated_buffer_access_reads_a_converted_copy() {
     // gfx1013: buffer_load_dword v42, v16, s[8:11], 0 idxen offset:12 glc;
     // s_buffer_load_dword s21, s[0:3], s8; s_endpgm.
     let code: Vec<u8> = [0xe030_600cu32, 0x8002_2a10, 0xf420_0540, 0x1000_0000, 0xbf81_0000].iter().flat_map(|w| w.to_le_bytes()).collect();
-    let opts = FunctionOptions { guest_base: 0, place_at: 0x100, declared_vgprs: 43, declared_sgprs: 22, wave64: false, ieee: None };
+    let opts = FunctionOptions { guest_base: 0, place_at: 0x100, declared_vgprs: 43, declared_sgprs: 22, wave64: false, ieee: None, dx10_clamp: None };
     let f = translate_function(&code, 0, &opts).unwrap();
     let seq: Vec<&str> = buffer_rsrc_ops(RegRange { class: RegClass::Sgpr, first: 8, count: 4 }, RsrcTemps { rsrc: RegRange { class: RegClass::Sgpr, first: 24, count: 4 }, scratch: 28 }, 0)
         .iter()
@@ -306,7 +306,7 @@ fn translated_image_access_reads_a_converted_copy() {
     use isabridge_targets::gfx12::TranslateError;
     // gfx1013: image_load v5, v0, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_1D unorm; s_endpgm.
     let code: Vec<u8> = [0xf000_1100u32, 0x0002_0500, 0xbf81_0000].iter().flat_map(|w| w.to_le_bytes()).collect();
-    let opts = FunctionOptions { guest_base: 0, place_at: 0x100, declared_vgprs: 8, declared_sgprs: 16, wave64: false, ieee: None };
+    let opts = FunctionOptions { guest_base: 0, place_at: 0x100, declared_vgprs: 8, declared_sgprs: 16, wave64: false, ieee: None, dx10_clamp: None };
     let f = translate_function(&code, 0, &opts).unwrap();
     let temps = ImageTemps { rsrc: RegRange { class: RegClass::Sgpr, first: 16, count: 8 }, samp: RegRange { class: RegClass::Sgpr, first: 24, count: 4 }, scratch: 28 };
     let seq: Vec<&str> = sample_rsrc_ops(RegRange { class: RegClass::Sgpr, first: 8, count: 8 }, None, temps, 0).iter().map(|i| i.name).collect();

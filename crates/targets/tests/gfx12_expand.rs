@@ -90,11 +90,11 @@ struct Case<'a> {
     /// An SGPR the instruction reads: each run sets it to the next of [`F32`].
     sgpr: Option<u16>,
     /// The gfx1201 run gets the gfx1013 MODE unchanged (IEEE and DX10_CLAMP kept). For
-    /// sequences of gfx1201 float arithmetic (`v_mul_f32`, `v_add_f32`): with the converted
-    /// descriptor's MODE, which has neither bit, those ops pass a NaN through a clamp that
-    /// DX10_CLAMP turns into 0, as every re-encoded gfx1013 float op does; that is the
-    /// descriptor's MODE, not the expansion (their signalling NaNs are quieted: quiet.rs).
-    /// The min / max sequences use no such op and run under the converted MODE.
+    /// sequences with gfx1201 float arithmetic inside an expansion (SDWA forms, `v_mad_f32` as
+    /// `v_mul_f32` + `v_add_f32`), whose signalling NaNs no quieting after the instruction
+    /// reaches (quiet.rs covers whole instructions); a clamp is done by integer ops
+    /// (expand_outmods.rs) either way. The min / max and clamp sequences run under the
+    /// converted MODE.
     arith: bool,
 }
 
@@ -104,16 +104,22 @@ struct Case<'a> {
 /// in wave32 and wave64, under each MODE with IEEE clear and set. Returns the rows on which
 /// the control differed from gfx1013.
 fn check(case: &Case, rows: &[Vec<u32>]) -> usize {
+    check_in(case, rows, &MODES)
+}
+
+/// [`check`] under the base MODEs `modes` (each with IEEE clear and set).
+fn check_in(case: &Case, rows: &[Vec<u32>], modes: &[u32]) -> usize {
     let op10 = asm("gfx1013", case.text);
-    let control = asm("gfx1201", case.control);
+    // No control where the gfx1201 form does not lift (an empty `control`).
+    let control = if case.control.is_empty() { Vec::new() } else { asm("gfx1201", case.control) };
     let outs: Vec<String> = case.dst.iter().map(|r| format!("v{r}")).collect();
     let mut control_differs = 0;
     for wave64 in [false, true] {
         let n = if wave64 { 64 } else { 32 };
-        for base_mode in MODES {
+        for &base_mode in modes {
             for ieee in [false, true] {
                 let mode = base_mode | if ieee { IEEE } else { 0 };
-                let cx = ExpandCx { wave64, ieee: Some(ieee), vgprs: Some(TEMP_VGPR), sgprs: Some(TEMP_SGPR) };
+                let cx = ExpandCx { wave64, ieee: Some(ieee), dx10_clamp: Some(mode >> 8 & 1 != 0), vgprs: Some(TEMP_VGPR), sgprs: Some(TEMP_SGPR) };
                 for (c, chunk) in rows.chunks(n).enumerate() {
                     let mut w = Vec::new();
                     if let Some(sr) = case.sgpr {
@@ -149,6 +155,9 @@ fn check(case: &Case, rows: &[Vec<u32>]) -> usize {
                         );
                     }
                     // The control: the prologue's translation, then the rename alone.
+                    if control.is_empty() {
+                        continue;
+                    }
                     let n_pro = t.iter().position(|x| x.src_addr >= prologue.len() as u64).unwrap_or(t.len());
                     let codec = [place(&t[..n_pro], 0).expect("places").code, control.clone(), words(&[0xbfb0_0000])].concat();
                     let rc = run(Isa::Gfx1201, &codec, wave64, mode12, &outs);
@@ -523,4 +532,92 @@ fn dpp16_without_gfx1201_dpp_form_equal_gfx1013() {
         let differs = check(&Case { text, srcs: &[10, 11, 12], dst: &[dst], control: &control, sgpr: None, arith: true }, &rows);
         assert!(differs > 0, "`{text}`: the op without DPP equals gfx1013 on every lane");
     }
+}
+
+#[test]
+fn float_clamp_equal_gfx1013() {
+    // gfx1013's clamp of a NaN gives +0 with DX10_CLAMP and the NaN without; the translation
+    // clamps after the op with integer ops (expand_clamp.rs). Every MODE of `check` with
+    // DX10_CLAMP set and clear.
+    let modes = [MODES[0], MODES[0] & !(1 << 8), MODES[1], MODES[1] & !(1 << 8)];
+    let rows = pairs(&F32_ARITH);
+    for (text, control) in [
+        ("v_add_f32_e64 v20, v10, v11 clamp", "v_add_f32_e64 v20, v10, v11 clamp"),
+        ("v_mul_f32_e64 v11, -v10, v11 clamp mul:2", "v_mul_f32_e64 v11, -v10, v11 clamp mul:2"),
+        ("v_max_f32_e64 v20, v10, v11 clamp", "v_max_num_f32_e64 v20, v10, v11 clamp"),
+        ("v_med3_f32 v20, v10, v11, 0.5 clamp", "v_med3_num_f32 v20, v10, v11, 0.5 clamp"),
+        ("v_fract_f32_e64 v20, v10 clamp", "v_fract_f32_e64 v20, v10 clamp"),
+    ] {
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let differs = check_in(&Case { text, srcs: &[10, 11], dst: &[dst], control, sgpr: None, arith: false }, &rows, &modes);
+        assert!(differs > 0, "`{text}`: gfx1201's clamp bit equals gfx1013 on every lane");
+    }
+    // f16 (low half, high half, packed); without infinities: an invalid packed op gives +qNaN
+    // with IEEE set and -qNaN without (quiet.rs, not covered).
+    let rows = pairs(&F16[..10]);
+    for (text, control) in [
+        ("v_add_f16_e64 v20, v10, v11 clamp", "v_add_f16_e64 v20, v10, v11 clamp"),
+        ("v_max_f16_e64 v20, v10, v11 clamp", "v_max_num_f16_e64 v20, v10, v11 clamp"),
+        ("v_min_f16_e64 v20, v10, v11 clamp", "v_min_num_f16_e64 v20, v10, v11 clamp"),
+        ("v_fma_f16 v20, v10, v11, v10 op_sel:[0,0,0,1] clamp", "v_fma_f16 v20, v10, v11, v10 op_sel:[0,0,0,1] clamp"),
+        ("v_pk_mul_f16 v20, v10, v11 op_sel:[0,1] op_sel_hi:[1,0] clamp", "v_pk_mul_f16 v20, v10, v11 op_sel:[0,1] op_sel_hi:[1,0] clamp"),
+        ("v_pk_add_f16 v20, v10, v11 clamp", "v_pk_add_f16 v20, v10, v11 clamp"),
+    ] {
+        let rows: Vec<Vec<u32>> = rows.iter().map(|r| vec![r[0], r[1], 0x1234_5678]).collect();
+        let differs = check_in(&Case { text, srcs: &[10, 11, 20], dst: &[20], control, sgpr: None, arith: false }, &rows, &modes);
+        assert!(differs > 0, "`{text}`: gfx1201's clamp bit equals gfx1013 on every lane");
+    }
+    // f64, without infinities (an invalid f64 op's NaN sign follows IEEE, quiet.rs).
+    let f64s: [u64; 10] = [
+        0x7ff0_0000_0000_0001, 0xfff0_0000_0000_0001, 0x7ff8_0000_0000_0000, 0xfff8_0000_0000_1234, 0, 0x8000_0000_0000_0000, 1,
+        0x3ff0_0000_0000_0000, 0x3ff0_0000_0000_0001, 0xbfe0_0000_0000_0000,
+    ];
+    let rows: Vec<Vec<u32>> = f64s
+        .iter()
+        .flat_map(|&a| f64s.iter().map(move |&b| vec![a as u32, (a >> 32) as u32, b as u32, (b >> 32) as u32]))
+        .collect();
+    for (text, control) in [
+        ("v_add_f64 v[20:21], v[10:11], v[12:13] clamp", "v_add_f64_e64 v[20:21], v[10:11], v[12:13] clamp"),
+        ("v_max_f64 v[20:21], v[10:11], v[12:13] clamp", "v_max_num_f64_e64 v[20:21], v[10:11], v[12:13] clamp"),
+    ] {
+        let differs = check_in(&Case { text, srcs: &[10, 11, 12, 13], dst: &[20, 21], control, sgpr: None, arith: false }, &rows, &modes);
+        assert!(differs > 0, "`{text}`: gfx1201's clamp bit equals gfx1013 on every lane");
+    }
+}
+
+#[test]
+fn packed_min_max_f16_equal_gfx1013() {
+    // gfx1201's v_pk_max_num_f16 / v_pk_min_num_f16 do not lift, so there is no control; the
+    // rows are those of the scalar f16 test (whose control differs), one pair per half.
+    let rows: Vec<Vec<u32>> = pairs(&F16).into_iter().map(|r| vec![r[0], r[1].rotate_left(16)]).collect();
+    for text in [
+        "v_pk_max_f16 v20, v10, v11",
+        "v_pk_min_f16 v20, v10, v11 op_sel:[0,1] op_sel_hi:[1,0] neg_lo:[1,0] neg_hi:[0,1]",
+        "v_pk_max_f16 v11, v10, v11 op_sel:[1,1] op_sel_hi:[0,0]",
+    ] {
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        check(&Case { text, srcs: &[10, 11], dst: &[dst], control: "", sgpr: None, arith: false }, &rows);
+    }
+}
+
+/// SDWA float min / max (F16MinMaxNan_DenormSdwaHigh's forms): the min / max sequence on the
+/// selected halves, then the destination select. The f16 values sit in the selected half of
+/// each source, the destination starts at 0x12345678 (UNUSED_PRESERVE keeps its other half).
+#[test]
+fn sdwa_min_max_equal_gfx1013() {
+    let rows: Vec<Vec<u32>> = pairs(&F16).into_iter().map(|r| vec![r[0] << 16 | 0x1234, r[1].rotate_left(16), 0x1234_5678]).collect();
+    for (text, control) in [
+        ("v_min_f16_sdwa v20, v10, v11 dst_sel:WORD_0 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_1", "v_min_num_f16_e64 v20, v10, v11"),
+        ("v_max_f16_sdwa v20, |v10|, -v11 dst_sel:WORD_0 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_1", "v_max_num_f16_e64 v20, |v10|, -v11"),
+        ("v_min_f16_sdwa v20, -v10, |v11| dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:WORD_0", "v_min_num_f16_e64 v20, -v10, |v11|"),
+        ("v_max_f16_sdwa v11, v10, v11 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:WORD_1", "v_max_num_f16_e64 v11, v10, v11"),
+    ] {
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let differs = check(&Case { text, srcs: &[10, 11, 20], dst: &[dst], control, sgpr: None, arith: false }, &rows);
+        assert!(differs > 0, "`{text}`: the op without its selects equals gfx1013 on every lane");
+    }
+    let rows: Vec<Vec<u32>> = pairs(&F32).into_iter().map(|r| vec![r[0], r[1], 0x1234_5678]).collect();
+    let text = "v_max_f32_sdwa v20, v10, -v11 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD";
+    let differs = check(&Case { text, srcs: &[10, 11, 20], dst: &[20], control: "v_max_num_f32_e64 v20, v10, -v11", sgpr: None, arith: false }, &rows);
+    assert!(differs > 0, "`{text}`: the op without its selects equals gfx1013 on every lane");
 }

@@ -133,10 +133,24 @@ fn reason_kind(r: &str) -> String {
     out.join(": ")
 }
 
+/// Why a pinned `differ` kernel differs (by function; w32 and w64 alike): the default NaN of an
+/// invalid transcendental, whose sign the translation cannot match from a source. gfx1013
+/// runs these kernels with IEEE on, where the lifter gives +qNaN (vtrans.rs `nan_rule`; no
+/// RDNA2 table measures an invalid transcendental with IEEE on: NanQuieting's IEEE table has no
+/// negative operand); the translation runs under the converted descriptor's MODE, without
+/// IEEE, where the lifter gives -qNaN (gfx1013's IEEE-off rule, measured on gfx1013 only:
+/// F64Transcendental `v_rsq_f64(-1)`). No source gives gfx1201's default NaN sign.
+const DIFFER_CAUSES: &[(&str, &str)] = &[
+    ("_Z8f32_mathPfPKfS1_", "v_log_f32 (w32 0x1c78, w64 0x1bb8) of a negative number: +qNaN with gfx1013 IEEE on, -qNaN in the gfx1201 run; gfx1201's sign has no source"),
+    ("_Z8f16_mathPDF16_PKDF16_S1_", "v_rsq_f16 (0x1eac) or v_sqrt_f16 (0x1ed4) of a negative number: +qNaN with gfx1013 IEEE on, -qNaN in the gfx1201 run; gfx1201's sign has no source"),
+    ("_Z8f64_mathPdPKdS1_", "v_rsq_f64 of sqrt's first step (w32 0x18d8, w64 0x18e0) of a negative number: +qNaN with gfx1013 IEEE on, -qNaN in the gfx1201 run; gfx1201's sign has no source"),
+];
+
 /// The real gfx1201 translation (`gfx12::object`), as `isabridge selfcheck --via gfx1201`
 /// runs it, over the gfx1013 corpus: per status and reason, pinned in
 /// fixtures/amd/gfx12/selfcheck.tsv (`ISABRIDGE_UPDATE_GFX12_COUNTS=1` rewrites it); every
-/// `differ` and `budget` kernel is listed by name.
+/// `differ` and `budget` kernel is listed by name, a `differ` with its cause
+/// ([`DIFFER_CAUSES`]).
 #[test]
 fn gfx1201_translation_statuses_are_pinned() {
     use isabridge_targets::gfx12::object::translate_for_selfcheck;
@@ -149,7 +163,10 @@ fn gfx1201_translation_statuses_are_pinned() {
         for r in &rs {
             *groups.entry((r.status.name().to_string(), reason_kind(&r.reason))).or_default() += 1;
             if matches!(r.status, Status::Differ | Status::Budget) {
-                named.push(format!("{}\t{name}\t{}\t{}", r.status.name(), r.function, r.reason));
+                let cause = DIFFER_CAUSES.iter().find(|(f, _)| *f == r.function).map(|(_, c)| *c);
+                assert!(cause.is_some() || r.status != Status::Differ, "{name} {}: a differ without a cause in DIFFER_CAUSES", r.function);
+                let cause = cause.map(|c| format!("\t{c}")).unwrap_or_default();
+                named.push(format!("{}\t{name}\t{}\t{}{cause}", r.status.name(), r.function, r.reason));
             }
         }
         all.extend(rs);

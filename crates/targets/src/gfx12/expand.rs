@@ -28,6 +28,9 @@ pub struct ExpandCx {
     /// The IEEE bit of the gfx1013 MODE register the code runs under (the kernel descriptor's
     /// ENABLE_IEEE_MODE), None when unknown: the float min / max rules depend on it.
     pub ieee: Option<bool>,
+    /// The DX10_CLAMP bit of the gfx1013 MODE register (the kernel descriptor's
+    /// ENABLE_DX10_CLAMP), None when unknown: the clamp of a NaN depends on it.
+    pub dx10_clamp: Option<bool>,
     /// First of [`EXPAND_VGPRS`] VGPRs no instruction of the program names, None when the
     /// caller reserved none.
     pub vgprs: Option<u16>,
@@ -37,11 +40,11 @@ pub struct ExpandCx {
 
 impl ExpandCx {
     /// The context of a program whose registers `temps` counts: the temporaries are taken from
-    /// `temps` (raising its counts).
-    pub fn reserve(temps: &mut Temps, wave64: bool, ieee: Option<bool>) -> Result<ExpandCx, LayoutError> {
+    /// `temps` (raising its counts); `mode` gives the float mode fields.
+    pub fn reserve(temps: &mut Temps, wave64: bool, mode: ExpandCx) -> Result<ExpandCx, LayoutError> {
         let v = temps.vgprs(EXPAND_VGPRS)?;
         let s = temps.sgprs(EXPAND_SGPRS)?;
-        Ok(ExpandCx { wave64, ieee, vgprs: Some(v.first), sgprs: Some(s.first) })
+        Ok(ExpandCx { wave64, vgprs: Some(v.first), sgprs: Some(s.first), ..mode })
     }
 
     /// Temporary VGPR `k` (of [`EXPAND_VGPRS`]) as an operand of `count` registers.

@@ -40,14 +40,17 @@
 //! `v_mov_b32_dpp` with the same controls, the sequence runs on it, and the result goes to
 //! the destination only in the lanes the DPP op writes (see `Seq::dpp2`).
 //!
-//! Not expanded (typed errors): packed f16 forms, f16 op_sel and f16 constants with abs /
-//! neg, clamp (gfx1013's clamp of a NaN depends on MODE.DX10_CLAMP,
-//! which gfx1201 lacks), f64 constant operands.
+//! Packed f16 (`v_pk_min_f16`, `v_pk_max_f16`): the f16 sequence once per half (see `packed`).
+//!
+//! The clamp bit is taken off before the expansion and done after it (expand_outmods.rs).
+//!
+//! Not expanded (typed errors): f16 op_sel and f16 constants with abs / neg, packed f16
+//! constant operands, f64 constant operands.
 
 use super::expand::{dst_srcs, emit, int_const, plain, scalar, ExpandCx, Src};
 use super::map::{MapKind, MapRow};
 use super::{unsupported, TranslateError};
-use isabridge_decoder::operand::{ConstType, Modifier, OperandKind, RegClass, RegRange};
+use isabridge_decoder::operand::{ConstType, Modifier, OperandKind, RegClass, RegRange, SrcMods};
 use isabridge_decoder::Inst;
 
 /// `v_cmp_class` mask of the signalling NaN class.
@@ -81,7 +84,7 @@ struct Seq<'a> {
 fn min_max(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Result<Vec<Inst>, TranslateError> {
     let f16 = r.gfx12.ends_with("F16");
     if f16 && r.gfx12.starts_with("V_PK_") {
-        return Err(unsupported(inst, "packed f16 minimum / maximum: gfx1201's *_num forms treat a signalling NaN otherwise, and no packed expansion is written"));
+        return packed(inst, r, cx);
     }
     if f16 && inst.modifiers.iter().any(|m| matches!(m, Modifier::OpSel(x) if *x != 0)) {
         return Err(unsupported(inst, "f16 minimum / maximum with op_sel: not expanded"));
@@ -139,6 +142,64 @@ fn min_max(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Result<Vec<Inst>, Translat
         ("V_MED3_NUM_F32" | "V_MED3_NUM_F16", 3) => q.med3(ieee, &src, d.kind)?,
         _ => return Err(unsupported(inst, "minimum / maximum operands")),
     }
+    Ok(q.out)
+}
+
+/// gfx1013's two-operand f16 / f32 min / max (map row `r` of the op's VOP3 form) of `a` and
+/// `b`, operands already read into temporaries 4 and up (an SDWA form's selected halves), into
+/// temporary `dst`: the sequence of the VOP3 form, with temporaries 0-3 (and 7 for an f16
+/// result). No output modifier.
+pub(super) fn two(inst: &Inst, r: &MapRow, cx: &ExpandCx, a: Src, b: Src, dst: OperandKind) -> Result<Vec<Inst>, TranslateError> {
+    let two = match r.gfx12 {
+        "V_MIN_NUM_F16" | "V_MAX_NUM_F16" | "V_MIN_NUM_F32" | "V_MAX_NUM_F32" => r.gfx12,
+        _ => return Err(unsupported(inst, "minimum / maximum form without a two-operand expansion")),
+    };
+    if inst.modifiers.iter().any(|m| matches!(m, Modifier::Omod(1..))) {
+        return Err(unsupported(inst, "minimum / maximum with an output modifier in this form: not expanded"));
+    }
+    let ieee = cx.ieee.ok_or_else(|| unsupported(inst, "minimum / maximum: the gfx1013 MODE.IEEE bit is unknown (translate_inst_in)"))?;
+    let mut q = Seq { inst, cx, width: 1, f16: two.ends_with("F16"), dst, omod: Vec::new(), out: Vec::new() };
+    q.exact2(two, ieee, a, b, dst, true)?;
+    Ok(q.out)
+}
+
+/// gfx1013's `v_pk_min_f16` / `v_pk_max_f16`: each half of the result is the f16 min / max
+/// (the same rules as the scalar op, vop3p.rs) of the source halves op_sel (low result) and
+/// op_sel_hi (high result) select, negated by neg_lo / neg_hi. A selected high half is moved
+/// to the low half of a temporary; each result is the f16 sequence's, in a temporary, and the
+/// two are packed into the destination.
+fn packed(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Result<Vec<Inst>, TranslateError> {
+    let ieee = cx.ieee.ok_or_else(|| unsupported(inst, "f16 minimum / maximum: the gfx1013 MODE.IEEE bit is unknown (translate_inst_in)"))?;
+    let (d, s) = dst_srcs(inst)?;
+    if s.len() != 2 || s.iter().any(|o| !matches!(o.kind, OperandKind::Reg(_))) {
+        return Err(unsupported(inst, "packed f16 minimum / maximum of a constant: not expanded"));
+    }
+    let bits = |f: fn(&Modifier) -> Option<u8>| inst.modifiers.iter().find_map(f).unwrap_or(0);
+    let op_sel = bits(|m| if let Modifier::OpSel(x) = m { Some(*x) } else { None });
+    let op_sel_hi = bits(|m| if let Modifier::OpSelHi(x) = m { Some(*x) } else { None });
+    let neg_hi = bits(|m| if let Modifier::Named("NEG_HI", v) = m { Some(*v as u8) } else { None });
+    let two = if r.gfx12.starts_with("V_PK_MIN") { "V_MIN_NUM_F16" } else { "V_MAX_NUM_F16" };
+    let mut q = Seq { inst, cx, width: 1, f16: true, dst: d.kind, omod: Vec::new(), out: Vec::new() };
+    let (lo, hi) = (cx.vtemp(inst, 6, 1)?, cx.vtemp(inst, 7, 1)?);
+    for (high, res) in [(false, lo), (true, hi)] {
+        let sel = if high { op_sel_hi } else { op_sel };
+        let mut ops = Vec::new();
+        for (i, o) in s.iter().enumerate() {
+            let neg = if high { neg_hi >> i & 1 != 0 } else { o.mods.neg };
+            let k = if sel >> i & 1 != 0 {
+                let t = cx.vtemp(inst, 4 + i as u16, 1)?;
+                q.push("V_LSHRREV_B32", "ENC_VOP3", &[plain(t), plain(int_const(16)), plain(o.kind)])?;
+                t
+            } else {
+                o.kind
+            };
+            ops.push((k, SrcMods { neg, ..SrcMods::default() }));
+        }
+        q.exact2(two, ieee, ops[0], ops[1], res, true)?;
+    }
+    let t = cx.vtemp(inst, 4, 1)?;
+    q.push("V_LSHLREV_B32", "ENC_VOP2", &[plain(t), plain(int_const(16)), plain(hi)])?;
+    q.push("V_BFI_B32", "ENC_VOP3", &[plain(d.kind), plain(OperandKind::Literal(0xffff)), plain(lo), plain(t)])?;
     Ok(q.out)
 }
 

@@ -13,8 +13,11 @@
 //!   `v_lshlrev_b32` to its offset, or `v_bfi_b32` into the register's old bits
 //!   (UNUSED_PRESERVE).
 //!
-//! `v_cmpx_*` (which writes EXEC) and ops whose VOP3 form is itself an expansion or not a
-//! plain re-encode (float min / max, v_mac_f32, ...) are typed errors.
+//! Float min / max (`v_min_f16_sdwa`, ...) run the VOP3 form's min / max sequence
+//! (expand_minmax.rs) on the selected sources into the temporary the destination select reads.
+//!
+//! `v_cmpx_*` (which writes EXEC) and other ops whose VOP3 form is itself an expansion or not a
+//! plain re-encode (v_mac_f32, ...) are typed errors.
 
 use super::expand::{emit, int_const, plain, ExpandCx, Src};
 use super::map::{gfx12_opcode, gfx12_operands, row, MapKind, MapRow};
@@ -62,11 +65,14 @@ fn sdwa(inst: &Inst, cx: &ExpandCx) -> Result<Vec<Inst>, TranslateError> {
         return Err(unsupported(inst, "SDWA v_cmpx (writes EXEC): no expansion written"));
     }
     let r3 = vop3_row(inst)?;
-    // An op whose VOP3 form is itself an expansion (float min / max: gfx1201's *_num forms
-    // treat NaNs otherwise) is not the plain VOP3 op.
-    if super::expand::expand(inst, r3, cx).is_some() {
+    // An op whose VOP3 form is itself an expansion is not the plain VOP3 op: float min / max
+    // (gfx1201's *_num forms treat NaNs otherwise) run their sequence on the selected sources
+    // (temporaries 4 and 5) into temporary 6; others are typed errors.
+    let minmax = r3.gfx12.contains("_NUM_");
+    if !minmax && super::expand::expand(inst, r3, cx).is_some() {
         return Err(unsupported(inst, &format!("SDWA form of an op whose VOP3 form is expanded ({}): no SDWA expansion of it", r3.gfx12)));
     }
+    let (src_slot, result_slot) = if minmax { (4, 6) } else { (0, 2) };
     let is_vcc = |k: &OperandKind| matches!(k, OperandKind::Special { reg: SpecialReg::Vcc, .. });
     // Destinations: the explicit ones, then VCC where the form writes it implicitly; sources
     // likewise (the mask of v_cndmask_b32, the carry-in of the carry ops).
@@ -100,7 +106,7 @@ fn sdwa(inst: &Inst, cx: &ExpandCx) -> Result<Vec<Inst>, TranslateError> {
         let mods = SrcMods { not: false, ..s.mods };
         match field(sel) {
             Some((off, width)) => {
-                let t = cx.vtemp(inst, i as u16, 1)?;
+                let t = cx.vtemp(inst, src_slot + i as u16, 1)?;
                 let bfe = if s.mods.not { "V_BFE_I32" } else { "V_BFE_U32" };
                 out.push(emit(inst, bfe, "ENC_VOP3", &[plain(t), plain(s.kind), plain(int_const(off)), plain(int_const(width))], &[])?);
                 ops.push((t, mods));
@@ -117,16 +123,39 @@ fn sdwa(inst: &Inst, cx: &ExpandCx) -> Result<Vec<Inst>, TranslateError> {
         None if half => Some((0, 16, 0)),
         None => None,
     };
-    let mods: Vec<Modifier> = inst.modifiers.iter().filter(|m| matches!(m, Modifier::Clamp | Modifier::Omod(_))).copied().collect();
+    let mut mods: Vec<Modifier> = inst.modifiers.iter().filter(|m| matches!(m, Modifier::Clamp | Modifier::Omod(_))).copied().collect();
     let result = match place {
-        Some(_) => cx.vtemp(inst, 2, 1)?,
+        Some(_) => cx.vtemp(inst, result_slot, 1)?,
+        None if minmax => cx.vtemp(inst, result_slot, 1)?,
         None => d.kind,
     };
-    let mut all = vec![plain(result)];
-    all.extend(more_dsts);
-    all.extend(ops);
-    out.push(emit(inst, r3.gfx12, r3.gfx12_enc, &all, &mods)?);
-    let Some((off, width, unused)) = place else { return Ok(out) };
+    // A float clamp is done on the op's result (expand_outmods.rs), before the destination select.
+    let clamp = match result {
+        OperandKind::Reg(rr) if mods.contains(&Modifier::Clamp) => super::expand_outmods::sequence(inst, cx, rr.first)?,
+        _ => None,
+    };
+    if clamp.is_some() {
+        mods.retain(|m| *m != Modifier::Clamp);
+    }
+    if minmax {
+        if !mods.is_empty() {
+            return Err(unsupported(inst, "SDWA minimum / maximum with clamp or an output modifier: not expanded"));
+        }
+        let [a, b] = ops[..] else { return Err(unsupported(inst, "SDWA minimum / maximum operands")) };
+        out.extend(super::expand_minmax::two(inst, r3, cx, a, b, result)?);
+    } else {
+        let mut all = vec![plain(result)];
+        all.extend(more_dsts);
+        all.extend(ops);
+        out.push(emit(inst, r3.gfx12, r3.gfx12_enc, &all, &mods)?);
+    }
+    out.extend(clamp.unwrap_or_default());
+    let Some((off, width, unused)) = place else {
+        if minmax {
+            out.push(emit(inst, "V_MOV_B32", "ENC_VOP1", &[plain(d.kind), plain(result)], &[])?);
+        }
+        return Ok(out);
+    };
     let (c0, cw, coff) = (plain(int_const(0)), plain(int_const(width)), plain(int_const(off)));
     if unused == UNUSED_PRESERVE {
         if off > 0 {

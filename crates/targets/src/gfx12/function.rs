@@ -39,6 +39,9 @@ pub struct FunctionOptions {
     /// The gfx1013 MODE register's IEEE bit (the descriptor's ENABLE_IEEE_MODE), None when
     /// unknown: float min / max expand by it ([`super::expand`]).
     pub ieee: Option<bool>,
+    /// The gfx1013 MODE register's DX10_CLAMP bit (the descriptor's ENABLE_DX10_CLAMP), None
+    /// when unknown: the clamp of a float NaN translates by it ([`super::expand`]).
+    pub dx10_clamp: Option<bool>,
 }
 
 /// A translated function.
@@ -109,8 +112,8 @@ pub fn translate_insts(insts: &[Inst], entry: Vec<TranslatedInst>, opts: &Functi
     // Temporaries for expansions above every register the code names; where none are left,
     // the expansions that need them are typed errors.
     let mut named = Temps::named(insts.iter().chain(entry.iter().map(|t| &t.inst)), opts.declared_vgprs, opts.declared_sgprs);
-    let cx = ExpandCx::reserve(&mut named, opts.wave64, opts.ieee)
-        .unwrap_or(ExpandCx { wave64: opts.wave64, ieee: opts.ieee, vgprs: None, sgprs: None });
+    let mode = ExpandCx { wave64: opts.wave64, ieee: opts.ieee, dx10_clamp: opts.dx10_clamp, vgprs: None, sgprs: None };
+    let cx = ExpandCx::reserve(&mut named, opts.wave64, mode).unwrap_or(mode);
     let mut out = entry;
     out.reserve(insts.len() + insts.len() / 8);
     for inst in insts {
@@ -139,7 +142,7 @@ mod tests {
         // gfx1013: s_getpc_b64 s[0:1]; v_add_nc_u32 v1, v1, v0 (VOP2 37); s_cbranch_scc1 -2
         // (back to the add); s_endpgm.
         let code = words(&[0xbe80_1f00, 0x4a02_0300, 0xbf85_fffe, 0xbf81_0000]);
-        let opts = FunctionOptions { guest_base: 0x1000, place_at: 0x100, declared_vgprs: 4, declared_sgprs: 8, wave64: false, ieee: None };
+        let opts = FunctionOptions { guest_base: 0x1000, place_at: 0x100, declared_vgprs: 4, declared_sgprs: 8, wave64: false, ieee: None, dx10_clamp: None };
         let f = translate_function(&code, 0x40, &opts).unwrap();
         let names: Vec<&str> = f.code.insts.iter().map(|t| t.inst.name).collect();
         // The add reads EXEC after SALU writes: an ALU wait goes before it (hazards.rs).

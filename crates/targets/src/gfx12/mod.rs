@@ -20,6 +20,7 @@ pub mod function;
 mod ds;
 mod export;
 pub mod expand;
+mod expand_outmods;
 mod expand_cmpk;
 mod expand_dot;
 mod expand_dpp;
@@ -129,9 +130,11 @@ pub fn translate_inst(inst: &Inst) -> Result<Vec<TranslatedInst>, TranslateError
 /// [`translate_inst`] with what expansions may use ([`ExpandCx`]: the gfx1013 MODE.IEEE bit
 /// and temporary registers the caller reserved above the program's).
 pub fn translate_inst_in(inst: &Inst, cx: &ExpandCx) -> Result<Vec<TranslatedInst>, TranslateError> {
-    let mut out = translate_one(inst, cx)?;
-    let quiet = quiet::after(inst, cx)?;
-    out.extend(quiet.into_iter().map(|i| TranslatedInst { inst: i, src_addr: inst.addr }));
+    // A float clamp is done after the op (and its quieting) without gfx1201's clamp bit.
+    let (op, clamp) = expand_outmods::split(inst, cx)?;
+    let mut out = translate_one(&op, cx)?;
+    let quiet = quiet::after(&op, cx)?;
+    out.extend(quiet.into_iter().chain(clamp).map(|i| TranslatedInst { inst: i, src_addr: inst.addr }));
     Ok(out)
 }
 

@@ -198,6 +198,8 @@ fn translate_kernel(k: &Kernel, code: &[u8], addr: u64, meta: Option<&Msg>) -> R
         wave64: k.wave64(),
         // MODE bit 9 is the descriptor's ENABLE_IEEE_MODE (amdkernel `Kernel::mode`).
         ieee: Some(k.mode() >> 9 & 1 != 0),
+        // MODE bit 8 is its ENABLE_DX10_CLAMP.
+        dx10_clamp: Some(k.mode() >> 8 & 1 != 0),
     };
     let f = translate_insts(&insts, entry, &opts).map_err(ferr)?;
     let regs = RegisterCounts { vgprs: f.vgprs as u32, sgprs: f.sgprs as u32 };

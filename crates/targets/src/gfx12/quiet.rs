@@ -52,7 +52,7 @@ const PK_F16: Layout = Layout { mask: 0x7fff_7fff, add: 0x03ff_03ff, shift: 6, q
 /// quiets.
 const F32_OPS: &[&str] = &[
     "ADD", "SUB", "SUBREV", "MUL", "MUL_LEGACY", "FMA", "FMAC", "FMAAK", "FMAMK", "FMA_LEGACY", "MAD", "MAC", "MADAK",
-    "MADMK", "MAD_LEGACY", "MAC_LEGACY", "TRUNC", "CEIL", "FLOOR", "RNDNE", "LDEXP", "FRACT", "FREXP_MANT", "RCP",
+    "MADMK", "MAD_LEGACY", "MAC_LEGACY", "FMA_MIX", "MULLIT", "TRUNC", "CEIL", "FLOOR", "RNDNE", "LDEXP", "FRACT", "FREXP_MANT", "RCP",
     "RCP_IFLAG", "RSQ", "SQRT", "LOG", "EXP", "SIN", "COS", "DIV_SCALE", "DIV_FMAS", "DIV_FIXUP",
 ];
 
@@ -85,7 +85,7 @@ fn layout(inst: &Inst) -> Option<Layout> {
 /// Whether `inst` writes its destination in every active lane: not a DPP form that may leave a
 /// lane out (DPP8, or DPP16 with a row or bank disabled or without bound_ctrl, where an invalid
 /// or inactive source lane is not written), whose old value must not be quieted.
-fn dpp_writes_every_lane(inst: &Inst) -> bool {
+pub(super) fn dpp_writes_every_lane(inst: &Inst) -> bool {
     if !inst.encoding.contains("DPP") {
         return true;
     }
