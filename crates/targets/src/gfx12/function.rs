@@ -118,7 +118,8 @@ pub fn translate_insts(insts: &[Inst], entry: Vec<TranslatedInst>, opts: &Functi
     }
     let mut conv_temps = Temps::new(&out, opts.declared_vgprs, opts.declared_sgprs);
     let out = super::descriptor_convert::convert_resources(out, &mut conv_temps)?;
-    let out = replace_getpc(&out, opts.guest_base)?;
+    // Without `s_getpc_b64` the replacement would return a copy of the list.
+    let out = if out.iter().any(|t| t.inst.name == "S_GETPC_B64") { replace_getpc(&out, opts.guest_base)? } else { out };
     let out = insert_waits(&out)?;
     let out = insert_alu_waits(&out)?;
     let temps = Temps::new(&out, opts.declared_vgprs, opts.declared_sgprs);
