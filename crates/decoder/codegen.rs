@@ -310,6 +310,11 @@ fn ident(s: &str) -> String {
     o
 }
 
+/// Bit `j` of a per-encoding field set (`Encoding::operand_fields`, `InstEncoding::fields`).
+fn field_bit(e: &Encoding, j: usize) -> Result<u64, String> {
+    u32::try_from(j).ok().and_then(|j| 1u64.checked_shl(j)).ok_or_else(|| format!("{}: more than 64 fields for a field set", e.name))
+}
+
 fn field_lit(f: &Field) -> String {
     let r: Vec<String> = f.ranges.iter().map(|(o, c)| format!("({o}, {c})")).collect();
     format!("Field {{ name: {:?}, ranges: &[{}] }}", f.name, r.join(", "))
@@ -439,9 +444,13 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
     // field of each encoding that an operand uses, written before the pairs.
     let mut used: std::collections::BTreeSet<(usize, usize)> = Default::default();
     let mut lines = Vec::with_capacity(ienc.len());
+    // Per encoding: the fields any of its pairs has an operand in (`Encoding::operand_fields`).
+    let mut operand_fields = vec![0u64; spec.encodings.len()];
     for (ei, k, ie) in &ienc {
         let enc = &spec.encodings[*ei];
         let mut ops = Vec::new();
+        // Bit j: an operand of this pair is in field j of its encoding.
+        let mut fields_mask = 0u64;
         for op in &ie.operands {
             let field = if op.field.is_empty() || op.implicit {
                 "None".to_string()
@@ -450,6 +459,7 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
                     format!("{} in {}: operand field {} not in encoding", insts[*k].name, enc.name, op.field)
                 })?;
                 used.insert((*ei, j));
+                fields_mask |= field_bit(enc, j)?;
                 format!("Some(&EF_{ei}_{j})")
             };
             let flags = (op.input as u8) | ((op.output as u8) << 1) | ((op.implicit as u8) << 2);
@@ -458,8 +468,9 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
                 types[&op.ty], fmts[&op.fmt], op.size
             ));
         }
-        lines.push(format!("    InstEncoding {{ op: Op::{}, inst: {k}, enc: {ei}, opcode: {}, operands: &[{}] }},",
+        lines.push(format!("    InstEncoding {{ op: Op::{}, inst: {k}, enc: {ei}, opcode: {}, operands: &[{}], fields: {fields_mask:#x} }},",
             ident(&insts[*k].name), ie.opcode, ops.join(", ")));
+        operand_fields[*ei] |= fields_mask;
     }
     writeln!(w, "\n/// The fields that operands name (encoding index, field index).").unwrap();
     for &(ei, j) in &used {
@@ -539,10 +550,11 @@ pub fn generate(spec: &Spec, source: &str, key: KeyConfig) -> Result<String, Str
         reduced.dedup();
         let idents: Vec<String> = reduced.iter().map(|v| format!("{v:#x}")).collect();
         let fields: Vec<String> = e.fields.iter().map(field_lit).collect();
-        writeln!(w, "    Encoding {{ name: {:?}, bits: {}, mask: {:#x}, idents: &[{}], op: {}, fields: &[{}], opmap: &[{}] }},",
+        writeln!(w, "    Encoding {{ name: {:?}, bits: {}, mask: {:#x}, idents: &[{}], op: {}, fields: &[{}], operand_fields: {:#x}, opmap: &[{}] }},",
             e.name, e.bits, mask, idents.join(", "),
             opf.map(|f| format!("Some({})", field_lit(f))).unwrap_or_else(|| "None".into()),
             fields.join(", "),
+            operand_fields[k],
             map.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")).unwrap();
     }
     writeln!(w, "];").unwrap();

@@ -97,6 +97,8 @@ pub struct Encoding {
     pub op: Option<Field>,
     /// Every field of the encoding.
     pub fields: &'static [Field],
+    /// Bit j: some instruction of the encoding has an operand in `fields[j]`.
+    pub operand_fields: u64,
     /// Opcode value -> index into `Tables::inst_encodings` (u16::MAX when none).
     pub opmap: &'static [u16],
 }
@@ -144,6 +146,8 @@ pub struct InstEncoding<Op: 'static> {
     pub opcode: u32,
     /// Operands in print order.
     pub operands: &'static [Operand],
+    /// Bit j: an operand of this pair is in field j of its encoding (`Encoding::fields`).
+    pub fields: u64,
 }
 
 /// Instruction flag: a branch.

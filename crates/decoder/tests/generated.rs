@@ -81,3 +81,37 @@ fn amd_excerpts_parse() {
     }
     assert_eq!(n, 6, "six excerpts in fixtures/isa-specs-excerpts/amd");
 }
+
+/// The generated field sets (`Encoding::operand_fields`, `InstEncoding::fields`) are the fields
+/// the operand lists name, for every pair of both AMD tables; `V_DIV_FIXUP_F32` in `ENC_VOP3`
+/// (VDST, SRC0, SRC1, SRC2 in the spec, excerpt above) sets exactly those four.
+#[test]
+fn field_sets_are_the_operands_fields() {
+    fn check<Op>(t: &isabridge_decoder::spec::Tables<Op>) -> usize {
+        let bits = |enc: u16, names: &mut dyn Iterator<Item = &str>| -> u64 {
+            let fields = t.encodings[enc as usize].fields;
+            names.fold(0, |m, n| m | fields.iter().enumerate().filter(|(_, f)| f.name == n).fold(0, |m, (j, _)| m | 1 << j))
+        };
+        let mut per_enc = vec![0u64; t.encodings.len()];
+        for ie in t.inst_encodings {
+            let want = bits(ie.enc, &mut ie.operands.iter().filter_map(|o| o.field.map(|f| f.name)));
+            assert_eq!(ie.fields, want, "{} in {}", t.instructions[ie.inst as usize].name, t.encodings[ie.enc as usize].name);
+            per_enc[ie.enc as usize] |= want;
+        }
+        for (e, want) in t.encodings.iter().zip(&per_enc) {
+            assert_eq!(e.operand_fields, *want, "{}", e.name);
+        }
+        t.inst_encodings.len()
+    }
+    assert!(check(isabridge_decoder::amd::GFX10.tables()) > 1000);
+    let t = isabridge_decoder::amd::GFX12.tables();
+    assert!(check(t) > 1000);
+    // Instructions are listed by name (the translator finds gfx1201 opcodes by binary search).
+    assert!(t.instructions.windows(2).all(|w| w[0].name < w[1].name));
+    let ins = t.instructions.iter().find(|i| i.name == "V_DIV_FIXUP_F32").unwrap();
+    let ie = ins.encodings.iter().map(|&k| &t.inst_encodings[k as usize]).find(|ie| t.encodings[ie.enc as usize].name == "ENC_VOP3").unwrap();
+    let fields = t.encodings[ie.enc as usize].fields;
+    let mut names: Vec<&str> = (0..fields.len()).filter(|j| ie.fields >> j & 1 != 0).map(|j| fields[j].name).collect();
+    names.sort();
+    assert_eq!(names, ["SRC0", "SRC1", "SRC2", "VDST"]);
+}

@@ -102,8 +102,9 @@ fn recomputed_waits_cover_every_use_of_the_corpus() {
 }
 
 /// Every corpus function with our waits, `s_getpc_b64` replaced and laid out at its own
-/// address: llvm-mc-22 --disassemble --mcpu=gfx1201 prints every instruction exactly as our
-/// printer does (one batch for the corpus).
+/// address: each instruction's bytes are what it builds to at its place, and llvm-mc-22
+/// --disassemble --mcpu=gfx1201 prints every instruction exactly as our printer does (one
+/// batch for the corpus).
 #[test]
 fn laid_out_code_decodes_with_llvm_as_with_ours() {
     use isabridge_targets::gfx12::layout::{place, replace_getpc};
@@ -124,6 +125,8 @@ fn laid_out_code_decodes_with_llvm_as_with_ours() {
             p.print(&d, t.inst.addr, &mut s);
             ours.push(s);
             let bytes = &laid.code[off..off + d.len as usize];
+            // Placement's bytes are the instruction built on its own at its place.
+            assert_eq!(p.build(&t.inst).as_deref(), Ok(bytes), "{}: {:#x}", f.name, t.inst.addr);
             input.push_str(&bytes.iter().map(|b| format!("{b:#04x}")).collect::<Vec<_>>().join(","));
             input.push('\n');
             off += d.len as usize;

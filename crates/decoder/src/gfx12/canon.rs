@@ -20,18 +20,9 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
     let m = c.mnemonic();
     let w = &mut d.words;
 
-    // Operand fields of this encoding that this instruction does not use are zero.
-    let mut operand_fields: Vec<&str> = Vec::new();
-    for x in t.inst_encodings.iter().filter(|x| x.enc == d.enc) {
-        for op in x.operands {
-            if let Some(f) = op.field {
-                if !operand_fields.contains(&f.name) {
-                    operand_fields.push(f.name);
-                }
-            }
-        }
-    }
-    let used = |n: &str| ie.operands.iter().any(|o| o.field.map(|f| f.name) == Some(n));
+    // Operand fields of this encoding that this instruction does not use are zero (the
+    // generated field sets: bit j is `e.fields[j]`).
+    let unused = e.operand_fields & !ie.fields;
     let keep_extra = |n: &str| match ename {
         "ENC_VFLAT" | "ENC_VGLOBAL" | "ENC_VSCRATCH" => {
             n == "VDST" && MemKind::of(m) == MemKind::Atomic && c.f(fields::ENC_VFLAT::TH) & 1 != 0
@@ -40,9 +31,9 @@ pub fn canonicalize(p: &Amd<Op>, d: &mut Decoded) {
         _ => false,
     };
     let skip_zero = |n: &str| (m == "s_endpgm" && n == "SIMM16") || (ename == "ENC_SMEM" && n == "IOFFSET" && !ie.operands.is_empty());
-    if ename != "ENC_VOPD" {
-        for f in e.fields {
-            if operand_fields.contains(&f.name) && !used(f.name) && !keep_extra(f.name) && !skip_zero(f.name) {
+    if ename != "ENC_VOPD" && unused != 0 {
+        for (j, f) in e.fields.iter().enumerate() {
+            if unused >> j & 1 != 0 && !keep_extra(f.name) && !skip_zero(f.name) {
                 // An unused scalar address is `null`, not s0.
                 f.set(w, if f.name == "SADDR" { GFX12_SCALARS.null as u64 } else { 0 });
             }

@@ -42,10 +42,10 @@ pub(super) fn translate(inst: &Inst, r: &MapRow) -> Result<Inst, TranslateError>
         r.gfx12_enc
     };
     let encoding = gfx12_encoding(enc).ok_or_else(|| unsupported(inst, "the map names a gfx1201 encoding the tables lack"))?;
-    let fields = gfx12_fields(opcode, encoding).ok_or_else(|| unsupported(inst, "gfx1201 lacks the form the map names"))?;
+    let ops12 = gfx12_operands(opcode, encoding).ok_or_else(|| unsupported(inst, "gfx1201 lacks the form the map names"))?;
+    let fields: Vec<&'static str> = ops12.iter().filter_map(|&(field, _)| field).collect();
     let mut out = Inst { isa: Isa::Gfx1201, opcode, name, encoding, ..inst.clone() };
     // Whether a literal feeds a 16-bit operand of the gfx1201 form.
-    let ops12 = gfx12_operands(opcode, encoding).unwrap_or_default();
     let lit16 = out
         .operands
         .iter()

@@ -6,7 +6,7 @@
 //! names), puts an optional entry sequence in front,
 //! replaces `s_getpc_b64` by the guest PC ([`super::layout::replace_getpc`]), recomputes the
 //! counter waits ([`super::waits::insert_waits`]) and the ALU waits
-//! ([`super::hazards::insert_alu_waits`]), and places the result ([`super::layout::place`]).
+//! ([`super::hazards::insert_alu_waits`]), and places the result ([`super::layout::place_owned`]).
 //! The register counts of the result are the declared ones, raised to every register the
 //! translated code names ([`super::layout::Temps`]).
 //!
@@ -17,7 +17,7 @@
 //! gfx1201 byte (branches are PC-relative, so it only sets the instructions' `addr`).
 
 use super::hazards::insert_alu_waits;
-use super::layout::{place, replace_getpc, LayoutError, Temps};
+use super::layout::{place_owned, replace_getpc, LayoutError, Temps};
 use super::waits::{insert_waits, WaitError};
 use super::expand::ExpandCx;
 use super::{translate_inst_in, TranslateError, Translated, TranslatedInst};
@@ -121,11 +121,12 @@ pub fn translate_insts(insts: &[Inst], entry: Vec<TranslatedInst>, opts: &Functi
     }
     let mut conv_temps = Temps::new(&out, opts.declared_vgprs, opts.declared_sgprs);
     let out = super::descriptor_convert::convert_resources(out, &mut conv_temps)?;
-    let out = replace_getpc(&out, opts.guest_base)?;
+    // Without `s_getpc_b64` the replacement would return a copy of the list.
+    let out = if out.iter().any(|t| t.inst.name == "S_GETPC_B64") { replace_getpc(&out, opts.guest_base)? } else { out };
     let out = insert_waits(&out)?;
     let out = insert_alu_waits(&out)?;
     let temps = Temps::new(&out, opts.declared_vgprs, opts.declared_sgprs);
-    let code = place(&out, opts.place_at)?;
+    let code = place_owned(out, opts.place_at)?;
     Ok(TranslatedFunction { code, vgprs: temps.vgprs, sgprs: temps.sgprs, source_insts: insts.len() })
 }
 

@@ -114,49 +114,56 @@ pub fn replace_getpc(insts: &[TranslatedInst], guest_base: u64) -> Result<Vec<Tr
 /// size, branch targets (source addresses, resolved as [`super::waits::blocks`] does) become
 /// the placed addresses, and the code is built.
 pub fn place(insts: &[TranslatedInst], base: u64) -> Result<Translated, LayoutError> {
+    place_owned(insts.to_vec(), base)
+}
+
+/// [`place`] of a list the caller gives up (its instructions become the result's, no copy).
+/// Each instruction is built once, a branch twice (for its size, then with its target).
+pub fn place_owned(mut insts: Vec<TranslatedInst>, base: u64) -> Result<Translated, LayoutError> {
     let p = Isa::Gfx1201.plugin();
     let built_err = |t: &TranslatedInst, err| LayoutError::Build { isa: t.inst.isa, addr: t.src_addr, name: t.inst.name, err };
-    let mut addrs = Vec::with_capacity(insts.len());
-    let mut a = base;
-    for t in insts {
-        addrs.push(a);
-        let mut i = t.inst.clone();
-        i.addr = a;
-        // A branch's size does not depend on its offset: build it with a target of itself.
-        for o in &mut i.operands {
-            if let OperandKind::Label(x) = &mut o.kind {
-                *x = a + 4;
-            }
+    let mut code = Vec::with_capacity(insts.len() * 8);
+    // Branches: (index, where its bytes start in `code`, their length, its source target).
+    let mut branches = Vec::new();
+    for (k, t) in insts.iter_mut().enumerate() {
+        let start = code.len();
+        t.inst.addr = base + start as u64;
+        let src_target = branch_target(&t.inst);
+        if src_target.is_some() {
+            // A branch's size does not depend on its offset: build it with a target of itself.
+            let own = t.inst.addr + 4;
+            set_labels(&mut t.inst, own);
         }
-        a += p.build(&i).map_err(|e| built_err(t, e))?.len() as u64;
-    }
-    let mut out = Translated { code: Vec::with_capacity((a - base) as usize), insts: Vec::with_capacity(insts.len()) };
-    for (k, t) in insts.iter().enumerate() {
-        let mut i = t.inst.clone();
-        i.addr = addrs[k];
-        if let Some(src_target) = branch_target(&t.inst) {
-            // `src_addr` grows along the list (see [`super::waits::blocks`]).
-            let j = Some(insts.partition_point(|x| x.src_addr < src_target)).filter(|&j| j < insts.len()).ok_or(LayoutError::UnknownTarget {
-                isa: t.inst.isa,
-                addr: t.src_addr,
-                name: t.inst.name,
-                target: src_target,
-            })?;
-            let target = addrs[j];
-            let off = (target as i64 - i.addr as i64 - 4) / 4;
-            if !(i16::MIN as i64..=i16::MAX as i64).contains(&off) {
-                return Err(LayoutError::BranchOutOfRange { isa: t.inst.isa, addr: i.addr, name: t.inst.name, target });
-            }
-            for o in &mut i.operands {
-                if let OperandKind::Label(x) = &mut o.kind {
-                    *x = target;
-                }
-            }
+        code.extend(p.build(&t.inst).map_err(|e| built_err(t, e))?);
+        if let Some(src_target) = src_target {
+            branches.push((k, start, code.len() - start, src_target));
         }
-        out.code.extend(p.build(&i).map_err(|e| built_err(t, e))?);
-        out.insts.push(TranslatedInst { inst: i, src_addr: t.src_addr });
     }
-    Ok(out)
+    for (k, start, len, src_target) in branches {
+        // `src_addr` grows along the list (see [`super::waits::blocks`]).
+        let j = Some(insts.partition_point(|x| x.src_addr < src_target)).filter(|&j| j < insts.len());
+        let t = &insts[k];
+        let j = j.ok_or(LayoutError::UnknownTarget { isa: t.inst.isa, addr: t.src_addr, name: t.inst.name, target: src_target })?;
+        let target = insts[j].inst.addr;
+        let t = &mut insts[k];
+        let off = (target as i64 - t.inst.addr as i64 - 4) / 4;
+        if !(i16::MIN as i64..=i16::MAX as i64).contains(&off) {
+            return Err(LayoutError::BranchOutOfRange { isa: t.inst.isa, addr: t.inst.addr, name: t.inst.name, target });
+        }
+        set_labels(&mut t.inst, target);
+        let bytes = p.build(&t.inst).map_err(|e| built_err(t, e))?;
+        code.splice(start..start + len, bytes);
+    }
+    Ok(Translated { code, insts })
+}
+
+/// Every label operand of `inst` set to `target`.
+fn set_labels(inst: &mut Inst, target: u64) {
+    for o in &mut inst.operands {
+        if let OperandKind::Label(x) = &mut o.kind {
+            *x = target;
+        }
+    }
 }
 
 /// Registers for temporaries: above every register the program names and its declared

@@ -6,10 +6,12 @@
 pub use isabridge_analysis::gfx12map::{row, rows, MapKind, MapRow};
 use isabridge_decoder::amd::GFX12;
 
-/// Index of the gfx1201 instruction `name` in the gfx1201 tables, with its static name.
+/// Index of the gfx1201 instruction `name` in the gfx1201 tables, with its static name (the
+/// tables list instructions sorted by name; names compared byte by byte inline, the order of
+/// `str`, as a `memcmp` call costs more than these short names).
 pub fn gfx12_opcode(name: &str) -> Option<(u16, &'static str)> {
     let t = GFX12.tables();
-    t.instructions.iter().position(|i| i.name == name).map(|k| (k as u16, t.instructions[k].name))
+    t.instructions.binary_search_by(|i| i.name.bytes().cmp(name.bytes())).ok().map(|k| (k as u16, t.instructions[k].name))
 }
 
 /// The explicit operands of gfx1201 instruction `opcode` in encoding `enc`, in the reference

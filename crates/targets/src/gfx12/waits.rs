@@ -481,6 +481,11 @@ impl State {
         n.fence = self.fence;
         for c in 0..COUNTERS {
             let base = self.clear[c];
+            if self.ub[c] == base {
+                // Nothing outstanding: every position is at most `base`, so all become 0, as
+                // in the clean state.
+                continue;
+            }
             let depth = (self.ub[c] - base).min(64);
             let shift = |s: u32| if s > base { (s - base).saturating_sub(self.ub[c] - base - depth).max(1) } else { 0 };
             n.ub[c] = depth;
@@ -505,6 +510,11 @@ impl State {
     fn join(&mut self, o: &State) {
         self.fence |= o.fence;
         for c in 0..COUNTERS {
+            if self.ub[c] == 0 && o.ub[c] == 0 {
+                // Nothing outstanding on either side: every position is 0 on both.
+                self.clear[c] = 0;
+                continue;
+            }
             let ub = self.ub[c].max(o.ub[c]);
             let (da, db) = (ub - self.ub[c], ub - o.ub[c]);
             let lift = |s: u32, d: u32| if s > 0 { s + d } else { 0 };
