@@ -156,6 +156,8 @@ pub(super) struct Em<'f> {
     pub(super) trap_var: Option<Word>,
     /// The heap buffer (heap memory model only).
     pub(super) heap: Option<HeapVars>,
+    /// Intersections computed so far (`amd_bvh`): operands to the region and result vector.
+    pub(super) rays: HashMap<Vec<Value>, (Word, Word)>,
 }
 
 pub(super) fn unsupported(block: u32, value: u32, op: impl Into<String>, why: &'static str) -> EmitError {
@@ -611,6 +613,7 @@ impl Em<'_> {
                 self.int(io, v, at, &a)?
             }
             Op::Select => self.b.select(tw, None, a[0], a[1], a[2]).map_err(internal)?,
+            Op::Ray(ro) if t == Type::I32 => self.ray_node(v, ro, &a)?,
             Op::Bitcast if t != Type::B1 => {
                 let from = self.ty(self.vty(args[0])?)?;
                 self.cast(a[0], from, tw)?
@@ -831,6 +834,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         wave,
         trap_var,
         heap: heap_vars,
+        rays: HashMap::new(),
     };
     // Types and constants before the function.
     let mut var_types = Vec::new();

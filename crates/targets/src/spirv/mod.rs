@@ -4,6 +4,7 @@
 
 mod emit;
 
+mod amd_bvh;
 mod amd_dot;
 mod amd_float;
 mod amd_format;
@@ -22,6 +23,7 @@ mod warp;
 mod wave;
 
 pub use emit::{emit, EmitError, Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING};
+pub use amd_bvh::RAY_NODE_TRAP;
 pub use amd_format::FORMAT_TRAP;
 pub use trap::TRAP_BINDING;
 pub use emit::{emit_with, EmitOptions};
