@@ -209,7 +209,9 @@ impl Em<'_> {
         for b in 0..4 {
             let (hit, near) = self.slab(ray, &boxes[b])?;
             hits[b] = hit;
-            // Total order of the entry distance (`f32::total_cmp`) as an unsigned key.
+            // The order of the entry distance (never NaN; -0 as +0) as an unsigned key.
+            let nz = self.eq(near, 0x8000_0000)?;
+            let near = self.sel_k(nz, 0, near)?;
             let s = self.shr(near, 31)?;
             let neg = self.eq(s, 1)?;
             let flipped = self.b.not(self.t_u64, None, near).map_err(internal)?;
