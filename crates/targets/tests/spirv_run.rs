@@ -649,7 +649,7 @@ bb0:
 /// now and then a zero, an infinity, a NaN, a subnormal or any bit pattern (`special_bits`).
 fn ray_f32(seed: &mut u64, scale: f32) -> u32 {
     let x = rng(seed);
-    if x % 16 == 0 {
+    if x.is_multiple_of(16) {
         return special_bits(seed, 32, 8) as u32;
     }
     ((((x >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0) as f32 * scale).to_bits()
@@ -689,8 +689,8 @@ fn bvh_node_intersection_equals_the_interpreter() {
                 *x = match i {
                     // Children, then box bounds as f16 pairs (box16) or f32 (box32 and
                     // triangles share these dwords).
-                    0..=3 if rng(&mut seed) % 2 == 0 => rng(&mut seed) as u32,
-                    _ if rng(&mut seed) % 3 == 0 => {
+                    0..=3 if rng(&mut seed).is_multiple_of(2) => rng(&mut seed) as u32,
+                    _ if rng(&mut seed).is_multiple_of(3) => {
                         let h = |s: &mut u64| isabridge_ir::soft::convert(
                             isabridge_ir::soft::FFmt::F32,
                             isabridge_ir::soft::FFmt::F16,
@@ -712,7 +712,7 @@ fn bvh_node_intersection_equals_the_interpreter() {
         let mut rows: Vec<Vec<u64>> = vec![Vec::new(); 13];
         for _ in 0..n {
             let x = rng(&mut seed);
-            let last = if x % 8 == 0 { (x >> 8) % NODES as u64 } else { NODES as u64 - 1 };
+            let last = if x.is_multiple_of(8) { (x >> 8) % NODES as u64 } else { NODES as u64 - 1 };
             let sort = (x >> 20) & 1;
             rows[0].push(base >> 8 | (base >> 40 & 0xff | sort << 31) << 32);
             rows[1].push(last | (x >> 24 & 0x3f) << 42);
@@ -727,9 +727,9 @@ fn bvh_node_intersection_equals_the_interpreter() {
             for c in 0..3 {
                 let aim = f32::from_bits(node[c]) * w[0] + f32::from_bits(node[3 + c]) * w[1] + f32::from_bits(node[6 + c]) * w[2];
                 let d = aim - f32::from_bits(origin[c]);
-                dir[c] = if rng(&mut seed) % 12 == 0 { ray_f32(&mut seed, 2.0) } else { d.to_bits() };
+                dir[c] = if rng(&mut seed).is_multiple_of(12) { ray_f32(&mut seed, 2.0) } else { d.to_bits() };
             }
-            let extent = if rng(&mut seed) % 4 == 0 { ray_f32(&mut seed, 8.0) } else { f32::INFINITY.to_bits() };
+            let extent = if rng(&mut seed).is_multiple_of(4) { ray_f32(&mut seed, 8.0) } else { f32::INFINITY.to_bits() };
             rows[3].push(extent as u64);
             for c in 0..3 {
                 rows[4 + c].push(origin[c] as u64);
