@@ -33,6 +33,7 @@ use crate::structurize::{self, Action, Cond, Merge, ScfGraph, ScfTerm, Structuri
 use isabridge_ir::ir::{Block, ExecModel, Function, Terminator, Value};
 use isabridge_ir::ops::control::SyncOp;
 use isabridge_ir::ops::conv::ConvOp;
+use isabridge_ir::ops::image::ImageKind;
 
 use isabridge_ir::ops::int::{ICmp, IntOp, Overflow, ShiftRule};
 use isabridge_ir::ops::mem::{MemOp, Space};
@@ -614,6 +615,7 @@ impl Em<'_> {
             }
             Op::Select => self.b.select(tw, None, a[0], a[1], a[2]).map_err(internal)?,
             Op::Ray(ro) if t == Type::I32 => self.ray_node(v, ro, &a)?,
+            Op::Image(io) if t == Type::I32 && io.kind == ImageKind::ResInfo => self.image_op(v, io, &a)?,
             Op::Bitcast if t != Type::B1 => {
                 let from = self.ty(self.vty(args[0])?)?;
                 self.cast(a[0], from, tw)?

@@ -8,6 +8,7 @@ use super::emit::{internal, unsupported, Em, EmitError};
 use isabridge_ir::ir::{Block, Function, Value};
 use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
 use isabridge_ir::ops::control::SyncOp;
+use isabridge_ir::ops::image::{ImageKind, ImageOp};
 use isabridge_ir::types::Type;
 use isabridge_ir::Op;
 use rspirv::spirv::{self, Word};
@@ -18,7 +19,8 @@ pub const TRAP_BINDING: u32 = 3;
 
 /// Whether `f` has a trap (or a formatted buffer access whose format the descriptor names,
 /// which traps on a code that names none: `super::amd_format`, or a BVH node intersection,
-/// which traps on a node type the IR does not define: `super::amd_bvh`).
+/// which traps on a node type the IR does not define: `super::amd_bvh`, or an image op, which
+/// traps on a descriptor the IR does not define: `super::image`).
 pub(super) fn traps(f: &Function) -> bool {
     f.layout.iter().flat_map(|&b| f.blocks[b].insts.iter()).any(|&v| {
         matches!(
@@ -26,6 +28,7 @@ pub(super) fn traps(f: &Function) -> bool {
             Op::Sync(SyncOp::Trap(_))
                 | Op::Buffer(BufferOp { kind: BufferKind::LoadFormat { format: None, .. } | BufferKind::StoreFormat { format: None, .. }, .. })
                 | Op::Ray(_)
+                | Op::Image(ImageOp { kind: ImageKind::ResInfo, .. })
         )
     })
 }
