@@ -149,7 +149,7 @@ fn every_corpus_kernel_translates_or_gives_a_typed_error() {
     let other: Vec<&String> = naga_refused.iter().filter(|e| !e.ends_with("naga read: UnsupportedCapability(PhysicalStorageBufferAddresses)")).collect();
     assert!(other.is_empty(), "naga refused:\n{other:?}");
     let emitted = |isa: &str| tally.get(isa).map_or(0, |n| n.emitted);
-    let floors = [("gfx1013 wave32", 260), ("gfx1013 wave64", 259), ("gfx1201", 260), ("sm50", 18), ("sm86", 18)];
+    let floors = [("gfx1013 wave32", 262), ("gfx1013 wave64", 261), ("gfx1201", 262), ("sm50", 18), ("sm86", 18)];
     for (isa, floor) in floors {
         assert!(emitted(isa) >= floor, "{isa}: {} kernels emit, pinned {floor}", emitted(isa));
     }
@@ -342,10 +342,18 @@ const HANGS: &str = "lavapipe does not finish it within the runner's 60 s wait";
 /// undefined where the interpreter's LDS starts zeroed).
 const TWO_WAVES: &str = "region 0 (of 4) differs";
 
+/// The c_resources `bvh` kernel takes its node-memory descriptor as a by-value argument, which
+/// the harness fills with small integers: the node address is no region's, and the
+/// interpreter's read there fails (the inputs do not allow a run).
+const BVH_BY_VALUE: &str = "interpreter: out-of-bounds Global access of 4 bytes at 0xc00";
+
 /// Corpus kernels that emit SPIR-V but do not run equal on lavapipe, each with the start of
 /// its reason (the test's own message). `mem_const`: the kernel reads constant bank 3 (its
 /// `__constant__` data), which the launch does not provide.
-const RUN_PINNED: [(&str, &str); 6] = [
+const RUN_PINNED: [(&str, &str); 9] = [
+    ("c_resources.gfx1013-w32.o:bvh", BVH_BY_VALUE),
+    ("c_resources.gfx1013-w64.o:bvh", BVH_BY_VALUE),
+    ("c_resources.gfx1201-w32.o:bvh", BVH_BY_VALUE),
     ("cl_lanes.gfx1013-w32.o:lds_transpose", TWO_WAVES),
     ("cl_lanes.gfx1013-w32.o:lds_reduce", TWO_WAVES),
     ("cl_lanes.gfx1201-w32.o:lds_transpose", TWO_WAVES),

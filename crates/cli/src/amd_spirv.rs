@@ -4,7 +4,9 @@
 //! one invocation per lane and one Vulkan workgroup per wave. For SPIR-V, each global-memory
 //! region becomes a Vulkan buffer, and a buffer descriptor among the uniform inputs (four
 //! words from a multiple of four, base address in word 0 and the low 16 bits of word 1) that
-//! points into a region gets the buffer's device address at the same offset.
+//! points into a region gets the buffer's device address at the same offset; so does a BVH
+//! node-memory descriptor (base address >> 8 in word 0, bits 40..47 in word 1's low byte), whose
+//! relocated base must stay a multiple of 256.
 
 use isabridge_ir::interp::{self, Config, Input, Memory};
 use isabridge_ir::Function;
@@ -46,12 +48,19 @@ fn run_spirv(f: &Function, cfg: &Config, ins: &[Input], mem: Memory) -> Result<M
     while i + 1 < uniform.len() {
         if let (Some(w0), Some(w1)) = (uniform[i], uniform[i + 1]) {
             let base = w0 & 0xffff_ffff | (w1 & 0xffff) << 32;
+            let node_base = (w0 & 0xffff_ffff) << 8 | (w1 & 0xff) << 40;
             if let Some(a) = relocate(base) {
                 if a >> 48 != 0 {
                     return Err(format!("device address {a:#x} does not fit a 48-bit descriptor base"));
                 }
                 uniform[i] = Some(a & 0xffff_ffff);
                 uniform[i + 1] = Some(w1 & !0xffff | (a >> 32) & 0xffff);
+            } else if let Some(a) = relocate(node_base) {
+                if a >> 48 != 0 || a % 256 != 0 {
+                    return Err(format!("device address {a:#x} is not a 256-byte aligned 48-bit BVH node base"));
+                }
+                uniform[i] = Some(a >> 8 & 0xffff_ffff);
+                uniform[i + 1] = Some(w1 & !0xff | (a >> 40) & 0xff);
             }
         }
         i += 4;

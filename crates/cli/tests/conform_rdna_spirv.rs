@@ -11,7 +11,7 @@ fn root() -> std::path::PathBuf {
 }
 
 /// Tests and waves the SPIR-V path does not pass yet, with the first missing piece.
-const NOT_YET: &[(&str, u32, &str)] = &[("Bvh64IntersectRay", 32, "`ray.node.0`: outside the first compute subset")];
+const NOT_YET: &[(&str, u32, &str)] = &[];
 
 #[test]
 fn rdna_vectors_through_spirv() {

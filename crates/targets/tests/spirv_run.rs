@@ -644,3 +644,196 @@ bb0:
         outputs_equal(&vk, &f, &k, &rows, || format!("round {round}"));
     }
 }
+
+/// A random f32 of moderate size (`scale` times a value in [-1, 1) with a random significand),
+/// now and then a zero, an infinity, a NaN, a subnormal or any bit pattern (`special_bits`).
+fn ray_f32(seed: &mut u64, scale: f32) -> u32 {
+    let x = rng(seed);
+    if x.is_multiple_of(16) {
+        return special_bits(seed, 32, 8) as u32;
+    }
+    ((((x >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0) as f32 * scale).to_bits()
+}
+
+/// BVH node intersection (`ray.node`, `ops::ray::intersect`) on Vulkan equals the interpreter
+/// on every lane: random triangle nodes (both vertex orders), f16 and f32 box nodes with sorted
+/// and unsorted children, type-7 and out-of-range nodes, rays aimed near the triangles and
+/// boxes with random extents (every f32 step rounded, so results near edges are inexact);
+/// a node of a type the IR does not define traps on both sides.
+#[test]
+fn bvh_node_intersection_equals_the_interpreter() {
+    let vk = open();
+    let mut text = String::from("func @bvh {\nbb0:\n");
+    for p in 0..3 {
+        text += &format!("  %{p}: i64 = param {p}\n");
+    }
+    for p in 3..13 {
+        text += &format!("  %{p}: f32 = param {p}\n");
+    }
+    let args = (0..13).map(|p| format!("%{p}")).collect::<Vec<_>>().join(", ");
+    for d in 0..4 {
+        text += &format!("  %{}: i32 = ray.node.{d} {args}\n", 13 + d);
+    }
+    text += "  ret %13, %14, %15, %16\n}";
+    let f = parse(&text).unwrap();
+    let k = emit(&f).unwrap_or_else(|e| panic!("{e}"));
+    assert!(k.traps, "an undefined node type traps");
+    const NODES: usize = 64;
+    let n = k.workgroup_size as usize * 8;
+    let mut seed = 0x9d2c_5680_1b87_3e45u64;
+    let mut hits = [0usize; 2];
+    for round in 0..12 {
+        let mut nodes = vec![0u32; NODES * 16];
+        for w in nodes.chunks_mut(16) {
+            for (i, x) in w.iter_mut().enumerate() {
+                *x = match i {
+                    // Children, then box bounds as f16 pairs (box16) or f32 (box32 and
+                    // triangles share these dwords).
+                    0..=3 if rng(&mut seed).is_multiple_of(2) => rng(&mut seed) as u32,
+                    _ if rng(&mut seed).is_multiple_of(3) => {
+                        let h = |s: &mut u64| isabridge_ir::soft::convert(
+                            isabridge_ir::soft::FFmt::F32,
+                            isabridge_ir::soft::FFmt::F16,
+                            &isabridge_ir::soft::FloatMode::NV_RN,
+                            isabridge_ir::soft::Overflow::Ieee,
+                            ray_f32(s, 4.0) as u64,
+                        ) as u32;
+                        h(&mut seed) | h(&mut seed) << 16
+                    }
+                    _ => ray_f32(&mut seed, 4.0),
+                };
+            }
+        }
+        let mem = vk.global(&[&vec![0u8; (NODES + 4) * 64]]).unwrap();
+        let addr = mem.address(0).unwrap();
+        let base = addr.next_multiple_of(256);
+        let bytes: Vec<u8> = nodes.iter().flat_map(|w| w.to_le_bytes()).collect();
+        mem.write(0, (base - addr) as usize, &bytes).unwrap();
+        let mut rows: Vec<Vec<u64>> = vec![Vec::new(); 13];
+        for _ in 0..n {
+            let x = rng(&mut seed);
+            let last = if x.is_multiple_of(8) { (x >> 8) % NODES as u64 } else { NODES as u64 - 1 };
+            let sort = (x >> 20) & 1;
+            rows[0].push(base >> 8 | (base >> 40 & 0xff | sort << 31) << 32);
+            rows[1].push(last | (x >> 24 & 0x3f) << 42);
+            let ty = [0, 1, 4, 5, 7, 0, 1, 4, 5, 5][(x >> 32) as usize % 10];
+            let index = (x >> 40) % (NODES as u64 + 1);
+            rows[2].push(index << 3 | ty);
+            // Origin near 0, direction toward a random point of the node's first vertices.
+            let node = &nodes[(index as usize % NODES) * 16..];
+            let origin: Vec<u32> = (0..3).map(|_| ray_f32(&mut seed, 0.5)).collect();
+            let w: [f32; 3] = [0, 1, 2].map(|_| (rng(&mut seed) % 1000) as f32 / 1000.0);
+            let mut dir = [0u32; 3];
+            for c in 0..3 {
+                let aim = f32::from_bits(node[c]) * w[0] + f32::from_bits(node[3 + c]) * w[1] + f32::from_bits(node[6 + c]) * w[2];
+                let d = aim - f32::from_bits(origin[c]);
+                dir[c] = if rng(&mut seed).is_multiple_of(12) { ray_f32(&mut seed, 2.0) } else { d.to_bits() };
+            }
+            let extent = if rng(&mut seed).is_multiple_of(4) { ray_f32(&mut seed, 8.0) } else { f32::INFINITY.to_bits() };
+            rows[3].push(extent as u64);
+            for c in 0..3 {
+                rows[4 + c].push(origin[c] as u64);
+                rows[7 + c].push(dir[c] as u64);
+                rows[10 + c].push((1.0 / f32::from_bits(dir[c])).to_bits() as u64);
+            }
+        }
+        let params: Vec<u64> = (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect();
+        let out = vk.run_with(&k, &Dispatch { invocations: n as u32, params: &params, constant: &[] }, &mem).unwrap_or_else(|e| panic!("{e}"));
+        let cfg = Config { wave_size: k.workgroup_size, waves: (n / k.workgroup_size as usize) as u32, ..Config::default() };
+        let inputs: Vec<Input> = rows.iter().map(|r| Input::PerLane(r.clone())).collect();
+        let mut buffer = vec![0u8; (NODES + 4) * 64];
+        buffer[(base - addr) as usize..][..bytes.len()].copy_from_slice(&bytes);
+        let start = Memory { global: vec![(addr, buffer)], ..Memory::default() };
+        let want = interp::run(&f, &cfg, &inputs, start.clone()).unwrap_or_else(|e| panic!("interpreter: {e}"));
+        for (lane, o) in want.outputs.iter().enumerate() {
+            let ty = rows[2][lane] & 7;
+            if ty <= 1 {
+                hits[0] += 1;
+                hits[1] += (o[3] == 1) as usize;
+            }
+            assert_eq!(&out[lane * 4..lane * 4 + 4], &o[..], "round {round} lane {lane}: params {:x?}", rows.iter().map(|r| r[lane]).collect::<Vec<_>>());
+        }
+        if round == 0 {
+            // Node type 2 in lane 37: both runs stop with an error.
+            let mut rows = rows.clone();
+            rows[2][37] = 2;
+            rows[1][37] = NODES as u64 - 1;
+            let params: Vec<u64> = (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect();
+            let inputs: Vec<Input> = rows.iter().map(|r| Input::PerLane(r.clone())).collect();
+            assert!(interp::run(&f, &cfg, &inputs, start).is_err());
+            match vk.run_with(&k, &Dispatch { invocations: n as u32, params: &params, constant: &[] }, &mem) {
+                Err(isabridge_targets::vulkan::VulkanError::Trap { code, invocation: 37 }) if code == isabridge_targets::spirv::RAY_NODE_TRAP => {}
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+    println!("{} of {} triangle tests hit", hits[1], hits[0]);
+    assert!(hits[1] * 5 > hits[0], "the rays hit often enough to test the hit path: {hits:?}");
+}
+
+/// `img.resinfo` of every shape and result channel on random linear descriptors with defined
+/// formats, random base and last levels and mip operands (in range and past the last level),
+/// equals the interpreter on every lane; a tiled descriptor traps on both sides.
+#[test]
+fn image_resinfo_equals_the_interpreter() {
+    use isabridge_ir::ops::image::{Format, ImageDim, ImageKind, ImageOp, LodMode};
+    let vk = open();
+    let dims = [ImageDim::D1, ImageDim::D2, ImageDim::D3, ImageDim::Cube, ImageDim::D1Array, ImageDim::D2Array, ImageDim::D2Msaa, ImageDim::D2MsaaArray];
+    let mut text = String::from("func @resinfo {\nbb0:\n");
+    for p in 0..4 {
+        text += &format!("  %{p}: i64 = param {p}\n");
+    }
+    text += "  %4: i32 = param 4\n";
+    let mut outs = Vec::new();
+    for dim in dims {
+        for chan in 0..4 {
+            for d16 in [false, true] {
+                let op = ImageOp { kind: ImageKind::ResInfo, dim, chan, comp: 0, lod: LodMode::Lod, mip: false, clamp: false, compare: false, offset: false, unorm: false, d16 };
+                let v = 5 + outs.len();
+                text += &format!("  %{v}: i32 = {} %0, %1, %2, %3, %4\n", isabridge_ir::Op::Image(op).mnemonic());
+                outs.push(format!("%{v}"));
+            }
+        }
+    }
+    text += &format!("  ret {}\n}}", outs.join(", "));
+    let f = parse(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let k = emit(&f).unwrap_or_else(|e| panic!("{e}"));
+    let formats: Vec<u64> = (0..512).filter(|&n| Format::from_number(n).is_some()).map(|n| n as u64).collect();
+    let n = k.workgroup_size as usize * 4;
+    let mut seed = 0x51ed_270b_27d5_4c11u64;
+    for round in 0..6 {
+        let mut rows: Vec<Vec<u64>> = vec![Vec::new(); 5];
+        for _ in 0..n {
+            let x = [rng(&mut seed), rng(&mut seed), rng(&mut seed), rng(&mut seed)];
+            let fmt = formats[(x[0] % formats.len() as u64) as usize];
+            // Word 1: format; word 3: swizzle mode 0.
+            rows[0].push(x[0] & !(0x1ffu64 << 52) | fmt << 52);
+            rows[1].push(x[1] & !(0x1fu64 << 52));
+            rows[2].push(x[2]);
+            rows[3].push(x[3]);
+            rows[4].push(rng(&mut seed) % 20);
+        }
+        let want_ok = |rows: &[Vec<u64>]| {
+            let cfg = Config { wave_size: k.workgroup_size, waves: (n / k.workgroup_size as usize) as u32, ..Config::default() };
+            let inputs: Vec<Input> = rows.iter().map(|r| Input::PerLane(r.clone())).collect();
+            interp::run(&f, &cfg, &inputs, Memory::default())
+        };
+        let params: Vec<u64> = (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect();
+        let out = vk.run(&k, &Dispatch { invocations: n as u32, params: &params, constant: &[] }).unwrap_or_else(|e| panic!("{e}"));
+        let want = want_ok(&rows).unwrap_or_else(|e| panic!("interpreter: {e}"));
+        let w = k.outputs as usize;
+        for (lane, o) in want.outputs.iter().enumerate() {
+            assert_eq!(&out[lane * w..(lane + 1) * w], &o[..], "round {round} lane {lane}: params {:x?}", rows.iter().map(|r| r[lane]).collect::<Vec<_>>());
+        }
+        if round == 0 {
+            let mut rows = rows.clone();
+            rows[1][9] |= 1 << 52;
+            assert!(want_ok(&rows).is_err());
+            let params: Vec<u64> = (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect();
+            match vk.run(&k, &Dispatch { invocations: n as u32, params: &params, constant: &[] }) {
+                Err(isabridge_targets::vulkan::VulkanError::Trap { code, invocation: 9 }) if code == isabridge_targets::spirv::IMAGE_TRAP => {}
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+}

@@ -21,7 +21,7 @@
 //! Box test (per axis, with `f32` min and max as IEEE minNum / maxNum): `t0 = (min - o) × inv`,
 //! `t1 = (max - o) × inv`, `near = max over axes of min(t0, t1)`, `far = min over axes of
 //! max(t0, t1)`; the box is hit when `near <= far`, `far >= 0` and `near <= extent`. With sorting
-//! on, hit children are ordered by `near` (ties keep node order); without it they keep their
+//! on, hit children are ordered by `near` (ties, -0 and +0 included, keep node order); without it they keep their
 //! slots and missed slots read all ones.
 //!
 //! Triangle test (watertight form): the axis `kz` of the largest |direction| component, `kx` and
@@ -175,7 +175,9 @@ pub fn intersect(
             if desc.sort {
                 let mut hits: Vec<(f32, u32)> =
                     near.iter().zip(kids).filter_map(|(n, c)| n.map(|n| (n, c))).collect();
-                hits.sort_by(|a, b| a.0.total_cmp(&b.0));
+                // `near` is never NaN; -0 and +0 compare equal (minNum / maxNum leave the sign
+                // of a zero open, so the order must not depend on it).
+                hits.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
                 for (o, (_, c)) in out.iter_mut().zip(hits) {
                     *o = c;
                 }

@@ -20,9 +20,8 @@ use super::float::Err64;
 use isabridge_ir::ops::buffer::{format_of_code, BufferKind, BufferOp};
 use isabridge_ir::ops::format::{Format, NumFormat};
 use isabridge_ir::soft::{FFmt, Round};
-use isabridge_ir::types::Type;
 use isabridge_ir::Value;
-use rspirv::spirv::{self, Word};
+use rspirv::spirv::Word;
 
 /// The trap code recorded when a descriptor's format code names no element format.
 pub const FORMAT_TRAP: u16 = 0xfffe;
@@ -496,18 +495,7 @@ impl Em<'_> {
     /// Record [`FORMAT_TRAP`] for this invocation when `bad` (the run then ends with the
     /// runner's trap error); the lane goes on with a zero result.
     fn format_trap(&mut self, bad: Word) -> Result<(), EmitError> {
-        let Some(var) = self.trap_var else { return Err(internal("a run-time format without the trap buffer")) };
-        self.guarded(bad, None, |em| {
-            let pw = em.b.type_pointer(None, spirv::StorageClass::StorageBuffer, em.t_u64);
-            let (zero, one) = (em.konst(Type::I32, 0)?, em.konst(Type::I32, 1)?);
-            let c = em.u64c(FORMAT_TRAP as u64 + 1)?;
-            let p0 = em.b.access_chain(pw, None, var, [zero, zero]).map_err(internal)?;
-            em.b.store(p0, c, None, []).map_err(internal)?;
-            let p1 = em.b.access_chain(pw, None, var, [zero, one]).map_err(internal)?;
-            em.b.store(p1, em.gid, None, []).map_err(internal)?;
-            Ok(None)
-        })?;
-        Ok(())
+        self.trap_when(bad, FORMAT_TRAP)
     }
 
     /// A formatted buffer load or store (`bo`), its address `addr` (u64) and whether the lane

@@ -33,6 +33,7 @@ use crate::structurize::{self, Action, Cond, Merge, ScfGraph, ScfTerm, Structuri
 use isabridge_ir::ir::{Block, ExecModel, Function, Terminator, Value};
 use isabridge_ir::ops::control::SyncOp;
 use isabridge_ir::ops::conv::ConvOp;
+use isabridge_ir::ops::image::ImageKind;
 
 use isabridge_ir::ops::int::{ICmp, IntOp, Overflow, ShiftRule};
 use isabridge_ir::ops::mem::{MemOp, Space};
@@ -156,6 +157,8 @@ pub(super) struct Em<'f> {
     pub(super) trap_var: Option<Word>,
     /// The heap buffer (heap memory model only).
     pub(super) heap: Option<HeapVars>,
+    /// Intersections computed so far (`amd_bvh`): operands to the region and result vector.
+    pub(super) rays: HashMap<Vec<Value>, (Word, Word)>,
 }
 
 pub(super) fn unsupported(block: u32, value: u32, op: impl Into<String>, why: &'static str) -> EmitError {
@@ -611,6 +614,8 @@ impl Em<'_> {
                 self.int(io, v, at, &a)?
             }
             Op::Select => self.b.select(tw, None, a[0], a[1], a[2]).map_err(internal)?,
+            Op::Ray(ro) if t == Type::I32 => self.ray_node(v, ro, &a)?,
+            Op::Image(io) if t == Type::I32 && io.kind == ImageKind::ResInfo => self.image_op(v, io, &a)?,
             Op::Bitcast if t != Type::B1 => {
                 let from = self.ty(self.vty(args[0])?)?;
                 self.cast(a[0], from, tw)?
@@ -831,6 +836,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         wave,
         trap_var,
         heap: heap_vars,
+        rays: HashMap::new(),
     };
     // Types and constants before the function.
     let mut var_types = Vec::new();

@@ -533,7 +533,7 @@ impl Em<'_> {
     }
 
     /// One float op on one element (format bits in u64, result too).
-    fn float_elem(&mut self, op: &FloatOp, f: FFmt, a: &[Word]) -> Result<Word, EmitError> {
+    pub(super) fn float_elem(&mut self, op: &FloatOp, f: FFmt, a: &[Word]) -> Result<Word, EmitError> {
         let m = op.mode;
         let text = Op::Float(*op).mnemonic();
         if op.fmz && !matches!(op.kind, FloatKind::Mul | FloatKind::Fma) {

@@ -4,6 +4,7 @@
 
 mod emit;
 
+mod amd_bvh;
 mod amd_dot;
 mod amd_float;
 mod amd_format;
@@ -15,6 +16,7 @@ mod f64_roots;
 mod fence;
 mod float;
 mod heap;
+mod image;
 mod int64_float;
 mod int_ops;
 mod trap;
@@ -22,7 +24,9 @@ mod warp;
 mod wave;
 
 pub use emit::{emit, EmitError, Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING};
+pub use amd_bvh::RAY_NODE_TRAP;
 pub use amd_format::FORMAT_TRAP;
+pub use image::IMAGE_TRAP;
 pub use trap::TRAP_BINDING;
 pub use emit::{emit_with, EmitOptions};
 pub use heap::{MemoryModel, HEAP_BASE_OFFSET, HEAP_BINDING, HEAP_FAULT_WORD, HEAP_HEADER_WORDS};

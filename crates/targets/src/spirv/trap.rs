@@ -8,27 +8,49 @@ use super::emit::{internal, unsupported, Em, EmitError};
 use isabridge_ir::ir::{Block, Function, Value};
 use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
 use isabridge_ir::ops::control::SyncOp;
+use isabridge_ir::ops::image::{ImageKind, ImageOp};
 use isabridge_ir::types::Type;
 use isabridge_ir::Op;
-use rspirv::spirv;
+use rspirv::spirv::{self, Word};
 
 /// Descriptor binding (set 0) of the trap buffer of a kernel that may trap
 /// ([`super::Kernel::traps`]).
 pub const TRAP_BINDING: u32 = 3;
 
 /// Whether `f` has a trap (or a formatted buffer access whose format the descriptor names,
-/// which traps on a code that names none: `super::amd_format`).
+/// which traps on a code that names none: `super::amd_format`, or a BVH node intersection,
+/// which traps on a node type the IR does not define: `super::amd_bvh`, or an image op, which
+/// traps on a descriptor the IR does not define: `super::image`).
 pub(super) fn traps(f: &Function) -> bool {
     f.layout.iter().flat_map(|&b| f.blocks[b].insts.iter()).any(|&v| {
         matches!(
             f.insts[v].op,
             Op::Sync(SyncOp::Trap(_))
                 | Op::Buffer(BufferOp { kind: BufferKind::LoadFormat { format: None, .. } | BufferKind::StoreFormat { format: None, .. }, .. })
+                | Op::Ray(_)
+                | Op::Image(ImageOp { kind: ImageKind::ResInfo, .. })
         )
     })
 }
 
 impl Em<'_> {
+    /// Record trap `code` for this invocation where `bad` (b1) holds, without ending it: the
+    /// runner reports the trap after the dispatch, as the interpreter stops with an error.
+    pub(super) fn trap_when(&mut self, bad: Word, code: u16) -> Result<(), EmitError> {
+        let Some(var) = self.trap_var else { return Err(internal("a run-time trap without the trap buffer")) };
+        self.guarded(bad, None, |em| {
+            let pw = em.b.type_pointer(None, spirv::StorageClass::StorageBuffer, em.t_u64);
+            let (zero, one) = (em.konst(Type::I32, 0)?, em.konst(Type::I32, 1)?);
+            let c = em.konst(Type::I64, code as u64 + 1)?;
+            let p0 = em.b.access_chain(pw, None, var, [zero, zero]).map_err(internal)?;
+            em.b.store(p0, c, None, []).map_err(internal)?;
+            let p1 = em.b.access_chain(pw, None, var, [zero, one]).map_err(internal)?;
+            em.b.store(p1, em.gid, None, []).map_err(internal)?;
+            Ok(None)
+        })?;
+        Ok(())
+    }
+
     /// Lower `trap.<code>` (value `v`), which must end its IR block (what follows it in the
     /// block, its edges and terminator, is emitted unreachable after the return).
     pub(super) fn trap(&mut self, v: Value, code: u16) -> Result<(), EmitError> {
