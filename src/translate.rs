@@ -215,6 +215,8 @@ struct Lifted {
     inputs: Vec<String>,
     kernel_args: Vec<(u32, u32)>,
     constant_banks: Vec<(u8, Vec<u8>)>,
+    /// Scratch (AMD) or local (NVIDIA) bytes per lane the kernel runs with.
+    scratch_bytes: u32,
 }
 
 impl Translator {
@@ -258,7 +260,7 @@ impl Translator {
         }
         let mut l = if is_nvidia(source.isa) { lift_nvidia(code, source)? } else { lift_amd(code, source)? };
         isabridge_ir::passes::run_pipeline(&mut l.f).map_err(|e| Error::Pipeline { isa: source.isa, kernel: l.name.clone(), source: e })?;
-        let k = spirv::emit_with(&l.f, &spirv::EmitOptions { memory: self.options.memory }).map_err(|e| Error::Emit { isa: source.isa, kernel: l.name.clone(), source: e })?;
+        let k = spirv::emit_with(&l.f, &spirv::EmitOptions { memory: self.options.memory, scratch_bytes: l.scratch_bytes }).map_err(|e| Error::Emit { isa: source.isa, kernel: l.name.clone(), source: e })?;
         let mut inputs = l.inputs;
         inputs.resize_with(k.params as usize, String::new);
         for (n, name) in inputs.iter_mut().enumerate() {
@@ -365,7 +367,7 @@ fn lift_nvidia(code: &[u8], source: &Source) -> Result<Lifted, Error> {
     match &source.container {
         Container::Raw => {
             let f = lift(code, &sm86::Options::default()).map_err(|e| Error::Lift { kernel: "code".into(), source: e })?;
-            Ok(Lifted { name: "code".into(), f, inputs, kernel_args: Vec::new(), constant_banks: Vec::new() })
+            Ok(Lifted { name: "code".into(), f, inputs, kernel_args: Vec::new(), constant_banks: Vec::new(), scratch_bytes: 0 })
         }
         Container::Object { kernel } => {
             check_object_isa(code, isa)?;
@@ -375,13 +377,15 @@ fn lift_nvidia(code: &[u8], source: &Source) -> Result<Lifted, Error> {
             let text = format!(".text.{}", k.name);
             let body = sections.iter().find(|s| s.name == text).map(|s| s.data).ok_or_else(|| Error::Metadata { isa, why: format!("{}: no code section {text}", k.name) })?;
             let opts = sm86::Options { branch_targets: k.branch_targets.clone(), ..sm86::Options::default() };
-            let f = lift(body, &opts).map_err(|e| Error::Lift { kernel: k.name.clone(), source: e })?;
+            let mut f = lift(body, &opts).map_err(|e| Error::Lift { kernel: k.name.clone(), source: e })?;
+            f.shared_bytes = k.shared_bytes;
             Ok(Lifted {
                 name: k.name.clone(),
                 f,
                 inputs,
                 kernel_args: k.params.iter().map(|p| (p.offset, p.size)).collect(),
                 constant_banks: k.constant_banks.clone(),
+                scratch_bytes: crate::cuda_launch::stack_bytes(k),
             })
         }
     }
@@ -392,12 +396,19 @@ fn lift_amd(code: &[u8], source: &Source) -> Result<Lifted, Error> {
     if !matches!(source.wave, 32 | 64) {
         return Err(Error::Unsupported { what: format!("{isa} wave{}", source.wave), why: "AMD waves are 32 or 64 lanes" });
     }
-    let lifted = |name: &str, f: Function| Lifted { name: name.to_string(), f, inputs: Vec::new(), kernel_args: Vec::new(), constant_banks: Vec::new() };
+    let lifted = |name: &str, f: Function, scratch_bytes: usize| Lifted {
+        name: name.to_string(),
+        f,
+        inputs: Vec::new(),
+        kernel_args: Vec::new(),
+        constant_banks: Vec::new(),
+        scratch_bytes: u32::try_from(scratch_bytes).unwrap_or(u32::MAX),
+    };
     match &source.container {
         Container::Raw => {
             let opts = amd::Options { wave64: source.wave == 64, ..amd::Options::default() };
             let f = amd::lift(isa, code, 0, &opts).map_err(|e| Error::Lift { kernel: "code".into(), source: e })?;
-            Ok(lifted("code", f))
+            Ok(lifted("code", f, 0))
         }
         Container::Object { kernel } => {
             check_object_isa(code, isa)?;
@@ -418,7 +429,7 @@ fn lift_amd(code: &[u8], source: &Source) -> Result<Lifted, Error> {
                 return Err(Error::Unsupported { what: format!("{isa} {}: recursive calls", k.name), why: "modules of several functions are not emitted" });
             }
             let f = m.functions.remove(0);
-            Ok(lifted(&k.name, f))
+            Ok(lifted(&k.name, f, isabridge_targets::gfx12::selfcheck::private_segment_size(k)))
         }
     }
 }

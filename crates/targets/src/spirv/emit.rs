@@ -84,6 +84,9 @@ pub struct Kernel {
 pub struct EmitOptions {
     /// How guest global memory is reached (device addresses by default).
     pub memory: MemoryModel,
+    /// Bytes of scratch (AMD) or local (NVIDIA) memory per lane: the size of the lane's
+    /// private array (`super::local_memory`); 0 when the kernel has none.
+    pub scratch_bytes: u32,
 }
 
 /// Why a function could not be emitted.
@@ -156,6 +159,12 @@ pub(super) struct Em<'f> {
     pub(super) trap_var: Option<Word>,
     /// The heap buffer (heap memory model only).
     pub(super) heap: Option<HeapVars>,
+    /// The workgroup memory (LDS, shared memory), when the function declares some.
+    pub(super) lds: Option<super::local_memory::WordArray>,
+    /// The lane's scratch / local memory, when the function accesses it.
+    pub(super) scratch: Option<super::local_memory::WordArray>,
+    /// The variables of the machine registers the function reads or writes (`super::regs`).
+    pub(super) reg_vars: HashMap<isabridge_ir::ir::Reg, Word>,
 }
 
 pub(super) fn unsupported(block: u32, value: u32, op: impl Into<String>, why: &'static str) -> EmitError {
@@ -536,10 +545,13 @@ impl Em<'_> {
             _ => {}
         }
         if self.f.model == ExecModel::Lanes {
-            if self.warp_inst(v)? {
+            if self.warp_inst(v)? || self.lanes_local_inst(v)? {
                 return Ok(());
             }
         } else if self.wave.is_some() && self.wave_inst(v)? {
+            return Ok(());
+        }
+        if self.reg_inst(v)? {
             return Ok(());
         }
         if matches!(op, Op::Mem(MemOp::Store(Space::Global))) {
@@ -805,6 +817,9 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
     interface.extend(trap_var);
     let heap_vars = heap.then(|| HeapVars::declare(&mut b, f, t_u32));
     interface.extend(heap_vars.iter().map(|h| h.interface()));
+    let lds = super::local_memory::WordArray::workgroup(&mut b, f, t_u32);
+    let scratch = super::local_memory::WordArray::scratch(&mut b, f, opts.scratch_bytes, t_u32);
+    interface.extend(lds.iter().chain(&scratch).map(|a| a.var));
     b.entry_point(spirv::ExecutionModel::GLCompute, main, entry.clone(), interface);
     b.execution_mode(main, spirv::ExecutionMode::LocalSize, [workgroup_size, 1, 1]);
 
@@ -831,6 +846,9 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         wave,
         trap_var,
         heap: heap_vars,
+        lds,
+        scratch,
+        reg_vars: HashMap::new(),
     };
     // Types and constants before the function.
     let mut var_types = Vec::new();
@@ -854,12 +872,14 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         let var = em.b.variable(pu32, None, spirv::StorageClass::Function, Some(zero32));
         em.svars.push(var);
     }
+    em.declare_regs()?;
     // Invocation index and parameters, in the entry block (which dominates every other).
     let t_pu32_in = em.b.type_pointer(None, spirv::StorageClass::Input, t_u32);
     let gx_ptr = em.b.access_chain(t_pu32_in, None, gid_var, [zero32]).map_err(internal)?;
     let gx = em.b.load(t_u32, None, gx_ptr, None, []).map_err(internal)?;
     em.gid = em.b.u_convert(t_u64, None, gx).map_err(internal)?;
     em.warp_preamble()?;
+    em.zero_workgroup_memory(gx, workgroup_size)?;
     let t_ppc_u32 = em.b.type_pointer(None, spirv::StorageClass::PushConstant, t_u32);
     let count_ptr = em.b.access_chain(t_ppc_u32, None, pc_var, [zero32]).map_err(internal)?;
     let count = em.b.load(t_u32, None, count_ptr, None, []).map_err(internal)?;

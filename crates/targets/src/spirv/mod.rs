@@ -17,6 +17,8 @@ mod float;
 mod heap;
 mod int64_float;
 mod int_ops;
+mod local_memory;
+mod regs;
 mod trap;
 mod warp;
 mod wave;

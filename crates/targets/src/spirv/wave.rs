@@ -16,10 +16,9 @@
 //! and writes nothing. Accesses of 4 and 8 bytes are 4-byte aligned; 1- and 2-byte stores
 //! change their bytes of the containing word with two atomics. Global and LDS loads, stores and
 //! atomics under the lane mask: [`super::amd_memory`]; formatted buffer access:
-//! [`super::amd_format`]. Not emitted yet (typed errors): float atomics, scratch, NVIDIA
-//! shuffles.
+//! [`super::amd_format`]. Not emitted yet (typed errors): float atomics, NVIDIA shuffles.
 
-use super::amd_memory::{LdsVar, Place};
+use super::amd_memory::Place;
 use super::emit::{internal, unsupported, Em, EmitError};
 use isabridge_ir::ir::{ExecModel, Function, Value};
 use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
@@ -42,9 +41,6 @@ pub(super) struct WaveVars {
     p_slot: Word,
     /// Lanes-model functions: the Private u32 exchange counter (see `super::warp`).
     pub(super) epoch: Option<Word>,
-    /// The LDS (workgroup memory) as a Workgroup array of u32 (absent when the function uses
-    /// none).
-    pub(super) lds: Option<LdsVar>,
 }
 
 impl WaveVars {
@@ -62,14 +58,12 @@ impl WaveVars {
             let one = b.constant_bit32(t_u32, 1);
             b.variable(pe, None, spirv::StorageClass::Private, Some(one))
         });
-        let lds = LdsVar::declare(b, f, t_u32);
-        WaveVars { ws, xchg, p_slot, epoch, lds }
+        WaveVars { ws, xchg, p_slot, epoch }
     }
     /// The variables the entry point lists.
     pub(super) fn interface(&self) -> Vec<Word> {
         let mut v = vec![self.xchg];
         v.extend(self.epoch);
-        v.extend(self.lds.as_ref().map(|l| l.var));
         v
     }
 }
@@ -478,8 +472,8 @@ impl Em<'_> {
     /// A pointer to the u32 at `addr` (u64, 4-byte aligned) of `place`: PhysicalStorageBuffer
     /// for device memory, the LDS array for workgroup memory.
     pub(super) fn word_ptr(&mut self, place: Place, addr: Word) -> Result<Word, EmitError> {
-        if place == Place::Lds {
-            return self.lds_word_ptr(addr);
+        if place != Place::Device {
+            return self.array_word_ptr(place, addr);
         }
         if self.heap.is_some() {
             return self.heap_atomic_ptr(addr);
@@ -494,19 +488,19 @@ impl Em<'_> {
             return self.heap_load_word(addr);
         }
         let p = self.word_ptr(place, addr)?;
-        if place == Place::Lds {
+        if place != Place::Device {
             // A logical pointer: no alignment operand (naga's reader takes none there).
             return self.b.load(self.t_u32, None, p, None, []).map_err(internal);
         }
         self.b.load(self.t_u32, None, p, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(4)]).map_err(internal)
     }
 
-    fn store_word(&mut self, place: Place, addr: Word, x: Word) -> Result<(), EmitError> {
+    pub(super) fn store_word(&mut self, place: Place, addr: Word, x: Word) -> Result<(), EmitError> {
         if place == Place::Device && self.heap.is_some() {
             return self.heap_store_word(addr, x);
         }
         let p = self.word_ptr(place, addr)?;
-        if place == Place::Lds {
+        if place != Place::Device {
             return self.b.store(p, x, None, []).map_err(internal);
         }
         self.b.store(p, x, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(4)]).map_err(internal)
@@ -567,6 +561,13 @@ impl Em<'_> {
                 let keep = self.b.not(self.t_u32, None, fm).map_err(internal)?;
                 let xm = self.b.bitwise_and(self.t_u32, None, lo, m).map_err(internal)?;
                 let set = self.b.shift_left_logical(self.t_u32, None, xm, sh).map_err(internal)?;
+                if place == Place::Scratch {
+                    // The lane's own word: read, change, write.
+                    let old = self.load_word(place, a4)?;
+                    let kept = self.b.bitwise_and(self.t_u32, None, old, keep).map_err(internal)?;
+                    let new = self.b.bitwise_or(self.t_u32, None, kept, set).map_err(internal)?;
+                    return self.store_word(place, a4, new);
+                }
                 let p = self.word_ptr(place, a4)?;
                 let (scope, sem) = (self.wc32(1)?, self.wc32(0)?);
                 self.b.atomic_and(self.t_u32, None, p, scope, sem, keep).map_err(internal)?;
@@ -708,7 +709,7 @@ impl Em<'_> {
     }
 
     /// `atomic_apply(k, bits, old, v, swap)` on u64 words (`m` masks `bits`).
-    fn atomic_new(&mut self, k: AtomicKind, bits: u32, old: Word, v: Word, swap: Word, m: Word) -> Result<Word, EmitError> {
+    pub(super) fn atomic_new(&mut self, k: AtomicKind, bits: u32, old: Word, v: Word, swap: Word, m: Word) -> Result<Word, EmitError> {
         let t = self.t_u64;
         let tb = self.ty(Type::B1)?;
         let om = self.b.bitwise_and(t, None, old, m).map_err(internal)?;
