@@ -95,12 +95,21 @@ pub struct Options {
     /// one heap buffer ([`MemoryModel::Heap`], for hosts without `bufferDeviceAddress` and
     /// for naga/WebGPU).
     pub memory: MemoryModel,
+    /// Work-items per guest workgroup of an AMD kernel, run as one Vulkan workgroup of whole
+    /// waves sharing the LDS and `s_barrier` (0: one wave per Vulkan workgroup).
+    pub workgroup_size: u32,
 }
 
 impl Options {
     /// These options with memory model `memory`.
     pub fn with_memory(mut self, memory: MemoryModel) -> Options {
         self.memory = memory;
+        self
+    }
+
+    /// These options with guest workgroups of `items` work-items (AMD).
+    pub fn with_workgroup_size(mut self, items: u32) -> Options {
+        self.workgroup_size = items;
         self
     }
 }
@@ -260,7 +269,7 @@ impl Translator {
         }
         let mut l = if is_nvidia(source.isa) { lift_nvidia(code, source)? } else { lift_amd(code, source)? };
         isabridge_ir::passes::run_pipeline(&mut l.f).map_err(|e| Error::Pipeline { isa: source.isa, kernel: l.name.clone(), source: e })?;
-        let k = spirv::emit_with(&l.f, &spirv::EmitOptions { memory: self.options.memory, scratch_bytes: l.scratch_bytes }).map_err(|e| Error::Emit { isa: source.isa, kernel: l.name.clone(), source: e })?;
+        let k = spirv::emit_with(&l.f, &spirv::EmitOptions { memory: self.options.memory, scratch_bytes: l.scratch_bytes, workgroup_waves: self.options.workgroup_size.div_ceil(source.wave.max(1)) }).map_err(|e| Error::Emit { isa: source.isa, kernel: l.name.clone(), source: e })?;
         let mut inputs = l.inputs;
         inputs.resize_with(k.params as usize, String::new);
         for (n, name) in inputs.iter_mut().enumerate() {

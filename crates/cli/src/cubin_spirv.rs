@@ -38,7 +38,7 @@ fn launch_model(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, memory: Memory
     let mut f = f.clone();
     f.shared_bytes = k.shared_bytes;
     isabridge_ir::passes::run_pipeline(&mut f).map_err(|e| format!("{}: pipeline: {e}", k.name))?;
-    let opts = EmitOptions { memory, scratch_bytes: isabridge::cuda_launch::stack_bytes(k) };
+    let opts = EmitOptions { memory, scratch_bytes: isabridge::cuda_launch::stack_bytes(k), ..EmitOptions::default() };
     let kernel = isabridge_targets::spirv::emit_with(&f, &opts).map_err(|e| format!("{}: SPIR-V: {e}", k.name))?;
     let vk = crate::vk::device()?;
     let contents: Vec<&[u8]> = l.global.iter().map(|(_, v)| v.as_slice()).collect();

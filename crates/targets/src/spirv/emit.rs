@@ -64,7 +64,8 @@ pub struct Kernel {
     pub words: Vec<u32>,
     /// The entry point's name.
     pub entry: String,
-    /// Invocations per workgroup (the function's wave size, 32 when it names none).
+    /// Invocations per workgroup (the function's wave size, 32 when it names none, times the
+    /// waves of [`EmitOptions::workgroup_waves`] it runs together).
     pub workgroup_size: u32,
     /// Parameter words per invocation.
     pub params: u32,
@@ -87,6 +88,10 @@ pub struct EmitOptions {
     /// Bytes of scratch (AMD) or local (NVIDIA) memory per lane: the size of the lane's
     /// private array (`super::local_memory`); 0 when the kernel has none.
     pub scratch_bytes: u32,
+    /// Waves of a guest workgroup (AMD), run as one Vulkan workgroup sharing its LDS and
+    /// barriers when the function uses them (`super::multi_wave`); 0 or 1: one wave per
+    /// workgroup.
+    pub workgroup_waves: u32,
 }
 
 /// Why a function could not be emitted.
@@ -808,12 +813,14 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
     let pc_var = b.variable(t_ppc, None, spirv::StorageClass::PushConstant, None);
     let main = b.id();
     let entry = if f.name.is_empty() { "main".to_string() } else { f.name.clone() };
-    let workgroup_size = if f.wave_size == 0 { 32 } else { f.wave_size };
+    let wave_size = if f.wave_size == 0 { 32 } else { f.wave_size };
+    let waves = super::multi_wave::waves(f, opts)?;
+    let workgroup_size = wave_size * waves;
     let exchange = f.model == ExecModel::Wave || (f.model == ExecModel::Lanes && super::warp::exchanges(f));
-    let wave = exchange.then(|| super::wave::WaveVars::declare(&mut b, f, workgroup_size, t_u32, t_u64));
+    let wave = exchange.then(|| super::wave::WaveVars::declare(&mut b, f, wave_size, workgroup_size, t_u32, t_u64));
     let mut interface = vec![gid_var, par_var, out_var, const_var, pc_var];
     interface.extend(wave.iter().flat_map(|w| w.interface()));
-    let trap_var = super::trap::traps(f).then(|| buffer_var(&mut b, t_buf, super::TRAP_BINDING));
+    let trap_var = (super::trap::traps(f) || waves > 1).then(|| buffer_var(&mut b, t_buf, super::TRAP_BINDING));
     interface.extend(trap_var);
     let heap_vars = heap.then(|| HeapVars::declare(&mut b, f, t_u32));
     interface.extend(heap_vars.iter().map(|h| h.interface()));
@@ -947,7 +954,8 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
                             return Err(internal(format!("block {n} does not branch")));
                         };
                         em.cur_ir = n;
-                        em.get(v)?
+                        let c = em.get(v)?;
+                        em.uniform_branch(c)?
                     }
                     Cond::VarEq(v, k) => {
                         let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;

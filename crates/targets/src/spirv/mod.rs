@@ -18,6 +18,7 @@ mod heap;
 mod int64_float;
 mod int_ops;
 mod local_memory;
+mod multi_wave;
 mod regs;
 mod trap;
 mod warp;
@@ -25,6 +26,7 @@ mod wave;
 
 pub use emit::{emit, EmitError, Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING};
 pub use amd_format::FORMAT_TRAP;
+pub use multi_wave::DIVERGENT_WAVES_TRAP;
 pub use trap::TRAP_BINDING;
 pub use emit::{emit_with, EmitOptions};
 pub use heap::{MemoryModel, HEAP_BASE_OFFSET, HEAP_BINDING, HEAP_FAULT_WORD, HEAP_HEADER_WORDS};

@@ -33,22 +33,28 @@ use rspirv::spirv::{self, Word};
 
 /// The module-level variables of a wave-model function.
 pub(super) struct WaveVars {
-    /// Lanes per wave (= invocations per workgroup).
+    /// Lanes per wave.
     ws: u32,
-    /// Workgroup array of `2 * ws` 64-bit exchange slots.
+    /// Invocations per workgroup: `ws` times the waves of a guest workgroup
+    /// (`super::multi_wave`).
+    pub(super) group: u32,
+    /// Workgroup array of `2 * group` 64-bit exchange slots (each wave its own).
     xchg: Word,
     /// Pointer type of one slot.
     p_slot: Word,
     /// Lanes-model functions: the Private u32 exchange counter (see `super::warp`).
     pub(super) epoch: Option<Word>,
+    /// Several waves per workgroup: the Workgroup u32 a branch's vote collects in
+    /// (`super::multi_wave`).
+    pub(super) vote: Option<Word>,
 }
 
 impl WaveVars {
-    /// Declare the exchange array for waves of `ws` lanes (a third array of presence marks
-    /// and the exchange counter for lanes-model functions).
-    pub(super) fn declare(b: &mut Builder, f: &Function, ws: u32, t_u32: Word, t_u64: Word) -> WaveVars {
+    /// Declare the exchange array for waves of `ws` lanes, `group` invocations per workgroup
+    /// (a third array of presence marks and the exchange counter for lanes-model functions).
+    pub(super) fn declare(b: &mut Builder, f: &Function, ws: u32, group: u32, t_u32: Word, t_u64: Word) -> WaveVars {
         let lanes = f.model == ExecModel::Lanes;
-        let n = b.constant_bit32(t_u32, if lanes { 3 } else { 2 } * ws);
+        let n = b.constant_bit32(t_u32, if lanes { 3 } else { 2 } * group);
         let arr = b.type_array(t_u64, n);
         let pa = b.type_pointer(None, spirv::StorageClass::Workgroup, arr);
         let xchg = b.variable(pa, None, spirv::StorageClass::Workgroup, None);
@@ -58,12 +64,17 @@ impl WaveVars {
             let one = b.constant_bit32(t_u32, 1);
             b.variable(pe, None, spirv::StorageClass::Private, Some(one))
         });
-        WaveVars { ws, xchg, p_slot, epoch }
+        let vote = (group > ws).then(|| {
+            let pv = b.type_pointer(None, spirv::StorageClass::Workgroup, t_u32);
+            b.variable(pv, None, spirv::StorageClass::Workgroup, None)
+        });
+        WaveVars { ws, group, xchg, p_slot, epoch, vote }
     }
     /// The variables the entry point lists.
     pub(super) fn interface(&self) -> Vec<Word> {
         let mut v = vec![self.xchg];
         v.extend(self.epoch);
+        v.extend(self.vote);
         v
     }
 }
@@ -133,8 +144,16 @@ impl Em<'_> {
             Some(w) => (w.xchg, w.p_slot),
             None => return Err(internal("exchange outside a wave-model function")),
         };
-        let off = self.wc32(k * self.ws())?;
-        let idx = self.b.i_add(self.t_u32, None, lane, off).map_err(internal)?;
+        // This wave's slots: those of the invocations of its wave in the workgroup.
+        let group = self.wave.as_ref().map_or(self.ws(), |w| w.group);
+        let off = self.wc32(k * group)?;
+        let mut idx = self.b.i_add(self.t_u32, None, lane, off).map_err(internal)?;
+        if group != self.ws() {
+            let local = self.local_index()?;
+            let not_lane = self.wc32(!(self.ws() - 1))?;
+            let base = self.b.bitwise_and(self.t_u32, None, local, not_lane).map_err(internal)?;
+            idx = self.b.i_add(self.t_u32, None, idx, base).map_err(internal)?;
+        }
         self.b.access_chain(p_slot, None, xchg, [idx]).map_err(internal)
     }
 
@@ -304,7 +323,10 @@ impl Em<'_> {
                 return self.cast(lane, self.t_u32, tw);
             }
             LaneOp::WaveId => {
-                let g = self.b.u_convert(self.t_u32, None, self.gid).map_err(internal)?;
+                // The wave's index in its guest workgroup: of the Vulkan workgroup when that
+                // holds several waves, else of the dispatch (its waves run as workgroups).
+                let several = self.wave.as_ref().is_some_and(|w| w.group > ws);
+                let g = if several { self.local_index()? } else { self.b.u_convert(self.t_u32, None, self.gid).map_err(internal)? };
                 let sh = self.wc32(ws.trailing_zeros())?;
                 let w = self.b.shift_right_logical(self.t_u32, None, g, sh).map_err(internal)?;
                 let tw = self.ty(t)?;
