@@ -353,12 +353,10 @@ const DIVERGENT_WAVES: &str = "vulkan: trap 65533 in invocation";
 
 /// Corpus kernels that emit SPIR-V but do not run equal on lavapipe, each with the start of
 /// its reason (the test's own message). `mem_const`: the kernel reads constant bank 3 (its
-/// `__constant__` data), which the launch does not provide. `flat_atomics` (gfx1013 wave32):
-/// flat atomics through LDS and global pointers; not diagnosed yet.
-const RUN_PINNED: [(&str, &str); 5] = [
+/// `__constant__` data), which the launch does not provide.
+const RUN_PINNED: [(&str, &str); 4] = [
     ("cl_lanes.gfx1013-w32.o:lds_reduce", DIVERGENT_WAVES),
     ("cl_lanes.gfx1201-w32.o:lds_reduce", DIVERGENT_WAVES),
-    ("cl_lanes.gfx1013-w32.o:flat_atomics", "region 1 (of 4) differs at byte 0x8"),
     ("memory.sm50.cubin:mem_const", "interpreter: mem_const block (0,0,0): out-of-bounds Constant(3) access"),
     ("memory.sm86.cubin:mem_const", "interpreter: mem_const block (0,0,0): out-of-bounds Constant(3) access"),
 ];

@@ -703,7 +703,8 @@ impl Em<'_> {
     }
 
     /// A read-modify-write as `atomic_apply` defines it, lane by lane in lane order (a barrier
-    /// between lanes), returning the old value (0 where the lane does not take part).
+    /// between lanes; over every wave of a several-wave workgroup in turn), returning the old
+    /// value (0 where the lane does not take part).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn buffer_atomic(&mut self, place: Place, k: AtomicKind, bytes: u8, addr: Word, go: Word, x: Word, swap: Word) -> Result<Word, EmitError> {
         let tb = self.ty(Type::B1)?;
@@ -712,9 +713,13 @@ impl Em<'_> {
         let bits = 8 * bytes as u32;
         let m = self.wc64(if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 })?;
         let mut result = zero;
-        for l in 0..self.ws() {
+        // Several waves in the workgroup: every invocation of it in turn, wave by wave (the
+        // interpreter runs one wave's access before the next wave's).
+        let group = self.wave.as_ref().map_or(self.ws(), |w| w.group);
+        let me = if group > self.ws() { self.local_index()? } else { lane };
+        for l in 0..group {
             let lc = self.wc32(l)?;
-            let mine = self.b.i_equal(tb, None, lane, lc).map_err(internal)?;
+            let mine = self.b.i_equal(tb, None, me, lc).map_err(internal)?;
             let now = self.b.logical_and(tb, None, mine, go).map_err(internal)?;
             let old = self.guarded(now, Some((self.t_u64, zero)), |em| {
                 let old = em.load_bytes(place, addr, bytes)?;
