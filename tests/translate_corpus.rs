@@ -329,9 +329,7 @@ fn run_amd_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &i
 }
 
 /// Corpus kernels that emit SPIR-V but are not run on lavapipe, with why.
-const RUN_SKIPPED: [(&str, &str); 7] = [
-    ("cl_math.gfx1013-w64.o:long_div", HANGS),
-    ("cl_math.gfx1013-w64.o:long_rem", HANGS),
+const RUN_SKIPPED: [(&str, &str); 5] = [
     ("cl_lanes.gfx1013-w64.o:flat_atomics", HANGS),
     ("hip_control.gfx1013-w32.o:_Z7scratchPiPKiPdPKd", HANGS),
     ("hip_control.gfx1013-w32.o:_Z14indirect_callsPiPKiS1_", HANGS),
@@ -341,9 +339,10 @@ const RUN_SKIPPED: [(&str, &str); 7] = [
 
 /// Why a kernel is not run: lavapipe does not finish it (the runner's 60-second wait times
 /// out while the device keeps running it, and the process then crashes); the interpreter
-/// finishes it well within its step budget. Those added on 2026-12-07 (flat_atomics wave64,
-/// hip_control's scratch, indirect_calls, f16_math) timed out on a machine with a load of
-/// 15 on 2 cores: slow compilation or a real hang is not told apart yet.
+/// finishes it well within its step budget. flat_atomics wave64, indirect_calls and f16_math
+/// timed out on a machine with a load of 15 on 2 cores (slow or a real hang: not told apart
+/// yet); hip_control's `scratch` times out at a load of 4 too. cl_math wave64 `long_div` and
+/// `long_rem`, listed here before, run equal (all 17 `long_*` wave64 kernels in 7 s).
 const HANGS: &str = "lavapipe does not finish it within the runner's 60 s wait";
 
 /// Two waves of 32 in one workgroup that branch apart (`if (l < stride)` leaves one wave
