@@ -97,12 +97,21 @@ pub struct Options {
     /// one heap buffer ([`MemoryModel::Heap`], for hosts without `bufferDeviceAddress` and
     /// for naga/WebGPU).
     pub memory: MemoryModel,
+    /// Work-items per guest workgroup of an AMD kernel, run as one Vulkan workgroup of whole
+    /// waves sharing the LDS and `s_barrier` (0: one wave per Vulkan workgroup).
+    pub workgroup_size: u32,
 }
 
 impl Options {
     /// These options with memory model `memory`.
     pub fn with_memory(mut self, memory: MemoryModel) -> Options {
         self.memory = memory;
+        self
+    }
+
+    /// These options with guest workgroups of `items` work-items (AMD).
+    pub fn with_workgroup_size(mut self, items: u32) -> Options {
+        self.workgroup_size = items;
         self
     }
 }
@@ -217,6 +226,8 @@ struct Lifted {
     inputs: Vec<String>,
     kernel_args: Vec<(u32, u32)>,
     constant_banks: Vec<(u8, Vec<u8>)>,
+    /// Scratch (AMD) or local (NVIDIA) bytes per lane the kernel runs with.
+    scratch_bytes: u32,
 }
 
 /// A code object or cubin read once by [`Translator::open`] for translating its kernels
@@ -333,7 +344,7 @@ impl Translator {
                 lift_object(&self.open(code, source.isa)?, source)?
             }
         };
-        self.finish(source.isa, l)
+        self.finish(source, l)
     }
 
     /// Read a code object or cubin of `isa` once (its header, kernel metadata, and for AMD
@@ -367,7 +378,7 @@ impl Translator {
         if source.isa != object.isa {
             return Err(Error::IsaMismatch { expected: source.isa, found: object.isa });
         }
-        self.finish(source.isa, lift_object(object, source)?)
+        self.finish(source, lift_object(object, source)?)
     }
 
     /// Translate every kernel of the code object or cubin `code` of `isa` to `target`, each at
@@ -385,9 +396,10 @@ impl Translator {
     }
 
     /// Run the IR pipeline on a lifted kernel and emit it as a SPIR-V artifact.
-    fn finish(&self, isa: Isa, mut l: Lifted) -> Result<Artifact, Error> {
+    fn finish(&self, source: &Source, mut l: Lifted) -> Result<Artifact, Error> {
+        let isa = source.isa;
         isabridge_ir::passes::run_pipeline(&mut l.f).map_err(|e| Error::Pipeline { isa, kernel: l.name.clone(), source: e })?;
-        let k = spirv::emit_with(&l.f, &spirv::EmitOptions { memory: self.options.memory }).map_err(|e| Error::Emit { isa, kernel: l.name.clone(), source: e })?;
+        let k = spirv::emit_with(&l.f, &spirv::EmitOptions { memory: self.options.memory, scratch_bytes: l.scratch_bytes, workgroup_waves: self.options.workgroup_size.div_ceil(source.wave.max(1)) }).map_err(|e| Error::Emit { isa, kernel: l.name.clone(), source: e })?;
         let mut inputs = l.inputs;
         inputs.resize_with(k.params as usize, String::new);
         for (n, name) in inputs.iter_mut().enumerate() {
@@ -498,7 +510,7 @@ fn check_source_wave(source: &Source) -> Result<(), Error> {
 fn lift_raw(code: &[u8], source: &Source) -> Result<Lifted, Error> {
     check_source_wave(source)?;
     let isa = source.isa;
-    let lifted = |f, inputs| Lifted { name: "code".into(), f, inputs, kernel_args: Vec::new(), constant_banks: Vec::new() };
+    let lifted = |f, inputs| Lifted { name: "code".into(), f, inputs, kernel_args: Vec::new(), constant_banks: Vec::new(), scratch_bytes: 0 };
     let lift_error = |e| Error::Lift { kernel: "code".into(), source: e };
     match isa {
         Isa::Sm50 => Ok(lifted(sm50::lift(isa, code, 0, &sm86::Options::default()).map_err(lift_error)?, nvidia_inputs())),
@@ -529,17 +541,19 @@ fn lift_object(object: &LoadedObject<'_>, source: &Source) -> Result<Lifted, Err
             let text = format!(".text.{}", k.name);
             let body = sections.iter().find(|s| s.name == text).map(|s| s.data).ok_or_else(|| Error::Metadata { isa, why: format!("{}: no code section {text}", k.name) })?;
             let opts = sm86::Options { branch_targets: k.branch_targets.clone(), ..sm86::Options::default() };
-            let f = match isa {
+            let mut f = match isa {
                 Isa::Sm50 => sm50::lift(isa, body, 0, &opts),
                 _ => sm86::lift(isa, body, 0, &opts),
             }
             .map_err(|e| Error::Lift { kernel: k.name.clone(), source: e })?;
+            f.shared_bytes = k.shared_bytes;
             Ok(Lifted {
                 name: k.name.clone(),
                 f,
                 inputs: nvidia_inputs(),
                 kernel_args: k.params.iter().map(|p| (p.offset, p.size)).collect(),
                 constant_banks: k.constant_banks.clone(),
+                scratch_bytes: crate::cuda_launch::stack_bytes(k),
             })
         }
         Kernels::Amd { all, .. } => {
@@ -560,7 +574,14 @@ fn lift_object(object: &LoadedObject<'_>, source: &Source) -> Result<Lifted, Err
                 return Err(Error::Unsupported { what: format!("{isa} {}: recursive calls", k.name), why: "modules of several functions are not emitted" });
             }
             let f = m.functions.remove(0);
-            Ok(Lifted { name: k.name.clone(), f, inputs: Vec::new(), kernel_args: Vec::new(), constant_banks: Vec::new() })
+            Ok(Lifted {
+                name: k.name.clone(),
+                f,
+                inputs: Vec::new(),
+                kernel_args: Vec::new(),
+                constant_banks: Vec::new(),
+                scratch_bytes: u32::try_from(isabridge_targets::gfx12::selfcheck::private_segment_size(k)).unwrap_or(u32::MAX),
+            })
         }
     }
 }

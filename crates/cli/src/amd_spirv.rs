@@ -28,7 +28,8 @@ fn run_spirv(f: &Function, cfg: &Config, ins: &[Input], mem: Memory) -> Result<M
     }
     let mut f = f.clone();
     isabridge_ir::passes::run_pipeline(&mut f).map_err(|e| format!("pipeline: {e}"))?;
-    let kernel = isabridge_targets::spirv::emit(&f).map_err(|e| e.to_string())?;
+    let opts = isabridge_targets::spirv::EmitOptions { scratch_bytes: u32::try_from(cfg.scratch_bytes).unwrap_or(u32::MAX), ..Default::default() };
+    let kernel = isabridge_targets::spirv::emit_with(&f, &opts).map_err(|e| e.to_string())?;
     if kernel.workgroup_size != cfg.wave_size {
         return Err(format!("the function is for waves of {} lanes, the run for {}", kernel.workgroup_size, cfg.wave_size));
     }

@@ -36,8 +36,10 @@ pub fn launch_timed(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, repeats: u
 
 fn launch_model(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, memory: MemoryModel, repeats: u32) -> Result<Timed, Failure> {
     let mut f = f.clone();
+    f.shared_bytes = k.shared_bytes;
     isabridge_ir::passes::run_pipeline(&mut f).map_err(|e| format!("{}: pipeline: {e}", k.name))?;
-    let kernel = isabridge_targets::spirv::emit_with(&f, &EmitOptions { memory }).map_err(|e| format!("{}: SPIR-V: {e}", k.name))?;
+    let opts = EmitOptions { memory, scratch_bytes: isabridge::cuda_launch::stack_bytes(k), ..EmitOptions::default() };
+    let kernel = isabridge_targets::spirv::emit_with(&f, &opts).map_err(|e| format!("{}: SPIR-V: {e}", k.name))?;
     let vk = crate::vk::device()?;
     let contents: Vec<&[u8]> = l.global.iter().map(|(_, v)| v.as_slice()).collect();
     let mem = vk.memory(memory, &contents).map_err(|e| e.to_string())?;

@@ -54,7 +54,7 @@ fn rng(seed: &mut u64) -> u64 {
 
 fn kernel() -> (isabridge_ir::Function, Kernel) {
     let f = parse(KERNEL).unwrap();
-    let k = emit_with(&f, &EmitOptions { memory: MemoryModel::Heap }).unwrap();
+    let k = emit_with(&f, &EmitOptions { memory: MemoryModel::Heap, ..EmitOptions::default() }).unwrap();
     assert_eq!(k.memory, MemoryModel::Heap);
     assert!(!k.requires.contains(&"bufferDeviceAddress"));
     (f, k)

@@ -388,7 +388,7 @@ pub fn image_at(k: &Kernel, meta: Option<&super::msgpack::Msg>, opts: &Options, 
 
 /// Per-work-item scratch as the HIP runtime sizes it: the fixed size, or for a dynamic stack
 /// at least HIP's default 1024-byte stack (the rule `isabridge run` cites).
-fn private_segment_size(k: &Kernel) -> usize {
+pub fn private_segment_size(k: &Kernel) -> usize {
     let fixed = k.private_segment_size;
     (if k.uses_dynamic_stack() { fixed.max(1024) } else { fixed }) as usize
 }

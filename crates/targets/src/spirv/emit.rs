@@ -65,7 +65,8 @@ pub struct Kernel {
     pub words: Vec<u32>,
     /// The entry point's name.
     pub entry: String,
-    /// Invocations per workgroup (the function's wave size, 32 when it names none).
+    /// Invocations per workgroup (the function's wave size, 32 when it names none, times the
+    /// waves of [`EmitOptions::workgroup_waves`] it runs together).
     pub workgroup_size: u32,
     /// Parameter words per invocation.
     pub params: u32,
@@ -85,6 +86,13 @@ pub struct Kernel {
 pub struct EmitOptions {
     /// How guest global memory is reached (device addresses by default).
     pub memory: MemoryModel,
+    /// Bytes of scratch (AMD) or local (NVIDIA) memory per lane: the size of the lane's
+    /// private array (`super::local_memory`); 0 when the kernel has none.
+    pub scratch_bytes: u32,
+    /// Waves of a guest workgroup (AMD), run as one Vulkan workgroup sharing its LDS and
+    /// barriers when the function uses them (`super::multi_wave`); 0 or 1: one wave per
+    /// workgroup.
+    pub workgroup_waves: u32,
 }
 
 /// Why a function could not be emitted.
@@ -159,6 +167,12 @@ pub(super) struct Em<'f> {
     pub(super) heap: Option<HeapVars>,
     /// Intersections computed so far (`amd_bvh`): operands to the region and result vector.
     pub(super) rays: HashMap<Vec<Value>, (Word, Word)>,
+    /// The workgroup memory (LDS, shared memory), when the function declares some.
+    pub(super) lds: Option<super::local_memory::WordArray>,
+    /// The lane's scratch / local memory, when the function accesses it.
+    pub(super) scratch: Option<super::local_memory::WordArray>,
+    /// The variables of the machine registers the function reads or writes (`super::regs`).
+    pub(super) reg_vars: HashMap<isabridge_ir::ir::Reg, Word>,
 }
 
 pub(super) fn unsupported(block: u32, value: u32, op: impl Into<String>, why: &'static str) -> EmitError {
@@ -539,10 +553,13 @@ impl Em<'_> {
             _ => {}
         }
         if self.f.model == ExecModel::Lanes {
-            if self.warp_inst(v)? {
+            if self.warp_inst(v)? || self.lanes_local_inst(v)? {
                 return Ok(());
             }
         } else if self.wave.is_some() && self.wave_inst(v)? {
+            return Ok(());
+        }
+        if self.reg_inst(v)? {
             return Ok(());
         }
         if matches!(op, Op::Mem(MemOp::Store(Space::Global))) {
@@ -801,15 +818,20 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
     let pc_var = b.variable(t_ppc, None, spirv::StorageClass::PushConstant, None);
     let main = b.id();
     let entry = if f.name.is_empty() { "main".to_string() } else { f.name.clone() };
-    let workgroup_size = if f.wave_size == 0 { 32 } else { f.wave_size };
+    let wave_size = if f.wave_size == 0 { 32 } else { f.wave_size };
+    let waves = super::multi_wave::waves(f, opts)?;
+    let workgroup_size = wave_size * waves;
     let exchange = f.model == ExecModel::Wave || (f.model == ExecModel::Lanes && super::warp::exchanges(f));
-    let wave = exchange.then(|| super::wave::WaveVars::declare(&mut b, f, workgroup_size, t_u32, t_u64));
+    let wave = exchange.then(|| super::wave::WaveVars::declare(&mut b, f, wave_size, workgroup_size, t_u32, t_u64));
     let mut interface = vec![gid_var, par_var, out_var, const_var, pc_var];
     interface.extend(wave.iter().flat_map(|w| w.interface()));
-    let trap_var = super::trap::traps(f).then(|| buffer_var(&mut b, t_buf, super::TRAP_BINDING));
+    let trap_var = (super::trap::traps(f) || waves > 1).then(|| buffer_var(&mut b, t_buf, super::TRAP_BINDING));
     interface.extend(trap_var);
     let heap_vars = heap.then(|| HeapVars::declare(&mut b, f, t_u32));
     interface.extend(heap_vars.iter().map(|h| h.interface()));
+    let lds = super::local_memory::WordArray::workgroup(&mut b, f, t_u32);
+    let scratch = super::local_memory::WordArray::scratch(&mut b, f, opts.scratch_bytes, t_u32);
+    interface.extend(lds.iter().chain(&scratch).map(|a| a.var));
     b.entry_point(spirv::ExecutionModel::GLCompute, main, entry.clone(), interface);
     b.execution_mode(main, spirv::ExecutionMode::LocalSize, [workgroup_size, 1, 1]);
 
@@ -837,6 +859,9 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         trap_var,
         heap: heap_vars,
         rays: HashMap::new(),
+        lds,
+        scratch,
+        reg_vars: HashMap::new(),
     };
     // Types and constants before the function.
     let mut var_types = Vec::new();
@@ -860,12 +885,14 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         let var = em.b.variable(pu32, None, spirv::StorageClass::Function, Some(zero32));
         em.svars.push(var);
     }
+    em.declare_regs()?;
     // Invocation index and parameters, in the entry block (which dominates every other).
     let t_pu32_in = em.b.type_pointer(None, spirv::StorageClass::Input, t_u32);
     let gx_ptr = em.b.access_chain(t_pu32_in, None, gid_var, [zero32]).map_err(internal)?;
     let gx = em.b.load(t_u32, None, gx_ptr, None, []).map_err(internal)?;
     em.gid = em.b.u_convert(t_u64, None, gx).map_err(internal)?;
     em.warp_preamble()?;
+    em.zero_workgroup_memory(gx, workgroup_size)?;
     let t_ppc_u32 = em.b.type_pointer(None, spirv::StorageClass::PushConstant, t_u32);
     let count_ptr = em.b.access_chain(t_ppc_u32, None, pc_var, [zero32]).map_err(internal)?;
     let count = em.b.load(t_u32, None, count_ptr, None, []).map_err(internal)?;
@@ -933,7 +960,8 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
                             return Err(internal(format!("block {n} does not branch")));
                         };
                         em.cur_ir = n;
-                        em.get(v)?
+                        let c = em.get(v)?;
+                        em.uniform_branch(c)?
                     }
                     Cond::VarEq(v, k) => {
                         let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;

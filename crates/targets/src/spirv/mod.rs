@@ -19,6 +19,9 @@ mod heap;
 mod image;
 mod int64_float;
 mod int_ops;
+mod local_memory;
+mod multi_wave;
+mod regs;
 mod trap;
 mod warp;
 mod wave;
@@ -27,6 +30,7 @@ pub use emit::{emit, EmitError, Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, O
 pub use amd_bvh::RAY_NODE_TRAP;
 pub use amd_format::FORMAT_TRAP;
 pub use image::IMAGE_TRAP;
+pub use multi_wave::DIVERGENT_WAVES_TRAP;
 pub use trap::TRAP_BINDING;
 pub use emit::{emit_with, EmitOptions};
 pub use heap::{MemoryModel, HEAP_BASE_OFFSET, HEAP_BINDING, HEAP_FAULT_WORD, HEAP_HEADER_WORDS};

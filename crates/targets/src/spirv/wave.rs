@@ -16,10 +16,9 @@
 //! and writes nothing. Accesses of 4 and 8 bytes are 4-byte aligned; 1- and 2-byte stores
 //! change their bytes of the containing word with two atomics. Global and LDS loads, stores and
 //! atomics under the lane mask: [`super::amd_memory`]; formatted buffer access:
-//! [`super::amd_format`]. Not emitted yet (typed errors): float atomics, scratch, NVIDIA
-//! shuffles.
+//! [`super::amd_format`]. Not emitted yet (typed errors): float atomics, NVIDIA shuffles.
 
-use super::amd_memory::{LdsVar, Place};
+use super::amd_memory::Place;
 use super::emit::{internal, unsupported, Em, EmitError};
 use isabridge_ir::ir::{ExecModel, Function, Value};
 use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
@@ -34,25 +33,28 @@ use rspirv::spirv::{self, Word};
 
 /// The module-level variables of a wave-model function.
 pub(super) struct WaveVars {
-    /// Lanes per wave (= invocations per workgroup).
+    /// Lanes per wave.
     ws: u32,
-    /// Workgroup array of `2 * ws` 64-bit exchange slots.
+    /// Invocations per workgroup: `ws` times the waves of a guest workgroup
+    /// (`super::multi_wave`).
+    pub(super) group: u32,
+    /// Workgroup array of `2 * group` 64-bit exchange slots (each wave its own).
     xchg: Word,
     /// Pointer type of one slot.
     p_slot: Word,
     /// Lanes-model functions: the Private u32 exchange counter (see `super::warp`).
     pub(super) epoch: Option<Word>,
-    /// The LDS (workgroup memory) as a Workgroup array of u32 (absent when the function uses
-    /// none).
-    pub(super) lds: Option<LdsVar>,
+    /// Several waves per workgroup: the Workgroup u32 a branch's vote collects in
+    /// (`super::multi_wave`).
+    pub(super) vote: Option<Word>,
 }
 
 impl WaveVars {
-    /// Declare the exchange array for waves of `ws` lanes (a third array of presence marks
-    /// and the exchange counter for lanes-model functions).
-    pub(super) fn declare(b: &mut Builder, f: &Function, ws: u32, t_u32: Word, t_u64: Word) -> WaveVars {
+    /// Declare the exchange array for waves of `ws` lanes, `group` invocations per workgroup
+    /// (a third array of presence marks and the exchange counter for lanes-model functions).
+    pub(super) fn declare(b: &mut Builder, f: &Function, ws: u32, group: u32, t_u32: Word, t_u64: Word) -> WaveVars {
         let lanes = f.model == ExecModel::Lanes;
-        let n = b.constant_bit32(t_u32, if lanes { 3 } else { 2 } * ws);
+        let n = b.constant_bit32(t_u32, if lanes { 3 } else { 2 } * group);
         let arr = b.type_array(t_u64, n);
         let pa = b.type_pointer(None, spirv::StorageClass::Workgroup, arr);
         let xchg = b.variable(pa, None, spirv::StorageClass::Workgroup, None);
@@ -62,14 +64,17 @@ impl WaveVars {
             let one = b.constant_bit32(t_u32, 1);
             b.variable(pe, None, spirv::StorageClass::Private, Some(one))
         });
-        let lds = LdsVar::declare(b, f, t_u32);
-        WaveVars { ws, xchg, p_slot, epoch, lds }
+        let vote = (group > ws).then(|| {
+            let pv = b.type_pointer(None, spirv::StorageClass::Workgroup, t_u32);
+            b.variable(pv, None, spirv::StorageClass::Workgroup, None)
+        });
+        WaveVars { ws, group, xchg, p_slot, epoch, vote }
     }
     /// The variables the entry point lists.
     pub(super) fn interface(&self) -> Vec<Word> {
         let mut v = vec![self.xchg];
         v.extend(self.epoch);
-        v.extend(self.lds.as_ref().map(|l| l.var));
+        v.extend(self.vote);
         v
     }
 }
@@ -139,8 +144,16 @@ impl Em<'_> {
             Some(w) => (w.xchg, w.p_slot),
             None => return Err(internal("exchange outside a wave-model function")),
         };
-        let off = self.wc32(k * self.ws())?;
-        let idx = self.b.i_add(self.t_u32, None, lane, off).map_err(internal)?;
+        // This wave's slots: those of the invocations of its wave in the workgroup.
+        let group = self.wave.as_ref().map_or(self.ws(), |w| w.group);
+        let off = self.wc32(k * group)?;
+        let mut idx = self.b.i_add(self.t_u32, None, lane, off).map_err(internal)?;
+        if group != self.ws() {
+            let local = self.local_index()?;
+            let not_lane = self.wc32(!(self.ws() - 1))?;
+            let base = self.b.bitwise_and(self.t_u32, None, local, not_lane).map_err(internal)?;
+            idx = self.b.i_add(self.t_u32, None, idx, base).map_err(internal)?;
+        }
         self.b.access_chain(p_slot, None, xchg, [idx]).map_err(internal)
     }
 
@@ -310,7 +323,10 @@ impl Em<'_> {
                 return self.cast(lane, self.t_u32, tw);
             }
             LaneOp::WaveId => {
-                let g = self.b.u_convert(self.t_u32, None, self.gid).map_err(internal)?;
+                // The wave's index in its guest workgroup: of the Vulkan workgroup when that
+                // holds several waves, else of the dispatch (its waves run as workgroups).
+                let several = self.wave.as_ref().is_some_and(|w| w.group > ws);
+                let g = if several { self.local_index()? } else { self.b.u_convert(self.t_u32, None, self.gid).map_err(internal)? };
                 let sh = self.wc32(ws.trailing_zeros())?;
                 let w = self.b.shift_right_logical(self.t_u32, None, g, sh).map_err(internal)?;
                 let tw = self.ty(t)?;
@@ -478,8 +494,8 @@ impl Em<'_> {
     /// A pointer to the u32 at `addr` (u64, 4-byte aligned) of `place`: PhysicalStorageBuffer
     /// for device memory, the LDS array for workgroup memory.
     pub(super) fn word_ptr(&mut self, place: Place, addr: Word) -> Result<Word, EmitError> {
-        if place == Place::Lds {
-            return self.lds_word_ptr(addr);
+        if place != Place::Device {
+            return self.array_word_ptr(place, addr);
         }
         if self.heap.is_some() {
             return self.heap_atomic_ptr(addr);
@@ -494,19 +510,19 @@ impl Em<'_> {
             return self.heap_load_word(addr);
         }
         let p = self.word_ptr(place, addr)?;
-        if place == Place::Lds {
+        if place != Place::Device {
             // A logical pointer: no alignment operand (naga's reader takes none there).
             return self.b.load(self.t_u32, None, p, None, []).map_err(internal);
         }
         self.b.load(self.t_u32, None, p, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(4)]).map_err(internal)
     }
 
-    fn store_word(&mut self, place: Place, addr: Word, x: Word) -> Result<(), EmitError> {
+    pub(super) fn store_word(&mut self, place: Place, addr: Word, x: Word) -> Result<(), EmitError> {
         if place == Place::Device && self.heap.is_some() {
             return self.heap_store_word(addr, x);
         }
         let p = self.word_ptr(place, addr)?;
-        if place == Place::Lds {
+        if place != Place::Device {
             return self.b.store(p, x, None, []).map_err(internal);
         }
         self.b.store(p, x, Some(spirv::MemoryAccess::ALIGNED), [Operand::LiteralBit32(4)]).map_err(internal)
@@ -567,6 +583,13 @@ impl Em<'_> {
                 let keep = self.b.not(self.t_u32, None, fm).map_err(internal)?;
                 let xm = self.b.bitwise_and(self.t_u32, None, lo, m).map_err(internal)?;
                 let set = self.b.shift_left_logical(self.t_u32, None, xm, sh).map_err(internal)?;
+                if place == Place::Scratch {
+                    // The lane's own word: read, change, write.
+                    let old = self.load_word(place, a4)?;
+                    let kept = self.b.bitwise_and(self.t_u32, None, old, keep).map_err(internal)?;
+                    let new = self.b.bitwise_or(self.t_u32, None, kept, set).map_err(internal)?;
+                    return self.store_word(place, a4, new);
+                }
                 let p = self.word_ptr(place, a4)?;
                 let (scope, sem) = (self.wc32(1)?, self.wc32(0)?);
                 self.b.atomic_and(self.t_u32, None, p, scope, sem, keep).map_err(internal)?;
@@ -680,7 +703,8 @@ impl Em<'_> {
     }
 
     /// A read-modify-write as `atomic_apply` defines it, lane by lane in lane order (a barrier
-    /// between lanes), returning the old value (0 where the lane does not take part).
+    /// between lanes; over every wave of a several-wave workgroup in turn), returning the old
+    /// value (0 where the lane does not take part).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn buffer_atomic(&mut self, place: Place, k: AtomicKind, bytes: u8, addr: Word, go: Word, x: Word, swap: Word) -> Result<Word, EmitError> {
         let tb = self.ty(Type::B1)?;
@@ -689,9 +713,13 @@ impl Em<'_> {
         let bits = 8 * bytes as u32;
         let m = self.wc64(if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 })?;
         let mut result = zero;
-        for l in 0..self.ws() {
+        // Several waves in the workgroup: every invocation of it in turn, wave by wave (the
+        // interpreter runs one wave's access before the next wave's).
+        let group = self.wave.as_ref().map_or(self.ws(), |w| w.group);
+        let me = if group > self.ws() { self.local_index()? } else { lane };
+        for l in 0..group {
             let lc = self.wc32(l)?;
-            let mine = self.b.i_equal(tb, None, lane, lc).map_err(internal)?;
+            let mine = self.b.i_equal(tb, None, me, lc).map_err(internal)?;
             let now = self.b.logical_and(tb, None, mine, go).map_err(internal)?;
             let old = self.guarded(now, Some((self.t_u64, zero)), |em| {
                 let old = em.load_bytes(place, addr, bytes)?;
@@ -708,7 +736,7 @@ impl Em<'_> {
     }
 
     /// `atomic_apply(k, bits, old, v, swap)` on u64 words (`m` masks `bits`).
-    fn atomic_new(&mut self, k: AtomicKind, bits: u32, old: Word, v: Word, swap: Word, m: Word) -> Result<Word, EmitError> {
+    pub(super) fn atomic_new(&mut self, k: AtomicKind, bits: u32, old: Word, v: Word, swap: Word, m: Word) -> Result<Word, EmitError> {
         let t = self.t_u64;
         let tb = self.ty(Type::B1)?;
         let om = self.b.bitwise_and(t, None, old, m).map_err(internal)?;
