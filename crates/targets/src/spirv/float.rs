@@ -533,7 +533,7 @@ impl Em<'_> {
     }
 
     /// One float op on one element (format bits in u64, result too).
-    fn float_elem(&mut self, op: &FloatOp, f: FFmt, a: &[Word]) -> Result<Word, EmitError> {
+    pub(super) fn float_elem(&mut self, op: &FloatOp, f: FFmt, a: &[Word]) -> Result<Word, EmitError> {
         let m = op.mode;
         let text = Op::Float(*op).mnemonic();
         if op.fmz && !matches!(op.kind, FloatKind::Mul | FloatKind::Fma) {
@@ -748,6 +748,7 @@ impl Em<'_> {
         match op.kind {
             FloatKind::Dot2 => return self.dot2(op, v, t, at, a),
             FloatKind::TwoOverPiSlice => return self.two_over_pi(op, v, t, at, a),
+            FloatKind::Cube(k) => return self.cube(op, k, v, t, at, a),
             _ => {}
         }
         let text = Op::Float(*op).mnemonic();
@@ -975,8 +976,8 @@ impl Em<'_> {
             }
             ConvOp::IToF { mode, signed } => {
                 let Some((tf, 1)) = float_of(to) else { return Err(unsupported(self.cur_ir, v.0, text, "vector conversions")) };
-                if from != Type::I32 && from != Type::I16 && from != Type::I64 {
-                    return Err(unsupported(self.cur_ir, v.0, text, "integer to float from other than 16, 32 and 64 bits"));
+                if !matches!(from, Type::I8 | Type::I16 | Type::I32 | Type::I64) {
+                    return Err(unsupported(self.cur_ir, v.0, text, "integer to float from other than 8, 16, 32 and 64 bits"));
                 }
                 if !matches!(tf, FFmt::F16 | FFmt::BF16 | FFmt::F32 | FFmt::F64) {
                     return Err(unsupported(self.cur_ir, v.0, text, "integer to 8-bit floats"));
@@ -990,7 +991,7 @@ impl Em<'_> {
                     self.double_bits(df)?
                 };
                 if tf == FFmt::F64 {
-                    // A 16- or 32-bit integer is exact in f64; a 64-bit one is rounded above.
+                    // An 8-, 16- or 32-bit integer is exact in f64; a 64-bit one is rounded above.
                     return self.elem_out(tf, d);
                 }
                 let mag = self.and(d, (1 << 63) - 1)?;
@@ -1004,6 +1005,7 @@ impl Em<'_> {
                 self.elem_out(tf, r)?
             }
             ConvOp::FrexpExp { mode } => self.frexp_exp(mode, v, from, to, x)?,
+            ConvOp::Class => self.fclass(v, from, to, x)?,
             _ => return Err(unsupported(self.cur_ir, v.0, text, "this conversion")),
         };
         Ok(r)

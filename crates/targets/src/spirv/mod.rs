@@ -4,6 +4,7 @@
 
 mod emit;
 
+mod amd_cube;
 mod amd_dot;
 mod amd_float;
 mod amd_format;
@@ -14,8 +15,10 @@ mod f64;
 mod f64_roots;
 mod fence;
 mod float;
+mod float_class;
 mod heap;
 mod int64_float;
+mod int_widths;
 mod int_ops;
 mod trap;
 mod warp;
