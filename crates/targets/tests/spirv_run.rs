@@ -661,7 +661,7 @@ fn narrow_operand(seed: &mut u64, bits: u32) -> u64 {
 /// 8- and 16-bit integer arithmetic (native Int8 and Int16: wrapping add, sub and mul, both
 /// shift rules, min and max, comparisons, saturating add and subtract, high halves,
 /// multiply-add, population count, leading zeros, bit reverse, extension and truncation),
-/// conversion to floats, byte loads and stores next to other lanes' bytes, population count,
+/// conversion to and from floats, byte loads and stores next to other lanes' bytes, population count,
 /// leading zeros and bit reverse of i64, and `prmt` in
 /// every selector mode, on random operands with extremes and small amounts, equal the
 /// interpreter (`IntOp::eval`, `ops::int::prmt`) on every lane and in memory.
@@ -717,7 +717,13 @@ bb0:
   %43: i64 = clz %38
   %44: f32 = i2f.u.rz %1
   %45: f64 = i2f.s.rn %0
-  ret %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %39, %41, %42, %43, %44, %45
+  %46: f32 = i2f.s.rn %2
+  %47: f32 = const 0x3ebd70a4
+  %48: f32 = fmul.rn %46, %47
+  %49: i8 = f2i.s.rz %48
+  %50: i8 = f2i.u.rn %48
+  %51: i8 = f2i.s.rm %46
+  ret %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %39, %41, %42, %43, %44, %45, %49, %50, %51
 }",
     )
     .unwrap();

@@ -929,6 +929,7 @@ impl Em<'_> {
                     Type::S(Scalar::I32) => 32,
                     Type::S(Scalar::I64) => 64,
                     Type::S(Scalar::I16) => 16,
+                    Type::S(Scalar::I8) => 8,
                     _ => return Err(unsupported(self.cur_ir, v.0, text, "float to integer of this width")),
                 };
                 let e = self.elem_in(ff, x, mode.ftz_in)?;
