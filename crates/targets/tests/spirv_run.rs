@@ -762,7 +762,7 @@ bb0:
                     .map(|_| {
                         let x = rng(&mut seed) & 0xffff_ffff;
                         // Selector bytes 0-15 (every `sel8` case) in most lanes.
-                        if p == 2 && x % 4 != 0 {
+                        if p == 2 && !x.is_multiple_of(4) {
                             x & 0x0f0f_0f0f
                         } else {
                             x
@@ -848,7 +848,7 @@ bb0:
             let mut xyz = [0; 3].map(|_| special_bits(&mut seed, 32, 8));
             // Ties: an axis of the same magnitude as another, either sign.
             let t = rng(&mut seed);
-            if t % 3 == 0 {
+            if t.is_multiple_of(3) {
                 let (from, to) = ((t >> 8) as usize % 3, (t >> 16) as usize % 3);
                 xyz[to] = xyz[from] ^ ((t >> 24) & 1) << 31;
             }
