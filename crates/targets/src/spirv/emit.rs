@@ -536,6 +536,9 @@ impl Em<'_> {
             if t == Type::B1 {
                 return Err(unsupported(self.cur_ir, v.0, text, "b1 in memory"));
             }
+            if matches!(t, Type::V(s, _) if s.bits() == 8) {
+                return Err(unsupported(self.cur_ir, v.0, text, "vectors of 8-bit elements in memory"));
+            }
             let (addr, val) = (self.get(args[0])?, self.get(args[1])?);
             if t.bits() == 8 {
                 // A byte: its word with atomics (`store_bytes`), as other lanes may store the
@@ -609,6 +612,9 @@ impl Em<'_> {
             Op::Bitcast if t != Type::B1 => {
                 let from = self.ty(self.vty(args[0])?)?;
                 self.cast(a[0], from, tw)?
+            }
+            Op::Mem(MemOp::Load(Space::Global)) if matches!(t, Type::V(s, _) if s.bits() == 8) => {
+                return Err(unsupported(self.cur_ir, v.0, text, "vectors of 8-bit elements in memory"));
             }
             Op::Mem(MemOp::Load(Space::Global)) if t.bits() == 8 => {
                 let x = self.load_bytes(Place::Device, a[0], 1)?;
