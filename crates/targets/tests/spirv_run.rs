@@ -835,5 +835,219 @@ fn image_resinfo_equals_the_interpreter() {
                 other => panic!("{other:?}"),
             }
         }
+/// A random operand of `bits` bits: small (shift amounts, counts), an extreme, or anything.
+fn narrow_operand(seed: &mut u64, bits: u32) -> u64 {
+    let x = rng(seed);
+    let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    match x % 6 {
+        0 => (x >> 8) % (bits as u64 + 3),
+        1 => m,
+        2 => m >> 1,
+        3 => (m >> 1) + 1,
+        _ => (x >> 5) & m,
+    }
+}
+
+/// 8- and 16-bit integer arithmetic (native Int8 and Int16: wrapping add, sub and mul, both
+/// shift rules, min and max, comparisons, saturating add and subtract, high halves,
+/// multiply-add, population count, leading zeros, bit reverse, extension and truncation),
+/// conversion to and from floats, byte loads and stores next to other lanes' bytes, population count,
+/// leading zeros and bit reverse of i64, and `prmt` in
+/// every selector mode, on random operands with extremes and small amounts, equal the
+/// interpreter (`IntOp::eval`, `ops::int::prmt`) on every lane and in memory.
+#[test]
+fn narrow_integers_and_byte_permutes_equal_the_interpreter() {
+    let vk = open();
+    let f = parse(
+        "func @narrow {
+bb0:
+  %0: i8 = param 0
+  %1: i8 = param 1
+  %2: i16 = param 2
+  %3: i16 = param 3
+  %4: i8 = iadd %0, %1
+  %5: i8 = isub %0, %1
+  %6: i8 = imul.lo %0, %1
+  %7: i8 = shl.clamp %0, %1
+  %8: i8 = shr.s.wrap %0, %1
+  %9: i8 = shr.u.clamp %0, %1
+  %10: i8 = imin.s %0, %1
+  %11: i8 = imax.u %0, %1
+  %12: b1 = icmp.slt %0, %1
+  %13: b1 = icmp.ugt %0, %1
+  %14: i16 = iadd.sats %2, %3
+  %15: i16 = isub.satu %2, %3
+  %16: i16 = imul.hi.s %2, %3
+  %17: i16 = imul.hi.u %2, %3
+  %18: i16 = shr.s.clamp %2, %3
+  %19: i16 = popc %2
+  %20: i8 = popc %0
+  %21: i16 = clz %3
+  %22: i8 = brev %1
+  %23: i32 = iext.s %0
+  %24: i16 = iext.u %1
+  %25: i8 = iext.u %2
+  %26: i16 = imax.s %2, %3
+  %27: i8 = iadd.satu %0, %1
+  %28: i8 = imad.hi.s %0, %1, %0
+  %29: i16 = shl.wrap %2, %3
+  %30: b1 = icmp.sge %2, %3
+  %31: i8 = isub.sats %0, %1
+  %32: i16 = imad.lo %2, %3, %2
+  %33: i8 = clz %1
+  %34: i16 = brev %2
+  %35: i8 = ineg %0
+  %36: i8 = lop3.202 %0, %1, %25
+  %37: i16 = iext.s %0
+  %38: i64 = iext.s %2
+  %39: i64 = popc %38
+  %40: i64 = iext.u %3
+  %41: i64 = clz %40
+  %42: i64 = brev %38
+  %43: i64 = clz %38
+  %44: f32 = i2f.u.rz %1
+  %45: f64 = i2f.s.rn %0
+  %46: f32 = i2f.s.rn %2
+  %47: f32 = const 0x3ebd70a4
+  %48: f32 = fmul.rn %46, %47
+  %49: i8 = f2i.s.rz %48
+  %50: i8 = f2i.u.rn %48
+  %51: i8 = f2i.s.rm %46
+  ret %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %39, %41, %42, %43, %44, %45, %49, %50, %51
+}",
+    )
+    .unwrap();
+    let k = emit(&f).unwrap_or_else(|e| panic!("{e}"));
+    assert!(k.requires.contains(&"shaderInt8") && k.requires.contains(&"shaderInt16"), "{:?}", k.requires);
+    let n = k.workgroup_size as usize * 4;
+    let mut seed = 0x9b05_688c_2b3e_6c1fu64;
+    for round in 0..24 {
+        let rows: Vec<Vec<u64>> = [8, 8, 16, 16].iter().map(|&bits| (0..n).map(|_| narrow_operand(&mut seed, bits)).collect()).collect();
+        outputs_equal(&vk, &f, &k, &rows, || format!("narrow round {round}"));
+    }
+
+    let f = parse(
+        "func @prmt {
+bb0:
+  %0: i32 = param 0
+  %1: i32 = param 1
+  %2: i32 = param 2
+  %3: i32 = prmt %0, %1, %2
+  %4: i32 = prmt.f4e %0, %1, %2
+  %5: i32 = prmt.b4e %0, %1, %2
+  %6: i32 = prmt.rc8 %0, %1, %2
+  %7: i32 = prmt.ecl %0, %1, %2
+  %8: i32 = prmt.ecr %0, %1, %2
+  %9: i32 = prmt.rc16 %0, %1, %2
+  %10: i32 = prmt.sel8 %0, %1, %2
+  ret %3, %4, %5, %6, %7, %8, %9, %10
+}",
+    )
+    .unwrap();
+    let k = emit(&f).unwrap_or_else(|e| panic!("{e}"));
+    for round in 0..16 {
+        let rows: Vec<Vec<u64>> = (0..3)
+            .map(|p| {
+                (0..n)
+                    .map(|_| {
+                        let x = rng(&mut seed) & 0xffff_ffff;
+                        // Selector bytes 0-15 (every `sel8` case) in most lanes.
+                        if p == 2 && !x.is_multiple_of(4) {
+                            x & 0x0f0f_0f0f
+                        } else {
+                            x
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        outputs_equal(&vk, &f, &k, &rows, || format!("prmt round {round}"));
+    }
+
+    // Bytes: each lane loads its byte, adds its parameter and stores the sum next to its
+    // neighbours' bytes (one word holds four lanes' bytes).
+    let f = parse(
+        "func @bytes {
+bb0:
+  %0: i64 = param 0
+  %1: i8 = param 1
+  %2: i8 = load.global %0
+  %3: i8 = iadd %2, %1
+  store.global %0, %3
+  %4: i32 = iext.u %2
+  ret %4
+}",
+    )
+    .unwrap();
+    let k = emit(&f).unwrap_or_else(|e| panic!("{e}"));
+    let n = k.workgroup_size as usize;
+    for round in 0..8 {
+        let global: Vec<u8> = (0..n).map(|_| rng(&mut seed) as u8).collect();
+        let mut rows: Vec<Vec<u64>> = Vec::new();
+        let (out, mem, addr) = run(&vk, &k, n, &[], &global, |addr| {
+            rows = vec![(0..n as u64).map(|lane| addr + lane).collect(), (0..n).map(|_| rng(&mut seed) & 0xff).collect()];
+            (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect()
+        })
+        .unwrap_or_else(|e| panic!("bytes: {e}"));
+        let inputs: Vec<Input> = rows.iter().map(|r| Input::PerLane(r.clone())).collect();
+        let cfg = Config { wave_size: n as u32, waves: 1, ..Config::default() };
+        let want = interp::run(&f, &cfg, &inputs, Memory { global: vec![(addr, global.clone())], ..Memory::default() }).unwrap_or_else(|e| panic!("bytes: interpreter: {e}"));
+        let outs: Vec<u64> = want.outputs.iter().flatten().copied().collect();
+        assert_eq!(out, outs, "bytes round {round}: outputs");
+        assert_eq!(mem, want.memory.global[0].1, "bytes round {round}: global memory");
+    }
+}
+
+/// `fclass` of f16, f32 and f64 and the four cube-map ops on f32 (with FTZ and directed
+/// rounding of the doubled major axis) on random bit patterns with zeros, infinities, NaNs
+/// (quiet and signalling), subnormals and ties between the axes' magnitudes equal the
+/// interpreter (`soft::class`, `ops::float::CubeKind`) on every lane.
+#[test]
+fn float_class_and_cube_map_ops_equal_the_interpreter() {
+    let vk = open();
+    let f = parse(
+        "func @classcube {
+bb0:
+  %0: f32 = param 0
+  %1: f32 = param 1
+  %2: f32 = param 2
+  %3: f16 = param 3
+  %4: f64 = param 4
+  %5: i32 = fclass %0
+  %6: i32 = fclass %3
+  %7: i32 = fclass %4
+  %8: f32 = fcubeid.rn %0, %1, %2
+  %9: f32 = fcubesc.rn %0, %1, %2
+  %10: f32 = fcubetc.rn %0, %1, %2
+  %11: f32 = fcubema.rn %0, %1, %2
+  %12: f32 = fcubeid.rn.ftz %0, %1, %2
+  %13: f32 = fcubesc.rn.ftz %0, %1, %2
+  %14: f32 = fcubema.rz.ftz.sat %0, %1, %2
+  %15: f32 = fcubema.rn.qnan %0, %1, %2
+  %16: i16 = fclass %3
+  ret %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16
+}",
+    )
+    .unwrap();
+    let k = emit(&f).unwrap_or_else(|e| panic!("{e}"));
+    let n = k.workgroup_size as usize * 4;
+    let mut seed = 0x1f83_d9ab_fb41_bd6bu64;
+    for round in 0..24 {
+        let mut rows: Vec<Vec<u64>> = vec![Vec::new(); 5];
+        for _ in 0..n {
+            let mut xyz = [0; 3].map(|_| special_bits(&mut seed, 32, 8));
+            // Ties: an axis of the same magnitude as another, either sign.
+            let t = rng(&mut seed);
+            if t.is_multiple_of(3) {
+                let (from, to) = ((t >> 8) as usize % 3, (t >> 16) as usize % 3);
+                xyz[to] = xyz[from] ^ ((t >> 24) & 1) << 31;
+            }
+            for (r, x) in rows.iter_mut().zip(xyz) {
+                r.push(x);
+            }
+            rows[3].push(special_bits(&mut seed, 16, 5));
+            rows[4].push(special_bits(&mut seed, 64, 11));
+        }
+        outputs_equal(&vk, &f, &k, &rows, || format!("class and cube round {round}"));
     }
 }

@@ -46,6 +46,7 @@ use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{self, Word};
 use std::collections::HashMap;
 
+use super::amd_memory::Place;
 use super::heap::{HeapVars, MemoryModel};
 
 /// Descriptor binding (set 0) of the parameter buffer.
@@ -155,6 +156,8 @@ pub(super) struct Em<'f> {
     pub(super) const_var: Word,
     /// 16-bit integers used.
     pub(super) int16: bool,
+    /// 8-bit integers used.
+    pub(super) int8: bool,
     /// 64-bit floats used (the f64 arithmetic of the float paths).
     pub(super) float64: bool,
     /// The GLSL.std.450 import, once used.
@@ -189,21 +192,25 @@ impl Em<'_> {
         let w = match t {
             Type::B1 => self.b.type_bool(),
             Type::S(s) => match s.bits() {
+                8 => {
+                    self.int8 = true;
+                    self.b.type_int(8, 0)
+                }
                 16 => {
                     self.int16 = true;
                     self.b.type_int(16, 0)
                 }
                 32 => self.b.type_int(32, 0),
                 64 => self.b.type_int(64, 0),
-                _ => return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "scalar types of 8 bits")),
+                _ => return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "scalar types of other than 8, 16, 32 and 64 bits")),
             },
-            Type::V(s, n) if matches!(s.bits(), 16 | 32) => {
+            Type::V(s, n) if matches!(s.bits(), 8 | 16 | 32) => {
                 let e = self.ty(Type::S(s))?;
                 self.b.type_vector(e, n as u32)
             }
             // A lane mask only names a convergence region here (see `inst`).
             Type::Mask => self.t_u64,
-            _ => return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "vectors of other than 16- and 32-bit elements")),
+            _ => return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "vectors of other than 8-, 16- and 32-bit elements")),
         };
         self.types.insert(t, w);
         Ok(w)
@@ -227,6 +234,7 @@ impl Em<'_> {
             }
             _ if t.bits() == 64 => self.b.constant_bit64(ty, bits),
             _ if t.bits() == 16 => self.b.constant_bit32(ty, bits as u32 & 0xffff),
+            _ if t.bits() == 8 => self.b.constant_bit32(ty, bits as u32 & 0xff),
             _ => self.b.constant_bit32(ty, bits as u32),
         };
         self.consts.insert((ty, bits), w);
@@ -297,25 +305,18 @@ impl Em<'_> {
             }
             .map_err(internal);
         }
-        if t == Type::I16 && matches!(op, IntOp::And | IntOp::Or | IntOp::Xor | IntOp::Not) {
-            let ty = self.ty(t)?;
-            let b = &mut self.b;
-            return match op {
-                IntOp::And => b.bitwise_and(ty, None, a[0], a[1]),
-                IntOp::Or => b.bitwise_or(ty, None, a[0], a[1]),
-                IntOp::Xor => b.bitwise_xor(ty, None, a[0], a[1]),
-                _ => b.not(ty, None, a[0]),
-            }
-            .map_err(internal);
-        }
         let bits = match t {
-            Type::I32 => 32u64,
-            Type::I64 => 64,
+            Type::I8 | Type::I16 | Type::I32 | Type::I64 => t.bits() as u64,
             Type::B1 if matches!(op, IntOp::Cmp(_)) => 0,
-            _ => return Err(unsupported(self.cur_ir, v.0, text, "integer operations on types other than i32 and i64")),
+            _ => return Err(unsupported(self.cur_ir, v.0, text, "integer operations on types other than i8, i16, i32 and i64")),
         };
         if t == Type::I32 {
-            if let Some(r) = self.int32_extra(op, v, a)? {
+            if let Some(r) = self.int32_extra(op, a)? {
+                return Ok(r);
+            }
+        }
+        if t != Type::I32 {
+            if let Some(r) = self.int_width_extra(op, t, a)? {
                 return Ok(r);
             }
         }
@@ -427,20 +428,11 @@ impl Em<'_> {
             let z = self.konst(Type::I64, 0)?;
             return self.b.i_not_equal(ty, None, w, z).map_err(internal);
         }
-        let scalar = match t.bits() {
-            64 => w,
-            32 => self.b.u_convert(self.t_u32, None, w).map_err(internal)?,
-            16 => {
-                let t16 = self.ty(Type::I16)?;
-                self.b.u_convert(t16, None, w).map_err(internal)?
-            }
-            _ => return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "parameters of this type")),
+        let Some(int) = Scalar::int(t.bits()).map(Type::S) else {
+            return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "parameters of this type"));
         };
-        let from = self.ty(Type::S(match t.bits() {
-            64 => Scalar::I64,
-            32 => Scalar::I32,
-            _ => Scalar::I16,
-        }))?;
+        let from = self.ty(int)?;
+        let scalar = if t.bits() == 64 { w } else { self.b.u_convert(from, None, w).map_err(internal)? };
         self.cast(scalar, from, ty)
     }
 
@@ -464,13 +456,9 @@ impl Em<'_> {
                 self.b.select(self.t_u64, None, x, one, zero).map_err(internal)
             }
             64 => self.cast(x, from, self.t_u64),
-            32 => {
-                let i = self.cast(x, from, self.t_u32)?;
-                self.b.u_convert(self.t_u64, None, i).map_err(internal)
-            }
-            16 => {
-                let t16 = self.ty(Type::I16)?;
-                let i = self.cast(x, from, t16)?;
+            bits @ (8 | 16 | 32) => {
+                let int = self.ty(Scalar::int(bits).map(Type::S).ok_or_else(|| internal("no integer type"))?)?;
+                let i = self.cast(x, from, int)?;
                 self.b.u_convert(self.t_u64, None, i).map_err(internal)
             }
             _ => Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "outputs of this type")),
@@ -523,14 +511,15 @@ impl Em<'_> {
                 let v = self.b.composite_construct(t2, None, [lo, hi]).map_err(internal)?;
                 self.cast(v, t2, ty)
             }
-            16 => {
-                let (three, k16) = (self.konst(Type::I32, 3)?, self.konst(Type::I32, 2)?);
-                let byte = self.b.bitwise_and(self.t_u32, None, off, k16).map_err(internal)?;
+            bits @ (8 | 16) => {
+                // The byte offset within the word (aligned to the size), in bits.
+                let (three, within) = (self.konst(Type::I32, 3)?, self.konst(Type::I32, if bits == 8 { 3 } else { 2 })?);
+                let byte = self.b.bitwise_and(self.t_u32, None, off, within).map_err(internal)?;
                 let sh = self.b.shift_left_logical(self.t_u32, None, byte, three).map_err(internal)?;
                 let x = self.b.shift_right_logical(self.t_u32, None, lo, sh).map_err(internal)?;
-                let t16 = self.ty(Type::I16)?;
-                let h = self.b.u_convert(t16, None, x).map_err(internal)?;
-                self.cast(h, t16, ty)
+                let tn = self.ty(Scalar::int(bits).map(Type::S).ok_or_else(|| internal("no integer type"))?)?;
+                let h = self.b.u_convert(tn, None, x).map_err(internal)?;
+                self.cast(h, tn, ty)
             }
             _ => Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "constant loads of this type")),
         }
@@ -567,7 +556,16 @@ impl Em<'_> {
             if t == Type::B1 {
                 return Err(unsupported(self.cur_ir, v.0, text, "b1 in memory"));
             }
+            if matches!(t, Type::V(s, _) if s.bits() == 8) {
+                return Err(unsupported(self.cur_ir, v.0, text, "vectors of 8-bit elements in memory"));
+            }
             let (addr, val) = (self.get(args[0])?, self.get(args[1])?);
+            if t.bits() == 8 {
+                // A byte: its word with atomics (`store_bytes`), as other lanes may store the
+                // word's other bytes.
+                let x = self.value_to_word(val, t)?;
+                return self.store_bytes(Place::Device, addr, 1, x);
+            }
             if self.heap.is_some() {
                 return self.heap_store(t, addr, val);
             }
@@ -636,6 +634,13 @@ impl Em<'_> {
             Op::Bitcast if t != Type::B1 => {
                 let from = self.ty(self.vty(args[0])?)?;
                 self.cast(a[0], from, tw)?
+            }
+            Op::Mem(MemOp::Load(Space::Global)) if matches!(t, Type::V(s, _) if s.bits() == 8) => {
+                return Err(unsupported(self.cur_ir, v.0, text, "vectors of 8-bit elements in memory"));
+            }
+            Op::Mem(MemOp::Load(Space::Global)) if t.bits() == 8 => {
+                let x = self.load_bytes(Place::Device, a[0], 1)?;
+                self.word_to_value(x, t)?
             }
             Op::Mem(MemOp::Load(Space::Global)) if t != Type::B1 && self.heap.is_some() => self.heap_load(t, a[0])?,
             Op::Mem(MemOp::Load(Space::Global)) if t != Type::B1 => {
@@ -853,6 +858,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         t_u64,
         const_var,
         int16: false,
+        int8: false,
         float64: false,
         glsl_set: None,
         wave,
@@ -991,6 +997,10 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
     if em.int16 {
         em.b.capability(spirv::Capability::Int16);
         requires.push("shaderInt16");
+    }
+    if em.int8 {
+        em.b.capability(spirv::Capability::Int8);
+        requires.push("shaderInt8");
     }
     if em.float64 {
         em.b.capability(spirv::Capability::Float64);

@@ -748,6 +748,7 @@ impl Em<'_> {
         match op.kind {
             FloatKind::Dot2 => return self.dot2(op, v, t, at, a),
             FloatKind::TwoOverPiSlice => return self.two_over_pi(op, v, t, at, a),
+            FloatKind::Cube(k) => return self.cube(op, k, v, t, at, a),
             _ => {}
         }
         let text = Op::Float(*op).mnemonic();
@@ -928,6 +929,7 @@ impl Em<'_> {
                     Type::S(Scalar::I32) => 32,
                     Type::S(Scalar::I64) => 64,
                     Type::S(Scalar::I16) => 16,
+                    Type::S(Scalar::I8) => 8,
                     _ => return Err(unsupported(self.cur_ir, v.0, text, "float to integer of this width")),
                 };
                 let e = self.elem_in(ff, x, mode.ftz_in)?;
@@ -975,8 +977,8 @@ impl Em<'_> {
             }
             ConvOp::IToF { mode, signed } => {
                 let Some((tf, 1)) = float_of(to) else { return Err(unsupported(self.cur_ir, v.0, text, "vector conversions")) };
-                if from != Type::I32 && from != Type::I16 && from != Type::I64 {
-                    return Err(unsupported(self.cur_ir, v.0, text, "integer to float from other than 16, 32 and 64 bits"));
+                if !matches!(from, Type::I8 | Type::I16 | Type::I32 | Type::I64) {
+                    return Err(unsupported(self.cur_ir, v.0, text, "integer to float from other than 8, 16, 32 and 64 bits"));
                 }
                 if !matches!(tf, FFmt::F16 | FFmt::BF16 | FFmt::F32 | FFmt::F64) {
                     return Err(unsupported(self.cur_ir, v.0, text, "integer to 8-bit floats"));
@@ -990,7 +992,7 @@ impl Em<'_> {
                     self.double_bits(df)?
                 };
                 if tf == FFmt::F64 {
-                    // A 16- or 32-bit integer is exact in f64; a 64-bit one is rounded above.
+                    // An 8-, 16- or 32-bit integer is exact in f64; a 64-bit one is rounded above.
                     return self.elem_out(tf, d);
                 }
                 let mag = self.and(d, (1 << 63) - 1)?;
@@ -1004,6 +1006,7 @@ impl Em<'_> {
                 self.elem_out(tf, r)?
             }
             ConvOp::FrexpExp { mode } => self.frexp_exp(mode, v, from, to, x)?,
+            ConvOp::Class => self.fclass(v, from, to, x)?,
             _ => return Err(unsupported(self.cur_ir, v.0, text, "this conversion")),
         };
         Ok(r)

@@ -3,11 +3,9 @@
 //! byte permute and the byte dot products, as `isabridge_ir::ops::int` defines them. Most are
 //! done in 64-bit arithmetic on the zero- or sign-extended operands.
 
-use super::emit::{internal, unsupported, Em, EmitError};
-use isabridge_ir::ir::Value;
+use super::emit::{internal, Em, EmitError};
 use isabridge_ir::ops::int::{IntOp, Overflow, PrmtMode, ShiftRule};
 use isabridge_ir::types::Type;
-use isabridge_ir::Op;
 use rspirv::dr::Operand;
 use rspirv::spirv::Word;
 
@@ -62,8 +60,94 @@ impl Em<'_> {
         self.and64(x, 0xff)
     }
 
+    /// Result byte `k` (u64, 0-255) of `prmt` in `mode` (not `Sel8`) of `bytes` (b:a, u64),
+    /// selector `c` (u64) and its low two bits `s`.
+    fn prmt_byte(&mut self, mode: PrmtMode, bytes: Word, c: Word, s: Word, k: u64) -> Result<Word, EmitError> {
+        let u64t = self.t_u64;
+        let tb = self.ty(Type::B1)?;
+        let (idx, rep) = match mode {
+            PrmtMode::Default => {
+                let kk = self.k64(4 * k)?;
+                let sel = self.b.shift_right_logical(u64t, None, c, kk).map_err(internal)?;
+                (self.and64(sel, 7)?, Some(sel))
+            }
+            PrmtMode::F4e => {
+                let kk = self.k64(k)?;
+                let x = self.b.i_add(u64t, None, s, kk).map_err(internal)?;
+                (self.and64(x, 7)?, None)
+            }
+            PrmtMode::B4e => {
+                let kk = self.k64(8 - k)?;
+                let x = self.b.i_sub(u64t, None, kk, s).map_err(internal)?;
+                (self.and64(x, 7)?, None)
+            }
+            PrmtMode::Rc8 => (s, None),
+            PrmtMode::Ecl => {
+                let kk = self.k64(k)?;
+                let lt = self.b.u_less_than(tb, None, s, kk).map_err(internal)?;
+                (self.b.select(u64t, None, lt, kk, s).map_err(internal)?, None)
+            }
+            PrmtMode::Ecr => {
+                let kk = self.k64(k)?;
+                let min = self.umin64(s, kk)?;
+                (min, None)
+            }
+            PrmtMode::Rc16 => {
+                let s1 = self.and64(c, 1)?;
+                let two = self.b.i_add(u64t, None, s1, s1).map_err(internal)?;
+                let kk = self.k64(k & 1)?;
+                (self.b.i_add(u64t, None, two, kk).map_err(internal)?, None)
+            }
+            PrmtMode::Sel8 => return Err(internal("prmt.sel8 has no fixed selector pattern")),
+        };
+        let mut byte = self.byte_of(bytes, idx)?;
+        if let Some(sel) = rep {
+            // Selector bit 3: replicate the byte's sign bit.
+            let b3 = self.and64(sel, 8)?;
+            let z = self.k64(0)?;
+            let on = self.b.i_not_equal(tb, None, b3, z).map_err(internal)?;
+            let sgn = self.and64(byte, 0x80)?;
+            let neg = self.b.i_not_equal(tb, None, sgn, z).map_err(internal)?;
+            let ff = self.k64(0xff)?;
+            let rep = self.b.select(u64t, None, neg, ff, z).map_err(internal)?;
+            byte = self.b.select(u64t, None, on, rep, byte).map_err(internal)?;
+        }
+        Ok(byte)
+    }
+
+    /// Result byte `k` (u64, 0-255) of `prmt.sel8` (`PrmtMode::Sel8`): selector byte k of `c`
+    /// picks byte 0-7 of `bytes` (b:a), 8-11 the sign of byte 1, 3, 5 or 7 replicated, 12
+    /// gives 0x00 and 13 and above 0xff.
+    fn prmt_sel8_byte(&mut self, bytes: Word, c: Word, k: u64) -> Result<Word, EmitError> {
+        let u64t = self.t_u64;
+        let tb = self.ty(Type::B1)?;
+        let kk = self.k64(8 * k)?;
+        let sel = self.b.shift_right_logical(u64t, None, c, kk).map_err(internal)?;
+        let sel = self.and64(sel, 0xff)?;
+        let idx = self.and64(sel, 7)?;
+        let picked = self.byte_of(bytes, idx)?;
+        // Byte 2 (s - 8) + 1 = 2 (s & 3) + 1 for s in 8-11; its sign bit replicated.
+        let pair = self.and64(sel, 3)?;
+        let odd = self.b.i_add(u64t, None, pair, pair).map_err(internal)?;
+        let one = self.k64(1)?;
+        let odd = self.b.i_add(u64t, None, odd, one).map_err(internal)?;
+        let sb = self.byte_of(bytes, odd)?;
+        let k7 = self.k64(7)?;
+        let sgn = self.b.shift_right_logical(u64t, None, sb, k7).map_err(internal)?;
+        let ff = self.k64(0xff)?;
+        let rep = self.b.i_mul(u64t, None, sgn, ff).map_err(internal)?;
+        let (k8, k12, k13) = (self.k64(8)?, self.k64(12)?, self.k64(13)?);
+        let z = self.k64(0)?;
+        let lt8 = self.b.u_less_than(tb, None, sel, k8).map_err(internal)?;
+        let lt12 = self.b.u_less_than(tb, None, sel, k12).map_err(internal)?;
+        let lt13 = self.b.u_less_than(tb, None, sel, k13).map_err(internal)?;
+        let r = self.b.select(u64t, None, lt13, z, ff).map_err(internal)?;
+        let r = self.b.select(u64t, None, lt12, rep, r).map_err(internal)?;
+        self.b.select(u64t, None, lt8, picked, r).map_err(internal)
+    }
+
     /// An i32 operation outside the basic set, or `None` when `op` is not one of these.
-    pub(super) fn int32_extra(&mut self, op: IntOp, v: Value, a: &[Word]) -> Result<Option<Word>, EmitError> {
+    pub(super) fn int32_extra(&mut self, op: IntOp, a: &[Word]) -> Result<Option<Word>, EmitError> {
         let u32t = self.t_u32;
         let u64t = self.t_u64;
         let tb = self.ty(Type::B1)?;
@@ -193,53 +277,7 @@ impl Em<'_> {
                 let s = self.and64(c, 3)?;
                 let mut out = self.k64(0)?;
                 for k in 0..4u64 {
-                    let (idx, rep) = match mode {
-                        PrmtMode::Default => {
-                            let kk = self.k64(4 * k)?;
-                            let sel = self.b.shift_right_logical(u64t, None, c, kk).map_err(internal)?;
-                            (self.and64(sel, 7)?, Some(sel))
-                        }
-                        PrmtMode::F4e => {
-                            let kk = self.k64(k)?;
-                            let x = self.b.i_add(u64t, None, s, kk).map_err(internal)?;
-                            (self.and64(x, 7)?, None)
-                        }
-                        PrmtMode::B4e => {
-                            let kk = self.k64(8 - k)?;
-                            let x = self.b.i_sub(u64t, None, kk, s).map_err(internal)?;
-                            (self.and64(x, 7)?, None)
-                        }
-                        PrmtMode::Rc8 => (s, None),
-                        PrmtMode::Ecl => {
-                            let kk = self.k64(k)?;
-                            let lt = self.b.u_less_than(tb, None, s, kk).map_err(internal)?;
-                            (self.b.select(u64t, None, lt, kk, s).map_err(internal)?, None)
-                        }
-                        PrmtMode::Ecr => {
-                            let kk = self.k64(k)?;
-                            let min = self.umin64(s, kk)?;
-                            (min, None)
-                        }
-                        PrmtMode::Rc16 => {
-                            let s1 = self.and64(c, 1)?;
-                            let two = self.b.i_add(u64t, None, s1, s1).map_err(internal)?;
-                            let kk = self.k64(k & 1)?;
-                            (self.b.i_add(u64t, None, two, kk).map_err(internal)?, None)
-                        }
-                        PrmtMode::Sel8 => return Err(unsupported(self.cur_ir, v.0, Op::Int(op).mnemonic(), "prmt with byte selectors")),
-                    };
-                    let mut byte = self.byte_of(bytes, idx)?;
-                    if let Some(sel) = rep {
-                        // Selector bit 3: replicate the byte's sign bit.
-                        let b3 = self.and64(sel, 8)?;
-                        let z = self.k64(0)?;
-                        let on = self.b.i_not_equal(tb, None, b3, z).map_err(internal)?;
-                        let sgn = self.and64(byte, 0x80)?;
-                        let neg = self.b.i_not_equal(tb, None, sgn, z).map_err(internal)?;
-                        let ff = self.k64(0xff)?;
-                        let rep = self.b.select(u64t, None, neg, ff, z).map_err(internal)?;
-                        byte = self.b.select(u64t, None, on, rep, byte).map_err(internal)?;
-                    }
+                    let byte = if mode == PrmtMode::Sel8 { self.prmt_sel8_byte(bytes, c, k)? } else { self.prmt_byte(mode, bytes, c, s, k)? };
                     let kk = self.k64(8 * k)?;
                     let placed = self.b.shift_left_logical(u64t, None, byte, kk).map_err(internal)?;
                     out = self.b.bitwise_or(u64t, None, out, placed).map_err(internal)?;

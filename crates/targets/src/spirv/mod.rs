@@ -5,6 +5,7 @@
 mod emit;
 
 mod amd_bvh;
+mod amd_cube;
 mod amd_dot;
 mod amd_float;
 mod amd_format;
@@ -15,9 +16,11 @@ mod f64;
 mod f64_roots;
 mod fence;
 mod float;
+mod float_class;
 mod heap;
 mod image;
 mod int64_float;
+mod int_widths;
 mod int_ops;
 mod local_memory;
 mod multi_wave;
