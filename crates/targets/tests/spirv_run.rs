@@ -835,6 +835,9 @@ fn image_resinfo_equals_the_interpreter() {
                 other => panic!("{other:?}"),
             }
         }
+    }
+}
+
 /// A random operand of `bits` bits: small (shift amounts, counts), an extreme, or anything.
 fn narrow_operand(seed: &mut u64, bits: u32) -> u64 {
     let x = rng(seed);
