@@ -236,7 +236,7 @@ fn deleting_a_recomputed_wait_makes_selfcheck_differ() {
     use isabridge_targets::gfx12::selfcheck::selfcheck_refusing;
     let object = bin("cl_lanes.gfx1013-w32.o");
     for (kernel, wait) in [("lanes", "S_WAIT_KMCNT"), ("lanes", "S_WAIT_LOADCNT"), ("append_consume", "S_WAIT_DSCNT")] {
-        let status = |translate: &dyn Fn(&[u8]) -> Result<(Vec<u8>, Vec<(String, String)>), String>| {
+        let status = |translate: isabridge_targets::gfx12::selfcheck::TranslateRefusing| {
             let rs = selfcheck_refusing(&object, translate, &opts()).unwrap();
             rs.into_iter().find(|r| r.function == kernel).unwrap()
         };
