@@ -5,7 +5,8 @@
 # built for sm_90 (clang-22 -> PTX -> ptxas 12.9), random inputs, ntime.c (CUDA driver API
 # timing) and run_on_device.sh. Then, with the device tool (the working tree it copies must stay
 # under 64 MiB: `git sparse-checkout set --no-cone /devkit` first, `git sparse-checkout disable`
-# after): `sh devkit/run_on_device.sh`
+# after): `sh devkit/run_on_device.sh` (timing) and `sh devkit/conform_on_device.sh` (conform rdna and
+# ptx-rows --via spirv on the device's Vulkan driver)
 # (writes $OUT/timing.txt: per kernel the GPU time of `isabridge run --via spirv --time N`
 # and of the native launch, and how many output words of the two runs are equal).
 set -euo pipefail
@@ -37,5 +38,8 @@ w("div_sel", "i", [random.randint(0, 31) for _ in range(T2)])
 w("pa", "i", [random.randint(-50, 50) for _ in range(T2)])
 w("pb", "i", [random.randint(-50, 50) for _ in range(T2)])
 PY
-cp "$ROOT/tools/native_timing/ntime.c" "$ROOT/tools/native_timing/run_on_device.sh" "$K/"
+cp "$ROOT/tools/native_timing/ntime.c" "$ROOT/tools/native_timing/run_on_device.sh" "$ROOT/tools/native_timing/conform_on_device.sh" "$K/"
+# The conform runs on the device's Vulkan driver (conform_on_device.sh).
+mkdir -p "$K/fx"
+cp "$ROOT/fixtures/rdna/vectors.jsonl" "$ROOT/fixtures/hw/ptx_ops_sm90_seed1.txt.gz" "$ROOT/fixtures/hw/capture.sm86.cubin" "$ROOT/fixtures/hw/capture.sm50.cubin" "$K/fx/"
 echo "kit in $K (untracked; the device tool carries it with the working tree)"
