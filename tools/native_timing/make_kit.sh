@@ -3,9 +3,9 @@
 # (issue 29): devkit/ with the release CLI, the Vulkan loader packages (the machine has the
 # driver but no loader: ../shared/oracles/NOTES.md), the sm_86 corpus cubins, the same sources
 # built for sm_90 (clang-22 -> PTX -> ptxas 12.9), random inputs, ntime.c (CUDA driver API
-# timing) and run_on_device.sh. Then, with the device tool (the working tree it copies must stay
-# under 64 MiB: `git sparse-checkout set --no-cone /devkit` first, `git sparse-checkout disable`
-# after): `sh devkit/run_on_device.sh` (timing) and `sh devkit/conform_on_device.sh` (conform rdna and
+# timing) and run_on_device.sh. devkit/ is git-ignored (generated, ~18 MiB); the device tool
+# takes it with `carry: ["devkit"]`, and the working tree it copies must stay under 64 MiB:
+# `git sparse-checkout set --no-cone /devkit` first, `git sparse-checkout disable` after. Then: `sh devkit/run_on_device.sh` (timing) and `sh devkit/conform_on_device.sh` (conform rdna and
 # ptx-rows --via spirv on the device's Vulkan driver)
 # (writes $OUT/timing.txt: per kernel the GPU time of `isabridge run --via spirv --time N`
 # and of the native launch, and how many output words of the two runs are equal).
@@ -42,4 +42,4 @@ cp "$ROOT/tools/native_timing/ntime.c" "$ROOT/tools/native_timing/run_on_device.
 # The conform runs on the device's Vulkan driver (conform_on_device.sh).
 mkdir -p "$K/fx"
 cp "$ROOT/fixtures/rdna/vectors.jsonl" "$ROOT/fixtures/hw/ptx_ops_sm90_seed1.txt.gz" "$ROOT/fixtures/hw/capture.sm86.cubin" "$ROOT/fixtures/hw/capture.sm50.cubin" "$K/fx/"
-echo "kit in $K (untracked; the device tool carries it with the working tree)"
+echo "kit in $K (git-ignored; the device tool carries it with carry: devkit)"

@@ -11,7 +11,7 @@
 use crate::Failure;
 use isabridge_analysis::amdkernel::{self, Kernel};
 use isabridge_analysis::load::{Program, Section};
-use isabridge_decoder::lift::amd::{lift_kernel_module, KernelEntry, Options, Resolved};
+use isabridge_decoder::lift::amd::{lift_kernel_module, lift_kernel_module_late_memory, KernelEntry, Options, Resolved};
 use isabridge_decoder::{elf, Isa};
 use isabridge_ir::Module;
 use std::io::Write;
@@ -124,16 +124,12 @@ pub fn sgpr_inputs(isa: Isa, k: &Kernel) -> Vec<isabridge_analysis::amdkernel::S
     }
 }
 
-/// Lift one target: the kernel, then the functions its recursive calls call.
-pub fn lift_target(isa: Isa, t: &Target, e: &KernelEntry, r: &Resolved) -> Result<Module, Failure> {
-    lift_kernel_module(isa, &t.section.data, t.section.address, t.entry, &t.name, e, r).map_err(|e| Failure::Message(e.to_string()))
-}
-
-/// [`lift_target`] with late-arriving memory (`run --via gfx1201`): a register read before the
-/// wait that covers it is poison.
-pub fn lift_target_late_memory(isa: Isa, t: &Target, e: &KernelEntry, r: &Resolved) -> Result<Module, Failure> {
-    isabridge_decoder::lift::amd::lift_kernel_module_late_memory(isa, &t.section.data, t.section.address, t.entry, &t.name, e, r)
-        .map_err(|e| Failure::Message(e.to_string()))
+/// Lift one target: the kernel, then the functions its recursive calls call; with `late`, every
+/// memory result arrives late (`run --via gfx1201`: a register read before the wait that covers
+/// it is poison).
+pub fn lift_target(isa: Isa, t: &Target, e: &KernelEntry, r: &Resolved, late: bool) -> Result<Module, Failure> {
+    let lift = if late { lift_kernel_module_late_memory } else { lift_kernel_module };
+    lift(isa, &t.section.data, t.section.address, t.entry, &t.name, e, r).map_err(|e| Failure::Message(e.to_string()))
 }
 
 /// Run the command.
@@ -161,7 +157,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         };
         let e = entry_of(p.isa, t, a.wave == 64 || p.object_wave == Some(isabridge_analysis::load::WaveSize::W64));
         writeln!(out, "; {} ({}, wave{}, {} SGPR inputs)", t.name, if t.kernel.is_some() { "kernel" } else { "function" }, if e.wave64 { 64 } else { 32 }, e.sgprs)?;
-        match lift_target(p.isa, t, &e, &r) {
+        match lift_target(p.isa, t, &e, &r, false) {
             Ok(m) => writeln!(out, "{}", isabridge_ir::module::print_module(&m))?,
             Err(Failure::Message(m)) => {
                 writeln!(out, "; not lifted: {m}\n")?;

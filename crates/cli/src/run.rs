@@ -218,7 +218,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         }
     };
     let r = lift_cmd::resolve(p.isa, t.section);
-    let m = if late { lift_cmd::lift_target_late_memory(p.isa, t, &entry, &r)? } else { lift_cmd::lift_target(p.isa, t, &entry, &r)? };
+    let m = lift_cmd::lift_target(p.isa, t, &entry, &r, late)?;
 
     // Global memory: buffers of the arguments, then --buffer placements.
     let mut global: Vec<(u64, Vec<u8>)> = Vec::new();
@@ -388,9 +388,8 @@ fn translated_object(bytes: &[u8], kernel: Option<&str>) -> Result<Vec<u8>, Fail
         return Err("--via gfx1201 runs gfx1013 code objects (raw gfx1013 code: `conform rdna --via gfx1201`)".to_string().into());
     }
     let t = isabridge_targets::gfx12::object::translate_kernels(bytes, kernel).map_err(|e| format!("gfx1201 translation: {e}"))?;
-    match (kernel, t.refused.first()) {
-        (Some(_), Some((_, e))) => Err(format!("not translated to gfx1201: {e}").into()),
-        (None, Some((_, e))) if t.kernels.is_empty() => Err(format!("not translated to gfx1201: {e}").into()),
+    match t.refused.first() {
+        Some((_, e)) if kernel.is_some() || t.kernels.is_empty() => Err(format!("not translated to gfx1201: {e}").into()),
         _ => Ok(t.bytes),
     }
 }
