@@ -915,10 +915,11 @@ fn store_data(seed: &mut u64) -> u64 {
     }
 }
 
-/// Run image kernel `f` (emitted as `k`) over `rows` on Vulkan and on the interpreter with one
-/// buffer of `bytes` random bytes whose 256-aligned start is `base`, and compare every lane's
+/// Run image kernel `f` (emitted as `k`) over `rows` on Vulkan and on the interpreter with the
+/// buffer of `memory` (its Vulkan memory and address) holding `bytes`, and compare every lane's
 /// outputs and the buffer afterwards.
-fn image_run_equal(vk: &Vulkan, f: &isabridge_ir::Function, k: &Kernel, rows: &[Vec<u64>], mem: &isabridge_targets::vulkan::GlobalMemory, addr: u64, bytes: &[u8], what: &str) {
+fn image_run_equal(vk: &Vulkan, f: &isabridge_ir::Function, k: &Kernel, rows: &[Vec<u64>], memory: (&isabridge_targets::vulkan::GlobalMemory, u64), bytes: &[u8], what: &str) {
+    let (mem, addr) = memory;
     let n = rows[0].len();
     mem.write(0, 0, bytes).unwrap();
     let params: Vec<u64> = (0..n).flat_map(|lane| rows.iter().map(move |r| r[lane])).collect();
@@ -1005,11 +1006,11 @@ fn image_loads_stores_and_atomics_equal_the_interpreter() {
                 for (p, lim) in [(4, 10), (5, 6), (6, 6), (7, 4)] {
                     rows[p].push(rng(&mut seed) % lim);
                 }
-                for p in 8..12 {
-                    rows[p].push(store_data(&mut seed));
+                for r in rows.iter_mut().skip(8) {
+                    r.push(store_data(&mut seed));
                 }
             }
-            image_run_equal(&vk, &f, &k, &rows, &mem, addr, &bytes, &format!("{name} round {round}"));
+            image_run_equal(&vk, &f, &k, &rows, (&mem, addr), &bytes, &format!("{name} round {round}"));
             if round == 0 {
                 // Lane 9: tiled; lane 10: an undefined format (78); lane 11 (atomics): two
                 // 16-bit channels (29).
