@@ -589,7 +589,7 @@ impl Em<'_> {
         if let Op::Sync(SyncOp::Fence(_)) = op {
             return self.fence();
         }
-        if let Op::Image(io @ ImageOp { kind: ImageKind::Load | ImageKind::Store | ImageKind::Atomic(_), .. }) = op {
+        if let Op::Image(io @ ImageOp { kind: ImageKind::Load | ImageKind::Store | ImageKind::Atomic(_) | ImageKind::Sample | ImageKind::Gather | ImageKind::GetLod, .. }) = op {
             return self.image_texel(v, io, &args, ty);
         }
         let Some(t) = ty else { return Err(unsupported(self.cur_ir, v.0, text, "operations without a result other than global stores")) };

@@ -251,9 +251,14 @@ impl Em<'_> {
         Ok((a4, sh, m))
     }
 
-    /// A load, store or atomic (value `v`, result type `ty`).
+    /// A load, store or atomic (value `v`, result type `ty`); sampling ops are typed errors.
     pub(super) fn image_texel(&mut self, v: Value, op: ImageOp, args: &[Value], ty: Option<Type>) -> Result<(), EmitError> {
         let text = Op::Image(op).mnemonic();
+        if op.samples() {
+            // The interpreter filters in f64 (its NaN results are the host's) and takes the
+            // LOD of derivatives through the host's log2: no exact form here yet.
+            return Err(unsupported(self.cur_ir, v.0, text, "image sampling, gather and get-LOD"));
+        }
         let wave = self.f.model == ExecModel::Wave;
         if let ImageKind::Atomic(k) = op.kind {
             match k {
@@ -266,8 +271,8 @@ impl Em<'_> {
                 _ => {}
             }
         }
-        if op.samples() || op.lod != LodMode::Lod {
-            return Err(internal("a sampling image op reached the texel path"));
+        if op.lod != LodMode::Lod || op.kind == ImageKind::ResInfo {
+            return Err(internal("an image op without a texel reached the texel path"));
         }
         let mut a = Vec::with_capacity(args.len());
         for &x in args {
