@@ -944,14 +944,16 @@ fn image_run_equal(vk: &Vulkan, f: &isabridge_ir::Function, k: &Kernel, rows: &[
 /// the IR addresses on random linear descriptors (every defined format, random channel
 /// selects, sizes, base and last levels, base slices and mip operands; coordinates in and out
 /// of range) over random surface bytes equal the interpreter on every lane, in per-lane and
-/// wave-model (masked) kernels: the loaded channels, and the memory after the stores and
-/// atomics. Each lane owns its surface. A tiled descriptor, an undefined format, a
+/// wave-model (masked) kernels, with guest memory at device addresses and in the heap model:
+/// the loaded channels, and the memory after the stores and atomics. Each lane owns its
+/// surface. A tiled descriptor, an undefined format, a
 /// multisampled surface and an atomic on a format other than one 32-bit channel trap on both
 /// sides.
 #[test]
 fn image_loads_stores_and_atomics_equal_the_interpreter() {
     use isabridge_ir::ops::image::{Format, ImageDim, ImageKind, ImageOp, LodMode};
     use isabridge_ir::ops::mem::AtomicKind;
+    use isabridge_targets::spirv::{emit_with, EmitOptions, MemoryModel};
     use isabridge_targets::vulkan::VulkanError;
     let vk = open();
     let op = |kind, dim, chan, comp, mip, d16| ImageOp { kind, dim, chan, comp, lod: LodMode::Lod, mip, clamp: false, compare: false, offset: false, unorm: false, d16 };
@@ -979,20 +981,22 @@ fn image_loads_stores_and_atomics_equal_the_interpreter() {
     let word32 = [20, 21, 22];
     let n = 64usize;
     let mut seed = 0x1a6e_d00d_5eed_0029u64;
-    for (name, wave, ops, formats) in [
-        ("loads", false, &loads, &all[..]),
-        ("loads_wave", true, &loads, &all[..]),
-        ("stores", false, &stores, &all[..]),
-        ("stores_wave", true, &stores, &all[..]),
-        ("atomics", false, &lanes_atomics, &word32[..]),
-        ("atomics_wave", true, &atomics, &word32[..]),
+    for (name, wave, ops, formats, memory) in [
+        ("loads", false, &loads, &all[..], MemoryModel::DeviceAddress),
+        ("loads_wave", true, &loads, &all[..], MemoryModel::DeviceAddress),
+        ("stores", false, &stores, &all[..], MemoryModel::DeviceAddress),
+        ("stores_wave", true, &stores, &all[..], MemoryModel::DeviceAddress),
+        ("stores_wave_heap", true, &stores, &all[..], MemoryModel::Heap),
+        ("atomics", false, &lanes_atomics, &word32[..], MemoryModel::DeviceAddress),
+        ("atomics_heap", false, &lanes_atomics, &word32[..], MemoryModel::Heap),
+        ("atomics_wave", true, &atomics, &word32[..], MemoryModel::DeviceAddress),
     ] {
         let text = image_kernel(name, wave, ops);
         let f = parse(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-        let k = emit(&f).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let k = emit_with(&f, &EmitOptions { memory, ..EmitOptions::default() }).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(k.traps, "{name}: an undefined descriptor traps");
         let size = (n as u64 + 1) * SURFACE_BYTES;
-        let mem = vk.global(&[&vec![0u8; size as usize]]).unwrap();
+        let mem = vk.memory(memory, &[&vec![0u8; size as usize]]).unwrap();
         let addr = mem.address(0).unwrap();
         let first = addr.next_multiple_of(256);
         for round in 0..3 {
