@@ -212,7 +212,7 @@ impl Em<'_> {
     /// A normalized or scaled channel `x` (width `w`, number format `num`) as `fmt` (f32 or
     /// f16) bits, the exact quotient rounded to nearest even (saturating to the largest finite
     /// value when `sat`), as `format::to_float` defines it.
-    fn scaled_to_float(&mut self, fmt: FFmt, num: Word, w: Word, x: Word, sat: bool) -> Result<Word, EmitError> {
+    pub(super) fn scaled_to_float(&mut self, fmt: FFmt, num: Word, w: Word, x: Word, sat: bool) -> Result<Word, EmitError> {
         let s = self.fx_sext(w, x)?;
         let sn = self.is_num(num, NumFormat::Snorm)?;
         let ss = self.is_num(num, NumFormat::Sscaled)?;
@@ -320,7 +320,7 @@ impl Em<'_> {
     /// f32 bits `x` to a normalized integer (`format::normalize`): NaN and zero 0, at least
     /// 1.0 `scale`, at most the low bound (-1 when `signed`, else 0) `-scale` or 0, otherwise
     /// |x| × scale (exact in f64) rounded to nearest even, with x's sign (two's complement).
-    fn normalize(&mut self, x: Word, signed: Word, scale: Word) -> Result<Word, EmitError> {
+    pub(super) fn normalize(&mut self, x: Word, signed: Word, scale: Word) -> Result<Word, EmitError> {
         let s = self.shr(x, 31)?;
         let neg = self.eq(s, 1)?;
         let mag = self.and(x, 0x7fff_ffff)?;

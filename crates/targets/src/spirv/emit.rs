@@ -33,7 +33,7 @@ use crate::structurize::{self, Action, Cond, Merge, ScfGraph, ScfTerm, Structuri
 use isabridge_ir::ir::{Block, ExecModel, Function, Terminator, Value};
 use isabridge_ir::ops::control::SyncOp;
 use isabridge_ir::ops::conv::ConvOp;
-use isabridge_ir::ops::image::ImageKind;
+use isabridge_ir::ops::image::{ImageKind, ImageOp};
 
 use isabridge_ir::ops::int::{ICmp, IntOp, Overflow, ShiftRule};
 use isabridge_ir::ops::mem::{MemOp, Space};
@@ -588,6 +588,9 @@ impl Em<'_> {
         }
         if let Op::Sync(SyncOp::Fence(_)) = op {
             return self.fence();
+        }
+        if let Op::Image(io @ ImageOp { kind: ImageKind::Load | ImageKind::Store | ImageKind::Atomic(_) | ImageKind::Sample | ImageKind::Gather | ImageKind::GetLod, .. }) = op {
+            return self.image_texel(v, io, &args, ty);
         }
         let Some(t) = ty else { return Err(unsupported(self.cur_ir, v.0, text, "operations without a result other than global stores")) };
         let mut a = Vec::with_capacity(args.len());

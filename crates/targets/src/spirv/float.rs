@@ -882,6 +882,38 @@ impl Em<'_> {
         .map_err(internal)
     }
 
+    /// Float bits `e` (u64, format `ff`, already flushed as the mode's input rule says)
+    /// converted to format `tf` (f16, bf16, f32 or f64) as `soft::convert` does with `mode`
+    /// (`satfinite`: overflow to the largest finite value): the bits in a u64.
+    pub(super) fn f_to_f_bits(&mut self, ff: FFmt, tf: FFmt, mode: &FloatMode, satfinite: bool, e: Word) -> Result<Word, EmitError> {
+        let d = self.widen(ff, e)?;
+        let r = if tf == FFmt::F64 {
+            // Widening is exact; a NaN follows the rule.
+            let isn = self.is_nan_bits(ff, e)?;
+            let nan = self.conv_nan(ff, tf, mode.nan, e)?;
+            let r = self.sel(isn, nan, d)?;
+            self.finish(tf, &FloatMode { ftz_out: false, ..*mode }, r, None)?
+        } else {
+            let df = self.as_double(d)?;
+            let tb = self.bool_ty()?;
+            let isn = self.b.is_nan(tb, None, df).map_err(internal)?;
+            let isi = self.b.is_inf(tb, None, df).map_err(internal)?;
+            let mag = self.and(d, (1 << 63) - 1)?;
+            let isz = self.eq(mag, 0)?;
+            let (rounded, _) = self.round_to(tf, d, Err64::Exact, mode.round, satfinite)?;
+            let sign = self.shr(d, 63)?;
+            let sbit = self.shl(sign, tf.width() as u64 - 1)?;
+            let big = self.u64c(if satfinite { tf.max_finite() } else { tf.inf() })?;
+            let sinf = self.or(sbit, big)?;
+            let nan = self.conv_nan(ff, tf, mode.nan, e)?;
+            let r = self.sel(isz, sbit, rounded)?;
+            let r = self.sel(isi, sinf, r)?;
+            let r = self.sel(isn, nan, r)?;
+            self.finish(tf, mode, r, None)?
+        };
+        Ok(r)
+    }
+
     /// A conversion other than integer to integer.
     pub(super) fn conv(&mut self, c: &ConvOp, v: Value, from: Type, to: Type, x: Word) -> Result<Word, EmitError> {
         let text = Op::Conv(*c).mnemonic();
@@ -896,31 +928,7 @@ impl Em<'_> {
                     return Err(unsupported(self.cur_ir, v.0, text, "conversions from f64 or to 8-bit floats"));
                 }
                 let e = self.elem_in(ff, x, mode.ftz_in)?;
-                let d = self.widen(ff, e)?;
-                let r = if tf == FFmt::F64 {
-                    // Widening is exact; a NaN follows the rule.
-                    let isn = self.is_nan_bits(ff, e)?;
-                    let nan = self.conv_nan(ff, tf, mode.nan, e)?;
-                    let r = self.sel(isn, nan, d)?;
-                    self.finish(tf, &FloatMode { ftz_out: false, ..mode }, r, None)?
-                } else {
-                    let df = self.as_double(d)?;
-                    let tb = self.bool_ty()?;
-                    let isn = self.b.is_nan(tb, None, df).map_err(internal)?;
-                    let isi = self.b.is_inf(tb, None, df).map_err(internal)?;
-                    let mag = self.and(d, (1 << 63) - 1)?;
-                    let isz = self.eq(mag, 0)?;
-                    let (rounded, _) = self.round_to(tf, d, Err64::Exact, mode.round, satfinite)?;
-                    let sign = self.shr(d, 63)?;
-                    let sbit = self.shl(sign, tf.width() as u64 - 1)?;
-                    let big = self.u64c(if satfinite { tf.max_finite() } else { tf.inf() })?;
-                    let sinf = self.or(sbit, big)?;
-                    let nan = self.conv_nan(ff, tf, mode.nan, e)?;
-                    let r = self.sel(isz, sbit, rounded)?;
-                    let r = self.sel(isi, sinf, r)?;
-                    let r = self.sel(isn, nan, r)?;
-                    self.finish(tf, &mode, r, None)?
-                };
+                let r = self.f_to_f_bits(ff, tf, &mode, satfinite, e)?;
                 self.elem_out(tf, r)?
             }
             ConvOp::FToI { mode, signed } => {

@@ -22,6 +22,7 @@
 use super::emit::{internal, Em, EmitError};
 use isabridge_ir::ir::Function;
 use isabridge_ir::ops::buffer::BufferKind;
+use isabridge_ir::ops::image::ImageKind;
 use isabridge_ir::ops::mem::{MemOp, Space};
 use isabridge_ir::types::Type;
 use isabridge_ir::Op;
@@ -72,6 +73,8 @@ fn needs_atomics(f: &Function) -> bool {
         let d = &f.insts[v];
         match d.op {
             Op::Buffer(bo) => matches!(bo.kind, BufferKind::Store | BufferKind::Atomic(_)) && bo.bytes < 4,
+            // Image stores change their bytes with atomics, image atomics are atomics.
+            Op::Image(io) => matches!(io.kind, ImageKind::Store | ImageKind::Atomic(_)),
             Op::Mem(MemOp::Store(Space::Global)) => d.args.get(1).and_then(|&x| f.ty(x)).is_some_and(|t| t.bits() % 32 != 0),
             _ => false,
         }

@@ -19,6 +19,7 @@ mod float;
 mod float_class;
 mod heap;
 mod image;
+mod image_load;
 mod int64_float;
 mod int_widths;
 mod int_ops;

@@ -8,7 +8,6 @@ use super::emit::{internal, unsupported, Em, EmitError};
 use isabridge_ir::ir::{Block, Function, Value};
 use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
 use isabridge_ir::ops::control::SyncOp;
-use isabridge_ir::ops::image::{ImageKind, ImageOp};
 use isabridge_ir::types::Type;
 use isabridge_ir::Op;
 use rspirv::spirv::{self, Word};
@@ -28,7 +27,7 @@ pub(super) fn traps(f: &Function) -> bool {
             Op::Sync(SyncOp::Trap(_))
                 | Op::Buffer(BufferOp { kind: BufferKind::LoadFormat { format: None, .. } | BufferKind::StoreFormat { format: None, .. }, .. })
                 | Op::Ray(_)
-                | Op::Image(ImageOp { kind: ImageKind::ResInfo, .. })
+                | Op::Image(_)
         )
     })
 }
