@@ -2,7 +2,8 @@
 //! gfx1013 object of fixtures/amd/bin:
 //! - llvm-readelf-22 reads each written object without a warning, and llvm-objdump-22
 //!   `--mcpu=gfx1201` decodes every word of its `.text` to exactly our printer's text;
-//! - the kernels that do not translate are typed errors, pinned with their reasons in
+//! - the kernels and graphics-stage functions (PAL objects) that do not translate are typed
+//!   errors, pinned with their reasons in
 //!   fixtures/amd/gfx12/object_refusals.tsv (`ISABRIDGE_UPDATE_GFX12_COUNTS=1` rewrites it).
 
 use isabridge_decoder::amd::GFX12;
@@ -72,7 +73,7 @@ fn our_texts(bytes: &[u8]) -> Vec<String> {
 /// and the instruction's reason.
 fn reason(e: &ObjectError) -> String {
     let s = e.to_string();
-    // "kernel K: gfx1013 0x...: NAME: reason" -> "NAME: reason".
+    // "kernel K: gfx1013 0x...: NAME: reason" (or "function F: ...") -> "NAME: reason".
     let s = s.split_once(": ").map(|x| x.1).unwrap_or(&s).to_string();
     match s.strip_prefix("gfx1013 ") {
         Some(r) => r.split_once(": ").map(|x| x.1.to_string()).unwrap_or(s.clone()),
@@ -94,8 +95,8 @@ fn gfx1013_objects_translate_and_llvm_reads_them() {
                 continue;
             }
         };
-        kernels += t.kernels.len() + t.refused.len();
-        translated += t.kernels.len();
+        kernels += t.kernels.len() + t.stages.len() + t.refused.len();
+        translated += t.kernels.len() + t.stages.len();
         src_insts += t.source_insts;
         out_insts += t.insts;
         for (_, e) in &t.refused {
@@ -118,9 +119,9 @@ fn gfx1013_objects_translate_and_llvm_reads_them() {
     }
     std::fs::remove_dir_all(&dir).ok();
     let mut now = format!(
-        "# gfx1013 kernels of fixtures/amd/bin the object translator leaves out, by reason (and objects it refuses).\n\
+        "# gfx1013 kernels and graphics-stage functions of fixtures/amd/bin the object translator leaves out, by reason (and objects it refuses).\n\
          # Written by `ISABRIDGE_UPDATE_GFX12_COUNTS=1 cargo test --release -p isabridge-targets --test gfx12_object`.\n\
-         # {kernels} kernels: {translated} translated ({src_insts} gfx1013 instructions -> {out_insts} gfx1201); {} refused\n\
+         # {kernels} kernels and functions: {translated} translated ({src_insts} gfx1013 instructions -> {out_insts} gfx1201); {} refused\n\
          what\tcount\treason\n",
         kernels - translated
     );

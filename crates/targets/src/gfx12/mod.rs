@@ -29,6 +29,7 @@ mod expand_minmax;
 mod expand_sdwa;
 mod expand_soffset;
 mod flat;
+pub mod graphics;
 pub mod hazards;
 pub mod hsaco;
 pub mod layout;
