@@ -214,7 +214,7 @@ pub(super) fn translate_stages(bytes: &[u8], p: &Program, only: Option<&str>, o:
         match r.and_then(|(_, addr, code)| translate_stage(&f, code, addr)) {
             Err(e) => out.refused.push((f.name.clone(), e)),
             Ok(t) => {
-                while o.code.len() % KERNEL_ALIGN != 0 {
+                while !o.code.len().is_multiple_of(KERNEL_ALIGN) {
                     o.code.extend_from_slice(&S_NOP_0.to_le_bytes());
                 }
                 let offset = o.code.len() as u64;
@@ -241,7 +241,7 @@ pub struct StageInputs {
 /// A 64-bit mix of `x` (splitmix64's finaliser).
 fn mix(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d4_9bb1_3311_1eb);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
 }
 
