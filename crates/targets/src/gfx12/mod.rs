@@ -24,6 +24,7 @@ mod expand_outmods;
 mod expand_cmpk;
 mod expand_dot;
 mod expand_dpp;
+mod expand_interp;
 mod expand_mad;
 mod expand_minmax;
 mod expand_sdwa;
