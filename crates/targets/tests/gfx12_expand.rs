@@ -624,7 +624,8 @@ fn sdwa_min_max_equal_gfx1013() {
 
 /// VINTRP interpolation (expand_interp.rs): `v_interp_p1_f32`, `v_interp_p2_f32` and
 /// `v_interp_mov_f32` (p0, p10, p20) against `ds_param_load` + `v_interp_p10_f32` /
-/// `v_interp_p2_f32` / `v_mov_b32_dpp`, in wave32 and wave64, under each MODE (the same for
+/// `v_interp_p2_f32` / `v_mov_b32_dpp`, and the 16-bit `v_interp_p1ll_f16` / `v_interp_p2_f16`
+/// (low and high halves) against `v_interp_p10_f16_f32` / `v_interp_p2_f16_f32`, in wave32 and wave64, under each MODE (the same for
 /// both runs). The attribute parameters (the lifter's function inputs from 1024) differ per quad
 /// and are equal within one, as a primitive's are; the I / J coordinates and the p2
 /// accumulator come from [`F32`] (NaNs, infinities, denormals), a different one per lane. The
@@ -642,6 +643,11 @@ fn vintrp_interpolation_equal_gfx1013() {
         ("v_interp_mov_f32_e32 v6, p0, attr1.x", load("attr1.x") + "v_mov_b32_dpp v6, v200 " + &dpp(0)),
         ("v_interp_mov_f32_e32 v6, p10, attr1.y", load("attr1.y") + "v_mov_b32_dpp v6, v200 " + &dpp(1)),
         ("v_interp_mov_f32_e32 v6, p20, attr0.z", load("attr0.z") + "v_mov_b32_dpp v6, v200 " + &dpp(2)),
+        ("v_interp_p1ll_f16 v7, v0, attr2.x", load("attr2.x") + "v_interp_p10_f16_f32 v7, v200, v0, v200 wait_exp:7"),
+        ("v_interp_p1ll_f16 v8, v0, attr2.y high", load("attr2.y") + "v_interp_p10_f16_f32 v8, v200, v0, v200 op_sel:[1,0,1,0] wait_exp:7"),
+        ("v_interp_p1ll_f16 v7, v0, attr5.z", load("attr5.z") + "v_interp_p10_f16_f32 v7, v200, v0, v200 wait_exp:7"),
+        ("v_interp_p2_f16 v7, v1, attr2.x, v7", load("attr2.x") + "v_interp_p2_f16_f32 v7, v200, v1, v7 wait_exp:7"),
+        ("v_interp_p2_f16 v8, v1, attr2.y, v6 high", load("attr2.y") + "v_interp_p2_f16_f32 v8, v200, v1, v6 op_sel:[1,0,0,0] wait_exp:7"),
     ] {
         let op10 = asm("gfx1013", text);
         // The sequence is llvm-mc-22's encoding of the expected gfx1201 text.
@@ -657,7 +663,7 @@ fn vintrp_interpolation_equal_gfx1013() {
                 let cx = ExpandCx { wave64, ieee: Some(false), dx10_clamp: Some(mode >> 8 & 1 != 0), vgprs: Some(TEMP_VGPR), sgprs: Some(TEMP_SGPR) };
                 let mut w = Vec::new();
                 for lane in 0..n as u32 {
-                    for (k, r) in [0u16, 1, 6].into_iter().enumerate() {
+                    for (k, r) in [0u16, 1, 6, 7, 8].into_iter().enumerate() {
                         w.extend(writelane(r, F32[(lane as usize * 3 + k * 5) % F32.len()], lane));
                     }
                 }

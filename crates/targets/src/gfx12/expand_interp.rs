@@ -15,6 +15,18 @@
 //!   quad_perm:[k,k,k,k] fi:1` with k = 0 for p0, 1 for p10, 2 for p20 (fetch-inactive: the
 //!   quad's other lanes hold the parameter whatever EXEC holds).
 //!
+//! The 16-bit forms (VOP3; SRC0 holds the attribute in bits 5:0, the channel in bits 7:6 and
+//! `high` in bit 8), as LLVM 22 builds them for gfx1201 (`v_interp_p10_f16_f32 v8, v5, v0, v5
+//! op_sel:[1,0,1,0]` for a `high` `v_interp_p1ll_f16`, `v_interp_p2_f16_f32 v8, v5, v1, v8
+//! op_sel:[1,0,0,0]` for a `high` `v_interp_p2_f16`):
+//! - `v_interp_p1ll_f16 d, i, attr` (D.f32 = P10.f16 * i + P0.f16) is `ds_param_load t;
+//!   v_interp_p10_f16_f32 d, t, i, t op_sel:[h,0,h,0]`;
+//! - `v_interp_p2_f16 d, j, attr, s2` (D.f16 = P20.f16 * j + s2.f32, into D's low half) is
+//!   `ds_param_load t; v_interp_p2_f16_f32 d, t, j, s2 op_sel:[h,0,0,0]`;
+//! with h the `high` bit (the half of the parameter dword). `v_interp_p1lv_f16` (P0 from its
+//! own lane's VGPR, which VINTERP would read from lane 4q) and modifiers are typed errors; so is
+//! an attribute selector the operand model gives as neither a register nor an inline constant.
+//!
 //! The product's operands are swapped (the IEEE fma product commutes). `ds_param_load` waits
 //! for every earlier VALU write and VMEM read of VGPRs (WAIT_VA_VDST 0, WAIT_VM_VSRC 0: no
 //! hazard with the temporary's earlier users); the VINTERP forms carry WAIT_EXP 7 (no wait of
@@ -34,10 +46,11 @@ use isabridge_decoder::{Inst, IsaPlugin};
 
 /// The expansion of a VINTRP instruction; None for other rows.
 pub(super) fn expand(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Option<Result<Vec<Inst>, TranslateError>> {
-    if r.gfx10_enc != "ENC_VINTRP" || !matches!(inst.name, "V_INTERP_P1_F32" | "V_INTERP_P2_F32" | "V_INTERP_MOV_F32") {
-        return None;
+    match (r.gfx10_enc, inst.name) {
+        ("ENC_VINTRP", "V_INTERP_P1_F32" | "V_INTERP_P2_F32" | "V_INTERP_MOV_F32") => Some(interp(inst, cx)),
+        ("ENC_VOP3", "V_INTERP_P1LL_F16" | "V_INTERP_P2_F16") => Some(interp16(inst, cx)),
+        _ => None,
     }
-    Some(interp(inst, cx))
 }
 
 /// The value of encoding field `name` of `inst` (a modifier, or a field operand).
@@ -103,4 +116,40 @@ fn interp(inst: &Inst, cx: &ExpandCx) -> Result<Vec<Inst>, TranslateError> {
         }
     };
     Ok(vec![load, decode(inst, &second)?])
+}
+
+/// The VOP3 SRC0 code of an operand (SGPR n = n, VGPR n = 256 + n, inline constants their code).
+fn src_code(k: OperandKind) -> Option<u32> {
+    match k {
+        OperandKind::Reg(r) if r.count == 1 && r.class == RegClass::Sgpr => Some(r.first as u32),
+        OperandKind::Reg(r) if r.count == 1 && r.class == RegClass::Vgpr => Some(256 + r.first as u32),
+        OperandKind::InlineConst { code, .. } => Some(code as u32),
+        _ => None,
+    }
+}
+
+fn interp16(inst: &Inst, cx: &ExpandCx) -> Result<Vec<Inst>, TranslateError> {
+    if !inst.modifiers.is_empty() || inst.operands.iter().any(|o| o.mods.neg || o.mods.abs) {
+        return Err(unsupported(inst, "modifiers on 16-bit interpolation"));
+    }
+    let d = vgpr(inst, "VDST")?;
+    let ij = vgpr(inst, "SRC1")?;
+    let sel = inst
+        .operands
+        .iter()
+        .find(|o| o.field == "SRC0")
+        .and_then(|o| src_code(o.kind))
+        .ok_or_else(|| unsupported(inst, "16-bit interpolation: the attribute selector is not a register or inline constant code"))?;
+    let (attr, chan, high) = (sel & 63, sel >> 6 & 3, sel >> 8 & 1);
+    let OperandKind::Reg(t) = cx.vtemp(inst, 0, 1)? else { return Err(unsupported(inst, "temporary VGPR")) };
+    let t = t.first as u32;
+    if t > 255 || d > 255 {
+        return Err(unsupported(inst, "no temporary VGPR below v256"));
+    }
+    let load = decode(inst, &[0xce00_0000 | attr << 10 | chan << 8 | t])?;
+    let v = |n: u32| 256 + n;
+    // VINTERP OP 2 v_interp_p10_f16_f32, 3 v_interp_p2_f16_f32; OPSEL bits 14:11.
+    let (op, op_sel, src2) = if inst.name == "V_INTERP_P1LL_F16" { (2, high | high << 2, t) } else { (3, high, vgpr(inst, "SRC2")?) };
+    let w = [0xcd00_0000 | op << 16 | op_sel << 11 | 7 << 8 | d, v(t) | v(ij) << 9 | v(src2) << 18];
+    Ok(vec![load, decode(inst, &w)?])
 }
