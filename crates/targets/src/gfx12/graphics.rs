@@ -19,7 +19,7 @@
 //! no entry sequence. A graphics stage keeps gfx1013's register interface (inputs in the SGPRs
 //! and VGPRs the lifter reads), so nothing is moved. VINTRP interpolation becomes
 //! `ds_param_load` + VINTERP ([`super::expand`]); what else gfx1201 lacks for the stage
-//! (parameter, compressed and null exports, 16-bit interpolation, legacy GS messages) is a
+//! (parameter, compressed and null exports, `v_interp_p1lv_f16`, legacy GS messages) is a
 //! typed error of the instruction translator, which refuses the function. Calls and indirect jumps are refused as
 //! for kernels. The translated functions go into the `.text` of the written object as function
 //! symbols; the object carries no PAL pipeline metadata (registers, stages) yet.
