@@ -23,11 +23,12 @@
 //!   v_interp_p10_f16_f32 d, t, i, t op_sel:[h,0,h,0]`;
 //! - `v_interp_p2_f16 d, j, attr, s2` (D.f16 = P20.f16 * j + s2.f32, into D's low half) is
 //!   `ds_param_load t; v_interp_p2_f16_f32 d, t, j, s2 op_sel:[h,0,0,0]`;
+//!
 //! with h the `high` bit (the half of the parameter dword). `v_interp_p1lv_f16` (P0 from its
 //! own lane's VGPR, which VINTERP would read from lane 4q) and modifiers are typed errors; so is
 //! an attribute selector the operand model gives as neither a register nor an inline constant.
 //!
-//! The product's operands are swapped (the IEEE fma product commutes). `ds_param_load` waits
+//! In the f32 forms the product's operands are swapped (the IEEE fma product commutes). `ds_param_load` waits
 //! for every earlier VALU write and VMEM read of VGPRs (WAIT_VA_VDST 0, WAIT_VM_VSRC 0: no
 //! hazard with the temporary's earlier users); the VINTERP forms carry WAIT_EXP 7 (no wait of
 //! their own): the expcnt wait before they read the loaded parameter is recomputed by
