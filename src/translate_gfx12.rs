@@ -46,17 +46,26 @@ pub(crate) fn translate(code: &[u8], source: &Source) -> Result<Artifact, Error>
                 return Err(Error::IsaMismatch { expected: isa, found });
             }
             let ks = isabridge_analysis::amdkernel::kernels(code).map_err(|e| Error::Metadata { isa, why: e.to_string() })?;
+            // Graphics-stage functions of a PAL object translate too (gfx12::graphics).
+            let stages = isabridge_analysis::load(code, None)
+                .map(|p| isabridge_targets::gfx12::graphics::stage_functions(code, &p))
+                .unwrap_or_default();
             if let Some(name) = kernel {
-                let Some(k) = ks.iter().find(|k| k.name == *name) else {
-                    return Err(Error::NoKernel { isa, name: name.clone(), known: ks.iter().map(|k| k.name.clone()).collect() });
+                let found = match ks.iter().find(|k| k.name == *name) {
+                    Some(k) => Some(k.wave64()),
+                    None => stages.iter().find(|f| f.name == *name).map(|f| f.wave64),
                 };
-                let w = if k.wave64() { 64 } else { 32 };
+                let Some(wave64) = found else {
+                    let known = ks.iter().map(|k| k.name.clone()).chain(stages.iter().map(|f| f.name.clone())).collect();
+                    return Err(Error::NoKernel { isa, name: name.clone(), known });
+                };
+                let w = if wave64 { 64 } else { 32 };
                 if w != source.wave {
                     return Err(Error::WaveMismatch { isa, kernel: name.clone(), expected: source.wave, found: w });
                 }
             }
             let t = translate_kernels(code, kernel.as_deref()).map_err(Error::Gfx1201)?;
-            if t.kernels.is_empty() {
+            if t.kernels.is_empty() && t.stages.is_empty() {
                 if let Some((_, e)) = t.refused.into_iter().next() {
                     return Err(Error::Gfx1201(e));
                 }
@@ -67,6 +76,10 @@ pub(crate) fn translate(code: &[u8], source: &Source) -> Result<Artifact, Error>
             for name in &t.kernels {
                 let reqd = meta.iter().find(|(n, _)| n == name).and_then(|(_, m)| reqd_workgroup_size(m)).unwrap_or([0; 3]);
                 a.entry_points.push(EntryPoint { name: name.clone(), kernel: name.clone(), workgroup_size: reqd });
+            }
+            // A graphics stage has no workgroup size.
+            for name in &t.stages {
+                a.entry_points.push(EntryPoint { name: name.clone(), kernel: name.clone(), workgroup_size: [0; 3] });
             }
             a.refused = t.refused.into_iter().map(|(k, e)| (k, e.to_string())).collect();
             Ok(a)

@@ -1,5 +1,6 @@
 //! `isabridge selfcheck FILE --via gfx1201 [--json] [--groups N] [--max-steps N]`: run every
-//! kernel of a gfx1013 code object twice on the IR interpreter, as it is and as translated to
+//! kernel and graphics-stage function (PAL objects: `gfx12::graphics`, with deterministic stage
+//! inputs) of a gfx1013 code object twice on the IR interpreter, as it is and as translated to
 //! gfx1201, from one deterministic memory image, and compare what they write
 //! (`isabridge::targets::gfx12::selfcheck`).
 
@@ -25,7 +26,7 @@ pub struct Args {
     /// The translation to check.
     #[arg(long, value_enum)]
     via: Via,
-    /// One JSON object per kernel: `{"function": ..., "status": "equal"|"differ"|"budget"|"unsupported", "reason": ...}`.
+    /// One JSON object per kernel or function: `{"function": ..., "status": "equal"|"differ"|"budget"|"unsupported", "reason": ...}`.
     #[arg(long)]
     json: bool,
     /// Workgroups to run along X.
@@ -36,7 +37,7 @@ pub struct Args {
     max_steps: u64,
 }
 
-/// Run the command: status 0 when every kernel is `equal`, 1 when some are not (each listed
+/// Run the command: one line per function; status 0 when every one is `equal`, 1 when some are not (each listed
 /// with its reason), 2 when the file cannot be checked.
 pub fn run(a: &Args) -> Result<(), Failure> {
     let bytes = std::fs::read(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
@@ -58,7 +59,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         }
     }
     let summary: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
-    eprintln!("{}: {} kernels via gfx1201: {}", a.file.display(), reports.len(), summary.join(", "));
+    eprintln!("{}: {} functions via gfx1201: {}", a.file.display(), reports.len(), summary.join(", "));
     if reports.iter().all(|r| r.status == Status::Equal) {
         Ok(())
     } else {

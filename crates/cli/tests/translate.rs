@@ -102,5 +102,31 @@ fn gfx1013_object_to_gfx1201() {
     assert!(out.lines().any(|l| l.contains("\"float2_add\",\"status\":\"equal\"")), "{out}");
     assert_eq!(out.lines().count(), 360);
     assert!(out.lines().all(|l| l.contains("\"status\":\"equal\"")), "{out}");
-    assert!(err.contains("360 kernels via gfx1201: 360 equal"), "{err}");
+    assert!(err.contains("360 functions via gfx1201: 360 equal"), "{err}");
+}
+
+/// Issue 30: a PAL object's graphics-stage functions. `selfcheck --via gfx1201` prints one line
+/// per function: gfx_stages' three are refused by the translator, each with the instruction
+/// gfx1201 lacks (a parameter export, a compressed export after the interpolation, which
+/// translates, a legacy GS message); gfx_cs' compute shader is equal. `translate --to gfx1201` writes the compute shader's code object.
+#[test]
+fn graphics_stage_functions_selfcheck_and_translate() {
+    let (rc, out, err) = run(&["selfcheck", &fixture("amd/bin/gfx_stages.gfx1013-w32.o"), "--via", "gfx1201"]);
+    assert_eq!(rc, 1, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].starts_with("vs_main\tunsupported\tfunction vs_main: gfx1013 0x7c: EXP: not translated to gfx1201: parameter export"), "{out}");
+    assert!(lines[1].starts_with("ps_interp\tunsupported\tfunction ps_interp: gfx1013 0x1b8: EXP: not translated to gfx1201: compressed export"), "{out}");
+    assert!(lines[2].starts_with("gs_main\tunsupported\tfunction gs_main: gfx1013 0x220: S_SENDMSG: not translated to gfx1201: message 0x22"), "{out}");
+    assert!(err.contains("3 functions via gfx1201: 3 unsupported"), "{err}");
+    let (rc, out, err) = run(&["selfcheck", &fixture("amd/bin/gfx_cs.gfx1013-w64.o"), "--via", "gfx1201", "--json"]);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(out, "{\"function\":\"cs_main\",\"status\":\"equal\",\"reason\":\"\"}\n");
+    let dir = out_dir("gfx1201_pal");
+    let (rc, _, err) = run(&["translate", &fixture("amd/bin/gfx_cs.gfx1013-w32.o"), "--to", "gfx1201", "-o", dir.to_str().unwrap()]);
+    assert_eq!(rc, 0, "{err}");
+    let bytes = std::fs::read(dir.join("gfx_cs.gfx1013-w32.gfx1201.hsaco")).unwrap();
+    let p = isabridge::analysis::load(&bytes, None).unwrap();
+    assert_eq!(p.isa, isabridge::Isa::Gfx1201);
+    assert!(p.sections.iter().any(|s| s.functions.iter().any(|f| f.name == "cs_main")));
 }

@@ -621,3 +621,82 @@ fn sdwa_min_max_equal_gfx1013() {
     let differs = check(&Case { text, srcs: &[10, 11, 20], dst: &[20], control: "v_max_num_f32_e64 v20, v10, -v11", sgpr: None, arith: false }, &rows);
     assert!(differs > 0, "`{text}`: the op without its selects equals gfx1013 on every lane");
 }
+
+/// VINTRP interpolation (expand_interp.rs): `v_interp_p1_f32`, `v_interp_p2_f32` and
+/// `v_interp_mov_f32` (p0, p10, p20) against `ds_param_load` + `v_interp_p10_f32` /
+/// `v_interp_p2_f32` / `v_mov_b32_dpp`, and the 16-bit `v_interp_p1ll_f16` / `v_interp_p2_f16`
+/// (low and high halves) against `v_interp_p10_f16_f32` / `v_interp_p2_f16_f32`, in wave32 and wave64, under each MODE (the same for
+/// both runs). The attribute parameters (the lifter's function inputs from 1024) differ per quad
+/// and are equal within one, as a primitive's are; the I / J coordinates and the p2
+/// accumulator come from [`F32`] (NaNs, infinities, denormals), a different one per lane. The
+/// gfx1201 words are llvm-mc-22 -mcpu=gfx1201's encoding of the sequence's text.
+#[test]
+fn vintrp_interpolation_equal_gfx1013() {
+    const ATTR_BASE: usize = 1024;
+    let attr_val = |k: usize, quad: usize| -> u64 { ((((k * 7 + quad * 13) % 64) as f32 - 32.0) * 0.375).to_bits() as u64 };
+    let load = |a: &str| format!("ds_param_load v200, {a} wait_va_vdst:0 wait_vm_vsrc:0\n");
+    let dpp = |k: u32| format!("quad_perm:[{k},{k},{k},{k}] row_mask:0xf bank_mask:0xf fi:1");
+    for (text, gfx12) in [
+        ("v_interp_p1_f32_e32 v6, v0, attr3.z", load("attr3.z") + "v_interp_p10_f32 v6, v200, v0, v200 wait_exp:7"),
+        ("v_interp_p2_f32_e32 v6, v1, attr3.z", load("attr3.z") + "v_interp_p2_f32 v6, v200, v1, v6 wait_exp:7"),
+        ("v_interp_p1_f32_e32 v0, v0, attr31.w", load("attr31.w") + "v_interp_p10_f32 v0, v200, v0, v200 wait_exp:7"),
+        ("v_interp_mov_f32_e32 v6, p0, attr1.x", load("attr1.x") + "v_mov_b32_dpp v6, v200 " + &dpp(0)),
+        ("v_interp_mov_f32_e32 v6, p10, attr1.y", load("attr1.y") + "v_mov_b32_dpp v6, v200 " + &dpp(1)),
+        ("v_interp_mov_f32_e32 v6, p20, attr0.z", load("attr0.z") + "v_mov_b32_dpp v6, v200 " + &dpp(2)),
+        ("v_interp_p1ll_f16 v7, v0, attr2.x", load("attr2.x") + "v_interp_p10_f16_f32 v7, v200, v0, v200 wait_exp:7"),
+        ("v_interp_p1ll_f16 v8, v0, attr2.y high", load("attr2.y") + "v_interp_p10_f16_f32 v8, v200, v0, v200 op_sel:[1,0,1,0] wait_exp:7"),
+        ("v_interp_p1ll_f16 v7, v0, attr5.z", load("attr5.z") + "v_interp_p10_f16_f32 v7, v200, v0, v200 wait_exp:7"),
+        ("v_interp_p2_f16 v7, v1, attr2.x, v7", load("attr2.x") + "v_interp_p2_f16_f32 v7, v200, v1, v7 wait_exp:7"),
+        ("v_interp_p2_f16 v8, v1, attr2.y, v6 high", load("attr2.y") + "v_interp_p2_f16_f32 v8, v200, v1, v6 op_sel:[1,0,0,0] wait_exp:7"),
+    ] {
+        let op10 = asm("gfx1013", text);
+        // The sequence is llvm-mc-22's encoding of the expected gfx1201 text.
+        let cx = ExpandCx { vgprs: Some(TEMP_VGPR), sgprs: Some(TEMP_SGPR), ..ExpandCx::default() };
+        let d = GFX10.decode(&op10, 0).unwrap();
+        let seq = translate_inst_in(&GFX10.operands(&d, 0), &cx).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(place(&seq, 0).expect("places").code, asm("gfx1201", &gfx12), "{text}");
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let outs = vec![format!("v{dst}")];
+        for wave64 in [false, true] {
+            let n: usize = if wave64 { 64 } else { 32 };
+            for &mode in &MODES {
+                let cx = ExpandCx { wave64, ieee: Some(false), dx10_clamp: Some(mode >> 8 & 1 != 0), vgprs: Some(TEMP_VGPR), sgprs: Some(TEMP_SGPR) };
+                let mut w = Vec::new();
+                for lane in 0..n as u32 {
+                    for (k, r) in [0u16, 1, 6, 7, 8].into_iter().enumerate() {
+                        w.extend(writelane(r, F32[(lane as usize * 3 + k * 5) % F32.len()], lane));
+                    }
+                }
+                let code10 = [words(&w), op10.clone(), words(&[S_ENDPGM])].concat();
+                let mut t = Vec::new();
+                let mut off = 0usize;
+                while off < code10.len() {
+                    let d = GFX10.decode(&code10[off..], off as u64).unwrap();
+                    t.extend(translate_inst_in(&GFX10.operands(&d, off as u64), &cx).unwrap_or_else(|e| panic!("{text}: {e}")));
+                    off += d.len as usize;
+                }
+                let names: Vec<&str> = t.iter().filter(|x| x.src_addr >= (code10.len() - op10.len() - 4) as u64).map(|x| x.inst.name).collect();
+                assert_eq!(names[0], "DS_PARAM_LOAD", "{text}");
+                let code12 = place(&t, 0).expect("places").code;
+                let mut inputs = vec![Input::Uniform(0); ATTR_BASE + 12 * 32];
+                inputs[0] = Input::PerLane((0..n as u64).collect());
+                for (k, x) in inputs.iter_mut().enumerate().skip(ATTR_BASE) {
+                    *x = Input::PerLane((0..n).map(|l| attr_val(k - ATTR_BASE, l / 4)).collect());
+                }
+                let go = |isa: Isa, code: &[u8]| {
+                    let opts = Options { wave64, mode, ..Options::default() };
+                    let mut f = lift(isa, code, 0, &opts).unwrap_or_else(|e| panic!("{isa:?} lifts: {e}"));
+                    return_regs(&mut f, &outs);
+                    let cfg = Config { wave_size: n as u32, waves: 1, ..Config::default() };
+                    interp::run(&f, &cfg, &inputs, Memory::default()).expect("runs").outputs
+                };
+                let (r10, r12) = (go(Isa::Gfx1013, &code10), go(Isa::Gfx1201, &code12));
+                for lane in 0..n {
+                    assert_eq!(r12[lane], r10[lane], "`{text}` wave64 {wave64} MODE {mode:#x}: lane {lane}");
+                }
+                // The inputs reach the parameters: the quads do not all give one value.
+                assert!((4..n).step_by(4).any(|l| r10[l] != r10[0]), "`{text}`: every quad alike");
+            }
+        }
+    }
+}

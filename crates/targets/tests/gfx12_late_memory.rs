@@ -8,7 +8,7 @@
 //! Counters shown: dscnt (LDS), loadcnt (global), kmcnt (scalar memory), storecnt (a global
 //! store another wave reads after a barrier: the late model keeps a store invisible to the
 //! other waves until a wait retires it), expcnt (an LDS direct load, which gfx12 counts on
-//! expcnt with the exports), samplecnt (an image sample of a linear 2D image). Not shown
+//! expcnt with the exports, and the parameter load of a translated VINTRP interpolation), samplecnt (an image sample of a linear 2D image). Not shown
 //! here: bvhcnt (the translator does not convert BVH descriptors yet, so no translated code
 //! has a recomputed bvhcnt wait to delete).
 
@@ -240,4 +240,47 @@ fn samplecnt_wait_guards_a_sample() {
     let input: Vec<u32> = (0..LANES as u32).map(|i| (1.5f32 + i as f32).to_bits()).collect();
     let want: Vec<u32> = input.iter().map(|x| x + 1).collect();
     check(&code, "samplecnt", &input, &[], &want);
+}
+
+/// expcnt on a translated interpolation (issue 30, graphics stages): gfx1013's
+/// `v_interp_p1_f32 v1, v3, attr0.x` becomes `ds_param_load` into a temporary and
+/// `v_interp_p10_f32` with WAIT_EXP 7 (expand_interp.rs, the words `vintrp_interpolation_equal_gfx1013`
+/// pins); the expcnt wait before the interpolation reads the loaded parameters is recomputed.
+/// With it, every lane stores fma(P10, i, P0) = 2 * lane + 1 (P0 = 1.0, P10 = 2.0, the lifter's
+/// attribute inputs from 1024); without it, the read is poison under late memory.
+#[test]
+fn expcnt_wait_guards_a_translated_interpolation() {
+    let code = words(&[
+        [0x00, 0x0d, 0x06, 0x7e], // v_cvt_f32_u32_e32 v3, v0
+        [0xc8, 0x00, 0x00, 0xce], // ds_param_load v200, attr0.x wait_va_vdst:0 wait_vm_vsrc:0
+        [0x01, 0x07, 0x00, 0xcd], // v_interp_p10_f32 v1, v200, v3, v200 wait_exp:7
+        [0xc8, 0x07, 0x22, 0x07],
+        [0x82, 0x00, 0x04, 0x30], // v_lshlrev_b32_e32 v2, 2, v0
+        [0x02, 0x80, 0x06, 0xee], // global_store_b32 v2, v1, s[2:3]
+        [0x00, 0x00, 0x80, 0x00],
+        [0x02, 0x00, 0x00, 0x00],
+        [0x00, 0x00, 0xb0, 0xbf], // s_endpgm
+    ]);
+    let run = |insts: &[TranslatedInst], late: bool| -> Result<Vec<u32>, InterpError> {
+        let code = place(insts, 0).expect("places").code;
+        let opts = Options { wave64: false, user_sgprs: 4, vgpr_inputs: vec![SystemValue::LocalIdX], ..Options::default() };
+        let f = if late { lift_late_memory(Isa::Gfx1201, &code, 0, &opts) } else { lift(Isa::Gfx1201, &code, 0, &opts) }.expect("lifts");
+        let mut ins: Vec<Input> = [0, 0, OUT_BASE as u32, (OUT_BASE >> 32) as u32].into_iter().map(|w| Input::Uniform(w as u64)).collect();
+        ins.push(Input::PerLane((0..LANES as u64).collect()));
+        ins.resize(1024 + 12, Input::Uniform(0));
+        ins[1024] = Input::Uniform(1.0f32.to_bits() as u64);
+        ins[1025] = Input::Uniform(2.0f32.to_bits() as u64);
+        let mem = Memory { global: vec![(OUT_BASE, vec![0; LANES * 4])], ..Memory::default() };
+        let r = interp::run(&f, &Config { wave_size: 32, waves: 1, ..Config::default() }, &ins, mem)?;
+        Ok(r.memory.global[0].1.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    };
+    let want: Vec<u32> = (0..LANES).map(|l| (2.0 * l as f32 + 1.0).to_bits()).collect();
+    let (ours, waits) = recomputed(&code);
+    assert_eq!(run(&ours, false).unwrap(), want, "without late memory");
+    assert_eq!(run(&ours, true).unwrap(), want, "recomputed waits with late memory");
+    let k = *waits.iter().find(|i| ours[**i].inst.name == "S_WAIT_EXPCNT").expect("a recomputed s_wait_expcnt");
+    let mut deleted = ours.clone();
+    deleted.remove(k);
+    assert!(matches!(run(&deleted, true), Err(InterpError::Poison { .. })), "with its wait deleted: {:?}", run(&deleted, true));
+    assert_eq!(run(&deleted, false).unwrap(), want, "deleted wait without late memory");
 }

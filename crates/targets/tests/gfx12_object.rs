@@ -2,7 +2,8 @@
 //! gfx1013 object of fixtures/amd/bin:
 //! - llvm-readelf-22 reads each written object without a warning, and llvm-objdump-22
 //!   `--mcpu=gfx1201` decodes every word of its `.text` to exactly our printer's text;
-//! - the kernels that do not translate are typed errors, pinned with their reasons in
+//! - the kernels and graphics-stage functions (PAL objects) that do not translate are typed
+//!   errors, pinned with their reasons in
 //!   fixtures/amd/gfx12/object_refusals.tsv (`ISABRIDGE_UPDATE_GFX12_COUNTS=1` rewrites it).
 
 use isabridge_decoder::amd::GFX12;
@@ -72,7 +73,7 @@ fn our_texts(bytes: &[u8]) -> Vec<String> {
 /// and the instruction's reason.
 fn reason(e: &ObjectError) -> String {
     let s = e.to_string();
-    // "kernel K: gfx1013 0x...: NAME: reason" -> "NAME: reason".
+    // "kernel K: gfx1013 0x...: NAME: reason" (or "function F: ...") -> "NAME: reason".
     let s = s.split_once(": ").map(|x| x.1).unwrap_or(&s).to_string();
     match s.strip_prefix("gfx1013 ") {
         Some(r) => r.split_once(": ").map(|x| x.1.to_string()).unwrap_or(s.clone()),
@@ -94,12 +95,13 @@ fn gfx1013_objects_translate_and_llvm_reads_them() {
                 continue;
             }
         };
-        kernels += t.kernels.len() + t.refused.len();
-        translated += t.kernels.len();
+        kernels += t.kernels.len() + t.stages.len() + t.refused.len();
+        translated += t.kernels.len() + t.stages.len();
         src_insts += t.source_insts;
         out_insts += t.insts;
         for (_, e) in &t.refused {
-            *table.entry(("kernel".into(), reason(e))).or_default() += 1;
+            let what = if matches!(e, ObjectError::StageFunction { .. } | ObjectError::StageCall { .. }) { "function" } else { "kernel" };
+            *table.entry((what.into(), reason(e))).or_default() += 1;
         }
         let path = dir.join(name.replace(".o", ".hsaco"));
         std::fs::write(&path, &t.bytes).unwrap();
@@ -118,9 +120,9 @@ fn gfx1013_objects_translate_and_llvm_reads_them() {
     }
     std::fs::remove_dir_all(&dir).ok();
     let mut now = format!(
-        "# gfx1013 kernels of fixtures/amd/bin the object translator leaves out, by reason (and objects it refuses).\n\
+        "# gfx1013 kernels and graphics-stage functions of fixtures/amd/bin the object translator leaves out, by reason (and objects it refuses).\n\
          # Written by `ISABRIDGE_UPDATE_GFX12_COUNTS=1 cargo test --release -p isabridge-targets --test gfx12_object`.\n\
-         # {kernels} kernels: {translated} translated ({src_insts} gfx1013 instructions -> {out_insts} gfx1201); {} refused\n\
+         # {kernels} kernels and functions: {translated} translated ({src_insts} gfx1013 instructions -> {out_insts} gfx1201); {} refused\n\
          what\tcount\treason\n",
         kernels - translated
     );
@@ -134,4 +136,42 @@ fn gfx1013_objects_translate_and_llvm_reads_them() {
     }
     let pinned = std::fs::read_to_string(&path).expect("fixtures/amd/gfx12/object_refusals.tsv");
     assert!(now == pinned, "fixtures/amd/gfx12/object_refusals.tsv differs (ISABRIDGE_UPDATE_GFX12_COUNTS=1 rewrites it):\n{now}");
+}
+
+/// Issue 30: the graphics-stage functions of a PAL object as `gfx12::graphics` reads them off
+/// its metadata note (the values llvm-readelf-22 --notes prints): each hardware stage's
+/// `.entry_point_symbol` with its `.sgpr_count` / `.vgpr_count`, the wave size, and MODE from
+/// the stage's RSRC1 register: FLOAT_MODE 0xf0, DX10_CLAMP on, IEEE off (0x1f0) from
+/// 0x22f0001 / 0x22f0002 (PS, 11274), 0x82f0001 / 0x82f0003 (VS, 11338), 0xa2f0000 (GS, 11402).
+/// The other functions of an object whose stages are all pixel shaders (gfx_sample) take that
+/// stage and its MODE, with no declared counts; an HSA object has none.
+#[test]
+fn stage_functions_read_the_pal_metadata() {
+    use isabridge_targets::gfx12::graphics::stage_functions;
+    let read = |n: &str| std::fs::read(root().join("fixtures/amd/bin").join(n)).unwrap();
+    type Row<'a> = (&'a str, Option<&'a str>, bool, u32, u16, u16);
+    for (w, wave64) in [("w32", false), ("w64", true)] {
+        let bytes = read(&format!("gfx_stages.gfx1013-{w}.o"));
+        let p = isabridge_analysis::load(&bytes, None).unwrap();
+        let fs = stage_functions(&bytes, &p);
+        let got: Vec<Row> = fs.iter().map(|f| (f.name.as_str(), f.stage.as_deref(), f.wave64, f.mode, f.sgprs, f.vgprs)).collect();
+        let want: [Row; 3] = [
+            ("vs_main", Some(".vs"), wave64, 0x1f0, 8, 13),
+            ("ps_interp", Some(".ps"), wave64, 0x1f0, 1, 11),
+            ("gs_main", Some(".gs"), wave64, 0x1f0, 5, 3),
+        ];
+        assert_eq!(got, want, "{w}");
+        let bytes = read(&format!("gfx_sample.gfx1013-{w}.o"));
+        let p = isabridge_analysis::load(&bytes, None).unwrap();
+        let fs = stage_functions(&bytes, &p);
+        let names: Vec<&str> = fs.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["ps_dims", "ps_flavours", "ps_gather", "ps_a16_d16", "ps_msaa"], "{w}");
+        for f in &fs {
+            assert_eq!((f.stage.as_deref(), f.wave64, f.mode), (Some(".ps"), wave64, 0x1f0), "{w} {}", f.name);
+            assert_eq!(f.sgprs == 0, f.name != "ps_msaa", "{w} {}: only the stage's entry has declared counts", f.name);
+        }
+    }
+    let bytes = read("cl_math.gfx1013-w32.o");
+    let p = isabridge_analysis::load(&bytes, None).unwrap();
+    assert!(stage_functions(&bytes, &p).is_empty());
 }

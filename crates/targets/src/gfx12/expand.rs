@@ -135,4 +135,5 @@ pub(super) fn expand(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Option<Result<Ve
         .or_else(|| super::expand_cmpk::expand(inst, r))
         .or_else(|| super::expand_dpp::expand(inst, r, cx))
         .or_else(|| super::expand_soffset::expand(inst, r, cx))
+        .or_else(|| super::expand_interp::expand(inst, r, cx))
 }

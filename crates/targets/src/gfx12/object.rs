@@ -70,6 +70,26 @@ pub enum ObjectError {
         /// Its name.
         name: &'static str,
     },
+    /// A graphics-stage function's code did not translate ([`super::graphics`]).
+    #[error("function {function}: {err}")]
+    StageFunction {
+        /// Function name.
+        function: String,
+        /// The function translator's error.
+        err: Box<FunctionError>,
+    },
+    /// A graphics-stage function calls or jumps through a register.
+    #[error("function {function}: {isa} {addr:#x}: {name}: calls and indirect jumps are not translated (their targets are guest addresses)")]
+    StageCall {
+        /// Function name.
+        function: String,
+        /// ISA (gfx1013).
+        isa: Isa,
+        /// Address of the instruction.
+        addr: u64,
+        /// Its name.
+        name: &'static str,
+    },
     /// The entry sequence could not be built.
     #[error("kernel {kernel}: entry sequence: {why}")]
     Entry {
@@ -90,18 +110,20 @@ pub struct TranslatedObject {
     pub bytes: Vec<u8>,
     /// Names of the kernels it holds.
     pub kernels: Vec<String>,
-    /// Kernels left out, each with its error.
+    /// Kernels and graphics-stage functions left out, each with its error.
     pub refused: Vec<(String, ObjectError)>,
-    /// gfx1013 instructions read (of the translated kernels).
+    /// Names of the graphics-stage functions it holds ([`super::graphics`]).
+    pub stages: Vec<String>,
+    /// gfx1013 instructions read (of the translated kernels and functions).
     pub source_insts: usize,
     /// gfx1201 instructions written.
     pub insts: usize,
 }
 
 /// Alignment of each kernel's code in `.text` (what clang gives kernels).
-const KERNEL_ALIGN: usize = 256;
+pub(super) const KERNEL_ALIGN: usize = 256;
 /// `s_nop 0` on gfx1201, the padding between kernels (clang pads with it).
-const S_NOP_0: u32 = 0xbf80_0000;
+pub(super) const S_NOP_0: u32 = 0xbf80_0000;
 
 /// gfx1201 instruction from its words at `addr`.
 fn gfx12_inst(words: &[u32], addr: u64) -> Option<Inst> {
@@ -206,15 +228,16 @@ fn translate_kernel(k: &Kernel, code: &[u8], addr: u64, meta: Option<&Msg>) -> R
     Ok((f, regs))
 }
 
-/// Translates every kernel of the gfx1013 code object `bytes` and writes the gfx1201 code
-/// object of those that translate (module notes). An input that is not a gfx1013 code object
-/// is an error; a kernel that does not translate is listed in `refused`.
+/// Translates every kernel (and graphics-stage function, [`super::graphics`]) of the gfx1013
+/// code object `bytes` and writes the gfx1201 code object of those that translate (module
+/// notes). An input that is not a gfx1013 code object is an error; a kernel or function that
+/// does not translate is listed in `refused`.
 pub fn translate_object(bytes: &[u8]) -> Result<TranslatedObject, ObjectError> {
     translate_kernels(bytes, None)
 }
 
-/// [`translate_object`] for the kernel named `only` (every kernel when None); a name the
-/// object has no kernel of is [`ObjectError::NoFunction`].
+/// [`translate_object`] for the kernel or graphics-stage function named `only` (all of them
+/// when None); a name the object has neither of is [`ObjectError::NoFunction`].
 pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedObject, ObjectError> {
     let p = isabridge_analysis::load(bytes, None).map_err(|e| ObjectError::Load(e.to_string()))?;
     if p.isa != Isa::Gfx1013 {
@@ -223,7 +246,7 @@ pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedO
     let mut kernels = amdkernel::kernels(bytes).map_err(|e| ObjectError::Load(e.to_string()))?;
     if let Some(name) = only {
         kernels.retain(|k| k.name == name);
-        if kernels.is_empty() {
+        if kernels.is_empty() && !super::graphics::stage_functions(bytes, &p).iter().any(|f| f.name == name) {
             return Err(ObjectError::NoFunction(name.to_string()));
         }
     }
@@ -259,6 +282,7 @@ pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedO
             }
         }
     }
+    super::graphics::translate_stages(bytes, &p, only, &mut o, &mut out);
     out.bytes = hsaco::write(&o)?;
     Ok(out)
 }

@@ -208,10 +208,12 @@ pub fn selfcheck_refusing(original: &[u8], translate: TranslateRefusing, opts: &
         let (s, r) = compare(a, b);
         reports.push(status(s, r));
     }
+    reports.extend(super::graphics::check_stages(original, &p, translated.as_ref().map(|t| &t.0), &refused, opts));
     Ok(reports)
 }
 
-fn compare(a: Result<Outcome, RunError>, b: Result<Outcome, RunError>) -> (Status, String) {
+/// The status and reason of a function's two runs (original `a`, translation `b`).
+pub(super) fn compare(a: Result<Outcome, RunError>, b: Result<Outcome, RunError>) -> (Status, String) {
     match (a, b) {
         (Err(RunError::Interp(InterpError::StepLimit(n))), _) => (Status::Budget, format!("original: step limit of {n} exceeded")),
         (_, Err(RunError::Interp(InterpError::StepLimit(n)))) => (Status::Budget, format!("translation: step limit of {n} exceeded")),
@@ -242,7 +244,7 @@ fn compare(a: Result<Outcome, RunError>, b: Result<Outcome, RunError>) -> (Statu
 
 /// Why a run did not finish.
 #[derive(Debug)]
-enum RunError {
+pub(super) enum RunError {
     Lift(String),
     Interp(InterpError),
 }
