@@ -7,14 +7,11 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// Waves whose every row passes through gfx1201 today.
-const PASSING: usize = 39;
+/// Waves whose every row passes through gfx1201 today: all of them.
+const PASSING: usize = 41;
 
-/// Waves that do not translate yet, with the start of their reason.
-const FAILING: &[(&str, u64, &str)] = &[
-    ("Float16TernaryClamp", 32, "gfx1201 translation: gfx1013 0x58: V_MAX3_F16"),
-    ("Bvh64IntersectRay", 32, "gfx1201 translation: gfx1013 0x88: IMAGE_BVH64_INTERSECT_RAY"),
-];
+/// Waves that do not translate yet, with the start of their reason (none).
+const FAILING: &[(&str, u64, &str)] = &[];
 
 #[test]
 fn rdna_vectors_through_gfx1201() {

@@ -12,7 +12,7 @@ use isabridge_decoder::amd::GFX12;
 use isabridge_decoder::operand::{OperandKind, RegClass, RegRange};
 use isabridge_decoder::{Inst, IsaPlugin};
 use isabridge_targets::gfx12::descriptor_convert::{
-    buffer_format_gfx12, buffer_rsrc_gfx12, buffer_rsrc_ops, image_rsrc_gfx12, sample_rsrc_ops, sampler_gfx12, DescriptorError, ImageTemps, RsrcTemps,
+    buffer_format_gfx12, buffer_rsrc_gfx12, buffer_rsrc_ops, bvh_rsrc_gfx12, bvh_rsrc_ops, image_rsrc_gfx12, sample_rsrc_ops, sampler_gfx12, DescriptorError, ImageTemps, RsrcTemps,
 };
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -233,6 +233,42 @@ fn buffer_rsrc_ops_convert_in_sgprs() {
     }
 }
 
+/// The BVH node descriptor (fixtures/facts/amd/bvh_descriptor_gfx10_gfx12.md, PAL
+/// `sq_bvh_rsrc_t` of gfx10 and gfx12): the shared fields keep their bits, gfx1201-only bits
+/// (52-54, 115-119) and gfx1013's LLC_NOALLOC / BIG_PAGE (121-123) read 0.
+#[test]
+fn bvh_rsrc_keeps_the_shared_fields() {
+    // BASE_ADDRESS 0-39, BOX_GROW_VALUE 55-62, BOX_SORT_EN 63, SIZE 64-105,
+    // TRIANGLE_RETURN_MODE 120, TYPE 124-127, as word masks.
+    let shared: [u32; 4] = [0xffff_ffff, 0x0000_00ff | 0xff80_0000, 0xffff_ffff, 0x0000_03ff | 1 << 24 | 0xf000_0000];
+    assert_eq!(bvh_rsrc_gfx12([u32::MAX; 4]), [0xffff_ffff, 0xff8f_ffff, 0xffff_ffff, 0xf107_ffff]);
+    let mut rng = Rng(9);
+    for _ in 0..256 {
+        let w = [rng.next(), rng.next(), rng.next(), rng.next()];
+        let got = bvh_rsrc_gfx12(w);
+        for k in 0..4 {
+            assert_eq!(got[k] & shared[k], w[k] & shared[k], "word {k} of {w:08x?}");
+        }
+        assert_eq!((got[1] >> 20 & 7, got[3] >> 19 & 0x1f, got[3] >> 25 & 7), (0, 0, 0), "{w:08x?}");
+    }
+    // The scalar sequence gives the same words, keeps the source and SCC.
+    let src = RegRange { class: RegClass::Sgpr, first: 8, count: 4 };
+    let temps = RsrcTemps { rsrc: RegRange { class: RegClass::Sgpr, first: 92, count: 4 }, scratch: 96 };
+    let ops = bvh_rsrc_ops(src, temps, 0);
+    assert_llvm_mc_agrees(&ops);
+    for scc in [false, true] {
+        let w = [rng.next(), rng.next(), rng.next(), rng.next()];
+        let mut st = Scalar { s: [0; 128], scc };
+        st.s[8..12].copy_from_slice(&w);
+        for i in &ops {
+            st.step(i);
+        }
+        assert_eq!([st.s[92], st.s[93], st.s[94], st.s[95]], bvh_rsrc_gfx12(w));
+        assert_eq!(st.scc, scc, "SCC restored");
+        assert_eq!(&st.s[8..12], &w, "source kept");
+    }
+}
+
 /// Every instruction of `ops` builds, and llvm-mc-22 assembles our printed text to our bytes.
 fn assert_llvm_mc_agrees(ops: &[Inst]) {
     let mut text = String::new();
@@ -299,11 +335,10 @@ fn translated_buffer_access_reads_a_converted_copy() {
 }
 
 /// In a translated function, an image instruction reads converted copies of its T#, placed
-/// right before it; a BVH instruction is still refused (a typed error naming it).
+/// right before it; a BVH instruction reads a converted copy of its node descriptor.
 #[test]
 fn translated_image_access_reads_a_converted_copy() {
-    use isabridge_targets::gfx12::function::{translate_function, FunctionError, FunctionOptions};
-    use isabridge_targets::gfx12::TranslateError;
+    use isabridge_targets::gfx12::function::{translate_function, FunctionOptions};
     // gfx1013: image_load v5, v0, s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_1D unorm; s_endpgm.
     let code: Vec<u8> = [0xf000_1100u32, 0x0002_0500, 0xbf81_0000].iter().flat_map(|w| w.to_le_bytes()).collect();
     let opts = FunctionOptions { guest_base: 0, place_at: 0x100, declared_vgprs: 8, declared_sgprs: 16, wave64: false, ieee: None, dx10_clamp: None };
@@ -318,12 +353,15 @@ fn translated_image_access_reads_a_converted_copy() {
     // gfx1013: image_bvh_intersect_ray v[0:3], v[4:14], s[8:11]; s_endpgm.
     let code: Vec<u8> = [0xf198_9f01u32, 0x0002_0004, 0xbf81_0000].iter().flat_map(|w| w.to_le_bytes()).collect();
     let opts = FunctionOptions { declared_vgprs: 16, ..opts };
-    match translate_function(&code, 0, &opts) {
-        Err(FunctionError::Translate(TranslateError::Unsupported { addr: 0, name: "IMAGE_BVH_INTERSECT_RAY", reason, .. })) => {
-            assert!(reason.contains("BVH descriptor"), "{reason}")
-        }
-        other => panic!("{other:?}"),
-    }
+    let f = translate_function(&code, 0, &opts).unwrap();
+    // Temporaries above the declared 16 SGPRs: s[16:19], scratch s20..s23.
+    let temps = RsrcTemps { rsrc: RegRange { class: RegClass::Sgpr, first: 16, count: 4 }, scratch: 20 };
+    let seq: Vec<&str> = bvh_rsrc_ops(RegRange { class: RegClass::Sgpr, first: 8, count: 4 }, temps, 0).iter().map(|i| i.name).collect();
+    let names: Vec<&str> = f.code.insts.iter().map(|t| t.inst.name).filter(|n| !n.starts_with("S_WAIT")).collect();
+    let bvh = names.iter().position(|&n| n == "IMAGE_BVH_INTERSECT_RAY").unwrap();
+    assert_eq!(&names[..bvh], &seq[..]);
+    let t = f.code.insts.iter().find(|t| t.inst.name == "IMAGE_BVH_INTERSECT_RAY").unwrap();
+    assert_eq!(t.inst.operands.iter().find(|o| o.field == "RSRC").unwrap().kind, OperandKind::Reg(temps.rsrc));
 }
 
 /// The gfx1013 T# fields keep their values in the gfx1201 T#, found by name in the fact

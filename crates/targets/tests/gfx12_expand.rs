@@ -700,3 +700,30 @@ fn vintrp_interpolation_equal_gfx1013() {
         }
     }
 }
+
+/// f16 `v_min3` / `v_max3` / `v_med3` with VOP3 op_sel (Float16TernaryClamp's forms), with and
+/// without clamp: each source holds two different f16 values of the triple (the one op_sel
+/// selects, the other in the other half), the destination starts at 0x12345678 (a high-half
+/// result keeps its low half, and the other way round). Under every DX10_CLAMP and IEEE mode.
+#[test]
+fn min3_max3_med3_f16_op_sel_equal_gfx1013() {
+    let modes = [MODES[0], MODES[0] & !(1 << 8), MODES[1], MODES[1] & !(1 << 8)];
+    let rows: Vec<Vec<u32>> = triples(&F16[..8])
+        .into_iter()
+        .map(|r| {
+            let h = |i: usize| r[i] & 0xffff;
+            vec![h(0) << 16 | h(1), h(1) << 16 | h(2), h(2) << 16 | h(0), 0x1234_5678]
+        })
+        .collect();
+    for (text, control) in [
+        ("v_max3_f16 v20, -v10, |v11|, v12 op_sel:[1,1,1,1] clamp", "v_max3_num_f16 v20, -v10, |v11|, v12 op_sel:[1,1,1,1] clamp"),
+        ("v_min3_f16 v20, v11, -v10, v12 op_sel:[1,0,1,0] clamp", "v_min3_num_f16 v20, v11, -v10, v12 op_sel:[1,0,1,0] clamp"),
+        ("v_med3_f16 v20, v10, v11, -|v12| op_sel:[0,1,1,1] clamp", "v_med3_num_f16 v20, v10, v11, -|v12| op_sel:[0,1,1,1] clamp"),
+        ("v_med3_f16 v20, v10, v11, v12 op_sel:[1,1,0,0]", "v_med3_num_f16 v20, v10, v11, v12 op_sel:[1,1,0,0]"),
+        ("v_min3_f16 v12, v10, v11, v12 op_sel:[0,0,1,1]", "v_min3_num_f16 v12, v10, v11, v12 op_sel:[0,0,1,1]"),
+    ] {
+        let dst: u16 = text.split_whitespace().nth(1).unwrap().trim_start_matches('v').trim_end_matches(',').parse().unwrap();
+        let differs = check_in(&Case { text, srcs: &[10, 11, 12, 20], dst: &[dst], control, sgpr: None, arith: false }, &rows, &modes);
+        assert!(differs > 0, "`{text}`: the plain rename equals gfx1013 on every lane");
+    }
+}

@@ -8,9 +8,8 @@
 //! Counters shown: dscnt (LDS), loadcnt (global), kmcnt (scalar memory), storecnt (a global
 //! store another wave reads after a barrier: the late model keeps a store invisible to the
 //! other waves until a wait retires it), expcnt (an LDS direct load, which gfx12 counts on
-//! expcnt with the exports, and the parameter load of a translated VINTRP interpolation), samplecnt (an image sample of a linear 2D image). Not shown
-//! here: bvhcnt (the translator does not convert BVH descriptors yet, so no translated code
-//! has a recomputed bvhcnt wait to delete).
+//! expcnt with the exports, and the parameter load of a translated VINTRP interpolation),
+//! samplecnt (an image sample of a linear 2D image), bvhcnt (a ray / BVH-node intersection).
 
 use isabridge_decoder::lift::amd::{lift, lift_late_memory, Options, SystemValue};
 use isabridge_decoder::Isa;
@@ -283,4 +282,52 @@ fn expcnt_wait_guards_a_translated_interpolation() {
     deleted.remove(k);
     assert!(matches!(run(&deleted, true), Err(InterpError::Poison { .. })), "with its wait deleted: {:?}", run(&deleted, true));
     assert_eq!(run(&deleted, false).unwrap(), want, "deleted wait without late memory");
+}
+
+#[test]
+fn bvhcnt_wait_guards_a_ray_intersection() {
+    // BVH descriptor (gfx1201 layout, fixtures/facts/amd/bvh_descriptor_gfx10_gfx12.md): base
+    // IN_BASE (BASE_ADDRESS = IN_BASE / 256), no box sorting, SIZE 1, TYPE 8. Node pointer 0: a
+    // triangle node (type 0) at IN_BASE, vertices (0, 0, 0), (1, 0, 0), (0, 1, 0), id 0x77 in
+    // dword 15. The ray from (5, 5, -1) along +z misses it: the result is +inf, 1.0, the id, 0
+    // (ir::ops::ray), and each lane stores the id + 1.
+    let code = words(&[
+        [0xff, 0x00, 0x88, 0xbe], // s_mov_b32 s8, 0x1000000
+        [0x00, 0x00, 0x00, 0x01],
+        [0x80, 0x00, 0x89, 0xbe], // s_mov_b32 s9, 0
+        [0x81, 0x00, 0x8a, 0xbe], // s_mov_b32 s10, 1
+        [0xff, 0x00, 0x8b, 0xbe], // s_mov_b32 s11, 0x80000000
+        [0x00, 0x00, 0x00, 0x80],
+        [0x80, 0x02, 0x02, 0x7e], // v_mov_b32_e32 v1, 0
+        [0xf2, 0x02, 0x04, 0x7e], // v_mov_b32_e32 v2, 1.0
+        [0xff, 0x02, 0x06, 0x7e], // v_mov_b32_e32 v3, 0x40a00000
+        [0x00, 0x00, 0xa0, 0x40],
+        [0xff, 0x02, 0x08, 0x7e], // v_mov_b32_e32 v4, 0x40a00000
+        [0x00, 0x00, 0xa0, 0x40],
+        [0xf3, 0x02, 0x0a, 0x7e], // v_mov_b32_e32 v5, -1.0
+        [0x80, 0x02, 0x0c, 0x7e], // v_mov_b32_e32 v6, 0
+        [0x80, 0x02, 0x0e, 0x7e], // v_mov_b32_e32 v7, 0
+        [0xf2, 0x02, 0x10, 0x7e], // v_mov_b32_e32 v8, 1.0
+        [0xff, 0x02, 0x12, 0x7e], // v_mov_b32_e32 v9, 0x7f800000
+        [0x00, 0x00, 0x80, 0x7f],
+        [0xff, 0x02, 0x14, 0x7e], // v_mov_b32_e32 v10, 0x7f800000
+        [0x00, 0x00, 0x80, 0x7f],
+        [0xf2, 0x02, 0x16, 0x7e], // v_mov_b32_e32 v11, 1.0
+        [0x10, 0x40, 0xc6, 0xd3], // image_bvh_intersect_ray v[12:15], [v1, v2, v[3:5], v[6:8], v[9:11]], s[8:11]
+        [0x0c, 0x10, 0x00, 0x09],
+        [0x01, 0x02, 0x03, 0x06],
+        [0x00, 0x00, 0xc3, 0xbf], // s_wait_bvhcnt 0x0
+        [0x81, 0x1c, 0x1c, 0x4a], // v_add_nc_u32_e32 v14, 1, v14
+        [0x82, 0x00, 0x20, 0x30], // v_lshlrev_b32_e32 v16, 2, v0
+        [0x02, 0x80, 0x06, 0xee], // global_store_b32 v16, v14, s[2:3]
+        [0x00, 0x00, 0x00, 0x07],
+        [0x10, 0x00, 0x00, 0x00],
+        [0x00, 0x00, 0xb0, 0xbf], // s_endpgm
+    ]);
+    let one = 1f32.to_bits();
+    let mut node = [0u32; 16];
+    node[3] = one; // v1.x
+    node[7] = one; // v2.y
+    node[15] = 0x77;
+    check(&code, "bvhcnt", &node, &[], &[0x78; LANES]);
 }

@@ -5,7 +5,8 @@
 //! origin (three), the direction and inverse direction (three each, or three holding both as f16
 //! pairs with a16). gfx1013 gives the same dwords in the same order as one range or, with NSA,
 //! one VGPR each; each group must be consecutive VGPRs (else a typed error). The data (four
-//! VGPRs), the descriptor and A16 carry over; DMASK is 0xf and R128 set, as llvm-mc-22 encodes
+//! VGPRs), the descriptor (converted just before the instruction:
+//! `descriptor_convert::bvh_rsrc_ops`) and A16 carry over; DMASK is 0xf and R128 set, as llvm-mc-22 encodes
 //! every gfx1201 BVH instruction.
 
 use super::map::{gfx12_encoding, gfx12_opcode, MapRow};

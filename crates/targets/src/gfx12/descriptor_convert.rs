@@ -2,7 +2,8 @@
 //! the buffer resource (V#), the image resource of untiled surfaces (T#) and the sampler (S#),
 //! as words ([`buffer_rsrc_gfx12`], [`image_rsrc_gfx12`], [`sampler_gfx12`]) and as gfx1201
 //! scalar instructions that convert descriptors held in SGPRs just before an instruction reads
-//! them ([`buffer_rsrc_ops`], [`sample_rsrc_ops`], placed by [`convert_resources`]). Bit positions and widths are those of
+//! them ([`buffer_rsrc_ops`], [`sample_rsrc_ops`], placed by [`convert_resources`]), and the
+//! BVH node descriptor ([`bvh_rsrc_gfx12`], [`bvh_rsrc_ops`]). Bit positions and widths are those of
 //! the AMD fact tables (`shared/facts/amd/descriptor_fields_gfx10_gfx11_gfx12.csv`), format
 //! numbers those of `descriptor_enums.csv` (gfx10 `IMG_FORMAT`, which is also the buffer
 //! format, to gfx12 `BUF_FMT`, matched by name).
@@ -107,6 +108,41 @@ pub fn sampler_gfx12(w: [u32; 4]) -> Result<[u32; 4], DescriptorError> {
     let w2 = (w[2] & 0x2fff_ffff) | ((perf_mip & 3) << 30);
     let w3 = (perf_mip >> 2) | (bits(w[3], 0, 12) << 18) | (bits(w[3], 30, 2) << 30);
     Ok([w[0], w1, w2, w3])
+}
+
+/// BVH descriptor word 1 bits gfx1201 reads and gfx1013 leaves reserved: SORT_TRIANGLES_FIRST
+/// (bit 52 of the descriptor) and BOX_SORTING_HEURISTIC (53-54).
+const BVH_W1_GFX12_ONLY: u32 = 0x0070_0000;
+/// BVH descriptor word 3 bits that differ: gfx1201's COMPRESSED_FORMAT_EN, BOX_NODE_64B,
+/// WIDE_SORT_EN, INSTANCE_EN and POINTER_FLAGS (bits 115-119, reserved on gfx1013), and
+/// gfx1013's LLC_NOALLOC and BIG_PAGE (121-123, reserved on gfx1201).
+const BVH_W3_DIFFER: u32 = 0x0ef8_0000;
+
+/// gfx1013 BVH node descriptor (`image_bvh*_intersect_ray`, 128 bits) `w` as gfx1201 reads the
+/// same BVH (fact file fixtures/facts/amd/bvh_descriptor_gfx10_gfx12.md, from PAL's
+/// `sq_bvh_rsrc_t` of both generations): BASE_ADDRESS (0-39), BOX_GROW_VALUE (55-62),
+/// BOX_SORT_EN (63), SIZE (64-105), TRIANGLE_RETURN_MODE (120) and TYPE (124-127) keep their
+/// bits; the bits only gfx1201 reads are cleared (their 0 is gfx1013's behaviour: no
+/// triangle-first sorting, the closest-first box sort, the uncompressed BVH4 nodes, no
+/// instance or pointer flags), and gfx1013's cache and page hints LLC_NOALLOC and BIG_PAGE
+/// (reserved on gfx1201) are dropped.
+pub fn bvh_rsrc_gfx12(w: [u32; 4]) -> [u32; 4] {
+    [w[0], w[1] & !BVH_W1_GFX12_ONLY, w[2], w[3] & !BVH_W3_DIFFER]
+}
+
+/// gfx1201 scalar instructions, placed just before a BVH instruction that reads the gfx1013
+/// BVH descriptor in `src` (four SGPRs), that write [`bvh_rsrc_gfx12`]'s words into
+/// `temps.rsrc` (the instruction then reads `temps.rsrc`). SCC is saved and restored.
+pub fn bvh_rsrc_ops(src: RegRange, temps: RsrcTemps, addr: u64) -> Vec<Inst> {
+    let (t, scc) = (temps.rsrc.first, temps.scratch + 3);
+    vec![
+        sop2(addr, "S_CSELECT_B32", sgpr(scc), int(1), int(0)),
+        sop1(addr, "S_MOV_B32", sgpr(t), sgpr(src.first)),
+        sop2(addr, "S_AND_B32", sgpr(t + 1), sgpr(src.first + 1), lit(!BVH_W1_GFX12_ONLY)),
+        sop1(addr, "S_MOV_B32", sgpr(t + 2), sgpr(src.first + 2)),
+        sop2(addr, "S_AND_B32", sgpr(t + 3), sgpr(src.first + 3), lit(!BVH_W3_DIFFER)),
+        sopc(addr, "S_CMP_LG_U32", sgpr(scc), int(0)),
+    ]
 }
 
 /// Registers [`buffer_rsrc_ops`] works in: four aligned SGPRs for the converted V# and four
@@ -344,21 +380,12 @@ fn sopc(addr: u64, name: &str, a: OperandKind, b: OperandKind) -> Inst {
 /// gfx1013 words, so a descriptor used several times, or also read as data, is never
 /// converted twice. The conversion runs on every path to the use because it sits right before
 /// it. One set of temporaries per descriptor kind serves every use (each use reads its copy as
-/// it issues, and the next conversion is later in program order). BVH node descriptors are not
-/// converted (no fact gives gfx1201's layout), so a function with a BVH instruction is refused
-/// (a typed error naming it) rather than run on a gfx1013 descriptor.
+/// it issues, and the next conversion is later in program order). A BVH instruction's node
+/// descriptor (four SGPRs) goes through [`bvh_rsrc_ops`] into the V# temporaries.
 pub fn convert_resources(insts: Vec<TranslatedInst>, temps: &mut Temps) -> Result<Vec<TranslatedInst>, FunctionError> {
-    if let Some(t) = insts.iter().find(|t| t.inst.name.starts_with("IMAGE_BVH")) {
-        return Err(FunctionError::Translate(TranslateError::Unsupported {
-            isa: Isa::Gfx1013,
-            addr: t.src_addr,
-            name: t.inst.name,
-            // ../shared/facts/amd has no BVH descriptor fields for either generation.
-            reason: "BVH descriptor conversion: no fact gives gfx1201's BVH descriptor layout".to_string(),
-        }));
-    }
-    let buffer = |t: &TranslatedInst| t.inst.encoding == "ENC_VBUFFER" || t.inst.name.starts_with("S_BUFFER_LOAD");
-    let image = |t: &TranslatedInst| matches!(t.inst.encoding, "ENC_VIMAGE" | "ENC_VSAMPLE");
+    let bvh = |t: &TranslatedInst| t.inst.name.starts_with("IMAGE_BVH");
+    let buffer = |t: &TranslatedInst| t.inst.encoding == "ENC_VBUFFER" || t.inst.name.starts_with("S_BUFFER_LOAD") || bvh(t);
+    let image = |t: &TranslatedInst| matches!(t.inst.encoding, "ENC_VIMAGE" | "ENC_VSAMPLE") && !bvh(t);
     if !insts.iter().any(|t| buffer(t) || image(t)) {
         return Ok(insts);
     }
@@ -380,6 +407,11 @@ pub fn convert_resources(insts: Vec<TranslatedInst>, temps: &mut Temps) -> Resul
     };
     for mut ti in insts {
         let before: Vec<Inst> = match (bt, it) {
+            (Some(t), _) if bvh(&ti) => {
+                let src = sgprs(&ti, "RSRC", 4).ok_or_else(|| image_error(&ti, "a BVH descriptor that is not four SGPRs"))?;
+                set_reg(&mut ti.inst, "RSRC", t.rsrc);
+                bvh_rsrc_ops(src, t, ti.inst.addr)
+            }
             (Some(t), _) if buffer(&ti) => {
                 let field = if ti.inst.encoding == "ENC_VBUFFER" { "RSRC" } else { "SBASE" };
                 match sgprs(&ti, field, 4) {

@@ -15,8 +15,9 @@ use isabridge_decoder::amd::GFX12;
 use isabridge_decoder::operand::{Access, ConstType, Modifier, Operand, OperandKind, RegClass, RegRange, SrcMods};
 use isabridge_decoder::{Inst, IsaPlugin};
 
-/// VGPRs an expansion may use as temporaries.
-pub const EXPAND_VGPRS: u16 = 8;
+/// VGPRs an expansion may use as temporaries (the f16 `v_med3` with op_sel uses all twelve:
+/// expand_minmax.rs).
+pub const EXPAND_VGPRS: u16 = 12;
 /// SGPRs an expansion may use as temporaries (a wave64 lane mask is a pair).
 pub const EXPAND_SGPRS: u16 = 2;
 

@@ -44,8 +44,13 @@
 //!
 //! The clamp bit is taken off before the expansion and done after it (expand_outmods.rs).
 //!
-//! Not expanded (typed errors): f16 op_sel and f16 constants with abs / neg, packed f16
-//! constant operands, f64 constant operands.
+//! f16 VOP3 op_sel: a source whose high half is selected is first shifted into the low half
+//! of a temporary (8, 9, 10 for sources 0, 1, 2), and a result for the destination's high half
+//! (op_sel bit 3) is made in temporary 11, shifted up and merged in by
+//! `v_bfi_b32 d, 0xffff0000, t, d` (the low half kept), as gfx1013 writes it (vfloat.rs `def16`).
+//!
+//! Not expanded (typed errors): op_sel on an f16 constant, f16 constants with abs / neg,
+//! packed f16 constant operands, f64 constant operands.
 
 use super::expand::{dst_srcs, emit, int_const, plain, scalar, ExpandCx, Src};
 use super::map::{MapKind, MapRow};
@@ -74,7 +79,7 @@ struct Seq<'a> {
     width: u16,
     /// An f16 op: it writes the low half of its destination and keeps the high half.
     f16: bool,
-    /// The instruction's destination.
+    /// The instruction's destination (temporary 11 for an op_sel high-half result).
     dst: OperandKind,
     /// The output modifier the op that gives the result carries (none with MODE.IEEE set).
     omod: Vec<Modifier>,
@@ -86,8 +91,9 @@ fn min_max(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Result<Vec<Inst>, Translat
     if f16 && r.gfx12.starts_with("V_PK_") {
         return packed(inst, r, cx);
     }
-    if f16 && inst.modifiers.iter().any(|m| matches!(m, Modifier::OpSel(x) if *x != 0)) {
-        return Err(unsupported(inst, "f16 minimum / maximum with op_sel: not expanded"));
+    let op_sel = inst.modifiers.iter().find_map(|m| if let Modifier::OpSel(x) = m { Some(*x) } else { None }).unwrap_or(0);
+    if op_sel != 0 && !(f16 && r.gfx10_enc == "ENC_VOP3") {
+        return Err(unsupported(inst, "minimum / maximum with op_sel outside the f16 VOP3 forms: not expanded"));
     }
     let dpp = matches!(r.gfx10_enc, "ENC_VOP2_DPP16" | "ENC_VOP2_DPP8");
     if !matches!(r.gfx10_enc, "ENC_VOP2" | "ENC_VOP3") && !dpp {
@@ -121,7 +127,24 @@ fn min_max(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Result<Vec<Inst>, Translat
         OperandKind::InlineConst { bits, ty, .. } if f16 && ty != ConstType::Int => OperandKind::Literal(bits as u32 & 0xffff),
         k => k,
     };
-    let src: Vec<Src> = s.iter().map(|o| (lit(o.kind), o.mods)).collect();
+    let mut src: Vec<Src> = s.iter().map(|o| (lit(o.kind), o.mods)).collect();
+    // op_sel: a source's selected high half is moved to the low half of temporary 8 + i (the
+    // sequences read low halves); a high-half result is made in temporary 11 and merged into
+    // the destination's high half (the low half kept).
+    let mut pre = Vec::new();
+    for (i, x) in src.iter_mut().enumerate() {
+        if op_sel >> i & 1 == 0 {
+            continue;
+        }
+        if !matches!(x.0, OperandKind::Reg(_)) {
+            return Err(unsupported(inst, "f16 minimum / maximum with op_sel on a constant: not expanded"));
+        }
+        let t = cx.vtemp(inst, 8 + i as u16, 1)?;
+        pre.push(emit(inst, "V_LSHRREV_B32", "ENC_VOP3", &[plain(t), plain(int_const(16)), plain(x.0)], &[])?);
+        x.0 = t;
+    }
+    let hi_dst = op_sel & 8 != 0;
+    let dst = if hi_dst { cx.vtemp(inst, 11, 1)? } else { d.kind };
     let two = match (r.gfx12.starts_with("V_MIN"), width, f16) {
         (true, _, true) => "V_MIN_NUM_F16",
         (false, _, true) => "V_MAX_NUM_F16",
@@ -130,17 +153,21 @@ fn min_max(inst: &Inst, r: &MapRow, cx: &ExpandCx) -> Result<Vec<Inst>, Translat
         (false, 1, _) => "V_MAX_NUM_F32",
         (false, _, _) => "V_MAX_NUM_F64",
     };
-    let mut q = Seq { inst, cx, width, f16, dst: d.kind, omod, out: Vec::new() };
+    let mut q = Seq { inst, cx, width, f16, dst, omod, out: pre };
     match (r.gfx12, src.len()) {
         (_, 2) if dpp => q.dpp2(two, ieee, src[0], src[1])?,
-        (_, 2) => q.exact2(two, ieee, src[0], src[1], d.kind, true)?,
+        (_, 2) => q.exact2(two, ieee, src[0], src[1], dst, true)?,
         ("V_MIN3_NUM_F32" | "V_MAX3_NUM_F32" | "V_MIN3_NUM_F16" | "V_MAX3_NUM_F16", 3) => {
             let t = cx.vtemp(inst, 4, 1)?;
             q.exact2(two, ieee, src[0], src[1], t, false)?;
-            q.exact2(two, ieee, plain(t), src[2], d.kind, true)?;
+            q.exact2(two, ieee, plain(t), src[2], dst, true)?;
         }
-        ("V_MED3_NUM_F32" | "V_MED3_NUM_F16", 3) => q.med3(ieee, &src, d.kind)?,
+        ("V_MED3_NUM_F32" | "V_MED3_NUM_F16", 3) => q.med3(ieee, &src, dst)?,
         _ => return Err(unsupported(inst, "minimum / maximum operands")),
+    }
+    if hi_dst {
+        q.push("V_LSHLREV_B32", "ENC_VOP2", &[plain(dst), plain(int_const(16)), plain(dst)])?;
+        q.push("V_BFI_B32", "ENC_VOP3", &[plain(d.kind), plain(OperandKind::Literal(0xffff_0000)), plain(dst), plain(d.kind)])?;
     }
     Ok(q.out)
 }

@@ -16,8 +16,17 @@
 //!   clock, `llvm.readcyclecounter`) has no single gfx1201 equal: LLVM 22 reads it there as
 //!   SHADER_CYCLES hardware registers with a retry, whose clock domain is not shown to be
 //!   the same; refused.
-//! - messages: only MSG_INTERRUPT (id 1 in both generations) is mapped; the legacy GS messages
-//!   are gone on gfx1201 and the other ids changed meaning.
+//! - messages: only MSG_INTERRUPT (id 1 in both generations) is mapped, for `s_sendmsg` and
+//!   `s_sendmsghalt`. The ids are those of LLVM's message tables (docs/AMDGPU gfx10_msg.rst
+//!   and gfx12_sendmsg.rst; SIDefines.h `ID_GS_PreGFX11`, `ID_GS_DONE_PreGFX11`,
+//!   `ID_HS_TESSFACTOR_GFX11Plus`, `ID_DEALLOC_VGPRS_GFX11Plus`): gfx1201 accepts only 1
+//!   (MSG_INTERRUPT), 2 (MSG_HS_TESSFACTOR), 3 (MSG_DEALLOC_VGPRS) and 9 (MSG_GS_ALLOC_REQ).
+//!   gfx1013's MSG_GS (2, emit / cut) and MSG_GS_DONE (3) have no gfx1201 message (its
+//!   geometry work goes through NGG), and their ids now name other messages: re-encoding
+//!   `s_sendmsg 3` would free the wave's VGPRs mid-kernel. Dropping MSG_GS_DONE is not shown
+//!   to be the same either: no source says what a gfx1013 compute wave's GS_DONE does (the
+//!   interpreter records it as a stage event, `message.gsdone`), so it stays a typed error
+//!   (cl_lanes `misc_sys`, `__builtin_amdgcn_s_sendmsg(3, 0)`).
 //! - hardware registers: only HW_REG_MODE (id 1 in both) bits 0-7, the float round and denorm
 //!   fields, which LLVM 22 places at the same bits for both (FP_ROUND 0-3, FP_DENORM 4-7;
 //!   gfx1201 names the register HW_REG_WAVE_MODE); gfx1201 dropped or moved the other MODE
@@ -110,9 +119,20 @@ fn sendmsg(inst: &Inst) -> Result<Vec<TranslatedInst>, TranslateError> {
             out.encoding = gfx12_encoding(inst.encoding).ok_or_else(|| unsupported(inst, "the gfx1201 tables lack the encoding"))?;
             Ok(vec![TranslatedInst { inst: out, src_addr: inst.addr }])
         }
-        Some(v) => Err(unsupported(inst, &format!("message {v:#x}: only MSG_INTERRUPT is mapped (legacy GS messages are gone on gfx1201, other ids changed meaning)"))),
+        Some(v) => Err(unsupported(inst, &message_reason(v))),
         None => Err(unsupported(inst, "message operand not an id")),
     }
+}
+
+/// Why gfx1013 message `v` (SIMM16: id in bits 3:0, operation in 6:4, stream in 9:8) is not
+/// translated.
+fn message_reason(v: u64) -> String {
+    let what = match v & 0xf {
+        2 => "gfx10 MSG_GS (geometry emit / cut), which gfx1201 lacks (NGG); its id 2 is MSG_HS_TESSFACTOR there",
+        3 => "gfx10 MSG_GS_DONE, which gfx1201 lacks; its id 3 is MSG_DEALLOC_VGPRS there, and no source shows dropping it the same",
+        _ => "other ids changed meaning on gfx1201",
+    };
+    format!("message {v:#x}: {what} (only MSG_INTERRUPT is mapped)")
 }
 
 fn hwreg(inst: &Inst) -> Result<Vec<TranslatedInst>, TranslateError> {

@@ -21,7 +21,11 @@
 //! become gfx10's 12-bit fields, saturated at 15.996 (above the last level the IR can hold);
 //! the other S# fields and every enumeration (clamp, filter, border colour, channel select)
 //! have the same bits on both. The BVH node descriptor of `image_bvh*_intersect_ray` is read as
-//! gfx10's (base address, box sorting, node count): no fact table gives gfx12's.
+//! gfx10's (base address, box sorting, node count), which gfx12 keeps at the same bits (PAL's
+//! `sq_bvh_rsrc_t` of both: fixtures/facts/amd/bvh_descriptor_gfx10_gfx12.md); the fields only
+//! gfx12 has (compressed, wide and 64-byte nodes, instances, pointer flags, the triangle-first
+//! and box sorting heuristics) are not modelled: the IR's `ray.node` is gfx10's node format
+//! with them 0.
 //!
 //! VEXPORT (`export`): targets mrt0-7, mrtz, null and pos0-3, as `exp` on gfx1013 (stage.rs);
 //! row exports (`row_en`) and the other gfx12 targets are typed errors.
