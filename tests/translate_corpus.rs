@@ -143,9 +143,13 @@ fn every_corpus_kernel_translates_or_gives_a_typed_error() {
         println!("naga refused {e}");
     }
     assert!(invalid.is_empty(), "spirv-val refused:\n{}", invalid.join("\n"));
-    // naga's SPIR-V front end (27.0.3, and 30.0.2's list of supported capabilities too) does
-    // not implement PhysicalStorageBufferAddresses, which every module declares (guest pointers
-    // are buffer device addresses). That refusal is pinned; any other is a failure.
+    // naga's SPIR-V front end does not read PhysicalStorageBufferAddresses, which every module
+    // declares (guest pointers are buffer device addresses): neither 27.0.3 (used here) nor
+    // 30.0.2, the newest on crates.io on 2026-12-07, lists the capability in spv-in's
+    // SUPPORTED_CAPABILITIES, and its storage-class mapping has no PhysicalStorageBuffer
+    // (so `strict_capabilities: false` would not get further); buffer device
+    // addresses in naga are gfx-rs/wgpu issue 5189, open. Upgrading gains nothing, so the
+    // refusal is pinned; any other is a failure.
     let other: Vec<&String> = naga_refused.iter().filter(|e| !e.ends_with("naga read: UnsupportedCapability(PhysicalStorageBufferAddresses)")).collect();
     assert!(other.is_empty(), "naga refused:\n{other:?}");
     let emitted = |isa: &str| tally.get(isa).map_or(0, |n| n.emitted);
@@ -341,6 +345,9 @@ fn run_amd_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &i
     Ok(())
 }
 
+/// A kernel's run (both sides) that takes longer than this many seconds is printed as slow.
+const SLOW_SECONDS: f64 = 2.0;
+
 /// Corpus kernels that emit SPIR-V but are not run on lavapipe, with why.
 const RUN_SKIPPED: [(&str, &str); 9] = [
     ("cl_lanes.gfx1013-w64.o:flat_atomics", HANGS),
@@ -419,7 +426,16 @@ const RUN_PINNED: [(&str, &str); 16] = [
 /// [`RUN_PINNED`], or when fewer than the floor of an ISA run equal. Prints each kernel left
 /// out with its reason and "N of M kernels ran equal" per ISA (M: the kernels that emit).
 fn corpus_run(pick: impl Fn(Isa) -> bool, floors: &[(&str, usize)]) {
-    let vk = Vulkan::open(None).unwrap_or_else(|e| panic!("Vulkan (mesa-vulkan-drivers, tools/install_oracles.sh): {e}"));
+    // How long each dispatch may take (`ISABRIDGE_CORPUS_RUN_WAIT`, seconds; 60 by default): a
+    // dispatch that takes longer is the kernel's typed error (`VulkanError::Timeout`), and the
+    // run goes on with a fresh device.
+    let wait = std::env::var("ISABRIDGE_CORPUS_RUN_WAIT").ok().and_then(|w| w.parse().ok()).map_or(isabridge::targets::vulkan::DEFAULT_WAIT, std::time::Duration::from_secs);
+    let open = || {
+        let mut vk = Vulkan::open(None).unwrap_or_else(|e| panic!("Vulkan (mesa-vulkan-drivers, tools/install_oracles.sh): {e}"));
+        vk.set_wait(wait);
+        vk
+    };
+    let mut vk = open();
     let t = Translator::default();
     let mut ran: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     let mut unpinned = Vec::new();
@@ -435,11 +451,22 @@ fn corpus_run(pick: impl Fn(Isa) -> bool, floors: &[(&str, usize)]) {
         }
         let entry = ran.entry(c.key.clone()).or_default();
         entry.1 += 1;
-        if let Some((_, why)) = RUN_SKIPPED.iter().find(|(n, _)| *n == name) {
+        // A kernel picked by name runs even where skipped (to look into it).
+        if let Some((_, why)) = RUN_SKIPPED.iter().find(|(n, _)| *n == name).filter(|_| only.is_none()) {
             println!("left out: {name}: not run: {why}");
             return;
         }
+        let started = std::time::Instant::now();
         let run = if matches!(c.isa, Isa::Sm50 | Isa::Sm86) { run_cuda_kernel(&vk, &t, c, k, &a, &mut seed) } else { run_amd_kernel(&vk, &t, c, k, &a) };
+        let took = started.elapsed().as_secs_f64();
+        if took > SLOW_SECONDS {
+            println!("slow: {name}: {took:.1} s");
+        }
+        // A timed-out dispatch may still be running on the old device, which takes no more
+        // work: the next kernels get a fresh one.
+        if vk.is_broken() {
+            vk = open();
+        }
         match run {
             Ok(()) => entry.0 += 1,
             Err(why) => {
