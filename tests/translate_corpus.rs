@@ -529,8 +529,8 @@ fn nvidia_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
 /// their reasons; a dispatch past the runner's wait is that kernel's typed error. Floors: the
 /// counts that ran equal: 370 of 378 that emit gfx1013 wave32, 374 wave64, 372 gfx1201.
 /// The skipped kernels are the deterministic part left out for CI's time: without them the run
-/// took 269 s wall, 62 s CPU, on 2 cores at a load of 12 (7 other builds and tests running;
-/// 2026-12-07), `slow:` lines naming the kernels over 2 s (shared_hist 9 s, the rest under 5 s).
+/// took 318 s wall on 2 cores at a load of 12 (7 other builds and tests running; 2026-12-07),
+/// `slow:` lines naming the kernels over 2 s (shared_hist 9 s, the rest under 5 s).
 #[test]
 fn amd_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
     corpus_run(|isa| !matches!(isa, Isa::Sm50 | Isa::Sm86), &AMD_RUN_FLOORS, false);
