@@ -377,8 +377,8 @@ const HANGS: &str = "lavapipe does not finish it within the runner's 60 s wait";
 /// `while (x < 10.f) x = x * 2.f + 0.125f;` runs for the elements in (-1, -0.125), which
 /// double toward -inf (and -inf < 10 stays true), so the interpreter spends its whole step
 /// budget (2^22 block runs: 296 to 511 s at a load of 8 to 12 on 2 cores) and there is
-/// nothing to compare with ([`INTERP_STEPS`] when run by name); lavapipe would end the loop at its 65535-iteration
-/// limit instead. Not a translation difference: the inputs allow no run.
+/// nothing to compare with ([`INTERP_STEPS`] when run by name); lavapipe would end the loop
+/// at its 65535-iteration limit instead. Not a translation difference: the inputs allow no run.
 const NO_END: &str = "the guest loop does not end on these inputs (the interpreter's step budget: minutes)";
 
 /// Two waves of 32 in one workgroup that branch apart: cl_lanes `lds_reduce`'s
