@@ -50,6 +50,24 @@ pub enum VulkanError {
     /// word was set); the heap's other contents are as the kernel left them.
     #[error("a heap access outside the heap or misaligned")]
     OutOfHeap,
+    /// The device did not finish a dispatch within the runner's wait ([`Vulkan::set_wait`]).
+    /// Vulkan cannot cancel it, so its objects and buffers are left alive (leaked) and the
+    /// runner takes no more work ([`VulkanError::Unusable`]): open another to go on.
+    #[error("the device did not finish the dispatch within {ms} ms (left running; this runner takes no more work)")]
+    Timeout {
+        /// The wait, in milliseconds.
+        ms: u64,
+    },
+    /// The device was lost (`VK_ERROR_DEVICE_LOST`) during the call; the runner takes no
+    /// more work.
+    #[error("Vulkan device lost in {what}")]
+    DeviceLost {
+        /// The call.
+        what: &'static str,
+    },
+    /// An earlier dispatch timed out or lost the device: this runner takes no more work.
+    #[error("the runner is unusable after an earlier timeout or device loss")]
+    Unusable,
 }
 
 /// The guest address of the first heap byte [`Vulkan::heap`] hands out (a multiple of 16,
@@ -59,6 +77,9 @@ pub const HEAP_BASE: u64 = 1 << 32;
 fn call(what: &'static str) -> impl Fn(vk::Result) -> VulkanError {
     move |e| VulkanError::Call { what, result: e.to_string() }
 }
+
+/// How long a run waits for its dispatch by default (60 s).
+pub const DEFAULT_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// An open device.
 pub struct Vulkan {
@@ -71,6 +92,11 @@ pub struct Vulkan {
     name: String,
     /// Buffer device addresses are enabled.
     bda: bool,
+    /// How long a run waits for its dispatch, in nanoseconds.
+    wait_ns: u64,
+    /// A dispatch timed out or the device was lost: work may still be running, so nothing
+    /// made on the device is freed from then on, and runs are refused.
+    broken: std::sync::atomic::AtomicBool,
 }
 
 struct Buf {
@@ -84,6 +110,8 @@ struct Buf {
 /// addresses) or one heap buffer holding every region ([`Vulkan::heap`]).
 pub struct GlobalMemory<'v> {
     device: &'v ash::Device,
+    /// The runner's broken flag ([`Vulkan::is_broken`]): set, the buffers are leaked, not freed.
+    broken: &'v std::sync::atomic::AtomicBool,
     bufs: Vec<(Buf, u64)>,
     /// Heap memory: each region's byte offset in the heap buffer and its length.
     regions: Option<Vec<(usize, usize)>>,
@@ -151,6 +179,10 @@ impl GlobalMemory<'_> {
 
 impl Drop for GlobalMemory<'_> {
     fn drop(&mut self) {
+        if self.broken.load(std::sync::atomic::Ordering::SeqCst) {
+            // A timed-out dispatch may still use them.
+            return;
+        }
         for (b, _) in self.bufs.drain(..) {
             // SAFETY: the buffers were made on this device and no work is pending (runs wait).
             unsafe { free(self.device, b) };
@@ -227,13 +259,26 @@ impl Vulkan {
                 }
             };
             let queue = device.get_device_queue(family, 0);
-            Ok(Vulkan { _entry: entry, instance, pdev, device, queue, family, name, bda: bda != 0 })
+            let wait_ns = DEFAULT_WAIT.as_nanos() as u64;
+            Ok(Vulkan { _entry: entry, instance, pdev, device, queue, family, name, bda: bda != 0, wait_ns, broken: false.into() })
         }
     }
 
     /// The device's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Wait at most `wait` for each dispatch ([`DEFAULT_WAIT`] until set); a dispatch that
+    /// takes longer is [`VulkanError::Timeout`].
+    pub fn set_wait(&mut self, wait: std::time::Duration) {
+        self.wait_ns = u64::try_from(wait.as_nanos()).unwrap_or(u64::MAX);
+    }
+
+    /// Whether a dispatch timed out or the device was lost: the runner then refuses runs
+    /// ([`VulkanError::Unusable`]) and frees nothing it made on the device.
+    pub fn is_broken(&self) -> bool {
+        self.broken.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The features and properties of `requires` (Vulkan names) this device lacks.
@@ -313,7 +358,7 @@ impl Vulkan {
     /// Global-memory buffers holding `contents` (each at least 16 bytes, zero padded), at
     /// their device addresses (0 where the device has no buffer device addresses).
     pub fn global(&self, contents: &[&[u8]]) -> Result<GlobalMemory<'_>, VulkanError> {
-        let mut mem = GlobalMemory { device: &self.device, bufs: Vec::new(), regions: None };
+        let mut mem = GlobalMemory { device: &self.device, broken: &self.broken, bufs: Vec::new(), regions: None };
         for c in contents {
             // SAFETY: a fresh buffer of at least `c.len()` mapped bytes.
             unsafe {
@@ -342,7 +387,7 @@ impl Vulkan {
             for (c, &(off, _)) in contents.iter().zip(&regions) {
                 std::ptr::copy_nonoverlapping(c.as_ptr(), b.ptr.add(off), c.len());
             }
-            Ok(GlobalMemory { device: &self.device, bufs: vec![(b, 0)], regions: Some(regions) })
+            Ok(GlobalMemory { device: &self.device, broken: &self.broken, bufs: vec![(b, 0)], regions: Some(regions) })
         }
     }
 
@@ -378,6 +423,9 @@ impl Vulkan {
     }
 
     fn run_in(&self, k: &Kernel, job: &Dispatch, memory: Option<&GlobalMemory>, repeats: u32) -> Result<(Vec<u64>, Vec<f64>), VulkanError> {
+        if self.is_broken() {
+            return Err(VulkanError::Unusable);
+        }
         let heap = match (k.memory, memory) {
             (MemoryModel::DeviceAddress, _) => None,
             (MemoryModel::Heap, Some(m)) if m.regions.is_some() => m.bufs.first().map(|b| &b.0),
@@ -457,12 +505,17 @@ impl Vulkan {
                 }
             };
             let r = self.submit(k, invocations, &push, set, module, pl, repeats);
-            d.destroy_pipeline_layout(pl, None);
-            d.destroy_shader_module(module, None);
+            if !self.is_broken() {
+                d.destroy_pipeline_layout(pl, None);
+                d.destroy_shader_module(module, None);
+            }
             r
         })();
-        d.destroy_descriptor_pool(pool, None);
-        d.destroy_descriptor_set_layout(dsl, None);
+        // After a timeout the dispatch may still run: its objects stay alive.
+        if !self.is_broken() {
+            d.destroy_descriptor_pool(pool, None);
+            d.destroy_descriptor_set_layout(dsl, None);
+        }
         result
     }
 
@@ -523,18 +576,32 @@ impl Vulkan {
             d.end_command_buffer(cb).map_err(call("end command buffer"))?;
             let fence = d.create_fence(&vk::FenceCreateInfo::default(), None).map_err(call("create fence"))?;
             let cbs = [cb];
-            let r = d
-                .queue_submit(self.queue, &[vk::SubmitInfo::default().command_buffers(&cbs)], fence)
-                .and_then(|_| d.wait_for_fences(&[fence], true, 60_000_000_000))
-                .map_err(call("submit and wait"));
-            d.destroy_fence(fence, None);
-            r?;
+            let r = d.queue_submit(self.queue, &[vk::SubmitInfo::default().command_buffers(&cbs)], fence).and_then(|_| d.wait_for_fences(&[fence], true, self.wait_ns));
+            match r {
+                Ok(()) => d.destroy_fence(fence, None),
+                // Vulkan cannot cancel the dispatch: leave everything it may use alive.
+                Err(vk::Result::TIMEOUT) => {
+                    self.broken.store(true, std::sync::atomic::Ordering::SeqCst);
+                    return Err(VulkanError::Timeout { ms: self.wait_ns / 1_000_000 });
+                }
+                Err(vk::Result::ERROR_DEVICE_LOST) => {
+                    self.broken.store(true, std::sync::atomic::Ordering::SeqCst);
+                    return Err(VulkanError::DeviceLost { what: "submit and wait" });
+                }
+                Err(e) => {
+                    d.destroy_fence(fence, None);
+                    return Err(call("submit and wait")(e));
+                }
+            }
             let Some(q) = queries else { return Ok(Vec::new()) };
             let mut stamps = vec![0u64; 2 * repeats as usize];
             d.get_query_pool_results(q, 0, &mut stamps, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT).map_err(call("read timestamps"))?;
             let period = f64::from(self.instance.get_physical_device_properties(self.pdev).limits.timestamp_period);
             Ok(stamps.chunks_exact(2).map(|p| p[1].wrapping_sub(p[0]) as f64 * period).collect())
         })();
+        if self.is_broken() {
+            return r;
+        }
         if let Some(q) = queries {
             d.destroy_query_pool(q, None);
         }
@@ -546,6 +613,11 @@ impl Vulkan {
 
 impl Drop for Vulkan {
     fn drop(&mut self) {
+        if self.is_broken() {
+            // A timed-out dispatch may still be running: waiting for it could take forever,
+            // and destroying the device under it is undefined. Leak the device instead.
+            return;
+        }
         // SAFETY: every object made on the device was destroyed by its owner.
         unsafe {
             let _ = self.device.device_wait_idle();
