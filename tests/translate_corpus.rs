@@ -227,7 +227,7 @@ const HEAP_NAGA_FLOORS: [(&str, usize); 7] = [
     ("gfx1013 wave32", 177),
     ("gfx1013 wave64", 177),
     ("gfx1201", 177),
-    ("sm86", 17),
+    ("sm86", 18),
     ("sm86 capture", 121),
     ("sm50", 0),
     ("sm50 capture", 0),
