@@ -245,7 +245,10 @@ impl Vulkan {
             let bda = have12.buffer_device_address;
             let prio = [1.0f32];
             let qinfo = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&prio)];
-            let mut f12 = vk::PhysicalDeviceVulkan12Features::default().buffer_device_address(bda != 0).shader_int8(have12.shader_int8 != 0);
+            let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
+                .buffer_device_address(bda != 0)
+                .shader_int8(have12.shader_int8 != 0)
+                .shader_buffer_int64_atomics(have12.shader_buffer_int64_atomics != 0);
             let features = vk::PhysicalDeviceFeatures::default()
                 .shader_int64(hf.shader_int64 != 0)
                 .shader_float64(hf.shader_float64 != 0)
@@ -300,6 +303,7 @@ impl Vulkan {
                         "shaderInt64" => f.shader_int64,
                         "shaderInt16" => f.shader_int16,
                         "shaderInt8" => f12.shader_int8,
+                        "shaderBufferInt64Atomics" => f12.shader_buffer_int64_atomics,
                         "shaderFloat64" => f.shader_float64,
                         "bufferDeviceAddress" => f12.buffer_device_address,
                         "shaderDenormPreserveFloat32" => p12.shader_denorm_preserve_float32,

@@ -6,7 +6,7 @@
 //! [`super::local_memory`], and an access outside one reads 0 and writes nothing. Stores and
 //! atomics on shared memory keep the program order across lanes as buffer access does
 //! (`wave.rs`: a barrier after each store, atomics lane by lane); scratch is the lane's own.
-//! Float atomics are typed errors.
+//! Float atomics follow the IR's rule ([`super::atomic`]).
 
 use super::emit::{internal, unsupported, Em, EmitError};
 use isabridge_ir::ir::Value;
@@ -36,9 +36,6 @@ impl Em<'_> {
             Space::Scratch => Place::Scratch,
             Space::Constant(_) => return Err(unsupported(self.cur_ir, v.0, text, "constant banks in wave-model functions")),
         };
-        if let MemOp::Atomic(_, AtomicKind::FAdd | AtomicKind::FAddFtz | AtomicKind::FMin | AtomicKind::FMax, _) = m {
-            return Err(unsupported(self.cur_ir, v.0, text, "float atomics"));
-        }
         let vt = match m {
             MemOp::Load(_) => ty,
             _ => Some(self.vty(args[1])?),
@@ -92,7 +89,7 @@ impl Em<'_> {
     /// A read-modify-write on the lane's own scratch (no other lane sees it), as
     /// `atomic_apply` defines it; the old value (0 where the lane does not take part).
     #[allow(clippy::too_many_arguments)]
-    fn private_atomic(&mut self, k: AtomicKind, bytes: u8, addr: Word, go: Word, x: Word, swap: Word) -> Result<Word, EmitError> {
+    pub(super) fn private_atomic(&mut self, k: AtomicKind, bytes: u8, addr: Word, go: Word, x: Word, swap: Word) -> Result<Word, EmitError> {
         let zero = self.wc64(0)?;
         let bits = 8 * bytes as u32;
         let m = self.wc64(if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 })?;

@@ -160,6 +160,10 @@ pub(super) struct Em<'f> {
     pub(super) int8: bool,
     /// 64-bit floats used (the f64 arithmetic of the float paths).
     pub(super) float64: bool,
+    /// 64-bit atomics on device memory used (`super::atomic`).
+    pub(super) int64_atomics: bool,
+    /// The Private variables of atomics' compare-exchange loops (`super::atomic`), once used.
+    pub(super) rmw_vars: Option<(Word, Word)>,
     /// The GLSL.std.450 import, once used.
     pub(super) glsl_set: Option<Word>,
     /// The wave model's variables (wave-model functions only).
@@ -542,7 +546,7 @@ impl Em<'_> {
             _ => {}
         }
         if self.f.model == ExecModel::Lanes {
-            if self.warp_inst(v)? || self.lanes_local_inst(v)? {
+            if self.warp_inst(v)? || self.lanes_atomic(v)? || self.lanes_masked(v)? || self.lanes_barrier(v)? || self.lanes_local_inst(v)? {
                 return Ok(());
             }
         } else if self.wave.is_some() && self.wave_inst(v)? {
@@ -863,6 +867,8 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         int16: false,
         int8: false,
         float64: false,
+        int64_atomics: false,
+        rmw_vars: None,
         glsl_set: None,
         wave,
         trap_var,
@@ -1005,9 +1011,17 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         em.b.capability(spirv::Capability::Int8);
         requires.push("shaderInt8");
     }
+    if em.int64_atomics {
+        requires.push("shaderBufferInt64Atomics");
+    }
     if em.float64 {
         em.b.capability(spirv::Capability::Float64);
         requires.push("shaderFloat64");
+    }
+    if let Some((a, b)) = em.rmw_vars {
+        if let Some(ep) = em.b.module_mut().entry_points.first_mut() {
+            ep.operands.extend([Operand::IdRef(a), Operand::IdRef(b)]);
+        }
     }
     let words = em.b.module().assemble();
     Ok(Kernel { words, entry, workgroup_size, params, outputs: em.outputs, requires, traps: trap_var.is_some(), memory: opts.memory })

@@ -12,8 +12,9 @@
 //! none) has every access outside.
 //!
 //! Lanes-model functions (NVIDIA) access both directly, one invocation per thread: loads and
-//! stores of 16-, 32- and 64-bit values (a vector as the integer of its width); a `bar` over the
-//! whole workgroup is a workgroup barrier. One Vulkan workgroup is one warp: shared memory is
+//! stores of 8-, 16-, 32- and 64-bit values (a vector as the integer of its width; a byte
+//! store changes its byte of the word with two atomics); barriers: [`super::barrier`], atomics:
+//! [`super::atomic`], accesses under a lane mask: [`super::lane_mask`]. One Vulkan workgroup is one warp: shared memory is
 //! the block's when the launch's blocks are one warp (as the corpus runs are). Wave-model functions (AMD) reach them through [`super::amd_memory`], under
 //! the lane mask.
 
@@ -21,7 +22,6 @@ use super::amd_memory::Place;
 use super::emit::{internal, unsupported, Em, EmitError};
 use isabridge_ir::ir::{ExecModel, Function, Value};
 use isabridge_ir::ops::mem::{MemOp, Space};
-use isabridge_ir::ops::warp::{BarKind, WarpOp};
 use isabridge_ir::types::Type;
 use isabridge_ir::Op;
 use rspirv::dr::Builder;
@@ -149,19 +149,9 @@ impl Em<'_> {
         let (op, args, ty) = (data.op.clone(), data.args.clone(), data.ty);
         let text = op.mnemonic();
         let (place, m) = match op {
-            Op::Warp(WarpOp::Bar(BarKind::Sync)) => {
-                // Barrier id (any: one is the whole workgroup when the count is 0), count.
-                let count = self.f.insts[args[1]].op.clone();
-                if !matches!(count, Op::Const(0)) {
-                    return Err(unsupported(self.cur_ir, v.0, text, "barriers over part of the workgroup"));
-                }
-                self.barrier()?;
-                return Ok(true);
-            }
             Op::Mem(m @ (MemOp::Load(Space::Shared | Space::Scratch) | MemOp::Store(Space::Shared | Space::Scratch))) => {
                 (if m.space() == Space::Shared { Place::Lds } else { Place::Scratch }, m)
             }
-            Op::Mem(m @ MemOp::Atomic(..)) if matches!(m.space(), Space::Shared | Space::Scratch) => return Err(unsupported(self.cur_ir, v.0, text, "atomics on shared or local memory")),
             _ => return Ok(false),
         };
         let t = match m {
@@ -169,8 +159,8 @@ impl Em<'_> {
             _ => self.vty(args[1])?,
         };
         // Vectors (at most 64 bits) move as the integer of their width.
-        if t == Type::B1 || t == Type::Mask || !matches!(t.bits(), 16 | 32 | 64) {
-            return Err(unsupported(self.cur_ir, v.0, text, "shared or local memory values other than 16, 32 or 64 bits"));
+        if t == Type::B1 || t == Type::Mask || !matches!(t.bits(), 8 | 16 | 32 | 64) {
+            return Err(unsupported(self.cur_ir, v.0, text, "shared or local memory values other than 8, 16, 32 or 64 bits"));
         }
         let bytes = t.bits() / 8;
         if self.array_bytes(place).is_none() {

@@ -28,7 +28,7 @@ pub(super) fn traps(f: &Function) -> bool {
                 | Op::Buffer(BufferOp { kind: BufferKind::LoadFormat { format: None, .. } | BufferKind::StoreFormat { format: None, .. }, .. })
                 | Op::Ray(_)
                 | Op::Image(_)
-        )
+        ) || super::barrier::may_trap(f, v)
     })
 }
 

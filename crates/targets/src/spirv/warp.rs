@@ -33,8 +33,8 @@ const MARKS: u32 = 2;
 /// Whether lanes-model function `f` has an op that exchanges values between lanes.
 pub(super) fn exchanges(f: &Function) -> bool {
     f.layout.iter().flat_map(|&b| f.blocks[b].insts.iter()).any(|&v| match f.insts[v].op {
-        Op::Lane(lo) => !matches!(lo, LaneOp::LaneId | LaneOp::WaveSize) && !only_convergence(f, v),
-        Op::Warp(w) => w.takes_member_mask(),
+        Op::Lane(lo) => !matches!(lo, LaneOp::LaneId | LaneOp::WaveSize) && !only_convergence(f, v) && !super::lane_mask::own_bit_only(f, v),
+        Op::Warp(w) => w.takes_member_mask() || matches!(w, WarpOp::Bar(k) if k.is_red()),
         _ => false,
     })
 }
@@ -70,7 +70,7 @@ impl Em<'_> {
 
     /// The roll call at the op of value `site`: the mask (u64) of the lanes that reach this
     /// exchange there.
-    fn present(&mut self, site: Value) -> Result<Word, EmitError> {
+    pub(super) fn present(&mut self, site: Value) -> Result<Word, EmitError> {
         let Some(epoch) = self.wave.as_ref().and_then(|w| w.epoch) else {
             return Err(internal("a warp exchange without its counter"));
         };
@@ -139,6 +139,7 @@ impl Em<'_> {
                         self.lane_op(v, lo, &args, t, all)?
                     }
                     LaneOp::Shuffle(mode, pred) => self.shuffle(v, &args, t, mode, pred)?,
+                    LaneOp::Ballot if super::lane_mask::own_bit_only(self.f, v) => self.own_bit(args[0])?,
                     LaneOp::Ballot | LaneOp::All | LaneOp::Any | LaneOp::ReadLane | LaneOp::ReadFirstLane => {
                         let group = self.warp_group(v, &args, lo.arity())?;
                         self.lane_op(v, lo, &args, t, group)?

@@ -16,7 +16,8 @@
 //! and writes nothing. Accesses of 4 and 8 bytes are 4-byte aligned; 1- and 2-byte stores
 //! change their bytes of the containing word with two atomics. Global and LDS loads, stores and
 //! atomics under the lane mask: [`super::amd_memory`]; formatted buffer access:
-//! [`super::amd_format`]. Not emitted yet (typed errors): float atomics, NVIDIA shuffles.
+//! [`super::amd_format`]. Not emitted yet (typed errors): NVIDIA shuffles. Atomics on
+//! device memory and the float rules: [`super::atomic`].
 
 use super::amd_memory::Place;
 use super::emit::{internal, unsupported, Em, EmitError};
@@ -211,7 +212,7 @@ impl Em<'_> {
                 self.define(v, r)?;
             }
             Op::Buffer(bo) => {
-                let r = self.buffer_op(v, bo, &args, ty)?;
+                let r = self.buffer_op(bo, &args, ty)?;
                 if let Some(r) = r {
                     self.define(v, r)?;
                 }
@@ -660,11 +661,7 @@ impl Em<'_> {
         Ok((addr, go))
     }
 
-    fn buffer_op(&mut self, v: Value, bo: BufferOp, args: &[Value], ty: Option<Type>) -> Result<Option<Word>, EmitError> {
-        let text = Op::Buffer(bo).mnemonic();
-        if let BufferKind::Atomic(AtomicKind::FAdd | AtomicKind::FAddFtz | AtomicKind::FMin | AtomicKind::FMax | AtomicKind::FAddPair16 { .. }) = bo.kind {
-            return Err(unsupported(self.cur_ir, v.0, text, "float atomics"));
-        }
+    fn buffer_op(&mut self, bo: BufferOp, args: &[Value], ty: Option<Type>) -> Result<Option<Word>, EmitError> {
         let n = bo.arity();
         let mask = self.mask_arg(args, n)?;
         let mut a = Vec::with_capacity(7);
@@ -722,6 +719,9 @@ impl Em<'_> {
             let mine = self.b.i_equal(tb, None, me, lc).map_err(internal)?;
             let now = self.b.logical_and(tb, None, mine, go).map_err(internal)?;
             let old = self.guarded(now, Some((self.t_u64, zero)), |em| {
+                if place == Place::Device && !(bytes == 8 && em.heap.is_some()) {
+                    return em.word_rmw(place, k, bytes, addr, x, swap, m).map(Some);
+                }
                 let old = em.load_bytes(place, addr, bytes)?;
                 let new = em.atomic_new(k, bits, old, x, swap, m)?;
                 em.store_bytes(place, addr, bytes, new)?;
@@ -778,7 +778,10 @@ impl Em<'_> {
                 let eq = self.b.i_equal(tb, None, om, vm).map_err(internal)?;
                 self.b.select(t, None, eq, swap, old)
             }
-            _ => return Err(internal("float atomic reached the integer path")),
+            _ => {
+                let r = self.float_atomic_new(k, bits, om, vm)?;
+                return self.b.bitwise_and(t, None, r, m).map_err(internal);
+            }
         };
         let r = b_r.map_err(internal)?;
         self.b.bitwise_and(t, None, r, m).map_err(internal)
