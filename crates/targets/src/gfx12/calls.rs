@@ -291,3 +291,82 @@ impl<'a> CallGraph<'a> {
         function_at(&self.sec.functions, entry).map(|f| f.name.clone()).unwrap_or_else(|| format!("fn_{entry:x}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn gfx1013(words: &[u32], addr: u64) -> Vec<Inst> {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        super::super::function::decode_gfx1013(&bytes, addr).unwrap()
+    }
+
+    fn section() -> Section {
+        let f = |name: &str, start, end| Function { name: name.into(), start, end };
+        Section {
+            name: ".text".into(),
+            address: 0,
+            data: Arc::new(vec![0; 0x200]),
+            functions: vec![f("k", 0, 0x100), f("callee", 0x100, 0x200)],
+            relocs: BTreeMap::new(),
+            const2: None,
+        }
+    }
+
+    #[test]
+    fn unresolved_and_undefined_calls_are_refused() {
+        // s_swappc_b64 s[30:31], s[4:5] (gfx1013 SOP1 opcode 0x21) at 0x40.
+        let call = gfx1013(&[0xbe9e_2104], 0x40);
+        let s = section();
+        let kernels = BTreeSet::from(["k".to_string()]);
+        let e = callees(&call, &Resolved::default(), &s, &kernels).unwrap_err();
+        assert_eq!(e.to_string(), "gfx1013 0x40: S_SWAPPC_B64: call target not resolved (a function pointer): not translated");
+        let mut r = Resolved::default();
+        r.external.insert(0x40, "_Z10atomic_addPU3AS3Vii".into());
+        let e = callees(&call, &r, &s, &kernels).unwrap_err();
+        assert!(e.why.starts_with("calls undefined function _Z10atomic_addPU3AS3Vii"), "{e}");
+        // A target that is no function's entry, then a kernel, then a callee.
+        let mut r = Resolved::default();
+        r.calls.insert(0x40, 0x104);
+        assert!(callees(&call, &r, &s, &kernels).unwrap_err().why.contains("no function's entry"));
+        r.calls.insert(0x40, 0);
+        assert_eq!(callees(&call, &r, &s, &kernels).unwrap_err().why, "calls kernel k");
+        r.calls.insert(0x40, 0x100);
+        assert_eq!(callees(&call, &r, &s, &kernels).unwrap(), vec![0x100]);
+        // s_setpc_b64 s[4:5] (opcode 0x20), not a return: refused.
+        let jump = gfx1013(&[0xbe80_2004], 0x80);
+        assert!(callees(&jump, &r, &s, &kernels).unwrap_err().why.contains("not resolved"));
+    }
+
+    #[test]
+    fn closure_follows_recursion_once() {
+        let graph = BTreeMap::from([(1u64, vec![2u64]), (2, vec![2, 3]), (3, vec![1])]);
+        let mut c = closure(&[1], |t| Ok(graph[&t].clone())).unwrap();
+        c.sort();
+        assert_eq!(c, vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn a_call_site_becomes_a_pc_relative_call_and_is_patched() {
+        // s_swappc_b64 s[30:31], s[4:5] at 0x40 calls 0x100; temporaries s[40:41].
+        let t = super::super::translate_inst(&gfx1013(&[0xbe9e_2104], 0x40)[0]).unwrap();
+        let calls = BTreeMap::from([(0x40u64, 0x100u64)]);
+        let out = expand_call_sites(t, &calls, Some(40)).unwrap();
+        let names: Vec<&str> = out.iter().map(|t| t.inst.name).collect();
+        assert_eq!(names, ["S_GETPC_B64", "S_SEXT_I32_I16", "S_ADD_CO_U32", "S_ADD_CO_CI_U32", "S_SWAPPC_B64"]);
+        let placed = super::super::layout::place_owned(out, 0x1000).unwrap();
+        let fx = fixups(&placed.insts, 0x1000, &calls);
+        // getpc (4 bytes), sext (4), add (4 + literal), addc (4 + literal).
+        assert_eq!(fx, vec![CallFixup { pc: 4, lo: 12, hi: 20, callee: 0x100 }]);
+        let mut code = vec![0u8; 0x1000];
+        code[0x200..0x200 + placed.code.len()].copy_from_slice(&placed.code);
+        // The function at byte 0x200, its callee's translation at byte 0x800.
+        assert!(patch(&mut code, 0x200, &fx, |c| (c == 0x100).then_some(0x800)));
+        let word = |at: usize| u32::from_le_bytes(code[at..at + 4].try_into().unwrap());
+        assert_eq!((word(0x200 + 12), word(0x200 + 20)), (0x800 - 0x204, 0));
+        // The swappc reads the temporary pair and writes the original return pair.
+        assert_eq!(word(0x200 + 24), 0xbe9e_4928);
+        assert!(!patch(&mut code, 0x200, &fx, |_| None));
+    }
+}
