@@ -254,14 +254,14 @@ struct Found<'a> {
 
 /// Kernels of `kernels` found in the code of `p` and decoded, with their call graphs
 /// ([`super::calls::CallGraph`], one for the section that holds the kernels that call); the
-/// others refused into `refused`.
+/// others refused into `refused`. `names`: every kernel of the object (none is a callee).
 fn find_kernels<'a>(
     p: &'a isabridge_analysis::Program,
     kernels: &'a [Kernel],
     meta: &'a [(String, Msg)],
+    names: &BTreeSet<String>,
     refused: &mut Vec<(String, ObjectError)>,
 ) -> (Vec<Found<'a>>, Option<CallGraph<'a>>) {
-    let names: BTreeSet<String> = kernels.iter().map(|k| k.name.clone()).collect();
     let mut found = Vec::new();
     let mut graph: Option<CallGraph<'a>> = None;
     for k in kernels {
@@ -311,6 +311,7 @@ pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedO
         return Err(ObjectError::Load(format!("the object is {}", p.isa)));
     }
     let mut kernels = amdkernel::kernels(bytes).map_err(|e| ObjectError::Load(e.to_string()))?;
+    let names: BTreeSet<String> = kernels.iter().map(|k| k.name.clone()).collect();
     if let Some(name) = only {
         kernels.retain(|k| k.name == name);
         if kernels.is_empty() {
@@ -320,7 +321,7 @@ pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedO
     let meta = hsaco::kernel_metadata(bytes);
     let mut out = TranslatedObject::default();
     let mut o = CodeObject::default();
-    let (found, graph) = find_kernels(&p, &kernels, &meta, &mut out.refused);
+    let (found, graph) = find_kernels(&p, &kernels, &meta, &names, &mut out.refused);
     let callees = graph.as_ref().map(|g| translate_callees(g, &found)).unwrap_or_default();
     // Kernels first (each with its call fixups), then the callees they use.
     let mut placed: Vec<(u64, Vec<CallFixup>)> = Vec::new();
