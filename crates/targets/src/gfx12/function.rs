@@ -57,7 +57,8 @@ pub struct TranslatedFunction {
     pub sgprs: u16,
     /// gfx1013 instructions read.
     pub source_insts: usize,
-    /// Call sites whose callee offsets the object's layout writes ([`super::calls`]).
+    /// Call sites whose callee offsets the object's layout writes ([`super::calls::patch`]);
+    /// until then their literals in `code` hold a placeholder.
     pub calls: Vec<CallFixup>,
 }
 

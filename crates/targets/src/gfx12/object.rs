@@ -79,6 +79,9 @@ pub enum ObjectError {
         /// Why.
         why: String,
     },
+    /// A function's call names a callee the layout did not place.
+    #[error("{0}: a call's callee was not placed")]
+    Unplaced(String),
     /// The entry sequence could not be built.
     #[error("kernel {kernel}: entry sequence: {why}")]
     Entry {
@@ -429,7 +432,8 @@ fn place_callees(o: &mut CodeObject, out: &mut TranslatedObject, callees: &Calle
     }
     for (at, fixups) in &placed {
         if !patch(&mut o.code, *at, fixups, |c| host.get(&c).copied()) {
-            return Err(ObjectError::Load("a call's callee was not placed".into()));
+            let function = o.functions.iter().find(|f| f.offset == *at).map(|f| f.name.clone()).unwrap_or_default();
+            return Err(ObjectError::Unplaced(function));
         }
     }
     Ok(())
