@@ -615,6 +615,10 @@ const PASSING: &[&str] = &[
     "cl_math.gfx1013-w64@gfx1201/double_add",
     "cl_math.gfx1013-w32@gfx1201/scalar_ops",
     "cl_math.gfx1013-w64@gfx1201/scalar_ops",
+    "hip_control.gfx1013-w32@gfx1201/particles",
+    "hip_control.gfx1013-w64@gfx1201/particles",
+    "hip_control.gfx1013-w32@gfx1201/indirect_calls",
+    "hip_control.gfx1013-w64@gfx1201/indirect_calls",
 ];
 
 #[test]

@@ -4,7 +4,9 @@
 //!   `--mcpu=gfx1201` decodes every word of its `.text` to exactly our printer's text;
 //! - the kernels and graphics-stage functions (PAL objects) that do not translate are typed
 //!   errors, pinned with their reasons in
-//!   fixtures/amd/gfx12/object_refusals.tsv (`ISABRIDGE_UPDATE_GFX12_COUNTS=1` rewrites it).
+//!   fixtures/amd/gfx12/object_refusals.tsv (`ISABRIDGE_UPDATE_GFX12_COUNTS=1` rewrites it);
+//! - the calls of the translated kernels land, as the gfx1201 CFG resolves them, on the
+//!   translations of the callees the original's relocations name.
 
 use isabridge_decoder::amd::GFX12;
 use isabridge_decoder::IsaPlugin;
@@ -174,4 +176,44 @@ fn stage_functions_read_the_pal_metadata() {
     let bytes = read("cl_math.gfx1013-w32.o");
     let p = isabridge_analysis::load(&bytes, None).unwrap();
     assert!(stage_functions(&bytes, &p).is_empty());
+}
+
+/// The (caller, callee) names of every call site of the `.text` of code object `bytes` that
+/// the machine CFG resolves, sorted.
+fn call_pairs(bytes: &[u8]) -> Vec<(String, String)> {
+    let p = isabridge_analysis::load(bytes, None).unwrap();
+    let s = p.sections.iter().find(|s| s.name == ".text").unwrap();
+    let r = isabridge_analysis::resolve::amd_transfers(p.isa, s);
+    let name = |pred: &dyn Fn(&isabridge_analysis::load::Function) -> bool| s.functions.iter().find(|f| pred(f)).unwrap().name.clone();
+    let mut v: Vec<(String, String)> = r.calls.iter().map(|(site, t)| (name(&|f| f.start <= *site && *site < f.end), name(&|f| f.start == *t))).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn translated_calls_land_on_the_translated_callees() {
+    // hip_control: `particles` calls dist2, `indirect_calls` op_add / op_mul / op_max (clang
+    // devirtualized the function pointer); `switches` and `scratch` are refused (their stacks go
+    // through the private segment buffer), so their calls are not in the translation.
+    for name in ["hip_control.gfx1013-w32.o", "hip_control.gfx1013-w64.o"] {
+        let bytes = std::fs::read(root().join("fixtures/amd/bin").join(name)).unwrap();
+        let t = translate_object(&bytes).unwrap();
+        let translated: Vec<&str> = t.kernels.iter().map(String::as_str).collect();
+        // The oracle: the calls of the original, resolved through its relocations.
+        let mut want = call_pairs(&bytes);
+        want.retain(|(caller, _)| translated.contains(&caller.as_str()));
+        let pairs = |v: &[(&str, &str)]| v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>();
+        assert_eq!(
+            want,
+            pairs(&[
+                ("_Z14indirect_callsPiPKiS1_", "_Z6op_addii"),
+                ("_Z14indirect_callsPiPKiS1_", "_Z6op_maxii"),
+                ("_Z14indirect_callsPiPKiS1_", "_Z6op_mulii"),
+                ("_Z9particlesP8ParticlePfi", "_Z5dist2RK8ParticleS1_"),
+            ]),
+            "{name}"
+        );
+        // The translation's calls, resolved by the gfx1201 CFG from the PC-relative sequence.
+        assert_eq!(call_pairs(&t.bytes), want, "{name}");
+    }
 }

@@ -256,6 +256,12 @@ fn gfx1201_translation_statuses_are_pinned() {
 /// The translated kernel `kernel` of `object` with its first recomputed wait named `wait`
 /// replaced by `s_nop 0` (the same four bytes, so no address moves), and the wait's address.
 fn without_first_wait(object: &[u8], kernel: &str, wait: &str) -> (Vec<u8>, u64) {
+    without_wait(object, kernel, wait, None)
+}
+
+/// [`without_first_wait`], or with `before` the last `wait` before the first instruction named
+/// `before`.
+fn without_wait(object: &[u8], kernel: &str, wait: &str, before: Option<&str>) -> (Vec<u8>, u64) {
     use isabridge_targets::gfx12::object::translate_kernels;
     let t = translate_kernels(object, Some(kernel)).unwrap();
     assert!(t.refused.is_empty(), "{kernel}: {:?}", t.refused.iter().map(|r| r.1.to_string()).collect::<Vec<_>>());
@@ -263,23 +269,57 @@ fn without_first_wait(object: &[u8], kernel: &str, wait: &str) -> (Vec<u8>, u64)
     let plugin = Isa::Gfx1201.plugin();
     for s in &p.sections {
         for f in s.functions.iter().filter(|f| f.name == kernel) {
+            let patch = |off: usize, a: u64| {
+                // The section's bytes sit once in the file: find them and patch the word.
+                let at = t.bytes.windows(s.data.len()).position(|w| w == s.data.as_slice()).expect("section bytes in the file");
+                let mut out = t.bytes.clone();
+                out[at + off..at + off + 4].copy_from_slice(&0xbf80_0000u32.to_le_bytes());
+                (out, a)
+            };
+            let mut last = None;
             let mut a = f.start;
             while a < f.end {
                 let off = (a - s.address) as usize;
                 let d = plugin.decode(&s.data[off..], a).unwrap();
-                if plugin.operands(&d, a).name == wait {
+                let name = plugin.operands(&d, a).name;
+                if name == wait {
                     assert_eq!(d.len, 4, "{wait} at {a:#x}");
-                    // The section's bytes sit once in the file: find them and patch the word.
-                    let at = t.bytes.windows(s.data.len()).position(|w| w == s.data.as_slice()).expect("section bytes in the file");
-                    let mut out = t.bytes.clone();
-                    out[at + off..at + off + 4].copy_from_slice(&0xbf80_0000u32.to_le_bytes());
-                    return (out, a);
+                    if before.is_none() {
+                        return patch(off, a);
+                    }
+                    last = Some((off, a));
+                }
+                if Some(name) == before {
+                    let (off, a) = last.unwrap_or_else(|| panic!("{kernel}: no {wait} before {name}"));
+                    return patch(off, a);
                 }
                 a += d.len as u64;
             }
         }
     }
     panic!("{kernel}: no {wait} in the translation");
+}
+
+/// The wait before a call (every counter waited to zero, `calls.rs`): deleting the loadcnt
+/// wait before hip_control `indirect_calls`' first call lets the callee read the loaded
+/// `b[i]` before it arrives, and selfcheck reports `differ` (poison), while the translation
+/// as made is `equal`.
+#[test]
+fn deleting_the_wait_before_a_call_makes_selfcheck_differ() {
+    use isabridge_targets::gfx12::object::translate_kernels;
+    use isabridge_targets::gfx12::selfcheck::selfcheck_refusing;
+    let object = bin("hip_control.gfx1013-w32.o");
+    let kernel = "_Z14indirect_callsPiPKiS1_";
+    let status = |translate: isabridge_targets::gfx12::selfcheck::TranslateRefusing| {
+        let rs = selfcheck_refusing(&object, translate, &opts()).unwrap();
+        rs.into_iter().find(|r| r.function == kernel).unwrap()
+    };
+    let kept = status(&|b| Ok((translate_kernels(b, Some(kernel)).map_err(|e| e.to_string())?.bytes, Vec::new())));
+    assert_eq!(kept.status, Status::Equal, "as translated: {}", kept.reason);
+    let (patched, at) = without_wait(&object, kernel, "S_WAIT_LOADCNT", Some("S_SWAPPC_B64"));
+    let r = status(&|_| Ok((patched.clone(), Vec::new())));
+    assert_eq!(r.status, Status::Differ, "without the S_WAIT_LOADCNT at {at:#x}: {}", r.reason);
+    assert!(r.reason.contains("poison"), "without the S_WAIT_LOADCNT at {at:#x}: {}", r.reason);
 }
 
 /// Issue 30: for each counter the corpus translation waits on, deleting one recomputed wait

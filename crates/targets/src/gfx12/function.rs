@@ -19,7 +19,9 @@
 use super::hazards::insert_alu_waits;
 use super::layout::{place_owned, replace_getpc, LayoutError, Temps};
 use super::waits::{insert_waits, WaitError};
+use super::calls::{expand_call_sites, fixups, CallFixup};
 use super::expand::ExpandCx;
+use std::collections::BTreeMap;
 use super::{translate_inst_in, TranslateError, Translated, TranslatedInst};
 use isabridge_decoder::{DecodeError, Inst, Isa, IsaPlugin};
 
@@ -55,6 +57,9 @@ pub struct TranslatedFunction {
     pub sgprs: u16,
     /// gfx1013 instructions read.
     pub source_insts: usize,
+    /// Call sites whose callee offsets the object's layout writes ([`super::calls::patch`]);
+    /// until then their literals in `code` hold a placeholder.
+    pub calls: Vec<CallFixup>,
 }
 
 /// Why a function could not be translated. Every variant names the ISA, the address and,
@@ -109,6 +114,18 @@ pub fn translate_function(code: &[u8], addr: u64, opts: &FunctionOptions) -> Res
 /// carry a `src_addr` at or below the first instruction's address; at it, a branch to the
 /// function's first instruction lands on them.
 pub fn translate_insts(insts: &[Inst], entry: Vec<TranslatedInst>, opts: &FunctionOptions) -> Result<TranslatedFunction, FunctionError> {
+    translate_insts_calling(insts, entry, opts, &BTreeMap::new())
+}
+
+/// [`translate_insts`] of a function whose calls `calls` (call site -> callee entry, gfx1013
+/// addresses) resolves: each becomes a call of the callee's translation ([`super::calls`]),
+/// its offset left for the object's layout ([`TranslatedFunction::calls`]).
+pub fn translate_insts_calling(
+    insts: &[Inst],
+    entry: Vec<TranslatedInst>,
+    opts: &FunctionOptions,
+    calls: &BTreeMap<u64, u64>,
+) -> Result<TranslatedFunction, FunctionError> {
     // Temporaries for expansions above every register the code names; where none are left,
     // the expansions that need them are typed errors.
     let mut named = Temps::named(insts.iter().chain(entry.iter().map(|t| &t.inst)), opts.declared_vgprs, opts.declared_sgprs);
@@ -123,11 +140,13 @@ pub fn translate_insts(insts: &[Inst], entry: Vec<TranslatedInst>, opts: &Functi
     let out = super::descriptor_convert::convert_resources(out, &mut conv_temps)?;
     // Without `s_getpc_b64` the replacement would return a copy of the list.
     let out = if out.iter().any(|t| t.inst.name == "S_GETPC_B64") { replace_getpc(&out, opts.guest_base)? } else { out };
+    let out = if calls.is_empty() { out } else { expand_call_sites(out, calls, cx.sgprs)? };
     let out = insert_waits(&out)?;
     let out = insert_alu_waits(&out)?;
     let temps = Temps::new(&out, opts.declared_vgprs, opts.declared_sgprs);
     let code = place_owned(out, opts.place_at)?;
-    Ok(TranslatedFunction { code, vgprs: temps.vgprs, sgprs: temps.sgprs, source_insts: insts.len() })
+    let calls = if calls.is_empty() { Vec::new() } else { fixups(&code.insts, opts.place_at, calls) };
+    Ok(TranslatedFunction { code, vgprs: temps.vgprs, sgprs: temps.sgprs, source_insts: insts.len(), calls })
 }
 
 #[cfg(test)]

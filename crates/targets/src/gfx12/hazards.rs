@@ -8,6 +8,9 @@
 //!   `depctr_va_sdst(0)`;
 //! - one by a SALU: `depctr_sa_sdst(0)`.
 //!
+//! A call, a return or an indirect jump waits for every pending write, so a function (and the
+//! code after a call) starts with none pending.
+//!
 //! The exact gfx12 hazard windows (AMD's RDNA4 guide, "manually inserted wait states", and
 //! LLVM's GCNHazardRecognizer) were not at hand, so these rules are wider than the hardware
 //! needs. They are not narrowed to the register written: LLVM 22 waits `depctr_sa_sdst(0)`
@@ -22,6 +25,7 @@
 
 use super::waits::{blocks, slots, WaitError};
 use super::TranslatedInst;
+use isabridge_decoder::operand::Flow;
 use isabridge_decoder::{Inst, Isa};
 
 /// `s_wait_alu` waiting for SALU scalar writes (`depctr_sa_sdst(0)`).
@@ -65,6 +69,11 @@ fn step(p: &mut Pending, inst: &Inst) -> u16 {
     let mut reads = scalar_bits(inst.uses());
     if is_valu(inst) {
         reads |= 3 << 126;
+    }
+    // A call, a return or an indirect jump waits for every pending write: the code it reaches
+    // starts with nothing pending (`calls.rs`).
+    if matches!(inst.flow, Flow::Call | Flow::IndirectCall | Flow::Return | Flow::Indirect) {
+        reads = !0;
     }
     let mut w = 0xffffu16;
     if reads != 0 && p.va != 0 {

@@ -14,6 +14,7 @@
 
 mod alu;
 mod bvh;
+pub mod calls;
 pub mod descriptor;
 pub mod descriptor_convert;
 pub mod function;

@@ -27,18 +27,25 @@
 //! (gfx1201's layout is gfx1013's with registers left out), so no move overwrites a later
 //! one's source.
 //!
-//! Calls are not translated: a call's target is computed from `s_getpc_b64`, which the
-//! translation replaces by the guest PC, so it would jump into the gfx1013 code. A kernel that
-//! calls (or jumps through a register) is refused with a typed error, as is every kernel
-//! whose instructions do not translate; the object keeps the kernels that do.
+//! Calls ([`super::calls`]): the functions a kernel's calls reach are translated once per
+//! object (with the register floor of every calling kernel's graph) and placed after the
+//! kernels, each under its gfx1013 symbol name (a local function); each call site is
+//! re-pointed to its callee's translation once the layout is known. A kernel whose call the
+//! gfx1013 CFG does not resolve to a function of the object (a function pointer, an undefined
+//! symbol) is refused with a typed error, as is every kernel whose instructions (or whose
+//! callees' instructions) do not translate; the object keeps the kernels that do. The
+//! descriptor's register counts are the highest of the kernel's and its callees'; its scratch
+//! size is the gfx1013 one, which covers the callees' stacks (clang sizes it over the call
+//! graph, or marks a dynamic stack for recursion).
 
 use super::descriptor::{from_gfx1013, user_sgpr_moves, RegisterCounts};
-use super::function::{decode_gfx1013, translate_insts, FunctionError, FunctionOptions};
+use super::calls::{is_call_or_return, named_floor, patch, CallFixup, CallGraph};
+use super::function::{decode_gfx1013, translate_insts_calling, FunctionError, FunctionOptions};
 use super::hsaco::{self, CodeFunction, CodeKernel, CodeObject, HsacoError};
 use super::msgpack::Msg;
 use super::TranslatedInst;
 use isabridge_analysis::amdkernel::{self, Kernel, SgprInput};
-use isabridge_decoder::operand::Flow;
+use std::collections::{BTreeMap, BTreeSet};
 use isabridge_decoder::{Inst, Isa};
 
 /// Why a kernel (or the whole object) was not translated.
@@ -58,8 +65,8 @@ pub enum ObjectError {
         /// The function translator's error.
         err: Box<FunctionError>,
     },
-    /// A kernel calls or jumps through a register.
-    #[error("kernel {kernel}: {isa} {addr:#x}: {name}: calls and indirect jumps are not translated (their targets are guest addresses)")]
+    /// A kernel's call or jump through a register could not be translated.
+    #[error("kernel {kernel}: {isa} {addr:#x}: {name}: {why}")]
     Call {
         /// Kernel name.
         kernel: String,
@@ -69,6 +76,8 @@ pub enum ObjectError {
         addr: u64,
         /// Its name.
         name: &'static str,
+        /// Why.
+        why: String,
     },
     /// A graphics-stage function's code did not translate ([`super::graphics`]).
     #[error("function {function}: {err}")]
@@ -90,6 +99,9 @@ pub enum ObjectError {
         /// Its name.
         name: &'static str,
     },
+    /// A function's call names a callee the layout did not place.
+    #[error("{0}: a call's callee was not placed")]
+    Unplaced(String),
     /// The entry sequence could not be built.
     #[error("kernel {kernel}: entry sequence: {why}")]
     Entry {
@@ -193,12 +205,33 @@ fn int(m: Option<&Msg>, key: &str) -> Option<u32> {
     }
 }
 
-/// One kernel's translation: the placed code and its register counts.
-fn translate_kernel(k: &Kernel, code: &[u8], addr: u64, meta: Option<&Msg>) -> Result<(super::function::TranslatedFunction, RegisterCounts), ObjectError> {
+/// The call graph a kernel's translation uses: the resolved call sites (gfx1013 site -> callee
+/// entry) and the register floor of the graph's temporaries ([`super::calls::named_floor`]).
+type Calling<'a> = Option<(&'a BTreeMap<u64, u64>, (u16, u16))>;
+
+/// The translation options of kernel `k` with its metadata `meta`.
+fn kernel_options(k: &Kernel, meta: Option<&Msg>) -> FunctionOptions {
+    FunctionOptions {
+        guest_base: 0,
+        place_at: 0,
+        declared_vgprs: int(meta, ".vgpr_count").unwrap_or(0).min(u16::MAX as u32) as u16,
+        declared_sgprs: int(meta, ".sgpr_count").unwrap_or(0).min(u16::MAX as u32) as u16,
+        wave64: k.wave64(),
+        // MODE bit 9 is the descriptor's ENABLE_IEEE_MODE (amdkernel `Kernel::mode`).
+        ieee: Some(k.mode() >> 9 & 1 != 0),
+        // MODE bit 8 is its ENABLE_DX10_CLAMP.
+        dx10_clamp: Some(k.mode() >> 8 & 1 != 0),
+    }
+}
+
+/// One kernel's translation (decoded gfx1013 `insts` at `addr`): the placed code and its
+/// register counts. `calling`: the kernel's calls, None when it makes none.
+fn translate_kernel(k: &Kernel, insts: &[Inst], addr: u64, meta: Option<&Msg>, calling: Calling) -> Result<(super::function::TranslatedFunction, RegisterCounts), ObjectError> {
     let ferr = |err: FunctionError| ObjectError::Function { kernel: k.name.clone(), err: Box::new(err) };
-    let insts = decode_gfx1013(code, addr).map_err(|e| ferr(e.into()))?;
-    if let Some(i) = insts.iter().find(|i| matches!(i.flow, Flow::Call | Flow::IndirectCall | Flow::Indirect | Flow::Return)) {
-        return Err(ObjectError::Call { kernel: k.name.clone(), isa: i.isa, addr: i.addr, name: i.name });
+    if calling.is_none() {
+        if let Some(i) = insts.iter().find(|i| is_call_or_return(i)) {
+            return Err(ObjectError::Call { kernel: k.name.clone(), isa: i.isa, addr: i.addr, name: i.name, why: "a call or indirect jump outside a resolved call graph".into() });
+        }
     }
     // The entry instructions take the kernel's address as their source address, so a branch to
     // the first instruction would land on them: such a kernel is refused.
@@ -212,18 +245,17 @@ fn translate_kernel(k: &Kernel, code: &[u8], addr: u64, meta: Option<&Msg>) -> R
         let inst = gfx12_inst(&words, entry_addr).ok_or_else(|| ObjectError::Entry { kernel: k.name.clone(), why: format!("{words:08x?} does not decode as gfx1201") })?;
         entry.push(TranslatedInst { inst, src_addr: entry_addr });
     }
-    let opts = FunctionOptions {
-        guest_base: 0,
-        place_at: 0,
-        declared_vgprs: int(meta, ".vgpr_count").unwrap_or(0).min(u16::MAX as u32) as u16,
-        declared_sgprs: int(meta, ".sgpr_count").unwrap_or(0).min(u16::MAX as u32) as u16,
-        wave64: k.wave64(),
-        // MODE bit 9 is the descriptor's ENABLE_IEEE_MODE (amdkernel `Kernel::mode`).
-        ieee: Some(k.mode() >> 9 & 1 != 0),
-        // MODE bit 8 is its ENABLE_DX10_CLAMP.
-        dx10_clamp: Some(k.mode() >> 8 & 1 != 0),
+    let mut opts = kernel_options(k, meta);
+    let empty = BTreeMap::new();
+    let calls = match calling {
+        Some((calls, floor)) => {
+            opts.declared_vgprs = opts.declared_vgprs.max(floor.0);
+            opts.declared_sgprs = opts.declared_sgprs.max(floor.1);
+            calls
+        }
+        None => &empty,
     };
-    let f = translate_insts(&insts, entry, &opts).map_err(ferr)?;
+    let f = translate_insts_calling(insts, entry, &opts, calls).map_err(ferr)?;
     let regs = RegisterCounts { vgprs: f.vgprs as u32, sgprs: f.sgprs as u32 };
     Ok((f, regs))
 }
@@ -236,6 +268,67 @@ pub fn translate_object(bytes: &[u8]) -> Result<TranslatedObject, ObjectError> {
     translate_kernels(bytes, None)
 }
 
+/// A kernel found in the code, decoded, with the callees its calls reach.
+struct Found<'a> {
+    k: &'a Kernel,
+    meta: Option<&'a Msg>,
+    addr: u64,
+    insts: Vec<Inst>,
+    /// Callee entries (gfx1013), empty when the kernel calls nothing.
+    callees: Vec<u64>,
+}
+
+/// Kernels of `kernels` found in the code of `p` and decoded, with their call graphs
+/// ([`super::calls::CallGraph`], one for the section that holds the kernels that call); the
+/// others refused into `refused`. `names`: every kernel of the object (none is a callee).
+fn find_kernels<'a>(
+    p: &'a isabridge_analysis::Program,
+    kernels: &'a [Kernel],
+    meta: &'a [(String, Msg)],
+    names: &BTreeSet<String>,
+    refused: &mut Vec<(String, ObjectError)>,
+) -> (Vec<Found<'a>>, Option<CallGraph<'a>>) {
+    let mut found = Vec::new();
+    let mut graph: Option<CallGraph<'a>> = None;
+    for k in kernels {
+        let m = meta.iter().find(|(n, _)| *n == k.name).map(|(_, m)| m);
+        let Some((s, f)) = p.sections.iter().find_map(|s| s.functions.iter().find(|f| f.name == k.name).map(|f| (s, f))) else {
+            refused.push((k.name.clone(), ObjectError::NoFunction(k.name.clone())));
+            continue;
+        };
+        let lo = (f.start - s.address) as usize;
+        let hi = ((f.end - s.address) as usize).min(s.data.len());
+        let Some(code) = s.data.get(lo..hi) else {
+            refused.push((k.name.clone(), ObjectError::NoFunction(k.name.clone())));
+            continue;
+        };
+        let insts = match decode_gfx1013(code, f.start) {
+            Ok(i) => i,
+            Err(e) => {
+                refused.push((k.name.clone(), ObjectError::Function { kernel: k.name.clone(), err: Box::new(e.into()) }));
+                continue;
+            }
+        };
+        let mut callees = Vec::new();
+        if insts.iter().any(is_call_or_return) {
+            if graph.as_ref().is_some_and(|g| !std::ptr::eq(g.section(), s)) {
+                refused.push((k.name.clone(), ObjectError::Entry { kernel: k.name.clone(), why: "calls in a second code section".into() }));
+                continue;
+            }
+            let g = graph.get_or_insert_with(|| CallGraph::new(s, names.clone()));
+            match g.reach(&insts) {
+                Ok(c) => callees = c,
+                Err(e) => {
+                    refused.push((k.name.clone(), ObjectError::Call { kernel: k.name.clone(), isa: e.isa, addr: e.addr, name: e.name, why: e.why }));
+                    continue;
+                }
+            }
+        }
+        found.push(Found { k, meta: m, addr: f.start, insts, callees });
+    }
+    (found, graph)
+}
+
 /// [`translate_object`] for the kernel or graphics-stage function named `only` (all of them
 /// when None); a name the object has neither of is [`ObjectError::NoFunction`].
 pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedObject, ObjectError> {
@@ -244,6 +337,7 @@ pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedO
         return Err(ObjectError::Load(format!("the object is {}", p.isa)));
     }
     let mut kernels = amdkernel::kernels(bytes).map_err(|e| ObjectError::Load(e.to_string()))?;
+    let names: BTreeSet<String> = kernels.iter().map(|k| k.name.clone()).collect();
     if let Some(name) = only {
         kernels.retain(|k| k.name == name);
         if kernels.is_empty() && !super::graphics::stage_functions(bytes, &p).iter().any(|f| f.name == name) {
@@ -253,17 +347,25 @@ pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedO
     let meta = hsaco::kernel_metadata(bytes);
     let mut out = TranslatedObject::default();
     let mut o = CodeObject::default();
-    for k in &kernels {
-        let m = meta.iter().find(|(n, _)| *n == k.name).map(|(_, m)| m);
-        let found = p.sections.iter().find_map(|s| s.functions.iter().find(|f| f.name == k.name).map(|f| (s, f)));
-        let Some((s, f)) = found else {
-            out.refused.push((k.name.clone(), ObjectError::NoFunction(k.name.clone())));
-            continue;
-        };
-        let lo = (f.start - s.address) as usize;
-        let hi = ((f.end - s.address) as usize).min(s.data.len());
-        let r = s.data.get(lo..hi).ok_or_else(|| ObjectError::NoFunction(k.name.clone()));
-        match r.and_then(|code| translate_kernel(k, code, f.start, m)) {
+    let (found, graph) = find_kernels(&p, &kernels, &meta, &names, &mut out.refused);
+    let callees = graph.as_ref().map(|g| translate_callees(g, &found)).unwrap_or_default();
+    // Kernels first (each with its call fixups), then the callees they use.
+    let mut placed: Vec<(u64, Vec<CallFixup>)> = Vec::new();
+    let mut used: BTreeSet<u64> = BTreeSet::new();
+    for fk in &found {
+        let k = fk.k;
+        let calling = graph.as_ref().filter(|_| !fk.callees.is_empty()).map(|g| (&g.resolved.calls, callees.floor));
+        let r = translate_kernel(k, &fk.insts, fk.addr, fk.meta, calling).and_then(|(t, regs)| {
+            let mut regs = regs;
+            for c in &fk.callees {
+                match callees.get(*c, k) {
+                    Ok(f) => regs = RegisterCounts { vgprs: regs.vgprs.max(f.vgprs as u32), sgprs: regs.sgprs.max(f.sgprs as u32) },
+                    Err(why) => return Err(ObjectError::Entry { kernel: k.name.clone(), why }),
+                }
+            }
+            Ok((t, regs))
+        });
+        match r {
             Err(e) => out.refused.push((k.name.clone(), e)),
             Ok((t, regs)) => {
                 while o.code.len() % KERNEL_ALIGN != 0 {
@@ -273,8 +375,10 @@ pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedO
                 let size = t.code.code.len() as u64;
                 o.code.extend_from_slice(&t.code.code);
                 o.functions.push(CodeFunction { name: k.name.clone(), offset, size });
+                placed.push((offset, t.calls));
+                used.extend(fk.callees.iter().copied());
                 let descriptor = from_gfx1013(k, regs, size);
-                let metadata = m.cloned().unwrap_or(Msg::Map(Vec::new()));
+                let metadata = fk.meta.cloned().unwrap_or(Msg::Map(Vec::new()));
                 o.kernels.push(CodeKernel { name: k.name.clone(), descriptor, regs, metadata });
                 out.kernels.push(k.name.clone());
                 out.source_insts += t.source_insts;
@@ -282,9 +386,81 @@ pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedO
             }
         }
     }
+    place_callees(&mut o, &mut out, &callees, &used, placed)?;
     super::graphics::translate_stages(bytes, &p, only, &mut o, &mut out);
     out.bytes = hsaco::write(&o)?;
     Ok(out)
+}
+
+/// The translated callees of an object: by gfx1013 entry, the translation or why it failed,
+/// and the register floor they were translated with.
+#[derive(Default)]
+struct Callees {
+    by_entry: BTreeMap<u64, (String, Result<super::function::TranslatedFunction, String>, FunctionOptions)>,
+    floor: (u16, u16),
+}
+
+impl Callees {
+    /// Callee `entry`'s translation as kernel `k` calls it (its MODE and wave size).
+    fn get(&self, entry: u64, k: &Kernel) -> Result<&super::function::TranslatedFunction, String> {
+        let (name, r, opts) = self.by_entry.get(&entry).ok_or_else(|| format!("callee {entry:#x} was not translated"))?;
+        let f = r.as_ref().map_err(|e| format!("calls {name}: {e}"))?;
+        let mine = kernel_options(k, None);
+        if (mine.wave64, mine.ieee, mine.dx10_clamp) != (opts.wave64, opts.ieee, opts.dx10_clamp) {
+            return Err(format!("calls {name}, translated for another kernel's wave size or MODE"));
+        }
+        Ok(f)
+    }
+}
+
+/// Every callee the found kernels reach, translated once with the register floor of all of
+/// them ([`super::calls::named_floor`]) and the wave size and MODE of the first kernel that
+/// calls it.
+fn translate_callees(g: &CallGraph, found: &[Found]) -> Callees {
+    let calling: Vec<&Found> = found.iter().filter(|f| !f.callees.is_empty()).collect();
+    let mut floor = (0u16, 0u16);
+    for f in &calling {
+        let o = kernel_options(f.k, f.meta);
+        let graph = std::iter::once(f.insts.as_slice()).chain(f.callees.iter().map(|c| g.insts(*c)));
+        let fl = named_floor(graph, (o.declared_vgprs, o.declared_sgprs));
+        floor = (floor.0.max(fl.0), floor.1.max(fl.1));
+    }
+    let mut out = Callees { by_entry: BTreeMap::new(), floor };
+    for f in &calling {
+        for &c in &f.callees {
+            if out.by_entry.contains_key(&c) {
+                continue;
+            }
+            let mut opts = kernel_options(f.k, None);
+            (opts.declared_vgprs, opts.declared_sgprs) = floor;
+            let r = translate_insts_calling(g.insts(c), Vec::new(), &opts, &g.resolved.calls).map_err(|e| e.to_string());
+            out.by_entry.insert(c, (g.name(c), r, opts));
+        }
+    }
+    out
+}
+
+/// Appends the `used` callees to `o` after the kernels and writes the call offsets of every
+/// placed function (`placed`: kernels' code offsets and fixups).
+fn place_callees(o: &mut CodeObject, out: &mut TranslatedObject, callees: &Callees, used: &BTreeSet<u64>, mut placed: Vec<(u64, Vec<CallFixup>)>) -> Result<(), ObjectError> {
+    let mut host: BTreeMap<u64, u64> = BTreeMap::new();
+    for &c in used {
+        let Some((name, Ok(f), _)) = callees.by_entry.get(&c) else { continue };
+        let offset = o.code.len() as u64;
+        o.code.extend_from_slice(&f.code.code);
+        o.functions.push(CodeFunction { name: name.clone(), offset, size: f.code.code.len() as u64 });
+        host.insert(c, offset);
+        placed.push((offset, f.calls.clone()));
+        out.source_insts += f.source_insts;
+        out.insts += f.code.insts.len();
+    }
+    for (at, fixups) in &placed {
+        if !patch(&mut o.code, *at, fixups, |c| host.get(&c).copied()) {
+            let function = o.functions.iter().find(|f| f.offset == *at).map(|f| f.name.clone()).unwrap_or_default();
+            return Err(ObjectError::Unplaced(function));
+        }
+    }
+    Ok(())
 }
 
 /// The translation step of `isabridge selfcheck --via gfx1201`
