@@ -117,6 +117,7 @@ fn every_corpus_kernel_translates_or_gives_a_typed_error() {
     let mut tally: std::collections::BTreeMap<String, Tally> = Default::default();
     let mut invalid = Vec::new();
     let mut naga_refused = Vec::new();
+    let mut refused: Vec<(String, String)> = Vec::new();
     for_each_corpus_kernel(&t, |c, k, translated| {
         let name = format!("{}:{k}", c.file);
         let entry = tally.entry(c.key.clone()).or_default();
@@ -133,11 +134,17 @@ fn every_corpus_kernel_translates_or_gives_a_typed_error() {
                     Err(e) => naga_refused.push(format!("{name}: {e}")),
                 }
             }
-            Err(e) => println!("not emitted: {name}: {e}"),
+            Err(e) => {
+                println!("not emitted: {name}: {e}");
+                refused.push((name, e.to_string()));
+            }
         }
     });
     for (isa, n) in &tally {
         println!("{isa}: {} of {} kernels emit SPIR-V, {} pass naga", n.emitted, n.kernels, n.naga_ok);
+    }
+    for (name, why) in NOT_EMITTED {
+        assert!(refused.iter().any(|(n, e)| n == name && e.contains(why)), "{name}: not refused with {why:?}: {:?}", refused.iter().find(|r| r.0 == *name));
     }
     for e in &naga_refused {
         println!("naga refused {e}");
@@ -149,11 +156,25 @@ fn every_corpus_kernel_translates_or_gives_a_typed_error() {
     let other: Vec<&String> = naga_refused.iter().filter(|e| !e.ends_with("naga read: UnsupportedCapability(PhysicalStorageBufferAddresses)")).collect();
     assert!(other.is_empty(), "naga refused:\n{other:?}");
     let emitted = |isa: &str| tally.get(isa).map_or(0, |n| n.emitted);
-    let floors = [("gfx1013 wave32", 378), ("gfx1013 wave64", 378), ("gfx1201", 378), ("sm50", 21), ("sm86", 23)];
+    let floors = [("gfx1013 wave32", 380), ("gfx1013 wave64", 380), ("gfx1201", 380), ("sm50", 23), ("sm86", 24)];
     for (isa, floor) in floors {
         assert!(emitted(isa) >= floor, "{isa}: {} kernels emit, pinned {floor}", emitted(isa));
     }
 }
+
+/// Corpus kernels that cannot emit whatever the backend grows, with the start of the reason
+/// their refusal must give: cl_lanes' `lds_atomics` and `global_atomics` call OpenCL's
+/// `atomic_add` builtins, which the object leaves undefined (it is not linked against the
+/// OpenCL library), so no run can execute them: the interpreter stops there with
+/// `InterpError::UndefinedSymbol` too.
+const NOT_EMITTED: [(&str, &str); 6] = [
+    ("cl_lanes.gfx1013-w32.o:lds_atomics", "calls undefined function _Z10atomic_addPU3AS3Vii"),
+    ("cl_lanes.gfx1013-w32.o:global_atomics", "calls undefined function _Z10atomic_addPU3AS1Vii"),
+    ("cl_lanes.gfx1013-w64.o:lds_atomics", "calls undefined function _Z10atomic_addPU3AS3Vii"),
+    ("cl_lanes.gfx1013-w64.o:global_atomics", "calls undefined function _Z10atomic_addPU3AS1Vii"),
+    ("cl_lanes.gfx1201-w32.o:lds_atomics", "calls undefined function _Z10atomic_addPU3AS3Vii"),
+    ("cl_lanes.gfx1201-w32.o:global_atomics", "calls undefined function _Z10atomic_addPU3AS1Vii"),
+];
 
 /// The heap memory model over the same corpora and the H200 capture cubins: every module that
 /// emits passes spirv-val and naga's reader and validator (no PhysicalStorageBufferAddresses).
@@ -356,7 +377,7 @@ fn run_amd_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &i
 }
 
 /// Corpus kernels that emit SPIR-V but are not run on lavapipe, with why.
-const RUN_SKIPPED: [(&str, &str); 9] = [
+const RUN_SKIPPED: [(&str, &str); 10] = [
     ("cl_lanes.gfx1013-w64.o:flat_atomics", HANGS),
     ("hip_control.gfx1013-w32.o:_Z7scratchPiPKiPdPKd", HANGS),
     ("hip_control.gfx1013-w32.o:_Z14indirect_callsPiPKiS1_", HANGS),
@@ -366,7 +387,16 @@ const RUN_SKIPPED: [(&str, &str); 9] = [
     ("cl_math.gfx1013-w64.o:ulong_div", HANGS),
     ("cl_math.gfx1013-w64.o:ulong_rem", HANGS),
     ("warp.sm86.cubin:warp_ops", HANGS),
+    ("tensor.sm86.cubin:mma_ops", BLOCK_DOTS),
 ];
+
+/// sm_86 `mma_ops` emits 24 exact block dot products (`fblockdot`, integer code of about a
+/// thousand instructions each) besides its integer and f64 `mma.sync` forms: lavapipe did not
+/// finish it within the runner's 60 s wait at a load of 12 on 2 cores (compiling or running:
+/// not told apart), and the device kept running it, so the kernels after it timed out too.
+/// The block dot product itself runs equal to the interpreter on lavapipe in every form the
+/// lifter gives `mma.sync` (crates/targets/tests/spirv_flow.rs).
+const BLOCK_DOTS: &str = "lavapipe did not finish its 24 block dot products within the runner's 60 s wait";
 
 /// Why a kernel is not run: lavapipe does not finish it (the runner's 60-second wait times
 /// out while the device keeps running it, and the process then crashes); the interpreter

@@ -100,6 +100,15 @@ pub fn link_calls(m: &Module) -> Result<Function, EmitError> {
         }
         starts.push(bmap[&f.layout[0]]);
     }
+    // What the entry's returns give (a trap block returns zeros of those types).
+    let outs: Vec<Type> = entry
+        .layout
+        .iter()
+        .find_map(|&b| match &entry.blocks[b].term {
+            Terminator::Return(v) => Some(v.iter().map(|&x| entry.ty(x).unwrap_or(Type::I32)).collect()),
+            _ => None,
+        })
+        .unwrap_or_default();
     let uniform = out.model == ExecModel::Wave;
     let stack: Vec<Reg> = (0..STACK_WORDS).map(|j| out.add_reg(Type::I32, uniform, &format!("call_stack{j}"))).collect();
     // Split every block at its calls; the call's site is the block's rest.
@@ -124,7 +133,7 @@ pub fn link_calls(m: &Module) -> Result<Function, EmitError> {
             return Err(unsupported(b.0, call.0, out.name.clone(), "more than 255 calls in one module"));
         }
         let site = sites.len() as u64;
-        push(&mut out, &stack, b, site, starts[k]);
+        push(&mut out, &stack, &outs, b, site, starts[k]);
         work.push(after);
     }
     // Returns of callees go back to their sites.
@@ -139,14 +148,14 @@ pub fn link_calls(m: &Module) -> Result<Function, EmitError> {
             return Err(unsupported(b.0, u32::MAX, m.functions[k].name.clone(), "a callee returning values"));
         }
         let ours: Vec<(u64, Block)> = sites.iter().enumerate().filter(|(_, s)| s.0 == k).map(|(i, s)| (i as u64 + 1, s.1)).collect();
-        ret(&mut out, &stack, b, &ours);
+        ret(&mut out, &stack, &outs, b, &ours);
     }
     check_values(&out, &owner, &sites)?;
     Ok(out)
 }
 
 /// End block `b` with a push of site number `site` and a jump to `to`; a full stack traps.
-fn push(f: &mut Function, stack: &[Reg], b: Block, site: u64, to: Block) {
+fn push(f: &mut Function, stack: &[Reg], outs: &[Type], b: Block, site: u64, to: Block) {
     let (trap, go) = (f.add_block(), f.add_block());
     let mut x = Builder::new(f, b);
     let last = x.read_reg(stack[STACK_WORDS - 1]);
@@ -155,9 +164,7 @@ fn push(f: &mut Function, stack: &[Reg], b: Block, site: u64, to: Block) {
     let zero = x.konst(Type::I32, 0);
     let full = x.int(IntOp::Cmp(ICmp::Ne), Type::I32, &[used, zero]);
     x.branch(full, trap, go);
-    let mut t = Builder::new(f, trap);
-    t.ins(Op::Sync(SyncOp::Trap(CALL_DEPTH_TRAP)), &[], None);
-    t.ret(&[]);
+    trap_block(f, trap, CALL_DEPTH_TRAP, outs);
     let mut g = Builder::new(f, go);
     let (eight, twenty_four) = (g.konst(Type::I32, 8), g.konst(Type::I32, 24));
     let mut carry = g.konst(Type::I32, site);
@@ -174,7 +181,7 @@ fn push(f: &mut Function, stack: &[Reg], b: Block, site: u64, to: Block) {
 
 /// End block `b` (a callee's return) with a pop of the innermost site number and a branch to
 /// that site among `sites` (number, block); any other number traps.
-fn ret(f: &mut Function, stack: &[Reg], b: Block, sites: &[(u64, Block)]) {
+fn ret(f: &mut Function, stack: &[Reg], outs: &[Type], b: Block, sites: &[(u64, Block)]) {
     let mut x = Builder::new(f, b);
     let (eight, twenty_four, low) = (x.konst(Type::I32, 8), x.konst(Type::I32, 24), x.konst(Type::I32, 0xff));
     let first = x.read_reg(stack[0]);
@@ -201,9 +208,16 @@ fn ret(f: &mut Function, stack: &[Reg], b: Block, sites: &[(u64, Block)]) {
         x.branch(is, to, no);
         cur = no;
     }
-    let mut t = Builder::new(f, cur);
-    t.ins(Op::Sync(SyncOp::Trap(RETURN_SITE_TRAP)), &[], None);
-    t.ret(&[]);
+    trap_block(f, cur, RETURN_SITE_TRAP, outs);
+}
+
+/// End block `b` with trap `code` (and a return of zeros of the entry's output types, which
+/// the trap never reaches).
+fn trap_block(f: &mut Function, b: Block, code: u16, outs: &[Type]) {
+    let mut t = Builder::new(f, b);
+    let zeros: Vec<Value> = outs.iter().map(|&ty| t.konst(ty, 0)).collect();
+    t.ins(Op::Sync(SyncOp::Trap(code)), &[], None);
+    t.ret(&zeros);
 }
 
 /// A value is used in its own block, or in a block no path from a call's return site reaches
