@@ -245,9 +245,9 @@ const NAGA_PINNED: [&str; 4] = [
 
 /// Heap-model modules that pass naga, per corpus (floors).
 const HEAP_NAGA_FLOORS: [(&str, usize); 7] = [
-    ("gfx1013 wave32", 175),
-    ("gfx1013 wave64", 175),
-    ("gfx1201", 175),
+    ("gfx1013 wave32", 178),
+    ("gfx1013 wave64", 178),
+    ("gfx1201", 178),
     ("sm86", 16),
     ("sm86 capture", 121),
     ("sm50", 0),
@@ -432,6 +432,12 @@ const TWO_WAVES: &str = "region 0 (of 4) differs";
 /// the values each lane writes depend on that order, which the guest program leaves open.
 const WAVE_ORDER: &str = "region 0 (of 3) differs";
 
+/// hip_control `switches` (recursive calls, linked into one function by `spirv::link_calls`)
+/// built for gfx1013: the interpreter stops at a global access of address 0, and it does so on
+/// the lifted module as well (`isabridge run ... --via interp --kernel _Z8switchesPii`), so
+/// there is nothing to compare with; the gfx1201 build runs equal on lavapipe.
+const SWITCHES_GFX1013: &str = "interpreter: out-of-bounds Global access of 4 bytes at 0x0";
+
 /// The interpreter does not finish the kernel's workgroup within the run's step budget
 /// (`max_steps`, 2^22), so there is nothing to compare with.
 const INTERP_STEPS: &str = "interpreter: step limit of 4194304 exceeded";
@@ -439,7 +445,7 @@ const INTERP_STEPS: &str = "interpreter: step limit of 4194304 exceeded";
 /// Corpus kernels that emit SPIR-V but do not run equal on lavapipe, each with the start of
 /// its reason (the test's own message). `mem_const`: the kernel reads constant bank 3 (its
 /// `__constant__` data), which the launch does not provide.
-const RUN_PINNED: [(&str, &str); 16] = [
+const RUN_PINNED: [(&str, &str); 18] = [
     ("c_resources.gfx1013-w32.o:bvh", BVH_BY_VALUE),
     ("c_resources.gfx1013-w64.o:bvh", BVH_BY_VALUE),
     ("c_resources.gfx1201-w32.o:bvh", BVH_BY_VALUE),
@@ -452,6 +458,8 @@ const RUN_PINNED: [(&str, &str); 16] = [
     ("hip_control.gfx1201-w32.o:_Z12nested_loopsPfii", INTERP_STEPS),
     ("cl_lanes.gfx1013-w32.o:append_consume", WAVE_ORDER),
     ("cl_lanes.gfx1201-w32.o:append_consume", WAVE_ORDER),
+    ("hip_control.gfx1013-w32.o:_Z8switchesPii", SWITCHES_GFX1013),
+    ("hip_control.gfx1013-w64.o:_Z8switchesPii", SWITCHES_GFX1013),
     ("memory.sm50.cubin:mem_const", "interpreter: mem_const block (0,0,0): out-of-bounds Constant(3) access"),
     ("memory.sm86.cubin:mem_const", "interpreter: mem_const block (0,0,0): out-of-bounds Constant(3) access"),
     ("texsurf.sm50.cubin:surfaces", SURFACE_HANDLES),
@@ -512,7 +520,7 @@ fn corpus_run(pick: impl Fn(Isa) -> bool, floors: &[(&str, usize)]) {
 /// those pinned with their reasons. Floors: the counts that ran equal.
 #[test]
 fn nvidia_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
-    corpus_run(|isa| matches!(isa, Isa::Sm50 | Isa::Sm86), &[("sm50", 19), ("sm86", 20)]);
+    corpus_run(|isa| matches!(isa, Isa::Sm50 | Isa::Sm86), &[("sm50", 21), ("sm86", 20)]);
 }
 
 /// Every AMD corpus kernel that emits SPIR-V runs one workgroup of the selfcheck harness's

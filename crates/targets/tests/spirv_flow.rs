@@ -102,7 +102,7 @@ fn linked_calls_equal_the_module_on_the_interpreter_and_vulkan() {
     let k = emit(&f).unwrap_or_else(|e| panic!("emit: {e}"));
     let vk = open();
     let n: Vec<u64> = (0..64).map(|t| (t * 7) % 20).collect();
-    let rows = vec![n.clone()];
+    let rows = [n.clone()];
     let cfg = Config { wave_size: 32, waves: 2, ..Config::default() };
     let want = interp::run_module(&m, &cfg, &[Input::PerLane(n.clone())], Memory::default()).expect("module runs").outputs;
     // fact(n) with a doubling after every multiply: lane 3 (n = 1) is 2, lane 1 (n = 7) is
@@ -112,7 +112,7 @@ fn linked_calls_equal_the_module_on_the_interpreter_and_vulkan() {
     assert_eq!(interp_outputs(&f, &rows).expect("linked runs"), want);
     assert_eq!(vulkan_outputs(&vk, &k, &rows).expect("vulkan runs"), want);
     // Depth: n = 70 makes 69 nested calls of fact.
-    let deep = vec![(0..64).map(|t| if t == 9 { 70 } else { 3 }).collect::<Vec<u64>>()];
+    let deep = [(0..64).map(|t| if t == 9 { 70 } else { 3 }).collect::<Vec<u64>>()];
     assert!(matches!(interp::run_module(&m, &cfg, &[Input::PerLane(deep[0].clone())], Memory::default()), Err(InterpError::CallDepth(64))));
     assert_eq!(MOST_PENDING_CALLS, 64);
     match vulkan_outputs(&vk, &k, &deep) {
@@ -151,7 +151,7 @@ bb0:
     .unwrap();
     let k = emit(&f).unwrap_or_else(|e| panic!("emit: {e}"));
     assert!(k.traps);
-    let rows = vec![(0..32).collect::<Vec<u64>>()];
+    let rows = [(0..32).collect::<Vec<u64>>()];
     assert!(matches!(interp_outputs(&f, &rows), Err(InterpError::Halt)));
     match vulkan_outputs(&open(), &k, &rows) {
         Err(VulkanError::Trap { code, .. }) if code == HALT_TRAP => {}
@@ -194,7 +194,7 @@ fn block_dot_products_equal_the_interpreter() {
     ];
     let mut seed = 0x0b10_cd07_u64;
     for (elem, ew, ee, n, frac, res, rw, re, round) in forms {
-        let mut text = format!("func @dot {{\nbb0:\n");
+        let mut text = String::from("func @dot {\nbb0:\n");
         for i in 0..2 * n {
             text += &format!("  %{i}: {elem} = param {i}\n");
         }
@@ -220,9 +220,10 @@ fn block_dot_products_equal_the_interpreter() {
             rows.push((0..lanes).map(|_| element(&mut seed, rw, re)).collect());
             let want = interp_outputs(&f, &rows).expect("interpreter");
             let got = vulkan_outputs(&vk, &k, &rows).expect("vulkan");
-            for lane in 0..lanes {
-                assert_eq!(got[lane], want[lane], "{elem} into {res} round {round_no} lane {lane}: operands {:x?}", rows.iter().map(|r| r[lane]).collect::<Vec<_>>());
+            for (lane, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{elem} into {res} round {round_no} lane {lane}: operands {:x?}", rows.iter().map(|r| r[lane]).collect::<Vec<_>>());
             }
+            assert_eq!(got.len(), lanes);
         }
     }
 }

@@ -117,8 +117,10 @@ pub fn link_calls(m: &Module) -> Result<Function, EmitError> {
     while let Some(b) = work.pop() {
         let Some(i) = out.blocks[b].insts.iter().position(|&v| matches!(&out.insts[v].op, Op::Call(c) if callee_of(c).is_some())) else { continue };
         let call = out.blocks[b].insts[i];
-        let Op::Call(c) = &out.insts[call].op else { unreachable!() };
-        let k = callee_of(c).unwrap_or(0);
+        let k = match &out.insts[call].op {
+            Op::Call(c) => callee_of(c).unwrap_or(0),
+            _ => 0,
+        };
         if k == 0 {
             return Err(unsupported(b.0, call.0, out.name.clone(), "a call of the kernel itself"));
         }
@@ -186,18 +188,18 @@ fn ret(f: &mut Function, stack: &[Reg], outs: &[Type], b: Block, sites: &[(u64, 
     let (eight, twenty_four, low) = (x.konst(Type::I32, 8), x.konst(Type::I32, 24), x.konst(Type::I32, 0xff));
     let first = x.read_reg(stack[0]);
     let n = x.int(IntOp::And, Type::I32, &[first, low]);
-    for j in 0..STACK_WORDS {
-        let w = x.read_reg(stack[j]);
+    for (j, &r) in stack.iter().enumerate() {
+        let w = x.read_reg(r);
         let w = x.int(IntOp::Shr(false, ShiftRule::Clamp), Type::I32, &[w, eight]);
-        let w = if j + 1 < STACK_WORDS {
-            let above = x.read_reg(stack[j + 1]);
+        let w = if let Some(&up) = stack.get(j + 1) {
+            let above = x.read_reg(up);
             let a = x.int(IntOp::And, Type::I32, &[above, low]);
             let a = x.int(IntOp::Shl(ShiftRule::Clamp), Type::I32, &[a, twenty_four]);
             x.int(IntOp::Or, Type::I32, &[w, a])
         } else {
             w
         };
-        x.write_reg(stack[j], w);
+        x.write_reg(r, w);
     }
     let mut cur = b;
     for &(site, to) in sites {

@@ -81,8 +81,8 @@ impl Em<'_> {
         // The products, then the addend.
         let mut terms = Vec::with_capacity(n + 1);
         let mut invalid = self.bconst(false)?;
-        for i in 0..n {
-            let (p, q) = (self.unpack_term(e, x[i])?, self.unpack_term(e, x[n + i])?);
+        for (&xa, &xb) in x[..n].iter().zip(&x[n..]) {
+            let (p, q) = (self.unpack_term(e, xa)?, self.unpack_term(e, xb)?);
             let inf_zero = self.land(p.inf, q.zero)?;
             let zero_inf = self.land(p.zero, q.inf)?;
             let bad = self.lor(inf_zero, zero_inf)?;
