@@ -570,10 +570,9 @@ fn lift_object(object: &LoadedObject<'_>, source: &Source) -> Result<Lifted, Err
             let r = resolved[section].get_or_init(|| isabridge_analysis::resolve::amd_transfers(isa, s));
             let e = amd_kernel_entry(isa, k);
             let mut m = amd::lift_kernel_module(isa, &s.data, s.address, entry, &k.name, &e, r).map_err(|e| Error::Lift { kernel: k.name.clone(), source: e })?;
-            if m.functions.len() != 1 {
-                return Err(Error::Unsupported { what: format!("{isa} {}: recursive calls", k.name), why: "modules of several functions are not emitted" });
-            }
-            let f = m.functions.remove(0);
+            // Several functions (recursive calls) become one, calls and returns jumps through a
+            // return stack (`spirv::link_calls`: SPIR-V forbids recursion).
+            let f = if m.functions.len() == 1 { m.functions.remove(0) } else { spirv::link_calls(&m).map_err(|e| Error::Emit { isa, kernel: k.name.clone(), source: e })? };
             Ok(Lifted {
                 name: k.name.clone(),
                 f,

@@ -117,6 +117,7 @@ fn every_corpus_kernel_translates_or_gives_a_typed_error() {
     let mut tally: std::collections::BTreeMap<String, Tally> = Default::default();
     let mut invalid = Vec::new();
     let mut naga_refused = Vec::new();
+    let mut refused: Vec<(String, String)> = Vec::new();
     for_each_corpus_kernel(&t, |c, k, translated| {
         let name = format!("{}:{k}", c.file);
         let entry = tally.entry(c.key.clone()).or_default();
@@ -133,11 +134,17 @@ fn every_corpus_kernel_translates_or_gives_a_typed_error() {
                     Err(e) => naga_refused.push(format!("{name}: {e}")),
                 }
             }
-            Err(e) => println!("not emitted: {name}: {e}"),
+            Err(e) => {
+                println!("not emitted: {name}: {e}");
+                refused.push((name, e.to_string()));
+            }
         }
     });
     for (isa, n) in &tally {
         println!("{isa}: {} of {} kernels emit SPIR-V, {} pass naga", n.emitted, n.kernels, n.naga_ok);
+    }
+    for (name, why) in NOT_EMITTED {
+        assert!(refused.iter().any(|(n, e)| n == name && e.contains(why)), "{name}: not refused with {why:?}: {:?}", refused.iter().find(|r| r.0 == *name));
     }
     for e in &naga_refused {
         println!("naga refused {e}");
@@ -153,11 +160,25 @@ fn every_corpus_kernel_translates_or_gives_a_typed_error() {
     let other: Vec<&String> = naga_refused.iter().filter(|e| !e.ends_with("naga read: UnsupportedCapability(PhysicalStorageBufferAddresses)")).collect();
     assert!(other.is_empty(), "naga refused:\n{other:?}");
     let emitted = |isa: &str| tally.get(isa).map_or(0, |n| n.emitted);
-    let floors = [("gfx1013 wave32", 379), ("gfx1013 wave64", 379), ("gfx1201", 379), ("sm50", 26), ("sm86", 27)];
+    let floors = [("gfx1013 wave32", 381), ("gfx1013 wave64", 381), ("gfx1201", 381), ("sm50", 28), ("sm86", 28)];
     for (isa, floor) in floors {
         assert!(emitted(isa) >= floor, "{isa}: {} kernels emit, pinned {floor}", emitted(isa));
     }
 }
+
+/// Corpus kernels that cannot emit whatever the backend grows, with the start of the reason
+/// their refusal must give: cl_lanes' `lds_atomics` and `global_atomics` call OpenCL's
+/// `atomic_add` builtins, which the object leaves undefined (it is not linked against the
+/// OpenCL library), so no run can execute them: the interpreter stops there with
+/// `InterpError::UndefinedSymbol` too.
+const NOT_EMITTED: [(&str, &str); 6] = [
+    ("cl_lanes.gfx1013-w32.o:lds_atomics", "calls undefined function _Z10atomic_addPU3AS3Vii"),
+    ("cl_lanes.gfx1013-w32.o:global_atomics", "calls undefined function _Z10atomic_addPU3AS1Vii"),
+    ("cl_lanes.gfx1013-w64.o:lds_atomics", "calls undefined function _Z10atomic_addPU3AS3Vii"),
+    ("cl_lanes.gfx1013-w64.o:global_atomics", "calls undefined function _Z10atomic_addPU3AS1Vii"),
+    ("cl_lanes.gfx1201-w32.o:lds_atomics", "calls undefined function _Z10atomic_addPU3AS3Vii"),
+    ("cl_lanes.gfx1201-w32.o:global_atomics", "calls undefined function _Z10atomic_addPU3AS1Vii"),
+];
 
 /// The heap memory model over the same corpora and the H200 capture cubins: every module that
 /// emits passes spirv-val and naga's reader and validator (no PhysicalStorageBufferAddresses).
@@ -321,7 +342,13 @@ fn run_amd_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &i
         return Err(format!("a Vulkan workgroup of {} invocations for {} waves of {}", kernel.workgroup_size, cfg.waves, cfg.wave_size));
     }
     let start = Memory { global: image.global.clone(), constant: Vec::new(), shared: vec![0; k.group_segment_size as usize] };
-    let want = interp::run(&f, &cfg, &inputs, start).map_err(|e| format!("interpreter: {e}"))?.memory.global;
+    let want = match interp::run(&f, &cfg, &inputs, start) {
+        Ok(o) => Some(o.memory.global),
+        // A halting interrupt (`s_sendmsghalt`) ends the interpreter's run; the module must
+        // report the halt's trap code.
+        Err(interp::InterpError::Halt) => None,
+        Err(e) => return Err(format!("interpreter: {e}")),
+    };
     let total = (cfg.wave_size * cfg.waves) as usize;
     let inputs = &inputs;
     let words: Vec<u64> = (0..total)
@@ -333,7 +360,15 @@ fn run_amd_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &i
             })
         })
         .collect();
-    vk.run_with(&kernel, &Dispatch { invocations: total as u32, params: &words, constant: &[] }, &mem).map_err(|e| format!("vulkan: {e}"))?;
+    let ran = vk.run_with(&kernel, &Dispatch { invocations: total as u32, params: &words, constant: &[] }, &mem);
+    let Some(want) = want else {
+        return match ran {
+            Err(isabridge::targets::vulkan::VulkanError::Trap { code, .. }) if code == isabridge::targets::spirv::HALT_TRAP => Ok(()),
+            Err(e) => Err(format!("the interpreter halts, vulkan: {e}")),
+            Ok(_) => Err("the interpreter halts, vulkan runs to the end".into()),
+        };
+    };
+    ran.map_err(|e| format!("vulkan: {e}"))?;
     for (i, (addr, bytes)) in image.global.iter().enumerate() {
         let w = &want.iter().find(|g| g.0 == *addr).ok_or("the interpreter lost a region")?.1;
         let mut g = mem.read(i).unwrap_or_default();
@@ -350,7 +385,7 @@ const SLOW_SECONDS: f64 = 2.0;
 
 /// Corpus kernels that emit SPIR-V but are not run on lavapipe, with why (the ignored
 /// `..._skipped_kernels_...` test and `ISABRIDGE_CORPUS_RUN_ONLY` run them).
-const RUN_SKIPPED: [(&str, &str); 13] = [
+const RUN_SKIPPED: [(&str, &str); 14] = [
     ("hip_control.gfx1013-w32.o:_Z7scratchPiPKiPdPKd", HANGS),
     ("cl_math.gfx1013-w64.o:ulong_rem", HANGS),
     ("warp.sm86.cubin:warp_ops", HANGS),
@@ -364,7 +399,16 @@ const RUN_SKIPPED: [(&str, &str); 13] = [
     ("c_resources.gfx1201-w32.o:buffer_atomics", FLOAT_ATOMICS_SLOW),
     ("atomics.sm50.cubin:atomics_global", WARP_OPS_APART),
     ("atomics.sm86.cubin:atomics_global", WARP_OPS_APART),
+    ("tensor.sm86.cubin:mma_ops", BLOCK_DOTS),
 ];
+
+/// sm_86 `mma_ops` emits 24 exact block dot products (`fblockdot`, integer code of about a
+/// thousand instructions each) besides its integer and f64 `mma.sync` forms: lavapipe did not
+/// finish it within the runner's 60 s wait at a load of 12 on 2 cores (compiling or running:
+/// not told apart).
+/// The block dot product itself runs equal to the interpreter on lavapipe in every form the
+/// lifter gives `mma.sync` (crates/targets/tests/spirv_flow.rs).
+const BLOCK_DOTS: &str = "lavapipe did not finish its 24 block dot products within the runner's 60 s wait";
 
 /// `buffer_atomics` (float min / max / add and compare-swap on buffers): a wave-model atomic
 /// runs lane by lane, and each lane's step holds the IR's exact float rule (a software f32 add
@@ -434,6 +478,12 @@ const SURFACE_HANDLES: &str = "interpreter: surfaces block (0,0,0): out-of-bound
 /// comparison to make: an unavoidable model difference, pinned.
 const WAVE_ORDER: &str = "region 0 (of 3) differs";
 
+/// hip_control `switches` (recursive calls, linked into one function by `spirv::link_calls`)
+/// built for gfx1013: the interpreter stops at a global access of address 0, and it does so on
+/// the lifted module as well (`isabridge run ... --via interp --kernel _Z8switchesPii`), so
+/// there is nothing to compare with; the gfx1201 build runs equal on lavapipe.
+const SWITCHES_GFX1013: &str = "interpreter: out-of-bounds Global access of 4 bytes at 0x0";
+
 /// The interpreter does not finish the kernel's workgroup within the run's step budget
 /// (`max_steps`, 2^22), so there is nothing to compare with ([`NO_END`]).
 const INTERP_STEPS: &str = "interpreter: step limit of 4194304 exceeded";
@@ -459,7 +509,7 @@ const DYNAMIC_SHARED: &str = "interpreter: mem_shared block (0,0,0): out-of-boun
 /// Corpus kernels that emit SPIR-V but do not run equal on lavapipe, each with the start of
 /// its reason (the test's own message). `mem_const`: the kernel reads constant bank 3 (its
 /// `__constant__` data), which the launch does not provide.
-const RUN_PINNED: [(&str, &str); 22] = [
+const RUN_PINNED: [(&str, &str); 24] = [
     ("c_resources.gfx1013-w32.o:bvh", BVH_BY_VALUE),
     ("c_resources.gfx1013-w64.o:bvh", BVH_BY_VALUE),
     ("c_resources.gfx1201-w32.o:bvh", BVH_BY_VALUE),
@@ -478,6 +528,8 @@ const RUN_PINNED: [(&str, &str); 22] = [
     ("barriers.sm86.cubin:barriers", PARTIAL_BARRIER),
     ("memory.sm50.cubin:mem_shared", DYNAMIC_SHARED),
     ("memory.sm86.cubin:mem_shared", DYNAMIC_SHARED),
+    ("hip_control.gfx1013-w32.o:_Z8switchesPii", SWITCHES_GFX1013),
+    ("hip_control.gfx1013-w64.o:_Z8switchesPii", SWITCHES_GFX1013),
     ("memory.sm50.cubin:mem_const", "interpreter: mem_const block (0,0,0): out-of-bounds Constant(3) access"),
     ("memory.sm86.cubin:mem_const", "interpreter: mem_const block (0,0,0): out-of-bounds Constant(3) access"),
     ("texsurf.sm50.cubin:surfaces", SURFACE_HANDLES),
@@ -560,7 +612,7 @@ fn corpus_run(pick: impl Fn(Isa) -> bool, floors: &[(&str, usize)], skipped_only
 /// those pinned with their reasons. Floors: the counts that ran equal.
 #[test]
 fn nvidia_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
-    corpus_run(|isa| matches!(isa, Isa::Sm50 | Isa::Sm86), &[("sm50", 20), ("sm86", 20)], false);
+    corpus_run(|isa| matches!(isa, Isa::Sm50 | Isa::Sm86), &[("sm50", 21), ("sm86", 20)], false);
 }
 
 /// Every AMD corpus kernel that emits SPIR-V runs one workgroup of the selfcheck harness's

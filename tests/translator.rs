@@ -121,9 +121,9 @@ fn wrong_sources_and_unbuilt_targets_are_typed_errors() {
         r => panic!("{r:?}"),
     }
     // An instruction the lifter does not take names ISA, address and instruction.
-    let e = t.translate(&fixture("nvidia/bin/fp32.sm50.cubin"), &Source::object(Isa::Sm50, 32, Some("fp32_arith")), Target::Spirv).unwrap_err();
+    let e = t.translate(&fixture("nvidia/bin/control.sm50.cubin"), &Source::object(Isa::Sm50, 32, Some("calls")), Target::Spirv).unwrap_err();
     assert!(matches!(e, Error::Lift { .. }));
-    assert!(e.to_string().starts_with("fp32_arith: sm50: 0x1670: SSY 0x1718: "), "{e}");
+    assert!(e.to_string().starts_with("calls: sm50: 0x120: BRX R3 -0x130: "), "{e}");
     // Raw code: garbage is an error, not a panic.
     let raw = Source::raw(Isa::Sm86, 32);
     assert_eq!(raw.container, Container::Raw);

@@ -31,6 +31,7 @@
 
 use crate::structurize::{self, Action, Cond, Merge, ScfGraph, ScfTerm, StructurizeError};
 use isabridge_ir::ir::{Block, ExecModel, Function, Terminator, Value};
+use isabridge_ir::ops::call::Callee;
 use isabridge_ir::ops::control::SyncOp;
 use isabridge_ir::ops::conv::ConvOp;
 use isabridge_ir::ops::image::{ImageKind, ImageOp};
@@ -110,6 +111,18 @@ pub enum EmitError {
         op: String,
         /// What is missing.
         why: &'static str,
+    },
+    /// The function calls a function its object leaves undefined (an unlinked symbol, as an
+    /// OpenCL object's builtins before linking): no run can execute it, on the interpreter or
+    /// on any device.
+    #[error("block {block}, value {value}: calls undefined function {name}: the object leaves it unlinked, so no run can execute it")]
+    UndefinedFunction {
+        /// The IR block.
+        block: u32,
+        /// The IR value of the call.
+        value: u32,
+        /// The symbol called.
+        name: String,
     },
     /// The control flow could not be structured.
     #[error("structurizer: {0}")]
@@ -543,6 +556,7 @@ impl Em<'_> {
         let text = op.mnemonic();
         match op {
             Op::Const(_) | Op::Undef | Op::Param(_) | Op::Phi(_) => return Ok(()),
+            Op::Call(Callee::Symbol(name)) => return Err(EmitError::UndefinedFunction { block: self.cur_ir, value: v.0, name }),
             _ => {}
         }
         if self.f.model == ExecModel::Lanes {
@@ -589,6 +603,9 @@ impl Em<'_> {
         }
         if let Op::Sync(SyncOp::Trap(code)) = op {
             return self.trap(v, code);
+        }
+        if let Op::Sync(SyncOp::Interrupt { halt }) = op {
+            return self.interrupt(halt);
         }
         if let Op::Sync(SyncOp::Fence(_)) = op {
             return self.fence();

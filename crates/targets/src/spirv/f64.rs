@@ -33,13 +33,13 @@ impl Em<'_> {
         let tb = self.bool_ty()?;
         self.b.u_less_than(tb, None, a, b).map_err(internal)
     }
-    fn shl_v(&mut self, a: Word, n: Word) -> Result<Word, EmitError> {
+    pub(super) fn shl_v(&mut self, a: Word, n: Word) -> Result<Word, EmitError> {
         self.b.shift_left_logical(self.t_u64, None, a, n).map_err(internal)
     }
-    fn shr_v(&mut self, a: Word, n: Word) -> Result<Word, EmitError> {
+    pub(super) fn shr_v(&mut self, a: Word, n: Word) -> Result<Word, EmitError> {
         self.b.shift_right_logical(self.t_u64, None, a, n).map_err(internal)
     }
-    fn ne0(&mut self, a: Word) -> Result<Word, EmitError> {
+    pub(super) fn ne0(&mut self, a: Word) -> Result<Word, EmitError> {
         let z = self.eq(a, 0)?;
         self.lnot(z)
     }

@@ -749,6 +749,7 @@ impl Em<'_> {
             FloatKind::Dot2 => return self.dot2(op, v, t, at, a),
             FloatKind::TwoOverPiSlice => return self.two_over_pi(op, v, t, at, a),
             FloatKind::Cube(k) => return self.cube(op, k, v, t, at, a),
+            FloatKind::BlockDot(d) => return self.block_dot(op, d, v, t, at, a),
             _ => {}
         }
         let text = Op::Float(*op).mnemonic();

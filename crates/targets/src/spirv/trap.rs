@@ -19,7 +19,8 @@ pub const TRAP_BINDING: u32 = 3;
 /// Whether `f` has a trap (or a formatted buffer access whose format the descriptor names,
 /// which traps on a code that names none: `super::amd_format`, or a BVH node intersection,
 /// which traps on a node type the IR does not define: `super::amd_bvh`, or an image op, which
-/// traps on a descriptor the IR does not define: `super::image`).
+/// traps on a descriptor the IR does not define: `super::image`, or a halting interrupt,
+/// recorded as [`super::HALT_TRAP`]: `super::halt`).
 pub(super) fn traps(f: &Function) -> bool {
     f.layout.iter().flat_map(|&b| f.blocks[b].insts.iter()).any(|&v| {
         matches!(
@@ -28,6 +29,7 @@ pub(super) fn traps(f: &Function) -> bool {
                 | Op::Buffer(BufferOp { kind: BufferKind::LoadFormat { format: None, .. } | BufferKind::StoreFormat { format: None, .. }, .. })
                 | Op::Ray(_)
                 | Op::Image(_)
+                | Op::Sync(SyncOp::Interrupt { halt: true })
         ) || super::barrier::may_trap(f, v)
     })
 }
@@ -57,6 +59,13 @@ impl Em<'_> {
         if self.f.blocks[Block(self.cur_ir)].insts.last() != Some(&v) {
             return Err(unsupported(self.cur_ir, v.0, text, "a trap before the end of its block"));
         }
+        self.record_and_return(code)
+    }
+
+    /// Record `code` for this invocation in the trap buffer and return from the entry point,
+    /// in a selection whose condition is always true; emission goes on in its merge block,
+    /// which the invocation never reaches.
+    pub(super) fn record_and_return(&mut self, code: u16) -> Result<(), EmitError> {
         let Some(var) = self.trap_var else { return Err(internal("a trap without the trap buffer")) };
         let pw = self.b.type_pointer(None, spirv::StorageClass::StorageBuffer, self.t_u64);
         let (zero, one) = (self.konst(Type::I32, 0)?, self.konst(Type::I32, 1)?);

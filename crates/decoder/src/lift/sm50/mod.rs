@@ -157,11 +157,12 @@ pub fn lift_with(isa: Isa, code: &[u8], base: u64, opts: &Options, forms: &mut L
     for (i, d) in &insts {
         if let Some(kind) = push_kind(i.name) {
             let t = target(i).ok_or_else(|| unsupported_at(isa, i, d, "branch without a direct target"))?;
-            let n = regions.len() as u16;
-            if n >= 16 {
-                return Err(unsupported_at(isa, i, d, "more than 16 reconvergence regions in one function"));
-            }
-            regions.push(Region { kind, at: i.addr, target: t, key: sm86::B0 + n });
+            let key = u16::try_from(regions.len()).ok().and_then(|n| sm86::REGION0.checked_add(n));
+            let Some(key) = key else {
+                let most = u16::MAX - sm86::REGION0 + 1;
+                return Err(unsupported_at(isa, i, d, &format!("more than {most} reconvergence regions in one function")));
+            };
+            regions.push(Region { kind, at: i.addr, target: t, key });
         }
     }
     // Return sites: the address after each CAL, and each PRET's target.
@@ -239,7 +240,7 @@ pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usi
     };
     let t = target(&inst).unwrap_or(addr + 8);
     if let Some(kind) = kind {
-        lay.regions.push(Region { kind, at: addr, target: t, key: sm86::B0 });
+        lay.regions.push(Region { kind, at: addr, target: t, key: sm86::REGION0 });
     }
     lay.blocks.insert(t, exit);
     lay.blocks.insert(addr + d.len as u64, exit);

@@ -189,6 +189,9 @@ pub const B0: u16 = 544;
 pub const UNKNOWN_TARGET_TRAP: u16 = 0xffff;
 /// Register key of the result of the last barrier reduction (`B2R.RESULT` reads it).
 pub const BAR_RESULT: u16 = 560;
+/// Register key of sm_50's reconvergence region 0 (`SSY`, `PBK`, `PCNT`; region `n` is
+/// `REGION0 + n`, up to the last key): a mask, like the convergence barriers of sm_86.
+pub const REGION0: u16 = 0x1000;
 
 /// Lift a program given as code bytes (entry at the first byte) into one IR function.
 pub fn lift(isa: Isa, code: &[u8], base: u64, opts: &Options) -> Result<Function, LiftError> {
@@ -439,6 +442,7 @@ impl<'f> Cx<'f> {
             k if (P0..P0 + 8).contains(&k) => (Type::B1, false, format!("p{}", k - P0)),
             k if (UP0..UP0 + 8).contains(&k) => (Type::B1, true, format!("up{}", k - UP0)),
             k if (B0..B0 + 16).contains(&k) => (Type::Mask, true, format!("b{}", k - B0)),
+            k if k >= REGION0 => (Type::Mask, true, format!("region{}", k - REGION0)),
             BAR_RESULT => (Type::I32, false, "bar_result".into()),
             k => (Type::I32, false, format!("reg{k}")),
         };
