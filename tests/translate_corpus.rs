@@ -249,9 +249,9 @@ const NAGA_PINNED: [&str; 4] = [
 
 /// Heap-model modules that pass naga, per corpus (floors).
 const HEAP_NAGA_FLOORS: [(&str, usize); 7] = [
-    ("gfx1013 wave32", 177),
-    ("gfx1013 wave64", 177),
-    ("gfx1201", 177),
+    ("gfx1013 wave32", 179),
+    ("gfx1013 wave64", 179),
+    ("gfx1201", 179),
     ("sm86", 18),
     ("sm86 capture", 121),
     ("sm50", 0),
@@ -506,10 +506,18 @@ const PARTIAL_BARRIER: &str = "interpreter: barriers block (0,0,0): deadlock";
 /// bounds.
 const DYNAMIC_SHARED: &str = "interpreter: mem_shared block (0,0,0): out-of-bounds Shared access of 4 bytes at 0x1300";
 
+/// sm_50 `fp32_arith` (more than 16 SSY reconvergence regions, lifted since region masks got
+/// their own register keys): on this run's random inputs (the seed is shared by the kernels in
+/// file order, so kernels that emit for the first time change later kernels' inputs) the
+/// interpreter stops block (1,0,0) with a deadlock at a join, a reconvergence fault of the
+/// sm_50 lift on some divergent path, not yet diagnosed; a typed error, never a written value.
+const SM50_JOIN_DEADLOCK: &str = "interpreter: fp32_arith block (1,0,0): deadlock";
+
 /// Corpus kernels that emit SPIR-V but do not run equal on lavapipe, each with the start of
 /// its reason (the test's own message). `mem_const`: the kernel reads constant bank 3 (its
 /// `__constant__` data), which the launch does not provide.
-const RUN_PINNED: [(&str, &str); 24] = [
+const RUN_PINNED: [(&str, &str); 25] = [
+    ("fp32.sm50.cubin:fp32_arith", SM50_JOIN_DEADLOCK),
     ("c_resources.gfx1013-w32.o:bvh", BVH_BY_VALUE),
     ("c_resources.gfx1013-w64.o:bvh", BVH_BY_VALUE),
     ("c_resources.gfx1201-w32.o:bvh", BVH_BY_VALUE),
@@ -629,7 +637,7 @@ fn amd_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
 }
 
 /// AMD kernels that ran equal on lavapipe, per build (floors).
-const AMD_RUN_FLOORS: [(&str, usize); 3] = [("gfx1013 wave32", 372), ("gfx1013 wave64", 374), ("gfx1201", 372)];
+const AMD_RUN_FLOORS: [(&str, usize); 3] = [("gfx1013 wave32", 373), ("gfx1013 wave64", 375), ("gfx1201", 374)];
 
 /// The corpus kernels [`RUN_SKIPPED`] leaves out, run (each within the runner's wait, else its
 /// typed timeout): to see whether they still need skipping. Ignored: minutes.
