@@ -144,7 +144,7 @@ fn gfx12(words: &[u32], addr: u64) -> Option<Inst> {
 /// `insts` (translated, `s_getpc_b64` already replaced) with every `s_swappc_b64` whose source
 /// address is a call site of `calls` rewritten to call through the temporary pair
 /// `s[pair:pair+1]` set to the callee's host entry (module notes); the offsets are
-/// [`PLACEHOLDER`]s until [`patch`].
+/// placeholder literals (`0x8badf00d`) until [`patch`].
 pub fn expand_call_sites(insts: Vec<TranslatedInst>, calls: &BTreeMap<u64, u64>, pair: Option<u16>) -> Result<Vec<TranslatedInst>, TranslateError> {
     let mut out = Vec::with_capacity(insts.len() + 8);
     for t in insts {
