@@ -13,17 +13,8 @@ use isabridge_ir::Function;
 use isabridge_targets::spirv::{emit, BARRIER_COUNT_TRAP};
 use isabridge_targets::vulkan::{Dispatch, Vulkan, VulkanError};
 
-fn open() -> Vulkan {
-    Vulkan::open(None).unwrap_or_else(|e| panic!("Vulkan (mesa-vulkan-drivers, tools/install_oracles.sh): {e}"))
-}
-
-fn rng(seed: &mut u64) -> u64 {
-    *seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *seed;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+mod lavapipe;
+use lavapipe::{open, rng};
 
 /// Random bits of a float of `width` bits with `exp_bits` exponent bits, a special value (NaN,
 /// infinity, signed zero, subnormal, smallest normal) one time in three.

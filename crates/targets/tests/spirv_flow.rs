@@ -10,18 +10,8 @@ use isabridge_ir::text::parse;
 use isabridge_targets::spirv::{emit, link_calls, EmitError, Kernel, CALL_DEPTH_TRAP, HALT_TRAP, MOST_PENDING_CALLS};
 use isabridge_targets::vulkan::{Dispatch, Vulkan, VulkanError};
 
-fn open() -> Vulkan {
-    Vulkan::open(None).unwrap_or_else(|e| panic!("Vulkan (mesa-vulkan-drivers, tools/install_oracles.sh): {e}"))
-}
-
-/// A deterministic random stream (splitmix64).
-fn rng(seed: &mut u64) -> u64 {
-    *seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *seed;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+mod lavapipe;
+use lavapipe::{open, rng};
 
 /// The per-lane outputs of `k` on Vulkan over per-lane parameter rows (`rows[p][lane]`).
 fn vulkan_outputs(vk: &Vulkan, k: &Kernel, rows: &[Vec<u64>]) -> Result<Vec<Vec<u64>>, VulkanError> {
