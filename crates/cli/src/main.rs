@@ -42,7 +42,7 @@ use clap::{Parser, Subcommand};
 
 /// Disassemble GPU machine code (AMD gfx1013 and gfx1201, NVIDIA sm_50 and sm_86) as the
 /// vendors' tools print it, take a census of a corpus, lift kernels into the IR and run them,
-/// and translate kernels to SPIR-V (`translate`; a first subset of the IR emits today).
+/// and translate kernels to SPIR-V and to gfx1201 machine code (`translate`, `selfcheck`).
 #[derive(Parser)]
 #[command(name = "isabridge", version)]
 struct Cli {
@@ -90,17 +90,19 @@ enum Command {
     /// writes DIR/NAME.spv (a SPIR-V 1.5 compute module for Vulkan 1.2) and DIR/NAME.json (its
     /// entry point, workgroup size, descriptor bindings and what each holds, constant banks,
     /// required Vulkan features) per kernel, through the `isabridge::Translator` library facade.
-    /// Today NVIDIA sm_50 / sm_86 kernels within the SPIR-V backend's subset emit; AMD kernels
-    /// (wave model) and ops outside the subset are reported per kernel with the reason (exit
-    /// status 1 when some kernels did not translate, 2 when none did). `translate FILE --to
-    /// gfx1201 [-o DIR]` translates a gfx1013 code object to a gfx1201 one
-    /// (DIR/STEM.gfx1201.hsaco), instruction by instruction, refused kernels named on stderr.
+    /// AMD (gfx1013 wave32 / wave64, gfx1201) and NVIDIA (sm_50, sm_86) compute kernels emit;
+    /// an op the backend does not emit yet (image sampling, for one) is reported per kernel
+    /// with the reason (exit status 1 when some kernels did not translate, 2 when none did).
+    /// `translate FILE --to gfx1201 [-o DIR]` translates a gfx1013 code object (its kernels,
+    /// the functions they call, and the graphics-stage functions of a PAL object) to a gfx1201
+    /// one (DIR/STEM.gfx1201.hsaco), instruction by instruction, refused ones named on stderr.
     Translate(translate::Args),
     /// Check a translation by differential execution: `selfcheck FILE --via gfx1201 [--json]
-    /// [--groups N]` runs every kernel of a gfx1013 code object on the IR interpreter as it is
-    /// and as translated to gfx1201, from one deterministic memory image, and compares every
-    /// byte written; one line per kernel: equal, differ, budget or unsupported, with the
-    /// reason (exit status 1 unless all are equal).
+    /// [--groups N]` runs every kernel (and graphics-stage function, with deterministic stage
+    /// inputs) of a gfx1013 code object on the IR interpreter as it is and as translated to
+    /// gfx1201 with late-arriving memory, from one deterministic memory image, and compares
+    /// every byte written and every export; one line per function: equal, differ, budget or
+    /// unsupported, with the reason (exit status 1 unless all are equal).
     Selfcheck(selfcheck::Args),
 }
 
