@@ -511,6 +511,10 @@ const DYNAMIC_SHARED: &str = "interpreter: mem_shared block (0,0,0): out-of-boun
 /// file order, so kernels that emit for the first time change later kernels' inputs) the
 /// interpreter stops block (1,0,0) with a deadlock at a join, a reconvergence fault of the
 /// sm_50 lift on some divergent path, not yet diagnosed; a typed error, never a written value.
+/// Reduced with `isabridge run --via interp --grid 1 --block 32` (every other lane's A, B, C
+/// 1.0): two lanes suffice, one with a subnormal `A` (0x00586a5b) and one with a tiny `B`
+/// (0x0bc91b46, `A` 765.12), so two lanes in different division / reciprocal slow-path
+/// subroutines (`CAL` inside `SSY` regions) at once.
 const SM50_JOIN_DEADLOCK: &str = "interpreter: fp32_arith block (1,0,0): deadlock";
 
 /// Corpus kernels that emit SPIR-V but do not run equal on lavapipe, each with the start of
