@@ -40,13 +40,14 @@
 //! `REGION_BASE + q * REGION_STRIDE`, filled with [`super::selfcheck::image_byte`].
 
 use super::function::{decode_gfx1013, translate_insts, FunctionOptions, TranslatedFunction};
-use super::hsaco::{CodeFunction, CodeObject};
-use super::object::{ObjectError, TranslatedObject, KERNEL_ALIGN, S_NOP_0};
+use super::hsaco::CodeObject;
+use super::calls::is_call_or_return;
+use super::object::{append_aligned, code_of, ObjectError, TranslatedObject};
 use super::selfcheck::{compare, image_byte, Options, Report, RunError, Status, REGION_BASE, REGION_BYTES, REGION_STRIDE};
 use isabridge_analysis::amdmeta::{self, Value};
 use isabridge_analysis::load::{Program, WaveSize};
 use isabridge_decoder::lift::amd::{kernel_params, lift_kernel_module, lift_kernel_module_late_memory, KernelEntry};
-use isabridge_decoder::operand::{Flow, OperandKind, RegClass};
+use isabridge_decoder::operand::{OperandKind, RegClass};
 use isabridge_decoder::{Inst, Isa};
 use isabridge_ir::interp::{self, Config, Input, Memory, Outcome};
 
@@ -177,21 +178,11 @@ pub fn stage_functions(bytes: &[u8], p: &Program) -> Vec<StageFunction> {
     out
 }
 
-/// The code of function `name` in `p`: (section, first instruction, bytes).
-fn code_of<'p>(p: &'p Program, name: &str) -> Option<(&'p isabridge_analysis::load::Section, u64, &'p [u8])> {
-    p.sections.iter().find_map(|s| {
-        let f = s.functions.iter().find(|f| f.name == name)?;
-        let lo = (f.start - s.address) as usize;
-        let hi = ((f.end - s.address) as usize).min(s.data.len());
-        Some((s, f.start, s.data.get(lo..hi)?))
-    })
-}
-
 /// One graphics-stage function translated (module notes).
 fn translate_stage(f: &StageFunction, code: &[u8], addr: u64) -> Result<TranslatedFunction, ObjectError> {
     let ferr = |err| ObjectError::StageFunction { function: f.name.clone(), err: Box::new(err) };
     let insts = decode_gfx1013(code, addr).map_err(|e| ferr(e.into()))?;
-    if let Some(i) = insts.iter().find(|i| matches!(i.flow, Flow::Call | Flow::IndirectCall | Flow::Indirect | Flow::Return)) {
+    if let Some(i) = insts.iter().find(|i| is_call_or_return(i)) {
         return Err(ObjectError::StageCall { function: f.name.clone(), isa: i.isa, addr: i.addr, name: i.name });
     }
     let opts = FunctionOptions {
@@ -217,12 +208,7 @@ pub(super) fn translate_stages(bytes: &[u8], p: &Program, only: Option<&str>, o:
         match r.and_then(|(_, addr, code)| translate_stage(&f, code, addr)) {
             Err(e) => out.refused.push((f.name.clone(), e)),
             Ok(t) => {
-                while !o.code.len().is_multiple_of(KERNEL_ALIGN) {
-                    o.code.extend_from_slice(&S_NOP_0.to_le_bytes());
-                }
-                let offset = o.code.len() as u64;
-                o.code.extend_from_slice(&t.code.code);
-                o.functions.push(CodeFunction { name: f.name.clone(), offset, size: t.code.code.len() as u64 });
+                append_aligned(o, &f.name, &t.code.code);
                 out.stages.push(f.name.clone());
                 out.source_insts += t.source_insts;
                 out.insts += t.code.insts.len();

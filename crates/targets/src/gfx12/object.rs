@@ -133,9 +133,31 @@ pub struct TranslatedObject {
 }
 
 /// Alignment of each kernel's code in `.text` (what clang gives kernels).
-pub(super) const KERNEL_ALIGN: usize = 256;
+const KERNEL_ALIGN: usize = 256;
 /// `s_nop 0` on gfx1201, the padding between kernels (clang pads with it).
-pub(super) const S_NOP_0: u32 = 0xbf80_0000;
+const S_NOP_0: u32 = 0xbf80_0000;
+
+/// Appends `code` to `o` as function `name` at the next [`KERNEL_ALIGN`] boundary (padded with
+/// [`S_NOP_0`]), returning its offset.
+pub(super) fn append_aligned(o: &mut CodeObject, name: &str, code: &[u8]) -> u64 {
+    while !o.code.len().is_multiple_of(KERNEL_ALIGN) {
+        o.code.extend_from_slice(&S_NOP_0.to_le_bytes());
+    }
+    let offset = o.code.len() as u64;
+    o.code.extend_from_slice(code);
+    o.functions.push(CodeFunction { name: name.to_string(), offset, size: code.len() as u64 });
+    offset
+}
+
+/// The code of function `name` in `p`: (section, first instruction, bytes).
+pub(super) fn code_of<'p>(p: &'p isabridge_analysis::Program, name: &str) -> Option<(&'p isabridge_analysis::load::Section, u64, &'p [u8])> {
+    p.sections.iter().find_map(|s| {
+        let f = s.functions.iter().find(|f| f.name == name)?;
+        let lo = (f.start - s.address) as usize;
+        let hi = ((f.end - s.address) as usize).min(s.data.len());
+        Some((s, f.start, s.data.get(lo..hi)?))
+    })
+}
 
 /// gfx1201 instruction from its words at `addr`.
 fn gfx12_inst(words: &[u32], addr: u64) -> Option<Inst> {
@@ -292,17 +314,11 @@ fn find_kernels<'a>(
     let mut graph: Option<CallGraph<'a>> = None;
     for k in kernels {
         let m = meta.iter().find(|(n, _)| *n == k.name).map(|(_, m)| m);
-        let Some((s, f)) = p.sections.iter().find_map(|s| s.functions.iter().find(|f| f.name == k.name).map(|f| (s, f))) else {
+        let Some((s, start, code)) = code_of(p, &k.name) else {
             refused.push((k.name.clone(), ObjectError::NoFunction(k.name.clone())));
             continue;
         };
-        let lo = (f.start - s.address) as usize;
-        let hi = ((f.end - s.address) as usize).min(s.data.len());
-        let Some(code) = s.data.get(lo..hi) else {
-            refused.push((k.name.clone(), ObjectError::NoFunction(k.name.clone())));
-            continue;
-        };
-        let insts = match decode_gfx1013(code, f.start) {
+        let insts = match decode_gfx1013(code, start) {
             Ok(i) => i,
             Err(e) => {
                 refused.push((k.name.clone(), ObjectError::Function { kernel: k.name.clone(), err: Box::new(e.into()) }));
@@ -324,7 +340,7 @@ fn find_kernels<'a>(
                 }
             }
         }
-        found.push(Found { k, meta: m, addr: f.start, insts, callees });
+        found.push(Found { k, meta: m, addr: start, insts, callees });
     }
     (found, graph)
 }
@@ -368,13 +384,8 @@ pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedO
         match r {
             Err(e) => out.refused.push((k.name.clone(), e)),
             Ok((t, regs)) => {
-                while o.code.len() % KERNEL_ALIGN != 0 {
-                    o.code.extend_from_slice(&S_NOP_0.to_le_bytes());
-                }
-                let offset = o.code.len() as u64;
                 let size = t.code.code.len() as u64;
-                o.code.extend_from_slice(&t.code.code);
-                o.functions.push(CodeFunction { name: k.name.clone(), offset, size });
+                let offset = append_aligned(&mut o, &k.name, &t.code.code);
                 placed.push((offset, t.calls));
                 used.extend(fk.callees.iter().copied());
                 let descriptor = from_gfx1013(k, regs, size);

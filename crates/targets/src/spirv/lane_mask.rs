@@ -78,13 +78,7 @@ impl Em<'_> {
         let text = op.mnemonic();
         let (m, place) = match op {
             Op::LaneSelect => {
-                let t = ty.ok_or_else(|| internal("lanesel without a type"))?;
-                let (mask, x, y) = (self.get(args[0])?, self.get(args[1])?, self.get(args[2])?);
-                let lane = self.lane()?;
-                let bit = self.mask_bit(mask, lane)?;
-                let tw = self.ty(t)?;
-                let r = self.b.select(tw, None, bit, x, y).map_err(internal)?;
-                self.define(v, r)?;
+                self.lane_select(v, ty, &args)?;
                 return Ok(true);
             }
             Op::Mem(m @ (MemOp::Load(s) | MemOp::Store(s))) if args.len() > m.arity() => match s {

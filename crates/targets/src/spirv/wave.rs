@@ -191,20 +191,24 @@ impl Em<'_> {
         }
     }
 
+    /// `lanesel` (`v`, of type `ty`, on `args`: mask, then the value where the lane's bit is
+    /// set and where it is clear): this invocation's lane bit of the mask selects.
+    pub(super) fn lane_select(&mut self, v: Value, ty: Option<Type>, args: &[Value]) -> Result<(), EmitError> {
+        let t = ty.ok_or_else(|| internal("lanesel without a type"))?;
+        let (m, x, y) = (self.get(args[0])?, self.get(args[1])?, self.get(args[2])?);
+        let lane = self.lane()?;
+        let bit = self.mask_bit(m, lane)?;
+        let tw = self.ty(t)?;
+        let r = self.b.select(tw, None, bit, x, y).map_err(internal)?;
+        self.define(v, r)
+    }
+
     /// Emit a wave-model operation; false when `v` is not one (the common path emits it).
     pub(super) fn wave_inst(&mut self, v: Value) -> Result<bool, EmitError> {
         let data = &self.f.insts[v];
         let (op, args, ty) = (data.op.clone(), data.args.clone(), data.ty);
         match op {
-            Op::LaneSelect => {
-                let t = ty.ok_or_else(|| internal("lanesel without a type"))?;
-                let (m, x, y) = (self.get(args[0])?, self.get(args[1])?, self.get(args[2])?);
-                let lane = self.lane()?;
-                let bit = self.mask_bit(m, lane)?;
-                let tw = self.ty(t)?;
-                let r = self.b.select(tw, None, bit, x, y).map_err(internal)?;
-                self.define(v, r)?;
-            }
+            Op::LaneSelect => self.lane_select(v, ty, &args)?,
             Op::Lane(lo) => {
                 let t = ty.ok_or_else(|| internal("lane op without a type"))?;
                 let mask = self.mask_arg(&args, lo.arity())?;
