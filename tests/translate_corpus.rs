@@ -461,6 +461,14 @@ const DIVERGENT_WAVES: &str = "vulkan: trap 65533 in invocation";
 /// interpreter's read there fails (the inputs do not allow a run).
 const BVH_BY_VALUE: &str = "interpreter: out-of-bounds Global access of 4 bytes at 0xc00";
 
+/// The same `bvh` kernels on another run: the interpreter's node read succeeded and found a
+/// node type the IR does not define. Seen once (gfx1201, in the full workspace run of
+/// 2026-12-07 17:53) and not in several runs of the file alone; the harness places the
+/// regions at the Vulkan buffers' device addresses, which differ between runs, so what the
+/// by-value descriptor's node address meets may too (not established further). Either way
+/// the inputs allow no run.
+const BVH_NODE_UNDEFINED: &str = "interpreter: unsupported: ray.node on a node type the IR does not define";
+
 /// texsurf's `surfaces` reads its surface descriptors at the 32-bit handle values it takes
 /// from its parameters (`load.const0` then `iext.u`): the low halves of the harness's buffer
 /// addresses, no buffer's, so the interpreter's descriptor read fails (the inputs do not allow
@@ -520,7 +528,10 @@ const SM50_JOIN_DEADLOCK: &str = "interpreter: fp32_arith block (1,0,0): deadloc
 /// Corpus kernels that emit SPIR-V but do not run equal on lavapipe, each with the start of
 /// its reason (the test's own message). `mem_const`: the kernel reads constant bank 3 (its
 /// `__constant__` data), which the launch does not provide.
-const RUN_PINNED: [(&str, &str); 25] = [
+const RUN_PINNED: [(&str, &str); 28] = [
+    ("c_resources.gfx1013-w32.o:bvh", BVH_NODE_UNDEFINED),
+    ("c_resources.gfx1013-w64.o:bvh", BVH_NODE_UNDEFINED),
+    ("c_resources.gfx1201-w32.o:bvh", BVH_NODE_UNDEFINED),
     ("fp32.sm50.cubin:fp32_arith", SM50_JOIN_DEADLOCK),
     ("c_resources.gfx1013-w32.o:bvh", BVH_BY_VALUE),
     ("c_resources.gfx1013-w64.o:bvh", BVH_BY_VALUE),
