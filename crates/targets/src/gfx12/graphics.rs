@@ -387,7 +387,11 @@ pub(super) fn check_stages(original: &[u8], p: &Program, translated: Result<&Pro
         // under them itself, as for kernels: descriptor.rs clears both).
         let late = tp.isa == Isa::Gfx1201;
         let g = StageFunction { mode: if late { f.mode & !(3 << 8) } else { f.mode }, ..f.clone() };
-        let b = run_stage(tp, &g, &inputs, opts, late);
+        let mut b = run_stage(tp, &g, &inputs, opts, late);
+        let mut a = a;
+        if let (true, Ok(x), Ok(y)) = (late, &mut a, &mut b) {
+            super::export::normalise_stage_events(&insts, &mut x.stage, &mut y.stage);
+        }
         let (s, r) = compare(a, b);
         out.push(status(s, r));
     }
