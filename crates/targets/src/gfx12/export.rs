@@ -25,8 +25,8 @@
 //! (fixtures/amd/bin gfx_sample and gfx12_sample, `ps_a16_d16`, `ps_msaa`) end their kill path
 //! with `exp null off, off, off, off done vm` and `export mrt0 off, off, off, off done`. The
 //! null target exports no data whatever EN says (LLVM's target syntax: "null: copy nothing"), so
-//! a null export with DONE becomes `export mrt0 off, off, off, off done` (sources v0, as
-//! llvm-mc-22 encodes `off`). [`null_export_target`] refuses the functions whose only other
+//! a null export with DONE becomes `export mrt0 off, off, off, off done` (sources `off`, encoded
+//! 0 as llvm-mc-22 does). [`null_export_target`] refuses the functions whose only other
 //! exports are to mrtz (LLVM would use mrtz there); a null export without DONE (no source shows
 //! one) is a typed error.
 //!
@@ -35,7 +35,7 @@
 
 use super::map::MapRow;
 use super::{alu, unsupported, TranslateError};
-use isabridge_decoder::operand::{Modifier, OperandKind, RegClass, RegRange};
+use isabridge_decoder::operand::{Modifier, OperandKind};
 use isabridge_decoder::Inst;
 use isabridge_ir::ops::stage::{StageEvent, StageOp, Target};
 
@@ -93,11 +93,11 @@ pub(super) fn translate(inst: &Inst, r: &MapRow) -> Result<Inst, TranslateError>
         match (&mut o.kind, o.field) {
             // The null target becomes mrt0 (module notes).
             (OperandKind::Field { ty: "OPR_EXP_TGT", value }, _) if null => *value = 0,
-            // A disabled source is `off`, which llvm-mc-22 encodes as v0.
-            (OperandKind::Reg(reg), f) if f.starts_with("VSRC") => {
+            // A disabled source is `off`, which llvm-mc-22 encodes as 0.
+            (kind, f) if f.starts_with("VSRC") => {
                 let k = f[4..].parse::<u32>().unwrap_or(0);
                 if en12 >> k & 1 == 0 {
-                    *reg = RegRange { class: RegClass::Vgpr, first: 0, count: 1 };
+                    *kind = OperandKind::Field { ty: "OFF", value: 0 };
                 }
             }
             _ => {}
