@@ -785,12 +785,14 @@ fn exports_run_equal_after_normalisation() {
     use isabridge_targets::gfx12::export::normalise_stage_events;
     let exps = "exp mrt1 v2, v2, v3, v3 compr vm\nexp null v5, off, off, off done vm";
     let swapped = "exp mrt1 v3, v3, v2, v2 compr vm\nexp null v5, off, off, off done vm";
+    // The packed dwords of v2 and v3 in each lane (halves differing per lane and per half).
+    let packed = |reg: u32, l: u32| if reg == 2 { 0x3c00_0000 | (l * 0x0001_0003) } else { 0xbc00_4000 ^ (l * 0x0101_0707) };
     for wave64 in [false, true] {
         let n: u32 = if wave64 { 64 } else { 32 };
         let mut w = Vec::new();
         for lane in 0..n {
-            w.extend(writelane(2, 0x3c00_0000 | lane * 0x0001_0003, lane));
-            w.extend(writelane(3, 0xbc00_4000 ^ lane * 0x0101_0707, lane));
+            w.extend(writelane(2, packed(2, lane), lane));
+            w.extend(writelane(3, packed(3, lane), lane));
             w.extend(writelane(5, lane, lane));
         }
         let program = |e: &str| [words(&w), asm("gfx1013", e), words(&[S_ENDPGM])].concat();
@@ -819,12 +821,7 @@ fn exports_run_equal_after_normalisation() {
         assert_eq!(b, a, "wave64 {wave64}");
         for (chan, shift, reg) in [(0u8, 0u32, 2u32), (1, 16, 2), (2, 0, 3), (3, 16, 3)] {
             let got: Vec<u64> = a.iter().filter(|e| e.op == StageOp::Export { target: Target::Mrt(1), chan }).map(|e| e.value).collect();
-            let want: Vec<u64> = (0..n)
-                .map(|l| {
-                    let v = if reg == 2 { 0x3c00_0000 | l * 0x0001_0003 } else { 0xbc00_4000 ^ l * 0x0101_0707 };
-                    (v >> shift & 0xffff) as u64
-                })
-                .collect();
+            let want: Vec<u64> = (0..n).map(|l| (packed(reg, l) >> shift & 0xffff) as u64).collect();
             assert_eq!(got, want, "wave64 {wave64}: mrt1 channel {chan}");
         }
         assert_eq!(a.iter().filter(|e| matches!(e.op, StageOp::Done { vm: false })).count(), n as usize, "wave64 {wave64}");
