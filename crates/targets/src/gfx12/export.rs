@@ -174,3 +174,46 @@ pub fn normalise_stage_events(insts: &[Inst], original: &mut Vec<StageEvent>, tr
     }
     *translated = split;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::function::decode_gfx1013;
+    use super::*;
+
+    /// llvm-mc-22 -mcpu=gfx1013's words of `exp mrtz v1, off, off, off vm`,
+    /// `exp null off, off, off, off done vm` and `exp mrt0 v2, off, off, off vm`.
+    const MRTZ_V1: [u32; 2] = [0xf800_1081, 0x0000_0001];
+    const NULL_DONE: [u32; 2] = [0xf800_1890, 0x0000_0000];
+    const MRT0_V2: [u32; 2] = [0xf800_1001, 0x0000_0002];
+
+    fn insts(words: &[[u32; 2]]) -> Vec<Inst> {
+        let bytes: Vec<u8> = words.iter().flatten().flat_map(|w| w.to_le_bytes()).collect();
+        decode_gfx1013(&bytes, 0).unwrap()
+    }
+
+    #[test]
+    fn null_exports_of_depth_only_functions_are_refused() {
+        let e = check_null_exports(&insts(&[MRTZ_V1, NULL_DONE])).unwrap_err();
+        assert!(e.to_string().contains("depth and no colour exports"), "{e}");
+        assert!(check_null_exports(&insts(&[MRTZ_V1, MRT0_V2, NULL_DONE])).is_ok());
+        assert!(check_null_exports(&insts(&[NULL_DONE])).is_ok());
+        assert!(check_null_exports(&insts(&[MRTZ_V1])).is_ok());
+    }
+
+    /// A colour target the original exports both compressed and not is not split: its events
+    /// are compared as recorded.
+    #[test]
+    fn mixed_compression_targets_are_not_split() {
+        // `exp mrt0 v2, v2, off, off compr vm` (llvm-mc-22 -mcpu=gfx1013) and MRT0_V2.
+        let code = insts(&[[0xf800_1403, 0x0000_0002], MRT0_V2]);
+        let ev = |chan, value| StageEvent { thread: 0, op: StageOp::Export { target: Target::Mrt(0), chan }, value };
+        let mut a = vec![ev(0, 0x1111), ev(1, 0x2222)];
+        let mut b = vec![ev(0, 0x2222_1111)];
+        normalise_stage_events(&code, &mut a, &mut b);
+        assert_eq!(b, [ev(0, 0x2222_1111)]);
+        // Compressed only: split into the halves, low half first.
+        let code = insts(&[[0xf800_1403, 0x0000_0002]]);
+        normalise_stage_events(&code, &mut a, &mut b);
+        assert_eq!(b, a);
+    }
+}
