@@ -109,8 +109,9 @@ fn gfx1013_object_to_gfx1201() {
 
 /// Issue 30: a PAL object's graphics-stage functions. `selfcheck --via gfx1201` prints one line
 /// per function: gfx_stages' three are refused by the translator, each with the instruction
-/// gfx1201 lacks (a parameter export, a compressed export after the interpolation, which
-/// translates, a legacy GS message); gfx_cs' compute shader is equal. `translate --to gfx1201` writes the compute shader's code object.
+/// gfx1201 lacks (a parameter export; a compressed export enabling half of each 16-bit pair,
+/// after the interpolation and a whole-pair compressed export, which translate; a legacy GS
+/// message); gfx_cs' compute shader is equal. `translate --to gfx1201` writes the compute shader's code object.
 #[test]
 fn graphics_stage_functions_selfcheck_and_translate() {
     let (rc, out, err) = run(&["selfcheck", &fixture("amd/bin/gfx_stages.gfx1013-w32.o"), "--via", "gfx1201"]);
@@ -118,7 +119,7 @@ fn graphics_stage_functions_selfcheck_and_translate() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
     assert!(lines[0].starts_with("vs_main\tunsupported\tfunction vs_main: gfx1013 0x7c: EXP: not translated to gfx1201: parameter export"), "{out}");
-    assert!(lines[1].starts_with("ps_interp\tunsupported\tfunction ps_interp: gfx1013 0x1b8: EXP: not translated to gfx1201: compressed export"), "{out}");
+    assert!(lines[1].starts_with("ps_interp\tunsupported\tfunction ps_interp: gfx1013 0x1c0: EXP: not translated to gfx1201: compressed export with EN 0x5"), "{out}");
     assert!(lines[2].starts_with("gs_main\tunsupported\tfunction gs_main: gfx1013 0x220: S_SENDMSG: not translated to gfx1201: message 0x22"), "{out}");
     assert!(err.contains("3 functions via gfx1201: 3 unsupported"), "{err}");
     let (rc, out, err) = run(&["selfcheck", &fixture("amd/bin/gfx_cs.gfx1013-w64.o"), "--via", "gfx1201", "--json"]);

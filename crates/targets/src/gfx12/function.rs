@@ -131,6 +131,7 @@ pub fn translate_insts_calling(
     let mut named = Temps::named(insts.iter().chain(entry.iter().map(|t| &t.inst)), opts.declared_vgprs, opts.declared_sgprs);
     let mode = ExpandCx { wave64: opts.wave64, ieee: opts.ieee, dx10_clamp: opts.dx10_clamp, vgprs: None, sgprs: None };
     let cx = ExpandCx::reserve(&mut named, opts.wave64, mode).unwrap_or(mode);
+    super::export::check_null_exports(insts)?;
     let mut out = entry;
     out.reserve(insts.len() + insts.len() / 8);
     for inst in insts {

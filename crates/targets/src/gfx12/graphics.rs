@@ -19,8 +19,9 @@
 //! no entry sequence. A graphics stage keeps gfx1013's register interface (inputs in the SGPRs
 //! and VGPRs the lifter reads), so nothing is moved. VINTRP interpolation becomes
 //! `ds_param_load` + VINTERP ([`super::expand`]); what else gfx1201 lacks for the stage
-//! (parameter, compressed and null exports, `v_interp_p1lv_f16`, legacy GS messages) is a
-//! typed error of the instruction translator, which refuses the function. Calls and indirect jumps are refused as
+//! (parameter exports, compressed exports enabling half of a 16-bit pair, `v_interp_p1lv_f16`,
+//! legacy GS messages) is a typed error of the instruction translator, which refuses the
+//! function; compressed colour and null exports get their gfx11+ forms ([`super::export`]). Calls and indirect jumps are refused as
 //! for kernels. The translated functions go into the `.text` of the written object as function
 //! symbols; the object carries no PAL pipeline metadata (registers, stages) yet.
 //!
@@ -38,6 +39,11 @@
 //! [-32, 32) equal on the four lanes of a quad, as a primitive's attributes are. LDS is 64 KiB
 //! of zeros. The memory image: [`STAGE_SGPRS`] / 4 regions of `REGION_BYTES` at
 //! `REGION_BASE + q * REGION_STRIDE`, filled with [`super::selfcheck::image_byte`].
+//!
+//! Compared: memory and return values as for kernels; the stage events of a gfx1201
+//! translation after [`super::export::normalise_stage_events`] (the original's null-target
+//! data dropped, VM cleared, the packed dwords of a compressed colour target split back into
+//! their 16-bit channels), every other event as recorded.
 
 use super::function::{decode_gfx1013, translate_insts, FunctionOptions, TranslatedFunction};
 use super::hsaco::CodeObject;
@@ -387,7 +393,11 @@ pub(super) fn check_stages(original: &[u8], p: &Program, translated: Result<&Pro
         // under them itself, as for kernels: descriptor.rs clears both).
         let late = tp.isa == Isa::Gfx1201;
         let g = StageFunction { mode: if late { f.mode & !(3 << 8) } else { f.mode }, ..f.clone() };
-        let b = run_stage(tp, &g, &inputs, opts, late);
+        let mut b = run_stage(tp, &g, &inputs, opts, late);
+        let mut a = a;
+        if let (true, Ok(x), Ok(y)) = (late, &mut a, &mut b) {
+            super::export::normalise_stage_events(&insts, &mut x.stage, &mut y.stage);
+        }
         let (s, r) = compare(a, b);
         out.push(status(s, r));
     }

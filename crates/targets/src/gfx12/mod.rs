@@ -19,7 +19,7 @@ pub mod descriptor;
 pub mod descriptor_convert;
 pub mod function;
 mod ds;
-mod export;
+pub mod export;
 pub mod expand;
 mod expand_outmods;
 mod expand_cmpk;
