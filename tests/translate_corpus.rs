@@ -424,7 +424,8 @@ const SLOW_SECONDS: f64 = 2.0;
 
 /// Corpus kernels that emit SPIR-V but are not run on lavapipe, with why (the ignored
 /// `..._skipped_kernels_...` test and `ISABRIDGE_CORPUS_RUN_ONLY` run them).
-const RUN_SKIPPED: [(&str, &str); 4] = [
+const RUN_SKIPPED: [(&str, &str); 5] = [
+    ("warp.sm86.cubin:warp_ops", WARP_OPS_COMPILE),
     ("hip_control.gfx1013-w32.o:_Z12nested_loopsPfii", NO_END),
     ("hip_control.gfx1013-w64.o:_Z12nested_loopsPfii", NO_END),
     ("hip_control.gfx1201-w32.o:_Z12nested_loopsPfii", NO_END),
@@ -445,10 +446,18 @@ const RUN_SKIPPED: [(&str, &str); 4] = [
 /// typed `VulkanError::Timeout`, after which the run goes on with a fresh device. Skipped here
 /// before for that wait and run since the spvlong session cut their barriers (one loop over
 /// the lanes for lane-by-lane atomics, one barrier per exchange): hip_control `scratch` and
-/// c_resources `buffer_atomics` (every build), cl_math wave64 `ulong_rem`, both
-/// `atomics_global` and sm_86 `warp_ops` (63 barriers, 65,799 words; 240 and 145,701 before:
-/// 28 s at a load of 8; the others under 6 s each in the whole file's run at a load of 9).
+/// c_resources `buffer_atomics` (every build), cl_math wave64 `ulong_rem` and both
+/// `atomics_global`: without lavapipe's shader cache (`MESA_SHADER_CACHE_DISABLE=true`) in
+/// the whole file's run at a load of 9, `scratch` 17 to 24 s, `atomics_global` 11 and 22 s,
+/// the others under 3 s.
 const BLOCK_DOTS: &str = "lavapipe did not compile it within the runner's 60 s wait (358 exchange barriers)";
+
+/// sm_86 `warp_ops` (its votes, matches, reductions and shuffles through the exchange: 63
+/// barriers and 65,799 words since the spvlong session, 240 and 145,701 before): lavapipe
+/// compiles it in 28 s alone at a load of 8, but took 65 s, past the runner's 60 s wait,
+/// beside the AMD run at a load of 9 (no shader cache; 2026-12-07): too close to the wait for
+/// CI. Its compile time goes where `mma_ops`' does ([`BLOCK_DOTS`]).
+const WARP_OPS_COMPILE: &str = "lavapipe compiles it in 28 to 65 s (63 exchange barriers), too close to the runner's 60 s wait";
 
 /// Why `nested_loops` is not run: on the harness's inputs the guest program does not end. Its
 /// `while (x < 10.f) x = x * 2.f + 0.125f;` runs for the elements in (-1, -0.125), which
@@ -663,7 +672,7 @@ fn corpus_run(pick: impl Fn(Isa) -> bool, floors: &[(&str, usize)], skipped_only
 /// those pinned with their reasons. Floors: the counts that ran equal.
 #[test]
 fn nvidia_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
-    corpus_run(|isa| matches!(isa, Isa::Sm50 | Isa::Sm86), &[("sm50", 21), ("sm86", 21)], false);
+    corpus_run(|isa| matches!(isa, Isa::Sm50 | Isa::Sm86), &[("sm50", 21), ("sm86", 20)], false);
 }
 
 /// Every AMD corpus kernel that emits SPIR-V runs one workgroup of the selfcheck harness's
@@ -674,7 +683,8 @@ fn nvidia_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
 /// spvlong session, 2026-12-07: `scratch`, `ulong_rem` and `buffer_atomics`, skipped before,
 /// run). Without the skipped kernels the run took 35 s wall, 30 s CPU, on 2 cores at a load
 /// of 9, and 318 s at a load of 12 (7 other builds and tests running; 2026-12-07); the whole
-/// file's tests 616 s wall, 190 s CPU at a load of 9 with them (the spvlong session), `slow:`
+/// file's tests 616 to 627 s wall, 190 to 265 s CPU at a load of 9 with them, with and without
+/// lavapipe's shader cache (the spvlong session), `slow:`
 /// lines naming the kernels over 2 s.
 #[test]
 fn amd_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
