@@ -195,27 +195,25 @@ impl Em<'_> {
 
     /// The 8-byte read-modify-write at `addr` (u64, 8-byte aligned, in range) of shared memory
     /// (a u32 array) for the lanes where `go` holds, one lane after another in lane order with
-    /// no barrier; the old value (u64, 0 where the lane does not take part).
+    /// no barrier (one loop over the lanes, `super::lane_loop`); the old value (u64, 0 where
+    /// the lane does not take part).
     fn lane_ordered_rmw(&mut self, k: AtomicKind, addr: Word, go: Word, x: Word, swap: Word, m: Word) -> Result<Word, EmitError> {
         let tb = self.ty(Type::B1)?;
         let lane = self.lane()?;
         let zero = self.wc64(0)?;
-        let mut result = zero;
-        for l in 0..self.ws() {
-            let lc = self.wc32(l)?;
-            let mine = self.b.i_equal(tb, None, lane, lc).map_err(internal)?;
-            let now = self.b.logical_and(tb, None, mine, go).map_err(internal)?;
-            let old = self.guarded(now, Some((self.t_u64, zero)), |em| {
+        let ws = self.ws();
+        self.lane_loop(ws, zero, |em, l, kept| {
+            let mine = em.b.i_equal(tb, None, lane, l).map_err(internal)?;
+            let now = em.b.logical_and(tb, None, mine, go).map_err(internal)?;
+            em.guarded(now, None, |em| {
                 let old = em.load_bytes(Place::Lds, addr, 8)?;
                 let new = em.atomic_new(k, 64, old, x, swap, m)?;
                 em.store_bytes(Place::Lds, addr, 8, new)?;
-                Ok(Some(old))
+                em.b.store(kept, old, None, []).map_err(internal)?;
+                Ok(None)
             })?;
-            if let Some(old) = old {
-                result = self.b.select(self.t_u64, None, now, old, result).map_err(internal)?;
-            }
-        }
-        Ok(result)
+            Ok(())
+        })
     }
 
     /// Declare 64-bit atomics (capability and the device feature the runner checks).

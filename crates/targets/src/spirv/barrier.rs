@@ -70,11 +70,10 @@ impl Em<'_> {
     /// `bar.red` of `kind` on predicate `p` over the lanes that reach it (u64: the count for
     /// popc, 0 or 1 for and / or).
     fn barrier_reduction(&mut self, v: Value, kind: BarKind, p: Value) -> Result<Word, EmitError> {
-        let group = self.present(v)?;
         let x = self.word_of(p)?;
         let one = self.wc64(1)?;
         let bit = self.b.bitwise_and(self.t_u64, None, x, one).map_err(internal)?;
-        self.publish(&[bit])?;
+        let group = self.present_with(v, &[bit])?;
         let tb = self.ty(Type::B1)?;
         let zero = self.wc64(0)?;
         let (mut pop, mut n) = (zero, zero);

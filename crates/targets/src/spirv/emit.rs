@@ -177,6 +177,12 @@ pub(super) struct Em<'f> {
     pub(super) int64_atomics: bool,
     /// The Private variables of atomics' compare-exchange loops (`super::atomic`), once used.
     pub(super) rmw_vars: Option<(Word, Word)>,
+    /// Private variables declared during emission (`super::lane_loop`), for the interface.
+    pub(super) private_vars: Vec<Word>,
+    /// Lane-loop counter and accumulator pairs not in use now (`super::lane_loop`).
+    pub(super) free_loop_vars: Vec<(Word, Word)>,
+    /// The helper functions called (`super::helper_fn`).
+    pub(super) helpers: Vec<super::helper_fn::Helper>,
     /// The GLSL.std.450 import, once used.
     pub(super) glsl_set: Option<Word>,
     /// The wave model's variables (wave-model functions only).
@@ -886,6 +892,9 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         float64: false,
         int64_atomics: false,
         rmw_vars: None,
+        private_vars: Vec::new(),
+        free_loop_vars: Vec::new(),
+        helpers: Vec::new(),
         glsl_set: None,
         wave,
         trap_var,
@@ -1019,6 +1028,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         }
     }
     em.b.end_function().map_err(internal)?;
+    em.emit_helpers()?;
     let mut requires = if heap { vec!["shaderInt64"] } else { vec!["shaderInt64", "bufferDeviceAddress"] };
     if em.int16 {
         em.b.capability(spirv::Capability::Int16);
@@ -1039,6 +1049,10 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         if let Some(ep) = em.b.module_mut().entry_points.first_mut() {
             ep.operands.extend([Operand::IdRef(a), Operand::IdRef(b)]);
         }
+    }
+    let private: Vec<Operand> = em.private_vars.iter().map(|&v| Operand::IdRef(v)).collect();
+    if let Some(ep) = em.b.module_mut().entry_points.first_mut() {
+        ep.operands.extend(private);
     }
     let words = em.b.module().assemble();
     Ok(Kernel { words, entry, workgroup_size, params, outputs: em.outputs, requires, traps: trap_var.is_some(), memory: opts.memory })

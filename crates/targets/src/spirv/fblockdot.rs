@@ -11,6 +11,7 @@
 
 use super::emit::{internal, unsupported, Em, EmitError};
 use super::float::Err64;
+use super::helper_fn::HelperBody;
 use isabridge_ir::ir::Value;
 use isabridge_ir::ops::float::{FloatOp, Omod};
 use isabridge_ir::soft::blockdot::BlockDot;
@@ -57,6 +58,18 @@ impl Em<'_> {
         if a.len() != 2 * n + 1 || at.len() != a.len() || at[..2 * n].iter().any(|&x| x != elem_ty) || at[2 * n] != t {
             return refuse(self, "a block dot whose operands are not n a's and b's of its element format and c of its result's");
         }
+        // One function per form of the op (`super::helper_fn`): each block dot is about a
+        // thousand instructions.
+        let (te, tr) = (self.ty(elem_ty)?, self.ty(t)?);
+        let mut params = vec![te; 2 * n];
+        params.push(tr);
+        self.call_helper(HelperBody::BlockDot { op: *op, d, fmt }, tr, &params, a)
+    }
+
+    /// The block dot product's code (`block_dot`'s checks passed): `a` holds the n a's and
+    /// b's (element storage integers), then c (the result format's).
+    pub(super) fn block_dot_exact(&mut self, op: &FloatOp, d: BlockDot, fmt: FFmt, a: &[Word]) -> Result<Word, EmitError> {
+        let n = d.terms as usize;
         let mode = op.mode;
         let e = d.elem;
         // The elements with their fraction bits under the top `frac` cleared (NaNs kept).

@@ -7,7 +7,8 @@
 //! that reach the same exchange. Each exchange first takes a roll call: every invocation that
 //! reaches it marks its slot of a presence array with the exchange counter (a per-invocation
 //! count of the exchanges it took part in, equal on the invocations that meet at one) and the
-//! op, between two workgroup barriers; the lanes whose mark equals the reader's are the group. A
+//! op, in the same exchange as the op's operand (one workgroup barrier, `Em::publish_at`); the
+//! lanes whose mark equals the reader's are the group. A
 //! lane that finished (returned) or never started marks nothing (the preamble clears every
 //! slot). A member mask narrows the group as the IR defines it (the op runs on the group's
 //! lanes in the mask; the rest of the group reads 0 for a per-lane result).
@@ -62,15 +63,19 @@ impl Em<'_> {
         if self.wave.as_ref().and_then(|w| w.epoch).is_none() {
             return Ok(());
         }
-        let lane = self.lane()?;
-        let p = self.slot_ptr(MARKS, lane)?;
-        let z = self.wc64(0)?;
-        self.b.store(p, z, None, []).map_err(internal)
+        self.clear_slot(MARKS)
     }
 
     /// The roll call at the op of value `site`: the mask (u64) of the lanes that reach this
     /// exchange there.
     pub(super) fn present(&mut self, site: Value) -> Result<Word, EmitError> {
+        self.present_with(site, &[])
+    }
+
+    /// The roll call at the op of value `site` ([`Em::present`]), publishing this lane's
+    /// words (u64) in exchange arrays 0.. with the mark in the same exchange, for the op's
+    /// [`Em::fetch`]es.
+    pub(super) fn present_with(&mut self, site: Value, vals: &[Word]) -> Result<Word, EmitError> {
         let Some(epoch) = self.wave.as_ref().and_then(|w| w.epoch) else {
             return Err(internal("a warp exchange without its counter"));
         };
@@ -82,22 +87,21 @@ impl Em<'_> {
         let hi = self.b.shift_left_logical(self.t_u64, None, e64, k32).map_err(internal)?;
         let at = self.wc64(site.0 as u64)?;
         let e64 = self.b.bitwise_or(self.t_u64, None, hi, at).map_err(internal)?;
-        self.barrier()?;
-        let lane = self.lane()?;
-        let p = self.slot_ptr(MARKS, lane)?;
-        self.b.store(p, e64, None, []).map_err(internal)?;
-        self.barrier()?;
+        let mut words: Vec<(u32, Word)> = vals.iter().enumerate().map(|(k, &v)| (k as u32, v)).collect();
+        words.push((MARKS, e64));
+        self.publish_at(&words)?;
         let tb = self.ty(Type::B1)?;
-        let zero = self.wc64(0)?;
-        let mut acc = zero;
-        for i in 0..self.ws() {
-            let ic = self.wc32(i)?;
-            let w = self.fetch(MARKS, ic)?;
-            let here = self.b.i_equal(tb, None, w, e64).map_err(internal)?;
-            let bit = self.wc64(1u64 << i)?;
-            let add = self.b.select(self.t_u64, None, here, bit, zero).map_err(internal)?;
-            acc = self.b.bitwise_or(self.t_u64, None, acc, add).map_err(internal)?;
-        }
+        let (zero, one) = (self.wc64(0)?, self.wc64(1)?);
+        let acc = self.lane_loop(self.ws(), zero, |em, i, acc| {
+            let w = em.fetch(MARKS, i)?;
+            let here = em.b.i_equal(tb, None, w, e64).map_err(internal)?;
+            let sh = em.b.u_convert(em.t_u64, None, i).map_err(internal)?;
+            let bit = em.b.shift_left_logical(em.t_u64, None, one, sh).map_err(internal)?;
+            let add = em.b.select(em.t_u64, None, here, bit, zero).map_err(internal)?;
+            let a = em.b.load(em.t_u64, None, acc, None, []).map_err(internal)?;
+            let a = em.b.bitwise_or(em.t_u64, None, a, add).map_err(internal)?;
+            em.b.store(acc, a, None, []).map_err(internal)
+        })?;
         let next = self.wc32(1)?;
         let e1 = self.b.i_add(self.t_u32, None, e, next).map_err(internal)?;
         self.b.store(epoch, e1, None, []).map_err(internal)?;
@@ -106,8 +110,9 @@ impl Em<'_> {
 
     /// The lanes an op with `arity` fixed operands runs on: the group, narrowed by the member
     /// mask operand when there is one.
-    fn warp_group(&mut self, site: Value, args: &[Value], arity: usize) -> Result<Word, EmitError> {
-        let group = self.present(site)?;
+    /// `vals` are published with the roll call ([`Em::present_with`]).
+    fn warp_group(&mut self, site: Value, args: &[Value], arity: usize, vals: &[Word]) -> Result<Word, EmitError> {
+        let group = self.present_with(site, vals)?;
         match args.get(arity) {
             Some(&m) => {
                 let mw = self.word_of(m)?;
@@ -141,7 +146,12 @@ impl Em<'_> {
                     LaneOp::Shuffle(mode, pred) => self.shuffle(v, &args, t, mode, pred)?,
                     LaneOp::Ballot if super::lane_mask::own_bit_only(self.f, v) => self.own_bit(args[0])?,
                     LaneOp::Ballot | LaneOp::All | LaneOp::Any | LaneOp::ReadLane | LaneOp::ReadFirstLane => {
-                        let group = self.warp_group(v, &args, lo.arity())?;
+                        // The operand `lane_op` publishes goes with the roll call.
+                        let x = self.word_of(args[0])?;
+                        let group = self.warp_group(v, &args, lo.arity(), &[x])?;
+                        if let Some(w) = self.wave.as_mut() {
+                            w.prepublished = true;
+                        }
                         self.lane_op(v, lo, &args, t, group)?
                     }
                     _ => return Err(unsupported(self.cur_ir, v.0, text, "AMD lane permutes in lanes-model functions")),
@@ -161,9 +171,8 @@ impl Em<'_> {
     /// `shfl` (`ops::lane::shfl_source`): the source lane's operand 0, or with `pred` whether
     /// the source is in range; lanes outside the member mask read 0.
     fn shuffle(&mut self, v: Value, args: &[Value], t: Type, mode: ShflMode, pred: bool) -> Result<Word, EmitError> {
-        let group = self.warp_group(v, args, 3)?;
         let x = self.word_of(args[0])?;
-        self.publish(&[x])?;
+        let group = self.warp_group(v, args, 3, &[x])?;
         let (u, tb) = (self.t_u32, self.ty(Type::B1)?);
         let lane = self.lane()?;
         let b = self.get(args[1])?;
@@ -213,9 +222,8 @@ impl Em<'_> {
 
     /// `vote.eq`, `match.any/all`, `redux.*` as `interp::warp` defines them, on the group.
     fn warp_value(&mut self, v: Value, w: WarpOp, args: &[Value], t: Type) -> Result<Word, EmitError> {
-        let group = self.warp_group(v, args, 1)?;
         let x = self.word_of(args[0])?;
-        self.publish(&[x])?;
+        let group = self.warp_group(v, args, 1, &[x])?;
         let tb = self.ty(Type::B1)?;
         let (u64t, zero) = (self.t_u64, self.wc64(0)?);
         let lane = self.lane()?;
@@ -225,31 +233,33 @@ impl Em<'_> {
                 // Equal on every lane: no lane of the group differs from this lane's bit.
                 let one = self.wc64(1)?;
                 let my = self.b.bitwise_and(u64t, None, mine, one).map_err(internal)?;
-                let mut same = self.konst(Type::B1, 1)?;
-                for i in 0..self.ws() {
-                    let ic = self.wc32(i)?;
-                    let on = self.mask_bit(group, ic)?;
-                    let xi = self.fetch(0, ic)?;
-                    let bi = self.b.bitwise_and(u64t, None, xi, one).map_err(internal)?;
-                    let eq = self.b.i_equal(tb, None, bi, my).map_err(internal)?;
-                    let off = self.b.logical_not(tb, None, on).map_err(internal)?;
-                    let ok = self.b.logical_or(tb, None, off, eq).map_err(internal)?;
-                    same = self.b.logical_and(tb, None, same, ok).map_err(internal)?;
-                }
-                self.b.select(u64t, None, same, one, zero).map_err(internal)?
+                // 1 while every lane so far agrees.
+                self.lane_loop(self.ws(), one, |em, i, same| {
+                    let on = em.mask_bit(group, i)?;
+                    let xi = em.fetch(0, i)?;
+                    let bi = em.b.bitwise_and(u64t, None, xi, one).map_err(internal)?;
+                    let eq = em.b.i_equal(tb, None, bi, my).map_err(internal)?;
+                    let off = em.b.logical_not(tb, None, on).map_err(internal)?;
+                    let ok = em.b.logical_or(tb, None, off, eq).map_err(internal)?;
+                    let s = em.b.load(u64t, None, same, None, []).map_err(internal)?;
+                    let s = em.b.select(u64t, None, ok, s, zero).map_err(internal)?;
+                    em.b.store(same, s, None, []).map_err(internal)
+                })?
             }
             WarpOp::MatchAny | WarpOp::MatchAll => {
-                let mut eqm = zero;
-                for i in (0..self.ws()).rev() {
-                    let ic = self.wc32(i)?;
-                    let on = self.mask_bit(group, ic)?;
-                    let xi = self.fetch(0, ic)?;
-                    let eq = self.b.i_equal(tb, None, xi, mine).map_err(internal)?;
-                    let take = self.b.logical_and(tb, None, on, eq).map_err(internal)?;
-                    let bit = self.wc64(1u64 << i)?;
-                    let add = self.b.select(u64t, None, take, bit, zero).map_err(internal)?;
-                    eqm = self.b.bitwise_or(u64t, None, eqm, add).map_err(internal)?;
-                }
+                let one = self.wc64(1)?;
+                let eqm = self.lane_loop(self.ws(), zero, |em, i, eqm| {
+                    let on = em.mask_bit(group, i)?;
+                    let xi = em.fetch(0, i)?;
+                    let eq = em.b.i_equal(tb, None, xi, mine).map_err(internal)?;
+                    let take = em.b.logical_and(tb, None, on, eq).map_err(internal)?;
+                    let sh = em.b.u_convert(u64t, None, i).map_err(internal)?;
+                    let bit = em.b.shift_left_logical(u64t, None, one, sh).map_err(internal)?;
+                    let add = em.b.select(u64t, None, take, bit, zero).map_err(internal)?;
+                    let m = em.b.load(u64t, None, eqm, None, []).map_err(internal)?;
+                    let m = em.b.bitwise_or(u64t, None, m, add).map_err(internal)?;
+                    em.b.store(eqm, m, None, []).map_err(internal)
+                })?;
                 if w == WarpOp::MatchAny {
                     eqm
                 } else {

@@ -5,7 +5,11 @@
 //! same path and compute the same wave-uniform values (masks, scalar registers); a per-lane
 //! result is merged under its mask with `lanesel` exactly as the IR defines it. Whatever crosses
 //! lanes goes through Workgroup memory: each invocation publishes its operand in a slot of an
-//! exchange array between two workgroup barriers, then reads the slots it needs. This runs on
+//! exchange array, then after a workgroup barrier reads the slots it needs; successive
+//! exchanges alternate between two banks of arrays, so one barrier per exchange suffices
+//! (`Em::publish_at`; one bank and a barrier on both sides for workgroups too large for two).
+//! Loops over the lanes (a ballot's gather, lane-by-lane atomics) are SPIR-V loops
+//! (`super::lane_loop`). This runs on
 //! any subgroup size (lavapipe's 8 lanes, 32 on NVIDIA) for waves of 32 and 64. Memory
 //! operations follow the IR's program order across lanes: every store and atomic is followed by
 //! a workgroup barrier with acquire-release semantics on buffer and workgroup memory, and
@@ -39,8 +43,21 @@ pub(super) struct WaveVars {
     /// Invocations per workgroup: `ws` times the waves of a guest workgroup
     /// (`super::multi_wave`).
     pub(super) group: u32,
-    /// Workgroup array of `2 * group` 64-bit exchange slots (each wave its own).
+    /// Workgroup array of 64-bit exchange slots: `banks` banks of `per_bank` arrays of `group`
+    /// slots (each wave its own slots in each array).
     xchg: Word,
+    /// Exchange arrays per bank: 2 (the wave model), 3 (the lanes model's presence marks too).
+    per_bank: u32,
+    /// Banks: 2 where both fit [`MOST_EXCHANGE_BYTES`], else 1.
+    banks: u32,
+    /// Two banks: the Private u32 that names the bank of this invocation's latest exchange.
+    turn: Option<Word>,
+    /// Two banks: the offset (u32 id) of the bank of the exchange being emitted, set by
+    /// `Em::publish_at` and used by `Em::slot_ptr`.
+    bank_off: Option<Word>,
+    /// The next `Em::publish` is already done (its words went with the roll call,
+    /// `super::warp`).
+    pub(super) prepublished: bool,
     /// Pointer type of one slot.
     p_slot: Word,
     /// Lanes-model functions: the Private u32 exchange counter (see `super::warp`).
@@ -55,7 +72,9 @@ impl WaveVars {
     /// (a third array of presence marks and the exchange counter for lanes-model functions).
     pub(super) fn declare(b: &mut Builder, f: &Function, ws: u32, group: u32, t_u32: Word, t_u64: Word) -> WaveVars {
         let lanes = f.model == ExecModel::Lanes;
-        let n = b.constant_bit32(t_u32, if lanes { 3 } else { 2 } * group);
+        let per_bank = if lanes { 3 } else { 2 };
+        let banks = if 2 * per_bank * group * 8 <= MOST_EXCHANGE_BYTES { 2 } else { 1 };
+        let n = b.constant_bit32(t_u32, banks * per_bank * group);
         let arr = b.type_array(t_u64, n);
         let pa = b.type_pointer(None, spirv::StorageClass::Workgroup, arr);
         let xchg = b.variable(pa, None, spirv::StorageClass::Workgroup, None);
@@ -69,16 +88,27 @@ impl WaveVars {
             let pv = b.type_pointer(None, spirv::StorageClass::Workgroup, t_u32);
             b.variable(pv, None, spirv::StorageClass::Workgroup, None)
         });
-        WaveVars { ws, group, xchg, p_slot, epoch, vote }
+        let turn = (banks == 2).then(|| {
+            let pt = b.type_pointer(None, spirv::StorageClass::Private, t_u32);
+            let zero = b.constant_bit32(t_u32, 0);
+            b.variable(pt, None, spirv::StorageClass::Private, Some(zero))
+        });
+        WaveVars { ws, group, xchg, per_bank, banks, turn, bank_off: None, prepublished: false, p_slot, epoch, vote }
     }
     /// The variables the entry point lists.
     pub(super) fn interface(&self) -> Vec<Word> {
         let mut v = vec![self.xchg];
         v.extend(self.epoch);
         v.extend(self.vote);
+        v.extend(self.turn);
         v
     }
 }
+
+/// The most Workgroup bytes the exchange takes in two banks; a larger workgroup keeps one bank
+/// (the exchange's memory stays well inside Vulkan's 16 KiB minimum of
+/// `maxComputeSharedMemorySize` beside the guest's LDS).
+const MOST_EXCHANGE_BYTES: u32 = 4096;
 
 /// Workgroup scope (SPIR-V `Scope`).
 const WORKGROUP: u64 = 2;
@@ -129,15 +159,62 @@ impl Em<'_> {
         self.b.control_barrier(scope, scope, sem).map_err(internal)
     }
 
-    /// Publish this lane's words (u64) in exchange arrays 0.. (between barriers).
+    /// Publish this lane's words (u64) in exchange arrays 0.. ([`Em::publish_at`]); nothing
+    /// when the roll call before already published them (`WaveVars::prepublished`).
     pub(super) fn publish(&mut self, vals: &[Word]) -> Result<(), EmitError> {
-        self.barrier()?;
+        if let Some(w) = self.wave.as_mut().filter(|w| w.prepublished) {
+            w.prepublished = false;
+            return Ok(());
+        }
+        let words: Vec<(u32, Word)> = vals.iter().enumerate().map(|(k, &v)| (k as u32, v)).collect();
+        self.publish_at(&words)
+    }
+
+    /// Publish this lane's words (u64) in the exchange arrays named, for the lanes to read
+    /// after it ([`Em::fetch`]). With two banks, each exchange takes the other bank and one
+    /// barrier after the stores: a lane writes a bank again only two exchanges later, past the
+    /// barrier of the exchange between, which every lane reaches after its reads of this one.
+    /// With one bank, a barrier before the stores keeps them from the reads of the exchange
+    /// before, and one after.
+    pub(super) fn publish_at(&mut self, words: &[(u32, Word)]) -> Result<(), EmitError> {
+        let banked = self.wave.as_ref().and_then(|w| w.turn.map(|t| (t, w.per_bank * w.group)));
+        match banked {
+            Some((turn, size)) => {
+                let t = self.b.load(self.t_u32, None, turn, None, []).map_err(internal)?;
+                let one = self.wc32(1)?;
+                let t = self.b.bitwise_xor(self.t_u32, None, t, one).map_err(internal)?;
+                self.b.store(turn, t, None, []).map_err(internal)?;
+                let size = self.wc32(size)?;
+                let off = self.b.i_mul(self.t_u32, None, t, size).map_err(internal)?;
+                if let Some(w) = self.wave.as_mut() {
+                    w.bank_off = Some(off);
+                }
+            }
+            None => self.barrier()?,
+        }
         let lane = self.lane()?;
-        for (k, &v) in vals.iter().enumerate() {
-            let p = self.slot_ptr(k as u32, lane)?;
+        for &(k, v) in words {
+            let p = self.slot_ptr(k, lane)?;
             self.b.store(p, v, None, []).map_err(internal)?;
         }
         self.barrier()
+    }
+
+    /// Clear this lane's slot of exchange array `k` in every bank (the preamble).
+    pub(super) fn clear_slot(&mut self, k: u32) -> Result<(), EmitError> {
+        let (banks, size) = self.wave.as_ref().map_or((1, 0), |w| (w.banks, w.per_bank * w.group));
+        let lane = self.lane()?;
+        let z = self.wc64(0)?;
+        for bank in 0..banks {
+            let off = self.wc32(bank * size)?;
+            let saved = self.wave.as_mut().and_then(|w| w.bank_off.replace(off));
+            let p = self.slot_ptr(k, lane)?;
+            if let Some(w) = self.wave.as_mut() {
+                w.bank_off = saved;
+            }
+            self.b.store(p, z, None, []).map_err(internal)?;
+        }
+        Ok(())
     }
 
     pub(super) fn slot_ptr(&mut self, k: u32, lane: Word) -> Result<Word, EmitError> {
@@ -149,6 +226,9 @@ impl Em<'_> {
         let group = self.wave.as_ref().map_or(self.ws(), |w| w.group);
         let off = self.wc32(k * group)?;
         let mut idx = self.b.i_add(self.t_u32, None, lane, off).map_err(internal)?;
+        if let Some(bank) = self.wave.as_ref().and_then(|w| w.bank_off) {
+            idx = self.b.i_add(self.t_u32, None, idx, bank).map_err(internal)?;
+        }
         if group != self.ws() {
             let local = self.local_index()?;
             let not_lane = self.wc32(!(self.ws() - 1))?;
@@ -343,15 +423,16 @@ impl Em<'_> {
                 let x = self.word_of(args[0])?;
                 self.publish(&[x])?;
                 let one = self.wc64(1)?;
-                let mut acc = self.wc64(0)?;
-                for i in 0..ws {
-                    let ic = self.wc32(i)?;
-                    let w = self.fetch(0, ic)?;
-                    let bit = self.b.bitwise_and(self.t_u64, None, w, one).map_err(internal)?;
-                    let sh = self.wc64(i as u64)?;
-                    let at = self.b.shift_left_logical(self.t_u64, None, bit, sh).map_err(internal)?;
-                    acc = self.b.bitwise_or(self.t_u64, None, acc, at).map_err(internal)?;
-                }
+                let zero = self.wc64(0)?;
+                let acc = self.lane_loop(ws, zero, |em, i, acc| {
+                    let w = em.fetch(0, i)?;
+                    let bit = em.b.bitwise_and(em.t_u64, None, w, one).map_err(internal)?;
+                    let sh = em.b.u_convert(em.t_u64, None, i).map_err(internal)?;
+                    let at = em.b.shift_left_logical(em.t_u64, None, bit, sh).map_err(internal)?;
+                    let a = em.b.load(em.t_u64, None, acc, None, []).map_err(internal)?;
+                    let a = em.b.bitwise_or(em.t_u64, None, a, at).map_err(internal)?;
+                    em.b.store(acc, a, None, []).map_err(internal)
+                })?;
                 let ballot = self.b.bitwise_and(self.t_u64, None, acc, mask).map_err(internal)?;
                 let b = match lo {
                     LaneOp::Ballot => return self.value_of_word(ballot, t),
@@ -374,13 +455,18 @@ impl Em<'_> {
             LaneOp::ReadFirstLane => {
                 let x = self.word_of(args[0])?;
                 self.publish(&[x])?;
-                let mut r = self.wc64(0)?;
-                for i in (0..ws).rev() {
-                    let ic = self.wc32(i)?;
-                    let on = self.mask_bit(mask, ic)?;
-                    let w = self.fetch(0, ic)?;
-                    r = self.b.select(self.t_u64, None, on, w, r).map_err(internal)?;
-                }
+                // The lowest lane of the mask: the lanes from the highest down, each in the
+                // mask taking the place.
+                let zero = self.wc64(0)?;
+                let top = self.wc32(ws - 1)?;
+                let r = self.lane_loop(ws, zero, |em, l, r| {
+                    let i = em.b.i_sub(em.t_u32, None, top, l).map_err(internal)?;
+                    let on = em.mask_bit(mask, i)?;
+                    let w = em.fetch(0, i)?;
+                    let prev = em.b.load(em.t_u64, None, r, None, []).map_err(internal)?;
+                    let x = em.b.select(em.t_u64, None, on, w, prev).map_err(internal)?;
+                    em.b.store(r, x, None, []).map_err(internal)
+                })?;
                 return self.value_of_word(r, t);
             }
             LaneOp::Dpp(d, bound0) => {
@@ -705,7 +791,9 @@ impl Em<'_> {
 
     /// A read-modify-write as `atomic_apply` defines it, lane by lane in lane order (a barrier
     /// between lanes; over every wave of a several-wave workgroup in turn), returning the old
-    /// value (0 where the lane does not take part).
+    /// value (0 where the lane does not take part). One loop over the lanes
+    /// (`super::lane_loop`): each turn, the lane whose turn it is runs the read-modify-write and
+    /// keeps the old value.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn buffer_atomic(&mut self, place: Place, k: AtomicKind, bytes: u8, addr: Word, go: Word, x: Word, swap: Word) -> Result<Word, EmitError> {
         let tb = self.ty(Type::B1)?;
@@ -713,30 +801,27 @@ impl Em<'_> {
         let zero = self.wc64(0)?;
         let bits = 8 * bytes as u32;
         let m = self.wc64(if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 })?;
-        let mut result = zero;
         // Several waves in the workgroup: every invocation of it in turn, wave by wave (the
         // interpreter runs one wave's access before the next wave's).
         let group = self.wave.as_ref().map_or(self.ws(), |w| w.group);
         let me = if group > self.ws() { self.local_index()? } else { lane };
-        for l in 0..group {
-            let lc = self.wc32(l)?;
-            let mine = self.b.i_equal(tb, None, me, lc).map_err(internal)?;
-            let now = self.b.logical_and(tb, None, mine, go).map_err(internal)?;
-            let old = self.guarded(now, Some((self.t_u64, zero)), |em| {
-                if place == Place::Device && !(bytes == 8 && em.heap.is_some()) {
-                    return em.word_rmw(place, k, bytes, addr, x, swap, m).map(Some);
-                }
-                let old = em.load_bytes(place, addr, bytes)?;
-                let new = em.atomic_new(k, bits, old, x, swap, m)?;
-                em.store_bytes(place, addr, bytes, new)?;
-                Ok(Some(old))
+        self.lane_loop(group, zero, |em, l, kept| {
+            let mine = em.b.i_equal(tb, None, me, l).map_err(internal)?;
+            let now = em.b.logical_and(tb, None, mine, go).map_err(internal)?;
+            em.guarded(now, None, |em| {
+                let old = if place == Place::Device && !(bytes == 8 && em.heap.is_some()) {
+                    em.word_rmw(place, k, bytes, addr, x, swap, m)?
+                } else {
+                    let old = em.load_bytes(place, addr, bytes)?;
+                    let new = em.atomic_new(k, bits, old, x, swap, m)?;
+                    em.store_bytes(place, addr, bytes, new)?;
+                    old
+                };
+                em.b.store(kept, old, None, []).map_err(internal)?;
+                Ok(None)
             })?;
-            self.barrier()?;
-            if let Some(old) = old {
-                result = self.b.select(self.t_u64, None, now, old, result).map_err(internal)?;
-            }
-        }
-        Ok(result)
+            em.barrier()
+        })
     }
 
     /// `atomic_apply(k, bits, old, v, swap)` on u64 words (`m` masks `bits`).
