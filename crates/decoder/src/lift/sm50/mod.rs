@@ -6,8 +6,9 @@
 //! - Reconvergence through a per-warp stack: `SSY L` / `PBK L` / `PCNT L` push a region that
 //!   ends at L, and `SYNC` / `BRK` / `CONT` send the lanes there (`control.rs`). Each region is
 //!   an IR convergence region (`converge.open` where it is pushed, `converge.join` at L); the
-//!   region a `SYNC` / `BRK` / `CONT` pops is the innermost one of its kind whose code range
-//!   (from the push to L) holds it, the regions inside it are left first.
+//!   region a `SYNC` / `BRK` / `CONT` pops is the innermost one of its kind on the region stack
+//!   the paths to it build, and the regions above it there are left first (`region_flow.rs`;
+//!   code ranges decide only for a pop no path reaches with such a region open).
 //! - `CAL L` / `RET`: the return address is on the same hardware stack; here it is a per-lane
 //!   register ([`RET_STACK`]) holding the numbers of the pending return sites, eight bits each.
 //! - The condition code's carry and zero flags ([`CC_CARRY`], [`CC_ZERO`]): adders with a
