@@ -4,8 +4,8 @@
 //! - `SSY L`, `PBK L`, `PCNT L` open a region (`converge.open`; its mask goes to the region's
 //!   register), and the block at L starts with its `converge.join`.
 //! - `SYNC`, `BRK`, `CONT` send the lanes that run them (under the guard) to the end of the
-//!   region they pop, after leaving (`converge.leave`) the regions opened inside it that hold
-//!   them; the lanes wait there at the join for the region's other lanes.
+//!   region they pop, after leaving (`converge.leave`) the regions still open above it
+//!   (`Layout::pop`); the lanes wait there at the join for the region's other lanes.
 //! - `BRA L` jumps, `EXIT` ends the lane, `CAL L` pushes its return site on the per-lane
 //!   return stack ([`RET_STACK`]) and jumps, `PRET L` pushes L as a return site (the call
 //!   through a register that follows it returns there), `RET` pops the innermost site and goes

@@ -6,8 +6,9 @@
 //! - Reconvergence through a per-warp stack: `SSY L` / `PBK L` / `PCNT L` push a region that
 //!   ends at L, and `SYNC` / `BRK` / `CONT` send the lanes there (`control.rs`). Each region is
 //!   an IR convergence region (`converge.open` where it is pushed, `converge.join` at L); the
-//!   region a `SYNC` / `BRK` / `CONT` pops is the innermost one of its kind whose code range
-//!   (from the push to L) holds it, the regions inside it are left first.
+//!   region a `SYNC` / `BRK` / `CONT` pops is the innermost one of its kind on the region stack
+//!   the paths to it build, and the regions above it there are left first (`region_flow.rs`;
+//!   code ranges decide only for a pop no path reaches with such a region open).
 //! - `CAL L` / `RET`: the return address is on the same hardware stack; here it is a per-lane
 //!   register ([`RET_STACK`]) holding the numbers of the pending return sites, eight bits each.
 //! - The condition code's carry and zero flags ([`CC_CARRY`], [`CC_ZERO`]): adders with a
@@ -32,6 +33,7 @@ mod generic;
 mod imad;
 mod int;
 mod lea;
+mod region_flow;
 mod system;
 mod video;
 mod xmad;
@@ -117,12 +119,26 @@ pub(crate) struct Layout {
     pub base: u64,
     /// The targets of each indirect branch (addresses): see [`Options::branch_targets`].
     pub branch_targets: Vec<(u64, Vec<u64>)>,
+    /// For each pop the paths reach with a region of its kind open: the region it ends and the
+    /// regions it unwinds, innermost first (indices into `regions`; `region_flow.rs`).
+    pub flow_pops: HashMap<u64, (usize, Vec<usize>)>,
 }
 
 impl Layout {
-    /// The region a pop of `kind` at `x` ends (the innermost one of that kind holding `x`, or
-    /// the only one of that kind), and the regions inside it that hold `x` (left first).
+    /// The region a pop of `kind` at `x` ends and the regions it unwinds (left first): as the
+    /// region stack on the paths to `x` says ([`Layout::flow_pops`]), else by code ranges
+    /// ([`Layout::pop_by_range`]).
     pub fn pop(&self, kind: RegionKind, x: u64) -> Option<(Region, Vec<Region>)> {
+        match self.flow_pops.get(&x) {
+            Some((r, inner)) => Some((self.regions[*r], inner.iter().map(|o| self.regions[*o]).collect())),
+            None => self.pop_by_range(kind, x),
+        }
+    }
+
+    /// The region a pop of `kind` at `x` ends by code ranges (the innermost one of that kind
+    /// holding `x`, or the only one of that kind), and the regions inside it that hold `x`
+    /// (left first).
+    pub fn pop_by_range(&self, kind: RegionKind, x: u64) -> Option<(Region, Vec<Region>)> {
         let holding = |k: RegionKind| self.regions.iter().filter(move |r| r.kind == k && r.holds(x));
         let r = holding(kind).min_by_key(|r| r.span()).copied().or_else(|| {
             let mut all = self.regions.iter().filter(|r| r.kind == kind);
@@ -186,7 +202,8 @@ pub fn lift_with(isa: Isa, code: &[u8], base: u64, opts: &Options, forms: &mut L
             cx.wr(ret_stack_key(j), zero);
         }
     });
-    let lay = Layout { regions, blocks: blocks.at, ret_sites, exit: blocks.exit, base, branch_targets };
+    let mut lay = Layout { regions, blocks: blocks.at, ret_sites, exit: blocks.exit, base, branch_targets, flow_pops: HashMap::new() };
+    lay.flow_pops = region_flow::pops(&lay, &insts, |i, d, why| unsupported_at(isa, i, d, why))?;
     nv_driver::walk(
         &mut cx,
         &insts,
@@ -230,7 +247,7 @@ pub fn lift_one(isa: Isa, bytes: &[u8], addr: u64, opts: &Options) -> Result<usi
     let block = f.add_block();
     let exit = f.add_block();
     let mut lay =
-        Layout { regions: Vec::new(), blocks: HashMap::new(), ret_sites: Vec::new(), exit, base: addr, branch_targets: Vec::new() };
+        Layout { regions: Vec::new(), blocks: HashMap::new(), ret_sites: Vec::new(), exit, base: addr, branch_targets: Vec::new(), flow_pops: HashMap::new() };
     // A stand-in region and blocks so that pushes, pops, branches and calls resolve.
     let kind = match inst.name {
         "SYNC" | "SSY" => Some(RegionKind::Sync),
