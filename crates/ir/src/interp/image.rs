@@ -304,9 +304,11 @@ impl Machine<'_> {
                 let cbase = a0 + op.offset as usize + (op.lod == LodMode::Bias) as usize + op.compare as usize;
                 let q = l & !3;
                 for c in 0..g {
-                    let v = |lane: usize| fl(rd(self, cbase + c, lane));
-                    ad.grads[0][c] = v(q + 1) - v(q);
-                    ad.grads[1][c] = v(q + 2) - v(q);
+                    // Differences in f32 with the blend arithmetic (`ops::sample::BLEND`).
+                    let v = |lane: usize| rd(self, cbase + c, lane) & 0xffff_ffff;
+                    let diff = |l: usize| fl(crate::soft::sub(FFmt::F32, &sample::BLEND, v(l), v(q)));
+                    ad.grads[0][c] = diff(q + 1);
+                    ad.grads[1][c] = diff(q + 2);
                 }
             }
             let k = a0 + op.addr_count();

@@ -55,7 +55,7 @@
 //! last). Blends are f32 lerps (`RN(RN(v0 × (1 - a)) + RN(v1 × a))`, `v0` for `a = 0`) per
 //! axis, x, then y, then z, then across the two levels, from the f32 channel values. A depth
 //! compare replaces each texel's x by 1.0 where `reference OP texel.x` holds (else 0.0) before
-//! filtering. Gather4 returns one channel of the four bilinear texels of the selected level,
+//! filtering (a border colour is not compared). Gather4 returns one channel of the four bilinear texels of the selected level,
 //! in the order (i0, j1), (i1, j1), (i1, j0), (i0, j0). GetLod gives the clamped LOD (to the
 //! level range) in channel 0 and the derivatives' LOD in channel 1, as f32.
 //!

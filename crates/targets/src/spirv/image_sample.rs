@@ -11,9 +11,11 @@
 //! A texel the interpreter does not read (the second of an axis whose weight is 0, a second
 //! level whose weight is 0) is not loaded here either. A tiled or undefined descriptor, a
 //! sampler border-colour table, or filtering an integer format records [`IMAGE_TRAP`] for an
-//! active lane (the interpreter stops with an error there) and reads 0. Typed errors: cube and
-//! multisampled shapes (the IR leaves their sampling undefined), LODs from the implicit
-//! derivatives of the lane quad (`Implicit`, `Bias`, and so get-LOD).
+//! active lane (the interpreter stops with an error there) and reads 0. Implicit LODs (`Implicit`,
+//! `Bias`, get-LOD) take the coarse derivatives of the lane quad through the wave model's
+//! exchange array, differences in the exact f32 arithmetic. Typed errors: cube and
+//! multisampled shapes (the IR leaves their sampling undefined), implicit LODs in per-lane
+//! functions (no exchange there).
 
 use super::emit::{internal, unsupported, Em, EmitError};
 use super::image::{DescIds, IMAGE_TRAP};
@@ -68,9 +70,14 @@ struct Filter<'a> {
 }
 
 impl Em<'_> {
+    /// Signed 64-bit `a < b` as the unsigned order of the operands with their sign bits flipped
+    /// (lavapipe gets signed 64-bit compares wrong: `int_ops`).
     fn smp_slt(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
         let tb = self.bool_ty()?;
-        self.b.s_less_than(tb, None, a, b).map_err(internal)
+        let sign = self.u64c(1 << 63)?;
+        let x = self.b.bitwise_xor(self.t_u64, None, a, sign).map_err(internal)?;
+        let y = self.b.bitwise_xor(self.t_u64, None, b, sign).map_err(internal)?;
+        self.b.u_less_than(tb, None, x, y).map_err(internal)
     }
 
     fn smp_smax(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
@@ -83,9 +90,30 @@ impl Em<'_> {
         self.sel(lt, b, a)
     }
 
+    /// Arithmetic shift right by `k` (floor division by 2^k) through logical shifts: a
+    /// negative value is the complement of its complement shifted.
     fn smp_sar(&mut self, a: Word, k: u64) -> Result<Word, EmitError> {
-        let c = self.u64c(k)?;
-        self.b.shift_right_arithmetic(self.t_u64, None, a, c).map_err(internal)
+        let zero = self.u64c(0)?;
+        let neg = self.smp_slt(a, zero)?;
+        let na = self.b.not(self.t_u64, None, a).map_err(internal)?;
+        let x = self.sel(neg, na, a)?;
+        let x = self.shr(x, k)?;
+        let nx = self.b.not(self.t_u64, None, x).map_err(internal)?;
+        self.sel(neg, nx, x)
+    }
+
+    /// `i.rem_euclid(n)` of a signed `i` and `0 < n < 2^63` through unsigned remainders:
+    /// `n - 1 - ((-i - 1) mod n)` for negative `i`.
+    fn smp_rem_euclid(&mut self, i: Word, n: Word) -> Result<Word, EmitError> {
+        let zero = self.u64c(0)?;
+        let one = self.u64c(1)?;
+        let neg = self.smp_slt(i, zero)?;
+        let ni = self.b.not(self.t_u64, None, i).map_err(internal)?;
+        let x = self.sel(neg, ni, i)?;
+        let r = self.b.u_mod(self.t_u64, None, x, n).map_err(internal)?;
+        let n1 = self.sub(n, one)?;
+        let back = self.sub(n1, r)?;
+        self.sel(neg, back, r)
     }
 
     fn smp_neg(&mut self, a: Word) -> Result<Word, EmitError> {
@@ -119,7 +147,8 @@ impl Em<'_> {
         let k142 = self.u64c(142)?;
         let up = self.b.u_greater_than_equal(tb, None, e, k142).map_err(internal)?;
         let sh_up = self.sub(e, k142)?;
-        let sh_up = self.sel_k(up, 0, sh_up)?;
+        let z0 = self.u64c(0)?;
+        let sh_up = self.sel(up, sh_up, z0)?;
         let big_v = self.b.shift_left_logical(self.t_u64, None, m, sh_up).map_err(internal)?;
         let sh_dn = self.sub(k142, e)?;
         let k63 = self.u64c(63)?;
@@ -263,9 +292,9 @@ impl Em<'_> {
         let zero = self.u64c(0)?;
         let one = self.u64c(1)?;
         let n1 = self.sub(n, one)?;
-        let r0 = self.b.s_mod(self.t_u64, None, i, n).map_err(internal)?;
+        let r0 = self.smp_rem_euclid(i, n)?;
         let n2 = self.add(n, n)?;
-        let m = self.b.s_mod(self.t_u64, None, i, n2).map_err(internal)?;
+        let m = self.smp_rem_euclid(i, n2)?;
         let tb = self.bool_ty()?;
         let hi = self.b.u_greater_than_equal(tb, None, m, n).map_err(internal)?;
         let n2m = self.sub(n2, one)?;
@@ -324,7 +353,7 @@ impl Em<'_> {
         Ok(SamplerIds { clamp, compare_func, unnormalized, min_q, max_q, bias_q, mag_linear, min_linear, z_filter, mip_filter, border })
     }
 
-    /// A u64 integer below 2^24 as f32 bits (exact).
+    /// A u64 integer below 2^24 (or with at most 24 significant bits) as f32 bits (exact).
     fn smp_int_f32(&mut self, n: Word) -> Result<Word, EmitError> {
         let tf = self.b.type_float(32, None);
         let f = self.b.convert_u_to_f(tf, None, n).map_err(internal)?;
@@ -419,13 +448,15 @@ impl Em<'_> {
             let addr = em.texel_at(d, f, offset, [lw, lh], [at[0], y, s])?;
             let go = em.land(live, ok)?;
             let t = em.texel_channels(f, addr, go)?;
+            let mut t = t;
+            if op.compare {
+                // A texel's x only; the border colour is not compared.
+                let pass = em.smp_compare(sp.compare_func, x.reference, t[0])?;
+                t[0] = em.sel(pass, f1, zero)?;
+            }
             let mut v = [zero; 4];
             for c in 0..4 {
                 v[c] = em.sel(ok, t[c], border[c])?;
-            }
-            if op.compare {
-                let pass = em.smp_compare(sp.compare_func, x.reference, v[0])?;
-                v[0] = em.sel(pass, f1, zero)?;
             }
             Ok(v)
         };
@@ -488,8 +519,8 @@ impl Em<'_> {
         if matches!(op.dim, ImageDim::Cube | ImageDim::D2Msaa | ImageDim::D2MsaaArray) {
             return Err(unsupported(self.cur_ir, v.0, text, "sampling a cube or multisampled image (the IR leaves it undefined)"));
         }
-        if op.kind == ImageKind::GetLod || matches!(op.lod, LodMode::Implicit | LodMode::Bias) {
-            return Err(unsupported(self.cur_ir, v.0, text, "LODs from the implicit derivatives of the lane quad"));
+        if op.reads_quad() && self.wave.is_none() {
+            return Err(unsupported(self.cur_ir, v.0, text, "LODs from the implicit derivatives of the lane quad in per-lane functions"));
         }
         let mut a = Vec::with_capacity(args.len());
         for &x in args {
@@ -517,6 +548,7 @@ impl Em<'_> {
             }
         }
         let g = op.dim.grads();
+        let bias_at = if op.lod == LodMode::Bias { Some(take(1)) } else { None };
         let reference = if op.compare { f32w(self, a[take(1)])? } else { zero };
         let grads = if op.lod == LodMode::Grad { Some(take(2 * g)) } else { None };
         let c0 = take(op.dim.coords());
@@ -543,12 +575,47 @@ impl Em<'_> {
         let tb = self.bool_ty()?;
         let unn = self.bconst(op.unorm)?;
         let unnorm = self.b.logical_or(tb, None, unn, sp.unnormalized).map_err(internal)?;
-        let raw = match (lod_at, grads) {
+        // Derivatives: the operands, or the coordinates of the lane quad (lane & !3: d/dx =
+        // lane 1 - lane 0, d/dy = lane 2 - lane 0, whatever the mask).
+        let derivs: Option<Vec<Word>> = match grads {
+            Some(k) => {
+                let mut v = Vec::with_capacity(2 * g);
+                for i in 0..2 * g {
+                    v.push(f32w(self, a[k + i])?);
+                }
+                Some(v)
+            }
+            None if op.reads_quad() => {
+                let lane = self.lane()?;
+                let m = self.wc32(!3)?;
+                let q0 = self.b.bitwise_and(self.t_u32, None, lane, m).map_err(internal)?;
+                let (k1, k2) = (self.wc32(1)?, self.wc32(2)?);
+                let q1 = self.b.i_add(self.t_u32, None, q0, k1).map_err(internal)?;
+                let q2 = self.b.i_add(self.t_u32, None, q0, k2).map_err(internal)?;
+                let (mut dx, mut dy) = (Vec::with_capacity(g), Vec::with_capacity(g));
+                for chunk in coords[..g].chunks(2) {
+                    self.publish(chunk)?;
+                    for k in 0..chunk.len() as u32 {
+                        let mut at = [zero; 3];
+                        for (x, &l) in at.iter_mut().zip(&[q0, q1, q2]) {
+                            let w = self.fetch(k, l)?;
+                            *x = f32w(self, w)?;
+                        }
+                        dx.push(self.smp_f(FloatKind::Sub, at[1], at[0])?);
+                        dy.push(self.smp_f(FloatKind::Sub, at[2], at[0])?);
+                    }
+                }
+                dx.extend(dy);
+                Some(dx)
+            }
+            None => None,
+        };
+        let raw = match (lod_at, derivs) {
             (Some(k), _) => {
                 let l = f32w(self, a[k])?;
                 self.smp_quantize(l)?
             }
-            (None, Some(k)) => {
+            (None, Some(dv)) => {
                 let dims = self.image_level_shape(&d, op.dim, d.base_level)?;
                 let f1 = self.u64c(1f32.to_bits() as u64)?;
                 let mut size = Vec::with_capacity(g);
@@ -560,7 +627,7 @@ impl Em<'_> {
                 for (dir, l) in len.iter_mut().enumerate() {
                     let mut acc = None;
                     for (c, &s) in size.iter().enumerate() {
-                        let gx = f32w(self, a[k + dir * g + c])?;
+                        let gx = dv[dir * g + c];
                         let t = self.smp_f(FloatKind::Mul, gx, s)?;
                         let sq = self.smp_f(FloatKind::Mul, t, t)?;
                         acc = Some(match acc {
@@ -582,7 +649,12 @@ impl Em<'_> {
             }
             _ => zero,
         };
-        let lod = self.add(raw, sp.bias_q)?;
+        let mut lod = self.add(raw, sp.bias_q)?;
+        if let Some(k) = bias_at {
+            let b = f32w(self, a[k])?;
+            let b = self.smp_quantize(b)?;
+            lod = self.add(lod, b)?;
+        }
         let lod = self.smp_smax(lod, sp.min_q)?;
         let mut lod = self.smp_smin(lod, sp.max_q)?;
         if let Some(k) = clamp_at {
@@ -615,6 +687,30 @@ impl Em<'_> {
             let first = self.sel(m1, point, first)?;
             (first, self.sel(m2, lin_a, zero)?)
         };
+        if op.kind == ImageKind::GetLod {
+            // Channel 0 the LOD clamped to the levels, the others the derivatives' LOD, as
+            // f32 (every such value has at most 24 significant bits: exact).
+            let k256 = self.u64c(256)?;
+            let tl = self.b.i_mul(self.t_u64, None, top, k256).map_err(internal)?;
+            let c = self.smp_smax(lod, zero)?;
+            let c = self.smp_smin(c, tl)?;
+            let q = if op.chan == 0 { c } else { raw };
+            let neg = self.smp_slt(q, zero)?;
+            let nq = self.smp_neg(q)?;
+            let mag = self.sel(neg, nq, q)?;
+            let bits = self.smp_int_f32(mag)?;
+            let sign = self.u64c(1 << 31)?;
+            let sb = self.or(bits, sign)?;
+            let bits = self.sel(neg, sb, bits)?;
+            let k8 = self.u64c(8 << 23)?;
+            let scaled = self.sub(bits, k8)?;
+            let z = self.eq(q, 0)?;
+            let r = self.sel(z, zero, scaled)?;
+            let r = self.sel(live, r, zero)?;
+            let t = ty.ok_or_else(|| internal("get-LOD without a result type"))?;
+            let w = self.value_of_word(r, t)?;
+            return self.define(v, w);
+        }
         let x = Filter { d: &d, f: &f, sp: &sp, op, coords, offset, reference, linear, unnorm };
         let v0 = self.sample_level(&x, first, live)?;
         let r = if op.kind == ImageKind::Gather {
