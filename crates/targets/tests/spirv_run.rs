@@ -1343,7 +1343,7 @@ fn sampler_desc(seed: &mut u64) -> [u64; 2] {
     let w1 = min_lod | max_lod << 12;
     let bias = (y >> 24 & 0x7ff).wrapping_sub(0x400) & 0x3fff;
     let w2 = bias | (x >> 16 & 1) << 20 | (x >> 17 & 1) << 22 | (x >> 18 & 3) << 24 | (x >> 20 & 3) << 26;
-    let w3 = (x >> 22) % 3 << 30;
+    let w3 = ((x >> 22) % 3) << 30;
     [w0 | w1 << 32, w2 | w3 << 32]
 }
 
@@ -1443,14 +1443,14 @@ fn image_sampling_and_gather_equal_the_interpreter() {
                 rows[7].push(ray_f32(&mut seed, 1.5) as u64);
                 for r in rows.iter_mut().take(14).skip(8) {
                     let x = rng(&mut seed);
-                    r.push(if x % 4 == 0 { special_bits(&mut seed, 32, 8) } else { ray_f32(&mut seed, 0.5 * (x >> 8 & 7) as f32) as u64 });
+                    r.push(if x.is_multiple_of(4) { special_bits(&mut seed, 32, 8) } else { ray_f32(&mut seed, 0.5 * (x >> 8 & 7) as f32) as u64 });
                 }
                 for r in rows.iter_mut().take(17).skip(14) {
                     r.push(coord(&mut seed));
                 }
                 for r in rows.iter_mut().skip(17) {
                     let x = rng(&mut seed);
-                    r.push(if x % 8 == 0 { special_bits(&mut seed, 32, 8) } else { ray_f32(&mut seed, 5.0) as u64 });
+                    r.push(if x.is_multiple_of(8) { special_bits(&mut seed, 32, 8) } else { ray_f32(&mut seed, 5.0) as u64 });
                 }
             }
             image_run_equal(&vk, &f, &k, &rows, (&mem, addr), &bytes, &format!("{name} round {round}"));

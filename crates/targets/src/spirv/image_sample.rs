@@ -398,7 +398,7 @@ impl Em<'_> {
         // Per axis: the first texel index and the weight of the second (0 for nearest).
         let gather = op.kind == ImageKind::Gather;
         let mut axes = Vec::with_capacity(g);
-        for c in 0..g {
+        for (c, &dim) in dims.iter().enumerate().take(g) {
             let lin = if c == 2 {
                 let zf = self.eq(sp.z_filter, 0)?;
                 let z2 = self.eq(sp.z_filter, 2)?;
@@ -408,7 +408,7 @@ impl Em<'_> {
                 x.linear
             };
             let lin = if gather { self.bconst(true)? } else { lin };
-            let size = self.smp_int_f32(dims[c])?;
+            let size = self.smp_int_f32(dim)?;
             let scaled = self.smp_f(FloatKind::Mul, x.coords[c], size)?;
             let tc = self.sel(x.unnorm, x.coords[c], scaled)?;
             let q = self.smp_quantize(tc)?;
