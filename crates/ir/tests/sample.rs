@@ -83,3 +83,30 @@ fn lod_steps_are_the_rounded_powers() {
         assert!((frac - 0.5).abs() > 1e-6, "step {j}: within 1e-6 ulp of a midpoint");
     }
 }
+
+/// `img.sample.1d.c0.lz` on the interpreter: a 2×1 R32_FLOAT surface [1.0, 3.0], bilinear,
+/// clamp to the last texel. s = 0.3: t = 0.6 (f32 0.60000002), q = floor(153.6) - 128 = 25,
+/// so 1 × 231/256 + 3 × 25/256 = 306/256 = 1.1953125 (the unquantized weight 0.1 gave
+/// 1.2); s = 0.25: q = 0, texel 0 alone; s = 0.5: q = 128, the mean 2.0; s = 0.9: t = 1.8,
+/// q = 332, texel 1 and the clamped texel 2 (= 1): 3.0.
+#[test]
+fn interpreter_samples_with_quantized_weights() {
+    use isabridge_ir::interp::{run, Config, Input, Memory};
+    let text = "func @s {\nbb0:\n  %0: i64 = param 0\n  %1: i64 = param 1\n  %2: i64 = param 2\n  %3: i64 = param 3\n  %4: i64 = param 4\n  %5: i64 = param 5\n  %6: f32 = param 6\n  %7: i32 = img.sample.1d.c0.lz %0, %1, %2, %3, %4, %5, %6\n  ret %7\n}";
+    let f = isabridge_ir::text::parse(text).unwrap();
+    let base = 0x1000u64;
+    // T#: base, format 22 (R32_FLOAT), width 2, height 1, channel selects x, y, z, w.
+    let t = [base >> 8 | 22 << 52 | 1 << 62, (4 | 5 << 3 | 6 << 6 | 7 << 9) << 32, 0, 0];
+    // S#: clamp to the last texel on every axis, LOD range [0, 0], bilinear filters.
+    let s = [2 | 2 << 3 | 2 << 6, (1 << 20 | 1 << 22) as u64];
+    let coords = [0.3f32, 0.25, 0.5, 0.9];
+    let mut inputs: Vec<Input> = t.iter().chain(&s).map(|&w| Input::Uniform(w)).collect();
+    inputs.push(Input::PerLane((0..32).map(|l| coords[l % 4].to_bits() as u64).collect()));
+    let bytes: Vec<u8> = [1f32, 3.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let cfg = Config { wave_size: 32, waves: 1, ..Config::default() };
+    let out = run(&f, &cfg, &inputs, Memory { global: vec![(base, bytes)], ..Memory::default() }).unwrap();
+    let want = [1.1953125f32, 1.0, 2.0, 3.0];
+    for (lane, o) in out.outputs.iter().enumerate() {
+        assert_eq!(o[0] as u32, want[lane % 4].to_bits(), "lane {lane}");
+    }
+}
