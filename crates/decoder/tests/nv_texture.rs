@@ -8,6 +8,9 @@
 //! v differ on most threads, and every channel of every texel differs). The sampler's LOD range
 //! is [0, 0], so the order of TXD's derivative registers does not show here (the LOD they give
 //! is clamped to 0); that order rests on tools/tex_layout.py alone.
+//! The model filters as the IR now defines sampling (`ops::sample`: positions with 8
+//! fractional bits, lerps rounded in f32 along x, then y); it blended unquantized weights in
+//! f64 while the interpreter did, and changed with that definition.
 
 use isabridge_decoder::lift::sm86::{Options, SystemValue};
 use isabridge_decoder::lift::{sm50, sm86};
@@ -102,38 +105,40 @@ impl Texture {
         }
         v
     }
-    /// The texel-space axis position of normalized `s` on an axis of `n` texels.
-    fn axis(s: f32, n: u32) -> f64 {
-        (s * n as f32) as f64 - 0.5
+    /// The texel-space position of normalized `s` on an axis of `n` texels in 8-bit fixed
+    /// point, as CUDA's "Texture Fetching" appendix gives it and the IR defines it
+    /// (`ops::sample`): `floor(256 × (s × n)) - 128`, `s × n` rounded to f32.
+    fn axis(s: f32, n: u32) -> i64 {
+        ((s * n as f32) as f64 * 256.0).floor() as i64 - 128
     }
-    /// Filtered fetch at normalized (s, t): nearest or bilinear, blended in f64 in the
-    /// interpreter's order and rounded to f32 once.
+    /// One lerp as the IR defines it: `v0` for a zero weight, else each product and the sum
+    /// rounded to f32 (the host's f32 arithmetic is that rounding).
+    fn lerp(v0: f32, v1: f32, a: i64) -> f32 {
+        if a == 0 {
+            return v0;
+        }
+        v0 * ((256 - a) as f32 / 256.0) + v1 * (a as f32 / 256.0)
+    }
+    /// Filtered fetch at normalized (s, t): nearest, or bilinear with 8-bit weights, lerped in
+    /// f32 along x, then y.
     fn sample(&self, s: f32, t: f32, slice: u32) -> [f32; 4] {
         let (u, v) = (Self::axis(s, self.w), Self::axis(t, self.h));
+        let tx = |i: i64, j: i64| self.texel(i, j, slice).map(|x| x as f32);
         if !self.linear {
-            return self.texel((u + 0.5).floor() as i64, (v + 0.5).floor() as i64, slice).map(|x| x as f32);
+            return tx((u + 128) >> 8, (v + 128) >> 8);
         }
-        let (i0, j0) = (u.floor(), v.floor());
-        let (a, b) = (u - i0, v - j0);
-        let mut acc = [0f64; 4];
-        for (i, wi) in [(i0 as i64, 1.0 - a), (i0 as i64 + 1, a)] {
-            for (j, wj) in [(j0 as i64, 1.0 - b), (j0 as i64 + 1, b)] {
-                let wt = 1.0 * wi * wj;
-                if wt == 0.0 {
-                    continue;
-                }
-                let tx = self.texel(i, j, slice);
-                for c in 0..4 {
-                    acc[c] += wt * tx[c];
-                }
-            }
-        }
-        acc.map(|x| x as f32)
+        let (i0, j0, a, b) = (u >> 8, v >> 8, u & 255, v & 255);
+        let row = |j: i64| {
+            let (x0, x1) = (tx(i0, j), tx(i0 + 1, j));
+            [0, 1, 2, 3].map(|c| Self::lerp(x0[c], x1[c], a))
+        };
+        let (r0, r1) = (row(j0), row(j0 + 1));
+        [0, 1, 2, 3].map(|c| Self::lerp(r0[c], r1[c], b))
     }
     /// Channel `c` of the four bilinear texels around (s, t), in PTX's `tld4` order
     /// (u0, v1), (u1, v1), (u1, v0), (u0, v0).
     fn gather(&self, s: f32, t: f32, c: usize) -> [f32; 4] {
-        let (i0, j0) = (Self::axis(s, self.w).floor() as i64, Self::axis(t, self.h).floor() as i64);
+        let (i0, j0) = (Self::axis(s, self.w) >> 8, Self::axis(t, self.h) >> 8);
         [(i0, j0 + 1), (i0 + 1, j0 + 1), (i0 + 1, j0), (i0, j0)].map(|(i, j)| self.texel(i, j, 0)[c] as f32)
     }
 }

@@ -1275,3 +1275,216 @@ bb0:
         outputs_equal(&vk, &f, &k, &rows, || format!("class and cube round {round}"));
     }
 }
+
+/// The IR text of a sampling kernel over `ops`: params 0-3 the T#, 4-5 the S#, 6 the packed
+/// texel offset, 7 the depth-compare reference, 8-13 the derivatives, 14-16 the coordinates,
+/// 17 the LOD (or bias), 18 the LOD clamp (each op takes the ones its form names); every op's result is
+/// returned. A wave-model kernel (`wave`) runs every op under a mask of some lanes.
+fn sample_kernel(name: &str, wave: bool, ops: &[isabridge_ir::ops::image::ImageOp]) -> String {
+    use isabridge_ir::ops::image::LodMode;
+    let mut text = format!("func @{name} {{\n");
+    if wave {
+        text += "  wave 32\n";
+    }
+    text += "bb0:\n";
+    for p in 0..6 {
+        text += &format!("  %{p}: i64 = param {p}\n");
+    }
+    text += "  %6: i32 = param 6\n";
+    for p in 7..19 {
+        text += &format!("  %{p}: f32 = param {p}\n");
+    }
+    if wave {
+        text += "  %19: uni mask = const 0xfff7ffde\n";
+    }
+    let mut outs = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        let mut args: Vec<String> = (0..6).map(|p| format!("%{p}")).collect();
+        if op.offset {
+            args.push("%6".into());
+        }
+        if op.lod == LodMode::Bias {
+            args.push("%17".into());
+        }
+        if op.compare {
+            args.push("%7".into());
+        }
+        if op.lod == LodMode::Grad {
+            let g = op.dim.grads();
+            args.extend((0..2 * g).map(|k| format!("%{}", 8 + k)));
+        }
+        args.extend((0..op.dim.coords()).map(|c| format!("%{}", 14 + c)));
+        if op.lod == LodMode::Lod {
+            args.push("%17".into());
+        }
+        if op.clamp {
+            args.push("%18".into());
+        }
+        if wave {
+            args.push("%19".into());
+        }
+        let v = 20 + i;
+        text += &format!("  %{v}: i32 = {} {}\n", isabridge_ir::Op::Image(*op).mnemonic(), args.join(", "));
+        outs.push(format!("%{v}"));
+    }
+    text += &format!("  ret {}\n}}", outs.join(", "));
+    text
+}
+
+/// Random S# words: any address modes, compare function, filters (point or bilinear, z and
+/// mip filters), border colour types 0-2, LOD ranges and bias in 8-bit fixed point, and now
+/// and then unnormalized coordinates.
+fn sampler_desc(seed: &mut u64) -> [u64; 2] {
+    let x = rng(seed);
+    let y = rng(seed);
+    let w0 = (x & 0x1ff) | (x >> 9 & 7) << 12 | u64::from(x >> 12 & 15 == 0) << 15;
+    let min_lod = y & 0x3ff;
+    let max_lod = (min_lod + (y >> 10 & 0x7ff)).min(0xfff);
+    let w1 = min_lod | max_lod << 12;
+    let bias = (y >> 24 & 0x7ff).wrapping_sub(0x400) & 0x3fff;
+    let w2 = bias | (x >> 16 & 1) << 20 | (x >> 17 & 1) << 22 | (x >> 18 & 3) << 24 | (x >> 20 & 3) << 26;
+    let w3 = ((x >> 22) % 3) << 30;
+    [w0 | w1 << 32, w2 | w3 << 32]
+}
+
+/// Image sampling and gather (`img.sample`, `img.gather`: explicit LOD, LOD zero and
+/// derivative LODs, and in wave-model kernels implicit LODs from the lane quad, biased ones and
+/// get-LOD; offsets, depth compares, LOD clamps, d16 and texel coordinates; 1D, 2D, 3D and
+/// array shapes) on random linear descriptors of the float-like formats over random
+/// surface bytes, with random samplers and coordinates (inside and around [0, 1], huge and
+/// special values), equal the interpreter's exact definition (`ops::sample`) on every lane,
+/// per-lane and wave-model kernels. An integer format under `img.sample` and a border-colour
+/// table trap on both sides; cube sampling and implicit LODs in per-lane kernels are typed
+/// errors.
+#[test]
+fn image_sampling_and_gather_equal_the_interpreter() {
+    use isabridge_ir::ops::image::{Format, ImageDim, ImageKind, ImageOp, LodMode};
+    use isabridge_targets::vulkan::VulkanError;
+    let vk = open();
+    let op = |kind, dim, chan: u8, lod| ImageOp { kind, dim, chan, comp: 0, lod, mip: false, clamp: false, compare: false, offset: false, unorm: false, d16: false };
+    let dims = [ImageDim::D1, ImageDim::D2, ImageDim::D3, ImageDim::D1Array, ImageDim::D2Array];
+    let mut samples = Vec::new();
+    let mut gathers = Vec::new();
+    for (i, dim) in dims.into_iter().enumerate() {
+        for (j, lod) in [LodMode::Lod, LodMode::Zero, LodMode::Grad].into_iter().enumerate() {
+            let chan = ((i + j) % 4) as u8;
+            samples.push(op(ImageKind::Sample, dim, chan, lod));
+            let k = i * 3 + j;
+            samples.push(ImageOp { offset: k % 2 == 0, clamp: k % 3 == 0, compare: k % 4 == 1, unorm: k % 5 == 2, d16: k % 7 == 3, ..op(ImageKind::Sample, dim, 3 - chan, lod) });
+        }
+        for chan in 0..4u8 {
+            let lod = if chan % 2 == 0 { LodMode::Zero } else { LodMode::Lod };
+            gathers.push(ImageOp { comp: (chan + i as u8) % 4, offset: chan == 1, compare: chan == 2, ..op(ImageKind::Gather, dim, chan, lod) });
+        }
+    }
+    // Implicit LODs (the lane quad's derivatives, the bias operand) and get-LOD: wave-model
+    // kernels only.
+    let mut quad = samples.clone();
+    for (i, dim) in dims.into_iter().enumerate() {
+        quad.push(op(ImageKind::Sample, dim, i as u8 % 4, LodMode::Implicit));
+        quad.push(ImageOp { clamp: i % 2 == 0, ..op(ImageKind::Sample, dim, 3 - i as u8 % 4, LodMode::Bias) });
+        quad.push(op(ImageKind::GetLod, dim, 0, LodMode::Implicit));
+        quad.push(op(ImageKind::GetLod, dim, 1, LodMode::Implicit));
+    }
+    let floats: Vec<u32> = (0..512).filter(|&n| Format::from_number(n).is_some_and(|f| !f.is_int())).collect();
+    let all: Vec<u32> = (0..512).filter(|&n| Format::from_number(n).is_some()).collect();
+    let n = 64usize;
+    let mut seed = 0x5a3b_1e00_0029_7e57u64;
+    let coord = |seed: &mut u64| -> u64 {
+        let x = rng(seed);
+        match x % 8 {
+            0 => special_bits(seed, 32, 8),
+            1 => (x >> 8) % 64 * 1024 % 0x10_0000 / 16 + 0x4000_0000 * (x >> 40 & 1),
+            2 => ray_f32(seed, 12.0) as u64,
+            _ => ((((x >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 0.5) as f32).to_bits() as u64,
+        }
+    };
+    // A few ops a kernel: each op is long straight-line code (up to 16 texel reads with every
+    // format's conversions, and the exact f32 lerps), which lavapipe compiles slowly.
+    let mut kernels = Vec::new();
+    for (name, wave, ops, formats) in [
+        ("samples", false, &samples, &floats[..]),
+        ("samples_wave", true, &quad, &floats[..]),
+        ("gathers", false, &gathers, &all[..]),
+        ("gathers_wave", true, &gathers, &all[..]),
+    ] {
+        for (i, chunk) in ops.chunks(3).enumerate() {
+            kernels.push((format!("{name}_{i}"), wave, chunk.to_vec(), formats, i == 0));
+        }
+    }
+    for (name, wave, ops, formats, first_chunk) in kernels {
+        let name = name.as_str();
+        let text = sample_kernel(name, wave, &ops);
+        let f = parse(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        let started = std::time::Instant::now();
+        let k = emit(&f).unwrap_or_else(|e| panic!("{name}: {e}"));
+        println!("{name}: {} words", k.words.len());
+        assert!(k.traps, "{name}: an undefined descriptor traps");
+        let size = (n as u64 + 1) * SURFACE_BYTES;
+        let mem = vk.memory(isabridge_targets::spirv::MemoryModel::DeviceAddress, &[&vec![0u8; size as usize]]).unwrap();
+        let addr = mem.address(0).unwrap();
+        let first = addr.next_multiple_of(256);
+        for round in 0..1 {
+            let bytes: Vec<u8> = (0..size).map(|_| rng(&mut seed) as u8).collect();
+            let mut rows: Vec<Vec<u64>> = vec![Vec::new(); 19];
+            for lane in 0..n {
+                let t = surface_desc(&mut seed, first + lane as u64 * SURFACE_BYTES, formats);
+                for (p, w) in t.into_iter().enumerate() {
+                    rows[p].push(w);
+                }
+                let mut s = sampler_desc(&mut seed);
+                // Border-colour tables trap; lane 9 gets one in round 1 below.
+                if s[1] >> 62 == 3 {
+                    s[1] &= !(1 << 62);
+                }
+                rows[4].push(s[0]);
+                rows[5].push(s[1]);
+                rows[6].push(rng(&mut seed) & 0x3f_3f3f);
+                rows[7].push(ray_f32(&mut seed, 1.5) as u64);
+                for r in rows.iter_mut().take(14).skip(8) {
+                    let x = rng(&mut seed);
+                    r.push(if x.is_multiple_of(4) { special_bits(&mut seed, 32, 8) } else { ray_f32(&mut seed, 0.5 * (x >> 8 & 7) as f32) as u64 });
+                }
+                for r in rows.iter_mut().take(17).skip(14) {
+                    r.push(coord(&mut seed));
+                }
+                for r in rows.iter_mut().skip(17) {
+                    let x = rng(&mut seed);
+                    r.push(if x.is_multiple_of(8) { special_bits(&mut seed, 32, 8) } else { ray_f32(&mut seed, 5.0) as u64 });
+                }
+            }
+            image_run_equal(&vk, &f, &k, &rows, (&mem, addr), &bytes, &format!("{name} round {round}"));
+            println!("{name} round {round}: {:.1} s", started.elapsed().as_secs_f64());
+            if first_chunk {
+                // Lane 9: a border-colour table; lane 10 (samples): an integer format (20).
+                for (lane, p, bits) in [(9usize, 5usize, 3u64 << 62), (10, 0, 20 << 52)] {
+                    if lane == 10 && name.starts_with("gathers") {
+                        continue;
+                    }
+                    let mut rows = rows.clone();
+                    rows[p][lane] = if p == 0 { rows[0][lane] & !(0x1ffu64 << 52) | bits } else { rows[p][lane] | bits };
+                    let params: Vec<u64> = (0..n).flat_map(|l| rows.iter().map(move |r| r[l])).collect();
+                    match vk.run_with(&k, &Dispatch { invocations: n as u32, params: &params, constant: &[] }, &mem) {
+                        Err(VulkanError::Trap { code, invocation }) if code == isabridge_targets::spirv::IMAGE_TRAP && invocation == lane as u32 => {}
+                        other => panic!("{name}: lane {lane}: {other:?}"),
+                    }
+                    let cfg = Config { wave_size: k.workgroup_size, waves: (n / k.workgroup_size as usize) as u32, ..Config::default() };
+                    let inputs: Vec<Input> = rows.iter().map(|r| Input::PerLane(r.clone())).collect();
+                    let start = Memory { global: vec![(addr, bytes.clone())], ..Memory::default() };
+                    assert!(interp::run(&f, &cfg, &inputs, start).is_err(), "{name}: lane {lane}: the interpreter stops");
+                }
+            }
+        }
+    }
+    // Typed errors: cube sampling, implicit LODs and get-LOD name the op.
+    for (o, why) in [
+        (op(ImageKind::Sample, ImageDim::Cube, 0, LodMode::Lod), "cube"),
+        (op(ImageKind::Sample, ImageDim::D2, 0, LodMode::Implicit), "implicit derivatives"),
+        (op(ImageKind::GetLod, ImageDim::D2, 0, LodMode::Implicit), "implicit derivatives"),
+    ] {
+        let text = sample_kernel("refused", false, &[o]);
+        let e = emit(&parse(&text).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
+        let m = isabridge_ir::Op::Image(o).mnemonic();
+        assert!(e.contains(&m) && e.contains(why), "{m}: {e}");
+    }
+}

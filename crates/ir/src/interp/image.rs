@@ -43,6 +43,7 @@ impl Machine<'_> {
 
 use crate::ops::image::{ChanKind, Format, ImageDesc, ImageDim, ImageKind, ImageOp, LodMode, SamplerDesc};
 use crate::ops::mem::atomic_apply;
+use crate::ops::sample;
 use crate::soft::{convert, FFmt, FloatMode, NanRule, Overflow, Round, Tininess};
 
 const EXACT: FloatMode = FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate, tininess: Tininess::AfterRounding };
@@ -303,9 +304,11 @@ impl Machine<'_> {
                 let cbase = a0 + op.offset as usize + (op.lod == LodMode::Bias) as usize + op.compare as usize;
                 let q = l & !3;
                 for c in 0..g {
-                    let v = |lane: usize| fl(rd(self, cbase + c, lane));
-                    ad.grads[0][c] = v(q + 1) - v(q);
-                    ad.grads[1][c] = v(q + 2) - v(q);
+                    // Differences in f32 with the blend arithmetic (`ops::sample::BLEND`).
+                    let v = |lane: usize| rd(self, cbase + c, lane) & 0xffff_ffff;
+                    let diff = |l: usize| fl(crate::soft::sub(FFmt::F32, &sample::BLEND, v(l), v(q)));
+                    ad.grads[0][c] = diff(q + 1);
+                    ad.grads[1][c] = diff(q + 2);
                 }
             }
             let k = a0 + op.addr_count();
@@ -381,6 +384,7 @@ impl Machine<'_> {
         }
     }
 
+    /// Filtered sampling, gather and get-LOD as `ops::sample` defines them.
     fn sample(&mut self, t: usize, d: &ImageDesc, fmt: &Format, sp: &SamplerDesc, op: &ImageOp, ad: &Addr) -> Result<u32, InterpError> {
         if matches!(op.dim, ImageDim::Cube | ImageDim::D2Msaa | ImageDim::D2MsaaArray) {
             return Err(err("sampling a cube or multisampled image"));
@@ -393,152 +397,151 @@ impl Machine<'_> {
         }
         let unnorm = op.unorm || sp.unnormalized;
         let levels = d.last_level.saturating_sub(d.base_level) + 1;
+        let top = (levels - 1) as i64;
         let l0 = level(d, op.dim, fmt, d.base_level);
-        let size = [l0.w as f64, l0.h as f64, l0.slices as f64];
+        let size = [l0.w as f32, l0.h as f32, l0.slices as f32];
         let g = op.dim.grads();
-        // LOD before clamping.
+        // The LOD before clamping, 8 fractional bits.
         let raw = match op.lod {
-            LodMode::Zero => 0.0,
-            LodMode::Lod => ad.lod as f64,
+            LodMode::Zero => 0,
+            LodMode::Lod => sample::quantize(ad.lod),
             _ => {
-                let len = |dir: usize| {
-                    (0..g)
-                        .map(|c| {
-                            let x = ad.grads[dir][c] as f64 * if unnorm { 1.0 } else { size[c] };
-                            x * x
-                        })
-                        .sum::<f64>()
-                        .sqrt()
-                };
-                len(0).max(len(1)).log2()
+                let scale = if unnorm { [1.0; 3] } else { size };
+                let lx = sample::len2(&ad.grads[0][..g], &scale[..g]);
+                let ly = sample::len2(&ad.grads[1][..g], &scale[..g]);
+                sample::lod_of_len2(sample::max_len2(lx, ly))
             }
         };
-        let bias = if op.lod == LodMode::Bias { ad.bias as f64 } else { 0.0 };
-        let mut lod = (raw + bias + sp.lod_bias as f64).max(sp.min_lod as f64).min(sp.max_lod as f64);
+        let bias = if op.lod == LodMode::Bias { sample::quantize(ad.bias) } else { 0 };
+        let sbias = (sp.lod_bias * 256.0) as i64;
+        let (min_q, max_q) = ((sp.min_lod * 256.0) as i64, (sp.max_lod * 256.0) as i64);
+        let mut lod = (raw + bias + sbias).max(min_q).min(max_q);
         if let Some(c) = ad.clamp {
-            lod = lod.min(c as f64);
+            lod = lod.min(sample::quantize(c));
         }
         if op.kind == ImageKind::GetLod {
-            let v = if op.chan == 0 { lod.clamp(0.0, (levels - 1) as f64) } else { raw };
-            return Ok((v as f32).to_bits());
+            let v = if op.chan == 0 { lod.clamp(0, top * 256) } else { raw };
+            return Ok((v as f32 / 256.0).to_bits());
         }
-        let linear = if lod <= 0.0 { sp.mag_linear } else { sp.min_linear };
-        let top = (levels - 1) as f64;
-        let picks: Vec<(u32, f64)> = match sp.mip_filter {
-            _ if op.kind == ImageKind::Gather || sp.mip_filter == 1 => vec![((lod.max(0.0) + 0.5).floor().min(top) as u32, 1.0)],
+        let linear = if lod <= 0 { sp.mag_linear } else { sp.min_linear };
+        let pos = lod.max(0);
+        // (level, weight of the second level) pairs: one level, or two blended.
+        let (first, second, mip_a) = match sp.mip_filter {
+            _ if op.kind == ImageKind::Gather || sp.mip_filter == 1 => (((pos + 128) >> 8).min(top), None, 0),
             2 => {
-                let lo = lod.max(0.0).floor().min(top);
-                let fr = if lo >= top { 0.0 } else { lod.max(0.0) - lo };
-                vec![(lo as u32, 1.0 - fr), ((lo + 1.0).min(top) as u32, fr)]
+                let lo = (pos >> 8).min(top);
+                if lo >= top {
+                    (lo, None, 0)
+                } else {
+                    (lo, Some(lo + 1), (pos & 255) as u32)
+                }
             }
-            _ => vec![(0, 1.0)],
+            _ => (0, None, 0),
         };
-        let mut acc = [0f64; 4];
-        for (li, wgt) in picks {
-            if wgt == 0.0 {
-                continue;
+        let v0 = self.sample_level(t, d, fmt, sp, op, ad, first as u32, linear, unnorm)?;
+        let res = match second {
+            Some(l) if mip_a != 0 => {
+                let v1 = self.sample_level(t, d, fmt, sp, op, ad, l as u32, linear, unnorm)?;
+                [0, 1, 2, 3].map(|c| sample::lerp(v0[c], v1[c], mip_a))
             }
-            let lv = level(d, op.dim, fmt, d.base_level + li);
-            let dims = [lv.w, lv.h, lv.slices];
-            let fc = ad.coords.map(fl);
-            // Texel-space position of the filtered axes.
-            let axes: Vec<f64> = (0..g)
-                .map(|c| {
-                    let s = fc[c] as f64;
-                    let u = if unnorm { s } else { (fc[c] * dims[c] as f32) as f64 };
-                    u - 0.5 + ad.offset[c] as f64
-                })
-                .collect();
-            let slice = match op.dim {
-                ImageDim::D1Array => Some(fc[1]),
-                ImageDim::D2Array => Some(fc[2]),
-                _ => None,
-            }
-            .map(|s| (s.round_ties_even().max(0.0) as u32).min(lv.slices - 1) + d.base_array);
-            // Per axis: (index, weight) pairs.
-            let per_axis: Vec<Vec<(i64, f64)>> = (0..g)
-                .map(|c| {
-                    let lin = if c == 2 && sp.z_filter != 0 { sp.z_filter == 2 } else { linear };
-                    let u = axes[c];
-                    if lin || op.kind == ImageKind::Gather {
-                        let i0 = u.floor();
-                        let a = u - i0;
-                        vec![(i0 as i64, 1.0 - a), (i0 as i64 + 1, a)]
-                    } else {
-                        vec![((u + 0.5).floor() as i64, 1.0)]
-                    }
-                })
-                .collect();
-            let border = match sp.border {
-                0 => [0.0, 0.0, 0.0, 0.0],
-                1 => [0.0, 0.0, 0.0, 1.0],
-                _ => [1.0, 1.0, 1.0, 1.0],
-            };
-            let fetch = |m: &mut Machine, idx: [i64; 3]| -> Result<[f64; 4], InterpError> {
-                let mut at = [0u32; 3];
-                for c in 0..g {
-                    match wrap(sp.clamp[c], idx[c], dims[c]) {
-                        Some(v) => at[c] = v,
-                        None => return Ok(border),
-                    }
-                }
-                let s = slice.unwrap_or(if g == 3 { at[2] } else { 0 });
-                let (x, y) = (at[0], if g >= 2 { at[1] } else { 0 });
-                let tx = m.texel(t, d, fmt, &lv, [x, y, s])?;
-                let mut v = tx.map(|b| f32::from_bits(b) as f64);
-                if fmt.is_int() {
-                    v = tx.map(|b| b as f64);
-                }
-                if op.compare {
-                    let r = ad.reference as f64;
-                    let pass = match sp.compare_func {
-                        0 => false,
-                        1 => r < v[0],
-                        2 => r == v[0],
-                        3 => r <= v[0],
-                        4 => r > v[0],
-                        5 => r != v[0],
-                        6 => r >= v[0],
-                        _ => true,
-                    };
-                    v[0] = pass as u8 as f64;
-                }
-                Ok(v)
-            };
-            if op.kind == ImageKind::Gather {
-                let (i0, i1) = (per_axis[0][0].0, per_axis[0][1].0);
-                let (j0, j1) = if g >= 2 { (per_axis[1][0].0, per_axis[1][1].0) } else { (0, 0) };
-                let which = [(i0, j1), (i1, j1), (i1, j0), (i0, j0)][op.chan as usize & 3];
-                let tx = fetch(self, [which.0, which.1, 0])?;
-                let sel = d.dst_sel[(op.comp as usize).min(3)];
-                let v = match sel {
-                    1 => 1.0,
-                    4..=7 => tx[sel as usize - 4],
-                    _ => 0.0,
-                };
-                let bits = if fmt.is_int() { v as i64 as u32 } else { (v as f32).to_bits() };
-                return Ok(bits);
-            }
-            let ys = if g >= 2 { per_axis[1].clone() } else { vec![(0, 1.0)] };
-            let zs = if g >= 3 { per_axis[2].clone() } else { vec![(0, 1.0)] };
-            for &(i, wi) in &per_axis[0] {
-                for &(j, wj) in &ys {
-                    for &(kz, wk) in &zs {
-                        let wt = wgt * wi * wj * wk;
-                        if wt == 0.0 {
-                            continue;
-                        }
-                        let v = fetch(self, [i, j, kz])?;
-                        for c in 0..4 {
-                            acc[c] += wt * v[c];
-                        }
-                    }
-                }
-            }
+            _ => v0,
+        };
+        if op.kind == ImageKind::Gather {
+            return Ok(res[0]);
         }
-        let res = acc.map(|x| (x as f32).to_bits());
         let v = select(fmt, d.dst_sel[op.chan as usize & 3], &res);
         Ok(if op.d16 { to16(fmt, v) } else { v })
+    }
+
+    /// One level's filtered value (four f32 channels), or for a gather the selected channel of
+    /// the texel `op.chan` picks, in channel 0.
+    #[allow(clippy::too_many_arguments)]
+    fn sample_level(&mut self, t: usize, d: &ImageDesc, fmt: &Format, sp: &SamplerDesc, op: &ImageOp, ad: &Addr, li: u32, linear: bool, unnorm: bool) -> Result<[u32; 4], InterpError> {
+        let g = op.dim.grads();
+        let lv = level(d, op.dim, fmt, d.base_level + li);
+        let dims = [lv.w, lv.h, lv.slices];
+        let fc = ad.coords.map(fl);
+        let slice = match op.dim {
+            ImageDim::D1Array => Some(fc[1]),
+            ImageDim::D2Array => Some(fc[2]),
+            _ => None,
+        }
+        .map(|s| (s.round_ties_even().max(0.0) as u32).min(lv.slices - 1) + d.base_array);
+        // Per axis: the first texel index and the weight of the second (0 for nearest).
+        let axes: Vec<(i64, u32)> = (0..g)
+            .map(|c| {
+                let lin = if c == 2 && sp.z_filter != 0 { sp.z_filter == 2 } else { linear };
+                let tc = if unnorm { fc[c] } else { fc[c] * dims[c] as f32 };
+                let q = sample::quantize(tc) - 128 + 256 * ad.offset[c] as i64;
+                if lin || op.kind == ImageKind::Gather {
+                    (q >> 8, (q & 255) as u32)
+                } else {
+                    ((q + 128) >> 8, 0)
+                }
+            })
+            .collect();
+        let f1 = 1f32.to_bits();
+        let border = match sp.border {
+            0 => [0; 4],
+            1 => [0, 0, 0, if fmt.is_int() { 1 } else { f1 }],
+            _ => [if fmt.is_int() { 1 } else { f1 }; 4],
+        };
+        let fetch = |m: &mut Machine, idx: [i64; 3]| -> Result<[u32; 4], InterpError> {
+            let mut at = [0u32; 3];
+            for c in 0..g {
+                match wrap(sp.clamp[c], idx[c], dims[c]) {
+                    Some(v) => at[c] = v,
+                    None => return Ok(border),
+                }
+            }
+            let s = slice.unwrap_or(if g == 3 { at[2] } else { 0 });
+            let (x, y) = (at[0], if g >= 2 { at[1] } else { 0 });
+            let mut v = m.texel(t, d, fmt, &lv, [x, y, s])?;
+            if op.compare {
+                let (r, x) = (ad.reference, f32::from_bits(v[0]));
+                let pass = match sp.compare_func {
+                    0 => false,
+                    1 => r < x,
+                    2 => r == x,
+                    3 => r <= x,
+                    4 => r > x,
+                    5 => r != x,
+                    6 => r >= x,
+                    _ => true,
+                };
+                v[0] = if pass { f1 } else { 0 };
+            }
+            Ok(v)
+        };
+        if op.kind == ImageKind::Gather {
+            let (i0, j0) = (axes[0].0, if g >= 2 { axes[1].0 } else { 0 });
+            let which = [(i0, j0 + 1), (i0 + 1, j0 + 1), (i0 + 1, j0), (i0, j0)][op.chan as usize & 3];
+            let tx = fetch(self, [which.0, which.1, 0])?;
+            return Ok([select(fmt, d.dst_sel[(op.comp as usize).min(3)], &tx), 0, 0, 0]);
+        }
+        let lerp4 = |a: [u32; 4], b: [u32; 4], w: u32| [0, 1, 2, 3].map(|c| sample::lerp(a[c], b[c], w));
+        // x, then y, then z: each axis blends the values of the axes before it.
+        let (nz, ny) = (if g >= 3 { 2 } else { 1 }, if g >= 2 { 2 } else { 1 });
+        let mut zv = Vec::with_capacity(2);
+        for kz in 0..nz {
+            let mut yv = Vec::with_capacity(2);
+            for jy in 0..ny {
+                let j = if g >= 2 { axes[1].0 + jy } else { 0 };
+                let k = if g >= 3 { axes[2].0 + kz } else { 0 };
+                let (i, a) = axes[0];
+                let v0 = fetch(self, [i, j, k])?;
+                let v = if a == 0 { v0 } else { lerp4(v0, fetch(self, [i + 1, j, k])?, a) };
+                yv.push(v);
+                if g < 2 || axes[1].1 == 0 {
+                    break;
+                }
+            }
+            zv.push(if yv.len() == 2 { lerp4(yv[0], yv[1], axes[1].1) } else { yv[0] });
+            if g < 3 || axes[2].1 == 0 {
+                break;
+            }
+        }
+        Ok(if zv.len() == 2 { lerp4(zv[0], zv[1], axes[2].1) } else { zv[0] })
     }
 }
 

@@ -37,21 +37,33 @@
 //! coordinate into the level, the border modes give the border colour (transparent black,
 //! opaque black or opaque white; a border-colour table is an error).
 //!
-//! Sampling (the IR's definition; there is no AMD hardware truth for filtering here): texel
-//! space `u = s × size - 0.5` in f32 (unless unnormalized coordinates: `u = s - 0.5`); nearest
-//! takes texel `floor(u + 0.5)`, bilinear the four around `u` with weights `a = u - floor(u)`,
-//! `1 - a`; 3D linear adds the slice axis. LOD: explicit; 0 for `Zero`; from derivatives
-//! `log2(max(|d/dx|, |d/dy|))` in texels (Euclidean lengths) for `Grad`, and for `Implicit` and
-//! `Bias` with coarse derivatives of the 2×2 quad of lanes (lane & !3: d/dx = lane 1 - lane 0,
-//! d/dy = lane 2 - lane 0 of the quad, whatever the mask); plus the bias and the sampler's LOD
-//! bias, clamped to the sampler's [min, max] LOD and the op's clamp. LOD <= 0 uses the
-//! magnification filter, else minification; the mip filter picks the nearest level or blends
-//! the two around the LOD (levels counted from the base level, clamped to the last). Values are
-//! blended in f64 from the f32 channel values and rounded to f32 once. A depth compare
-//! replaces each texel's x by 1.0 where `reference OP texel.x` holds (else 0.0) before filtering.
-//! Gather4 returns one channel of the four bilinear texels of the selected level, in the order
-//! (i0, j1), (i1, j1), (i1, j0), (i0, j0). Cube sampling is an error of the op (loads and
-//! stores address a cube as six slices).
+//! Sampling (the IR's definition, exact: [`super::sample`] gives the arithmetic; there is no
+//! AMD hardware truth for filtering here, NVIDIA documents the 8-bit weights): texel position
+//! `t = s × size` in f32 (`t = s` for unnormalized coordinates), quantized to 8 fractional bits
+//! as `q = floor(256 × t) - 128 + 256 × offset`; nearest takes texel `(q + 128) >> 8`, bilinear
+//! the two around `q` per axis (`q >> 8` and the next) with weight `a = (q & 255) / 256` for the
+//! second; 3D linear adds the slice axis; array slices are the slice coordinate rounded to
+//! nearest even, clamped to the slices. LOD, 8 fractional bits, floored: explicit (`Lod`), 0
+//! (`Zero`), or from derivatives (`floor(128 × log2(m))` through a table of f32 thresholds, `m`
+//! the larger squared length of d/dx and d/dy in texels, computed in f32) for `Grad`, and for
+//! `Implicit` and `Bias` with coarse derivatives of the 2×2 quad of lanes (lane & !3: d/dx =
+//! lane 1 - lane 0, d/dy = lane 2 - lane 0 of the quad, whatever the mask, differences in f32);
+//! plus the bias operand and the sampler's LOD bias as integers, clamped to the sampler's
+//! [min, max] LOD and the op's clamp. LOD <= 0 uses the magnification filter, else
+//! minification; the mip filter picks the nearest level (`(lod + 128) >> 8`) or blends the two
+//! around the LOD with weight `lod & 255` (levels counted from the base level, clamped to the
+//! last). Blends are f32 lerps (`RN(RN(v0 × (1 - a)) + RN(v1 × a))`, `v0` for `a = 0`) per
+//! axis, x, then y, then z, then across the two levels, from the f32 channel values. A depth
+//! compare replaces each texel's x by 1.0 where `reference OP texel.x` holds (else 0.0) before
+//! filtering (a border colour is not compared). Gather4 returns one channel of the four bilinear texels of the selected level,
+//! in the order (i0, j1), (i1, j1), (i1, j0), (i0, j0). GetLod gives the clamped LOD (to the
+//! level range) in channel 0 and the derivatives' LOD in channel 1, as f32.
+//!
+//! Cube sampling is an error of the op (loads and stores address a cube as six slices): the
+//! IR's cube operands are AMD's face coordinates and face id (after `v_cubeid` / `v_cubesc` /
+//! `v_cubetc` / `v_cubema`) in AMD functions but a direction vector in NVIDIA ones (`TEX` of a
+//! cube lifts onto the same op), and neither AMD's face-coordinate convention nor its
+//! cross-face filtering is documented here, so no one definition is exact for both.
 
 use super::mem::AtomicKind;
 

@@ -12,6 +12,7 @@ pub mod int;
 pub mod lane;
 pub mod mem;
 pub mod ray;
+pub mod sample;
 pub mod stage;
 pub mod warp;
 

@@ -1,7 +1,8 @@
 //! Image ops (`img.*`, `isabridge_ir::ops::image`) in SPIR-V, as the IR's image model defines
 //! them: the T# is read per lane from its operand values, never through a Vulkan image or
 //! sampler. Here: the descriptor's fields and `img.resinfo` (the level's width, height, depth
-//! or slices, and the level count); loads, stores and atomics are in [`super::image_load`]. A
+//! or slices, and the level count); loads, stores and atomics are in [`super::image_load`],
+//! sampling and gather in [`super::image_sample`]. A
 //! lane outside the op's mask reads 0; a tiled surface (swizzle mode other than linear) or a
 //! format number the IR does not define records the trap [`IMAGE_TRAP`] for an active lane
 //! (the interpreter stops with an error there) and reads 0.

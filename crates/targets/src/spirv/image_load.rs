@@ -67,23 +67,24 @@ fn packed(f: Format) -> u64 {
 }
 
 /// The run-time format of a descriptor, as u64 ids.
-struct FormatIds {
+pub(super) struct FormatIds {
     /// Channels stored.
-    chans: Word,
+    pub(super) chans: Word,
     /// Bytes a channel.
-    cb: Word,
+    pub(super) cb: Word,
     /// Bits a channel.
-    bits: Word,
+    pub(super) bits: Word,
     /// Bytes a texel.
-    bytes: Word,
+    pub(super) bytes: Word,
     /// The kind's code.
-    kind: Word,
+    pub(super) kind: Word,
     /// Channels read as integers (b1).
-    int: Word,
+    pub(super) int: Word,
 }
 
 impl Em<'_> {
-    fn image_format(&mut self, format: Word) -> Result<FormatIds, EmitError> {
+    /// The run-time format of format number `format` (u64).
+    pub(super) fn image_format(&mut self, format: Word) -> Result<FormatIds, EmitError> {
         let mut r = self.u64c(0)?;
         for n in 0..512u32 {
             if let Some(f) = Format::from_number(n) {
@@ -215,7 +216,15 @@ impl Em<'_> {
         let inside = self.land(le, xin)?;
         let inside = self.land(inside, yin)?;
         let inside = self.land(inside, sin)?;
-        // The levels before this one (at most the last level's 15).
+        let offset = self.level_offset(d, f, dim, lvl)?;
+        let addr = self.texel_at(d, f, offset, [lw, lh], [x, y, s])?;
+        Ok((addr, inside))
+    }
+
+    /// Where level `lvl` (u64) starts, after the levels before it (at most the last level's
+    /// 15), relative to the base address.
+    pub(super) fn level_offset(&mut self, d: &DescIds, f: &FormatIds, dim: ImageDim, lvl: Word) -> Result<Word, EmitError> {
+        let zero = self.u64c(0)?;
         let mut offset = zero;
         for k in 0..MAX_LEVEL {
             let kc = self.u64c(k)?;
@@ -227,6 +236,12 @@ impl Em<'_> {
             let add = self.sel(before, sz, zero)?;
             offset = self.add(offset, add)?;
         }
+        Ok(offset)
+    }
+
+    /// The address of texel (x, y, slice) (u64 words) of a level starting `offset` bytes after
+    /// the base with rows of `lw` texels and `lh` rows a slice: mod 2^48.
+    pub(super) fn texel_at(&mut self, d: &DescIds, f: &FormatIds, offset: Word, [lw, lh]: [Word; 2], [x, y, s]: [Word; 3]) -> Result<Word, EmitError> {
         let idx = self.img_mul(s, lh)?;
         let idx = self.add(idx, y)?;
         let idx = self.img_mul(idx, lw)?;
@@ -234,8 +249,60 @@ impl Em<'_> {
         let at = self.img_mul(idx, f.bytes)?;
         let addr = self.add(d.base, offset)?;
         let addr = self.add(addr, at)?;
-        let addr = self.and(addr, (1 << 48) - 1)?;
-        Ok((addr, inside))
+        self.and(addr, (1 << 48) - 1)
+    }
+
+    /// The four channels of the texel at `addr` as read (`interp::image::texel`: f32 bits or
+    /// integers in u64s, missing channels 0 or one), loaded only where `go` holds (else the
+    /// missing-channel values).
+    pub(super) fn texel_channels(&mut self, f: &FormatIds, addr: Word, go: Word) -> Result<[Word; 4], EmitError> {
+        let zero = self.u64c(0)?;
+        let one = self.format_one(f)?;
+        let mut t = [zero, zero, zero, one];
+        for (c, tc) in t.iter_mut().enumerate() {
+            let kc = self.u64c(c as u64)?;
+            let stored = self.img_ult(kc, f.chans)?;
+            let now = self.land(go, stored)?;
+            let (a4, sh, m) = self.channel_place(f, addr, c as u64)?;
+            let w = self.guarded(now, Some((self.t_u64, zero)), |em| {
+                let w = em.load_word(Place::Device, a4)?;
+                em.b.u_convert(em.t_u64, None, w).map(Some).map_err(internal)
+            })?;
+            let w = w.ok_or_else(|| internal("a guarded load without a value"))?;
+            let raw = self.b.shift_right_logical(self.t_u64, None, w, sh).map_err(internal)?;
+            let raw = self.b.bitwise_and(self.t_u64, None, raw, m).map_err(internal)?;
+            let val = self.unpack_channel(f, raw)?;
+            *tc = self.sel(stored, val, *tc)?;
+        }
+        Ok(t)
+    }
+
+    /// The value of a missing channel or of select 1: 1 for integer formats, else 1.0 (u64).
+    pub(super) fn format_one(&mut self, f: &FormatIds) -> Result<Word, EmitError> {
+        let fone = self.u64c(1f32.to_bits() as u64)?;
+        self.sel_k(f.int, 1, fone)
+    }
+
+    /// The channel the descriptor's select `sel` (u64) names of texel `t`: 1 → one, 4..7 →
+    /// x..w, else 0.
+    pub(super) fn select_channel(&mut self, f: &FormatIds, sel: Word, t: &[Word; 4]) -> Result<Word, EmitError> {
+        let zero = self.u64c(0)?;
+        let one = self.format_one(f)?;
+        let mut r = zero;
+        for (s, &x) in t.iter().enumerate() {
+            let is = self.eq(sel, 4 + s as u64)?;
+            r = self.sel(is, x, r)?;
+        }
+        let is1 = self.eq(sel, 1)?;
+        self.sel(is1, one, r)
+    }
+
+    /// A result channel `r` as `d16` gives it: f16 bits of float-like formats, the low 16 bits
+    /// of integer ones.
+    pub(super) fn channel_d16(&mut self, f: &FormatIds, r: Word) -> Result<Word, EmitError> {
+        let low = self.and(r, 0xffff)?;
+        let h = self.img_ftof(FFmt::F32, FFmt::F16, r)?;
+        self.sel(f.int, low, h)
     }
 
     /// The word address (u64), bit shift (u64) and field mask (u64) of channel `c` of the
@@ -255,9 +322,7 @@ impl Em<'_> {
     pub(super) fn image_texel(&mut self, v: Value, op: ImageOp, args: &[Value], ty: Option<Type>) -> Result<(), EmitError> {
         let text = Op::Image(op).mnemonic();
         if op.samples() {
-            // The interpreter filters in f64 (its NaN results are the host's) and takes the
-            // LOD of derivatives through the host's log2: no exact form here yet.
-            return Err(unsupported(self.cur_ir, v.0, text, "image sampling, gather and get-LOD"));
+            return self.image_sample(v, op, args, ty);
         }
         let wave = self.f.model == ExecModel::Wave;
         if let ImageKind::Atomic(k) = op.kind {
@@ -312,40 +377,9 @@ impl Em<'_> {
         let zero = self.u64c(0)?;
         let result = match op.kind {
             ImageKind::Load => {
-                let fone = self.u64c(1f32.to_bits() as u64)?;
-                let one = self.sel_k(f.int, 1, fone)?;
-                let mut t = [zero, zero, zero, one];
-                for (c, tc) in t.iter_mut().enumerate() {
-                    let kc = self.u64c(c as u64)?;
-                    let stored = self.img_ult(kc, f.chans)?;
-                    let now = self.land(go, stored)?;
-                    let (a4, sh, m) = self.channel_place(&f, addr, c as u64)?;
-                    let w = self.guarded(now, Some((self.t_u64, zero)), |em| {
-                        let w = em.load_word(Place::Device, a4)?;
-                        em.b.u_convert(em.t_u64, None, w).map(Some).map_err(internal)
-                    })?;
-                    let w = w.ok_or_else(|| internal("a guarded load without a value"))?;
-                    let raw = self.b.shift_right_logical(self.t_u64, None, w, sh).map_err(internal)?;
-                    let raw = self.b.bitwise_and(self.t_u64, None, raw, m).map_err(internal)?;
-                    let val = self.unpack_channel(&f, raw)?;
-                    *tc = self.sel(stored, val, *tc)?;
-                }
-                // The descriptor's select of the result channel: 1 → one, 4..7 → x..w, else 0.
-                let sel = d.dst_sel[op.chan as usize & 3];
-                let mut r = zero;
-                for (s, &x) in t.iter().enumerate() {
-                    let is = self.eq(sel, 4 + s as u64)?;
-                    r = self.sel(is, x, r)?;
-                }
-                let is1 = self.eq(sel, 1)?;
-                let r = self.sel(is1, one, r)?;
-                let r = if op.d16 {
-                    let low = self.and(r, 0xffff)?;
-                    let h = self.img_ftof(FFmt::F32, FFmt::F16, r)?;
-                    self.sel(f.int, low, h)?
-                } else {
-                    r
-                };
+                let t = self.texel_channels(&f, addr, go)?;
+                let r = self.select_channel(&f, d.dst_sel[op.chan as usize & 3], &t)?;
+                let r = if op.d16 { self.channel_d16(&f, r)? } else { r };
                 Some(self.sel(go, r, zero)?)
             }
             ImageKind::Store => {

@@ -26,6 +26,7 @@ mod heap;
 mod helper_fn;
 mod image;
 mod image_load;
+mod image_sample;
 mod int64_float;
 mod int_widths;
 mod int_ops;
