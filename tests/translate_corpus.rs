@@ -273,7 +273,7 @@ const RUN_BUFFER_BYTES: usize = 1 << 20;
 /// Why a corpus kernel that emits does not run equal on Vulkan: the first difference or the
 /// failing side's error.
 fn run_cuda_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &isabridge::Artifact, seed: &mut u64) -> Result<(), String> {
-    use isabridge::cuda_launch::{run_interp, run_vulkan_in, Launch};
+    use isabridge::cuda_launch::{globals_image, run_interp, run_vulkan_in, Launch};
     let source = Source::object(c.isa, c.wave, Some(name));
     let f = t.lift(&c.code, &source).map_err(|e| format!("lift: {e}"))?;
     let kernel = a.spirv_kernel().ok_or("no SPIR-V kernel in the artifact")?;
@@ -281,14 +281,26 @@ fn run_cuda_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &
     let k = isabridge::decoder::elf::nvinfo::find_kernel(&all, name).ok_or("no .nv.info entry")?;
     // Every 8-byte parameter gets a buffer of random bytes (pointer or not: both runs see
     // the same value), every other one a small random integer.
-    let buffers: Vec<Vec<u8>> = k.params.iter().filter(|p| p.size == 8).map(|_| (0..RUN_BUFFER_BYTES).map(|_| rng(seed) as u8).collect()).collect();
+    let mut buffers: Vec<Vec<u8>> = k.params.iter().filter(|p| p.size == 8).map(|_| (0..RUN_BUFFER_BYTES).map(|_| rng(seed) as u8).collect()).collect();
+    // The module's global variables, if any, are the last region (its bytes relocated for its
+    // address once that is known).
+    let module_globals = k.module.needs_globals();
+    if module_globals {
+        buffers.push(globals_image(k, 0)?);
+    }
     let contents: Vec<&[u8]> = buffers.iter().map(Vec::as_slice).collect();
     let mem = vk.memory(kernel.memory, &contents).map_err(|e| format!("vulkan memory: {e}"))?;
     // The regions sit at their Vulkan addresses in both runs.
-    let global: Vec<(u64, Vec<u8>)> = buffers.iter().enumerate().map(|(i, b)| (mem.address(i).unwrap(), b.clone())).collect();
+    let mut global: Vec<(u64, Vec<u8>)> = buffers.iter().enumerate().map(|(i, b)| (mem.address(i).unwrap(), b.clone())).collect();
+    let globals_at = module_globals.then(|| global[global.len() - 1].0);
+    if let Some(at) = globals_at {
+        let image = globals_image(k, at)?;
+        mem.write(global.len() - 1, 0, &image).ok_or("the module's global variables do not fit their region")?;
+        global.last_mut().unwrap().1 = image;
+    }
     let mut next = global.iter().map(|g| g.0);
     let params = k.params.iter().map(|p| if p.size == 8 { next.next().unwrap() } else { 1 + rng(seed) % 100 }).collect();
-    let l = Launch { grid: [2, 1, 1], block: [32, 1, 1], params, global };
+    let l = Launch { grid: [2, 1, 1], block: [32, 1, 1], params, global, globals_at };
     let want = match run_interp(c.isa, &f, k, l.clone()) {
         Ok(w) => w,
         // A trap ends both runs: the device must report the same trap code.
