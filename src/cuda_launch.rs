@@ -78,7 +78,7 @@ pub fn globals_image(k: &KernelAbi, base: u64) -> Result<Vec<u8>, String> {
     if !k.module.needs_globals() {
         return Ok(Vec::new());
     }
-    k.module.relocated(&k.name, base).map(|r| r.1).map_err(|e| format!("{}: module data: {e}", k.name))
+    k.module.relocated(&k.name, base).map(|r| r.globals).map_err(|e| format!("{}: module data: {e}", k.name))
 }
 
 /// Constant bank 0 as the driver fills it for a launch: block and grid sizes, the stack top,
@@ -115,7 +115,7 @@ fn constant_banks(isa: Isa, k: &KernelAbi, l: &Launch, params: &[u64], globals: 
     if k.module.needs_globals() && globals.is_none() {
         return Err(format!("{}: the module has global variables, which the launch does not place (Launch::globals_at)", k.name));
     }
-    let (module, _) = k.module.relocated(&k.name, globals.unwrap_or(0)).map_err(|e| format!("{}: module data: {e}", k.name))?;
+    let module = k.module.relocated(&k.name, globals.unwrap_or(0)).map_err(|e| format!("{}: module data: {e}", k.name))?.banks;
     let mut banks = vec![cbank0(isa, k, l.grid, l.block, params)];
     for (n, bytes) in k.constant_banks.iter().chain(&module) {
         let n = *n as usize;

@@ -139,6 +139,15 @@ pub struct ModuleData {
     functions: Vec<(usize, u64)>,
 }
 
+/// The module's data with the relocations applied for one placement of its global variables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relocated {
+    /// The module's constant banks: (bank number, bytes).
+    pub banks: Vec<(u8, Vec<u8>)>,
+    /// The image of the global variables.
+    pub globals: Vec<u8>,
+}
+
 /// One symbol table entry: name, type, section index, value.
 struct Symbol<'a> {
     name: &'a str,
@@ -245,7 +254,7 @@ impl ModuleData {
     /// image placed at address `base`, for a launch of kernel `kernel` (an error where its code
     /// or its own constant banks have relocations). A REL entry (no addend) adds nothing to
     /// the symbol's address.
-    pub fn relocated(&self, kernel: &str, base: u64) -> Result<(Vec<(u8, Vec<u8>)>, Vec<u8>), RelocError> {
+    pub fn relocated(&self, kernel: &str, base: u64) -> Result<Relocated, RelocError> {
         let own = |s: &str| s.strip_prefix(".nv.constant").or_else(|| s.strip_prefix(".text")).and_then(|r| r.split_once('.')).is_some_and(|(_, k)| k == kernel);
         if let Some((section, count)) = self.kernel_relocations.iter().find(|(s, _)| own(s)) {
             return Err(RelocError::Kernel { section: section.clone(), count: *count });
@@ -282,7 +291,7 @@ impl ModuleData {
             };
             dst.copy_from_slice(&bytes);
         }
-        Ok((banks, globals))
+        Ok(Relocated { banks, globals })
     }
 
     /// Whether any relocation writes the global-variable image or names a global variable
@@ -314,9 +323,9 @@ mod tests {
             let m = module_data(&fixture(f));
             assert_eq!(m.globals.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>(), [8, 0x10, 0x18, 0x20], "{f}");
             assert_eq!(m.relocations, [Relocation { place: Place::Bank(4), offset: 0, kind: R_CUDA_64, symbol: "ops".into(), target: Some(Target::Global(0)), addend: 0 }], "{f}");
-            let (banks, globals) = m.relocated("calls", 0x7000_0000_1000).unwrap();
-            assert_eq!(banks, [(4, 0x7000_0000_1000u64.to_le_bytes().to_vec())], "{f}");
-            assert_eq!(globals, m.globals);
+            let r = m.relocated("calls", 0x7000_0000_1000).unwrap();
+            assert_eq!(r.banks, [(4, 0x7000_0000_1000u64.to_le_bytes().to_vec())], "{f}");
+            assert_eq!(r.globals, m.globals);
             assert!(m.needs_globals());
         }
     }

@@ -20,7 +20,7 @@ use crate::lift::LiftError;
 /// `.nv.info` the instruction's own, eight bytes further.
 pub(crate) fn is_call(at: &At, base: u64, indirect_calls: &[u64]) -> bool {
     let off = at.inst.addr.wrapping_sub(base);
-    at.inst.name == "BRX" && indirect_calls.iter().any(|&c| c == off || (off % 32 == 0 && c == off + 8))
+    at.inst.name == "BRX" && indirect_calls.iter().any(|&c| c == off || (off.is_multiple_of(32) && c == off + 8))
 }
 
 /// Lift the indirect call `at`: a jump per lane to the function among `calls` (addresses) that
