@@ -366,12 +366,13 @@ bb10:
 bb11:
   br bb5
 bb5:
-  %30: mask = phi [bb4: %10], [bb10: %20], [bb11: %20], [bb7: %10]
+  %30: mask = phi [bb4: %10], [bb10: %20], [bb11: %20], [bb7: %50]
   converge.join %30
   cbr %2, bb8, bb9
 bb9:
   br bb6
 bb6:
+  %50: mask = phi [bb3: %10], [bb9: %30]
   converge.sync %13
   cbr %2, bb7, bb8
 bb7:
