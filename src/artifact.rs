@@ -99,7 +99,10 @@ pub struct Artifact {
     /// Its descriptor bindings.
     pub bindings: Vec<Binding>,
     /// The compiler's constant banks the kernel carries (bank number, bytes), which the host
-    /// places in the [`Resource::ConstantBanks`] buffer.
+    /// places in the [`Resource::ConstantBanks`] buffer: the kernel's own and its module's
+    /// (`.nv.constant3`'s `__constant__` variables, ...) as the cubin holds them; the
+    /// module's relocations (an address in bank 4) are the host's to apply, as the CUDA driver
+    /// does (`isabridge::cuda_launch` applies them).
     pub constant_banks: Vec<(u8, Vec<u8>)>,
     /// Vulkan features and properties the module needs, by their Vulkan names.
     pub requires: Vec<&'static str>,

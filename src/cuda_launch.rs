@@ -11,6 +11,14 @@
 //! the kernel runs as one invocation per thread of the whole grid; each global-memory region
 //! becomes a buffer, and a parameter that points into a region is replaced by the buffer's
 //! guest address (device address or heap address) at the same offset.
+//!
+//! The module's own data (`decoder::elf::nvmodule`) comes with every launch, as the driver
+//! loads it with the module: its constant banks (bank 3's `__constant__` variables, bank 4's
+//! addresses) and its global variables (`__device__`), one region of the launch's global
+//! memory at an address the caller picks ([`Launch::globals_at`], bytes from
+//! [`globals_image`]), with the module's relocations applied for that address (on Vulkan, for
+//! the region's address there). A function pointer is the function's offset in the kernel's
+//! code, what ptxas's tables hold and the lifters compare a call's target with.
 
 use isabridge_decoder::elf::nvinfo::KernelAbi;
 use isabridge_decoder::lift::sm50;
@@ -59,6 +67,18 @@ pub struct Launch {
     pub params: Vec<u64>,
     /// Global memory: (base address, bytes).
     pub global: Vec<(u64, Vec<u8>)>,
+    /// Where the module's global variables lie: the base of one of `global`'s regions, which
+    /// holds [`globals_image`] for that base. `None` for a module without global variables.
+    pub globals_at: Option<u64>,
+}
+
+/// The bytes of kernel `k`'s module global variables (`.nv.global.init`, then `.nv.global`
+/// zero-filled) placed at `base`, relocated; empty when the module has none.
+pub fn globals_image(k: &KernelAbi, base: u64) -> Result<Vec<u8>, String> {
+    if !k.module.needs_globals() {
+        return Ok(Vec::new());
+    }
+    k.module.relocated(&k.name, base).map(|r| r.globals).map_err(|e| format!("{}: module data: {e}", k.name))
 }
 
 /// Constant bank 0 as the driver fills it for a launch: block and grid sizes, the stack top,
@@ -88,17 +108,33 @@ pub fn cbank0(isa: Isa, k: &KernelAbi, grid: [u32; 3], block: [u32; 3], params: 
     cbank
 }
 
-/// The constant banks of a launch: bank 0 ([`cbank0`]) and the kernel's own banks by number.
-fn constant_banks(isa: Isa, k: &KernelAbi, l: &Launch, params: &[u64]) -> Vec<Vec<u8>> {
+/// The constant banks of a launch: bank 0 ([`cbank0`]), the kernel's own banks and the
+/// module's by number, the module's relocated for its global variables at `globals` (the
+/// address of [`Launch::globals_at`]'s region in the memory the kernel runs on).
+fn constant_banks(isa: Isa, k: &KernelAbi, l: &Launch, params: &[u64], globals: Option<u64>) -> Result<Vec<Vec<u8>>, String> {
+    if k.module.needs_globals() && globals.is_none() {
+        return Err(format!("{}: the module has global variables, which the launch does not place (Launch::globals_at)", k.name));
+    }
+    let module = k.module.relocated(&k.name, globals.unwrap_or(0)).map_err(|e| format!("{}: module data: {e}", k.name))?.banks;
     let mut banks = vec![cbank0(isa, k, l.grid, l.block, params)];
-    for (n, bytes) in &k.constant_banks {
+    for (n, bytes) in k.constant_banks.iter().chain(&module) {
         let n = *n as usize;
         if banks.len() <= n {
             banks.resize(n + 1, Vec::new());
         }
         banks[n] = bytes.clone();
     }
-    banks
+    Ok(banks)
+}
+
+/// The index of the region [`Launch::globals_at`] names, if any (an error when none of the
+/// launch's regions starts there).
+fn globals_region(k: &KernelAbi, l: &Launch) -> Result<Option<usize>, String> {
+    let Some(at) = l.globals_at else { return Ok(None) };
+    match l.global.iter().position(|(b, _)| *b == at) {
+        Some(i) => Ok(Some(i)),
+        None => Err(format!("{}: the module's global variables at {at:#x}: no region of the launch starts there", k.name)),
+    }
 }
 
 /// Run lifted kernel `f` (as the lifter gives it) over the launch's grid on the interpreter;
@@ -111,7 +147,8 @@ pub fn run_interp(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Ve
     if threads == 0 || !threads.is_multiple_of(32) || threads > 1024 {
         return Err(format!("a block of {threads} threads: the interpreter runs whole warps (a multiple of 32, at most 1024)"));
     }
-    let constant = constant_banks(isa, k, &l, &l.params);
+    globals_region(k, &l)?;
+    let constant = constant_banks(isa, k, &l, &l.params, l.globals_at)?;
     let warps = (threads / 32) as u32;
     let cfg = Config { wave_size: 32, waves: warps, scratch_bytes: stack_bytes(k) as usize, ..Config::default() };
     let n = threads as usize;
@@ -174,6 +211,15 @@ pub fn run_vulkan_in(
     k: &KernelAbi,
     l: &Launch,
 ) -> Result<Vec<(u64, Vec<u8>)>, String> {
+    // The module's global variables, relocated for their region's address in `mem` where
+    // that is not the launch's.
+    if let Some(i) = globals_region(k, l)? {
+        let at = mem.address(i).unwrap_or(0);
+        if Some(at) != l.globals_at {
+            let image = globals_image(k, at)?;
+            mem.write(i, 0, &image).ok_or_else(|| format!("{}: the module's global variables do not fit their region", k.name))?;
+        }
+    }
     let job = VulkanInputs::new(mem, isa, kernel, k, l)?;
     vk.run_with(kernel, &job.dispatch(), mem).map_err(|e| format!("{}: {e}", k.name))?;
     Ok(read_back(mem, l))
@@ -206,7 +252,7 @@ impl VulkanInputs {
             v
         };
         let params: Vec<u64> = l.params.iter().map(|&v| relocate(v)).collect();
-        let banks = constant_banks(isa, k, l, &params);
+        let banks = constant_banks(isa, k, l, &params, l.globals_at.map(relocate))?;
         let per_block: u64 = l.block.iter().map(|&d| d as u64).product();
         let blocks: u64 = l.grid.iter().map(|&d| d as u64).product();
         let total = per_block * blocks;

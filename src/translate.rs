@@ -540,7 +540,7 @@ fn lift_object(object: &LoadedObject<'_>, source: &Source) -> Result<Lifted, Err
             let (_, sections) = elf::parse(object.code)?;
             let text = format!(".text.{}", k.name);
             let body = sections.iter().find(|s| s.name == text).map(|s| s.data).ok_or_else(|| Error::Metadata { isa, why: format!("{}: no code section {text}", k.name) })?;
-            let opts = sm86::Options { branch_targets: k.branch_targets.clone(), ..sm86::Options::default() };
+            let opts = sm86::Options::of_kernel(k);
             let mut f = match isa {
                 Isa::Sm50 => sm50::lift(isa, body, 0, &opts),
                 _ => sm86::lift(isa, body, 0, &opts),

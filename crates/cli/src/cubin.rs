@@ -24,7 +24,7 @@ pub fn kernel_code<'a>(bytes: &'a [u8], k: &KernelAbi) -> Result<&'a [u8], Failu
 /// Lift kernel `k` of a cubin for `isa`.
 pub fn lift_kernel(isa: Isa, bytes: &[u8], k: &KernelAbi) -> Result<Function, Failure> {
     let code = kernel_code(bytes, k)?;
-    let opts = Options { branch_targets: k.branch_targets.clone(), ..Options::default() };
+    let opts = Options::of_kernel(k);
     match isa {
         Isa::Sm86 => sm86::lift(isa, code, 0, &opts).map_err(|e| format!("{}: {e}", k.name).into()),
         Isa::Sm50 => sm50::lift(isa, code, 0, &opts).map_err(|e| format!("{}: {e}", k.name).into()),
@@ -145,7 +145,14 @@ pub fn run_cli(bytes: &[u8], name: Option<&str>, grid: [u32; 3], block: [u32; 3]
             }
         }
     }
-    let l = Launch { grid, block, params, global };
+    // The module's global variables after the buffers.
+    let globals_at = if k.module.needs_globals() {
+        global.push((next, cuda_launch::globals_image(k, next)?));
+        Some(next)
+    } else {
+        None
+    };
+    let l = Launch { grid, block, params, global, globals_at };
     let mem = match via.time {
         Some(repeats) if via.path == "spirv" => {
             let (mem, ns) = crate::cubin_spirv::launch_timed(isa, &f, k, l, repeats)?;

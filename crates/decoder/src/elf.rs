@@ -3,6 +3,7 @@
 use crate::Isa;
 
 pub mod nvinfo;
+pub mod nvmodule;
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind};
 
 /// ELF machine number of AMD GPUs.

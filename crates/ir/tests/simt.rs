@@ -329,3 +329,61 @@ bb0:
     let f = parse(wave).expect("parses");
     assert!(matches!(validate(&f), Err(ValidateError::Type { .. })));
 }
+
+/// Two regions meet at one join instruction (as an inner and an outer call's regions do in
+/// recursive code lifted as jumps): the lower half opens region A and the upper half region B;
+/// A's odd lanes and B's lanes (in two groups, split by a branch) reach the join, while A's
+/// even lanes first sync with B (`converge.sync` over B and A's even lanes), which B reaches
+/// only after its join. B's join is complete without A's lanes, so it goes on; then the sync
+/// completes and A's even lanes complete A's join. (Waiting until every group at the instruction were complete would
+/// deadlock.) Each half leaves as one group: its active mask at the end.
+#[test]
+fn different_regions_joining_at_one_instruction_are_apart() {
+    let text = "func @apart {
+bb0:
+  %0: i32 = laneid
+  %1: uni i32 = const 0x10
+  %2: b1 = icmp.ult %0, %1
+  %60: uni i32 = const 0x1
+  %13: uni mask = const 0xffff5555
+  cbr %2, bb1, bb2
+bb1:
+  %10: uni mask = converge.open
+  %11: i32 = and %0, %60
+  %12: b1 = icmp.ne %11, %60
+  cbr %12, bb3, bb4
+bb3:
+  br bb6
+bb4:
+  br bb5
+bb2:
+  %20: uni mask = converge.open
+  %21: uni i32 = const 0x18
+  %22: b1 = icmp.ult %0, %21
+  cbr %22, bb10, bb11
+bb10:
+  br bb5
+bb11:
+  br bb5
+bb5:
+  %30: mask = phi [bb4: %10], [bb10: %20], [bb11: %20], [bb7: %50]
+  converge.join %30
+  cbr %2, bb8, bb9
+bb9:
+  br bb6
+bb6:
+  %50: mask = phi [bb3: %10], [bb9: %30]
+  converge.sync %13
+  cbr %2, bb7, bb8
+bb7:
+  br bb5
+bb8:
+  %40: uni mask = activemask
+  ret %40
+}";
+    let out = go(text, 1, &[], Memory::default()).expect("runs");
+    for (l, o) in out.outputs.iter().enumerate() {
+        let half = if l < 16 { 0xffff } else { 0xffff_0000 };
+        assert_eq!(o, &vec![half], "lane {l}");
+    }
+}

@@ -8,6 +8,7 @@
 //! 3 16-bit value, 4 sized value), an attribute byte, then a 16-bit field that is the value
 //! (format 2, 3) or the size of the value bytes that follow (format 4).
 
+use super::nvmodule::ModuleData;
 use super::{ElfError, EM_CUDA};
 
 /// EIATTR_FRAME_SIZE: (function symbol, bytes of local memory per thread).
@@ -16,10 +17,14 @@ const EIATTR_FRAME_SIZE: u8 = 0x11;
 const EIATTR_PARAM_CBANK: u8 = 0x0a;
 /// EIATTR_KPARAM_INFO: (index, ordinal, offset within the parameters, flags with the size).
 const EIATTR_KPARAM_INFO: u8 = 0x17;
-/// EIATTR_INDIRECT_BRANCH_TARGETS: per indirect branch, (its offset, a 32-bit word that is 0
-/// in every cubin seen, the number of targets, the target offsets), all u32 (the listing of
-/// fixtures/nvidia/calls/calls.sm86.cubin prints the same targets as `BRANCH_TARGETS`).
+/// EIATTR_INDIRECT_BRANCH_TARGETS: per indirect branch, (its offset, its kind: 0 a branch, 1 a
+/// call, the number of targets, the target offsets), all u32 (the listing of
+/// fixtures/nvidia/calls/calls.sm86.cubin prints the same targets as `BRANCH_TARGETS`;
+/// cuobjdump prints kind 1 as `kind_call`: sm_50's call through a function pointer, `BRX` after
+/// `PRET`, with no targets, fixtures/nvidia/bin/control.sm50.cubin).
 const EIATTR_INDIRECT_BRANCH_TARGETS: u8 = 0x34;
+/// The kind of an EIATTR_INDIRECT_BRANCH_TARGETS entry that is a call (`kind_call`).
+const INDIRECT_KIND_CALL: u32 = 1;
 /// EIATTR_REGCOUNT: (function symbol, registers).
 const EIATTR_REGCOUNT: u8 = 0x2f;
 
@@ -61,14 +66,26 @@ pub struct KernelAbi {
     /// The targets of each indirect branch (`BRX`): (its offset in the code, the target
     /// offsets), from EIATTR_INDIRECT_BRANCH_TARGETS.
     pub branch_targets: Vec<(u64, Vec<u64>)>,
+    /// The offsets of the indirect calls EIATTR_INDIRECT_BRANCH_TARGETS records as calls
+    /// (`kind_call`: sm_50's `BRX` through a function pointer).
+    pub indirect_calls: Vec<u64>,
+    /// The offsets in the kernel's code of the functions ptxas placed there (its function
+    /// symbols other than the kernel's own entry), sorted: where a call through a function
+    /// pointer may go.
+    pub functions: Vec<u64>,
+    /// What the module holds besides its kernels (shared by all of them): its constant banks,
+    /// global variables and their relocations.
+    pub module: std::sync::Arc<ModuleData>,
 }
 
-struct Section<'a> {
-    name: &'a str,
-    kind: u32,
-    info: u32,
-    size: u64,
-    data: &'a [u8],
+/// One section header with its bytes (none for NOBITS).
+pub(super) struct Section<'a> {
+    pub name: &'a str,
+    pub kind: u32,
+    pub info: u32,
+    pub size: u64,
+    pub align: u64,
+    pub data: &'a [u8],
 }
 
 fn rd<const N: usize>(b: &[u8], at: usize) -> Option<[u8; N]> {
@@ -77,15 +94,15 @@ fn rd<const N: usize>(b: &[u8], at: usize) -> Option<[u8; N]> {
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
     rd::<2>(b, at).map(u16::from_le_bytes)
 }
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+pub(super) fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     rd::<4>(b, at).map(u32::from_le_bytes)
 }
-fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+pub(super) fn u64_at(b: &[u8], at: usize) -> Option<u64> {
     rd::<8>(b, at).map(u64::from_le_bytes)
 }
 
 /// The section headers of a 64-bit little-endian ELF.
-fn sections(b: &[u8]) -> Option<Vec<Section<'_>>> {
+pub(super) fn sections(b: &[u8]) -> Option<Vec<Section<'_>>> {
     if b.get(4) != Some(&2) || b.get(5) != Some(&1) {
         return None;
     }
@@ -96,9 +113,9 @@ fn sections(b: &[u8]) -> Option<Vec<Section<'_>>> {
     if shentsize < 64 {
         return None;
     }
-    let hdr = |i: usize| -> Option<(u32, u32, u64, u64, u32)> {
+    let hdr = |i: usize| -> Option<(u32, u32, u64, u64, u32, u64)> {
         let h = shoff.checked_add(i.checked_mul(shentsize)?)?;
-        Some((u32_at(b, h)?, u32_at(b, h + 4)?, u64_at(b, h + 24)?, u64_at(b, h + 32)?, u32_at(b, h + 44)?))
+        Some((u32_at(b, h)?, u32_at(b, h + 4)?, u64_at(b, h + 24)?, u64_at(b, h + 32)?, u32_at(b, h + 44)?, u64_at(b, h + 48)?))
     };
     let bytes = |kind: u32, off: u64, size: u64| -> &[u8] {
         if kind == 8 {
@@ -107,17 +124,17 @@ fn sections(b: &[u8]) -> Option<Vec<Section<'_>>> {
         let (Ok(o), Ok(s)) = (usize::try_from(off), usize::try_from(size)) else { return &[] };
         o.checked_add(s).and_then(|e| b.get(o..e)).unwrap_or(&[])
     };
-    let (_, skind, soff, ssize, _) = hdr(shstrndx)?;
+    let (_, skind, soff, ssize, _, _) = hdr(shstrndx)?;
     let strtab = bytes(skind, soff, ssize);
     let mut out = Vec::with_capacity(shnum);
     for i in 0..shnum {
-        let (name, kind, off, size, info) = hdr(i)?;
+        let (name, kind, off, size, info, align) = hdr(i)?;
         let name = strtab
             .get(name as usize..)
             .and_then(|s| s.split(|c| *c == 0).next())
             .and_then(|s| std::str::from_utf8(s).ok())
             .unwrap_or("");
-        out.push(Section { name, kind, info, size, data: bytes(kind, off, size) });
+        out.push(Section { name, kind, info, size, align, data: bytes(kind, off, size) });
     }
     Some(out)
 }
@@ -141,14 +158,15 @@ fn attributes(d: &[u8]) -> Vec<(u8, u16, &[u8])> {
     out
 }
 
-/// The entries of an EIATTR_INDIRECT_BRANCH_TARGETS value (a truncated entry ends the list).
-fn branch_targets(v: &[u8]) -> Vec<(u64, Vec<u64>)> {
+/// The entries of an EIATTR_INDIRECT_BRANCH_TARGETS value: (offset, kind, targets); a
+/// truncated entry ends the list.
+fn branch_targets(v: &[u8]) -> Vec<(u64, u32, Vec<u64>)> {
     let mut out = Vec::new();
     let mut i = 0;
-    while let (Some(at), Some(n)) = (u32_at(v, i), u32_at(v, i + 8)) {
+    while let (Some(at), Some(kind), Some(n)) = (u32_at(v, i), u32_at(v, i + 4), u32_at(v, i + 8)) {
         let targets: Option<Vec<u64>> = (0..n as usize).map(|j| u32_at(v, i + 12 + 4 * j).map(u64::from)).collect();
         let Some(targets) = targets else { break };
-        out.push((u64::from(at), targets));
+        out.push((u64::from(at), kind, targets));
         i += 12 + 4 * n as usize;
     }
     out
@@ -185,6 +203,7 @@ pub fn cuda_kernels(bytes: &[u8]) -> Result<Vec<KernelAbi>, ElfError> {
     }
     let secs = sections(bytes).ok_or_else(|| ElfError::Malformed("section headers".into()))?;
     let syms = symbols(&secs);
+    let module = std::sync::Arc::new(ModuleData::read(&secs));
     let global_info: Vec<(u8, u16, &[u8])> =
         secs.iter().filter(|s| s.name == ".nv.info").flat_map(|s| attributes(s.data)).collect();
     let mut out = Vec::new();
@@ -206,7 +225,11 @@ pub fn cuda_kernels(bytes: &[u8]) -> Result<Vec<KernelAbi>, ElfError> {
             frame_bytes: 0,
             constant_banks: Vec::new(),
             branch_targets: Vec::new(),
+            indirect_calls: Vec::new(),
+            functions: module.functions_in(i),
+            module: module.clone(),
         };
+        k.constant_banks.extend(module.banks.iter().cloned());
         for t in &secs {
             if t.name.strip_prefix(".nv.shared.") == Some(name) {
                 k.shared_bytes = u32::try_from(t.size).unwrap_or(u32::MAX);
@@ -235,7 +258,15 @@ pub fn cuda_kernels(bytes: &[u8]) -> Result<Vec<KernelAbi>, ElfError> {
                         };
                         k.params.push(KernelParam { ordinal: ordinal as u32, offset: off as u32, size: (flags >> 18) & 0x3fff });
                     }
-                    EIATTR_INDIRECT_BRANCH_TARGETS => k.branch_targets.extend(branch_targets(v)),
+                    EIATTR_INDIRECT_BRANCH_TARGETS => {
+                        for (at, kind, targets) in branch_targets(v) {
+                            if kind == INDIRECT_KIND_CALL && targets.is_empty() {
+                                k.indirect_calls.push(at);
+                            } else {
+                                k.branch_targets.push((at, targets));
+                            }
+                        }
+                    }
                     _ => {}
                 }
             }

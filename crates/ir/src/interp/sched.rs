@@ -223,18 +223,23 @@ fn run_block(
     })
 }
 
-/// Merge the groups waiting at a join point once every unfinished lane they wait for is there
-/// (less those that left the region, for region joins).
+/// Merge the groups waiting at a join point for the same lanes once every unfinished lane they
+/// wait for is there (less those that left the region, for region joins). Groups at one point
+/// that wait for different lanes are different joins: in recursive code (calls lifted as jumps
+/// into the one function) an inner call's lanes meet at the join its region opened while lanes
+/// of the outer call wait at the same instruction for a region that holds them.
 fn release_joins(groups: &mut Vec<Group>, live: u64, gone: &mut Departures) -> bool {
     let mut released = false;
     let mut k = 0;
     while k < groups.len() {
-        let Wait::Join { resume, .. } = groups[k].wait else {
+        let Wait::Join { resume, target: lanes, region: of_region } = groups[k].wait else {
             k += 1;
             continue;
         };
         let at = (groups[k].rank, groups[k].idx);
-        let here = |g: &Group| matches!(g.wait, Wait::Join { .. }) && (g.rank, g.idx) == at;
+        let here = |g: &Group| {
+            matches!(g.wait, Wait::Join { target, region, .. } if target == lanes && region == of_region) && (g.rank, g.idx) == at
+        };
         let union = groups.iter().filter(|g| here(g)).fold(0u64, |a, g| a | g.mask);
         let ready = groups.iter().filter(|g| here(g)).all(|g| match g.wait {
             Wait::Join { target, region, .. } => {

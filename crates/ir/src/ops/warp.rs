@@ -12,6 +12,8 @@
 //! - `converge.join r` is where the region's lanes rejoin: a lane that reaches it waits until
 //!   every lane of `r` that has neither finished nor left waits at the same instruction; then
 //!   they continue as one group. A join whose lanes are all together already does not wait.
+//!   Lanes that wait at the same instruction for another region are another join (recursive
+//!   code: an inner call's region meets there while the outer call's lanes wait for theirs).
 //! - `converge.sync m` waits the same way for every unfinished lane of the mask `m` (regions and
 //!   leaving play no part): a warp-wide synchronization point.
 //! - The warp ops below that take a trailing member mask (and the cross-lane ops of

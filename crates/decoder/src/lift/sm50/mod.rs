@@ -31,6 +31,7 @@ mod conv;
 mod float;
 mod generic;
 mod imad;
+mod indirect;
 mod int;
 mod lea;
 mod region_flow;
@@ -167,7 +168,8 @@ pub fn lift_with(isa: Isa, code: &[u8], base: u64, opts: &Options, forms: &mut L
     let end = base + code.len() as u64;
     let branch_targets: Vec<(u64, Vec<u64>)> =
         opts.branch_targets.iter().map(|(a, t)| (base + a, t.iter().map(|t| base + t).collect())).collect();
-    let extra: Vec<u64> = branch_targets.iter().flat_map(|(_, t)| t.iter().copied()).collect();
+    let calls: Vec<u64> = opts.call_targets.iter().map(|t| base + t).collect();
+    let extra: Vec<u64> = branch_targets.iter().flat_map(|(_, t)| t.iter().copied()).chain(calls.iter().copied()).collect();
     let leaders = nv_driver::leaders(isa, &insts, base, end, |i| push_kind(i.name).is_some() || i.name == "PRET", &extra)?;
     let mut regions = Vec::new();
     for (i, d) in &insts {
@@ -212,6 +214,7 @@ pub fn lift_with(isa: Isa, code: &[u8], base: u64, opts: &Options, forms: &mut L
         |cx, addr| control::joins_at(cx, &lay, addr),
         |cx, at| match at.inst.flow {
             Flow::Next => lift_named(cx, at, &lay),
+            _ if indirect::is_call(at, base, &opts.indirect_calls) => indirect::call(cx, at, &lay, &calls),
             _ => control::terminator(cx, at, &lay),
         },
     )?;

@@ -64,6 +64,23 @@ pub struct Options {
     /// The offsets (from the code's start) of the functions an indirect call may reach. An
     /// indirect call is a typed error while this is empty.
     pub call_targets: Vec<u64>,
+    /// The offsets of sm_50's calls through a function pointer (`BRX` after `PRET`), as
+    /// ptxas records them in `.nv.info` (kind `kind_call`): they go to `call_targets`.
+    pub indirect_calls: Vec<u64>,
+}
+
+impl Options {
+    /// The options of cubin kernel `k`: the branch targets and indirect calls its `.nv.info`
+    /// records, and its functions (every function symbol in its code but the entry) as the
+    /// targets of its calls through function pointers.
+    pub fn of_kernel(k: &crate::elf::nvinfo::KernelAbi) -> Options {
+        Options {
+            branch_targets: k.branch_targets.clone(),
+            call_targets: k.functions.clone(),
+            indirect_calls: k.indirect_calls.clone(),
+            ..Options::default()
+        }
+    }
 }
 
 impl Default for Options {
@@ -74,6 +91,7 @@ impl Default for Options {
             reg_outputs: Vec::new(),
             branch_targets: Vec::new(),
             call_targets: Vec::new(),
+            indirect_calls: Vec::new(),
         }
     }
 }
