@@ -624,8 +624,8 @@ impl Machine<'_> {
             }
             let words = [0, 1, 2, 3].map(|k| rd(self, k, l) as u32);
             let desc = BufferDesc::from_words(words);
-            if desc.swizzle {
-                return Err(InterpError::Unsupported("swizzled buffer descriptor"));
+            if desc.swizzle && !desc.private_swizzle() {
+                return Err(InterpError::Unsupported("swizzled buffer descriptor (other than a private segment buffer's)"));
             }
             let index = if bo.idxen { rd(self, 4, l) as u32 } else { 0 };
             let offset = if bo.offen { rd(self, 5, l) as u32 } else { 0 }.wrapping_add(bo.offset);
