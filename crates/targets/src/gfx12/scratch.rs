@@ -45,7 +45,7 @@
 use super::expand::{emit, plain, ExpandCx};
 use super::{unsupported, TranslateError};
 use isabridge_analysis::amdkernel::{Kernel, SgprInput};
-use isabridge_ir::interp::{Config, Input};
+use isabridge_ir::interp::Input;
 use isabridge_decoder::amd::GFX12;
 use isabridge_decoder::operand::{Modifier, OperandKind, RegClass, RegRange};
 use isabridge_decoder::{Inst, IsaPlugin};
@@ -208,54 +208,34 @@ fn stack_access(inst: &Inst, cx: &ExpandCx) -> Result<Vec<Inst>, TranslateError>
     Ok(out)
 }
 
-/// Where `selfcheck` places a gfx1013 kernel's private segment: the memory the private segment
-/// buffer it hands the kernel in `s[0:3]` addresses (48-bit, far from the argument regions).
-pub const PRIVATE_SEGMENT_ADDR: u64 = 0x7000_0000_0000;
-
-/// The private segment buffer V# of a dispatch whose private segment starts at `base`: the
-/// swizzled form LLVM's `getScratchRsrcWords23` describes for gfx10 (SWIZZLE_ENABLE,
-/// ADD_TID_ENABLE, INDEX_STRIDE 2 (32) or 3 (64) for the wave size, stride 0, NUM_RECORDS
-/// 0xffffffff, raw range checking (OOB_SELECT 3)).
+/// The private segment buffer V# whose segment starts at `base`: the swizzled form LLVM's
+/// `getScratchRsrcWords23` describes for gfx10 (SWIZZLE_ENABLE, ADD_TID_ENABLE, INDEX_STRIDE
+/// 2 (32) or 3 (64) for the wave size, stride 0, NUM_RECORDS 0xffffffff, raw range checking
+/// (OOB_SELECT 3)).
 pub fn private_segment_buffer(base: u64, wave64: bool) -> [u32; 4] {
     let index_stride: u32 = if wave64 { 3 } else { 2 };
     [base as u32, (base >> 32) as u32 & 0xffff | 1 << 31, u32::MAX, 1 << 23 | index_stride << 21 | 3 << 28]
 }
 
-/// For the differential check: gives the waves of gfx1013 kernel `k` the private segment
-/// buffer ([`private_segment_buffer`]) and the private segment wave offset its descriptor
-/// enables, as the runtime does: the initial SGPRs from `s0` on (`inputs` in `kernel_params`
-/// order) take them, and `global` gains the segment at [`PRIVATE_SEGMENT_ADDR`]
-/// (`scratch_bytes` a lane, wave `w` at byte `w * wavesize * scratch_bytes`) when it lacks it.
-/// The translation keeps the same bytes in gfx1201's per-lane scratch instead, so the
-/// comparison leaves this region out ([`without_private_segment`]).
-pub fn give_private_segment(k: &Kernel, cfg: &Config, s0: usize, inputs: &mut [Input], global: &mut Vec<(u64, Vec<u8>)>) {
-    let layout = k.sgpr_inputs();
-    let ws = cfg.wave_size as usize;
-    let wave_bytes = ws * cfg.scratch_bytes;
-    let threads = ws * cfg.waves as usize;
-    let words = private_segment_buffer(PRIVATE_SEGMENT_ADDR, k.wave64());
-    let mut given = false;
-    for (i, x) in layout.iter().enumerate() {
+/// For the differential check and `isabridge run`: gives the waves of gfx1013 kernel `k` the
+/// private segment buffer ([`private_segment_buffer`] at 0) and the private segment wave
+/// offset (0) its descriptor enables, in the initial SGPRs from `s0` on (`inputs` in
+/// `kernel_params` order). The interpreter keeps each lane's private segment in its own
+/// scratch (`BufferDesc::private_swizzle`), so the segment needs no memory region and no wave
+/// needs an offset into a shared one; a flat private-aperture address names the same bytes,
+/// as FLAT_SCRATCH does on the hardware. The translation's `scratch_*` use the same scratch.
+pub fn give_private_segment(k: &Kernel, s0: usize, inputs: &mut [Input]) {
+    let words = private_segment_buffer(0, k.wave64());
+    for (i, x) in k.sgpr_inputs().iter().enumerate() {
         let v = match *x {
-            SgprInput::PrivateSegmentBuffer(n) => Input::Uniform(words[n as usize & 3] as u64),
-            SgprInput::PrivateSegmentWaveOffset => Input::PerLane((0..threads).map(|t| ((t / ws) * wave_bytes) as u64).collect()),
+            SgprInput::PrivateSegmentBuffer(n) => words[n as usize & 3] as u64,
+            SgprInput::PrivateSegmentWaveOffset => 0,
             _ => continue,
         };
         if let Some(slot) = inputs.get_mut(s0 + i) {
-            *slot = v;
-            given = true;
+            *slot = Input::Uniform(v);
         }
     }
-    if given && !global.iter().any(|g| g.0 == PRIVATE_SEGMENT_ADDR) {
-        global.push((PRIVATE_SEGMENT_ADDR, vec![0; wave_bytes * cfg.waves as usize]));
-    }
-}
-
-/// `global` without the region [`give_private_segment`] added: the stack's bytes, which the
-/// translation keeps in per-lane scratch; what they hold is observable only through what the
-/// kernel then writes to its buffers or returns, which the comparison covers.
-pub fn without_private_segment(global: &mut Vec<(u64, Vec<u8>)>) {
-    global.retain(|g| g.0 != PRIVATE_SEGMENT_ADDR);
 }
 
 #[cfg(test)]

@@ -22,13 +22,12 @@
 //! - The translation (gfx1201 code) runs with late-arriving memory
 //!   (`lift_kernel_module_late_memory`): a register read before the wait that covers it is poison.
 //!
-//! - A gfx1013 kernel that enables the private segment buffer gets one over a private segment
-//!   of its scratch size a lane (`scratch::give_private_segment`); the translation's stack is
-//!   gfx1201's per-lane scratch.
+//! - A gfx1013 kernel that enables the private segment buffer gets one in `s[0:3]`
+//!   (`scratch::give_private_segment`), over the interpreter's per-lane scratch of the
+//!   kernel's private segment size, where the translation's `scratch_*` land too.
 //!
 //! Compared: every byte of every region (the arguments' buffers, the dispatch packet and the
-//! kernel arguments; not the gfx1013 private segment, whose bytes the translation keeps in
-//! scratch) after the run, i.e. the final value of every write, and the values and
+//! kernel arguments) after the run, i.e. the final value of every write, and the values and
 //! stage events the runs return. Statuses: `equal`; `differ` (with the first difference);
 //! `budget` (either run exceeded the step budget); `unsupported` (the translation failed, or
 //! the original itself cannot run under this harness: the reason says which).
@@ -440,16 +439,14 @@ fn run_kernel(p: &Program, k: &Kernel, d: &Dispatch, opts: &Options, late: bool)
         let (mut cfg, mut inputs) = workgroup_inputs(p.isa, k, &image, [gx, 0, 0]);
         cfg.max_steps = opts.max_steps;
         if p.isa == Isa::Gfx1013 {
-            super::scratch::give_private_segment(k, &cfg, kernel_params(&entry).0 as usize, &mut inputs, &mut mem.global);
+            super::scratch::give_private_segment(k, kernel_params(&entry).0 as usize, &mut inputs);
         }
         mem.shared = vec![0; entry.shared_bytes as usize];
         let o = interp::run_module(&m, &cfg, &inputs, mem).map_err(RunError::Interp)?;
         mem = o.memory.clone();
         last = Some(o);
     }
-    let mut last = last.ok_or_else(|| RunError::Lift("no workgroup ran".into()))?;
-    super::scratch::without_private_segment(&mut last.memory.global);
-    Ok(last)
+    last.ok_or_else(|| RunError::Lift("no workgroup ran".into()))
 }
 
 /// The interpreter's configuration and the lifted kernel's inputs (`kernel_params` order) for
