@@ -34,8 +34,9 @@
 //! segment buffer, and in a callee (the calling convention passes the buffer in `s[0:3]`),
 //! when the code reads `s0`-`s3` only as the buffer of MUBUF accesses and in the prologue that
 //! adds the wave offset into `s[0:1]` (left as it is: on gfx1201 it changes registers no
-//! translated instruction reads as a buffer). Any other read or write of `s0`-`s3` next to such
-//! accesses is refused, as are atomics, formatted and typed accesses, `idxen`, `tfe`, `lds`
+//! translated instruction reads as a buffer). Code that writes `s0`-`s3` itself (a V# it loads
+//! there, as c_resources kernels do) keeps its buffer accesses; one through `s[0:3]` before
+//! that write is refused. Any other read of `s0`-`s3` next to stack accesses is refused, as are atomics, formatted and typed accesses, `idxen`, `tfe`, `lds`
 //! through the buffer, and a SOFFSET that is the wave offset SGPR itself.
 //!
 //! Range: a MUBUF access past the buffer's NUM_RECORDS reads 0 and drops stores; a scratch
@@ -83,6 +84,16 @@ fn is_wave_offset_add(inst: &Inst) -> bool {
 /// in (None for a callee). An access the rule cannot translate, or another use of `s0`-`s3`
 /// beside such accesses, is a typed error naming it.
 pub fn uses_private_segment(insts: &[Inst], wave_offset: Option<u16>) -> Result<bool, TranslateError> {
+    // A function that writes s0-s3 itself (a V# it loads there) uses them as its own
+    // registers: its buffer accesses through s[0:3] are ordinary buffer accesses, unless one
+    // comes before the first such write (then it went through the private segment buffer).
+    let writes = |i: &Inst| !is_wave_offset_add(i) && i.defs().any(|o| touches_buffer_sgprs(&o.kind));
+    if let Some(w) = insts.iter().position(writes) {
+        return match insts[..w].iter().find(|i| through_private_segment(i)) {
+            Some(i) => Err(unsupported(i, "a private segment access before the function writes s0-s3 itself: not translated")),
+            None => Ok(false),
+        };
+    }
     let mut uses = false;
     let mut other: Option<&Inst> = None;
     for i in insts {
@@ -307,6 +318,14 @@ mod tests {
         let copy: Vec<u32> = [0xbe88_0400].iter().chain(&access).copied().collect();
         let e = uses_private_segment(&gfx1013(&copy), Some(7)).unwrap_err();
         assert!(e.to_string().starts_with("gfx1013 0x100: S_MOV_B64: not translated to gfx1201: reads or writes s0-s3"), "{e}");
+        // s_load_dwordx4 s[0:3], s[4:5], 0x0 then an access: a buffer access through the loaded
+        // V#, not a stack access; the access first: refused.
+        let load = [0xf408_0002, 0xfa00_0000];
+        let loaded: Vec<u32> = load.iter().chain(&access).copied().collect();
+        assert_eq!(uses_private_segment(&gfx1013(&loaded), Some(7)), Ok(false));
+        let before: Vec<u32> = access.iter().chain(&load).copied().collect();
+        let e = uses_private_segment(&gfx1013(&before), Some(7)).unwrap_err();
+        assert!(e.to_string().contains("before the function writes s0-s3"), "{e}");
         // buffer_store_dword v0, off, s[0:3], s7 with s7 the wave offset: refused.
         let e = uses_private_segment(&gfx1013(&[0xe070_0000, 0x0700_0000]), Some(7)).unwrap_err();
         assert!(e.to_string().contains("wave's scratch offset itself"), "{e}");
