@@ -182,11 +182,11 @@ fn stack_access(inst: &Inst, cx: &ExpandCx) -> Result<Vec<Inst>, TranslateError>
     let soffset = inst.operands.iter().find(|o| o.field == "SOFFSET").map(|o| o.kind);
     let mut out = Vec::new();
     let saddr = match soffset {
-        Some(OperandKind::InlineConst { bits, .. }) if bits % (1 << log) == 0 => {
+        Some(OperandKind::InlineConst { bits, .. }) if bits.is_multiple_of(1 << log) => {
             offset += bits >> log;
             SADDR_OFF
         }
-        Some(OperandKind::Literal(v)) if v as u64 % (1 << log) == 0 => {
+        Some(OperandKind::Literal(v)) if (v as u64).is_multiple_of(1 << log) => {
             offset += v as u64 >> log;
             SADDR_OFF
         }
