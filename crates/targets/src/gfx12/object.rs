@@ -19,9 +19,10 @@
 //!   into its gfx1013 SGPR the same way.
 //! - The system SGPRs after the ids (workgroup info, the private segment wave offset) are
 //!   copied from where gfx1201 loads them (`Kernel::architected_sgpr_inputs`) to where gfx1013
-//!   did. The private segment buffer and flat scratch init have no gfx1201 value; a kernel
-//!   whose code reads them is not caught here (its scratch set-up is refused by the
-//!   instruction translator, which maps no flat scratch register write).
+//!   did. The private segment buffer and flat scratch init have no gfx1201 value: stack
+//!   accesses through the buffer become `scratch_*` ([`super::scratch`]; any other use of
+//!   `s0`-`s3` beside them is refused when the kernel is found), and a flat scratch set-up is
+//!   refused by the instruction translator, which maps no flat scratch register write.
 //!
 //! Moves go from the highest destination down: every source is at or below its destination
 //! (gfx1201's layout is gfx1013's with registers left out), so no move overwrites a later
