@@ -341,6 +341,11 @@ pub fn run(a: &Args) -> Result<(), Failure> {
                     };
                     inputs[(s0 as usize) + i] = Input::Uniform(v & 0xffff_ffff);
                 }
+                // A gfx1013 kernel's private segment buffer (its stack's V#), over the
+                // interpreter's per-lane scratch.
+                if let (Isa::Gfx1013, Some(k)) = (p.isa, &t.kernel) {
+                    isabridge_targets::gfx12::scratch::give_private_segment(k, s0 as usize, &mut inputs);
+                }
                 for (n, v) in &user {
                     if *n < entry.sgprs {
                         inputs[(s0 + n) as usize] = Input::Uniform(*v);

@@ -533,6 +533,8 @@ const PASSING: &[&str] = &[
     "hip_control.gfx1013-w64/particles",
     "hip_control.gfx1013-w32/indirect_calls",
     "hip_control.gfx1013-w64/indirect_calls",
+    "hip_control.gfx1013-w32/switches",
+    "hip_control.gfx1013-w64/switches",
     "cl_lanes.gfx1201-w32/lds_reduce",
     "cl_math.gfx1201-w32/int_add",
     "cl_math.gfx1201-w32/int_sub",
@@ -619,6 +621,8 @@ const PASSING: &[&str] = &[
     "hip_control.gfx1013-w64@gfx1201/particles",
     "hip_control.gfx1013-w32@gfx1201/indirect_calls",
     "hip_control.gfx1013-w64@gfx1201/indirect_calls",
+    "hip_control.gfx1013-w32@gfx1201/switches",
+    "hip_control.gfx1013-w64@gfx1201/switches",
 ];
 
 #[test]

@@ -61,8 +61,9 @@ fn identity_is_equal() {
     let reps: Vec<Report> = all.iter().map(|x| x.1.clone()).collect();
     // Every kernel the harness runs is equal; the rest cannot run here, each with its reason
     // (image formats and BVH nodes the dispatch does not provide, calls to OpenCL atomic
-    // builtins left undefined in the object, s_sendmsghalt, an indirect load through a
-    // pointer the harness sets to 0, a loop over by-value bounds past the budget).
+    // builtins left undefined in the object, s_sendmsghalt, a loop over by-value bounds past
+    // the budget). hip_control `switches` runs since the harness gives gfx1013 kernels their
+    // private segment buffer (its recursive fib keeps the caller's pointer on the stack).
     let not_equal: Vec<(&str, &str, &str)> =
         all.iter().filter(|(_, r)| r.status != Status::Equal).map(|(n, r)| (n.as_str(), r.function.as_str(), r.status.name())).collect();
     assert_eq!(
@@ -78,13 +79,11 @@ fn identity_is_equal() {
             ("cl_lanes.gfx1013-w64.o", "lds_atomics", "unsupported"),
             ("cl_lanes.gfx1013-w64.o", "global_atomics", "unsupported"),
             ("cl_lanes.gfx1013-w64.o", "misc_sys", "unsupported"),
-            ("hip_control.gfx1013-w32.o", "_Z8switchesPii", "unsupported"),
             ("hip_control.gfx1013-w32.o", "_Z12nested_loopsPfii", "budget"),
-            ("hip_control.gfx1013-w64.o", "_Z8switchesPii", "unsupported"),
             ("hip_control.gfx1013-w64.o", "_Z12nested_loopsPfii", "budget"),
         ]
     );
-    assert_eq!(counts(&reps).get("equal"), Some(&754));
+    assert_eq!(counts(&reps).get("equal"), Some(&756));
 }
 
 /// Issue 30: the graphics-stage functions of the PAL objects under the identity translation:
@@ -162,7 +161,7 @@ fn a_changed_program_differs() {
     }
     // Every kernel that runs differs but `shared_hist` (w32 and w64), which has no global
     // store (it writes with global_atomic_add), so nothing was changed.
-    assert_eq!(counts(&all), BTreeMap::from([("budget", 2), ("differ", 752), ("equal", 2), ("unsupported", 12)]));
+    assert_eq!(counts(&all), BTreeMap::from([("budget", 2), ("differ", 754), ("equal", 2), ("unsupported", 10)]));
 }
 
 /// A reason without what varies per kernel (kernel names and addresses), for grouping.

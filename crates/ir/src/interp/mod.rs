@@ -624,8 +624,8 @@ impl Machine<'_> {
             }
             let words = [0, 1, 2, 3].map(|k| rd(self, k, l) as u32);
             let desc = BufferDesc::from_words(words);
-            if desc.swizzle {
-                return Err(InterpError::Unsupported("swizzled buffer descriptor"));
+            if desc.swizzle && !desc.private_swizzle() {
+                return Err(InterpError::Unsupported("swizzled buffer descriptor (other than a private segment buffer's)"));
             }
             let index = if bo.idxen { rd(self, 4, l) as u32 } else { 0 };
             let offset = if bo.offen { rd(self, 5, l) as u32 } else { 0 }.wrapping_add(bo.offset);
@@ -636,34 +636,55 @@ impl Machine<'_> {
                 }
                 continue;
             };
+            let (space, addr) = if desc.private_swizzle() { (Space::Scratch, self.private_segment_byte(l, addr, &desc)?) } else { (Space::Global, addr) };
             if let BufferKind::LoadFormat { .. } | BufferKind::StoreFormat { .. } = bo.kind {
+                if space == Space::Scratch {
+                    return Err(InterpError::Unsupported("formatted access through a private segment buffer"));
+                }
                 self.buffer_format(ci, t, l, addr, &desc, bo)?;
                 continue;
             }
             match bo.kind {
-                BufferKind::Load => self.late_load(w, l, addr, size),
-                BufferKind::Store => self.late_store(w, addr, size),
+                BufferKind::Load if space == Space::Global => self.late_load(w, l, addr, size),
+                BufferKind::Store if space == Space::Global => self.late_store(w, addr, size),
                 _ => {}
             }
-            let buf = self.buffer(Space::Global, t, addr, size)?;
+            let buf = self.buffer(space, t, addr, size)?;
             let old = read_le(buf, size);
             match bo.kind {
                 BufferKind::Load => self.regs[ci.v * th + t] = old,
                 BufferKind::Store => {
                     let v = rd(self, 7, l);
-                    write_le(self.buffer(Space::Global, t, addr, size)?, size, v);
+                    write_le(self.buffer(space, t, addr, size)?, size, v);
                 }
                 BufferKind::Atomic(k) => {
                     let v = rd(self, 7, l);
                     let s = if ci.nargs > 8 { rd(self, 8, l) } else { 0 };
                     let new = atomic_apply(k, size * 8, old, v, s);
-                    write_le(self.buffer(Space::Global, t, addr, size)?, size, new);
+                    write_le(self.buffer(space, t, addr, size)?, size, new);
                     self.regs[ci.v * th + t] = old;
                 }
                 BufferKind::LoadFormat { .. } | BufferKind::StoreFormat { .. } => {}
             }
         }
         Ok(())
+    }
+
+    /// The byte of lane `l`'s scratch that address `addr` of a private segment buffer
+    /// (`desc`, [`BufferDesc::private_swizzle`]) names. The interpreter keeps the dispatch's
+    /// private segment per lane (scratch), so the swizzle is undone: dword `d` of the segment
+    /// belongs to lane `d % wavesize` and is its dword `d / wavesize`. An index stride other
+    /// than the wave size, or an address in another lane's bytes (a SOFFSET that is not a
+    /// multiple of 4 × the wave size), is not run.
+    fn private_segment_byte(&self, l: usize, addr: u64, desc: &BufferDesc) -> Result<u64, InterpError> {
+        let ws = self.ws as u64;
+        if desc.index_stride as u64 != ws {
+            return Err(InterpError::Unsupported("private segment buffer whose index stride is not the wave size"));
+        }
+        if (addr / 4) % ws != l as u64 {
+            return Err(InterpError::Unsupported("private segment access in another lane's bytes"));
+        }
+        Ok(addr / (4 * ws) * 4 + addr % 4)
     }
 
     /// A formatted buffer load or store of thread `t` (lane `l`) at an in-range address.

@@ -88,10 +88,13 @@ pub struct BufferDesc {
     pub stride: u32,
     /// Number of records (bytes for a raw buffer).
     pub records: u32,
-    /// Swizzled addressing (not supported).
+    /// Swizzled addressing (word 1 bit 31); only the private segment buffer's form runs
+    /// ([`BufferDesc::private_swizzle`]).
     pub swizzle: bool,
     /// The lane id is added to the index.
     pub add_tid: bool,
+    /// Swizzle index stride in records: 8, 16, 32 or 64 (word 3 bits 21-22).
+    pub index_stride: u32,
     /// Range-check rule (0..=3).
     pub oob: u8,
     /// Component selects x, y, z, w of formatted loads (0 zero, 1 one, 4..7 channel x..w).
@@ -109,15 +112,35 @@ impl BufferDesc {
             records: w[2],
             swizzle: w[1] >> 31 != 0,
             add_tid: w[3] >> 23 & 1 != 0,
+            index_stride: 8 << (w[3] >> 21 & 3),
             oob: (w[3] >> 28 & 3) as u8,
             dst_sel: [0, 3, 6, 9].map(|k| (w[3] >> k & 7) as u8),
             format: (w[3] >> 12 & 0x7f) as u8,
         }
     }
-    /// The byte address of an access, or None when it is out of range.
+    /// Whether the descriptor is swizzled the way a gfx9/gfx10 private segment buffer (the
+    /// stack's V# in s[0:3]) is: SWIZZLE_ENABLE and ADD_TID_ENABLE with stride 0, so each lane's
+    /// dwords interleave with the other lanes' (LLVM `SIInstrInfo::getScratchRsrcWords23` sets
+    /// ADD_TID_ENABLE and INDEX_STRIDE 32 or 64 = the wave size; gfx9+ has no ELEMENT_SIZE field,
+    /// the element is 4 bytes). The only swizzled form the interpreter runs.
+    pub fn private_swizzle(&self) -> bool {
+        self.swizzle && self.add_tid && self.stride == 0
+    }
+
+    /// The byte address of an access, or None when it is out of range. A swizzled descriptor
+    /// ([`BufferDesc::private_swizzle`]) places byte `offset` of record `index` (plus the lane)
+    /// as the RDNA ISA's swizzled buffer addressing does with 4-byte elements:
+    /// `(index_msb * stride + offset / 4) * index_stride * 4 + index_lsb * 4 + offset % 4`,
+    /// where index_msb and index_lsb are the index over and modulo the index stride.
     pub fn address(&self, index: u32, offset: u32, soffset: u32, lane: u32) -> Option<u64> {
         let index = if self.add_tid { index.wrapping_add(lane) } else { index };
-        let within = (self.stride as u64) * index as u64 + offset as u64;
+        let within = if self.swizzle {
+            let (msb, lsb) = ((index / self.index_stride) as u64, (index % self.index_stride) as u64);
+            let k = self.index_stride as u64;
+            (msb * self.stride as u64 + (offset / 4) as u64) * k * 4 + lsb * 4 + (offset % 4) as u64
+        } else {
+            (self.stride as u64) * index as u64 + offset as u64
+        };
         let out = match self.oob {
             0 => index >= self.records || offset >= self.stride,
             1 => index >= self.records,
@@ -267,4 +290,24 @@ fn parse_format(s: &str) -> Option<Option<Format>> {
         return Some(None);
     }
     Format::parse(s).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_private_segment_buffer_interleaves_the_lanes_dwords() {
+        // SWIZZLE_ENABLE, stride 0; ADD_TID_ENABLE, INDEX_STRIDE 2 (32), raw range checks.
+        let d = BufferDesc::from_words([0x1000, 1 << 31, u32::MAX, 1 << 23 | 2 << 21 | 3 << 28]);
+        assert!(d.private_swizzle());
+        assert_eq!(d.index_stride, 32);
+        // Byte 6 of lane 3 at SOFFSET 64: dword 1 of the lane is 32 lanes of 4 bytes further.
+        assert_eq!(d.address(0, 6, 64, 3), Some(0x1000 + 64 + 32 * 4 + 3 * 4 + 2));
+        // Lane 33 of a wave64 stride (3): index 33 is below the stride, so it is lsb only.
+        let d64 = BufferDesc::from_words([0, 1 << 31, u32::MAX, 1 << 23 | 3 << 21 | 3 << 28]);
+        assert_eq!(d64.address(0, 8, 0, 33), Some(2 * 64 * 4 + 33 * 4));
+        // Swizzled with a stride is not the private segment's form.
+        assert!(!BufferDesc::from_words([0, 1 << 31 | 16 << 16, 0, 1 << 23]).private_swizzle());
+    }
 }

@@ -65,17 +65,6 @@ fn function_at(functions: &[Function], entry: u64) -> Option<&Function> {
     functions.iter().find(|f| f.start == entry)
 }
 
-/// The first buffer instruction of `insts` whose descriptor is `s[0:3]`: in a function the
-/// calling convention's private segment buffer (the stack's V#), in a kernel the one the
-/// descriptor loads. gfx1201 loads none (its scratch is flat), so such code is refused
-/// until MUBUF stack accesses translate to scratch instructions.
-pub fn private_segment_buffer_use(insts: &[Inst]) -> Option<&Inst> {
-    insts.iter().find(|i| {
-        matches!(i.encoding, "ENC_MUBUF" | "ENC_MTBUF")
-            && i.operands.iter().any(|o| matches!(o.kind, OperandKind::Reg(r) if r.class == isabridge_decoder::operand::RegClass::Sgpr && r.first == 0 && r.count == 4))
-    })
-}
-
 /// The callees of the function whose decoded instructions are `insts`, checked as the module
 /// notes say: each call's callee entry, in order of first call.
 pub fn callees(insts: &[Inst], r: &Resolved, s: &Section, kernels: &BTreeSet<String>) -> Result<Vec<u64>, CallError> {
@@ -264,16 +253,13 @@ impl<'a> CallGraph<'a> {
     /// (empty when it calls nothing).
     pub fn reach(&mut self, insts: &[Inst]) -> Result<Vec<u64>, CallError> {
         let first = callees(insts, &self.resolved, self.sec, &self.kernels)?;
-        let stack = |insts: &[Inst]| match private_segment_buffer_use(insts) {
-            Some(i) => Err(CallError {
-                isa: i.isa,
-                addr: i.addr,
-                name: i.name,
-                why: "a stack access through the private segment buffer s[0:3], which gfx1201 does not load: not translated".into(),
-            }),
-            None => Ok(()),
+        // A callee's buffer accesses through s[0:3] are stack accesses (the calling convention
+        // passes the private segment buffer there): refused here when they do not translate.
+        let stack = |insts: &[Inst]| match super::scratch::uses_private_segment(insts, None) {
+            Err(TranslateError::Unsupported { isa, addr, name, reason }) => Err(CallError { isa, addr, name, why: reason }),
+            Err(e) => Err(CallError { isa: Isa::Gfx1013, addr: insts.first().map_or(0, |i| i.addr), name: "S_SWAPPC_B64", why: e.to_string() }),
+            Ok(_) => Ok(()),
         };
-        stack(insts)?;
         closure(&first, |t| {
             self.decode(t)?;
             stack(&self.decoded[&t])?;

@@ -126,6 +126,19 @@ pub fn translate_insts_calling(
     opts: &FunctionOptions,
     calls: &BTreeMap<u64, u64>,
 ) -> Result<TranslatedFunction, FunctionError> {
+    translate_insts_with_stack(insts, entry, opts, calls, false)
+}
+
+/// [`translate_insts_calling`] of a function whose buffer accesses through `s[0:3]` are
+/// stack accesses when `stack` is set (the caller checked that with
+/// [`super::scratch::uses_private_segment`]): they become `scratch_*` instructions.
+pub fn translate_insts_with_stack(
+    insts: &[Inst],
+    entry: Vec<TranslatedInst>,
+    opts: &FunctionOptions,
+    calls: &BTreeMap<u64, u64>,
+    stack: bool,
+) -> Result<TranslatedFunction, FunctionError> {
     // Temporaries for expansions above every register the code names; where none are left,
     // the expansions that need them are typed errors.
     let mut named = Temps::named(insts.iter().chain(entry.iter().map(|t| &t.inst)), opts.declared_vgprs, opts.declared_sgprs);
@@ -135,6 +148,11 @@ pub fn translate_insts_calling(
     let mut out = entry;
     out.reserve(insts.len() + insts.len() / 8);
     for inst in insts {
+        let stack_access = if stack { super::scratch::translate(inst, &cx) } else { None };
+        if let Some(seq) = stack_access {
+            out.extend(seq?.into_iter().map(|i| TranslatedInst { inst: i, src_addr: inst.addr }));
+            continue;
+        }
         out.extend(translate_inst_in(inst, &cx)?);
     }
     let mut conv_temps = Temps::new(&out, opts.declared_vgprs, opts.declared_sgprs);

@@ -39,6 +39,7 @@ pub mod map;
 pub mod msgpack;
 mod quiet;
 pub mod object;
+pub mod scratch;
 pub mod selfcheck;
 mod smem;
 mod sopp_ids;

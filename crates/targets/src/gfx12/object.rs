@@ -19,9 +19,10 @@
 //!   into its gfx1013 SGPR the same way.
 //! - The system SGPRs after the ids (workgroup info, the private segment wave offset) are
 //!   copied from where gfx1201 loads them (`Kernel::architected_sgpr_inputs`) to where gfx1013
-//!   did. The private segment buffer and flat scratch init have no gfx1201 value; a kernel
-//!   whose code reads them is not caught here (its scratch set-up is refused by the
-//!   instruction translator, which maps no flat scratch register write).
+//!   did. The private segment buffer and flat scratch init have no gfx1201 value: stack
+//!   accesses through the buffer become `scratch_*` ([`super::scratch`]; any other use of
+//!   `s0`-`s3` beside them is refused when the kernel is found), and a flat scratch set-up is
+//!   refused by the instruction translator, which maps no flat scratch register write.
 //!
 //! Moves go from the highest destination down: every source is at or below its destination
 //! (gfx1201's layout is gfx1013's with registers left out), so no move overwrites a later
@@ -40,7 +41,7 @@
 
 use super::descriptor::{from_gfx1013, user_sgpr_moves, RegisterCounts};
 use super::calls::{is_call_or_return, named_floor, patch, CallFixup, CallGraph};
-use super::function::{decode_gfx1013, translate_insts_calling, FunctionError, FunctionOptions};
+use super::function::{decode_gfx1013, translate_insts_with_stack, FunctionError, FunctionOptions};
 use super::hsaco::{self, CodeFunction, CodeKernel, CodeObject, HsacoError};
 use super::msgpack::Msg;
 use super::TranslatedInst;
@@ -247,8 +248,9 @@ fn kernel_options(k: &Kernel, meta: Option<&Msg>) -> FunctionOptions {
 }
 
 /// One kernel's translation (decoded gfx1013 `insts` at `addr`): the placed code and its
-/// register counts. `calling`: the kernel's calls, None when it makes none.
-fn translate_kernel(k: &Kernel, insts: &[Inst], addr: u64, meta: Option<&Msg>, calling: Calling) -> Result<(super::function::TranslatedFunction, RegisterCounts), ObjectError> {
+/// register counts. `calling`: the kernel's calls, None when it makes none; `stack`: its
+/// buffer accesses through `s[0:3]` are stack accesses ([`super::scratch`]).
+fn translate_kernel(k: &Kernel, insts: &[Inst], addr: u64, meta: Option<&Msg>, calling: Calling, stack: bool) -> Result<(super::function::TranslatedFunction, RegisterCounts), ObjectError> {
     let ferr = |err: FunctionError| ObjectError::Function { kernel: k.name.clone(), err: Box::new(err) };
     if calling.is_none() {
         if let Some(i) = insts.iter().find(|i| is_call_or_return(i)) {
@@ -277,7 +279,7 @@ fn translate_kernel(k: &Kernel, insts: &[Inst], addr: u64, meta: Option<&Msg>, c
         }
         None => &empty,
     };
-    let f = translate_insts_calling(insts, entry, &opts, calls).map_err(ferr)?;
+    let f = translate_insts_with_stack(insts, entry, &opts, calls, stack).map_err(ferr)?;
     let regs = RegisterCounts { vgprs: f.vgprs as u32, sgprs: f.sgprs as u32 };
     Ok((f, regs))
 }
@@ -298,6 +300,19 @@ struct Found<'a> {
     insts: Vec<Inst>,
     /// Callee entries (gfx1013), empty when the kernel calls nothing.
     callees: Vec<u64>,
+    /// Its buffer accesses through `s[0:3]` are stack accesses ([`stack_of_kernel`]).
+    stack: bool,
+}
+
+/// Whether kernel `k` (decoded `insts`) addresses a stack through the private segment buffer
+/// it enables ([`super::scratch::uses_private_segment`], with its wave offset SGPR); false when
+/// it enables none (then `s[0:3]` is whatever the kernel put there).
+fn stack_of_kernel(k: &Kernel, insts: &[Inst]) -> Result<bool, ObjectError> {
+    if k.properties & 1 == 0 {
+        return Ok(false);
+    }
+    let wave_offset = k.sgpr_inputs().iter().position(|x| *x == SgprInput::PrivateSegmentWaveOffset).map(|n| n as u16);
+    super::scratch::uses_private_segment(insts, wave_offset).map_err(|e| ObjectError::Function { kernel: k.name.clone(), err: Box::new(e.into()) })
 }
 
 /// Kernels of `kernels` found in the code of `p` and decoded, with their call graphs
@@ -325,6 +340,13 @@ fn find_kernels<'a>(
                 continue;
             }
         };
+        let stack = match stack_of_kernel(k, &insts) {
+            Ok(s) => s,
+            Err(e) => {
+                refused.push((k.name.clone(), e));
+                continue;
+            }
+        };
         let mut callees = Vec::new();
         if insts.iter().any(is_call_or_return) {
             if graph.as_ref().is_some_and(|g| !std::ptr::eq(g.section(), s)) {
@@ -340,7 +362,7 @@ fn find_kernels<'a>(
                 }
             }
         }
-        found.push(Found { k, meta: m, addr: start, insts, callees });
+        found.push(Found { k, meta: m, addr: start, insts, callees, stack });
     }
     (found, graph)
 }
@@ -371,7 +393,7 @@ pub fn translate_kernels(bytes: &[u8], only: Option<&str>) -> Result<TranslatedO
     for fk in &found {
         let k = fk.k;
         let calling = graph.as_ref().filter(|_| !fk.callees.is_empty()).map(|g| (&g.resolved.calls, callees.floor));
-        let r = translate_kernel(k, &fk.insts, fk.addr, fk.meta, calling).and_then(|(t, regs)| {
+        let r = translate_kernel(k, &fk.insts, fk.addr, fk.meta, calling, fk.stack).and_then(|(t, regs)| {
             let mut regs = regs;
             for c in &fk.callees {
                 match callees.get(*c, k) {
@@ -444,7 +466,10 @@ fn translate_callees(g: &CallGraph, found: &[Found]) -> Callees {
             }
             let mut opts = kernel_options(f.k, None);
             (opts.declared_vgprs, opts.declared_sgprs) = floor;
-            let r = translate_insts_calling(g.insts(c), Vec::new(), &opts, &g.resolved.calls).map_err(|e| e.to_string());
+            // The calling convention passes the private segment buffer in s[0:3]
+            // (`CallGraph::reach` refused callees whose use of it does not translate).
+            let stack = super::scratch::uses_private_segment(g.insts(c), None).unwrap_or(false);
+            let r = translate_insts_with_stack(g.insts(c), Vec::new(), &opts, &g.resolved.calls, stack).map_err(|e| e.to_string());
             out.by_entry.insert(c, (g.name(c), r, opts));
         }
     }

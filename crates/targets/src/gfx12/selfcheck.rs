@@ -22,6 +22,10 @@
 //! - The translation (gfx1201 code) runs with late-arriving memory
 //!   (`lift_kernel_module_late_memory`): a register read before the wait that covers it is poison.
 //!
+//! - A gfx1013 kernel that enables the private segment buffer gets one in `s[0:3]`
+//!   (`scratch::give_private_segment`), over the interpreter's per-lane scratch of the
+//!   kernel's private segment size, where the translation's `scratch_*` land too.
+//!
 //! Compared: every byte of every region (the arguments' buffers, the dispatch packet and the
 //! kernel arguments) after the run, i.e. the final value of every write, and the values and
 //! stage events the runs return. Statuses: `equal`; `differ` (with the first difference);
@@ -432,8 +436,11 @@ fn run_kernel(p: &Program, k: &Kernel, d: &Dispatch, opts: &Options, late: bool)
     let mut last = None;
     for gx in 0..opts.groups {
         let image = Image { global: Vec::new(), block: d.block, scratch: d.scratch, dispatch: DISPATCH_ADDR, kernarg: KERNARG_ADDR };
-        let (mut cfg, inputs) = workgroup_inputs(p.isa, k, &image, [gx, 0, 0]);
+        let (mut cfg, mut inputs) = workgroup_inputs(p.isa, k, &image, [gx, 0, 0]);
         cfg.max_steps = opts.max_steps;
+        if p.isa == Isa::Gfx1013 {
+            super::scratch::give_private_segment(k, kernel_params(&entry).0 as usize, &mut inputs);
+        }
         mem.shared = vec![0; entry.shared_bytes as usize];
         let o = interp::run_module(&m, &cfg, &inputs, mem).map_err(RunError::Interp)?;
         mem = o.memory.clone();

@@ -217,7 +217,8 @@ pub(super) fn smem_vsharp(cx: &mut Cx, w: &mut [Value]) {
 /// A gfx12 V# rewritten into the descriptor layout the IR reads (gfx10's): the format code
 /// renumbered, a scaled stride multiplied out, and swizzling marked in bit 31 of word 1 when the
 /// gfx12 swizzle enable (word 1 bits 31:30) is set or the scaled stride does not fit the 14-bit
-/// stride field (the IR's interpreter refuses swizzled descriptors, so neither runs silently wrong).
+/// stride field (the IR's interpreter refuses swizzled descriptors without ADD_TID_ENABLE, which a
+/// refused one loses, so neither runs silently wrong).
 pub(super) fn vsharp_as_gfx10(cx: &mut Cx, w: &mut [Value]) {
     let int = |cx: &mut Cx, op: IntOp, a: Value, b: Value| cx.b().int(op, Type::I32, &[a, b]);
     let shr = |cx: &mut Cx, a: Value, n: u32| {
@@ -276,6 +277,13 @@ pub(super) fn vsharp_as_gfx10(cx: &mut Cx, w: &mut [Value]) {
         gfx10 = cx.b().select(Type::I32, ge, moved, gfx10);
     }
     let keep = and(cx, w3, !(0x7f << 12));
+    // A refused descriptor also loses ADD_TID_ENABLE (bit 23), so it never reads as the one
+    // swizzled form the interpreter runs (a gfx10 private segment buffer's,
+    // `BufferDesc::private_swizzle`).
+    let no_tid = cx.k32(!(1 << 23));
+    let all = cx.k32(u32::MAX);
+    let tid_mask = cx.b().select(Type::I32, refuse, no_tid, all);
+    let keep = int(cx, IntOp::And, keep, tid_mask);
     let twelve = cx.k32(12);
     let placed = int(cx, IntOp::Shl(ShiftRule::Wrap), gfx10, twelve);
     w[3] = int(cx, IntOp::Or, keep, placed);
