@@ -120,10 +120,15 @@ fn wrong_sources_and_unbuilt_targets_are_typed_errors() {
         Err(Error::WaveMismatch { expected: 32, found: 64, .. }) => {}
         r => panic!("{r:?}"),
     }
-    // An instruction the lifter does not take names ISA, address and instruction.
-    let e = t.translate(&fixture("nvidia/bin/control.sm50.cubin"), &Source::object(Isa::Sm50, 32, Some("calls")), Target::Spirv).unwrap_err();
+    // An instruction the lifter does not take names ISA, address and instruction: the `calls`
+    // kernel's code as a raw dump, without the .nv.info record that makes its BRX a call
+    // through a function pointer (from the cubin, it lifts).
+    let cubin50 = fixture("nvidia/bin/control.sm50.cubin");
+    let abi = isabridge::decoder::elf::nvinfo::cuda_kernels(&cubin50).unwrap();
+    let calls = isabridge::decoder::elf::nvinfo::find_kernel(&abi, "calls").unwrap();
+    let e = t.translate(section_bytes(&cubin50, calls.section), &Source::raw(Isa::Sm50, 32), Target::Spirv).unwrap_err();
     assert!(matches!(e, Error::Lift { .. }));
-    assert!(e.to_string().starts_with("calls: sm50: 0x120: BRX R3 -0x130: "), "{e}");
+    assert!(e.to_string().contains("sm50: 0x120: BRX R3 -0x130: "), "{e}");
     // Raw code: garbage is an error, not a panic.
     let raw = Source::raw(Isa::Sm86, 32);
     assert_eq!(raw.container, Container::Raw);
@@ -131,4 +136,13 @@ fn wrong_sources_and_unbuilt_targets_are_typed_errors() {
     assert!(t.translate(&[0xff; 16], &raw, Target::Spirv).is_err());
     assert!(t.translate(&[], &raw, Target::Spirv).is_err());
     assert!(t.translate(&[1, 2, 3], &Source::raw(Isa::Gfx1013, 32), Target::Spirv).is_err());
+}
+
+/// The bytes of ELF64 section `index` of `elf` (the section header table's offset and size fields).
+fn section_bytes(elf: &[u8], index: usize) -> &[u8] {
+    let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap()) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap()) as usize;
+    let header = u64_at(0x28) + index * u16_at(0x3a);
+    let (offset, size) = (u64_at(header + 0x18), u64_at(header + 0x20));
+    &elf[offset..offset + size]
 }

@@ -119,7 +119,7 @@ impl BufferDesc {
         }
     }
     /// Whether the descriptor is swizzled the way a gfx9/gfx10 private segment buffer (the
-    /// stack's V# in s[0:3]) is: SWIZZLE_ENABLE and ADD_TID_ENABLE with stride 0, so each lane's
+    /// stack's V# in `s[0:3]`) is: SWIZZLE_ENABLE and ADD_TID_ENABLE with stride 0, so each lane's
     /// dwords interleave with the other lanes' (LLVM `SIInstrInfo::getScratchRsrcWords23` sets
     /// ADD_TID_ENABLE and INDEX_STRIDE 32 or 64 = the wave size; gfx9+ has no ELEMENT_SIZE field,
     /// the element is 4 bytes). The only swizzled form the interpreter runs.

@@ -26,7 +26,7 @@
 //! with `exp null off, off, off, off done vm` and `export mrt0 off, off, off, off done`. The
 //! null target exports no data whatever EN says (LLVM's target syntax: "null: copy nothing"), so
 //! a null export with DONE becomes `export mrt0 off, off, off, off done` (sources `off`, encoded
-//! 0 as llvm-mc-22 does). [`null_export_target`] refuses the functions whose only other
+//! 0 as llvm-mc-22 does). `check_null_exports` refuses the functions whose only other
 //! exports are to mrtz (LLVM would use mrtz there); a null export without DONE (no source shows
 //! one) is a typed error.
 //!

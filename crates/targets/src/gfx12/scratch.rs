@@ -21,7 +21,7 @@
 //!   the gfx1013 build has `buffer_store_dword v43, off, s[0:3], s33 offset:12`.
 //!
 //! So a lane's private byte `soffset / wavesize + voffset + offset` is the same byte in both
-//! schemes, and the rule ([`translate`]) is: `buffer_load/store_* vD, vA|off, s[0:3], sO
+//! schemes, and the rule (`translate`) is: `buffer_load/store_* vD, vA|off, s[0:3], sO
 //! [offen] offset:N` -> `scratch_load/store_* vD, vA|off, sT|off offset:N`, where
 //! `sT = sO / wavesize` is computed into the expansion SGPR just before with
 //! `s_mul_hi_u32 sT, sO, 2^(32 - log2 wavesize)` (the high half of the product is the shift,
