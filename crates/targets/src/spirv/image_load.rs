@@ -318,6 +318,19 @@ impl Em<'_> {
         Ok((a4, sh, m))
     }
 
+    /// The operand ids of image op `op` (`args`), whether this lane takes part, and the T#'s
+    /// and its format's fields: what every texel-reading op starts with.
+    pub(super) fn image_operands(&mut self, op: &ImageOp, args: &[Value]) -> Result<(Vec<Word>, Word, DescIds, FormatIds), EmitError> {
+        let mut a = Vec::with_capacity(args.len());
+        for &x in args {
+            a.push(self.word_of(x)?);
+        }
+        let on = self.image_lane_on(op, &a)?;
+        let d = self.image_desc(&a[..4])?;
+        let f = self.image_format(d.format)?;
+        Ok((a, on, d, f))
+    }
+
     /// A load, store or atomic (value `v`, result type `ty`); sampling ops are typed errors.
     pub(super) fn image_texel(&mut self, v: Value, op: ImageOp, args: &[Value], ty: Option<Type>) -> Result<(), EmitError> {
         let text = Op::Image(op).mnemonic();
@@ -339,13 +352,7 @@ impl Em<'_> {
         if op.lod != LodMode::Lod || op.kind == ImageKind::ResInfo {
             return Err(internal("an image op without a texel reached the texel path"));
         }
-        let mut a = Vec::with_capacity(args.len());
-        for &x in args {
-            a.push(self.word_of(x)?);
-        }
-        let on = self.image_lane_on(&op, &a)?;
-        let d = self.image_desc(&a[..4])?;
-        let f = self.image_format(d.format)?;
+        let (a, on, d, f) = self.image_operands(&op, args)?;
         let mut bad = d.bad;
         if matches!(op.dim, ImageDim::D2Msaa | ImageDim::D2MsaaArray) {
             bad = self.bconst(true)?;

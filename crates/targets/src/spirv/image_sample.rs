@@ -522,13 +522,7 @@ impl Em<'_> {
         if op.reads_quad() && self.wave.is_none() {
             return Err(unsupported(self.cur_ir, v.0, text, "LODs from the implicit derivatives of the lane quad in per-lane functions"));
         }
-        let mut a = Vec::with_capacity(args.len());
-        for &x in args {
-            a.push(self.word_of(x)?);
-        }
-        let on = self.image_lane_on(&op, &a)?;
-        let d = self.image_desc(&a[..4])?;
-        let f = self.image_format(d.format)?;
+        let (a, on, d, f) = self.image_operands(&op, args)?;
         let sp = self.sampler_desc(a[4], a[5])?;
         // Operands after the descriptors, in `ImageOp::operand_types` order.
         let mut p = 6;
