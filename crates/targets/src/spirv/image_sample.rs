@@ -471,33 +471,28 @@ impl Em<'_> {
             let r = self.select_channel(f, sel, &tx)?;
             return Ok([r, zero, zero, zero]);
         }
+        // The far row or slice of an axis (index, weight): the next index, live where the
+        // weight is not 0.
+        let far = |em: &mut Self, (i, w): (Word, Word), live: Word| -> Result<(Word, Word), EmitError> {
+            let w0 = em.eq(w, 0)?;
+            let on = em.lnot(w0)?;
+            Ok((next(em, i)?, em.land(live, on)?))
+        };
         // x, then y, then z; a second texel, row or slice only where its weight is not 0.
         let (nz, ny) = (if g >= 3 { 2 } else { 1 }, if g >= 2 { 2 } else { 1 });
         let mut zv = Vec::with_capacity(2);
         for kz in 0..nz {
-            let (k, live_z) = if g >= 3 {
-                if kz == 0 {
-                    (axes[2].0, live)
-                } else {
-                    let nz0 = self.eq(axes[2].1, 0)?;
-                    let on = self.lnot(nz0)?;
-                    (next(self, axes[2].0)?, self.land(live, on)?)
-                }
-            } else {
-                (zero, live)
+            let (k, live_z) = match (g >= 3, kz) {
+                (false, _) => (zero, live),
+                (true, 0) => (axes[2].0, live),
+                (true, _) => far(self, axes[2], live)?,
             };
             let mut yv = Vec::with_capacity(2);
             for jy in 0..ny {
-                let (j, live_y) = if g >= 2 {
-                    if jy == 0 {
-                        (axes[1].0, live_z)
-                    } else {
-                        let ny0 = self.eq(axes[1].1, 0)?;
-                        let on = self.lnot(ny0)?;
-                        (next(self, axes[1].0)?, self.land(live_z, on)?)
-                    }
-                } else {
-                    (zero, live_z)
+                let (j, live_y) = match (g >= 2, jy) {
+                    (false, _) => (zero, live_z),
+                    (true, 0) => (axes[1].0, live_z),
+                    (true, _) => far(self, axes[1], live_z)?,
                 };
                 let (i, a) = axes[0];
                 let v0 = fetch(self, [i, j, k], live_y)?;
