@@ -1,7 +1,10 @@
 //! `isabridge run FILE --via interp ...`: run one kernel of a gfx1013 or gfx1201 code object
 //! (or a raw dump) over a grid of workgroups on the IR interpreter, with buffers from files, and
 //! write the buffers back. `--via gfx1201` first translates a gfx1013 code object to gfx1201 and
-//! runs the translation, lifted with late-arriving memory.
+//! runs the translation, lifted with late-arriving memory. `--via spirv` translates the kernel to
+//! SPIR-V (the facade's `Translator`) and runs each workgroup as one Vulkan dispatch over the same
+//! dispatch layout, the buffers at their device addresses (so the kernel argument segment and
+//! the dispatch packet hold device addresses).
 //!
 //! The dispatch is laid out as the HSA runtime lays it out: the kernel argument segment (the
 //! explicit arguments at the offsets the metadata gives, the hidden ones filled: block counts,
@@ -20,7 +23,7 @@
 
 use crate::lift_cmd;
 use crate::Failure;
-use isabridge_analysis::amdkernel::{ArgKind, Kernel, SgprInput};
+use isabridge_analysis::amdkernel::{ArgKind, SgprInput};
 use isabridge_decoder::elf;
 use isabridge_decoder::lift::amd::{kernel_params, ttmp_workgroup_id_params, KernelEntry, Options};
 use isabridge_decoder::Isa;
@@ -32,8 +35,9 @@ use std::path::PathBuf;
 pub struct Args {
     /// A gfx1013 or gfx1201 code object (ELF), an sm_50 or sm_86 cubin, or a raw dump with --isa.
     file: PathBuf,
-    /// Translation path: `interp` runs the lifted IR on the reference interpreter; `spirv` (cubin
-    /// kernels) emits SPIR-V and runs it on Vulkan (Mesa lavapipe when present); `gfx1201`
+    /// Translation path: `interp` runs the lifted IR on the reference interpreter; `spirv`
+    /// translates the kernel to SPIR-V and runs it on Vulkan (Mesa lavapipe when present, else
+    /// the device `--vk-device` names; code objects and cubins, not raw dumps); `gfx1201`
     /// (gfx1013 code objects) translates the kernel to gfx1201 machine code, decodes and lifts
     /// that with late-arriving memory (a read before its recomputed wait is poison) and runs it
     /// on the interpreter.
@@ -157,14 +161,18 @@ pub fn run(a: &Args) -> Result<(), Failure> {
     if a.time.is_some() {
         return Err("--time times cubin kernels run --via spirv".to_string().into());
     }
-    if a.via == "spirv" {
-        return Err("--via spirv runs cubin kernels today (AMD wave-model functions are not emitted yet)".to_string().into());
-    }
+    let spirv = a.via == "spirv";
     let late = a.via == "gfx1201";
     let bytes = if late { translated_object(&bytes, a.kernel.as_deref())? } else { bytes };
     let is_elf = elf::is_elf(&bytes);
     if !is_elf && a.isa.is_none() {
         return Err("a raw dump needs --isa".to_string().into());
+    }
+    if spirv && !is_elf {
+        return Err("--via spirv runs code objects (raw gfx1013 code: `conform rdna --via spirv`)".to_string().into());
+    }
+    if spirv && !a.buffers.is_empty() {
+        return Err("--buffer places memory at fixed guest addresses, which a Vulkan run cannot give (it places its buffers itself): pass buffers with --arg buf=FILE".to_string().into());
     }
     let p = lift_cmd::load(&bytes, a.isa.as_deref())?;
     let mut ts = lift_cmd::targets(&bytes, &p, a.kernel.as_deref())?;
@@ -217,15 +225,45 @@ pub fn run(a: &Args) -> Result<(), Failure> {
             (e, l)
         }
     };
-    let r = lift_cmd::resolve(p.isa, t.section);
-    let m = lift_cmd::lift_target(p.isa, t, &entry, &r, late)?;
+    // The grid.
+    let ws: u32 = if entry.wave64 { 64 } else { 32 };
+    let threads = block[0] as u64 * block[1] as u64 * block[2] as u64;
+    if threads > 1024 {
+        return Err(format!("--block {}: at most 1024 work-items per workgroup", a.block).into());
+    }
+    let waves = (threads as u32).div_ceil(ws);
+
+    let mut kernarg = vec![0u8; t.kernel.as_ref().map_or(0, |k| k.kernarg_size.max(k.args.iter().map(|x| x.offset + x.size).max().unwrap_or(0))) as usize];
+    let given: Vec<ArgValue> = a.args.iter().map(|s| parse_arg(s)).collect::<Result<_, _>>()?;
+    // Where the dispatch's memory lives: the interpreter's fixed guest addresses, or Vulkan
+    // buffers (the argument buffers, the dispatch packet, the kernel argument segment, in that
+    // order) at their device addresses, which the module's guest pointers are.
+    let device = if spirv {
+        let sizes: Vec<usize> = given
+            .iter()
+            .filter_map(|v| if let ArgValue::Buffer(b) = v { Some(b.len().max(4)) } else { None })
+            .chain([64, kernarg.len().max(4)])
+            .collect();
+        Some(VulkanRun::new(&bytes, p.isa, ws, waves, &t.name, &sizes)?)
+    } else {
+        None
+    };
+    let region_address = |i: usize| device.as_ref().and_then(|d| d.mem.address(i));
+    let nbufs = given.iter().filter(|v| matches!(v, ArgValue::Buffer(_))).count();
+    let dispatch_addr = region_address(nbufs).unwrap_or(DISPATCH_ADDR);
+    let kernarg_addr = region_address(nbufs + 1).unwrap_or(KERNARG_ADDR);
+    let m = match device {
+        Some(_) => None,
+        None => {
+            let r = lift_cmd::resolve(p.isa, t.section);
+            Some(lift_cmd::lift_target(p.isa, t, &entry, &r, late)?)
+        }
+    };
 
     // Global memory: buffers of the arguments, then --buffer placements.
     let mut global: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut arg_bufs: Vec<(usize, u64)> = Vec::new();
     let mut next = BUFFER_BASE;
-    let mut kernarg = vec![0u8; t.kernel.as_ref().map_or(0, |k| k.kernarg_size.max(k.args.iter().map(|x| x.offset + x.size).max().unwrap_or(0))) as usize];
-    let given: Vec<ArgValue> = a.args.iter().map(|s| parse_arg(s)).collect::<Result<_, _>>()?;
     if let Some(k) = &t.kernel {
         let explicit: Vec<_> = k.args.iter().filter(|x| !matches!(x.kind, ArgKind::Hidden(_))).collect();
         if explicit.len() != given.len() {
@@ -235,7 +273,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         for (i, (x, v)) in explicit.iter().zip(given).enumerate() {
             let (val, size) = match v {
                 ArgValue::Buffer(b) => {
-                    let addr = next;
+                    let addr = region_address(arg_bufs.len()).unwrap_or(next);
                     next += (b.len() as u64).div_ceil(0x1000).max(1) * 0x1000 + 0x1000;
                     global.push((addr, b));
                     arg_bufs.push((i, addr));
@@ -269,7 +307,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         let addr = num(addr)?;
         let b = std::fs::read(path).map_err(|e| format!("--buffer {s}: {path}: {e}"))?;
         let end = addr + b.len() as u64;
-        if global.iter().any(|(g, v)| addr < g + v.len() as u64 && *g < end) || (addr < KERNARG_ADDR + kernarg.len() as u64 + 0x100 && DISPATCH_ADDR < end) {
+        if global.iter().any(|(g, v)| addr < g + v.len() as u64 && *g < end) || (addr < kernarg_addr + kernarg.len() as u64 + 0x100 && dispatch_addr < end) {
             return Err(format!("--buffer {s}: overlaps another buffer or the dispatch data at 0x1000-0x{:x}", KERNARG_ADDR + kernarg.len() as u64).into());
         }
         placed.push((addr, global.len()));
@@ -281,22 +319,21 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         put(&mut packet, 4 + 2 * d, 2, block[d] as u64);
         put(&mut packet, 12 + 4 * d, 4, (block[d] as u64) * grid[d] as u64);
     }
-    let scratch = t.kernel.as_ref().map_or(1024, dispatch_private_segment_size);
+    // Per-work-item scratch as the HIP runtime sizes it (`selfcheck::private_segment_size`).
+    let scratch = t.kernel.as_ref().map_or(1024, isabridge_targets::gfx12::selfcheck::private_segment_size);
     put(&mut packet, 24, 4, scratch as u64);
     put(&mut packet, 28, 4, entry.shared_bytes as u64);
-    put(&mut packet, 40, 8, KERNARG_ADDR);
-    global.push((DISPATCH_ADDR, packet));
-    if !kernarg.is_empty() {
-        global.push((KERNARG_ADDR, kernarg));
+    put(&mut packet, 40, 8, kernarg_addr);
+    global.push((dispatch_addr, packet));
+    if !kernarg.is_empty() || device.is_some() {
+        global.push((kernarg_addr, kernarg));
+    }
+    if let Some(d) = &device {
+        for (i, (_, b)) in global.iter().enumerate() {
+            d.mem.write(i, 0, b).ok_or_else(|| "a region does not fit its Vulkan buffer".to_string())?;
+        }
     }
 
-    // The grid.
-    let ws: u32 = if entry.wave64 { 64 } else { 32 };
-    let threads = block[0] as u64 * block[1] as u64 * block[2] as u64;
-    if threads > 1024 {
-        return Err(format!("--block {}: at most 1024 work-items per workgroup", a.block).into());
-    }
-    let waves = (threads as u32).div_ceil(ws);
     let cfg = Config { wave_size: ws, waves, scratch_bytes: scratch.next_multiple_of(16), ..Config::default() };
     let (s0, exec_p, v0) = kernel_params(&entry);
     let lanes = (waves * ws) as usize;
@@ -333,8 +370,8 @@ pub fn run(a: &Args) -> Result<(), Failure> {
                 }
                 for (i, s) in layout.iter().enumerate() {
                     let v: u64 = match *s {
-                        SgprInput::DispatchPtr(n) => DISPATCH_ADDR >> (32 * n as u64),
-                        SgprInput::KernargSegmentPtr(n) => KERNARG_ADDR >> (32 * n as u64),
+                        SgprInput::DispatchPtr(n) => dispatch_addr >> (32 * n as u64),
+                        SgprInput::KernargSegmentPtr(n) => kernarg_addr >> (32 * n as u64),
                         SgprInput::PrivateSegmentSize => scratch as u64,
                         SgprInput::WorkgroupId(d) => g[d as usize] as u64,
                         _ => 0,
@@ -356,12 +393,24 @@ pub fn run(a: &Args) -> Result<(), Failure> {
                 for d in 0..3 {
                     inputs[(v0 + d) as usize] = Input::PerLane(ids[d as usize].clone());
                 }
+                if let Some(d) = &device {
+                    d.run(&inputs, (waves * ws) as usize).map_err(|e| format!("kernel {} workgroup ({gx},{gy},{gz}): {e}", t.name))?;
+                    continue;
+                }
                 mem.shared = vec![0; entry.shared_bytes as usize];
-                let o = interp::run_module(&m, &cfg, &inputs, mem)
+                let m = m.as_ref().ok_or_else(|| "no lifted module".to_string())?;
+                let o = interp::run_module(m, &cfg, &inputs, mem)
                     .map_err(|e| format!("kernel {} workgroup ({gx},{gy},{gz}): {e}", t.name))?;
                 lane_ops += o.lane_ops;
                 mem = o.memory;
             }
+        }
+    }
+    if let Some(d) = &device {
+        for (i, (_, b)) in mem.global.iter_mut().enumerate() {
+            let n = b.len();
+            *b = d.mem.read(i).unwrap_or_default();
+            b.truncate(n);
         }
     }
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
@@ -374,16 +423,59 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         let p = a.out.join(format!("0x{addr:x}.bin"));
         std::fs::write(&p, find(*addr)).map_err(|e| format!("{}: {e}", p.display()))?;
     }
-    println!(
-        "{}: {} workgroup(s) of {} work-item(s) in {} wave{} wave(s) each, {} lane-instructions",
-        t.name,
-        grid[0] as u64 * grid[1] as u64 * grid[2] as u64,
-        threads,
-        waves,
-        ws,
-        lane_ops
-    );
+    let work = match &device {
+        Some(d) => format!("as SPIR-V on {}", d.vk.name()),
+        None => format!("{lane_ops} lane-instructions"),
+    };
+    println!("{}: {} workgroup(s) of {} work-item(s) in {} wave{} wave(s) each, {work}", t.name, grid[0] as u64 * grid[1] as u64 * grid[2] as u64, threads, waves, ws);
     Ok(())
+}
+
+/// `--via spirv` for a code object: the kernel translated to SPIR-V (one Vulkan workgroup per
+/// guest workgroup, its waves together) and the dispatch's global memory as Vulkan buffers.
+struct VulkanRun {
+    vk: &'static isabridge_targets::vulkan::Vulkan,
+    kernel: isabridge_targets::spirv::Kernel,
+    mem: isabridge_targets::vulkan::GlobalMemory<'static>,
+}
+
+impl VulkanRun {
+    /// Translates kernel `name` of code object `bytes` for guest workgroups of `waves` waves of
+    /// `ws` lanes, and makes buffers of `sizes` bytes for its memory model.
+    fn new(bytes: &[u8], isa: Isa, ws: u32, waves: u32, name: &str, sizes: &[usize]) -> Result<VulkanRun, Failure> {
+        use isabridge::{Options, Source, Target, Translator};
+        let options = if waves > 1 { Options::default().with_workgroup_size(ws * waves) } else { Options::default() };
+        let artifact = Translator::new(options).translate(bytes, &Source::object(isa, ws, Some(name)), Target::Spirv).map_err(|e| e.to_string())?;
+        let kernel = artifact.spirv_kernel().ok_or_else(|| "the translation holds no SPIR-V kernel".to_string())?;
+        if (ws * waves) % kernel.workgroup_size != 0 {
+            return Err(format!("a Vulkan workgroup of {} invocations for {waves} wave(s) of {ws}", kernel.workgroup_size).into());
+        }
+        let vk = crate::vk::device()?;
+        let zeros: Vec<Vec<u8>> = sizes.iter().map(|&n| vec![0; n]).collect();
+        let contents: Vec<&[u8]> = zeros.iter().map(Vec::as_slice).collect();
+        let mem = vk.memory(kernel.memory, &contents).map_err(|e| format!("vulkan memory: {e}"))?;
+        Ok(VulkanRun { vk, kernel, mem })
+    }
+
+    /// Runs one guest workgroup of `total` lanes with the interpreter's `inputs` (uniform values
+    /// to every lane, per-lane values lane by lane).
+    fn run(&self, inputs: &[Input], total: usize) -> Result<(), String> {
+        let words: Vec<u64> = (0..total)
+            .flat_map(|g| {
+                (0..self.kernel.params as usize).map(move |p| match inputs.get(p) {
+                    Some(Input::Uniform(v)) => *v,
+                    Some(Input::PerLane(vs)) => vs.get(g).copied().unwrap_or(0),
+                    _ => 0,
+                })
+            })
+            .collect();
+        let job = isabridge_targets::vulkan::Dispatch { invocations: total as u32, params: &words, constant: &[] };
+        match self.vk.run_with(&self.kernel, &job, &self.mem) {
+            Ok(_) => Ok(()),
+            Err(isabridge_targets::vulkan::VulkanError::Trap { code, .. }) if code == isabridge_targets::spirv::HALT_TRAP => Err("the kernel halts (s_sendmsghalt)".into()),
+            Err(e) => Err(format!("vulkan: {e}")),
+        }
+    }
 }
 
 /// `--via gfx1201`: the gfx1201 code object of the gfx1013 code object `bytes` (the named
@@ -397,16 +489,4 @@ fn translated_object(bytes: &[u8], kernel: Option<&str>) -> Result<Vec<u8>, Fail
         Some((_, e)) if kernel.is_some() || t.kernels.is_empty() => Err(format!("not translated to gfx1201: {e}").into()),
         _ => Ok(t.bytes),
     }
-}
-
-/// The per-work-item scratch bytes a dispatch of `k` gets, as the HIP runtime sizes it: the
-/// descriptor's fixed size, or for a kernel with a dynamic stack the larger of that and the
-/// default stack of 1024 bytes per thread (`hipLimitStackSize`; the HIP behaviour LLVM's
-/// OpenMP AMDGPU plugin adopted in llvm-project pull request 74080: "Default device stack
-/// size: 1024", "in case of a dyn callstack the maximum between user-provided and
-/// compiler-default is chosen").
-fn dispatch_private_segment_size(k: &Kernel) -> usize {
-    const HIP_DEFAULT_STACK_BYTES: u32 = 1024;
-    let fixed = k.private_segment_size;
-    (if k.uses_dynamic_stack() { fixed.max(HIP_DEFAULT_STACK_BYTES) } else { fixed }) as usize
 }

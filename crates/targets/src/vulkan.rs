@@ -39,7 +39,7 @@ pub enum VulkanError {
     #[error("dispatch: {0}")]
     Interface(String),
     /// An invocation ran the IR's `trap.<code>` (read back from the trap buffer).
-    #[error("trap {code} in invocation {invocation}")]
+    #[error("trap {code} in invocation {invocation}{}", trap_meaning(*code))]
     Trap {
         /// The trap code.
         code: u16,
@@ -68,6 +68,16 @@ pub enum VulkanError {
     /// An earlier dispatch timed out or lost the device: this runner takes no more work.
     #[error("the runner is unusable after an earlier timeout or device loss")]
     Unusable,
+}
+
+/// What a trap code the emitter records itself means, as text to append (empty for others).
+fn trap_meaning(code: u16) -> &'static str {
+    match code {
+        crate::spirv::LOOP_LIMIT_TRAP => " (the device ended a loop early: lavapipe stops loops after 65,535 iterations in all)",
+        crate::spirv::PRIVATE_SEGMENT_TRAP => " (a swizzled buffer access the IR does not place)",
+        crate::spirv::HALT_TRAP => " (the kernel halted)",
+        _ => "",
+    }
 }
 
 /// The guest address of the first heap byte [`Vulkan::heap`] hands out (a multiple of 16,

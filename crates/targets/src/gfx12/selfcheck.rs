@@ -392,8 +392,11 @@ pub fn image_at(k: &Kernel, meta: Option<&super::msgpack::Msg>, opts: &Options, 
     Ok(Image { global, block, scratch, dispatch, kernarg: kernarg_addr })
 }
 
-/// Per-work-item scratch as the HIP runtime sizes it: the fixed size, or for a dynamic stack
-/// at least HIP's default 1024-byte stack (the rule `isabridge run` cites).
+/// Per-work-item scratch as the HIP runtime sizes it: the descriptor's fixed size, or for a
+/// kernel with a dynamic stack the larger of that and the default stack of 1024 bytes per
+/// thread (`hipLimitStackSize`; the HIP behaviour LLVM's OpenMP AMDGPU plugin adopted in
+/// llvm-project pull request 74080: "Default device stack size: 1024", "in case of a dyn
+/// callstack the maximum between user-provided and compiler-default is chosen").
 pub fn private_segment_size(k: &Kernel) -> usize {
     let fixed = k.private_segment_size;
     (if k.uses_dynamic_stack() { fixed.max(1024) } else { fixed }) as usize
@@ -436,11 +439,8 @@ fn run_kernel(p: &Program, k: &Kernel, d: &Dispatch, opts: &Options, late: bool)
     let mut last = None;
     for gx in 0..opts.groups {
         let image = Image { global: Vec::new(), block: d.block, scratch: d.scratch, dispatch: DISPATCH_ADDR, kernarg: KERNARG_ADDR };
-        let (mut cfg, mut inputs) = workgroup_inputs(p.isa, k, &image, [gx, 0, 0]);
+        let (mut cfg, inputs) = workgroup_inputs(p.isa, k, &image, [gx, 0, 0]);
         cfg.max_steps = opts.max_steps;
-        if p.isa == Isa::Gfx1013 {
-            super::scratch::give_private_segment(k, kernel_params(&entry).0 as usize, &mut inputs);
-        }
         mem.shared = vec![0; entry.shared_bytes as usize];
         let o = interp::run_module(&m, &cfg, &inputs, mem).map_err(RunError::Interp)?;
         mem = o.memory.clone();
@@ -452,8 +452,9 @@ fn run_kernel(p: &Program, k: &Kernel, d: &Dispatch, opts: &Options, late: bool)
 /// The interpreter's configuration and the lifted kernel's inputs (`kernel_params` order) for
 /// workgroup `group` of a dispatch of kernel `k` on `isa` laid out as `image` says: initial
 /// SGPRs as the descriptor enables them (dispatch and kernarg pointers, private segment size,
-/// workgroup ids; on gfx1201 the ids in TTMP9 / TTMP7), EXEC of each wave's live lanes, and
-/// the work-item id along X in v0.
+/// workgroup ids; on gfx1201 the ids in TTMP9 / TTMP7; on gfx1013 the private segment buffer,
+/// `scratch::give_private_segment`), EXEC of each wave's live lanes, and the work-item id
+/// along X in v0.
 pub fn workgroup_inputs(isa: Isa, k: &Kernel, image: &Image, group: [u32; 3]) -> (Config, Vec<Input>) {
     let (entry, layout) = entry_of(isa, k);
     let ws: u32 = if entry.wave64 { 64 } else { 32 };
@@ -490,6 +491,9 @@ pub fn workgroup_inputs(isa: Isa, k: &Kernel, image: &Image, group: [u32; 3]) ->
             _ => 0,
         };
         inputs[(s0 as usize) + i] = Input::Uniform(v & 0xffff_ffff);
+    }
+    if isa == Isa::Gfx1013 {
+        super::scratch::give_private_segment(k, s0 as usize, &mut inputs);
     }
     inputs[exec_p as usize] = Input::PerLane(exec_lo);
     inputs[exec_p as usize + 1] = Input::PerLane(exec_hi);

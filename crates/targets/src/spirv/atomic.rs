@@ -171,6 +171,8 @@ impl Em<'_> {
         self.b.begin_block(Some(cont)).map_err(internal)?;
         self.b.branch(header).map_err(internal)?;
         self.cur = self.b.begin_block(Some(merge)).map_err(internal)?;
+        let more = self.b.logical_not(tb, None, done).map_err(internal)?;
+        self.loop_cut_where(more)?;
         self.b.load(self.t_u64, None, old_var, None, []).map_err(internal)
     }
 

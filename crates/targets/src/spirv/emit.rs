@@ -77,7 +77,8 @@ pub struct Kernel {
     /// Vulkan device features and properties the module needs (their Vulkan names); a runner
     /// refuses a device that lacks one.
     pub requires: Vec<&'static str>,
-    /// The kernel may trap: it writes the trap buffer at [`super::TRAP_BINDING`].
+    /// The kernel may trap: it writes the trap buffer at [`super::TRAP_BINDING`] (every kernel
+    /// the emitter makes does: any loop may be one a device ends early).
     pub traps: bool,
     /// How the module reaches guest global memory.
     pub memory: MemoryModel,
@@ -179,6 +180,8 @@ pub(super) struct Em<'f> {
     pub(super) rmw_vars: Option<(Word, Word)>,
     /// Private variables declared during emission (`super::lane_loop`), for the interface.
     pub(super) private_vars: Vec<Word>,
+    /// The Private words `left` and `cut` of `super::loop_guard`.
+    pub(super) loop_words: Option<(Word, Word)>,
     /// Lane-loop counter and accumulator pairs not in use now (`super::lane_loop`).
     pub(super) free_loop_vars: Vec<(Word, Word)>,
     /// The helper functions called (`super::helper_fn`).
@@ -736,6 +739,7 @@ impl Em<'_> {
             let p = self.b.access_chain(pu, None, self.out_var, [zero, idx]).map_err(internal)?;
             self.b.store(p, w, None, []).map_err(internal)?;
         }
+        self.trap_if_cut()?;
         self.b.ret().map_err(internal)
     }
 }
@@ -860,7 +864,9 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
     let wave = exchange.then(|| super::wave::WaveVars::declare(&mut b, f, wave_size, workgroup_size, t_u32, t_u64));
     let mut interface = vec![gid_var, par_var, out_var, const_var, pc_var];
     interface.extend(wave.iter().flat_map(|w| w.interface()));
-    let trap_var = (super::trap::traps(f) || waves > 1).then(|| buffer_var(&mut b, t_buf, super::TRAP_BINDING));
+    // Every kernel may trap: `super::trap::traps` lists the ops that do, and any loop may be
+    // one a device ends early (`super::loop_guard`).
+    let trap_var = Some(buffer_var(&mut b, t_buf, super::TRAP_BINDING));
     interface.extend(trap_var);
     let heap_vars = heap.then(|| HeapVars::declare(&mut b, f, t_u32));
     interface.extend(heap_vars.iter().map(|h| h.interface()));
@@ -893,6 +899,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         int64_atomics: false,
         rmw_vars: None,
         private_vars: Vec::new(),
+        loop_words: None,
         free_loop_vars: Vec::new(),
         helpers: Vec::new(),
         glsl_set: None,
@@ -927,6 +934,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         em.svars.push(var);
     }
     em.declare_regs()?;
+    em.loop_words()?;
     // Invocation index and parameters, in the entry block (which dominates every other).
     let t_pu32_in = em.b.type_pointer(None, spirv::StorageClass::Input, t_u32);
     let gx_ptr = em.b.access_chain(t_pu32_in, None, gid_var, [zero32]).map_err(internal)?;
@@ -973,9 +981,15 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         }
     }
     em.b.branch(labels[0]).map_err(internal)?;
+    // How each structured loop is left (`super::loop_guard`).
+    let loop_merges: std::collections::HashSet<u32> = g.blocks.iter().filter_map(|b| if let Merge::Loop { merge, .. } = b.merge { Some(merge) } else { None }).collect();
     for (i, blk) in g.blocks.iter().enumerate() {
         em.cur = em.b.begin_block(Some(labels[i])).map_err(internal)?;
         em.region = em.cur;
+        if loop_merges.contains(&(i as u32)) {
+            em.loop_merged()?;
+        }
+        let header = matches!(blk.merge, Merge::Loop { .. });
         for a in &blk.actions {
             match *a {
                 Action::Code(n) => em.code(n)?,
@@ -985,6 +999,12 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
                     let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;
                     em.b.store(var, c, None, []).map_err(internal)?;
                 }
+            }
+        }
+        if let ScfTerm::Jump(t) = blk.term {
+            if loop_merges.contains(&t) || header {
+                let left = em.wc32(loop_merges.contains(&t) as u32)?;
+                em.loop_left(left)?;
             }
         }
         if !matches!(blk.term, ScfTerm::Branch(..)) {
@@ -1012,6 +1032,17 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
                         em.b.i_equal(tb, None, x, c).map_err(internal)?
                     }
                 };
+                let (exit_t, exit_e) = (loop_merges.contains(&t), loop_merges.contains(&e));
+                if exit_t || exit_e || header {
+                    let (one, zero) = (em.wc32(1)?, em.wc32(0)?);
+                    let left = match (exit_t, exit_e) {
+                        (true, true) => one,
+                        (true, false) => em.b.select(t_u32, None, cond, one, zero).map_err(internal)?,
+                        (false, true) => em.b.select(t_u32, None, cond, zero, one).map_err(internal)?,
+                        (false, false) => zero,
+                    };
+                    em.loop_left(left)?;
+                }
                 // The condition's instructions come before the merge declaration, which must
                 // stand right before the branch.
                 match blk.merge {

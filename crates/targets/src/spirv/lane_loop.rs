@@ -55,6 +55,7 @@ impl Em<'_> {
         self.b.store(counter, next, None, []).map_err(internal)?;
         self.b.branch(header).map_err(internal)?;
         self.cur = self.b.begin_block(Some(merge)).map_err(internal)?;
+        self.loop_cut_where(more)?;
         let r = self.b.load(self.t_u64, None, acc, None, []).map_err(internal)?;
         self.free_loop_vars.push((counter, acc));
         Ok(r)

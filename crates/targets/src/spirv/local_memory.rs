@@ -56,9 +56,14 @@ impl WordArray {
         (f.shared_bytes > 0).then(|| WordArray::declare(b, spirv::StorageClass::Workgroup, f.shared_bytes, t_u32))
     }
 
-    /// The per-lane memory of `f`, `bytes` per lane (none when `f` does not access it).
+    /// The per-lane memory of `f`, `bytes` per lane (none when `f` does not access it: no
+    /// scratch access and no buffer access, which may go through a private segment buffer).
     pub(super) fn scratch(b: &mut Builder, f: &Function, bytes: u32, t_u32: Word) -> Option<WordArray> {
-        let uses = f.layout.iter().flat_map(|&blk| f.blocks[blk].insts.iter()).any(|&v| matches!(f.insts[v].op, Op::Mem(m) if m.space() == Space::Scratch));
+        let uses = f.layout.iter().flat_map(|&blk| f.blocks[blk].insts.iter()).any(|&v| match f.insts[v].op {
+            Op::Mem(m) => m.space() == Space::Scratch,
+            Op::Buffer(_) => true,
+            _ => false,
+        });
         (uses && bytes > 0).then(|| WordArray::declare(b, spirv::StorageClass::Private, bytes, t_u32))
     }
 }
@@ -136,6 +141,7 @@ impl Em<'_> {
         self.b.branch(header).map_err(internal)?;
         self.cur = self.b.begin_block(Some(merge)).map_err(internal)?;
         self.region = self.cur;
+        self.loop_cut_where(go)?;
         self.barrier()
     }
 

@@ -81,7 +81,7 @@ impl Em<'_> {
         self.b.begin_block(Some(yes)).map_err(internal)?;
         let pw = self.b.type_pointer(None, spirv::StorageClass::StorageBuffer, self.t_u64);
         let (z, o) = (self.konst(Type::I32, 0)?, self.konst(Type::I32, 1)?);
-        let code = self.wc64(DIVERGENT_WAVES_TRAP as u64 + 1)?;
+        let code = self.trap_word(DIVERGENT_WAVES_TRAP)?;
         let p0 = self.b.access_chain(pw, None, trap, [z, z]).map_err(internal)?;
         self.b.store(p0, code, None, []).map_err(internal)?;
         let p1 = self.b.access_chain(pw, None, trap, [z, o]).map_err(internal)?;

@@ -5,34 +5,15 @@
 //! invocations trap, the words hold one of them (the last store each word saw).
 
 use super::emit::{internal, unsupported, Em, EmitError};
-use isabridge_ir::ir::{Block, Function, Value};
-use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
-use isabridge_ir::ops::control::SyncOp;
+use isabridge_ir::ir::{Block, Value};
 use isabridge_ir::types::Type;
-use isabridge_ir::Op;
 use rspirv::spirv::{self, Word};
 
-/// Descriptor binding (set 0) of the trap buffer of a kernel that may trap
-/// ([`super::Kernel::traps`]).
+/// Descriptor binding (set 0) of the trap buffer. Every kernel has one
+/// ([`super::Kernel::traps`]): besides the IR's traps and the ops that trap on run-time values
+/// they do not define (formats, BVH nodes, image descriptors, swizzled buffer descriptors,
+/// halts), any loop may be one a device ends early (`super::loop_guard`).
 pub const TRAP_BINDING: u32 = 3;
-
-/// Whether `f` has a trap (or a formatted buffer access whose format the descriptor names,
-/// which traps on a code that names none: `super::amd_format`, or a BVH node intersection,
-/// which traps on a node type the IR does not define: `super::amd_bvh`, or an image op, which
-/// traps on a descriptor the IR does not define: `super::image`, or a halting interrupt,
-/// recorded as [`super::HALT_TRAP`]: `super::halt`).
-pub(super) fn traps(f: &Function) -> bool {
-    f.layout.iter().flat_map(|&b| f.blocks[b].insts.iter()).any(|&v| {
-        matches!(
-            f.insts[v].op,
-            Op::Sync(SyncOp::Trap(_))
-                | Op::Buffer(BufferOp { kind: BufferKind::LoadFormat { format: None, .. } | BufferKind::StoreFormat { format: None, .. }, .. })
-                | Op::Ray(_)
-                | Op::Image(_)
-                | Op::Sync(SyncOp::Interrupt { halt: true })
-        ) || super::barrier::may_trap(f, v)
-    })
-}
 
 impl Em<'_> {
     /// Record trap `code` for this invocation where `bad` (b1) holds, without ending it: the
@@ -42,7 +23,7 @@ impl Em<'_> {
         self.guarded(bad, None, |em| {
             let pw = em.b.type_pointer(None, spirv::StorageClass::StorageBuffer, em.t_u64);
             let (zero, one) = (em.konst(Type::I32, 0)?, em.konst(Type::I32, 1)?);
-            let c = em.konst(Type::I64, code as u64 + 1)?;
+            let c = em.trap_word(code)?;
             let p0 = em.b.access_chain(pw, None, var, [zero, zero]).map_err(internal)?;
             em.b.store(p0, c, None, []).map_err(internal)?;
             let p1 = em.b.access_chain(pw, None, var, [zero, one]).map_err(internal)?;
@@ -75,7 +56,7 @@ impl Em<'_> {
         self.b.selection_merge(cont, spirv::SelectionControl::NONE).map_err(internal)?;
         self.b.branch_conditional(always, yes, cont, []).map_err(internal)?;
         self.b.begin_block(Some(yes)).map_err(internal)?;
-        let c = self.konst(Type::I64, code as u64 + 1)?;
+        let c = self.trap_word(code)?;
         let p0 = self.b.access_chain(pw, None, var, [zero, zero]).map_err(internal)?;
         self.b.store(p0, c, None, []).map_err(internal)?;
         let p1 = self.b.access_chain(pw, None, var, [zero, one]).map_err(internal)?;

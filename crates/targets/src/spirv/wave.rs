@@ -690,6 +690,37 @@ impl Em<'_> {
         }
     }
 
+    /// The byte offset of a buffer access inside its buffer (u64): `plain` (stride × index +
+    /// offset) for an unswizzled descriptor, and for a swizzled one (word 1 bit 31) the RDNA
+    /// ISA's swizzled addressing with 4-byte elements, as `BufferDesc::address` computes it:
+    /// `(index / k × stride + offset / 4) × k × 4 + index % k × 4 + offset % 4`, with `k` the
+    /// index stride (8 << word 3 bits 21-22).
+    fn swizzled_within(&mut self, a: &[Word], plain: Word, stride: Word, index: Word, offset: Word) -> Result<Word, EmitError> {
+        let (t32, t64) = (self.t_u32, self.t_u64);
+        let tb = self.ty(Type::B1)?;
+        let (k31, k21, one, three, eight) = (self.wc32(31)?, self.wc32(21)?, self.wc32(1)?, self.wc32(3)?, self.wc64(8)?);
+        let (two, k3) = (self.wc64(2)?, self.wc64(3)?);
+        let b = &mut self.b;
+        let swz = b.shift_right_logical(t32, None, a[1], k31).map_err(internal)?;
+        let swz = b.i_equal(tb, None, swz, one).map_err(internal)?;
+        let f = b.shift_right_logical(t32, None, a[3], k21).map_err(internal)?;
+        let f = b.bitwise_and(t32, None, f, three).map_err(internal)?;
+        let f = b.u_convert(t64, None, f).map_err(internal)?;
+        let k = b.shift_left_logical(t64, None, eight, f).map_err(internal)?;
+        let msb = b.u_div(t64, None, index, k).map_err(internal)?;
+        let lsb = b.u_mod(t64, None, index, k).map_err(internal)?;
+        let row = b.i_mul(t64, None, msb, stride).map_err(internal)?;
+        let dw = b.shift_right_logical(t64, None, offset, two).map_err(internal)?;
+        let row = b.i_add(t64, None, row, dw).map_err(internal)?;
+        let row = b.i_mul(t64, None, row, k).map_err(internal)?;
+        let row = b.shift_left_logical(t64, None, row, two).map_err(internal)?;
+        let col = b.shift_left_logical(t64, None, lsb, two).map_err(internal)?;
+        let low = b.bitwise_and(t64, None, offset, k3).map_err(internal)?;
+        let w = b.i_add(t64, None, row, col).map_err(internal)?;
+        let w = b.i_add(t64, None, w, low).map_err(internal)?;
+        b.select(t64, None, swz, w, plain).map_err(internal)
+    }
+
     /// The address of a buffer access (u64) and whether it takes place (b1): the lane is in
     /// the mask and the descriptor's range check passes (`BufferDesc::address`).
     fn buffer_address(&mut self, bo: BufferOp, a: &[Word], mask: Word) -> Result<(Word, Word), EmitError> {
@@ -720,7 +751,9 @@ impl Em<'_> {
         let offset64 = b.u_convert(t64, None, offset).map_err(internal)?;
         let records64 = b.u_convert(t64, None, records).map_err(internal)?;
         let si = b.i_mul(t64, None, stride64, index64).map_err(internal)?;
-        let within = b.i_add(t64, None, si, offset64).map_err(internal)?;
+        let plain = b.i_add(t64, None, si, offset64).map_err(internal)?;
+        let within = self.swizzled_within(a, plain, stride64, index64, offset64)?;
+        let b = &mut self.b;
         let idx_out = b.u_greater_than_equal(tb, None, index, records).map_err(internal)?;
         let off_out = b.u_greater_than_equal(tb, None, offset, stride).map_err(internal)?;
         let out0 = b.logical_or(tb, None, idx_out, off_out).map_err(internal)?;
@@ -760,6 +793,8 @@ impl Em<'_> {
             a.push(self.low_u32(x, w)?);
         }
         let (addr, go) = self.buffer_address(bo, &a, mask)?;
+        let place = self.buffer_place(bo, &a, addr, go)?;
+        let go = place.device;
         if let BufferKind::LoadFormat { .. } | BufferKind::StoreFormat { .. } = bo.kind {
             let word = self.buffer_format(bo, args, &a, addr, go)?;
             return match (word, ty) {
@@ -768,18 +803,39 @@ impl Em<'_> {
             };
         }
         let zero = self.wc64(0)?;
+        let t64 = self.t_u64;
         let word = match bo.kind {
-            BufferKind::Load => self.guarded(go, Some((self.t_u64, zero)), |em| em.load_bytes(Place::Device, addr, bo.bytes).map(Some))?,
+            BufferKind::Load => {
+                let d = self.guarded(go, Some((t64, zero)), |em| em.load_bytes(Place::Device, addr, bo.bytes).map(Some))?;
+                match (d, place.scratch) {
+                    (Some(d), Some((byte, sgo))) => {
+                        let s = self.guarded(sgo, Some((t64, zero)), |em| em.load_bytes(Place::Scratch, byte, bo.bytes).map(Some))?;
+                        // At most one of the two took place; the other is 0.
+                        Some(self.b.bitwise_or(t64, None, d, s.unwrap_or(zero)).map_err(internal)?)
+                    }
+                    (d, _) => d,
+                }
+            }
             BufferKind::Store => {
                 let x = self.word_of(args[7])?;
                 self.guarded(go, None, |em| em.store_bytes(Place::Device, addr, bo.bytes, x).map(|_| None))?;
+                if let Some((byte, sgo)) = place.scratch {
+                    self.guarded(sgo, None, |em| em.store_bytes(Place::Scratch, byte, bo.bytes, x).map(|_| None))?;
+                }
                 self.barrier()?;
                 None
             }
             BufferKind::Atomic(k) => {
                 let x = self.word_of(args[7])?;
                 let s = if n > 8 { self.word_of(args[8])? } else { zero };
-                Some(self.buffer_atomic(Place::Device, k, bo.bytes, addr, go, x, s)?)
+                let d = self.buffer_atomic(Place::Device, k, bo.bytes, addr, go, x, s)?;
+                match place.scratch {
+                    Some((byte, sgo)) => {
+                        let p = self.private_atomic(k, bo.bytes, byte, sgo, x, s)?;
+                        Some(self.b.bitwise_or(t64, None, d, p).map_err(internal)?)
+                    }
+                    None => Some(d),
+                }
             }
             _ => None,
         };
