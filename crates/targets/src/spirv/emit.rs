@@ -199,6 +199,9 @@ pub(super) struct Em<'f> {
     pub(super) scratch: Option<super::local_memory::WordArray>,
     /// The variables of the machine registers the function reads or writes (`super::regs`).
     pub(super) reg_vars: HashMap<isabridge_ir::ir::Reg, Word>,
+    /// The running predicate of several waves that may take different paths
+    /// (`super::wave_union`), when the function runs with it.
+    pub(super) pred: Option<super::wave_union::Pred>,
 }
 
 pub(super) fn unsupported(block: u32, value: u32, op: impl Into<String>, why: &'static str) -> EmitError {
@@ -285,6 +288,8 @@ impl Em<'_> {
     pub(super) fn define(&mut self, v: Value, w: Word) -> Result<(), EmitError> {
         self.ids.insert(v, (w, Scope::Block(self.region)));
         if let Some(&var) = self.vars.get(&v) {
+            let ty = self.ty(self.vty(v)?)?;
+            let w = self.kept(var, ty, w)?;
             self.b.store(var, w, None, []).map_err(internal)?;
         }
         Ok(())
@@ -682,7 +687,7 @@ impl Em<'_> {
         self.define(v, r)
     }
 
-    fn code(&mut self, n: u32) -> Result<(), EmitError> {
+    pub(super) fn code(&mut self, n: u32) -> Result<(), EmitError> {
         self.cur_ir = n;
         let blk = Block(n);
         for &v in &self.f.blocks[blk].insts.clone() {
@@ -696,7 +701,7 @@ impl Em<'_> {
         Ok(())
     }
 
-    fn edge(&mut self, from: u32, to: u32) -> Result<(), EmitError> {
+    pub(super) fn edge(&mut self, from: u32, to: u32) -> Result<(), EmitError> {
         // Read every incoming value first: a phi may feed another phi of the same block.
         let mut stores = Vec::new();
         for &p in &self.f.blocks[Block(to)].insts {
@@ -708,7 +713,10 @@ impl Em<'_> {
         }
         let mut vals = Vec::new();
         for (p, x) in stores {
-            vals.push((self.vars[&p], self.get(x)?));
+            let var = self.vars[&p];
+            let w = self.get(x)?;
+            let ty = self.ty(self.vty(p)?)?;
+            vals.push((var, self.kept(var, ty, w)?));
         }
         for (var, w) in vals {
             self.b.store(var, w, None, []).map_err(internal)?;
@@ -717,6 +725,12 @@ impl Em<'_> {
     }
 
     fn ret(&mut self, n: u32) -> Result<(), EmitError> {
+        self.write_outputs(n)?;
+        self.b.ret().map_err(internal)
+    }
+
+    /// Write the values block `n` returns to the outputs buffer.
+    pub(super) fn write_outputs(&mut self, n: u32) -> Result<(), EmitError> {
         let Terminator::Return(vals) = self.f.blocks[Block(n)].term.clone() else {
             return Err(internal(format!("block {n} does not return")));
         };
@@ -736,7 +750,7 @@ impl Em<'_> {
             let p = self.b.access_chain(pu, None, self.out_var, [zero, idx]).map_err(internal)?;
             self.b.store(p, w, None, []).map_err(internal)?;
         }
-        self.b.ret().map_err(internal)
+        Ok(())
     }
 }
 
@@ -903,6 +917,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         lds,
         scratch,
         reg_vars: HashMap::new(),
+        pred: None,
     };
     // Types and constants before the function.
     let mut var_types = Vec::new();
@@ -972,6 +987,23 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
             em.ids.insert(v, (w, Scope::Global));
         }
     }
+    if super::wave_union::predicated(f, waves) {
+        em.begin_union()?;
+        em.union_seq(&s.body)?;
+        em.b.ret().map_err(internal)?;
+    } else {
+        em.graph_body(&g, &labels)?;
+    }
+    em.b.end_function().map_err(internal)?;
+    finish(em, heap, trap_var, entry, workgroup_size, params, opts)
+}
+
+impl Em<'_> {
+    /// The function's body from its structured block graph (`labels`: the SPIR-V label of
+    /// each block), after the entry block.
+    fn graph_body(&mut self, g: &ScfGraph, labels: &[Word]) -> Result<(), EmitError> {
+    let (f, t_u32) = (self.f, self.t_u32);
+    let em = self;
     em.b.branch(labels[0]).map_err(internal)?;
     for (i, blk) in g.blocks.iter().enumerate() {
         em.cur = em.b.begin_block(Some(labels[i])).map_err(internal)?;
@@ -1027,7 +1059,12 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
             ScfTerm::Unreachable => em.b.unreachable().map_err(internal)?,
         }
     }
-    em.b.end_function().map_err(internal)?;
+    Ok(())
+    }
+}
+
+/// The module's words and description once the entry point's function has ended.
+fn finish(mut em: Em<'_>, heap: bool, trap_var: Option<Word>, entry: String, workgroup_size: u32, params: u32, opts: &EmitOptions) -> Result<Kernel, EmitError> {
     em.emit_helpers()?;
     let mut requires = if heap { vec!["shaderInt64"] } else { vec!["shaderInt64", "bufferDeviceAddress"] };
     if em.int16 {
