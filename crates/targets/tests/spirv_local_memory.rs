@@ -154,8 +154,9 @@ bb2:
 }";
 
 /// A loop whose trip count is 3 in wave 0 and 6 in wave 1, with a DPP and a `readlane` in
-/// each iteration and a scalar sum; after it each lane stores its value in the LDS and, past
-/// the barrier, reads the other wave's lane.
+/// each iteration and a scalar sum; after it (a block the entry's branch, always taken into the
+/// loop, also reaches, so the loop's exit leads past the loop) each lane stores its value in
+/// the LDS and, past the barrier, reads the other wave's lane.
 const TRIPS: &str = "func @trips {
   wave 32
   shared 256
@@ -169,7 +170,8 @@ bb0:
   %6: uni mask = const 0xffffffff
   %7: i32 = param 0
   %8: uni i32 = const 0x0
-  br bb1
+  %27: uni b1 = icmp.ult %8, %5
+  cbr %27, bb1, bb2
 bb1:
   %9: uni i32 = phi [bb0: %8], [bb1: %15]
   %10: i32 = phi [bb0: %7], [bb1: %13]
@@ -182,18 +184,21 @@ bb1:
   %17: uni b1 = icmp.ult %15, %5
   cbr %17, bb1, bb2
 bb2:
+  %28: uni i32 = phi [bb0: %8], [bb1: %15]
+  %29: uni i32 = phi [bb0: %8], [bb1: %16]
+  %30: i32 = phi [bb0: %7], [bb1: %13]
   %18: uni i32 = const 0x20
   %19: i32 = imad.lo %1, %18, %0
   %20: uni i32 = const 0x4
   %21: i32 = imul.lo %19, %20
-  store.shared %21, %13, %6
+  store.shared %21, %30, %6
   barrier.wg
   %22: uni i32 = const 0x80
   %23: i32 = iadd %21, %22
   %24: uni i32 = const 0xff
   %25: i32 = and %23, %24
   %26: i32 = load.shared %25, %6
-  ret %15, %16, %13, %26
+  ret %28, %29, %30, %26
 }";
 
 #[test]

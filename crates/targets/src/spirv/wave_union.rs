@@ -211,8 +211,15 @@ impl Em<'_> {
                 }
                 Stmt::Return(n) => {
                     let on = self.running()?.ok_or_else(|| internal("no predicate"))?;
-                    let n = *n;
-                    self.guarded(on, None, |em| em.write_outputs(n).map(|_| None))?;
+                    // A selection whose arm keeps the current region: the returned values
+                    // defined in it stay usable there (the arm is dominated by this block).
+                    let (then_l, merge_l) = (self.b.id(), self.b.id());
+                    self.b.selection_merge(merge_l, spirv::SelectionControl::NONE).map_err(internal)?;
+                    self.b.branch_conditional(on, then_l, merge_l, []).map_err(internal)?;
+                    self.cur = self.b.begin_block(Some(then_l)).map_err(internal)?;
+                    self.write_outputs(*n)?;
+                    self.b.branch(merge_l).map_err(internal)?;
+                    self.cur = self.b.begin_block(Some(merge_l)).map_err(internal)?;
                     let ret = self.pred.as_ref().map(|p| p.ret).ok_or_else(|| internal("no predicate"))?;
                     return self.park(ret);
                 }
