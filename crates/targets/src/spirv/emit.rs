@@ -1002,64 +1002,64 @@ impl Em<'_> {
     /// The function's body from its structured block graph (`labels`: the SPIR-V label of
     /// each block), after the entry block.
     fn graph_body(&mut self, g: &ScfGraph, labels: &[Word]) -> Result<(), EmitError> {
-    let (f, t_u32) = (self.f, self.t_u32);
-    let em = self;
-    em.b.branch(labels[0]).map_err(internal)?;
-    for (i, blk) in g.blocks.iter().enumerate() {
-        em.cur = em.b.begin_block(Some(labels[i])).map_err(internal)?;
-        em.region = em.cur;
-        for a in &blk.actions {
-            match *a {
-                Action::Code(n) => em.code(n)?,
-                Action::Edge(x, y) => em.edge(x, y)?,
-                Action::Set(v, k) => {
-                    let c = em.konst(Type::I32, k as u64)?;
-                    let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;
-                    em.b.store(var, c, None, []).map_err(internal)?;
-                }
-            }
-        }
-        if !matches!(blk.term, ScfTerm::Branch(..)) {
-            if let Merge::Loop { merge, cont } = blk.merge {
-                em.b.loop_merge(labels[merge as usize], labels[cont as usize], spirv::LoopControl::NONE, []).map_err(internal)?;
-            }
-        }
-        match blk.term {
-            ScfTerm::Jump(t) => em.b.branch(labels[t as usize]).map_err(internal)?,
-            ScfTerm::Branch(c, t, e) => {
-                let cond = match c {
-                    Cond::Block(n) => {
-                        let Terminator::Branch(v, ..) = f.blocks[Block(n)].term else {
-                            return Err(internal(format!("block {n} does not branch")));
-                        };
-                        em.cur_ir = n;
-                        let c = em.get(v)?;
-                        em.uniform_branch(c)?
-                    }
-                    Cond::VarEq(v, k) => {
-                        let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;
-                        let x = em.b.load(t_u32, None, var, None, []).map_err(internal)?;
+        let (f, t_u32) = (self.f, self.t_u32);
+        let em = self;
+        em.b.branch(labels[0]).map_err(internal)?;
+        for (i, blk) in g.blocks.iter().enumerate() {
+            em.cur = em.b.begin_block(Some(labels[i])).map_err(internal)?;
+            em.region = em.cur;
+            for a in &blk.actions {
+                match *a {
+                    Action::Code(n) => em.code(n)?,
+                    Action::Edge(x, y) => em.edge(x, y)?,
+                    Action::Set(v, k) => {
                         let c = em.konst(Type::I32, k as u64)?;
-                        let tb = em.ty(Type::B1)?;
-                        em.b.i_equal(tb, None, x, c).map_err(internal)?
-                    }
-                };
-                // The condition's instructions come before the merge declaration, which must
-                // stand right before the branch.
-                match blk.merge {
-                    Merge::None => {}
-                    Merge::Selection(m) => em.b.selection_merge(labels[m as usize], spirv::SelectionControl::NONE).map_err(internal)?,
-                    Merge::Loop { merge, cont } => {
-                        em.b.loop_merge(labels[merge as usize], labels[cont as usize], spirv::LoopControl::NONE, []).map_err(internal)?
+                        let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;
+                        em.b.store(var, c, None, []).map_err(internal)?;
                     }
                 }
-                em.b.branch_conditional(cond, labels[t as usize], labels[e as usize], []).map_err(internal)?
             }
-            ScfTerm::Return(n) => em.ret(n)?,
-            ScfTerm::Unreachable => em.b.unreachable().map_err(internal)?,
+            if !matches!(blk.term, ScfTerm::Branch(..)) {
+                if let Merge::Loop { merge, cont } = blk.merge {
+                    em.b.loop_merge(labels[merge as usize], labels[cont as usize], spirv::LoopControl::NONE, []).map_err(internal)?;
+                }
+            }
+            match blk.term {
+                ScfTerm::Jump(t) => em.b.branch(labels[t as usize]).map_err(internal)?,
+                ScfTerm::Branch(c, t, e) => {
+                    let cond = match c {
+                        Cond::Block(n) => {
+                            let Terminator::Branch(v, ..) = f.blocks[Block(n)].term else {
+                                return Err(internal(format!("block {n} does not branch")));
+                            };
+                            em.cur_ir = n;
+                            let c = em.get(v)?;
+                            em.uniform_branch(c)?
+                        }
+                        Cond::VarEq(v, k) => {
+                            let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;
+                            let x = em.b.load(t_u32, None, var, None, []).map_err(internal)?;
+                            let c = em.konst(Type::I32, k as u64)?;
+                            let tb = em.ty(Type::B1)?;
+                            em.b.i_equal(tb, None, x, c).map_err(internal)?
+                        }
+                    };
+                    // The condition's instructions come before the merge declaration, which must
+                    // stand right before the branch.
+                    match blk.merge {
+                        Merge::None => {}
+                        Merge::Selection(m) => em.b.selection_merge(labels[m as usize], spirv::SelectionControl::NONE).map_err(internal)?,
+                        Merge::Loop { merge, cont } => {
+                            em.b.loop_merge(labels[merge as usize], labels[cont as usize], spirv::LoopControl::NONE, []).map_err(internal)?
+                        }
+                    }
+                    em.b.branch_conditional(cond, labels[t as usize], labels[e as usize], []).map_err(internal)?
+                }
+                ScfTerm::Return(n) => em.ret(n)?,
+                ScfTerm::Unreachable => em.b.unreachable().map_err(internal)?,
+            }
         }
-    }
-    Ok(())
+        Ok(())
     }
 }
 
