@@ -201,6 +201,49 @@ bb2:
   ret %28, %29, %30, %26
 }";
 
+/// [`TRIPS`] with the code after the loop reached from the loop alone: the structurizer puts
+/// it in the loop's exit arm, and the module runs it after the loop, once both waves have left
+/// it, so its barrier meets the other wave's.
+const TRIPS_EXIT: &str = "func @trips_exit {
+  wave 32
+  shared 256
+bb0:
+  %0: i32 = laneid
+  %1: uni i32 = waveid
+  %2: uni i32 = const 0x3
+  %3: uni i32 = const 0x1
+  %4: uni i32 = iadd %1, %3
+  %5: uni i32 = imul.lo %4, %2
+  %6: uni mask = const 0xffffffff
+  %7: i32 = param 0
+  %8: uni i32 = const 0x0
+  br bb1
+bb1:
+  %9: uni i32 = phi [bb0: %8], [bb1: %15]
+  %10: i32 = phi [bb0: %7], [bb1: %13]
+  %11: uni i32 = phi [bb0: %8], [bb1: %16]
+  %12: i32 = dpp.row_shr1 %10, %10, %6
+  %13: i32 = iadd %12, %0
+  %14: uni i32 = readlane %13, %9, %6
+  %15: uni i32 = iadd %9, %3
+  %16: uni i32 = iadd %11, %14
+  %17: uni b1 = icmp.ult %15, %5
+  cbr %17, bb1, bb2
+bb2:
+  %18: uni i32 = const 0x20
+  %19: i32 = imad.lo %1, %18, %0
+  %20: uni i32 = const 0x4
+  %21: i32 = imul.lo %19, %20
+  store.shared %21, %13, %6
+  barrier.wg
+  %22: uni i32 = const 0x80
+  %23: i32 = iadd %21, %22
+  %24: uni i32 = const 0xff
+  %25: i32 = and %23, %24
+  %26: i32 = load.shared %25, %6
+  ret %15, %16, %13, %26
+}";
+
 #[test]
 fn a_region_one_wave_skips_runs_as_the_interpreter_runs_it() {
     let vk = open();
@@ -224,11 +267,13 @@ fn a_loop_with_a_trip_count_per_wave_runs_as_the_interpreter_runs_it() {
     let opts = EmitOptions { workgroup_waves: 2, ..EmitOptions::default() };
     let cfg = Config { wave_size: 32, waves: 2, ..Config::default() };
     let rows = vec![(0..64u64).map(|l| (0x1357_9bdf ^ (l * 0x0101_0101)) & 0xffff_ffff).collect::<Vec<_>>()];
-    let (got, want) = both(&vk, TRIPS, &opts, &cfg, &rows);
-    let (got, want) = (got.unwrap(), want.unwrap());
-    assert_eq!(got, want);
-    // The trip counts: 3 in wave 0, 6 in wave 1.
-    assert_eq!((got[0], got[4 * 32]), (3, 6));
+    for text in [TRIPS, TRIPS_EXIT] {
+        let (got, want) = both(&vk, text, &opts, &cfg, &rows);
+        let (got, want) = (got.unwrap(), want.unwrap());
+        assert_eq!(got, want);
+        // The trip counts: 3 in wave 0, 6 in wave 1.
+        assert_eq!((got[0], got[4 * 32]), (3, 6));
+    }
 }
 
 /// Wave 0 reaches an `s_barrier` in a branch that wave 1 does not take (wave 1 returns after

@@ -781,7 +781,7 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
 /// Emit `f` with `opts`.
 pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> {
     let heap = opts.memory == MemoryModel::Heap;
-    let s = structurize::structurize_function(f).ok_or_else(|| internal("function without blocks"))??;
+    let mut s = structurize::structurize_function(f).ok_or_else(|| internal("function without blocks"))??;
     let g: ScfGraph = s.lower()?;
     structurize::check(&g).map_err(|e| EmitError::Structure(StructurizeError::Internal(e.to_string())))?;
 
@@ -869,6 +869,10 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
     let entry = if f.name.is_empty() { "main".to_string() } else { f.name.clone() };
     let wave_size = if f.wave_size == 0 { 32 } else { f.wave_size };
     let waves = super::multi_wave::waves(f, opts)?;
+    let predicated = super::wave_union::predicated(f, waves);
+    if predicated {
+        super::wave_union::hoist_exits(&mut s);
+    }
     let workgroup_size = wave_size * waves;
     let exchange = f.model == ExecModel::Wave || (f.model == ExecModel::Lanes && super::warp::exchanges(f));
     let wave = exchange.then(|| super::wave::WaveVars::declare(&mut b, f, wave_size, workgroup_size, t_u32, t_u64));
@@ -987,7 +991,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
             em.ids.insert(v, (w, Scope::Global));
         }
     }
-    if super::wave_union::predicated(f, waves) {
+    if predicated {
         em.begin_union()?;
         em.union_seq(&s.body)?;
         em.b.ret().map_err(internal)?;

@@ -339,3 +339,82 @@ impl Em<'_> {
         self.set_on(x)
     }
 }
+
+/// Move the code a loop's exits run out of the loop, for the predicate: an arm of a selection
+/// in a loop's body (not in a loop nested in it) that ends in the loop's `break` or a `return`
+/// and leaves or continues the loop nowhere else now records which exit it is in a new
+/// structurizer variable and breaks, and after the loop the code runs where the variable names
+/// it (then what followed the loop, unless the arm returns). The same paths in the same order
+/// for each wave; but a wave that leaves the loop early now waits, off, until every wave has
+/// left it before running that code, so the code's barriers meet the other waves' there
+/// rather than inside the loop, as they meet on the hardware when the waves leave the same way.
+pub(super) fn hoist_exits(s: &mut crate::structurize::Structured) {
+    hoist_seq(&mut s.body, &mut s.vars);
+}
+
+fn hoist_seq(stmts: &mut Vec<Stmt>, vars: &mut u32) {
+    let mut i = 0;
+    while i < stmts.len() {
+        match &mut stmts[i] {
+            Stmt::If(_, a, b) => {
+                hoist_seq(a, vars);
+                hoist_seq(b, vars);
+            }
+            Stmt::Loop(body) => {
+                hoist_seq(body, vars);
+                let var = crate::structurize::Var(*vars);
+                let mut arms = Vec::new();
+                take_exits(body, var, &mut arms);
+                if !arms.is_empty() {
+                    *vars += 1;
+                    let after: Vec<Stmt> = arms.into_iter().enumerate().map(|(k, arm)| Stmt::If(Cond::VarEq(var, k as u32 + 1), arm, Vec::new())).collect();
+                    let n = after.len();
+                    stmts.splice(i + 1..i + 1, after);
+                    stmts.insert(i, Stmt::Set(var, 0));
+                    i += n + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// Replace each exit arm (see [`hoist_exits`]) in `body` (not in nested loops) with a `Set` of
+/// `var` to its number and a `break`, collecting the arms (less a final `break`) in `arms`.
+fn take_exits(body: &mut [Stmt], var: crate::structurize::Var, arms: &mut Vec<Vec<Stmt>>) {
+    for s in body.iter_mut() {
+        if let Stmt::If(_, a, b) = s {
+            for arm in [a, b] {
+                if exit_arm(arm) {
+                    let mut code = std::mem::take(arm);
+                    if matches!(code.last(), Some(Stmt::Break)) {
+                        code.pop();
+                    }
+                    arms.push(code);
+                    *arm = vec![Stmt::Set(var, arms.len() as u32), Stmt::Break];
+                } else {
+                    take_exits(arm, var, arms);
+                }
+            }
+        }
+    }
+}
+
+/// Whether `arm` runs code (some block or construct) and then leaves the loop through a final
+/// `break` or a `return`, with no other `break` or `continue` of the loop.
+fn exit_arm(arm: &[Stmt]) -> bool {
+    let Some((last, rest)) = arm.split_last() else { return false };
+    matches!(last, Stmt::Break | Stmt::Return(_))
+        && rest.iter().any(|s| matches!(s, Stmt::Code(_) | Stmt::If(..) | Stmt::Loop(_)))
+        && !rest.iter().any(leaves_loop)
+}
+
+/// Whether `s` breaks or continues the loop around it (not a loop nested in it).
+fn leaves_loop(s: &Stmt) -> bool {
+    match s {
+        Stmt::Break | Stmt::Continue => true,
+        Stmt::If(_, a, b) => a.iter().chain(b).any(leaves_loop),
+        _ => false,
+    }
+}
