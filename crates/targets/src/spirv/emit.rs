@@ -202,6 +202,9 @@ pub(super) struct Em<'f> {
     pub(super) scratch: Option<super::local_memory::WordArray>,
     /// The variables of the machine registers the function reads or writes (`super::regs`).
     pub(super) reg_vars: HashMap<isabridge_ir::ir::Reg, Word>,
+    /// The running predicate of several waves that may take different paths
+    /// (`super::wave_union`), when the function runs with it.
+    pub(super) pred: Option<super::wave_union::Pred>,
 }
 
 pub(super) fn unsupported(block: u32, value: u32, op: impl Into<String>, why: &'static str) -> EmitError {
@@ -288,6 +291,8 @@ impl Em<'_> {
     pub(super) fn define(&mut self, v: Value, w: Word) -> Result<(), EmitError> {
         self.ids.insert(v, (w, Scope::Block(self.region)));
         if let Some(&var) = self.vars.get(&v) {
+            let ty = self.ty(self.vty(v)?)?;
+            let w = self.kept(var, ty, w)?;
             self.b.store(var, w, None, []).map_err(internal)?;
         }
         Ok(())
@@ -685,7 +690,7 @@ impl Em<'_> {
         self.define(v, r)
     }
 
-    fn code(&mut self, n: u32) -> Result<(), EmitError> {
+    pub(super) fn code(&mut self, n: u32) -> Result<(), EmitError> {
         self.cur_ir = n;
         let blk = Block(n);
         for &v in &self.f.blocks[blk].insts.clone() {
@@ -699,7 +704,7 @@ impl Em<'_> {
         Ok(())
     }
 
-    fn edge(&mut self, from: u32, to: u32) -> Result<(), EmitError> {
+    pub(super) fn edge(&mut self, from: u32, to: u32) -> Result<(), EmitError> {
         // Read every incoming value first: a phi may feed another phi of the same block.
         let mut stores = Vec::new();
         for &p in &self.f.blocks[Block(to)].insts {
@@ -711,7 +716,10 @@ impl Em<'_> {
         }
         let mut vals = Vec::new();
         for (p, x) in stores {
-            vals.push((self.vars[&p], self.get(x)?));
+            let var = self.vars[&p];
+            let w = self.get(x)?;
+            let ty = self.ty(self.vty(p)?)?;
+            vals.push((var, self.kept(var, ty, w)?));
         }
         for (var, w) in vals {
             self.b.store(var, w, None, []).map_err(internal)?;
@@ -720,6 +728,13 @@ impl Em<'_> {
     }
 
     fn ret(&mut self, n: u32) -> Result<(), EmitError> {
+        self.write_outputs(n)?;
+        self.trap_if_cut()?;
+        self.b.ret().map_err(internal)
+    }
+
+    /// Write the values block `n` returns to the outputs buffer.
+    pub(super) fn write_outputs(&mut self, n: u32) -> Result<(), EmitError> {
         let Terminator::Return(vals) = self.f.blocks[Block(n)].term.clone() else {
             return Err(internal(format!("block {n} does not return")));
         };
@@ -739,8 +754,7 @@ impl Em<'_> {
             let p = self.b.access_chain(pu, None, self.out_var, [zero, idx]).map_err(internal)?;
             self.b.store(p, w, None, []).map_err(internal)?;
         }
-        self.trap_if_cut()?;
-        self.b.ret().map_err(internal)
+        Ok(())
     }
 }
 
@@ -771,7 +785,7 @@ pub fn emit(f: &Function) -> Result<Kernel, EmitError> {
 /// Emit `f` with `opts`.
 pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> {
     let heap = opts.memory == MemoryModel::Heap;
-    let s = structurize::structurize_function(f).ok_or_else(|| internal("function without blocks"))??;
+    let mut s = structurize::structurize_function(f).ok_or_else(|| internal("function without blocks"))??;
     let g: ScfGraph = s.lower()?;
     structurize::check(&g).map_err(|e| EmitError::Structure(StructurizeError::Internal(e.to_string())))?;
 
@@ -859,6 +873,10 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
     let entry = if f.name.is_empty() { "main".to_string() } else { f.name.clone() };
     let wave_size = if f.wave_size == 0 { 32 } else { f.wave_size };
     let waves = super::multi_wave::waves(f, opts)?;
+    let predicated = super::wave_union::predicated(f, waves);
+    if predicated {
+        super::wave_union::hoist_exits(&mut s);
+    }
     let workgroup_size = wave_size * waves;
     let exchange = f.model == ExecModel::Wave || (f.model == ExecModel::Lanes && super::warp::exchanges(f));
     let wave = exchange.then(|| super::wave::WaveVars::declare(&mut b, f, wave_size, workgroup_size, t_u32, t_u64));
@@ -910,6 +928,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         lds,
         scratch,
         reg_vars: HashMap::new(),
+        pred: None,
     };
     // Types and constants before the function.
     let mut var_types = Vec::new();
@@ -980,85 +999,108 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
             em.ids.insert(v, (w, Scope::Global));
         }
     }
-    em.b.branch(labels[0]).map_err(internal)?;
-    // How each structured loop is left (`super::loop_guard`).
-    let loop_merges: std::collections::HashSet<u32> = g.blocks.iter().filter_map(|b| if let Merge::Loop { merge, .. } = b.merge { Some(merge) } else { None }).collect();
-    for (i, blk) in g.blocks.iter().enumerate() {
-        em.cur = em.b.begin_block(Some(labels[i])).map_err(internal)?;
-        em.region = em.cur;
-        if loop_merges.contains(&(i as u32)) {
-            em.loop_merged()?;
-        }
-        let header = matches!(blk.merge, Merge::Loop { .. });
-        for a in &blk.actions {
-            match *a {
-                Action::Code(n) => em.code(n)?,
-                Action::Edge(x, y) => em.edge(x, y)?,
-                Action::Set(v, k) => {
-                    let c = em.konst(Type::I32, k as u64)?;
-                    let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;
-                    em.b.store(var, c, None, []).map_err(internal)?;
-                }
-            }
-        }
-        if let ScfTerm::Jump(t) = blk.term {
-            if loop_merges.contains(&t) || header {
-                let left = em.wc32(loop_merges.contains(&t) as u32)?;
-                em.loop_left(left)?;
-            }
-        }
-        if !matches!(blk.term, ScfTerm::Branch(..)) {
-            if let Merge::Loop { merge, cont } = blk.merge {
-                em.b.loop_merge(labels[merge as usize], labels[cont as usize], spirv::LoopControl::NONE, []).map_err(internal)?;
-            }
-        }
-        match blk.term {
-            ScfTerm::Jump(t) => em.b.branch(labels[t as usize]).map_err(internal)?,
-            ScfTerm::Branch(c, t, e) => {
-                let cond = match c {
-                    Cond::Block(n) => {
-                        let Terminator::Branch(v, ..) = f.blocks[Block(n)].term else {
-                            return Err(internal(format!("block {n} does not branch")));
-                        };
-                        em.cur_ir = n;
-                        let c = em.get(v)?;
-                        em.uniform_branch(c)?
-                    }
-                    Cond::VarEq(v, k) => {
-                        let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;
-                        let x = em.b.load(t_u32, None, var, None, []).map_err(internal)?;
-                        let c = em.konst(Type::I32, k as u64)?;
-                        let tb = em.ty(Type::B1)?;
-                        em.b.i_equal(tb, None, x, c).map_err(internal)?
-                    }
-                };
-                let (exit_t, exit_e) = (loop_merges.contains(&t), loop_merges.contains(&e));
-                if exit_t || exit_e || header {
-                    let (one, zero) = (em.wc32(1)?, em.wc32(0)?);
-                    let left = match (exit_t, exit_e) {
-                        (true, true) => one,
-                        (true, false) => em.b.select(t_u32, None, cond, one, zero).map_err(internal)?,
-                        (false, true) => em.b.select(t_u32, None, cond, zero, one).map_err(internal)?,
-                        (false, false) => zero,
-                    };
-                    em.loop_left(left)?;
-                }
-                // The condition's instructions come before the merge declaration, which must
-                // stand right before the branch.
-                match blk.merge {
-                    Merge::None => {}
-                    Merge::Selection(m) => em.b.selection_merge(labels[m as usize], spirv::SelectionControl::NONE).map_err(internal)?,
-                    Merge::Loop { merge, cont } => {
-                        em.b.loop_merge(labels[merge as usize], labels[cont as usize], spirv::LoopControl::NONE, []).map_err(internal)?
-                    }
-                }
-                em.b.branch_conditional(cond, labels[t as usize], labels[e as usize], []).map_err(internal)?
-            }
-            ScfTerm::Return(n) => em.ret(n)?,
-            ScfTerm::Unreachable => em.b.unreachable().map_err(internal)?,
-        }
+    if predicated {
+        em.begin_union()?;
+        em.union_seq(&s.body)?;
+        em.trap_if_cut()?;
+        em.b.ret().map_err(internal)?;
+    } else {
+        em.graph_body(&g, &labels)?;
     }
     em.b.end_function().map_err(internal)?;
+    finish(em, heap, trap_var, entry, workgroup_size, params, opts)
+}
+
+impl Em<'_> {
+    /// The function's body from its structured block graph (`labels`: the SPIR-V label of
+    /// each block), after the entry block.
+    fn graph_body(&mut self, g: &ScfGraph, labels: &[Word]) -> Result<(), EmitError> {
+        let (f, t_u32) = (self.f, self.t_u32);
+        let em = self;
+        em.b.branch(labels[0]).map_err(internal)?;
+        // How each structured loop is left (`super::loop_guard`).
+        let loop_merges: std::collections::HashSet<u32> = g.blocks.iter().filter_map(|b| if let Merge::Loop { merge, .. } = b.merge { Some(merge) } else { None }).collect();
+        for (i, blk) in g.blocks.iter().enumerate() {
+            em.cur = em.b.begin_block(Some(labels[i])).map_err(internal)?;
+            em.region = em.cur;
+            if loop_merges.contains(&(i as u32)) {
+                em.loop_merged()?;
+            }
+            let header = matches!(blk.merge, Merge::Loop { .. });
+            for a in &blk.actions {
+                match *a {
+                    Action::Code(n) => em.code(n)?,
+                    Action::Edge(x, y) => em.edge(x, y)?,
+                    Action::Set(v, k) => {
+                        let c = em.konst(Type::I32, k as u64)?;
+                        let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;
+                        em.b.store(var, c, None, []).map_err(internal)?;
+                    }
+                }
+            }
+            if let ScfTerm::Jump(t) = blk.term {
+                if loop_merges.contains(&t) || header {
+                    let left = em.wc32(loop_merges.contains(&t) as u32)?;
+                    em.loop_left(left)?;
+                }
+            }
+            if !matches!(blk.term, ScfTerm::Branch(..)) {
+                if let Merge::Loop { merge, cont } = blk.merge {
+                    em.b.loop_merge(labels[merge as usize], labels[cont as usize], spirv::LoopControl::NONE, []).map_err(internal)?;
+                }
+            }
+            match blk.term {
+                ScfTerm::Jump(t) => em.b.branch(labels[t as usize]).map_err(internal)?,
+                ScfTerm::Branch(c, t, e) => {
+                    let cond = match c {
+                        Cond::Block(n) => {
+                            let Terminator::Branch(v, ..) = f.blocks[Block(n)].term else {
+                                return Err(internal(format!("block {n} does not branch")));
+                            };
+                            em.cur_ir = n;
+                            let c = em.get(v)?;
+                            em.uniform_branch(c)?
+                        }
+                        Cond::VarEq(v, k) => {
+                            let var = *em.svars.get(v.0 as usize).ok_or_else(|| internal("structurizer variable out of range"))?;
+                            let x = em.b.load(t_u32, None, var, None, []).map_err(internal)?;
+                            let c = em.konst(Type::I32, k as u64)?;
+                            let tb = em.ty(Type::B1)?;
+                            em.b.i_equal(tb, None, x, c).map_err(internal)?
+                        }
+                    };
+                    let (exit_t, exit_e) = (loop_merges.contains(&t), loop_merges.contains(&e));
+                    if exit_t || exit_e || header {
+                        let (one, zero) = (em.wc32(1)?, em.wc32(0)?);
+                        let left = match (exit_t, exit_e) {
+                            (true, true) => one,
+                            (true, false) => em.b.select(t_u32, None, cond, one, zero).map_err(internal)?,
+                            (false, true) => em.b.select(t_u32, None, cond, zero, one).map_err(internal)?,
+                            (false, false) => zero,
+                        };
+                        em.loop_left(left)?;
+                    }
+                    // The condition's instructions come before the merge declaration, which must
+                    // stand right before the branch.
+                    match blk.merge {
+                        Merge::None => {}
+                        Merge::Selection(m) => em.b.selection_merge(labels[m as usize], spirv::SelectionControl::NONE).map_err(internal)?,
+                        Merge::Loop { merge, cont } => {
+                            em.b.loop_merge(labels[merge as usize], labels[cont as usize], spirv::LoopControl::NONE, []).map_err(internal)?
+                        }
+                    }
+                    em.b.branch_conditional(cond, labels[t as usize], labels[e as usize], []).map_err(internal)?
+                }
+                ScfTerm::Return(n) => em.ret(n)?,
+                ScfTerm::Unreachable => em.b.unreachable().map_err(internal)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The module's words and description once the entry point's function has ended.
+fn finish(mut em: Em<'_>, heap: bool, trap_var: Option<Word>, entry: String, workgroup_size: u32, params: u32, opts: &EmitOptions) -> Result<Kernel, EmitError> {
     em.emit_helpers()?;
     let mut requires = if heap { vec!["shaderInt64"] } else { vec!["shaderInt64", "bufferDeviceAddress"] };
     if em.int16 {

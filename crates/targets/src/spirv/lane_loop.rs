@@ -16,7 +16,7 @@ use rspirv::spirv::{self, Word};
 impl Em<'_> {
     /// A module-level Private variable of type `ty` (listed in the entry point's interface at
     /// the end of emission).
-    fn private_var(&mut self, ty: Word) -> Word {
+    pub(super) fn private_var(&mut self, ty: Word) -> Word {
         let p = self.b.type_pointer(None, spirv::StorageClass::Private, ty);
         let id = self.b.id();
         let var = Instruction::new(spirv::Op::Variable, Some(p), Some(id), vec![Operand::StorageClass(spirv::StorageClass::Private)]);

@@ -40,6 +40,7 @@ mod regs;
 mod trap;
 mod warp;
 mod wave;
+mod wave_union;
 
 pub use emit::{emit, EmitError, Kernel, CONSTANT_BANK_BYTES, CONSTANT_BINDING, OUTPUTS_BINDING, PARAMS_BINDING};
 pub use amd_bvh::RAY_NODE_TRAP;

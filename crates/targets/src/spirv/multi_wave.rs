@@ -6,12 +6,14 @@
 //! it, as in the interpreter's workgroup).
 //!
 //! A wave's own exchanges and store ordering use workgroup barriers too (SPIR-V has no barrier
-//! over part of a workgroup), so every wave must take the same path: every branch of a
-//! wave-model function is wave-uniform, and with several waves each conditional branch is
-//! preceded by a vote over the workgroup. Where the waves disagree (say `s_cbranch_execz` where
-//! one wave has no lane left), every invocation records [`DIVERGENT_WAVES_TRAP`] and returns:
-//! the runner reports a trap, never a result that differs silently from the interpreter's,
-//! which runs such waves apart. Lanes-model (NVIDIA) functions run one warp per workgroup.
+//! over part of a workgroup), so every invocation must take the same path. Where the waves
+//! disagree at a wave-uniform branch (say `s_cbranch_execz` where one wave has no lane left),
+//! functions whose operations the running predicate covers go through the union of the
+//! waves' paths, each wave on only in its own ([`super::wave_union`]); in the others each
+//! conditional branch is preceded by a vote over the workgroup, and where the waves disagree
+//! every invocation records [`DIVERGENT_WAVES_TRAP`] and returns: the runner reports a trap,
+//! never a result that differs silently from the interpreter's, which runs such waves apart.
+//! Lanes-model (NVIDIA) functions run one warp per workgroup.
 
 use super::emit::{internal, unsupported, Em, EmitError, EmitOptions};
 use isabridge_ir::ir::{ExecModel, Function};
@@ -21,7 +23,9 @@ use isabridge_ir::types::Type;
 use rspirv::spirv;
 use rspirv::spirv::Word;
 
-/// The trap code recorded when the waves of a workgroup take different paths at a branch.
+/// The trap code recorded when the waves of a workgroup take different paths at a branch of a
+/// function the running predicate does not cover, or some reach an `s_barrier` while others
+/// that have not ended are off (`super::wave_union`).
 pub const DIVERGENT_WAVES_TRAP: u16 = 0xfffd;
 
 /// The waves per Vulkan workgroup of `f` for `opts`: as many as asked when `f` uses the LDS or

@@ -47,6 +47,9 @@ impl Em<'_> {
                 let a = data.args[0];
                 let var = *self.reg_vars.get(&r).ok_or_else(|| internal("writereg of an undeclared register"))?;
                 let x = self.get(a)?;
+                let t = self.f.regs.get(r.0 as usize).ok_or_else(|| internal(format!("register {} is not declared", r.0)))?.ty;
+                let ty = self.ty(t)?;
+                let x = self.kept(var, ty, x)?;
                 self.b.store(var, x, None, []).map_err(internal)?;
             }
             Op::Stage(StageOp::Message(_)) => {}

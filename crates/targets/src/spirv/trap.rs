@@ -20,6 +20,14 @@ impl Em<'_> {
     /// runner reports the trap after the dispatch, as the interpreter stops with an error.
     pub(super) fn trap_when(&mut self, bad: Word, code: u16) -> Result<(), EmitError> {
         let Some(var) = self.trap_var else { return Err(internal("a run-time trap without the trap buffer")) };
+        // A wave that is off (`super::wave_union`) records nothing.
+        let bad = match self.running()? {
+            Some(on) => {
+                let tb = self.ty(Type::B1)?;
+                self.b.logical_and(tb, None, bad, on).map_err(internal)?
+            }
+            None => bad,
+        };
         self.guarded(bad, None, |em| {
             let pw = em.b.type_pointer(None, spirv::StorageClass::StorageBuffer, em.t_u64);
             let (zero, one) = (em.konst(Type::I32, 0)?, em.konst(Type::I32, 1)?);
@@ -51,7 +59,11 @@ impl Em<'_> {
         let pw = self.b.type_pointer(None, spirv::StorageClass::StorageBuffer, self.t_u64);
         let (zero, one) = (self.konst(Type::I32, 0)?, self.konst(Type::I32, 1)?);
         // A selection whose condition is always true keeps the rest of the block structured.
-        let always = self.konst(Type::B1, 1)?;
+        // (where the wave runs: `super::wave_union`)
+        let always = match self.running()? {
+            Some(on) => on,
+            None => self.konst(Type::B1, 1)?,
+        };
         let (yes, cont) = (self.b.id(), self.b.id());
         self.b.selection_merge(cont, spirv::SelectionControl::NONE).map_err(internal)?;
         self.b.branch_conditional(always, yes, cont, []).map_err(internal)?;

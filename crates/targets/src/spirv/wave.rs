@@ -303,7 +303,7 @@ impl Em<'_> {
             }
             // Lane masks are 64-bit integers here.
             Op::Int(io) if self.is_mask_int(&args, ty) => self.mask_int(v, io, &args, ty)?,
-            Op::Sync(SyncOp::Barrier(_)) => self.barrier()?,
+            Op::Sync(SyncOp::Barrier(_)) => self.wave_barrier()?,
             Op::Sync(SyncOp::Fence(_) | SyncOp::Wait(_) | SyncOp::Sleep(_) | SyncOp::Priority(_)) => {}
             Op::Mem(MemOp::Load(Space::Constant(_))) => return Ok(false),
             Op::Mem(m) => {
@@ -333,11 +333,15 @@ impl Em<'_> {
     }
 
     /// The mask operand of an op with `arity` fixed operands (the full wave when absent).
+    /// Empty where the wave is off (`super::wave_union`).
     pub(super) fn mask_arg(&mut self, args: &[Value], arity: usize) -> Result<Word, EmitError> {
-        match args.get(arity) {
-            Some(&m) => self.get(m),
-            None => self.full_mask(),
-        }
+        let m = match args.get(arity) {
+            Some(&m) => self.get(m)?,
+            None => self.full_mask()?,
+        };
+        let Some(on) = self.running()? else { return Ok(m) };
+        let zero = self.wc64(0)?;
+        self.b.select(self.t_u64, None, on, m, zero).map_err(internal)
     }
 
     pub(super) fn word_of(&mut self, v: Value) -> Result<Word, EmitError> {
