@@ -276,6 +276,14 @@ fn run_cuda_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &
     use isabridge::cuda_launch::{globals_image, run_interp, run_vulkan_in, Launch};
     let source = Source::object(c.isa, c.wave, Some(name));
     let f = t.lift(&c.code, &source).map_err(|e| format!("lift: {e}"))?;
+    // A kernel whose source addresses dynamic shared memory runs with the bytes it needs, in
+    // a module translated for them.
+    let dynamic_shared = DYNAMIC_SHARED_BYTES.iter().find(|d| d.0 == format!("{}:{name}", c.file)).map_or(0, |d| d.1);
+    let a = if dynamic_shared == 0 {
+        a.clone()
+    } else {
+        Translator::new(Options::default().with_dynamic_shared(dynamic_shared)).translate(&c.code, &source, Target::Spirv).map_err(|e| format!("translate with {dynamic_shared} dynamic shared bytes: {e}"))?
+    };
     let kernel = a.spirv_kernel().ok_or("no SPIR-V kernel in the artifact")?;
     let all = isabridge::decoder::elf::nvinfo::cuda_kernels(&c.code).map_err(|e| e.to_string())?;
     let k = isabridge::decoder::elf::nvinfo::find_kernel(&all, name).ok_or("no .nv.info entry")?;
@@ -300,7 +308,7 @@ fn run_cuda_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &
     }
     let mut next = global.iter().map(|g| g.0);
     let params = k.params.iter().map(|p| if p.size == 8 { next.next().unwrap() } else { 1 + rng(seed) % 100 }).collect();
-    let l = Launch { grid: [2, 1, 1], block: [32, 1, 1], params, global, globals_at };
+    let l = Launch { grid: [2, 1, 1], block: [32, 1, 1], params, global, globals_at, dynamic_shared };
     let want = match run_interp(c.isa, &f, k, l.clone()) {
         Ok(w) => w,
         // A trap ends both runs: the device must report the same trap code.
@@ -333,6 +341,11 @@ fn run_cuda_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &
     }
     Ok(())
 }
+
+/// The dynamic shared memory (bytes per block) corpus kernels' sources address: memory.cu's
+/// `mem_shared` reads `dyn_smem[(t + n) & 255]` of its `extern __shared__ float dyn_smem[]`,
+/// 256 floats (and writes `dyn_smem[t]`, reads `dyn_smem[t + 1]`, t < 32).
+const DYNAMIC_SHARED_BYTES: [(&str, u32); 2] = [("memory.sm50.cubin:mem_shared", 1024), ("memory.sm86.cubin:mem_shared", 1024)];
 
 /// Kernels in which every thread writes one word (a data race of the kernel itself): its final
 /// value is whichever thread wrote last, in the device's order. fp16.cu's first line stores
