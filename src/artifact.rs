@@ -23,6 +23,25 @@ pub struct EntryPoint {
     pub kernel: String,
     /// Invocations per workgroup, x y z (one invocation per guest lane).
     pub workgroup_size: [u32; 3],
+    /// The workgroup memory a SPIR-V entry point declares (all zero for gfx1201 code, whose
+    /// kernel descriptors carry their own).
+    pub workgroup_memory: WorkgroupMemory,
+}
+
+/// The workgroup memory (Vulkan `Workgroup` storage) of an entry point, in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkgroupMemory {
+    /// The guest kernel's static workgroup memory: AMD LDS (`group_segment_fixed_size`),
+    /// CUDA `__shared__` variables (`.nv.shared`).
+    pub static_bytes: u32,
+    /// The dynamic shared memory the translation was given
+    /// ([`Options::dynamic_shared`](crate::Options::dynamic_shared), CUDA `extern __shared__`),
+    /// after the static bytes: the launch must ask for no more.
+    pub dynamic_bytes: u32,
+    /// All the Workgroup storage the module declares: the guest's, rounded up to whole words,
+    /// and the cross-lane exchange's. A device whose `maxComputeSharedMemorySize` is smaller
+    /// cannot run it.
+    pub total_bytes: u32,
 }
 
 /// What a descriptor binding holds.
@@ -149,6 +168,8 @@ impl Artifact {
             } else {
                 isabridge_targets::spirv::MemoryModel::DeviceAddress
             },
+            shared_bytes: (entry.workgroup_memory.static_bytes + entry.workgroup_memory.dynamic_bytes).next_multiple_of(4),
+            workgroup_bytes: entry.workgroup_memory.total_bytes,
         })
     }
 

@@ -55,8 +55,28 @@ pub fn stack_bytes(k: &KernelAbi) -> u32 {
     k.frame_bytes.max(DEFAULT_STACK_BYTES)
 }
 
-/// A launch: grid and block sizes, the parameter values (laid out as `.nv.info` says) and the
-/// global memory.
+/// The most shared memory (static and dynamic) a block of `isa` may have, in bytes, as the CUDA
+/// C++ Programming Guide's compute-capability tables give it: 48 KiB on compute capability 5.0
+/// (sm_50), 99 KiB on 8.6 (sm_86, with the kernel's opt-in to more than 48 KiB).
+pub fn max_shared_bytes(isa: Isa) -> u32 {
+    match isa {
+        Isa::Sm50 => 48 << 10,
+        _ => 99 << 10,
+    }
+}
+
+/// The shared memory bytes a block of launch `l` of kernel `k` has: its static shared memory
+/// and the launch's dynamic size; an error past [`max_shared_bytes`].
+pub fn block_shared_bytes(isa: Isa, k: &KernelAbi, l: &Launch) -> Result<u32, String> {
+    let limit = max_shared_bytes(isa);
+    match k.shared_bytes.checked_add(l.dynamic_shared) {
+        Some(n) if n <= limit => Ok(n),
+        _ => Err(format!("{}: {} bytes of static and {} of dynamic shared memory exceed the {limit} bytes a block may have", k.name, k.shared_bytes, l.dynamic_shared)),
+    }
+}
+
+/// A launch: grid and block sizes, the parameter values (laid out as `.nv.info` says), the
+/// global memory and the dynamic shared memory size.
 #[derive(Clone, Debug)]
 pub struct Launch {
     /// Blocks per dimension.
@@ -70,6 +90,9 @@ pub struct Launch {
     /// Where the module's global variables lie: the base of one of `global`'s regions, which
     /// holds [`globals_image`] for that base. `None` for a module without global variables.
     pub globals_at: Option<u64>,
+    /// Bytes of dynamic shared memory per block (`sharedMemBytes`, what CUDA's `extern
+    /// __shared__` arrays address), after the kernel's static shared memory.
+    pub dynamic_shared: u32,
 }
 
 /// The bytes of kernel `k`'s module global variables (`.nv.global.init`, then `.nv.global`
@@ -148,6 +171,7 @@ pub fn run_interp(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Ve
         return Err(format!("a block of {threads} threads: the interpreter runs whole warps (a multiple of 32, at most 1024)"));
     }
     globals_region(k, &l)?;
+    let shared = block_shared_bytes(isa, k, &l)?;
     let constant = constant_banks(isa, k, &l, &l.params, l.globals_at)?;
     let warps = (threads / 32) as u32;
     let cfg = Config { wave_size: 32, waves: warps, scratch_bytes: stack_bytes(k) as usize, ..Config::default() };
@@ -179,7 +203,7 @@ pub fn run_interp(isa: Isa, f: &Function, k: &KernelAbi, l: Launch) -> Result<Ve
                         _ => Input::Uniform(0),
                     })
                     .collect();
-                let mem = Memory { global, constant: constant.clone(), shared: vec![0; k.shared_bytes as usize] };
+                let mem = Memory { global, constant: constant.clone(), shared: vec![0; shared as usize] };
                 let out = interp::run(f, &cfg, &inputs, mem).map_err(|e| format!("{} block ({x},{y},{z}): {e}", k.name))?;
                 global = out.memory.global;
             }
@@ -211,6 +235,12 @@ pub fn run_vulkan_in(
     k: &KernelAbi,
     l: &Launch,
 ) -> Result<Vec<(u64, Vec<u8>)>, String> {
+    // The module's Workgroup array must hold the block's shared memory (an access past it
+    // would read 0 there, where the interpreter stops).
+    let shared = block_shared_bytes(isa, k, l)?;
+    if kernel.shared_bytes < shared {
+        return Err(format!("{}: the module has {} bytes of shared memory, the launch needs {shared} ({} of them dynamic: translate with that dynamic size)", k.name, kernel.shared_bytes, l.dynamic_shared));
+    }
     // The module's global variables, relocated for their region's address in `mem` where
     // that is not the launch's.
     if let Some(i) = globals_region(k, l)? {

@@ -131,7 +131,7 @@ pub use isabridge_decoder as decoder;
 pub use isabridge_ir as ir;
 pub use isabridge_targets as targets;
 
-pub use artifact::{Artifact, Binding, EntryPoint, Format, Resource};
+pub use artifact::{Artifact, Binding, EntryPoint, Format, Resource, WorkgroupMemory};
 pub use isabridge_targets::spirv::MemoryModel;
 pub use translate::{Container, Error, KernelTranslation, LoadedObject, Options, Source, Stage, Target, Translator};
 

@@ -5,7 +5,7 @@
 //! naming the ISA and kernel, and the lower layer's error (which names the guest address and
 //! instruction, or the IR value the backend cannot emit).
 
-use crate::artifact::{Artifact, Binding, EntryPoint, Format, Resource};
+use crate::artifact::{Artifact, Binding, EntryPoint, Format, Resource, WorkgroupMemory};
 use isabridge_analysis::amdkernel;
 use isabridge_analysis::load::Program;
 use isabridge_decoder::elf::nvinfo::{self, KernelAbi};
@@ -100,6 +100,12 @@ pub struct Options {
     /// Work-items per guest workgroup of an AMD kernel, run as one Vulkan workgroup of whole
     /// waves sharing the LDS and `s_barrier` (0: one wave per Vulkan workgroup).
     pub workgroup_size: u32,
+    /// Bytes of dynamic shared memory of an NVIDIA kernel's launches (CUDA's `extern
+    /// __shared__` arrays, the launch's `sharedMemBytes`), placed after its static shared
+    /// memory: the SPIR-V module's Workgroup array holds both. Fixed when the module is
+    /// emitted (the array's size and every access's bounds check are constants), so a
+    /// launch with another size needs another translation. 0 by default.
+    pub dynamic_shared: u32,
 }
 
 impl Options {
@@ -112,6 +118,12 @@ impl Options {
     /// These options with guest workgroups of `items` work-items (AMD).
     pub fn with_workgroup_size(mut self, items: u32) -> Options {
         self.workgroup_size = items;
+        self
+    }
+
+    /// These options with `bytes` of dynamic shared memory (NVIDIA).
+    pub fn with_dynamic_shared(mut self, bytes: u32) -> Options {
+        self.dynamic_shared = bytes;
         self
     }
 }
@@ -202,6 +214,21 @@ pub enum Error {
     /// instruction).
     #[error("{0}")]
     Gfx1201(isabridge_targets::gfx12::object::ObjectError),
+    /// The kernel's static shared memory and the dynamic size asked for exceed what a block
+    /// of the ISA may have ([`crate::cuda_launch::max_shared_bytes`]).
+    #[error("{isa} {kernel}: {static_bytes} bytes of static and {dynamic_bytes} of dynamic shared memory exceed the {limit} bytes a block may have")]
+    SharedMemory {
+        /// ISA.
+        isa: Isa,
+        /// Kernel.
+        kernel: String,
+        /// The kernel's static shared memory.
+        static_bytes: u32,
+        /// The dynamic size asked for ([`Options::dynamic_shared`]).
+        dynamic_bytes: u32,
+        /// The most a block of the ISA may have.
+        limit: u32,
+    },
     /// A source, target or kernel property this build does not translate.
     #[error("{what}: {why}")]
     Unsupported {
@@ -335,7 +362,7 @@ impl Translator {
         }
         match target {
             Target::Spirv => {}
-            Target::Gfx1201 => return crate::translate_gfx12::translate(code, source),
+            Target::Gfx1201 => return self.gfx1201(code, source),
         }
         let l = match source.container {
             Container::Raw => lift_raw(code, source)?,
@@ -372,7 +399,7 @@ impl Translator {
         }
         match target {
             Target::Spirv => {}
-            Target::Gfx1201 => return crate::translate_gfx12::translate(object.code, source),
+            Target::Gfx1201 => return self.gfx1201(object.code, source),
         }
         check_source_wave(source)?;
         if source.isa != object.isa {
@@ -395,9 +422,19 @@ impl Translator {
             .collect())
     }
 
+    /// Translate to gfx1201 code (AMD code, which takes no dynamic shared memory).
+    fn gfx1201(&self, code: &[u8], source: &Source) -> Result<Artifact, Error> {
+        if self.options.dynamic_shared != 0 {
+            return Err(Error::Unsupported { what: format!("{} bytes of dynamic shared memory for gfx1201", self.options.dynamic_shared), why: "dynamic shared memory is given to NVIDIA kernels only" });
+        }
+        crate::translate_gfx12::translate(code, source)
+    }
+
     /// Run the IR pipeline on a lifted kernel and emit it as a SPIR-V artifact.
     fn finish(&self, source: &Source, mut l: Lifted) -> Result<Artifact, Error> {
         let isa = source.isa;
+        let (static_bytes, dynamic_bytes) = (l.f.shared_bytes, self.options.dynamic_shared);
+        l.f.shared_bytes = shared_bytes(isa, &l.name, static_bytes, dynamic_bytes)?;
         isabridge_ir::passes::run_pipeline(&mut l.f).map_err(|e| Error::Pipeline { isa, kernel: l.name.clone(), source: e })?;
         let k = spirv::emit_with(&l.f, &spirv::EmitOptions { memory: self.options.memory, scratch_bytes: l.scratch_bytes, workgroup_waves: self.options.workgroup_size.div_ceil(source.wave.max(1)) }).map_err(|e| Error::Emit { isa, kernel: l.name.clone(), source: e })?;
         let mut inputs = l.inputs;
@@ -410,7 +447,12 @@ impl Translator {
         Ok(Artifact {
             format: Format::Spirv,
             bytes: k.words.iter().flat_map(|w| w.to_le_bytes()).collect(),
-            entry_points: vec![EntryPoint { name: k.entry.clone(), kernel: l.name, workgroup_size: [k.workgroup_size, 1, 1] }],
+            entry_points: vec![EntryPoint {
+                name: k.entry.clone(),
+                kernel: l.name,
+                workgroup_size: [k.workgroup_size, 1, 1],
+                workgroup_memory: WorkgroupMemory { static_bytes, dynamic_bytes, total_bytes: k.workgroup_bytes },
+            }],
             bindings: vec![
                 Binding { set: 0, binding: spirv::PARAMS_BINDING, resource: Resource::InvocationInputs { names: inputs } },
                 Binding { set: 0, binding: spirv::OUTPUTS_BINDING, resource: Resource::InvocationOutputs { words: k.outputs } },
@@ -433,6 +475,23 @@ impl Translator {
             registers: None,
             refused: Vec::new(),
         })
+    }
+}
+
+/// The shared memory of kernel `kernel` of `isa` with `dynamic` bytes of dynamic shared memory
+/// after its `fixed` static bytes: an error for an AMD kernel given dynamic bytes, and for a
+/// total past what a block of the ISA may have.
+fn shared_bytes(isa: Isa, kernel: &str, fixed: u32, dynamic: u32) -> Result<u32, Error> {
+    if dynamic == 0 {
+        return Ok(fixed);
+    }
+    if !is_nvidia(isa) {
+        return Err(Error::Unsupported { what: format!("{isa} {kernel}: {dynamic} bytes of dynamic shared memory"), why: "dynamic shared memory is given to NVIDIA kernels only" });
+    }
+    let limit = crate::cuda_launch::max_shared_bytes(isa);
+    match fixed.checked_add(dynamic) {
+        Some(total) if total <= limit => Ok(total),
+        _ => Err(Error::SharedMemory { isa, kernel: kernel.to_string(), static_bytes: fixed, dynamic_bytes: dynamic, limit }),
     }
 }
 

@@ -36,7 +36,7 @@ pub(crate) fn translate(code: &[u8], source: &Source) -> Result<Artifact, Error>
             let f = translate_function(code, 0, &opts)
                 .map_err(|e| Error::Gfx1201(ObjectError::Function { kernel: "code".into(), err: Box::new(e) }))?;
             let mut a = empty(Format::Gfx1201Code, f.code.code);
-            a.entry_points.push(EntryPoint { name: "code".into(), kernel: "code".into(), workgroup_size: [source.wave, 1, 1] });
+            a.entry_points.push(EntryPoint { name: "code".into(), kernel: "code".into(), workgroup_size: [source.wave, 1, 1], workgroup_memory: Default::default() });
             a.registers = Some([f.vgprs as u32, f.sgprs as u32]);
             Ok(a)
         }
@@ -75,11 +75,11 @@ pub(crate) fn translate(code: &[u8], source: &Source) -> Result<Artifact, Error>
             let meta = isabridge_targets::gfx12::hsaco::kernel_metadata(&a.bytes);
             for name in &t.kernels {
                 let reqd = meta.iter().find(|(n, _)| n == name).and_then(|(_, m)| reqd_workgroup_size(m)).unwrap_or([0; 3]);
-                a.entry_points.push(EntryPoint { name: name.clone(), kernel: name.clone(), workgroup_size: reqd });
+                a.entry_points.push(EntryPoint { name: name.clone(), kernel: name.clone(), workgroup_size: reqd, workgroup_memory: Default::default() });
             }
             // A graphics stage has no workgroup size.
             for name in &t.stages {
-                a.entry_points.push(EntryPoint { name: name.clone(), kernel: name.clone(), workgroup_size: [0; 3] });
+                a.entry_points.push(EntryPoint { name: name.clone(), kernel: name.clone(), workgroup_size: [0; 3], workgroup_memory: Default::default() });
             }
             a.refused = t.refused.into_iter().map(|(k, e)| (k, e.to_string())).collect();
             Ok(a)

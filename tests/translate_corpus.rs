@@ -276,6 +276,14 @@ fn run_cuda_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &
     use isabridge::cuda_launch::{globals_image, run_interp, run_vulkan_in, Launch};
     let source = Source::object(c.isa, c.wave, Some(name));
     let f = t.lift(&c.code, &source).map_err(|e| format!("lift: {e}"))?;
+    // A kernel whose source addresses dynamic shared memory runs with the bytes it needs, in
+    // a module translated for them.
+    let dynamic_shared = DYNAMIC_SHARED_BYTES.iter().find(|d| d.0 == format!("{}:{name}", c.file)).map_or(0, |d| d.1);
+    let a = if dynamic_shared == 0 {
+        a.clone()
+    } else {
+        Translator::new(Options::default().with_dynamic_shared(dynamic_shared)).translate(&c.code, &source, Target::Spirv).map_err(|e| format!("translate with {dynamic_shared} dynamic shared bytes: {e}"))?
+    };
     let kernel = a.spirv_kernel().ok_or("no SPIR-V kernel in the artifact")?;
     let all = isabridge::decoder::elf::nvinfo::cuda_kernels(&c.code).map_err(|e| e.to_string())?;
     let k = isabridge::decoder::elf::nvinfo::find_kernel(&all, name).ok_or("no .nv.info entry")?;
@@ -300,7 +308,7 @@ fn run_cuda_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &
     }
     let mut next = global.iter().map(|g| g.0);
     let params = k.params.iter().map(|p| if p.size == 8 { next.next().unwrap() } else { 1 + rng(seed) % 100 }).collect();
-    let l = Launch { grid: [2, 1, 1], block: [32, 1, 1], params, global, globals_at };
+    let l = Launch { grid: [2, 1, 1], block: [32, 1, 1], params, global, globals_at, dynamic_shared };
     let want = match run_interp(c.isa, &f, k, l.clone()) {
         Ok(w) => w,
         // A trap ends both runs: the device must report the same trap code.
@@ -333,6 +341,11 @@ fn run_cuda_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &
     }
     Ok(())
 }
+
+/// The dynamic shared memory (bytes per block) corpus kernels' sources address: memory.cu's
+/// `mem_shared` reads `dyn_smem[(t + n) & 255]` of its `extern __shared__ float dyn_smem[]`,
+/// 256 floats (and writes `dyn_smem[t]`, reads `dyn_smem[t + 1]`, t < 32).
+const DYNAMIC_SHARED_BYTES: [(&str, u32); 2] = [("memory.sm50.cubin:mem_shared", 1024), ("memory.sm86.cubin:mem_shared", 1024)];
 
 /// Kernels in which every thread writes one word (a data race of the kernel itself): its final
 /// value is whichever thread wrote last, in the device's order. fp16.cu's first line stores
@@ -558,10 +571,20 @@ const SM50_FP64_DIFFERS: &str = "buffer 0 (of 5) differs at byte 0xe8c0";
 /// records `BARRIER_COUNT_TRAP` there instead of hanging (`spirv/barrier.rs`).
 const PARTIAL_BARRIER: &str = "interpreter: barriers block (0,0,0): deadlock";
 
-/// `mem_shared` reads and writes `extern __shared__` memory past its static arrays, which the
-/// launch gives no bytes (no dynamic shared size): the interpreter's access there is out of
-/// bounds.
-const DYNAMIC_SHARED: &str = "interpreter: mem_shared block (0,0,0): out-of-bounds Shared access of 4 bytes at 0x1300";
+/// `mem_shared`, run with the 1,024 bytes of dynamic shared memory its source addresses
+/// ([`DYNAMIC_SHARED_BYTES`]): after its barrier each thread loads shared words (`ld.shared.v4`
+/// at `t * 16`, `.u64` at `t * 8 + 8`, `.s16` at `t * 2`, `tile[0][t]`) that other threads'
+/// `st.shared.v2` at `t * 8 + 8` and `st.shared.u8` at `t` (and on sm_86 `cp.async`) write
+/// with nothing ordering the two: a data race of the kernel itself, whose values depend on the
+/// order of the warp's threads. The interpreter runs each instruction for the whole warp, so
+/// every load sees the memory before those stores (tests/dynamic_shared.rs checks that against
+/// a model of the source, sm_50 and sm_86); lavapipe runs 8 lanes to the next barrier before
+/// the next 8, so a later lane sees an earlier lane's store (sm_50 thread 12's `.s16` at byte
+/// 24 reads thread 2's `i` = 2; sm_86 thread 9's `.u64` at byte 80 lies in thread 5's
+/// `cp.async` destination, bytes 80 to 95). Both are orders CUDA allows; the race-free words
+/// (`out[i + n]`, read after `cp.async.wait_all`) run equal on lavapipe in
+/// tests/dynamic_shared.rs.
+const SHARED_RACE: &str = "buffer 0 (of 2) differs at byte ";
 
 /// Corpus kernels that emit SPIR-V but do not run equal on lavapipe, each with the start of
 /// its reason (the test's own message).
@@ -587,8 +610,8 @@ const RUN_PINNED: [(&str, &str); 25] = [
     ("atomics.sm86.cubin:atomics_shared", ATOMIC_ORDER),
     ("barriers.sm50.cubin:barriers", PARTIAL_BARRIER),
     ("barriers.sm86.cubin:barriers", PARTIAL_BARRIER),
-    ("memory.sm50.cubin:mem_shared", DYNAMIC_SHARED),
-    ("memory.sm86.cubin:mem_shared", DYNAMIC_SHARED),
+    ("memory.sm50.cubin:mem_shared", SHARED_RACE),
+    ("memory.sm86.cubin:mem_shared", SHARED_RACE),
     ("texsurf.sm50.cubin:surfaces", SURFACE_HANDLES),
     ("texsurf.sm86.cubin:surfaces", SURFACE_HANDLES),
 ];

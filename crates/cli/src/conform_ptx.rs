@@ -106,6 +106,7 @@ fn run_op(isa: Isa, bytes: &[u8], k: &nvinfo::KernelAbi, op: &str, rows: &[Row],
         params: vec![IN_BASE, OUT_BASE, n as u64],
         global: vec![(IN_BASE, input), (OUT_BASE, vec![0xa5; 8 * n])],
         globals_at: None,
+        dynamic_shared: 0,
     };
     let mem = if via == "spirv" { crate::cubin_spirv::launch_in(isa, &f, k, l, memory.model())? } else { launch(isa, &f, k, l)? };
     let out = mem.iter().find(|(b, _)| *b == OUT_BASE).map(|(_, v)| v.as_slice()).unwrap_or(&[]);

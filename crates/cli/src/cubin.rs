@@ -38,6 +38,8 @@ pub struct Via<'a> {
     pub path: &'a str,
     /// `--time N`: after the checked dispatch, time N more on the Vulkan device.
     pub time: Option<u32>,
+    /// `--dynamic-shared BYTES`: the launch's dynamic shared memory per block.
+    pub dynamic_shared: u32,
 }
 
 /// Run lifted kernel `f` over the launch's grid on the interpreter ([`cuda_launch::run_interp`]).
@@ -152,7 +154,7 @@ pub fn run_cli(bytes: &[u8], name: Option<&str>, grid: [u32; 3], block: [u32; 3]
     } else {
         None
     };
-    let l = Launch { grid, block, params, global, globals_at };
+    let l = Launch { grid, block, params, global, globals_at, dynamic_shared: via.dynamic_shared };
     let mem = match via.time {
         Some(repeats) if via.path == "spirv" => {
             let (mem, ns) = crate::cubin_spirv::launch_timed(isa, &f, k, l, repeats)?;

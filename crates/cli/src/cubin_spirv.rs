@@ -36,7 +36,7 @@ pub fn launch_timed(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, repeats: u
 
 fn launch_model(isa: Isa, f: &Function, k: &KernelAbi, l: Launch, memory: MemoryModel, repeats: u32) -> Result<Timed, Failure> {
     let mut f = f.clone();
-    f.shared_bytes = k.shared_bytes;
+    f.shared_bytes = isabridge::cuda_launch::block_shared_bytes(isa, k, &l)?;
     isabridge_ir::passes::run_pipeline(&mut f).map_err(|e| format!("{}: pipeline: {e}", k.name))?;
     let opts = EmitOptions { memory, scratch_bytes: isabridge::cuda_launch::stack_bytes(k), ..EmitOptions::default() };
     let kernel = isabridge_targets::spirv::emit_with(&f, &opts).map_err(|e| format!("{}: SPIR-V: {e}", k.name))?;

@@ -77,6 +77,12 @@ pub struct Args {
     /// least and greatest time per dispatch. The buffers in --out are the first dispatch's.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     time: Option<u32>,
+    /// Cubin kernels: bytes of dynamic shared memory per block (the launch's `sharedMemBytes`,
+    /// what `extern __shared__` arrays address), after the kernel's static shared memory; the
+    /// total may be at most what a block of the ISA has (48 KiB on sm_50, 99 KiB on sm_86), and
+    /// `--via spirv` needs the device to give a workgroup that much (`maxComputeSharedMemorySize`).
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    dynamic_shared: u32,
 }
 
 /// Where the dispatch packet lives.
@@ -156,7 +162,11 @@ pub fn run(a: &Args) -> Result<(), Failure> {
                 ArgValue::Value(v, n) => crate::cubin::CliArg::Value(v, n),
             })
             .collect();
-        return crate::cubin::run_cli(&bytes, a.kernel.as_deref(), grid, block, given, &a.out, &crate::cubin::Via { path: &a.via, time: a.time });
+        let via = crate::cubin::Via { path: &a.via, time: a.time, dynamic_shared: a.dynamic_shared };
+        return crate::cubin::run_cli(&bytes, a.kernel.as_deref(), grid, block, given, &a.out, &via);
+    }
+    if a.dynamic_shared != 0 {
+        return Err("--dynamic-shared sets the dynamic shared memory of cubin kernels' launches".to_string().into());
     }
     if a.time.is_some() {
         return Err("--time times cubin kernels run --via spirv".to_string().into());

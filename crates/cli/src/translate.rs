@@ -44,6 +44,13 @@ pub struct Args {
     /// `heap` (one storage buffer; the sidecar names its binding and the heap base).
     #[arg(long, value_enum, default_value = "device")]
     memory: crate::memory_arg::Memory,
+    /// `--to spirv` of cubin kernels: bytes of dynamic shared memory per block (CUDA's `extern
+    /// __shared__`), after each kernel's static shared memory: the module's Workgroup array
+    /// holds both, so it runs launches with at most that many dynamic bytes. The total may be
+    /// at most what a block of the ISA has (48 KiB on sm_50, 99 KiB on sm_86). The sidecar's
+    /// `workgroup_memory` gives static, dynamic and total Workgroup bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    dynamic_shared: u32,
 }
 
 /// Run the command: status 0 when every kernel translated, 1 when some did not (each named on
@@ -54,7 +61,7 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         To::Spirv => Target::Spirv,
         To::Gfx1201 => Target::Gfx1201,
     };
-    let t = Translator::new(isabridge::Options::default().with_memory(a.memory.model()));
+    let t = Translator::new(isabridge::Options::default().with_memory(a.memory.model()).with_dynamic_shared(a.dynamic_shared));
     let raw = !isabridge::decoder::elf::is_elf(&bytes);
     let isa = match (&a.isa, raw) {
         (Some(n), _) => Isa::from_name(n).ok_or_else(|| format!("unknown ISA {n} (gfx1013, gfx1201, sm_50, sm_86)"))?,
@@ -62,6 +69,9 @@ pub fn run(a: &Args) -> Result<(), Failure> {
         (None, true) => return Err(format!("{}: not an ELF file; raw code needs --isa", a.file.display()).into()),
     };
     if target == Target::Gfx1201 {
+        if a.dynamic_shared != 0 {
+            return Err("--dynamic-shared applies to --to spirv (NVIDIA kernels)".to_string().into());
+        }
         return run_gfx1201(a, &bytes, isa, raw);
     }
     // A code object is read once for all its kernels.
@@ -219,6 +229,11 @@ fn sidecar(a: &Artifact, source: &Source) -> Value {
         "environment": "vulkan1.2",
         "entry_point": e.name,
         "workgroup_size": e.workgroup_size,
+        "workgroup_memory": {
+            "static_bytes": e.workgroup_memory.static_bytes,
+            "dynamic_bytes": e.workgroup_memory.dynamic_bytes,
+            "total_bytes": e.workgroup_memory.total_bytes,
+        },
         "global_memory": if a.binding(|r| matches!(r, Resource::GuestHeap { .. })).is_some() {
             "heap buffer (guest address a at heap word (a - heap_base) / 4 after the header)"
         } else {

@@ -27,6 +27,17 @@ pub enum VulkanError {
         /// What it lacks.
         features: Vec<&'static str>,
     },
+    /// The kernel declares more Workgroup memory (the guest's shared memory or LDS and the
+    /// cross-lane exchange, [`Kernel::workgroup_bytes`]) than the device gives a workgroup.
+    #[error("{device} gives a workgroup {limit} bytes of shared memory (maxComputeSharedMemorySize), the kernel declares {bytes}")]
+    WorkgroupMemory {
+        /// The device's name.
+        device: String,
+        /// The kernel's Workgroup bytes.
+        bytes: u32,
+        /// The device's `maxComputeSharedMemorySize`.
+        limit: u32,
+    },
     /// A Vulkan call failed.
     #[error("Vulkan {what}: {result}")]
     Call {
@@ -294,6 +305,13 @@ impl Vulkan {
         self.broken.load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// The most Workgroup memory a workgroup may declare on this device, in bytes
+    /// (`maxComputeSharedMemorySize`).
+    pub fn workgroup_memory_limit(&self) -> u32 {
+        // SAFETY: a query on a valid physical device.
+        unsafe { self.instance.get_physical_device_properties(self.pdev).limits.max_compute_shared_memory_size }
+    }
+
     /// The features and properties of `requires` (Vulkan names) this device lacks.
     pub fn missing(&self, requires: &[&'static str]) -> Vec<&'static str> {
         // SAFETY: queries on a valid physical device.
@@ -448,6 +466,10 @@ impl Vulkan {
         let missing = self.missing(&k.requires);
         if !missing.is_empty() {
             return Err(VulkanError::Missing { device: self.name.clone(), features: missing });
+        }
+        let limit = self.workgroup_memory_limit();
+        if k.workgroup_bytes > limit {
+            return Err(VulkanError::WorkgroupMemory { device: self.name.clone(), bytes: k.workgroup_bytes, limit });
         }
         let n = job.invocations as usize;
         if job.params.len() != n * k.params as usize {

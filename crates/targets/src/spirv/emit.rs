@@ -82,6 +82,13 @@ pub struct Kernel {
     pub traps: bool,
     /// How the module reaches guest global memory.
     pub memory: MemoryModel,
+    /// The guest's workgroup memory (AMD LDS, NVIDIA shared memory, static and dynamic) the
+    /// module declares: the function's `shared_bytes` rounded up to whole words.
+    pub shared_bytes: u32,
+    /// All the Workgroup storage the module declares: the guest's ([`Kernel::shared_bytes`])
+    /// and the cross-lane exchange's; a device whose `maxComputeSharedMemorySize` is smaller
+    /// cannot run it.
+    pub workgroup_bytes: u32,
 }
 
 /// Emission options.
@@ -1128,5 +1135,7 @@ fn finish(mut em: Em<'_>, heap: bool, trap_var: Option<Word>, entry: String, wor
         ep.operands.extend(private);
     }
     let words = em.b.module().assemble();
-    Ok(Kernel { words, entry, workgroup_size, params, outputs: em.outputs, requires, traps: trap_var.is_some(), memory: opts.memory })
+    let shared_bytes = em.lds.as_ref().map_or(0, |a| a.bytes);
+    let workgroup_bytes = shared_bytes + em.wave.as_ref().map_or(0, |w| w.workgroup_bytes());
+    Ok(Kernel { words, entry, workgroup_size, params, outputs: em.outputs, requires, traps: trap_var.is_some(), memory: opts.memory, shared_bytes, workgroup_bytes })
 }

@@ -95,6 +95,11 @@ impl WaveVars {
         });
         WaveVars { ws, group, xchg, per_bank, banks, turn, bank_off: None, prepublished: false, p_slot, epoch, vote }
     }
+    /// The Workgroup bytes these variables take (the exchange array and the vote word).
+    pub(super) fn workgroup_bytes(&self) -> u32 {
+        self.banks * self.per_bank * self.group * 8 + if self.vote.is_some() { 4 } else { 0 }
+    }
+
     /// The variables the entry point lists.
     pub(super) fn interface(&self) -> Vec<Word> {
         let mut v = vec![self.xchg];

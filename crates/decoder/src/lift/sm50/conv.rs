@@ -39,25 +39,43 @@ fn shape(cx: &Cx, at: &At) -> Result<(), LiftError> {
     Ok(())
 }
 
-/// I2F.{F32,F64}.{S32,U32}[.rnd] d, a.
+/// I2F.{F32,F64}.{S8,U8,S16,U16,S32,U32,S64,U64}[.rnd] d, a (the low byte or halfword of a, the
+/// register pair a for 64 bits).
 fn i2f(cx: &mut Cx, at: &At) -> Result<(), LiftError> {
     shape(cx, at)?;
     if at.inst.named("SEL_RA").unwrap_or(0) != 0 {
         return Err(cx.unsupported(at, "I2F of a byte or halfword other than the lowest"));
     }
     let ints: Vec<&str> = at.sfx.iter().copied().filter(|s| ["S8", "U8", "S16", "U16", "S32", "U32", "S64", "U64"].contains(s)).collect();
-    let signed = match ints.last() {
-        Some(&"S32") => true,
-        Some(&"U32") => false,
+    // The source's size and sign from its bits (`CVT_SRC`: size 10-11, sign 13, as the
+    // decoder prints `I2F.F32.U64`), where the suffixes spell 32 bits whatever the size.
+    let (bits, signed) = match (at.inst.named("CVT_SRC"), ints.last()) {
+        (Some(v), _) => (8 << (v & 3), v & 4 != 0),
+        (None, Some(&"S32")) => (32, true),
+        (None, Some(&"U32")) => (32, false),
         _ => return Err(cx.unsupported(at, "I2F source type other than S32 / U32")),
     };
+    if bits < 32 && at.inst.named("CVT_SEL").unwrap_or(0) != 0 {
+        return Err(cx.unsupported(at, "I2F of a byte or halfword other than the lowest"));
+    }
     let ty = match at.one_of(&["F16", "F32", "F64"]) {
         Some("F32") => Type::F32,
         Some("F64") => Type::F64,
         _ => return Err(cx.unsupported(at, "I2F destination type other than F32 / F64")),
     };
     let src = at.srcs()[0];
-    let x = cx.src_int(at, src)?;
+    if bits != 32 && (src.mods.neg || src.mods.abs || src.mods.not) {
+        return Err(cx.unsupported(at, "I2F of a negated or absolute 8-, 16- or 64-bit source"));
+    }
+    let x = match bits {
+        64 => cx.src64(at, src)?,
+        32 => cx.src_int(at, src)?,
+        _ => {
+            let w = cx.src_int(at, src)?;
+            let narrow = if bits == 8 { Type::I8 } else { Type::I16 };
+            cx.b().conv(ConvOp::IToI { signed: false }, narrow, w)
+        }
+    };
     let mut mode = sm86::float32::mode_of(at);
     mode.ftz_in = false;
     let r = cx.b().conv(ConvOp::IToF { mode, signed }, ty, x);

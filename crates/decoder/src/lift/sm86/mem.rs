@@ -10,7 +10,7 @@ use crate::lift::LiftError;
 use crate::operand::{Operand, OperandKind, RegRange};
 use isabridge_ir::ops::control::SyncOp;
 use isabridge_ir::ops::conv::ConvOp;
-use isabridge_ir::ops::int::{IntOp, Overflow};
+use isabridge_ir::ops::int::{IntOp, Overflow, ShiftRule};
 use isabridge_ir::ops::mem::{AtomicKind, MemOp, Scope, Space};
 use isabridge_ir::ops::Op;
 use isabridge_ir::{Type, Value};
@@ -59,7 +59,16 @@ pub(crate) fn address(cx: &mut Cx, at: &At, op: &Operand, space: Space) -> Resul
         return Ok(cx.b().int(IntOp::Add(Overflow::Wrap), Type::I64, &[a, o]));
     }
     let mut a = match base {
-        Some(r) => cx.word(at, &reg(r), 0)?,
+        Some(r) => {
+            let w = cx.word(at, &reg(r), 0)?;
+            match shared_scale(at) {
+                0 => w,
+                k => {
+                    let sh = cx.k32(k);
+                    cx.b().int(IntOp::Shl(ShiftRule::Clamp), Type::I32, &[w, sh])
+                }
+            }
+        }
         None => cx.k32(0),
     };
     if let Some(u) = ubase {
@@ -68,6 +77,21 @@ pub(crate) fn address(cx: &mut Cx, at: &At, op: &Operand, space: Space) -> Resul
     }
     let o = cx.k32(offset as u32);
     Ok(cx.b().int(IntOp::Add(Overflow::Wrap), Type::I32, &[a, o]))
+}
+
+/// The left shift sm_86 `LDS`, `STS` and `ATOMS` apply to their register base: bits 78-79 of
+/// the instruction, which nvdisasm prints as `.X4`, `.X8` or `.X16` after the base
+/// (`crate::sm86::mem`; fixtures/nvidia/listings/memory.sm86.txt `mem_shared`: `LDS.128 R4,
+/// [R13.X16]` for PTX `ld.shared.v4.u32 [t * 16]`, `LDS.64 R16, [R13.X8+0x8]` for
+/// `ld.shared.u64 [t * 8 + 8]`, R13 holding t). 0 for every other instruction.
+fn shared_scale(at: &At) -> u32 {
+    if at.inst.isa != crate::Isa::Sm86 || !matches!(at.inst.name, "LDS" | "STS" | "ATOMS") {
+        return 0;
+    }
+    match (at.d.words[2] >> 14) & 3 {
+        0 => 0,
+        s => s + 1,
+    }
 }
 
 /// `addr + k` in the address's type.
