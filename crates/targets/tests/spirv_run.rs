@@ -1542,7 +1542,7 @@ fn hard_f64(seed: &mut u64) -> u64 {
 /// Every f64 op the IR has (add, sub, mul and fma in each rounding direction and NaN rule,
 /// min / max, round to integral, abs / neg, the reciprocal and reciprocal square root with and
 /// without flushing, conversions to and from f32 and 32- and 64-bit integers, comparisons), and
-/// f32 ops with a constant zero or one operand, over 2,048 operand rows (64 waves) concentrated in the hard
+/// f32 ops with a constant ±0 or one operand (ldexp of -0 too), over 2,048 operand rows (64 waves) concentrated in the hard
 /// ranges (subnormal operands and results, products and sums at the overflow and underflow
 /// thresholds, exponent extremes, NaN, infinities, ±0, fused sums that cancel), equal the
 /// interpreter bit for bit in one dispatch.
@@ -1627,7 +1627,12 @@ bb0:
   %72: b1 = fcmp.gt %60, %58
   %73: b1 = fcmp.neu %3, %58
   %74: b1 = fcmp.geu %58, %60
-  ret %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %54, %55, %56, %60, %61, %62, %63, %64, %65, %68, %69, %70, %71, %72, %73, %74
+  %75: uni i32 = const 0x80000000
+  %76: uni f32 = bitcast %75
+  %77: f32 = fldexp.rn.keepnan %76, %5
+  %78: f32 = fmul.rn %76, %3
+  %79: f32 = ffma.rn %3, %76, %59
+  ret %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %54, %55, %56, %60, %61, %62, %63, %64, %65, %68, %69, %70, %71, %72, %73, %74, %77, %78, %79
 }",
     )
     .unwrap_or_else(|e| panic!("{e}"));
