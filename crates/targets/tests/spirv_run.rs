@@ -1640,7 +1640,7 @@ bb0:
     // 64 waves, the interpreter's most.
     let n = k.workgroup_size as usize * 64;
     let mut seed = 0x3c6e_f372_fe94_f82bu64;
-    let mut rows: Vec<Vec<u64>> = vec![Vec::with_capacity(n); 6];
+    let mut rows: Vec<Vec<u64>> = (0..6).map(|_| Vec::with_capacity(n)).collect();
     for lane in 0..n {
         let a = hard_f64(&mut seed);
         let mut b = hard_f64(&mut seed);
@@ -1648,7 +1648,7 @@ bb0:
         // A third of the products land at the overflow or underflow threshold: b's exponent
         // from a's, so the sum of the two is near 2046 + 1023 or 1 - 52 + 1023.
         let ea = (a >> 52) & 0x7ff;
-        if x % 3 == 0 && ea != 0 && ea != 0x7ff {
+        if x.is_multiple_of(3) && ea != 0 && ea != 0x7ff {
             let target = [0x7ff + 0x3ff, 0x3ff + 1, 0x3ff - 52, 0x3ff - 1][(x >> 8) as usize % 4];
             let eb = (target as i64 - ea as i64 + ((x >> 16) % 5) as i64 - 2).clamp(1, 0x7fe) as u64;
             b = (b & !(0x7ff << 52)) | (eb << 52);
