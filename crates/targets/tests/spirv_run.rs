@@ -1488,3 +1488,188 @@ fn image_sampling_and_gather_equal_the_interpreter() {
         assert!(e.contains(&m) && e.contains(why), "{m}: {e}");
     }
 }
+
+/// Regression (sm_86 / sm_50 `fp64_arith`, `div.rn.f64` of 0xc37103e62a6b1940 by
+/// 0x7fda026af9e78e83): ptxas's inline division tests `0 × b.hi + q.hi` (an f32 `FFMA RZ`)
+/// for a NaN, which the high word of a huge divisor is, to take the slow path.
+#[test]
+fn f32_fma_of_a_constant_zero_and_a_nan_is_a_nan() {
+    let vk = open();
+    let f = parse(
+        "func @fmanan {
+bb0:
+  %0: f32 = param 0
+  %1: f32 = param 1
+  %2: f32 = param 2
+  %3: uni i32 = const 0x0
+  %4: uni f32 = bitcast %3
+  %5: f32 = ffma.rn %4, %0, %1
+  %6: f32 = ffma.rn %2, %0, %1
+  %7: f32 = fmul.rn %4, %0
+  %8: uni i32 = const 0x100000
+  %9: uni f32 = bitcast %8
+  %10: b1 = fcmp.gt %5, %9
+  ret %5, %6, %7, %10
+}",
+    )
+    .unwrap();
+    let k = emit(&f).unwrap();
+    let n = k.workgroup_size as usize;
+    let rows = vec![vec![0x7fda_026a; n], vec![0x0384_ef28; n], vec![0; n]];
+    outputs_equal(&vk, &f, &k, &rows, || "0 × NaN + x".into());
+}
+
+/// An f64 bit pattern in the ranges where f64 emission is hard: zeros, infinities, NaNs,
+/// subnormals, the largest and smallest normal exponents, values near one, near 2^31 and 2^63
+/// (integer conversion limits), and anything.
+fn hard_f64(seed: &mut u64) -> u64 {
+    let x = rng(seed);
+    let sign = x & (1 << 63);
+    let frac = (x >> 3) & ((1 << 52) - 1);
+    let near = |e: u64| sign | ((e + (x >> 55) % 8 - 4) << 52) | frac;
+    match x % 12 {
+        0..=4 => special_bits(seed, 64, 11),
+        5 => near(0x7fb),
+        6 => near(5),
+        7 => near(1023 + 31),
+        8 => near(1023 + 63),
+        9 => near(1023 + 52),
+        10 => sign | frac >> ((x >> 56) % 52),
+        _ => near(0x3ff),
+    }
+}
+
+/// Every f64 op the IR has (add, sub, mul and fma in each rounding direction and NaN rule,
+/// min / max, round to integral, abs / neg, the reciprocal and reciprocal square root with and
+/// without flushing, conversions to and from f32 and 32- and 64-bit integers, comparisons), and
+/// f32 ops with a constant ±0 or one operand (ldexp of -0 too), over 2,048 operand rows (64 waves) concentrated in the hard
+/// ranges (subnormal operands and results, products and sums at the overflow and underflow
+/// thresholds, exponent extremes, NaN, infinities, ±0, fused sums that cancel), equal the
+/// interpreter bit for bit in one dispatch.
+#[test]
+fn f64_ops_on_hard_operands_equal_the_interpreter() {
+    let vk = open();
+    let f = parse(
+        "func @f64hard {
+bb0:
+  %0: f64 = param 0
+  %1: f64 = param 1
+  %2: f64 = param 2
+  %3: f32 = param 3
+  %4: i64 = param 4
+  %5: i32 = param 5
+  %6: f64 = fadd.rn.nvnan64 %0, %1
+  %7: f64 = fadd.rz.nvnan64 %0, %1
+  %8: f64 = fsub.rm.nvnan64 %0, %1
+  %9: f64 = fsub.rp.nvnan64 %0, %1
+  %10: f64 = fmul.rn.nvnan64 %0, %1
+  %11: f64 = fmul.rz.nvnan64 %0, %1
+  %12: f64 = fmul.rm.nvnan64 %0, %1
+  %13: f64 = fmul.rp.nvnan64 %0, %1
+  %14: f64 = ffma.rn.nvnan64 %0, %1, %2
+  %15: f64 = ffma.rz.nvnan64 %0, %1, %2
+  %16: f64 = ffma.rm.nvnan64 %0, %1, %2
+  %17: f64 = ffma.rp.nvnan64 %0, %1, %2
+  %18: f64 = ffma.rn.keepnan %0, %1, %2
+  %19: f64 = fmul.rn.propnanneg %0, %1
+  %20: f64 = fmin %0, %1
+  %21: f64 = fmax %0, %1
+  %22: f64 = fminimum %0, %1
+  %23: f64 = fmax2008 %0, %1
+  %24: f64 = frint.rn %0
+  %25: f64 = frint.rz %0
+  %26: f64 = frint.rm %0
+  %27: f64 = frint.rp %0
+  %28: f64 = fabs %0
+  %29: f64 = fneg %0
+  %30: f64 = approx.rcp %0
+  %31: f64 = approx.rcp.ftz %0
+  %32: f64 = approx.rsq %0
+  %33: f64 = approx.rsq.ftz %0
+  %34: f32 = fcvt.rn %0
+  %35: f32 = fcvt.rz %0
+  %36: f32 = fcvt.rm %0
+  %37: f32 = fcvt.rp.ftz %0
+  %38: f64 = fcvt.rn %3
+  %39: f64 = fcvt.rn.ftz %3
+  %40: i32 = f2i.s.rn %0
+  %41: i32 = f2i.u.rz %0
+  %42: i64 = f2i.s.rm %0
+  %43: i64 = f2i.u.rp %0
+  %44: f64 = i2f.s.rn %4
+  %45: f64 = i2f.u.rz %4
+  %46: f64 = i2f.s.rm %5
+  %47: f64 = i2f.u.rp %5
+  %48: b1 = fcmp.lt %0, %1
+  %49: b1 = fcmp.equ %0, %1
+  %50: b1 = fcmp.ge %0, %2
+  %51: b1 = fcmp.nan %0, %1
+  %52: uni i64 = const 0x0
+  %53: uni f64 = bitcast %52
+  %54: f64 = fmul.rn.nvnan64 %0, %53
+  %55: f64 = ffma.rn.nvnan64 %53, %0, %1
+  %56: f64 = fadd.rm.nvnan64 %0, %53
+  %57: uni i32 = const 0x0
+  %58: uni f32 = bitcast %57
+  %59: f32 = fcvt.rn %1
+  %60: f32 = ffma.rn %58, %3, %59
+  %61: f32 = ffma.rz %3, %58, %59
+  %62: f32 = fmul.rn %58, %3
+  %63: f32 = fmul.rm %3, %58
+  %64: f32 = fadd.rm %3, %58
+  %65: f32 = fsub.rn %58, %3
+  %66: uni i32 = const 0x3f800000
+  %67: uni f32 = bitcast %66
+  %68: f32 = ffma.rn %67, %3, %59
+  %69: f32 = fmul.rp %3, %67
+  %70: f32 = ffma.rm.keepnan %58, %3, %59
+  %71: f32 = ffma.rn %3, %59, %58
+  %72: b1 = fcmp.gt %60, %58
+  %73: b1 = fcmp.neu %3, %58
+  %74: b1 = fcmp.geu %58, %60
+  %75: uni i32 = const 0x80000000
+  %76: uni f32 = bitcast %75
+  %77: f32 = fldexp.rn.keepnan %76, %5
+  %78: f32 = fmul.rn %76, %3
+  %79: f32 = ffma.rn %3, %76, %59
+  ret %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %54, %55, %56, %60, %61, %62, %63, %64, %65, %68, %69, %70, %71, %72, %73, %74, %77, %78, %79
+}",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let k = emit(&f).unwrap_or_else(|e| panic!("{e}"));
+    // 64 waves, the interpreter's most.
+    let n = k.workgroup_size as usize * 64;
+    let mut seed = 0x3c6e_f372_fe94_f82bu64;
+    let mut rows: Vec<Vec<u64>> = (0..6).map(|_| Vec::with_capacity(n)).collect();
+    for lane in 0..n {
+        let a = hard_f64(&mut seed);
+        let mut b = hard_f64(&mut seed);
+        let x = rng(&mut seed);
+        // A third of the products land at the overflow or underflow threshold: b's exponent
+        // from a's, so the sum of the two is near 2046 + 1023 or 1 - 52 + 1023.
+        let ea = (a >> 52) & 0x7ff;
+        if x.is_multiple_of(3) && ea != 0 && ea != 0x7ff {
+            let target = [0x7ff + 0x3ff, 0x3ff + 1, 0x3ff - 52, 0x3ff - 1][(x >> 8) as usize % 4];
+            let eb = (target as i64 - ea as i64 + ((x >> 16) % 5) as i64 - 2).clamp(1, 0x7fe) as u64;
+            b = (b & !(0x7ff << 52)) | (eb << 52);
+        }
+        let p = f64::from_bits(a) * f64::from_bits(b);
+        // Every fourth lane an addend that cancels the product's rounded value, else hard.
+        let c = if lane % 4 == 1 { (-p).to_bits() } else { hard_f64(&mut seed) };
+        let narrow = special_bits(&mut seed, 32, 8);
+        let int = match (x >> 24) % 4 {
+            0 => rng(&mut seed),
+            1 => rng(&mut seed) >> ((x >> 32) % 64),
+            2 => (1u64 << ((x >> 32) % 64)).wrapping_add((x >> 40) % 3).wrapping_sub(1),
+            _ => (rng(&mut seed) >> ((x >> 32) % 64)).wrapping_neg(),
+        };
+        for (row, v) in rows.iter_mut().zip([a, b, c, narrow, int, int & 0xffff_ffff]) {
+            row.push(v);
+        }
+    }
+    // The division of issue 29's fp64_arith: the high words of its quotient check.
+    rows[0][0] = 0xc371_03e6_2a6b_1940;
+    rows[1][0] = 0x7fda_026a_f9e7_8e83;
+    rows[3][1] = 0x7fda_026a;
+    outputs_equal(&vk, &f, &k, &rows, || "f64 ops".into());
+}

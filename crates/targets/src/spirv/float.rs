@@ -503,12 +503,37 @@ impl Em<'_> {
         self.lnot(nz)
     }
 
+    /// The exact product of two narrow values (`w` their f64 bits, `fw` the same as f64
+    /// values) as an f64 value, a zero factor decided on the bits: the driver may fold `x × 0.0`
+    /// to 0.0 when a factor is a constant zero, whatever `x` is (lavapipe, Mesa 22.3: a NaN,
+    /// infinity and the sign lost, as its algebraic rules allow without
+    /// `SignedZeroInfNanPreserve`; `NoContraction` does not stop them).
+    fn narrow_product(&mut self, w: &[Word], fw: &[Word]) -> Result<Word, EmitError> {
+        let p = self.fop(b'*', fw[0], fw[1])?;
+        let pb = self.double_bits(p)?;
+        let tb = self.bool_ty()?;
+        let (ma, mb) = (self.and(w[0], (1 << 63) - 1)?, self.and(w[1], (1 << 63) - 1)?);
+        let (za, zb) = (self.eq(ma, 0)?, self.eq(mb, 0)?);
+        let inf = self.u64c(0x7ff << 52)?;
+        // Infinity or NaN: a magnitude at least infinity's.
+        let ia = self.b.u_greater_than_equal(tb, None, ma, inf).map_err(internal)?;
+        let ib = self.b.u_greater_than_equal(tb, None, mb, inf).map_err(internal)?;
+        let (zi, iz) = (self.land(za, ib)?, self.land(ia, zb)?);
+        let nan = self.lor(zi, iz)?;
+        let zero = self.lor(za, zb)?;
+        let sx = self.b.bitwise_xor(self.t_u64, None, w[0], w[1]).map_err(internal)?;
+        let sz = self.and(sx, 1 << 63)?;
+        let r = self.sel(zero, sz, pb)?;
+        let r = self.sel_k(nan, 0x7ff8 << 48, r)?;
+        self.as_double(r)
+    }
+
     /// The exact value of a narrow fma (f16, bf16, f32) as an f64 sum and its error term, with
     /// the sign of an exact zero sum; `x` are the (flushed) operands, `w` their f64 bits and `fw`
     /// the same as f64 values. Under the AMD NaN rules an invalid product clears `x[2]`.
     pub(super) fn fma_terms(&mut self, m: &FloatMode, x: &mut [Word], w: &[Word], fw: &[Word]) -> Result<(Word, Err64, Option<Word>), EmitError> {
         // The product of two narrow values is exact in f64; then TwoSum.
-        let p = self.fop(b'*', fw[0], fw[1])?;
+        let p = self.narrow_product(w, fw)?;
         let mut c = fw[2];
         if matches!(m.nan, NanRule::Keep | NanRule::PropagateNeg) {
             // An invalid product (inf × 0) gives the invalid NaN even when the
@@ -585,7 +610,7 @@ impl Em<'_> {
                         (self.double_bits(s)?, Err64::Term(e), Some(zs))
                     }
                     FloatKind::Mul => {
-                        let p = self.fop(b'*', fw[0], fw[1])?;
+                        let p = self.narrow_product(&w, &fw)?;
                         (self.double_bits(p)?, Err64::Exact, None)
                     }
                     _ => self.fma_terms(&m, &mut x, &w, &fw)?,
