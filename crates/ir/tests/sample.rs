@@ -213,9 +213,7 @@ fn interpreter_samples_cubes_as_one_face() {
         let text = format!("func @s {{\nbb0:\n  %0: i64 = param 0\n  %1: i64 = param 1\n  %2: i64 = param 2\n  %3: i64 = param 3\n  %4: i64 = param 4\n  %5: i64 = param 5\n  %6: f32 = param 6\n  %7: f32 = param 7\n  %8: f32 = param 8\n  %9: i32 = img.sample.{dim}.c0{lod} %0, %1, %2, %3, %4, %5, %6, %7, %8\n  ret %9\n}}");
         let f = isabridge_ir::text::parse(&text).unwrap();
         let mut inputs: Vec<Input> = t.iter().chain(&s).map(|&w| Input::Uniform(w)).collect();
-        for k in 0..3 {
-            inputs.push(Input::PerLane((0..32).map(|l| c[l % 2][k].to_bits() as u64).collect()));
-        }
+        inputs.extend((0..3).map(|k| Input::PerLane((0..32).map(|l| c[l % 2][k].to_bits() as u64).collect())));
         run(&f, &cfg, &inputs, Memory { global: vec![(base, bytes.clone())], ..Memory::default() }).map(|o| o.outputs.iter().map(|v| f32::from_bits(v[0] as u32)).collect::<Vec<f32>>())
     };
     let out = sample("cubedir", ".lz", [[0.5, 4.0, -1.0], [-0.5, 0.25, -2.0]]).unwrap();
