@@ -91,7 +91,7 @@ enum Command {
     /// entry point, workgroup size, descriptor bindings and what each holds, constant banks,
     /// required Vulkan features) per kernel, through the `isabridge::Translator` library facade.
     /// AMD (gfx1013 wave32 / wave64, gfx1201) and NVIDIA (sm_50, sm_86) compute kernels emit;
-    /// an op the backend does not emit yet (cube sampling, for one) is reported per kernel
+    /// an op the backend does not emit yet (multisampled sampling, for one) is reported per kernel
     /// with the reason (exit status 1 when some kernels did not translate, 2 when none did).
     /// `translate FILE --to gfx1201 [-o DIR]` translates a gfx1013 code object (its kernels,
     /// the functions they call, and the graphics-stage functions of a PAL object) to a gfx1201

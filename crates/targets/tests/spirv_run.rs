@@ -1354,8 +1354,8 @@ fn sampler_desc(seed: &mut u64) -> [u64; 2] {
 /// surface bytes, with random samplers and coordinates (inside and around [0, 1], huge and
 /// special values), equal the interpreter's exact definition (`ops::sample`) on every lane,
 /// per-lane and wave-model kernels. An integer format under `img.sample` and a border-colour
-/// table trap on both sides; cube sampling and implicit LODs in per-lane kernels are typed
-/// errors.
+/// table trap on both sides; derivative LODs of a cube direction and implicit LODs in per-lane
+/// kernels are typed errors (cubes: [`cube_sampling_equals_the_interpreter`]).
 #[test]
 fn image_sampling_and_gather_equal_the_interpreter() {
     use isabridge_ir::ops::image::{Format, ImageDim, ImageKind, ImageOp, LodMode};
@@ -1476,9 +1476,9 @@ fn image_sampling_and_gather_equal_the_interpreter() {
             }
         }
     }
-    // Typed errors: cube sampling, implicit LODs and get-LOD name the op.
+    // Typed errors: derivative LODs of a cube direction, implicit LODs and get-LOD name the op.
     for (o, why) in [
-        (op(ImageKind::Sample, ImageDim::Cube, 0, LodMode::Lod), "cube"),
+        (op(ImageKind::Sample, ImageDim::CubeDir, 0, LodMode::Grad), "cube by direction"),
         (op(ImageKind::Sample, ImageDim::D2, 0, LodMode::Implicit), "implicit derivatives"),
         (op(ImageKind::GetLod, ImageDim::D2, 0, LodMode::Implicit), "implicit derivatives"),
     ] {
@@ -1672,4 +1672,108 @@ bb0:
     rows[1][0] = 0x7fda_026a_f9e7_8e83;
     rows[3][1] = 0x7fda_026a;
     outputs_equal(&vk, &f, &k, &rows, || "f64 ops".into());
+}
+
+/// Cube sampling in both forms (`ops::sample`: one face as a 2D array slice): the face form
+/// (`img.*.cube`: face coordinates around [1, 2], face ids and cube-array slices 8 × layer +
+/// face, fractions and special values) with explicit, zero and derivative LODs, offsets,
+/// compares and clamps, gather, and in a wave-model kernel implicit LODs and get-LOD; the
+/// direction form (`img.*.cubedir`: directions with ties, zeros and special components) with
+/// explicit and zero LODs and gather; on random linear descriptors of 6 to 12 slices, random
+/// samplers and surface bytes: every lane equals the interpreter.
+#[test]
+fn cube_sampling_equals_the_interpreter() {
+    use isabridge_ir::ops::image::{Format, ImageDim, ImageKind, ImageOp, LodMode};
+    let vk = open();
+    let op = |kind, dim, chan: u8, lod| ImageOp { kind, dim, chan, comp: 0, lod, mip: false, clamp: false, compare: false, offset: false, unorm: false, d16: false };
+    let (cube, dir) = (ImageDim::Cube, ImageDim::CubeDir);
+    let lanes = [
+        op(ImageKind::Sample, cube, 0, LodMode::Lod),
+        ImageOp { offset: true, compare: true, ..op(ImageKind::Sample, cube, 1, LodMode::Zero) },
+        ImageOp { clamp: true, ..op(ImageKind::Sample, cube, 2, LodMode::Grad) },
+        ImageOp { comp: 1, ..op(ImageKind::Gather, cube, 3, LodMode::Zero) },
+        op(ImageKind::Sample, dir, 3, LodMode::Lod),
+        ImageOp { offset: true, d16: true, ..op(ImageKind::Sample, dir, 0, LodMode::Zero) },
+        ImageOp { compare: true, ..op(ImageKind::Sample, dir, 1, LodMode::Lod) },
+        ImageOp { comp: 2, ..op(ImageKind::Gather, dir, 1, LodMode::Lod) },
+    ];
+    let quad = [
+        op(ImageKind::Sample, cube, 0, LodMode::Implicit),
+        ImageOp { clamp: true, ..op(ImageKind::Sample, cube, 3, LodMode::Bias) },
+        op(ImageKind::GetLod, cube, 0, LodMode::Implicit),
+        op(ImageKind::GetLod, cube, 1, LodMode::Implicit),
+    ];
+    let floats: Vec<u32> = (0..512).filter(|&n| Format::from_number(n).is_some_and(|f| !f.is_int())).collect();
+    let all: Vec<u32> = (0..512).filter(|&n| Format::from_number(n).is_some()).collect();
+    let n = 64usize;
+    let mut seed = 0xc0be_5a3b_0029_0006u64;
+    let mut kernels = Vec::new();
+    for (name, wave, ops) in [("cubes", false, &lanes[..]), ("cubes_wave", true, &quad[..])] {
+        for (i, chunk) in ops.chunks(2).enumerate() {
+            kernels.push((format!("{name}_{i}"), wave, chunk.to_vec()));
+        }
+    }
+    for (name, wave, ops) in kernels {
+        let name = name.as_str();
+        let text = sample_kernel(name, wave, &ops);
+        let f = parse(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        let started = std::time::Instant::now();
+        let k = emit(&f).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let formats = if ops.iter().any(|o| o.kind == ImageKind::Sample) { &floats[..] } else { &all[..] };
+        let size = (n as u64 + 2) * SURFACE_BYTES;
+        let mem = vk.memory(isabridge_targets::spirv::MemoryModel::DeviceAddress, &[&vec![0u8; size as usize]]).unwrap();
+        let addr = mem.address(0).unwrap();
+        let first = addr.next_multiple_of(256);
+        let bytes: Vec<u8> = (0..size).map(|_| rng(&mut seed) as u8).collect();
+        let mut rows: Vec<Vec<u64>> = vec![Vec::new(); 19];
+        for lane in 0..n {
+            let mut t = surface_desc(&mut seed, first + lane as u64 * SURFACE_BYTES, formats);
+            // At most 4 texels a row, and 6, 7 or 12 slices (the last slice field).
+            t[1] &= !1;
+            t[2] = t[2] & !0x1fff | [5, 6, 11][(rng(&mut seed) % 3) as usize];
+            for (p, w) in t.into_iter().enumerate() {
+                rows[p].push(w);
+            }
+            let mut s = sampler_desc(&mut seed);
+            if s[1] >> 62 == 3 {
+                s[1] &= !(1 << 62);
+            }
+            rows[4].push(s[0]);
+            rows[5].push(s[1]);
+            rows[6].push(rng(&mut seed) & 0x3f_3f3f);
+            rows[7].push(ray_f32(&mut seed, 1.5) as u64);
+            for r in rows.iter_mut().take(14).skip(8) {
+                let x = rng(&mut seed);
+                r.push(if x.is_multiple_of(4) { special_bits(&mut seed, 32, 8) } else { ray_f32(&mut seed, 0.5 * (x >> 8 & 7) as f32) as u64 });
+            }
+            let x = rng(&mut seed);
+            let uniform = |seed: &mut u64, lo: f64, hi: f64| ((lo + (rng(seed) >> 11) as f64 / (1u64 << 53) as f64 * (hi - lo)) as f32).to_bits() as u64;
+            let c: [u64; 3] = if ops[0].dim == cube {
+                // Face coordinates around [1, 2]; the face: an integer 0..16 or a fraction.
+                let face = if x.is_multiple_of(3) { uniform(&mut seed, -1.0, 16.0) } else { (((x >> 8) % 16) as f32).to_bits() as u64 };
+                [uniform(&mut seed, 0.75, 2.25), uniform(&mut seed, 0.75, 2.25), face]
+            } else {
+                let mut d = [0; 3].map(|_| uniform(&mut seed, -2.0, 2.0));
+                match x % 8 {
+                    // Ties of the major magnitude, and zero components.
+                    0 => d[1] = d[0] ^ (x >> 8 & 1) << 31,
+                    1 => d[2] = d[0] ^ (x >> 8 & 1) << 31,
+                    2 => d[(x >> 8) as usize % 3] = (x >> 10 & 1) << 31,
+                    3 => d[(x >> 8) as usize % 3] = special_bits(&mut seed, 32, 8),
+                    4 => d = [0, 1 << 31, 0],
+                    _ => {}
+                }
+                d
+            };
+            for (k, v) in c.into_iter().enumerate() {
+                rows[14 + k].push(v);
+            }
+            for r in rows.iter_mut().skip(17) {
+                let x = rng(&mut seed);
+                r.push(if x.is_multiple_of(8) { special_bits(&mut seed, 32, 8) } else { ray_f32(&mut seed, 5.0) as u64 });
+            }
+        }
+        image_run_equal(&vk, &f, &k, &rows, (&mem, addr), &bytes, name);
+        println!("{name}: {} words, {:.1} s", k.words.len(), started.elapsed().as_secs_f64());
+    }
 }

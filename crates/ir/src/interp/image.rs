@@ -332,6 +332,9 @@ impl Machine<'_> {
         if matches!(op.dim, ImageDim::D2Msaa | ImageDim::D2MsaaArray) {
             return Err(err("multisampled image surface"));
         }
+        if op.dim == ImageDim::CubeDir {
+            return Err(err("a cube direction (cubedir) addresses no texel: load, store or atomic"));
+        }
         let lvl = d.base_level + if op.mip { ad.mip } else { 0 };
         let c = ad.coords.map(|x| x as u32);
         let (x, y, s) = match op.dim {
@@ -386,9 +389,14 @@ impl Machine<'_> {
 
     /// Filtered sampling, gather and get-LOD as `ops::sample` defines them.
     fn sample(&mut self, t: usize, d: &ImageDesc, fmt: &Format, sp: &SamplerDesc, op: &ImageOp, ad: &Addr) -> Result<u32, InterpError> {
-        if matches!(op.dim, ImageDim::Cube | ImageDim::D2Msaa | ImageDim::D2MsaaArray) {
-            return Err(err("sampling a cube or multisampled image"));
+        if matches!(op.dim, ImageDim::D2Msaa | ImageDim::D2MsaaArray) {
+            return Err(err("sampling a multisampled image"));
         }
+        let (op, ad) = match op.dim {
+            ImageDim::Cube | ImageDim::CubeDir => cube_as_array(d, op, ad)?,
+            _ => (*op, *ad),
+        };
+        let (op, ad) = (&op, &ad);
         if fmt.is_int() && op.kind == ImageKind::Sample {
             return Err(err("filtering an integer image format"));
         }
@@ -545,6 +553,24 @@ impl Machine<'_> {
     }
 }
 
+/// A cube op as the 2D-array op of one face (`ops::sample`'s reduction): the face's
+/// coordinates u, v and its slice (as an f32 integer) replace the coordinates.
+fn cube_as_array(d: &ImageDesc, op: &ImageOp, ad: &Addr) -> Result<(ImageOp, Addr), InterpError> {
+    let c = ad.coords.map(|x| x as u32);
+    let (u, v, slice) = if op.dim == ImageDim::CubeDir {
+        if !matches!(op.lod, LodMode::Lod | LodMode::Zero) {
+            return Err(err("sampling a cube by direction with a derivative LOD (the IR defines explicit and zero LODs only)"));
+        }
+        let (face, u, v) = sample::cube_direction(c[0], c[1], c[2]);
+        (u, v, face.min(d.depth - 1))
+    } else {
+        (sample::cube_face_coord(c[0]), sample::cube_face_coord(c[1]), sample::cube_face_slice(c[2], d.depth))
+    };
+    let mut ad = *ad;
+    ad.coords = [u as u64, v as u64, (slice as f32).to_bits() as u64, 0];
+    Ok((ImageOp { dim: ImageDim::D2Array, ..*op }, ad))
+}
+
 /// A result channel in 16 bits: f16 (nearest even) of float-like values, the low bits of integers.
 fn to16(fmt: &Format, v: u32) -> u32 {
     if fmt.is_int() {
@@ -575,7 +601,7 @@ fn resinfo(d: &ImageDesc, fmt: &Format, op: &ImageOp, mip: u32) -> u32 {
         (1, ImageDim::D1Array) => lv.slices,
         (1, _) => lv.h,
         (2, ImageDim::D3 | ImageDim::D2Array | ImageDim::D2MsaaArray) => lv.slices,
-        (2, ImageDim::Cube) => lv.slices / 6,
+        (2, ImageDim::Cube | ImageDim::CubeDir) => lv.slices / 6,
         (2, _) => 0,
         _ => levels,
     };

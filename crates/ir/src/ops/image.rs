@@ -59,11 +59,24 @@
 //! in the order (i0, j1), (i1, j1), (i1, j0), (i0, j0). GetLod gives the clamped LOD (to the
 //! level range) in channel 0 and the derivatives' LOD in channel 1, as f32.
 //!
-//! Cube sampling is an error of the op (loads and stores address a cube as six slices): the
-//! IR's cube operands are AMD's face coordinates and face id (after `v_cubeid` / `v_cubesc` /
-//! `v_cubetc` / `v_cubema`) in AMD functions but a direction vector in NVIDIA ones (`TEX` of a
-//! cube lifts onto the same op), and neither AMD's face-coordinate convention nor its
-//! cross-face filtering is documented here, so no one definition is exact for both.
+//! Cube maps come in two forms, both stored as six 2D slices a cube (face `f` of cube `k` is
+//! array slice `6 × k + f`, faces +x, -x, +y, -y, +z, -z), and both sampled as one face of a 2D
+//! array ([`super::sample`] gives the exact reduction):
+//! - [`ImageDim::Cube`], AMD's face form: face coordinates and a face id as the hardware's
+//!   `image_sample` takes them after `v_cubeid` / `v_cubesc` / `v_cubetc` / `v_cubema`, i.e. as
+//!   Mesa (`ac_prepare_cube_coords`) and LLVM's AMDGPU callers prepare them: `sc / |ma| + 1.5`
+//!   and `tc / |ma| + 1.5`, `ma` twice the major component, so a face's points lie in [1, 2],
+//!   and the face id, plus 8 × the layer for cube arrays. Loads and stores take x, y and the
+//!   slice as integers, as for a 2D array.
+//! - [`ImageDim::CubeDir`], NVIDIA's direction form (`TEX ... CUBE`): a direction vector
+//!   (x, y, z); the face and its coordinates follow CUDA's cubemap table. Only sampling and
+//!   gather with an explicit or zero LOD take it; loads, stores and atomics are errors of the
+//!   op (a direction names no texel), and so are derivative LODs (no rule maps a direction's
+//!   derivatives onto a face).
+//!
+//! Filtering never crosses a face edge in the IR: a footprint past an edge follows the
+//! sampler's address mode within that face, as for any 2D array slice. Hardware may filter
+//! seamlessly across faces there; no hardware result checks either cube form here.
 
 use super::mem::AtomicKind;
 
@@ -76,7 +89,8 @@ pub enum ImageDim {
     D2,
     /// 3D: x, y, z.
     D3,
-    /// Cube: x, y, face.
+    /// Cube, AMD's face form: face coordinates x, y (a face spans [1, 2]) and the face id
+    /// (plus 8 × the layer of a cube array) as floats when sampling; x, y, slice otherwise.
     Cube,
     /// 1D array: x, slice.
     D1Array,
@@ -86,6 +100,9 @@ pub enum ImageDim {
     D2Msaa,
     /// Multisampled 2D array: x, y, slice, sample.
     D2MsaaArray,
+    /// Cube, NVIDIA's direction form: the direction x, y, z (sampling and gather only; not an
+    /// AMD DIM encoding, so not in [`ImageDim::ALL`]).
+    CubeDir,
 }
 
 impl ImageDim {
@@ -105,7 +122,7 @@ impl ImageDim {
         match self {
             ImageDim::D1 => 1,
             ImageDim::D2 | ImageDim::D1Array => 2,
-            ImageDim::D3 | ImageDim::Cube | ImageDim::D2Array | ImageDim::D2Msaa => 3,
+            ImageDim::D3 | ImageDim::Cube | ImageDim::CubeDir | ImageDim::D2Array | ImageDim::D2Msaa => 3,
             ImageDim::D2MsaaArray => 4,
         }
     }
@@ -128,6 +145,7 @@ impl ImageDim {
             ImageDim::D2Array => "2darray",
             ImageDim::D2Msaa => "2dmsaa",
             ImageDim::D2MsaaArray => "2dmsaaarray",
+            ImageDim::CubeDir => "cubedir",
         }
     }
 }
@@ -320,7 +338,7 @@ impl ImageOp {
             _ => return None,
         };
         let (dim, rest) = rest.split_first()?;
-        let dim = *ImageDim::ALL.iter().find(|d| d.name() == *dim)?;
+        let dim = *ImageDim::ALL.iter().chain(&[ImageDim::CubeDir]).find(|d| d.name() == *dim)?;
         let (chan, rest) = rest.split_first()?;
         let chan: u8 = chan.strip_prefix('c')?.parse().ok()?;
         let mut op = ImageOp {

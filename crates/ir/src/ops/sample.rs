@@ -20,8 +20,30 @@
 //! - Blends: [`lerp`] per axis, x first, then y, then z, then across the two mip levels; each
 //!   lerp `v0` when `a` is 0, else `RN(RN(v0 × (1 - a)) + RN(v1 × a))` in f32 with subnormals
 //!   kept and NaNs propagated quiet (the first NaN operand, quieted).
+//! - Cubes ([`super::image`]'s two forms) sample one face as a 2D array slice: the face's
+//!   coordinates (u, v) in [0, 1] and the slice replace the op's coordinates, and everything
+//!   above applies unchanged (the LOD, its derivatives, filtering, gather, get-LOD). Direction
+//!   form ([`cube_direction`]): the face, `s`, `t` and the major component `m` by the table of
+//!   `ops::float::CubeKind` (the one `v_cubeid` / `v_cubesc` / `v_cubetc` define, which is
+//!   CUDA's cubemap table (CUDA C Programming Guide, "Cubemap Textures": face 0-5 for +x, -x,
+//!   +y, -y, +z, -z, `s`, `t` as there) with the IR's rule for the ties that table leaves
+//!   open, as its strict `>` does: z wins a tie, then y; a major component of -0 picks the
+//!   positive face), then `u = RN(RN(RN(s / |m|) + 1) × 0.5)` and likewise `v` from `t`
+//!   (CUDA's `(s/m + 1)/2`, each step f32 rounded to nearest even, no flushing, NaNs as in
+//!   blends), slice = the face. Face form ([`cube_face_coord`], [`cube_face_slice`]): `u =
+//!   RN(x - 1)`, `v = RN(y - 1)` (Mesa's `ac_prepare_cube_coords` adds 1.5 to `sc / |ma|`,
+//!   `ma = 2 × m`, so the face spans [1, 2]: `x - 1` is CUDA's `(s/m + 1)/2`; that the
+//!   hardware maps [1, 2] onto the face this way is the IR's reading, no AMD document or
+//!   measurement states it), and the third coordinate `f` rounded to an integer `n` (nearest
+//!   even, at least 0, NaN 0, at most 2^32) names layer `n >> 3` and face `n & 7` (Mesa
+//!   encodes cube arrays as 8 × layer + face), so slice `6 × (n >> 3) + (n & 7)`; either
+//!   form's slice is clamped to the last slice. Derivatives (operands or the lane quad's) are
+//!   those of the operand coordinates x, y, taken as the face's; direction-form ops take only
+//!   an explicit or zero LOD. A footprint crossing a face edge follows the sampler's address
+//!   mode inside the face (no seamless filtering, which hardware may do).
 
-use crate::soft::{add, mul, FFmt, FloatMode, NanRule, Round, Tininess};
+use crate::ops::float::{CubeKind, FloatKind, FloatOp, Omod};
+use crate::soft::{add, div, mul, sub, FFmt, FloatMode, NanRule, Round, Tininess};
 
 /// The f32 arithmetic of blends: round to nearest even, no flushing, NaNs propagated quiet.
 pub const BLEND: FloatMode = FloatMode { round: Round::Rn, ftz_in: false, ftz_out: false, sat: false, nan: NanRule::Propagate, tininess: Tininess::AfterRounding };
@@ -120,4 +142,35 @@ pub fn max_len2(a: u32, b: u32) -> u32 {
     } else {
         (a & 0x7fff_ffff).max(b & 0x7fff_ffff)
     }
+}
+
+/// Direction form of a cube (f32 bits x, y, z): the face (0-5) and its coordinates u, v in
+/// [0, 1] (f32 bits), as the module docs define them.
+pub fn cube_direction(x: u32, y: u32, z: u32) -> (u32, u32, u32) {
+    let cube = |k| FloatOp { kind: FloatKind::Cube(k), mode: BLEND, fmz: false, relu: false, omod: Omod::None }.eval(FFmt::F32, x as u64, y as u64, z as u64);
+    let face = f32::from_bits(cube(CubeKind::Face) as u32) as u32;
+    let major = [x, y, z][face as usize / 2] as u64 & 0x7fff_ffff;
+    let one = 1f32.to_bits() as u64;
+    let half = 0.5f32.to_bits() as u64;
+    let coord = |s: u64| {
+        let q = div(FFmt::F32, &BLEND, s, major);
+        let r = add(FFmt::F32, &BLEND, q, one);
+        mul(FFmt::F32, &BLEND, false, r, half) as u32
+    };
+    (face, coord(cube(CubeKind::S)), coord(cube(CubeKind::T)))
+}
+
+/// Face form of a cube: the face coordinate `u` of an operand coordinate `x` (f32 bits):
+/// `RN(x - 1)`.
+pub fn cube_face_coord(x: u32) -> u32 {
+    sub(FFmt::F32, &BLEND, x as u64, 1f32.to_bits() as u64) as u32
+}
+
+/// Face form of a cube: the array slice (0..`slices`) the third coordinate `f` (f32 bits)
+/// names: `n` = `f` rounded to nearest even, clamped to [0, 2^32] (NaN 0), slice
+/// `6 × (n >> 3) + (n & 7)` clamped to `slices - 1` (`slices` at least 1).
+pub fn cube_face_slice(f: u32, slices: u32) -> u32 {
+    let r = f32::from_bits(f).round_ties_even();
+    let n = if r.is_nan() { 0 } else { r.clamp(0.0, 4_294_967_296.0) as u64 };
+    (6 * (n >> 3) + (n & 7)).min(slices as u64 - 1) as u32
 }

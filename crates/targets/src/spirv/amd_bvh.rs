@@ -416,7 +416,7 @@ impl Em<'_> {
     /// a / b for f32 bits (u64 words), correctly rounded to nearest even: the quotient of the
     /// 24-bit significands to 41 bits by a 64-bit integer division, its remainder as a sticky
     /// bit, made an exact f64 and rounded once.
-    fn f32_div(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
+    pub(super) fn f32_div(&mut self, a: Word, b: Word) -> Result<Word, EmitError> {
         let f = FFmt::F32;
         let (na, nb) = (self.is_nan_bits(f, a)?, self.is_nan_bits(f, b)?);
         let (ma, mb) = (self.and(a, 0x7fff_ffff)?, self.and(b, 0x7fff_ffff)?);

@@ -13,7 +13,49 @@ use isabridge_ir::types::{Scalar, Type};
 use isabridge_ir::Op;
 use rspirv::spirv::Word;
 
+/// The cube-map table's picks for one direction (`ops::float::CubeKind`).
+pub(super) struct CubeFrame {
+    /// The face, 0-5 (u64): 2 × axis, plus 1 when the major component is below 0.
+    pub face: Word,
+    /// s and t before the divide by the major component (format bits, u64).
+    pub s: Word,
+    pub t: Word,
+    /// The major component (format bits, u64).
+    pub major: Word,
+}
+
 impl Em<'_> {
+    /// The cube-map table on format bits x, y, z (u64, already flushed as the op wants).
+    pub(super) fn cube_frame(&mut self, f: FFmt, x: Word, y: Word, z: Word) -> Result<CubeFrame, EmitError> {
+        let neg = |em: &mut Self, w: Word| -> Result<Word, EmitError> {
+            let s = em.u64c(f.sign_mask())?;
+            em.b.bitwise_xor(em.t_u64, None, w, s).map_err(super::emit::internal)
+        };
+        let (zx, zy) = (self.cube_ge_abs(f, z, x)?, self.cube_ge_abs(f, z, y)?);
+        let on_z = self.land(zx, zy)?;
+        let on_y = self.cube_ge_abs(f, y, x)?;
+        let (nx, ny, nz) = (self.cube_below0(f, x)?, self.cube_below0(f, y)?, self.cube_below0(f, z)?);
+        let face = |em: &mut Self, n: Word, k: u64| -> Result<Word, EmitError> {
+            let (a, b) = (em.u64c(k)?, em.u64c(k + 1)?);
+            em.sel(n, b, a)
+        };
+        let (fx, fy, fz) = (face(self, nx, 0)?, face(self, ny, 2)?, face(self, nz, 4)?);
+        let r = self.sel(on_y, fy, fx)?;
+        let face = self.sel(on_z, fz, r)?;
+        let (mx, mz) = (neg(self, x)?, neg(self, z)?);
+        let sz = self.sel(nz, mx, x)?;
+        let sx = self.sel(nx, z, mz)?;
+        let r = self.sel(on_y, x, sx)?;
+        let s = self.sel(on_z, sz, r)?;
+        let my = neg(self, y)?;
+        let ty = self.sel(ny, mz, z)?;
+        let r = self.sel(on_y, ty, my)?;
+        let t = self.sel(on_z, my, r)?;
+        let r = self.sel(on_y, y, x)?;
+        let major = self.sel(on_z, z, r)?;
+        Ok(CubeFrame { face, s, t, major })
+    }
+
     /// `|a| >= |b|` for format bits `a` and `b` (u64), false when either is a NaN.
     fn cube_ge_abs(&mut self, f: FFmt, a: Word, b: Word) -> Result<Word, EmitError> {
         let (ma, mb) = (self.and(a, f.all_mask() >> 1)?, self.and(b, f.all_mask() >> 1)?);
@@ -53,43 +95,23 @@ impl Em<'_> {
             *d = self.elem_in(f, x, m.ftz_in)?;
         }
         let [x, y, z] = e;
-        let neg = |em: &mut Self, w: Word| -> Result<Word, EmitError> {
-            let s = em.u64c(f.sign_mask())?;
-            em.b.bitwise_xor(em.t_u64, None, w, s).map_err(super::emit::internal)
-        };
-        let (zx, zy) = (self.cube_ge_abs(f, z, x)?, self.cube_ge_abs(f, z, y)?);
-        let on_z = self.land(zx, zy)?;
-        let on_y = self.cube_ge_abs(f, y, x)?;
-        let (nx, ny, nz) = (self.cube_below0(f, x)?, self.cube_below0(f, y)?, self.cube_below0(f, z)?);
+        let fr = self.cube_frame(f, x, y, z)?;
         let r = match kind {
             CubeKind::Face => {
-                // 2 × axis + (1 when that axis is negative), as a float of the format.
-                let face = |em: &mut Self, n: u64| em.u64c(soft::from_int(f, &FloatMode::nv(Round::Rn), n, 32, false));
-                let (f0, f1, f2, f3, f4, f5) = (face(self, 0)?, face(self, 1)?, face(self, 2)?, face(self, 3)?, face(self, 4)?, face(self, 5)?);
-                let fx = self.sel(nx, f1, f0)?;
-                let fy = self.sel(ny, f3, f2)?;
-                let fz = self.sel(nz, f5, f4)?;
-                let r = self.sel(on_y, fy, fx)?;
-                self.sel(on_z, fz, r)?
+                // The face number as a float of the format.
+                let mut r = self.u64c(0)?;
+                for n in 1..6u64 {
+                    let k = self.u64c(soft::from_int(f, &FloatMode::nv(Round::Rn), n, 32, false))?;
+                    let is = self.eq(fr.face, n)?;
+                    r = self.sel(is, k, r)?;
+                }
+                r
             }
-            CubeKind::S => {
-                let (mx, mz) = (neg(self, x)?, neg(self, z)?);
-                let sz = self.sel(nz, mx, x)?;
-                let sx = self.sel(nx, z, mz)?;
-                let r = self.sel(on_y, x, sx)?;
-                self.sel(on_z, sz, r)?
-            }
-            CubeKind::T => {
-                let (my, mz) = (neg(self, y)?, neg(self, z)?);
-                let ty = self.sel(ny, mz, z)?;
-                let r = self.sel(on_y, ty, my)?;
-                self.sel(on_z, my, r)?
-            }
+            CubeKind::S => fr.s,
+            CubeKind::T => fr.t,
             CubeKind::Major2 => {
-                let r = self.sel(on_y, y, x)?;
-                let major = self.sel(on_z, z, r)?;
                 let add = FloatOp { kind: FloatKind::Add, mode: FloatMode { ftz_in: false, ..m }, fmz: false, relu: false, omod: Omod::None };
-                self.float_elem(&add, f, &[major, major])?
+                self.float_elem(&add, f, &[fr.major, fr.major])?
             }
         };
         let r = if m.ftz_out { self.flush_bits(f, r)? } else { r };

@@ -166,7 +166,7 @@ impl Em<'_> {
             (1, ImageDim::D1Array) => slices,
             (1, _) => lh,
             (2, ImageDim::D3 | ImageDim::D2Array | ImageDim::D2MsaaArray) => slices,
-            (2, ImageDim::Cube) => {
+            (2, ImageDim::Cube | ImageDim::CubeDir) => {
                 let six = self.u64c(6)?;
                 self.b.u_div(self.t_u64, None, slices, six).map_err(internal)?
             }

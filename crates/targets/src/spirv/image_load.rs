@@ -354,7 +354,9 @@ impl Em<'_> {
         }
         let (a, on, d, f) = self.image_operands(&op, args)?;
         let mut bad = d.bad;
-        if matches!(op.dim, ImageDim::D2Msaa | ImageDim::D2MsaaArray) {
+        // Multisampled surfaces, and a cube direction, which names no texel: the interpreter
+        // stops there.
+        if matches!(op.dim, ImageDim::D2Msaa | ImageDim::D2MsaaArray | ImageDim::CubeDir) {
             bad = self.bconst(true)?;
         }
         if matches!(op.kind, ImageKind::Atomic(_)) {

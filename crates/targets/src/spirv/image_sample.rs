@@ -13,9 +13,11 @@
 //! sampler border-colour table, or filtering an integer format records [`IMAGE_TRAP`] for an
 //! active lane (the interpreter stops with an error there) and reads 0. Implicit LODs (`Implicit`,
 //! `Bias`, get-LOD) take the coarse derivatives of the lane quad through the wave model's
-//! exchange array, differences in the exact f32 arithmetic. Typed errors: cube and
-//! multisampled shapes (the IR leaves their sampling undefined), implicit LODs in per-lane
-//! functions (no exchange there).
+//! exchange array, differences in the exact f32 arithmetic. Cubes sample one face as a 2D array
+//! slice (`ops::sample`: the direction form's face by the cube-map table of `amd_cube.rs`, its
+//! s / |m| through the exact f32 division of `amd_bvh.rs`). Typed errors: multisampled shapes
+//! (the IR leaves their sampling undefined), derivative LODs of a cube direction, implicit LODs
+//! in per-lane functions (no exchange there).
 
 use super::emit::{internal, unsupported, Em, EmitError};
 use super::image::{DescIds, IMAGE_TRAP};
@@ -364,21 +366,62 @@ impl Em<'_> {
     /// The slice an array coordinate (f32 bits) names: nearest even, at least 0, at most
     /// `slices - 1`, plus the base array slice.
     fn smp_slice(&mut self, d: &DescIds, s: Word, slices: Word) -> Result<Word, EmitError> {
+        let one = self.u64c(1)?;
+        let top = self.sub(slices, one)?;
+        let i = self.smp_round_clamp(s, top)?;
+        self.add(i, d.base_array)
+    }
+
+    /// f32 bits `s` rounded to an integer (nearest even), at least 0 (NaN 0), at most `top`
+    /// (u64 below 2^53): a u64.
+    fn smp_round_clamp(&mut self, s: Word, top: Word) -> Result<Word, EmitError> {
         let w = self.widen(FFmt::F32, s)?;
         let x = self.as_double(w)?;
         let r = self.round_integral(x, isabridge_ir::soft::Round::Rn)?;
         let t64 = self.f64_ty();
         let tb = self.bool_ty()?;
-        let one = self.u64c(1)?;
-        let top = self.sub(slices, one)?;
         let topf = self.b.convert_u_to_f(t64, None, top).map_err(internal)?;
         let zf = self.b.constant_bit64(t64, 0);
         let pos = self.b.f_ord_greater_than(tb, None, r, zf).map_err(internal)?;
         let over = self.b.f_ord_greater_than_equal(tb, None, r, topf).map_err(internal)?;
         let safe = self.b.select(t64, None, pos, r, zf).map_err(internal)?;
         let safe = self.b.select(t64, None, over, topf, safe).map_err(internal)?;
-        let i = self.b.convert_f_to_u(self.t_u64, None, safe).map_err(internal)?;
-        self.add(i, d.base_array)
+        self.b.convert_f_to_u(self.t_u64, None, safe).map_err(internal)
+    }
+
+    /// A cube op as the 2D-array op of one face (`ops::sample`'s reduction) on the
+    /// coordinates `c` (u64 words of f32 bits): the op and the face's coordinates u, v and
+    /// slice (an f32 integer).
+    fn smp_cube(&mut self, d: &DescIds, op: ImageOp, c: &[Word]) -> Result<(ImageOp, Vec<Word>), EmitError> {
+        let one = self.u64c(1)?;
+        let last = self.sub(d.size[2], one)?;
+        let f1 = self.u64c(1f32.to_bits() as u64)?;
+        let (u, v, slice) = if op.dim == ImageDim::CubeDir {
+            let fr = self.cube_frame(FFmt::F32, c[0], c[1], c[2])?;
+            let m = self.and(fr.major, 0x7fff_ffff)?;
+            let half = self.u64c(0.5f32.to_bits() as u64)?;
+            let mut uv = [0; 2];
+            for (o, s) in uv.iter_mut().zip([fr.s, fr.t]) {
+                let q = self.f32_div(s, m)?;
+                let r = self.smp_f(FloatKind::Add, q, f1)?;
+                *o = self.smp_f(FloatKind::Mul, r, half)?;
+            }
+            let face = self.smp_smin(fr.face, last)?;
+            (uv[0], uv[1], face)
+        } else {
+            let u = self.smp_f(FloatKind::Sub, c[0], f1)?;
+            let v = self.smp_f(FloatKind::Sub, c[1], f1)?;
+            let limit = self.u64c(1 << 32)?;
+            let n = self.smp_round_clamp(c[2], limit)?;
+            let layer = self.shr(n, 3)?;
+            let six = self.u64c(6)?;
+            let base = self.b.i_mul(self.t_u64, None, layer, six).map_err(internal)?;
+            let face = self.and(n, 7)?;
+            let s = self.add(base, face)?;
+            (u, v, self.smp_smin(s, last)?)
+        };
+        let sf = self.smp_int_f32(slice)?;
+        Ok((ImageOp { dim: ImageDim::D2Array, ..op }, vec![u, v, sf]))
     }
 
     /// One level's filtered channels (`sample_level`) at level `li` (u64, from the base
@@ -511,8 +554,11 @@ impl Em<'_> {
     /// `img.sample` or `img.gather` (value `v`, result type `ty`) on operands `args`.
     pub(super) fn image_sample(&mut self, v: Value, op: ImageOp, args: &[Value], ty: Option<Type>) -> Result<(), EmitError> {
         let text = Op::Image(op).mnemonic();
-        if matches!(op.dim, ImageDim::Cube | ImageDim::D2Msaa | ImageDim::D2MsaaArray) {
-            return Err(unsupported(self.cur_ir, v.0, text, "sampling a cube or multisampled image (the IR leaves it undefined)"));
+        if matches!(op.dim, ImageDim::D2Msaa | ImageDim::D2MsaaArray) {
+            return Err(unsupported(self.cur_ir, v.0, text, "sampling a multisampled image (the IR leaves it undefined)"));
+        }
+        if op.dim == ImageDim::CubeDir && !matches!(op.lod, LodMode::Lod | LodMode::Zero) {
+            return Err(unsupported(self.cur_ir, v.0, text, "sampling a cube by direction with a derivative LOD (the IR defines explicit and zero LODs only)"));
         }
         if op.reads_quad() && self.wave.is_none() {
             return Err(unsupported(self.cur_ir, v.0, text, "LODs from the implicit derivatives of the lane quad in per-lane functions"));
@@ -700,7 +746,13 @@ impl Em<'_> {
             let w = self.value_of_word(r, t)?;
             return self.define(v, w);
         }
-        let x = Filter { d: &d, f: &f, sp: &sp, op, coords, offset, reference, linear, unnorm };
+        // A cube samples one face as a 2D array slice (its derivatives above are the operand
+        // coordinates').
+        let (fop, coords) = match op.dim {
+            ImageDim::Cube | ImageDim::CubeDir => self.smp_cube(&d, op, &coords)?,
+            _ => (op, coords),
+        };
+        let x = Filter { d: &d, f: &f, sp: &sp, op: fop, coords, offset, reference, linear, unnorm };
         let v0 = self.sample_level(&x, first, live)?;
         let r = if op.kind == ImageKind::Gather {
             v0[0]

@@ -42,8 +42,9 @@
 //!
 //! Not derived, so typed errors: depth compare, texel offsets, bias and the other LOD forms,
 //! `.CL`, `.NDV`, the `.EF` predicate forms, other `TXQ` queries and the levels channel, `TMML`,
-//! and dimensions other than those named above. A cube fetch lifts onto the IR's cube sample,
-//! which the IR leaves undefined (an error of the op when run).
+//! and dimensions other than those named above. A cube fetch (`texcube`, `levelcube`: x, y, z
+//! as a 3D fetch's) lifts onto the IR's direction-form cube sample (`ImageDim::CubeDir`: the
+//! face and its coordinates by CUDA's cubemap table, `ops::sample`).
 
 use super::{At, Cx};
 use crate::lift::LiftError;
@@ -186,7 +187,7 @@ fn texture(cx: &mut Cx, at: &At, name: &str) -> Result<(), LiftError> {
             Some("1D") => ImageDim::D1,
             Some("2D") => ImageDim::D2,
             Some("3D") => ImageDim::D3,
-            Some("CUBE") => ImageDim::Cube,
+            Some("CUBE") => ImageDim::CubeDir,
             Some("ARRAY_1D") => ImageDim::D1Array,
             Some("ARRAY_2D") => ImageDim::D2Array,
             _ => return Err(cx.unsupported(at, "texture dimension (register layout not derived)")),
