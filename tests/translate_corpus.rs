@@ -34,18 +34,19 @@ fn spirv_val(name: &str, bytes: &[u8]) -> Result<(), String> {
     }
 }
 
-/// The naga validator capabilities a module declares: `Int64` and `Float64` capabilities, and
-/// push constants (every module has its invocation count there).
+/// The naga validator capabilities a module declares: `Int16`, `Int64` and `Float64`
+/// capabilities, and immediates (push constants: every module has its invocation count there).
 fn declared_capabilities(bytes: &[u8]) -> naga::valid::Capabilities {
     use naga::valid::Capabilities as C;
     let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    let mut caps = C::PUSH_CONSTANT;
+    let mut caps = C::IMMEDIATES;
     let mut i = 5;
     while i < words.len() {
         let (count, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
-        // OpCapability (17): Int64 (11), Float64 (10).
+        // OpCapability (17): Int16 (22), Int64 (11), Float64 (10).
         if op == 17 && count == 2 {
             match words[i + 1] {
+                22 => caps |= C::SHADER_INT16,
                 11 => caps |= C::SHADER_INT64,
                 10 => caps |= C::FLOAT64,
                 _ => {}
