@@ -396,8 +396,9 @@ fn run_amd_kernel(vk: &Vulkan, t: &Translator, c: &CorpusFile, name: &str, a: &i
     }
     let (mut cfg, inputs) = workgroup_inputs(c.isa, k, &image, [0, 0, 0]);
     cfg.max_steps = 1 << 22;
-    // A workgroup of several waves is one Vulkan workgroup.
-    let several = Translator::new(isabridge::Options::default().with_workgroup_size(cfg.wave_size * cfg.waves));
+    // A workgroup of several waves is one Vulkan workgroup (in the artifact's memory model).
+    let memory = a.spirv_kernel().ok_or("no SPIR-V kernel in the artifact")?.memory;
+    let several = Translator::new(isabridge::Options::default().with_workgroup_size(cfg.wave_size * cfg.waves).with_memory(memory));
     let a = if cfg.waves > 1 { several.translate(&c.code, &Source::object(c.isa, c.wave, Some(name)), Target::Spirv).map_err(|e| format!("{e}"))? } else { a.clone() };
     let kernel = a.spirv_kernel().ok_or("no SPIR-V kernel in the artifact")?;
     if (cfg.wave_size * cfg.waves) % kernel.workgroup_size != 0 {
