@@ -179,6 +179,8 @@ pub(super) struct Em<'f> {
     pub(super) int16: bool,
     /// 8-bit integers used.
     pub(super) int8: bool,
+    /// i8 values are zero-extended u32 words (`super::int8_words`; heap model only).
+    pub(super) i8_words: bool,
     /// 64-bit floats used (the f64 arithmetic of the float paths).
     pub(super) float64: bool,
     /// 64-bit atomics on device memory used (`super::atomic`).
@@ -228,6 +230,7 @@ impl Em<'_> {
         let w = match t {
             Type::B1 => self.b.type_bool(),
             Type::S(s) => match s.bits() {
+                8 if self.i8_words => self.t_u32,
                 8 => {
                     self.int8 = true;
                     self.b.type_int(8, 0)
@@ -253,6 +256,10 @@ impl Em<'_> {
     }
 
     pub(super) fn konst(&mut self, t: Type, bits: u64) -> Result<Word, EmitError> {
+        if self.heap.is_some() && t.elem().bits() == 16 && self.b.selected_block().is_some() {
+            return self.konst16_in_block(t, bits);
+        }
+        let bits = if self.i8_words && t == Type::I8 { bits & 0xff } else { bits };
         let ty = self.ty(t)?;
         if let Some(&w) = self.consts.get(&(ty, bits)) {
             return Ok(w);
@@ -275,6 +282,26 @@ impl Em<'_> {
         };
         self.consts.insert((ty, bits), w);
         Ok(w)
+    }
+
+    /// In the heap model, a 16-bit constant (or vector of them) of type `t` as a conversion
+    /// of 32-bit constants in the current block: naga's SPIR-V reader (30.0.2) takes no 16-bit
+    /// integer `OpConstant` (`InvalidTypeWidth(2)`), though its validator takes 16-bit integers.
+    fn konst16_in_block(&mut self, t: Type, bits: u64) -> Result<Word, EmitError> {
+        let ty = self.ty(t)?;
+        match t {
+            Type::V(s, n) => {
+                let mut parts = Vec::with_capacity(n as usize);
+                for i in 0..n as u32 {
+                    parts.push(self.konst16_in_block(Type::S(s), (bits >> (i * 16)) & 0xffff)?);
+                }
+                self.b.composite_construct(ty, None, parts).map_err(internal)
+            }
+            _ => {
+                let k = self.konst(Type::I32, bits & 0xffff)?;
+                self.b.u_convert(ty, None, k).map_err(internal)
+            }
+        }
     }
 
     pub(super) fn vty(&self, v: Value) -> Result<Type, EmitError> {
@@ -470,6 +497,10 @@ impl Em<'_> {
             return Err(unsupported(self.cur_ir, u32::MAX, t.to_string(), "parameters of this type"));
         };
         let from = self.ty(int)?;
+        if self.i8_words && t == Type::I8 {
+            let w = self.b.u_convert(self.t_u32, None, w).map_err(internal)?;
+            return self.i8_word_from_u32(w);
+        }
         let scalar = if t.bits() == 64 { w } else { self.b.u_convert(from, None, w).map_err(internal)? };
         self.cast(scalar, from, ty)
     }
@@ -508,6 +539,9 @@ impl Em<'_> {
         let tw = self.ty(to)?;
         if from == to {
             return Ok(x);
+        }
+        if self.i8_words && (from == Type::I8 || to == Type::I8) && from != Type::B1 && to != Type::B1 {
+            return self.i8_word_convert(x, from, to, signed);
         }
         Ok(match (from, to) {
             (Type::B1, _) => {
@@ -920,6 +954,7 @@ pub fn emit_with(f: &Function, opts: &EmitOptions) -> Result<Kernel, EmitError> 
         const_var,
         int16: false,
         int8: false,
+        i8_words: heap && super::int8_words::i8_in_words(f),
         float64: false,
         int64_atomics: false,
         rmw_vars: None,

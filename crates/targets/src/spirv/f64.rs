@@ -2,7 +2,7 @@
 //! and `soft::fma` define them: a device may flush f64 subnormals (lavapipe does), and SPIR-V
 //! gives no per-instruction rounding direction, so no f64 float instruction is used. Operands
 //! are unpacked to sign, exponent and integer significand; sums are aligned with a sticky bit,
-//! products are exact in 128 bits (`OpUMulExtended`), the fused sum is exact in 128 bits; one
+//! products are exact in 128 bits (four 32-bit partial products), the fused sum is exact in 128 bits; one
 //! rounding ([`Em::pack_f64`]) gives the result in the op's direction.
 
 use super::emit::{internal, Em, EmitError};
@@ -290,12 +290,26 @@ impl Em<'_> {
         Ok((r, tiny))
     }
 
-    /// The exact 106-bit product of two normalized significands as (high, low) words.
+    /// The exact 128-bit product of two u64 values (here normalized significands, 106 bits) as
+    /// (high, low) words, from four 32 x 32 -> 64-bit partial products in u64 arithmetic, none
+    /// of whose sums can carry out of 64 bits (naga's SPIR-V reader has no `OpUMulExtended`).
     fn sig_product(&mut self, x: Word, y: Word) -> Result<(Word, Word), EmitError> {
-        let st = self.b.type_struct([self.t_u64, self.t_u64]);
-        let p = self.b.u_mul_extended(st, None, x, y).map_err(internal)?;
-        let lo = self.b.composite_extract(self.t_u64, None, p, [0]).map_err(internal)?;
-        let hi = self.b.composite_extract(self.t_u64, None, p, [1]).map_err(internal)?;
+        const LOW32: u64 = 0xffff_ffff;
+        let (xl, xh, yl, yh) = (self.and(x, LOW32)?, self.shr(x, 32)?, self.and(y, LOW32)?, self.shr(y, 32)?);
+        let ll = self.b.i_mul(self.t_u64, None, xl, yl).map_err(internal)?;
+        let lh = self.b.i_mul(self.t_u64, None, xl, yh).map_err(internal)?;
+        let hl = self.b.i_mul(self.t_u64, None, xh, yl).map_err(internal)?;
+        let hh = self.b.i_mul(self.t_u64, None, xh, yh).map_err(internal)?;
+        // Bits 32..96 of the product: the middle column, below 3 x 2^32.
+        let (ll_hi, lh_lo, hl_lo) = (self.shr(ll, 32)?, self.and(lh, LOW32)?, self.and(hl, LOW32)?);
+        let cross = self.add(ll_hi, lh_lo)?;
+        let cross = self.add(cross, hl_lo)?;
+        let (cross_lo, ll_lo) = (self.shl(cross, 32)?, self.and(ll, LOW32)?);
+        let lo = self.or(cross_lo, ll_lo)?;
+        let (lh_hi, hl_hi, carry) = (self.shr(lh, 32)?, self.shr(hl, 32)?, self.shr(cross, 32)?);
+        let hi = self.add(hh, lh_hi)?;
+        let hi = self.add(hi, hl_hi)?;
+        let hi = self.add(hi, carry)?;
         Ok((hi, lo))
     }
 

@@ -1005,6 +1005,9 @@ impl Em<'_> {
                 let tw = self.ty(to)?;
                 if bits == 64 {
                     iv
+                } else if bits == 8 && self.i8_words {
+                    let w = self.b.u_convert(self.t_u32, None, iv).map_err(internal)?;
+                    self.i8_word_from_u32(w)?
                 } else {
                     self.b.u_convert(tw, None, iv).map_err(internal)?
                 }
@@ -1022,6 +1025,8 @@ impl Em<'_> {
                     self.int64_to_f64_bits(x, signed, mode.round, tf != FFmt::F64)?
                 } else {
                     let t64 = self.f64_ty();
+                    // An i8 word read signed: its sign-extended 32 bits.
+                    let x = if from == Type::I8 && self.i8_words && signed { self.i8_word_sext(x)? } else { x };
                     let df = if signed { self.b.convert_s_to_f(t64, None, x) } else { self.b.convert_u_to_f(t64, None, x) }.map_err(internal)?;
                     self.double_bits(df)?
                 };

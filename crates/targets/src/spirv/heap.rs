@@ -236,32 +236,66 @@ impl Em<'_> {
         Ok((ps, ok))
     }
 
-    /// In the heap model, a bitcast between two u32 and one u64 as shifts and conversions (naga
-    /// types a bitcast as keeping its operand's vector size, so it cannot read one that joins
-    /// or splits words); `None` for every other cast or outside the heap model.
+    /// In the heap model, a bitcast between integer types of different element counts (two
+    /// u32 and one u64, two u16 and one u32, four u16 and one u64, ...) as shifts and
+    /// conversions through one integer of the total width (naga types a bitcast as keeping its
+    /// operand's vector size, so it cannot read one that joins or splits elements); `None` for
+    /// every other cast or outside the heap model.
     pub(super) fn heap_cast(&mut self, x: Word, from: Word, to: Word) -> Result<Option<Word>, EmitError> {
         if self.heap.is_none() {
             return Ok(None);
         }
-        let Some(&v2) = self.types.get(&Type::V(isabridge_ir::types::Scalar::I32, 2)) else { return Ok(None) };
-        let (t32, t64) = (self.t_u32, self.t_u64);
-        let k32 = self.hk64(32)?;
-        if from == v2 && to == t64 {
-            // Component 0 is the low word, as OpBitcast defines it.
-            let lo = self.b.composite_extract(t32, None, x, [0]).map_err(internal)?;
-            let hi = self.b.composite_extract(t32, None, x, [1]).map_err(internal)?;
-            let lo = self.b.u_convert(t64, None, lo).map_err(internal)?;
-            let hi = self.b.u_convert(t64, None, hi).map_err(internal)?;
-            let hi = self.b.shift_left_logical(t64, None, hi, k32).map_err(internal)?;
-            return Ok(Some(self.b.bitwise_or(t64, None, hi, lo).map_err(internal)?));
+        let (Some((fl, fb, fe)), Some((tl, tb, te))) = (self.int_shape(from), self.int_shape(to)) else { return Ok(None) };
+        let total = fl * fb;
+        if fl == tl || total != tl * tb || !matches!(total, 32 | 64) {
+            return Ok(None);
         }
-        if from == t64 && to == v2 {
-            let lo = self.b.u_convert(t32, None, x).map_err(internal)?;
-            let hi = self.b.shift_right_logical(t64, None, x, k32).map_err(internal)?;
-            let hi = self.b.u_convert(t32, None, hi).map_err(internal)?;
-            return Ok(Some(self.b.composite_construct(v2, None, [lo, hi]).map_err(internal)?));
+        let wide = if total == 64 { self.t_u64 } else { self.t_u32 };
+        let k = |em: &mut Self, n: u32| if total == 64 { em.hk64(n as u64) } else { em.hk32(n) };
+        // The operand as one integer; component 0 is the low bits, as OpBitcast defines it.
+        let mut acc = x;
+        if fl > 1 {
+            for i in 0..fl {
+                let c = self.b.composite_extract(fe, None, x, [i]).map_err(internal)?;
+                let c = self.b.u_convert(wide, None, c).map_err(internal)?;
+                acc = if i == 0 {
+                    c
+                } else {
+                    let sh = k(self, i * fb)?;
+                    let c = self.b.shift_left_logical(wide, None, c, sh).map_err(internal)?;
+                    self.b.bitwise_or(wide, None, c, acc).map_err(internal)?
+                };
+            }
         }
-        Ok(None)
+        if tl == 1 {
+            return Ok(Some(acc));
+        }
+        let mut parts = Vec::with_capacity(tl as usize);
+        for j in 0..tl {
+            let c = if j == 0 {
+                acc
+            } else {
+                let sh = k(self, j * tb)?;
+                self.b.shift_right_logical(wide, None, acc, sh).map_err(internal)?
+            };
+            parts.push(self.b.u_convert(te, None, c).map_err(internal)?);
+        }
+        Ok(Some(self.b.composite_construct(to, None, parts).map_err(internal)?))
+    }
+
+    /// The element count, element bits and element type of SPIR-V integer scalar or vector
+    /// type `t`; `None` for any other type.
+    fn int_shape(&self, t: Word) -> Option<(u32, u32, Word)> {
+        let def = |id: Word| self.b.module_ref().types_global_values.iter().find(|i| i.result_id == Some(id));
+        let bits = |i: &rspirv::dr::Instruction| match (i.class.opcode, i.operands.first()) {
+            (spirv::Op::TypeInt, Some(Operand::LiteralBit32(w))) => Some(*w),
+            _ => None,
+        };
+        let d = def(t)?;
+        match (d.class.opcode, d.operands.as_slice()) {
+            (spirv::Op::TypeVector, [Operand::IdRef(e), Operand::LiteralBit32(n)]) => Some((*n, bits(def(*e)?)?, *e)),
+            _ => Some((1, bits(d)?, t)),
+        }
     }
 
     /// In the heap model, a non-finite f64 constant as the bitcast of its bits in the current

@@ -31,6 +31,7 @@ mod image_sample;
 mod int64_float;
 mod int_widths;
 mod int_ops;
+mod int8_words;
 mod lane_loop;
 mod lane_mask;
 mod local_memory;
