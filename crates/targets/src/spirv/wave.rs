@@ -78,9 +78,10 @@ impl WaveVars {
     pub(super) fn declare(b: &mut Builder, f: &Function, ws: u32, group: u32, t_u32: Word, t_u64: Word) -> WaveVars {
         let lanes = f.model == ExecModel::Lanes;
         // Batches (lanes model) take one array per member besides the marks, in two banks
-        // of `BATCH_EXCHANGE_BYTES` where the function's shared memory leaves room.
-        let room = if f.shared_bytes + BATCH_EXCHANGE_BYTES <= BATCH_SHARED_BYTES { BATCH_EXCHANGE_BYTES } else { MOST_EXCHANGE_BYTES };
-        let batches = if lanes { super::exchange_batch::plan(f, (room / (2 * 8 * group)).saturating_sub(1)) } else { Default::default() };
+        // of `BATCH_EXCHANGE_BYTES`, where the function's shared memory leaves room.
+        let batching = lanes && f.shared_bytes + BATCH_EXCHANGE_BYTES <= BATCH_SHARED_BYTES;
+        let room = if batching { BATCH_EXCHANGE_BYTES } else { MOST_EXCHANGE_BYTES };
+        let batches = if batching { super::exchange_batch::plan(f, (room / (2 * 8 * group)).saturating_sub(1)) } else { Default::default() };
         let per_bank = if lanes { 3.max(batches.most + 1) } else { 2 };
         let banks = if 2 * per_bank * group * 8 <= room { 2 } else { 1 };
         let n = b.constant_bit32(t_u32, banks * per_bank * group);
