@@ -2,8 +2,9 @@
 //! roll call and one workgroup barrier (`super::warp`), instead of one each.
 //!
 //! lavapipe turns every workgroup barrier into a suspension point of a coroutine, and LLVM's
-//! coroutine split takes time that grows with their number (sm_86 `mma_ops`' 358 exchanges
-//! took it 28 to 92 s); a barrier per run of exchanges keeps it to seconds.
+//! coroutine split takes time that grows with their number: sm_86 `mma_ops`, one barrier per
+//! exchange (358), took lavapipe 36 s of CPU to compile, and 7 to 9 s with 26 (no faster with
+//! none at all: the rest is the code's size; `tests/translate_corpus.rs`).
 //!
 //! A batch is a run of shuffles, `vote.eq`, `match` and `redux` ops of one block, in program
 //! order, with nothing between them but register accesses and pure arithmetic. Its first op
