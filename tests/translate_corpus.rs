@@ -466,7 +466,9 @@ const RUN_SKIPPED: [(&str, &str); 3] = [
 // `ISABRIDGE_CORPUS_RUN_ONLY=sm86.cubin:mma_ops` (or `warp_ops`) and
 // `MESA_SHADER_CACHE_DISABLE=true`, less the 5.4 s the process takes with no kernel to run
 // (every corpus kernel's translation): `mma_ops` 35.7 s before (the module of main given to
-// the same binary) to 7.4 s, `warp_ops` 8.0 s to 1.6 s; wall 20.3 s and 6.6 s at a load of 12.
+// the same binary) to 7.4 s, `warp_ops` 8.0 s to 1.6 s; wall 20.3 s and 6.6 s at a load of 12,
+// and 21.6 s and 5.7 s in the whole file's run (1,119 s wall, 153 s CPU, at a load of 11 to
+// 14 beside clippy and other builds: sm_50 `fp32_arith` alone 456 s there).
 // Where the time went: with every barrier deleted from the modules (spirv-as), lavapipe took
 // as long as with them for `warp_ops` of main and for `mma_ops` batched, so past the batches
 // the time is the code's size (the 32-fold unrolled reductions were half of `warp_ops`), not
