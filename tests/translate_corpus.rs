@@ -448,40 +448,30 @@ const SLOW_SECONDS: f64 = 2.0;
 
 /// Corpus kernels that emit SPIR-V but are not run on lavapipe, with why (the ignored
 /// `..._skipped_kernels_...` test and `ISABRIDGE_CORPUS_RUN_ONLY` run them).
-const RUN_SKIPPED: [(&str, &str); 5] = [
-    ("warp.sm86.cubin:warp_ops", WARP_OPS_COMPILE),
+const RUN_SKIPPED: [(&str, &str); 3] = [
     ("hip_control.gfx1013-w32.o:_Z12nested_loopsPfii", NO_END),
     ("hip_control.gfx1013-w64.o:_Z12nested_loopsPfii", NO_END),
     ("hip_control.gfx1201-w32.o:_Z12nested_loopsPfii", NO_END),
-    ("tensor.sm86.cubin:mma_ops", BLOCK_DOTS),
 ];
 
-/// sm_86 `mma_ops`: its `mma.sync` fragments cross lanes through the Workgroup exchange (358
-/// workgroup barriers, one per exchange) beside 24 exact block dot products (`fblockdot`, six
-/// forms, each a SPIR-V function since the spvlong session: 278,470 words, 671,752 before).
-/// lavapipe's time goes to compiling, not running: LLVM's coroutine split
-/// (`llvm::coro::buildCoroutineFrame` under `CoroSplitPass`, the stack of the busy lavapipe
-/// thread in gdb), which llvmpipe uses for workgroup barriers; it did not finish within the
-/// runner's 60 s wait at a load of 9 on 2 cores (2026-12-07); given 600 s
-/// (`ISABRIDGE_CORPUS_RUN_WAIT=600`, the ignored test) it ran equal in 92 s at a load of 8,
-/// more than CI's run can spend on one kernel. The block dot product itself runs
-/// equal to the interpreter on lavapipe in every form the lifter gives `mma.sync`
-/// (crates/targets/tests/spirv_flow.rs). A dispatch past the runner's wait is the kernel's
-/// typed `VulkanError::Timeout`, after which the run goes on with a fresh device. Skipped here
-/// before for that wait and run since the spvlong session cut their barriers (one loop over
-/// the lanes for lane-by-lane atomics, one barrier per exchange): hip_control `scratch` and
-/// c_resources `buffer_atomics` (every build), cl_math wave64 `ulong_rem` and both
-/// `atomics_global`: without lavapipe's shader cache (`MESA_SHADER_CACHE_DISABLE=true`) in
-/// the whole file's run at a load of 9, `scratch` 17 to 24 s, `atomics_global` 11 and 22 s,
-/// the others under 3 s.
-const BLOCK_DOTS: &str = "lavapipe did not compile it within the runner's 60 s wait (358 exchange barriers)";
-
-/// sm_86 `warp_ops` (its votes, matches, reductions and shuffles through the exchange: 63
-/// barriers and 65,799 words since the spvlong session, 240 and 145,701 before): lavapipe
-/// compiles it in 28 s alone at a load of 8, but took 65 s, past the runner's 60 s wait,
-/// beside the AMD run at a load of 9 (no shader cache; 2026-12-07): too close to the wait for
-/// CI. Its compile time goes where `mma_ops`' does ([`BLOCK_DOTS`]).
-const WARP_OPS_COMPILE: &str = "lavapipe compiles it in 28 to 65 s (63 exchange barriers), too close to the runner's 60 s wait";
+// Skipped before and run since the spvexch session (2026-12-07): sm_86 `mma_ops` and
+// `warp_ops`, which lavapipe took 28 to 92 s to compile (83 s and 23 s wall for `mma_ops` and
+// `warp_ops` alone at a load of 11, no shader cache), past or too close to the runner's 60 s
+// wait. Their exchanges run in batches now, one roll call and one workgroup barrier for a run
+// of up to 15 shuffles, votes, matches and reductions of one block
+// (`crates/targets/src/spirv/exchange_batch.rs`), and a `redux` is one loop over the lanes:
+// `mma_ops` 358 barriers to 26 and 278,470 words to 220,527, `warp_ops` 63 barriers to 43 and
+// 65,799 words to 29,151. Measured as CPU time (user) of this test's process with
+// `ISABRIDGE_CORPUS_RUN_ONLY=sm86.cubin:mma_ops` (or `warp_ops`) and
+// `MESA_SHADER_CACHE_DISABLE=true`, less the 5.4 s the process takes with no kernel to run
+// (every corpus kernel's translation): `mma_ops` 35.7 s before (the module of main given to
+// the same binary) to 7.4 s, `warp_ops` 8.0 s to 1.6 s; wall 20.3 s and 6.6 s at a load of 12,
+// and 21.6 s and 5.7 s in the whole file's run (1,119 s wall, 153 s CPU, at a load of 11 to
+// 14 beside clippy and other builds: sm_50 `fp32_arith` alone 456 s there).
+// Where the time went: with every barrier deleted from the modules (spirv-as), lavapipe took
+// as long as with them for `warp_ops` of main and for `mma_ops` batched, so past the batches
+// the time is the code's size (the 32-fold unrolled reductions were half of `warp_ops`), not
+// LLVM's coroutine split.
 
 /// Why `nested_loops` is not run: on the harness's inputs the guest program does not end. Its
 /// `while (x < 10.f) x = x * 2.f + 0.125f;` runs for the elements in (-1, -0.125), which
@@ -701,11 +691,12 @@ fn corpus_run(pick: impl Fn(Isa) -> bool, floors: &[(&str, usize)], skipped_only
 /// writes the same bytes into every buffer (or traps with the same code in both), but for
 /// those pinned with their reasons. The module's data comes with each launch (constant banks 3
 /// and 4, global variables: `cuda_launch`), so `mem_const` and `calls` run. Floors: the counts
-/// that ran equal, 24 of 30 sm_50 and 22 of 30 sm_86 (2026-12-07; `textures`, emitting since
-/// cube sampling is defined, pinned: [`TEXTURE_RELOCATION`]).
+/// that ran equal, 24 of 30 sm_50 and 24 of 30 sm_86 (2026-12-07; `textures`, emitting since
+/// cube sampling is defined, pinned: [`TEXTURE_RELOCATION`]; sm_86 22 before `mma_ops` and
+/// `warp_ops` ran, the spvexch session).
 #[test]
 fn nvidia_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
-    corpus_run(|isa| matches!(isa, Isa::Sm50 | Isa::Sm86), &[("sm50", 24), ("sm86", 22)], false);
+    corpus_run(|isa| matches!(isa, Isa::Sm50 | Isa::Sm86), &[("sm50", 24), ("sm86", 24)], false);
 }
 
 /// Every AMD corpus kernel that emits SPIR-V runs one workgroup of the selfcheck harness's

@@ -470,6 +470,96 @@ bb4:
     }
 }
 
+/// Exchanges that run in batches (`spirv/exchange_batch.rs`): runs of shuffles, `match`,
+/// `vote.eq` and `redux` of one block share one roll call and one barrier, the arithmetic
+/// their operands need moving ahead of the run, and a run ends at an operand computed from a
+/// member's result and after 15 members; equal to the interpreter on every lane, lanes from a
+/// random `k` on exiting first and the shuffles clamped to the lanes that stay (as in
+/// [`warp_ops_after_an_early_exit_equal_the_interpreter`]).
+/// The module has 4 workgroup barriers (40 with one per exchange): batches of 3, 15, 12 and
+/// 10 members.
+#[test]
+fn batched_exchanges_equal_the_interpreter() {
+    let vk = open();
+    let mut text = String::from(
+        "func @batch {
+bb0:
+  %0: i32 = laneid
+  %1: i32 = param 0
+  %2: i32 = param 1
+  %3: i32 = param 2
+  %4: b1 = icmp.uge %0, %3
+  cbr %4, bb1, bb2
+bb1:
+  %5: i32 = const 0xdead
+  ret ",
+    );
+    let outputs = 40;
+    text.push_str(&vec!["%5"; outputs].join(", "));
+    text.push_str(
+        "
+bb2:
+  %6: i32 = const 0x1
+  %7: i32 = const 0x3
+  %8: mask = const 0xffffffff
+  %9: i32 = isub %3, %6
+  %10: i32 = shfl.idx %1, %2, %9, %8
+  %11: i32 = xor %1, %7
+  %12: i32 = shfl.bfly %11, %7, %9, %8
+  %13: i32 = iadd %1, %2
+  %14: b1 = shfl.down.pred %13, %2, %9, %8
+  %15: i32 = iadd %10, %12
+  %16: i32 = shfl.idx %15, %2, %9, %8
+  %17: mask = match.any %11, %8
+  %18: b1 = iext.u %13
+  %19: b1 = vote.eq %18, %8
+  %20: i32 = redux.add %13, %8
+  %21: i32 = redux.smax %11, %8
+  %22: i32 = redux.umin %13, %8
+  %23: i32 = redux.xor %15, %8
+",
+    );
+    // 30 more shuffles, each of its own operand; the 21st's from the 20th's result.
+    let mut rets = vec![10, 12, 14, 16, 17, 19, 20, 21, 22, 23];
+    let mut next = 24;
+    for i in 0..30 {
+        let src = if i == 20 { next - 1 } else { 1 };
+        text.push_str(&format!("  %{next}: i32 = const {:#x}\n  %{}: i32 = iadd %{src}, %{next}\n  %{}: i32 = shfl.idx %{}, %{next}, %9, %8\n", 3 * i + 1, next + 1, next + 2, next + 1));
+        rets.push(next + 2);
+        next += 3;
+    }
+    assert_eq!(rets.len(), outputs);
+    text.push_str(&format!("  ret {}\n}}", rets.iter().map(|r| format!("%{r}")).collect::<Vec<_>>().join(", ")));
+    let f = parse(&text).unwrap();
+    isabridge_ir::validate::validate(&f).unwrap();
+    let k = emit(&f).unwrap_or_else(|e| panic!("{e}"));
+    // OpControlBarrier (opcode 224) instructions of the module: the preamble has none.
+    let barriers = spirv_opcodes(&k.words).filter(|&op| op == 224).count();
+    assert_eq!(barriers, 4, "workgroup barriers");
+    let warps = 4;
+    let n = k.workgroup_size as usize * warps;
+    let mut seed = 0x5be0_cd19_137e_2179u64;
+    for round in 0..16 {
+        let ks: Vec<u64> = (0..warps).map(|w| if w == 0 { 32 } else { 1 + rng(&mut seed) % 32 }).collect();
+        let mut rows: Vec<Vec<u64>> = (0..2).map(|_| (0..n).map(|_| rng(&mut seed) & 0xffff_ffff).collect()).collect();
+        if round % 4 == 3 {
+            rows[0].iter_mut().for_each(|x| *x = 0x7);
+        }
+        rows.push((0..n).map(|l| ks[l / 32]).collect());
+        outputs_equal(&vk, &f, &k, &rows, || format!("round {round}, k {ks:?}"));
+    }
+}
+
+/// The opcodes of a SPIR-V module's instructions (after its 5-word header).
+fn spirv_opcodes(words: &[u32]) -> impl Iterator<Item = u32> + '_ {
+    let mut at = 5;
+    std::iter::from_fn(move || {
+        let w = *words.get(at)?;
+        at += ((w >> 16) as usize).max(1);
+        Some(w & 0xffff)
+    })
+}
+
 /// A trap ends the run with `VulkanError::Trap` naming the code and the invocation, as the
 /// interpreter's run ends with `InterpError::Trap`; without a trapping lane the kernel runs.
 #[test]

@@ -735,6 +735,16 @@ impl Em<'_> {
         self.cur_ir = n;
         let blk = Block(n);
         for &v in &self.f.blocks[blk].insts.clone() {
+            // A batch of exchanges (`super::exchange_batch`): the ops its operands need come
+            // first, and are not emitted again at their places.
+            if let Some(early) = self.wave.as_ref().and_then(|w| w.batches.early.get(&v)).cloned() {
+                for u in early {
+                    self.inst(u)?;
+                }
+            }
+            if self.wave.as_ref().is_some_and(|w| w.batches.moved.contains(&v)) {
+                continue;
+            }
             if matches!(self.f.insts[v].op, Op::Phi(_)) {
                 let w = self.get(v)?;
                 self.ids.insert(v, (w, Scope::Block(self.region)));

@@ -16,6 +16,7 @@ mod approx_series;
 mod atomic;
 mod barrier;
 mod calls;
+mod exchange_batch;
 mod f64;
 mod f64_roots;
 mod fblockdot;

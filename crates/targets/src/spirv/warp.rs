@@ -8,7 +8,8 @@
 //! reaches it marks its slot of a presence array with the exchange counter (a per-invocation
 //! count of the exchanges it took part in, equal on the invocations that meet at one) and the
 //! op, in the same exchange as the op's operand (one workgroup barrier, `Em::publish_at`); the
-//! lanes whose mark equals the reader's are the group. A
+//! lanes whose mark equals the reader's are the group. A run of shuffles, votes, matches and
+//! reductions of one block shares one roll call and one barrier (`super::exchange_batch`). A
 //! lane that finished (returned) or never started marks nothing (the preamble clears every
 //! slot). A member mask narrows the group as the IR defines it (the op runs on the group's
 //! lanes in the mask; the rest of the group reads 0 for a per-lane result).
@@ -76,6 +77,13 @@ impl Em<'_> {
     /// words (u64) in exchange arrays 0.. with the mark in the same exchange, for the op's
     /// [`Em::fetch`]es.
     pub(super) fn present_with(&mut self, site: Value, vals: &[Word]) -> Result<Word, EmitError> {
+        let words: Vec<(u32, Word)> = vals.iter().enumerate().map(|(k, &v)| (k as u32, v)).collect();
+        self.roll_call(site, words)
+    }
+
+    /// The roll call at the op of value `site` ([`Em::present`]), publishing this lane's
+    /// words (u64) in the exchange arrays named, with the mark in the same exchange.
+    fn roll_call(&mut self, site: Value, mut words: Vec<(u32, Word)>) -> Result<Word, EmitError> {
         let Some(epoch) = self.wave.as_ref().and_then(|w| w.epoch) else {
             return Err(internal("a warp exchange without its counter"));
         };
@@ -87,7 +95,6 @@ impl Em<'_> {
         let hi = self.b.shift_left_logical(self.t_u64, None, e64, k32).map_err(internal)?;
         let at = self.wc64(site.0 as u64)?;
         let e64 = self.b.bitwise_or(self.t_u64, None, hi, at).map_err(internal)?;
-        let mut words: Vec<(u32, Word)> = vals.iter().enumerate().map(|(k, &v)| (k as u32, v)).collect();
         words.push((MARKS, e64));
         self.publish_at(&words)?;
         let tb = self.ty(Type::B1)?;
@@ -111,8 +118,26 @@ impl Em<'_> {
     /// The lanes an op with `arity` fixed operands runs on: the group, narrowed by the member
     /// mask operand when there is one.
     /// `vals` are published with the roll call ([`Em::present_with`]).
+    /// A member of a batch (`super::exchange_batch`) takes the batch's roll call, which its
+    /// first op takes with every member's operand.
     fn warp_group(&mut self, site: Value, args: &[Value], arity: usize, vals: &[Word]) -> Result<Word, EmitError> {
-        let group = self.present_with(site, vals)?;
+        let group = match self.batch_member(site) {
+            None => self.present_with(site, vals)?,
+            Some(m) if m.first == site => {
+                let members = self.wave.as_ref().and_then(|w| w.batches.batches.get(&site)).cloned().unwrap_or_default();
+                let mut words = Vec::with_capacity(members.len());
+                for (k, &u) in members.iter().enumerate() {
+                    let x = self.f.insts[u].args[0];
+                    words.push((super::exchange_batch::array_of(k as u32), self.word_of(x)?));
+                }
+                let g = self.roll_call(site, words)?;
+                if let Some(w) = self.wave.as_mut() {
+                    w.batch_group = Some(g);
+                }
+                g
+            }
+            Some(_) => self.wave.as_ref().and_then(|w| w.batch_group).ok_or_else(|| internal("a batched exchange before its batch's first"))?,
+        };
         match args.get(arity) {
             Some(&m) => {
                 let mw = self.word_of(m)?;
@@ -120,6 +145,16 @@ impl Em<'_> {
             }
             None => Ok(group),
         }
+    }
+
+    /// The batch op `v` is a member of, if any.
+    fn batch_member(&self, v: Value) -> Option<super::exchange_batch::Member> {
+        self.wave.as_ref().and_then(|w| w.batches.members.get(&v)).copied()
+    }
+
+    /// The exchange array op `v` publishes its operand in: its batch member's, else 0.
+    fn operand_array(&self, v: Value) -> u32 {
+        self.batch_member(v).map_or(0, |m| m.array)
     }
 
     /// Emit a warp op of a lanes-model function; false when `v` is not one.
@@ -212,7 +247,8 @@ impl Em<'_> {
             let (one, zero) = (self.wc64(1)?, self.wc64(0)?);
             self.b.select(self.t_u64, None, ok, one, zero).map_err(internal)?
         } else {
-            self.fetch(0, src)?
+            let k = self.operand_array(v);
+            self.fetch(k, src)?
         };
         let on = self.mask_bit(group, lane)?;
         let z = self.wc64(0)?;
@@ -227,7 +263,8 @@ impl Em<'_> {
         let tb = self.ty(Type::B1)?;
         let (u64t, zero) = (self.t_u64, self.wc64(0)?);
         let lane = self.lane()?;
-        let mine = self.fetch(0, lane)?;
+        let arr = self.operand_array(v);
+        let mine = self.fetch(arr, lane)?;
         let r = match w {
             WarpOp::VoteEq => {
                 // Equal on every lane: no lane of the group differs from this lane's bit.
@@ -236,7 +273,7 @@ impl Em<'_> {
                 // 1 while every lane so far agrees.
                 self.lane_loop(self.ws(), one, |em, i, same| {
                     let on = em.mask_bit(group, i)?;
-                    let xi = em.fetch(0, i)?;
+                    let xi = em.fetch(arr, i)?;
                     let bi = em.b.bitwise_and(u64t, None, xi, one).map_err(internal)?;
                     let eq = em.b.i_equal(tb, None, bi, my).map_err(internal)?;
                     let off = em.b.logical_not(tb, None, on).map_err(internal)?;
@@ -250,7 +287,7 @@ impl Em<'_> {
                 let one = self.wc64(1)?;
                 let eqm = self.lane_loop(self.ws(), zero, |em, i, eqm| {
                     let on = em.mask_bit(group, i)?;
-                    let xi = em.fetch(0, i)?;
+                    let xi = em.fetch(arr, i)?;
                     let eq = em.b.i_equal(tb, None, xi, mine).map_err(internal)?;
                     let take = em.b.logical_and(tb, None, on, eq).map_err(internal)?;
                     let sh = em.b.u_convert(u64t, None, i).map_err(internal)?;
@@ -269,23 +306,27 @@ impl Em<'_> {
                 }
             }
             WarpOp::Redux(k) => {
-                let mut acc: Option<Word> = None;
-                let mut have = self.konst(Type::B1, 0)?;
+                // One loop over the lanes; the accumulator holds the reduction in its low word
+                // and, in bit 32, whether a lane of the group has started it.
                 let u = self.t_u32;
-                let z32 = self.wc32(0)?;
-                for i in 0..self.ws() {
-                    let ic = self.wc32(i)?;
-                    let on = self.mask_bit(group, ic)?;
-                    let xi = self.fetch(0, ic)?;
-                    let xi = self.b.u_convert(u, None, xi).map_err(internal)?;
-                    let prev = acc.unwrap_or(z32);
-                    let comb = self.redux_step(k, prev, xi)?;
+                let (k32, started) = (self.wc64(32)?, self.wc64(1 << 32)?);
+                let acc = self.lane_loop(self.ws(), zero, |em, i, acc| {
+                    let on = em.mask_bit(group, i)?;
+                    let xi = em.fetch(arr, i)?;
+                    let xi = em.b.u_convert(u, None, xi).map_err(internal)?;
+                    let a = em.b.load(u64t, None, acc, None, []).map_err(internal)?;
+                    let prev = em.b.u_convert(u, None, a).map_err(internal)?;
+                    let hi = em.b.shift_right_logical(u64t, None, a, k32).map_err(internal)?;
+                    let have = em.b.i_not_equal(tb, None, hi, zero).map_err(internal)?;
+                    let comb = em.redux_step(k, prev, xi)?;
                     // The first lane of the group starts the reduction.
-                    let start = self.b.select(u, None, have, comb, xi).map_err(internal)?;
-                    acc = Some(self.b.select(u, None, on, start, prev).map_err(internal)?);
-                    have = self.b.logical_or(tb, None, have, on).map_err(internal)?;
-                }
-                let a = acc.unwrap_or(z32);
+                    let start = em.b.select(u, None, have, comb, xi).map_err(internal)?;
+                    let next = em.b.u_convert(u64t, None, start).map_err(internal)?;
+                    let next = em.b.bitwise_or(u64t, None, next, started).map_err(internal)?;
+                    let a = em.b.select(u64t, None, on, next, a).map_err(internal)?;
+                    em.b.store(acc, a, None, []).map_err(internal)
+                })?;
+                let a = self.b.u_convert(u, None, acc).map_err(internal)?;
                 self.b.u_convert(u64t, None, a).map_err(internal)?
             }
             _ => return Err(internal("not a valued warp op")),

@@ -65,6 +65,11 @@ pub(super) struct WaveVars {
     /// Several waves per workgroup: the Workgroup u32 a branch's vote collects in
     /// (`super::multi_wave`).
     pub(super) vote: Option<Word>,
+    /// Lanes-model functions: the runs of warp ops that share one exchange
+    /// (`super::exchange_batch`).
+    pub(super) batches: super::exchange_batch::Plan,
+    /// The group (u64) of the roll call of the batch being emitted.
+    pub(super) batch_group: Option<Word>,
 }
 
 impl WaveVars {
@@ -72,8 +77,13 @@ impl WaveVars {
     /// (a third array of presence marks and the exchange counter for lanes-model functions).
     pub(super) fn declare(b: &mut Builder, f: &Function, ws: u32, group: u32, t_u32: Word, t_u64: Word) -> WaveVars {
         let lanes = f.model == ExecModel::Lanes;
-        let per_bank = if lanes { 3 } else { 2 };
-        let banks = if 2 * per_bank * group * 8 <= MOST_EXCHANGE_BYTES { 2 } else { 1 };
+        // Batches (lanes model) take one array per member besides the marks, in two banks
+        // of `BATCH_EXCHANGE_BYTES`, where the function's shared memory leaves room.
+        let batching = lanes && f.shared_bytes + BATCH_EXCHANGE_BYTES <= BATCH_SHARED_BYTES;
+        let room = if batching { BATCH_EXCHANGE_BYTES } else { MOST_EXCHANGE_BYTES };
+        let batches = if batching { super::exchange_batch::plan(f, (room / (2 * 8 * group)).saturating_sub(1)) } else { Default::default() };
+        let per_bank = if lanes { 3.max(batches.most + 1) } else { 2 };
+        let banks = if 2 * per_bank * group * 8 <= room { 2 } else { 1 };
         let n = b.constant_bit32(t_u32, banks * per_bank * group);
         let arr = b.type_array(t_u64, n);
         let pa = b.type_pointer(None, spirv::StorageClass::Workgroup, arr);
@@ -93,7 +103,7 @@ impl WaveVars {
             let zero = b.constant_bit32(t_u32, 0);
             b.variable(pt, None, spirv::StorageClass::Private, Some(zero))
         });
-        WaveVars { ws, group, xchg, per_bank, banks, turn, bank_off: None, prepublished: false, p_slot, epoch, vote }
+        WaveVars { ws, group, xchg, per_bank, banks, turn, bank_off: None, prepublished: false, p_slot, epoch, vote, batches, batch_group: None }
     }
     /// The Workgroup bytes these variables take (the exchange array and the vote word).
     pub(super) fn workgroup_bytes(&self) -> u32 {
@@ -114,6 +124,14 @@ impl WaveVars {
 /// (the exchange's memory stays well inside Vulkan's 16 KiB minimum of
 /// `maxComputeSharedMemorySize` beside the guest's LDS).
 const MOST_EXCHANGE_BYTES: u32 = 4096;
+
+/// The most Workgroup bytes the exchange takes in two banks when a lanes-model function
+/// batches its exchanges (`super::exchange_batch`): 15 members per batch for a warp of 32.
+const BATCH_EXCHANGE_BYTES: u32 = 8192;
+
+/// The most Workgroup bytes the guest's shared memory and a batching exchange take together
+/// (Vulkan's minimum `maxComputeSharedMemorySize`, 16 KiB, less room for the rest).
+const BATCH_SHARED_BYTES: u32 = 12288;
 
 /// Workgroup scope (SPIR-V `Scope`).
 const WORKGROUP: u64 = 2;
