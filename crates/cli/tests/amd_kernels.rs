@@ -627,18 +627,25 @@ const PASSING: &[&str] = &[
     "hip_control.gfx1013-w64@gfx1201/switches",
 ];
 
-#[test]
-fn kernels_write_what_their_source_computes() {
+/// Run every case (case `i` with seed `seed + i`); the names (object/kernel) that passed and a
+/// report line per case that did not.
+fn run_cases(cases: &[Case], seed: u64) -> (Vec<String>, String) {
     let mut passed = Vec::new();
     let mut report = String::new();
-    let cases = all_cases();
     for (i, (obj, k, check)) in cases.iter().enumerate() {
         let name = format!("{obj}/{k}");
-        match check(obj, 0x5eed_0000 + i as u64) {
+        match check(obj, seed + i as u64) {
             Ok(()) => passed.push(name),
             Err(e) => report.push_str(&format!("{name}: {e}\n")),
         }
     }
+    (passed, report)
+}
+
+#[test]
+fn kernels_write_what_their_source_computes() {
+    let cases = all_cases();
+    let (passed, report) = run_cases(&cases, 0x5eed_0000);
     eprintln!("{} of {} kernels pass\n{report}", passed.len(), cases.len());
     for p in PASSING {
         assert!(passed.iter().any(|x| x == p), "{p} no longer passes:\n{report}");
@@ -750,16 +757,8 @@ const PASSING_SPIRV: &[&str] = &[
 
 #[test]
 fn kernels_run_as_spirv_write_what_their_source_computes() {
-    let mut passed = Vec::new();
-    let mut report = String::new();
     let cases = spirv_cases();
-    for (i, (obj, k, check)) in cases.iter().enumerate() {
-        let name = format!("{obj}/{k}");
-        match check(obj, 0x5eed_5000 + i as u64) {
-            Ok(()) => passed.push(name),
-            Err(e) => report.push_str(&format!("{name}: {e}\n")),
-        }
-    }
+    let (passed, report) = run_cases(&cases, 0x5eed_5000);
     eprintln!("{} of {} kernels pass via SPIR-V\n{report}", passed.len(), cases.len());
     for p in passed.iter().filter(|p| !PASSING_SPIRV.contains(&p.as_str())) {
         eprintln!("passes, not yet listed: {p}");

@@ -39,7 +39,7 @@ fn one_kernel_writes_a_module_and_its_sidecar() {
     assert_eq!(j["format"], "spirv");
     assert_eq!(j["workgroup_size"], serde_json::json!([32, 1, 1]));
     let b = j["bindings"].as_array().unwrap();
-    assert_eq!(b.iter().map(|b| (b["binding"].as_u64().unwrap(), b["holds"].as_str().unwrap())).collect::<Vec<_>>(), [(0, "invocation_inputs"), (1, "invocation_outputs"), (2, "constant_banks")]);
+    assert_eq!(b.iter().map(|b| (b["binding"].as_u64().unwrap(), b["holds"].as_str().unwrap())).collect::<Vec<_>>(), [(0, "invocation_inputs"), (1, "invocation_outputs"), (2, "constant_banks"), (3, "trap_record")]);
     // predicates(int *out, const int *a, const int *b): sm_86 parameters from c[0x0][0x160].
     assert_eq!(b[2]["kernel_args"], serde_json::json!([{"offset": 0x160, "size": 8}, {"offset": 0x168, "size": 8}, {"offset": 0x170, "size": 8}]));
     assert_eq!(b[0]["names"][0], "SR_TID.X");
