@@ -457,7 +457,7 @@ impl VulkanRun {
         let options = if waves > 1 { Options::default().with_workgroup_size(ws * waves) } else { Options::default() };
         let artifact = Translator::new(options).translate(bytes, &Source::object(isa, ws, Some(name)), Target::Spirv).map_err(|e| e.to_string())?;
         let kernel = artifact.spirv_kernel().ok_or_else(|| "the translation holds no SPIR-V kernel".to_string())?;
-        if (ws * waves) % kernel.workgroup_size != 0 {
+        if !(ws * waves).is_multiple_of(kernel.workgroup_size) {
             return Err(format!("a Vulkan workgroup of {} invocations for {waves} wave(s) of {ws}", kernel.workgroup_size).into());
         }
         let vk = crate::vk::device()?;
