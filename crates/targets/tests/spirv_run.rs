@@ -1519,22 +1519,8 @@ fn image_sampling_and_gather_equal_the_interpreter() {
             let mut rows: Vec<Vec<u64>> = vec![Vec::new(); 19];
             for lane in 0..n {
                 let t = surface_desc(&mut seed, first + lane as u64 * SURFACE_BYTES, formats);
-                for (p, w) in t.into_iter().enumerate() {
-                    rows[p].push(w);
-                }
-                let mut s = sampler_desc(&mut seed);
                 // Border-colour tables trap; lane 9 gets one in round 1 below.
-                if s[1] >> 62 == 3 {
-                    s[1] &= !(1 << 62);
-                }
-                rows[4].push(s[0]);
-                rows[5].push(s[1]);
-                rows[6].push(rng(&mut seed) & 0x3f_3f3f);
-                rows[7].push(ray_f32(&mut seed, 1.5) as u64);
-                for r in rows.iter_mut().take(14).skip(8) {
-                    let x = rng(&mut seed);
-                    r.push(if x.is_multiple_of(4) { special_bits(&mut seed, 32, 8) } else { ray_f32(&mut seed, 0.5 * (x >> 8 & 7) as f32) as u64 });
-                }
+                push_sampling_rows(&mut seed, &mut rows, t);
                 for r in rows.iter_mut().take(17).skip(14) {
                     r.push(coord(&mut seed));
                 }
@@ -1764,6 +1750,29 @@ bb0:
     outputs_equal(&vk, &f, &k, &rows, || "f64 ops".into());
 }
 
+/// One lane's rows 0 to 13 of the sampling kernels (the same draws from `seed`, in the same
+/// order, for the plain and the cube sampling tests): the T# `t` (rows 0 to 3), a random S#
+/// without a border-colour table (those trap; rows 4, 5), a random word of three 6-bit fields
+/// (row 6), an f32 of magnitude up to 1.5 (row 7) and six f32 operands, a quarter of them
+/// special values (rows 8 to 13).
+fn push_sampling_rows(seed: &mut u64, rows: &mut [Vec<u64>], t: [u64; 4]) {
+    for (p, w) in t.into_iter().enumerate() {
+        rows[p].push(w);
+    }
+    let mut s = sampler_desc(seed);
+    if s[1] >> 62 == 3 {
+        s[1] &= !(1 << 62);
+    }
+    rows[4].push(s[0]);
+    rows[5].push(s[1]);
+    rows[6].push(rng(seed) & 0x3f_3f3f);
+    rows[7].push(ray_f32(seed, 1.5) as u64);
+    for r in rows.iter_mut().take(14).skip(8) {
+        let x = rng(seed);
+        r.push(if x.is_multiple_of(4) { special_bits(seed, 32, 8) } else { ray_f32(seed, 0.5 * (x >> 8 & 7) as f32) as u64 });
+    }
+}
+
 /// Cube sampling in both forms (`ops::sample`: one face as a 2D array slice): the face form
 /// (`img.*.cube`: face coordinates around [1, 2], face ids and cube-array slices 8 × layer +
 /// face, fractions and special values) with explicit, zero and derivative LODs, offsets,
@@ -1821,21 +1830,7 @@ fn cube_sampling_equals_the_interpreter() {
             // At most 4 texels a row, and 6, 7 or 12 slices (the last slice field).
             t[1] &= !1;
             t[2] = t[2] & !0x1fff | [5, 6, 11][(rng(&mut seed) % 3) as usize];
-            for (p, w) in t.into_iter().enumerate() {
-                rows[p].push(w);
-            }
-            let mut s = sampler_desc(&mut seed);
-            if s[1] >> 62 == 3 {
-                s[1] &= !(1 << 62);
-            }
-            rows[4].push(s[0]);
-            rows[5].push(s[1]);
-            rows[6].push(rng(&mut seed) & 0x3f_3f3f);
-            rows[7].push(ray_f32(&mut seed, 1.5) as u64);
-            for r in rows.iter_mut().take(14).skip(8) {
-                let x = rng(&mut seed);
-                r.push(if x.is_multiple_of(4) { special_bits(&mut seed, 32, 8) } else { ray_f32(&mut seed, 0.5 * (x >> 8 & 7) as f32) as u64 });
-            }
+            push_sampling_rows(&mut seed, &mut rows, t);
             let x = rng(&mut seed);
             let uniform = |seed: &mut u64, lo: f64, hi: f64| ((lo + (rng(seed) >> 11) as f64 / (1u64 << 53) as f64 * (hi - lo)) as f32).to_bits() as u64;
             let c: [u64; 3] = if ops[0].dim == cube {
