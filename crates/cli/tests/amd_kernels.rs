@@ -767,3 +767,27 @@ fn kernels_run_as_spirv_write_what_their_source_computes() {
         assert!(passed.iter().any(|x| x == p), "{p} no longer passes via SPIR-V:\n{report}");
     }
 }
+
+/// `--via spirv` refuses what a Vulkan run cannot give: raw code (no dispatch layout) and
+/// `--buffer` (memory at fixed guest addresses), each with exit status 2 and a message.
+#[test]
+fn spirv_runs_refuse_raw_code_and_fixed_addresses() {
+    let out = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_isabridge")).args(args).current_dir(root()).output().expect("runs");
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let dir = std::env::temp_dir().join(format!("isabridge-amd-spirv-refusals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let raw = dir.join("raw.bin");
+    std::fs::write(&raw, 0xbf81_0000u32.to_le_bytes()).unwrap();
+    let outdir = dir.join("out");
+    let o = outdir.to_str().unwrap();
+    let (rc, err) = out(&["run", raw.to_str().unwrap(), "--isa", "gfx1013", "--via", "spirv", "--grid", "1", "--block", "32", "--out", o]);
+    assert_eq!(rc, Some(2), "{err}");
+    assert!(err.contains("--via spirv runs code objects"), "{err}");
+    let obj = "fixtures/amd/bin/cl_math.gfx1013-w32.o";
+    let (rc, err) = out(&["run", obj, "--kernel", "int_add", "--via", "spirv", "--grid", "1", "--block", "32", "--buffer", &format!("0x100000={}", raw.display()), "--out", o]);
+    assert_eq!(rc, Some(2), "{err}");
+    assert!(err.contains("--buffer places memory at fixed guest addresses"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
