@@ -703,7 +703,9 @@ fn nvidia_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
 /// dispatch ([`run_amd_kernel`]) on lavapipe and on the interpreter and writes the same bytes
 /// into every region, but for those pinned ([`RUN_PINNED`]) or skipped ([`RUN_SKIPPED`]) with
 /// their reasons; a dispatch past the runner's wait is that kernel's typed error. Floors: the
-/// counts that ran equal: 377 of 382 that emit gfx1013 wave32, 378 wave64, 378 gfx1201 (the
+/// counts that ran equal less `switches`, which may reach lavapipe's loop limit ([`LOOP_LIMIT`]):
+/// 378 of 382 that emit gfx1013 wave32, 379 wave64, 378 gfx1201 with it on 2026-12-07 23:20
+/// (`switches` gfx1013 runs since the harness gives its stack a private segment buffer; the
 /// spvlong session, 2026-12-07: `scratch`, `ulong_rem` and `buffer_atomics`, skipped before,
 /// run; the spvwaves session: `lds_reduce` and `shared_hist`, whose two waves branch apart, run
 /// through the union of their paths, `spirv/wave_union.rs`). Without the skipped kernels the run took 35 s wall, 30 s CPU, on 2 cores at a load
@@ -717,7 +719,7 @@ fn amd_corpus_kernels_on_vulkan_write_the_interpreters_buffers() {
 }
 
 /// AMD kernels that ran equal on lavapipe, per build (floors).
-const AMD_RUN_FLOORS: [(&str, usize); 3] = [("gfx1013 wave32", 377), ("gfx1013 wave64", 378), ("gfx1201", 378)];
+const AMD_RUN_FLOORS: [(&str, usize); 3] = [("gfx1013 wave32", 377), ("gfx1013 wave64", 378), ("gfx1201", 377)];
 
 /// The corpus kernels [`RUN_SKIPPED`] leaves out, run (each within the runner's wait, else its
 /// typed timeout): to see whether they still need skipping. Ignored: minutes.
