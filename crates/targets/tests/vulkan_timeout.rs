@@ -68,7 +68,9 @@ fn a_dispatch_past_the_wait_is_a_timeout_and_the_runner_refuses_more() {
 }
 
 /// On lavapipe, 65535 iterations run as on the interpreter and 65536 do not: the lane ends
-/// at the loop limit without writing its output (0). Other devices: not checked.
+/// at the loop limit without writing its output (0) and, ending there, without reaching the
+/// module's loop guard (`spirv/loop_guard.rs` records `LOOP_LIMIT_TRAP` only for invocations
+/// that run on past a cut loop, as `switches` did). Other devices: not checked.
 #[test]
 fn lavapipe_ends_loops_after_65535_iterations() {
     let vk = open();

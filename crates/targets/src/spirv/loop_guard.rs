@@ -17,6 +17,11 @@
 //!
 //! None of this adds control flow inside a loop (a header must stay the block that declares
 //! its loop), and on a device without such a limit `cut` stays 0.
+//!
+//! What it cannot see: where llvmpipe ends the invocations at the limit instead of letting them
+//! run on (seen with a single loop in a kernel's body, `crates/targets/tests/vulkan_timeout.rs`),
+//! they reach neither a return nor a trap and write nothing after the loop; a completion word
+//! per invocation, checked by the runner, would catch that case.
 
 use super::emit::{internal, Em, EmitError};
 use isabridge_ir::types::Type;
