@@ -553,7 +553,9 @@ const INTERP_STEPS: &str = "interpreter: step limit of 4194304 exceeded";
 /// atomic for all 32 lanes before the next; lavapipe runs 8 lanes through the whole kernel
 /// before the next 8, so lane 0's exchange on `S[3]` sees fewer adds. Both are orders CUDA
 /// allows; the module's atomics are atomic (compare-exchange loops, `spirv/atomic.rs`), the
-/// order is the device's.
+/// order is the device's. In doubt: an experimental completion word (2026-12-07, branch
+/// `doneword`) saw 22 of 64 invocations reach their end on lavapipe, so its loop limit may cut
+/// the compare-exchange loops; to settle.
 const ATOMIC_ORDER: &str = "buffer 0 (of 1) differs at byte 0x8";
 
 /// `atomics_global`: thread 11's `atom.add` on `G + 11` and every thread's later
