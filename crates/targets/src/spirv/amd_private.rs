@@ -12,6 +12,7 @@
 
 use super::amd_memory::Place;
 use super::emit::{internal, Em, EmitError};
+use super::wave::DescFields;
 use isabridge_ir::ops::buffer::{BufferKind, BufferOp};
 use isabridge_ir::types::Type;
 use rspirv::spirv::Word;
@@ -29,17 +30,15 @@ pub(super) struct BufferPlace {
 }
 
 impl Em<'_> {
-    /// Split a buffer access (descriptor words `a[0..4]`, address `addr` from
+    /// Split a buffer access (its descriptor's fields `d`, address `addr` from
     /// `buffer_address`, taking place where `go`) between device memory and the lane's
     /// scratch, recording [`PRIVATE_SEGMENT_TRAP`] where neither can take it.
-    pub(super) fn buffer_place(&mut self, bo: BufferOp, a: &[Word], addr: Word, go: Word) -> Result<BufferPlace, EmitError> {
-        let (t32, t64) = (self.t_u32, self.t_u64);
+    pub(super) fn buffer_place(&mut self, bo: BufferOp, d: &DescFields, addr: Word, go: Word) -> Result<BufferPlace, EmitError> {
+        let t64 = self.t_u64;
         let tb = self.ty(Type::B1)?;
-        let (k31, k16, k3fff, k23, k21, one, three, zero) =
-            (self.wc32(31)?, self.wc32(16)?, self.wc32(0x3fff)?, self.wc32(23)?, self.wc32(21)?, self.wc32(1)?, self.wc32(3)?, self.wc32(0)?);
+        let (one, zero) = (self.wc32(1)?, self.wc32(0)?);
+        let swz = d.swizzle;
         let b = &mut self.b;
-        let swz = b.shift_right_logical(t32, None, a[1], k31).map_err(internal)?;
-        let swz = b.i_equal(tb, None, swz, one).map_err(internal)?;
         let plain = b.logical_not(tb, None, swz).map_err(internal)?;
         let device = b.logical_and(tb, None, go, plain).map_err(internal)?;
         let swizzled = b.logical_and(tb, None, go, swz).map_err(internal)?;
@@ -51,14 +50,9 @@ impl Em<'_> {
         let ws = self.ws();
         let b = &mut self.b;
         // The private segment buffer's form: ADD_TID_ENABLE, stride 0, index stride = wave size.
-        let tid = b.shift_right_logical(t32, None, a[3], k23).map_err(internal)?;
-        let tid = b.bitwise_and(t32, None, tid, one).map_err(internal)?;
-        let tid = b.i_equal(tb, None, tid, one).map_err(internal)?;
-        let stride = b.shift_right_logical(t32, None, a[1], k16).map_err(internal)?;
-        let stride = b.bitwise_and(t32, None, stride, k3fff).map_err(internal)?;
-        let stride0 = b.i_equal(tb, None, stride, zero).map_err(internal)?;
-        let istride = b.shift_right_logical(t32, None, a[3], k21).map_err(internal)?;
-        let istride = b.bitwise_and(t32, None, istride, three).map_err(internal)?;
+        let tid = b.i_equal(tb, None, d.add_tid, one).map_err(internal)?;
+        let stride0 = b.i_equal(tb, None, d.stride, zero).map_err(internal)?;
+        let istride = d.index_stride;
         // Index stride 8 << field: the wave size's field is 2 (32) or 3 (64).
         let want = self.wc32(if ws >= 64 { 3 } else { 2 })?;
         let b = &mut self.b;

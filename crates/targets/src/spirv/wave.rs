@@ -722,17 +722,11 @@ impl Em<'_> {
     /// ISA's swizzled addressing with 4-byte elements, as `BufferDesc::address` computes it:
     /// `(index / k × stride + offset / 4) × k × 4 + index % k × 4 + offset % 4`, with `k` the
     /// index stride (8 << word 3 bits 21-22).
-    fn swizzled_within(&mut self, a: &[Word], plain: Word, stride: Word, index: Word, offset: Word) -> Result<Word, EmitError> {
-        let (t32, t64) = (self.t_u32, self.t_u64);
-        let tb = self.ty(Type::B1)?;
-        let (k31, k21, one, three, eight) = (self.wc32(31)?, self.wc32(21)?, self.wc32(1)?, self.wc32(3)?, self.wc64(8)?);
-        let (two, k3) = (self.wc64(2)?, self.wc64(3)?);
+    fn swizzled_within(&mut self, d: &DescFields, plain: Word, stride: Word, index: Word, offset: Word) -> Result<Word, EmitError> {
+        let t64 = self.t_u64;
+        let (eight, two, k3) = (self.wc64(8)?, self.wc64(2)?, self.wc64(3)?);
         let b = &mut self.b;
-        let swz = b.shift_right_logical(t32, None, a[1], k31).map_err(internal)?;
-        let swz = b.i_equal(tb, None, swz, one).map_err(internal)?;
-        let f = b.shift_right_logical(t32, None, a[3], k21).map_err(internal)?;
-        let f = b.bitwise_and(t32, None, f, three).map_err(internal)?;
-        let f = b.u_convert(t64, None, f).map_err(internal)?;
+        let f = b.u_convert(t64, None, d.index_stride).map_err(internal)?;
         let k = b.shift_left_logical(t64, None, eight, f).map_err(internal)?;
         let msb = b.u_div(t64, None, index, k).map_err(internal)?;
         let lsb = b.u_mod(t64, None, index, k).map_err(internal)?;
@@ -745,24 +739,38 @@ impl Em<'_> {
         let low = b.bitwise_and(t64, None, offset, k3).map_err(internal)?;
         let w = b.i_add(t64, None, row, col).map_err(internal)?;
         let w = b.i_add(t64, None, w, low).map_err(internal)?;
-        b.select(t64, None, swz, w, plain).map_err(internal)
+        b.select(t64, None, d.swizzle, w, plain).map_err(internal)
+    }
+
+    /// The descriptor fields a buffer access reads (words `a[0..4]`), each extracted once.
+    fn desc_fields(&mut self, a: &[Word]) -> Result<DescFields, EmitError> {
+        let t32 = self.t_u32;
+        let tb = self.ty(Type::B1)?;
+        let (k31, k16, k3fff, k23, k21, one, three) = (self.wc32(31)?, self.wc32(16)?, self.wc32(0x3fff)?, self.wc32(23)?, self.wc32(21)?, self.wc32(1)?, self.wc32(3)?);
+        let b = &mut self.b;
+        let swz = b.shift_right_logical(t32, None, a[1], k31).map_err(internal)?;
+        let swizzle = b.i_equal(tb, None, swz, one).map_err(internal)?;
+        let s1 = b.shift_right_logical(t32, None, a[1], k16).map_err(internal)?;
+        let stride = b.bitwise_and(t32, None, s1, k3fff).map_err(internal)?;
+        let tid = b.shift_right_logical(t32, None, a[3], k23).map_err(internal)?;
+        let add_tid = b.bitwise_and(t32, None, tid, one).map_err(internal)?;
+        let f = b.shift_right_logical(t32, None, a[3], k21).map_err(internal)?;
+        let index_stride = b.bitwise_and(t32, None, f, three).map_err(internal)?;
+        Ok(DescFields { swizzle, stride, add_tid, index_stride })
     }
 
     /// The address of a buffer access (u64) and whether it takes place (b1): the lane is in
     /// the mask and the descriptor's range check passes (`BufferDesc::address`).
-    fn buffer_address(&mut self, bo: BufferOp, a: &[Word], mask: Word) -> Result<(Word, Word), EmitError> {
+    fn buffer_address(&mut self, bo: BufferOp, a: &[Word], mask: Word) -> Result<(Word, Word, DescFields), EmitError> {
         let (t32, t64) = (self.t_u32, self.t_u64);
         let tb = self.ty(Type::B1)?;
         let lane = self.lane()?;
-        let (k16, kffff, k3fff, k23, k28, one, three) =
-            (self.wc32(16)?, self.wc32(0xffff)?, self.wc32(0x3fff)?, self.wc32(23)?, self.wc32(28)?, self.wc32(1)?, self.wc32(3)?);
+        let d = self.desc_fields(a)?;
+        let (stride, tid) = (d.stride, d.add_tid);
+        let (kffff, k28, three) = (self.wc32(0xffff)?, self.wc32(28)?, self.wc32(3)?);
         let b = &mut self.b;
         let d1hi = b.bitwise_and(t32, None, a[1], kffff).map_err(internal)?;
-        let s1 = b.shift_right_logical(t32, None, a[1], k16).map_err(internal)?;
-        let stride = b.bitwise_and(t32, None, s1, k3fff).map_err(internal)?;
         let records = a[2];
-        let tid = b.shift_right_logical(t32, None, a[3], k23).map_err(internal)?;
-        let tid = b.bitwise_and(t32, None, tid, one).map_err(internal)?;
         let oob = b.shift_right_logical(t32, None, a[3], k28).map_err(internal)?;
         let oob = b.bitwise_and(t32, None, oob, three).map_err(internal)?;
         let zero = self.wc32(0)?;
@@ -779,7 +787,7 @@ impl Em<'_> {
         let records64 = b.u_convert(t64, None, records).map_err(internal)?;
         let si = b.i_mul(t64, None, stride64, index64).map_err(internal)?;
         let plain = b.i_add(t64, None, si, offset64).map_err(internal)?;
-        let within = self.swizzled_within(a, plain, stride64, index64, offset64)?;
+        let within = self.swizzled_within(&d, plain, stride64, index64, offset64)?;
         let b = &mut self.b;
         let idx_out = b.u_greater_than_equal(tb, None, index, records).map_err(internal)?;
         let off_out = b.u_greater_than_equal(tb, None, offset, stride).map_err(internal)?;
@@ -808,7 +816,7 @@ impl Em<'_> {
         let addr = b.i_add(t64, None, base, so).map_err(internal)?;
         let addr = b.i_add(t64, None, addr, within).map_err(internal)?;
         let addr = b.bitwise_and(t64, None, addr, m48).map_err(internal)?;
-        Ok((addr, go))
+        Ok((addr, go, d))
     }
 
     fn buffer_op(&mut self, bo: BufferOp, args: &[Value], ty: Option<Type>) -> Result<Option<Word>, EmitError> {
@@ -819,8 +827,8 @@ impl Em<'_> {
             let w = self.get(x)?;
             a.push(self.low_u32(x, w)?);
         }
-        let (addr, go) = self.buffer_address(bo, &a, mask)?;
-        let place = self.buffer_place(bo, &a, addr, go)?;
+        let (addr, go, fields) = self.buffer_address(bo, &a, mask)?;
+        let place = self.buffer_place(bo, &fields, addr, go)?;
         let go = place.device;
         if let BufferKind::LoadFormat { .. } | BufferKind::StoreFormat { .. } = bo.kind {
             let word = self.buffer_format(bo, args, &a, addr, go)?;
@@ -958,4 +966,16 @@ impl Em<'_> {
         let r = b_r.map_err(internal)?;
         self.b.bitwise_and(t, None, r, m).map_err(internal)
     }
+}
+
+/// Fields of a buffer descriptor, as SPIR-V values (`Em::desc_fields`).
+pub(super) struct DescFields {
+    /// SWIZZLE_ENABLE (word 1 bit 31), b1.
+    pub swizzle: Word,
+    /// Record stride in bytes (word 1 bits 16-29), u32.
+    pub stride: Word,
+    /// ADD_TID_ENABLE (word 3 bit 23), u32 0 or 1.
+    pub add_tid: Word,
+    /// The INDEX_STRIDE field (word 3 bits 21-22: 8 << field), u32.
+    pub index_stride: Word,
 }
